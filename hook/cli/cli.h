@@ -1,0 +1,62 @@
+/* The command-line tool: shared option handling and messages. Only the CLI prints. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tsync/compile.h"
+#include "tsync/error.h"
+#include "tsync/profile.h"
+#include "tsync/source.h"
+
+enum cli_exit {
+        CLI_EXIT_OK = 0,
+        CLI_EXIT_FAILED = 1, /* bad input, translation failed, check found errors */
+        CLI_EXIT_USAGE = 2,  /* bad command line */
+};
+
+#define PROGRAM "oci-seccomp-tsync"
+
+/* Options shared by the translating subcommands. */
+struct cli_input {
+        struct tsync_source_opts source;
+        struct tsync_compile_opts compile;
+        const char *config; /* --config: capabilities from its bounding set */
+        const char *cache_dir;
+        bool no_cache;
+};
+
+/* Prints "oci-seccomp-tsync: <where>: <message>" on one line. */
+void cli_error(const char *where, const struct tsync_err *err);
+void cli_errorf(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_warnings(const char *where, struct tsync_warnings *w);
+
+/* Handles one shared option; returns 1 if it was one, 0 if not, -1 after printing an error. */
+int cli_input_option(struct cli_input *in, int opt, const char *arg);
+#define CLI_INPUT_OPTIONS                                                                                       \
+        { "format", required_argument, NULL, 'f' }, { "caps", required_argument, NULL, 'C' },                   \
+                { "config", required_argument, NULL, 'c' }, { "arch", required_argument, NULL, 'a' },           \
+                { "strict", no_argument, NULL, 's' }, { "cache-dir", required_argument, NULL, 'D' },            \
+                { "no-cache", no_argument, NULL, 'N' }
+#define CLI_INPUT_SHORT "f:C:c:a:sD:N"
+#define CLI_INPUT_HELP                                                                                          \
+        "  -f, --format FORMAT   auto (default), config (an OCI config.json), oci (a linux.seccomp object),\n"  \
+        "                        docker (a Docker/containers-common profile)\n"                                 \
+        "      --caps LIST       capabilities for Docker-format includes/excludes: CAP_CHOWN,CAP_KILL,...,\n"   \
+        "                        'all' or 'none'\n"                                                            \
+        "  -c, --config FILE     take those capabilities from FILE's process.capabilities.bounding\n"          \
+        "  -a, --arch ARCH       compile for ARCH (SCMP_ARCH_X86_64, x86_64, ...) instead of this machine's\n" \
+        "  -s, --strict          unknown syscall names are errors, not warnings\n"
+
+/* Loads the profile at path with in's options (resolving --config first). */
+int cli_load(struct cli_input *in, const char *path, struct tsync_profile **ret, struct tsync_source_info *ret_info,
+             struct tsync_err *err);
+
+/* Compiles (through the cache unless --no-cache or no --cache-dir). Prints warnings. */
+int cli_compile(struct cli_input *in, const char *where, const struct tsync_profile *p, uint64_t caps,
+                struct tsync_program **ret, struct tsync_err *err);
+
+int cmd_compile(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_check(int argc, char **argv);

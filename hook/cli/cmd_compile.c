@@ -1,0 +1,129 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tsync/bpf.h"
+#include "tsync/cleanup.h"
+#include "tsync/fileio.h"
+#include "tsync/filterfile.h"
+
+static void help(FILE *f)
+{
+        fprintf(f,
+                "Usage: %s compile [OPTIONS] PROFILE\n"
+                "Translates PROFILE (an OCI config.json, a linux.seccomp object or a Docker-format profile)\n"
+                "into a BPF program.\n\n" CLI_INPUT_HELP
+                "  -o, --output FILE     write there (atomically) instead of standard output\n"
+                "  -O, --output-format F raw (default: struct sock_filter[], as seccomp_export_bpf writes)\n"
+                "                        or tsync (the filter file seccomp-tsync-init reads)\n"
+                "      --cache-dir DIR   reuse and keep compiled programs in DIR\n"
+                "      --no-cache        ignore --cache-dir\n",
+                PROGRAM);
+}
+
+static int write_stdout(const void *buf, size_t len)
+{
+        const char *p = buf;
+        while (len > 0) {
+                ssize_t n = write(STDOUT_FILENO, p, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+        static const struct option options[] = { CLI_INPUT_OPTIONS,
+                                                 { "output", required_argument, NULL, 'o' },
+                                                 { "output-format", required_argument, NULL, 'O' },
+                                                 { "help", no_argument, NULL, 'h' },
+                                                 {} };
+        struct cli_input in = { 0 };
+        const char *output = NULL;
+        bool tsync_format = false;
+        int opt;
+
+        while ((opt = getopt_long(argc, argv, CLI_INPUT_SHORT "o:O:h", options, NULL)) != -1) {
+                int r = cli_input_option(&in, opt, optarg);
+                if (r < 0)
+                        return CLI_EXIT_USAGE;
+                if (r > 0)
+                        continue;
+                switch (opt) {
+                case 'o':
+                        output = optarg;
+                        break;
+                case 'O':
+                        if (strcmp(optarg, "raw") != 0 && strcmp(optarg, "tsync") != 0) {
+                                cli_errorf("--output-format", "'%s' is not raw or tsync", optarg);
+                                return CLI_EXIT_USAGE;
+                        }
+                        tsync_format = strcmp(optarg, "tsync") == 0;
+                        break;
+                case 'h':
+                        help(stdout);
+                        return CLI_EXIT_OK;
+                default:
+                        help(stderr);
+                        return CLI_EXIT_USAGE;
+                }
+        }
+        if (optind + 1 != argc) {
+                help(stderr);
+                return CLI_EXIT_USAGE;
+        }
+        const char *path = argv[optind];
+
+        struct tsync_err err = { 0 };
+        _cleanup_profile_ struct tsync_profile *profile = NULL;
+        struct tsync_source_info info;
+        if (cli_load(&in, path, &profile, &info, &err) < 0) {
+                cli_error("compile", &err);
+                return CLI_EXIT_FAILED;
+        }
+        _cleanup_program_ struct tsync_program *prog = NULL;
+        if (cli_compile(&in, path, profile, info.caps, &prog, &err) < 0) {
+                cli_error(path, &err);
+                return CLI_EXIT_FAILED;
+        }
+
+        size_t size = prog->len * sizeof(struct sock_filter);
+        _cleanup_free_ void *encoded = NULL;
+        const void *bytes = prog->insns;
+        if (tsync_format) {
+                size += TSYNC_FILTER_HEADER_SIZE;
+                encoded = malloc(size);
+                long n = encoded ? tsync_filter_encode(prog->insns, prog->len, prog->flags, encoded, size) : -ENOMEM;
+                if (n < 0) {
+                        cli_errorf(path, "encoding the filter file: %s", strerror((int)-n));
+                        return CLI_EXIT_FAILED;
+                }
+                bytes = encoded;
+        }
+        if (output) {
+                if (tsync_write_atomic(output, bytes, size, 0644, &err) < 0) {
+                        cli_error("compile", &err);
+                        return CLI_EXIT_FAILED;
+                }
+        } else if (isatty(STDOUT_FILENO)) {
+                cli_errorf("compile", "refusing to write a binary program to a terminal; use -o FILE or 'dump'");
+                return CLI_EXIT_FAILED;
+        } else {
+                int r = write_stdout(bytes, size);
+                if (r < 0) {
+                        cli_errorf("compile", "writing to standard output: %s", strerror(-r));
+                        return CLI_EXIT_FAILED;
+                }
+        }
+        return CLI_EXIT_OK;
+}

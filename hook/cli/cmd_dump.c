@@ -1,0 +1,48 @@
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "tsync/bpf.h"
+
+static void help(FILE *f)
+{
+        fprintf(f,
+                "Usage: %s dump [OPTIONS] PROFILE\n"
+                "Compiles PROFILE and prints the program, one instruction a line.\n\n" CLI_INPUT_HELP,
+                PROGRAM);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+        static const struct option options[] = { CLI_INPUT_OPTIONS, { "help", no_argument, NULL, 'h' }, {} };
+        struct cli_input in = { 0 };
+        int opt;
+
+        while ((opt = getopt_long(argc, argv, CLI_INPUT_SHORT "h", options, NULL)) != -1) {
+                int r = cli_input_option(&in, opt, optarg);
+                if (r < 0)
+                        return CLI_EXIT_USAGE;
+                if (r > 0)
+                        continue;
+                help(opt == 'h' ? stdout : stderr);
+                return opt == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+        }
+        if (optind + 1 != argc) {
+                help(stderr);
+                return CLI_EXIT_USAGE;
+        }
+        const char *path = argv[optind];
+        struct tsync_err err = { 0 };
+        _cleanup_profile_ struct tsync_profile *profile = NULL;
+        struct tsync_source_info info;
+        if (cli_load(&in, path, &profile, &info, &err) < 0) {
+                cli_error("dump", &err);
+                return CLI_EXIT_FAILED;
+        }
+        _cleanup_program_ struct tsync_program *prog = NULL;
+        if (cli_compile(&in, path, profile, info.caps, &prog, &err) < 0) {
+                cli_error(path, &err);
+                return CLI_EXIT_FAILED;
+        }
+        return tsync_bpf_disassemble(prog->insns, prog->len, stdout) < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}

@@ -1,0 +1,117 @@
+#include <errno.h>
+#include <getopt.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tsync/cache.h"
+#include "tsync/caps.h"
+#include "tsync/cleanup.h"
+#include "tsync/json.h"
+
+void cli_error(const char *where, const struct tsync_err *err)
+{
+        fprintf(stderr, "%s: %s: %s\n", PROGRAM, where, err->msg);
+}
+
+void cli_errorf(const char *where, const char *fmt, ...)
+{
+        va_list ap;
+        fprintf(stderr, "%s: %s: ", PROGRAM, where);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+void cli_warnings(const char *where, struct tsync_warnings *w)
+{
+        for (size_t i = 0; i < w->len; i++)
+                fprintf(stderr, "%s: %s: warning: %s\n", PROGRAM, where, w->msgs[i]);
+        tsync_warnings_clear(w);
+}
+
+int cli_input_option(struct cli_input *in, int opt, const char *arg)
+{
+        struct tsync_err err = { 0 };
+        switch (opt) {
+        case 'f':
+                if (tsync_format_parse(arg, &in->source.format) < 0) {
+                        cli_errorf("--format", "'%s' is not one of auto, config, oci, docker", arg);
+                        return -1;
+                }
+                return 1;
+        case 'C':
+                if (tsync_caps_parse_list(arg, &in->source.caps, &err) < 0) {
+                        cli_error("--caps", &err);
+                        return -1;
+                }
+                in->source.have_caps = true;
+                return 1;
+        case 'c':
+                in->config = arg;
+                return 1;
+        case 'a':
+                if (tsync_arch_parse(arg, &in->compile.native_arch) < 0) {
+                        cli_errorf("--arch", "architecture '%s' is unknown", arg);
+                        return -1;
+                }
+                in->source.native_arch = in->compile.native_arch;
+                return 1;
+        case 's':
+                in->compile.strict = true;
+                return 1;
+        case 'D':
+                in->cache_dir = arg;
+                return 1;
+        case 'N':
+                in->no_cache = true;
+                return 1;
+        default:
+                return 0;
+        }
+}
+
+static int caps_from_config(const char *path, uint64_t *ret, struct tsync_err *err)
+{
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        int r = tsync_json_parse_file(path, NULL, &doc, err);
+        if (r < 0)
+                return r;
+        const struct tsync_json *bounding =
+                tsync_json_get(tsync_json_get(tsync_json_get(doc, "process"), "capabilities"), "bounding");
+        if (!bounding) {
+                /* A config without a bounding list gives the process no capabilities. */
+                *ret = 0;
+                return 0;
+        }
+        r = tsync_caps_from_json(bounding, "process.capabilities.bounding", ret, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "%s", path);
+        return 0;
+}
+
+int cli_load(struct cli_input *in, const char *path, struct tsync_profile **ret, struct tsync_source_info *ret_info,
+             struct tsync_err *err)
+{
+        if (in->config && !in->source.have_caps) {
+                int r = caps_from_config(in->config, &in->source.caps, err);
+                if (r < 0)
+                        return r;
+                in->source.have_caps = true;
+        }
+        return tsync_source_load(path, &in->source, ret, ret_info, err);
+}
+
+int cli_compile(struct cli_input *in, const char *where, const struct tsync_profile *p, uint64_t caps,
+                struct tsync_program **ret, struct tsync_err *err)
+{
+        struct tsync_warnings w = { 0 };
+        const char *dir = in->no_cache ? NULL : in->cache_dir;
+        int r = tsync_cache_compile(dir, p, &in->compile, caps, ret, &w, err);
+        cli_warnings(where, &w);
+        return r;
+}

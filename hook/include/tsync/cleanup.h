@@ -1,0 +1,37 @@
+/* Scope-bound cleanup helpers (gcc/clang cleanup attribute). Destructors accept NULL. */
+#pragma once
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+static inline void freep(void *p)
+{
+        free(*(void **)p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline void closep(int *fd)
+{
+        if (*fd >= 0)
+                (void)close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Hands ownership out of a cleanup-managed variable. */
+#define TAKE_PTR(p)                          \
+        ({                                   \
+                __typeof__(p) _tmp_ = (p);   \
+                (p) = NULL;                  \
+                _tmp_;                       \
+        })
+
+#define TAKE_FD(fd)                          \
+        ({                                   \
+                int _tmp_ = (fd);            \
+                (fd) = -1;                   \
+                _tmp_;                       \
+        })
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

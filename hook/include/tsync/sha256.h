@@ -1,0 +1,17 @@
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tsync_sha256 {
+        uint32_t h[8];
+        uint64_t total;
+        unsigned char buf[64];
+        size_t used;
+};
+
+void tsync_sha256_init(struct tsync_sha256 *s);
+void tsync_sha256_update(struct tsync_sha256 *s, const void *data, size_t len);
+void tsync_sha256_final(struct tsync_sha256 *s, unsigned char out[32]);
+/* out: 64 hex digits and a NUL. */
+void tsync_sha256_hex(const void *data, size_t len, char out[65]);

@@ -1,0 +1,112 @@
+/* Explaining an action: simulate the program, then find what in the profile asked for it. */
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsync/analysis.h"
+#include "tsync/bpf.h"
+
+static bool cond_holds(const struct tsync_arg *a, uint64_t v, bool abi_32bit)
+{
+        uint64_t want = a->value, two = a->value_two;
+        if (abi_32bit) {
+                v &= 0xffffffffu;
+                want &= 0xffffffffu;
+                two &= 0xffffffffu;
+        }
+        switch (a->op) {
+        case TSYNC_OP_NE:
+                return v != want;
+        case TSYNC_OP_LT:
+                return v < want;
+        case TSYNC_OP_LE:
+                return v <= want;
+        case TSYNC_OP_EQ:
+                return v == want;
+        case TSYNC_OP_GE:
+                return v >= want;
+        case TSYNC_OP_GT:
+                return v > want;
+        case TSYNC_OP_MASKED_EQ:
+                return (v & want) == two;
+        }
+        return false;
+}
+
+bool tsync_rule_matches(const struct tsync_rule *r, const uint64_t args[6], bool abi_32bit)
+{
+        unsigned seen[6] = { 0 };
+        bool repeated = false;
+        for (size_t i = 0; i < r->n_args; i++)
+                if (++seen[r->args[i].index] > 1)
+                        repeated = true;
+        if (r->n_args == 0)
+                return true;
+        for (size_t i = 0; i < r->n_args; i++) {
+                bool holds = cond_holds(&r->args[i], args[r->args[i].index], abi_32bit);
+                if (repeated && holds)
+                        return true;
+                if (!repeated && !holds)
+                        return false;
+        }
+        return !repeated;
+}
+
+static bool abi_listed(const struct tsync_profile *p, uint32_t native, uint32_t abi)
+{
+        if (abi == native)
+                return true;
+        for (size_t i = 0; i < p->n_arches; i++)
+                if (p->arches[i] == abi)
+                        return true;
+        return false;
+}
+
+static bool names_syscall(const struct tsync_rule *r, uint32_t abi, int nr)
+{
+        for (size_t j = 0; j < r->n_names; j++)
+                if (seccomp_syscall_resolve_name_arch(abi, r->names[j]) == nr)
+                        return true;
+        return false;
+}
+
+int tsync_explain(const struct tsync_profile *p, const struct tsync_program *prog, uint32_t native, uint32_t abi,
+                  int nr, const uint64_t args[6], struct tsync_explanation *ret, struct tsync_err *err)
+{
+        struct tsync_bpf_input in = { .nr = nr, .arch = tsync_audit_arch(abi) };
+        struct tsync_bpf_result res;
+        bool abi_32bit = abi == SCMP_ARCH_X86 || abi == SCMP_ARCH_ARM || abi == SCMP_ARCH_MIPS ||
+                         abi == SCMP_ARCH_MIPSEL || abi == SCMP_ARCH_PPC || abi == SCMP_ARCH_S390 ||
+                         abi == SCMP_ARCH_PARISC;
+
+        memcpy(in.args, args, sizeof(in.args));
+        int r = tsync_bpf_simulate(prog->insns, prog->len, &in, &res, err);
+        if (r < 0)
+                return r;
+
+        struct tsync_explanation e = {
+                .ret = res.ret, .executed = res.executed, .read_args = res.read_args, .decider = TSYNC_DECIDED_UNEXPLAINED
+        };
+        if (!abi_listed(p, native, abi)) {
+                e.decider = TSYNC_DECIDED_BY_BAD_ARCH;
+        } else if (tsync_compile_has_stub(p) && res.ret == (SCMP_ACT_ERRNO(ENOSYS)) &&
+                   tsync_compile_highest_named(p, abi) >= 0 &&
+                   (uint32_t)nr > (uint32_t)tsync_compile_highest_named(p, abi)) {
+                e.decider = TSYNC_DECIDED_BY_ENOSYS_STUB;
+        } else {
+                for (size_t i = 0; i < p->n_rules; i++) {
+                        const struct tsync_rule *rule = &p->rules[i];
+                        if (tsync_compile_action(rule->action) == res.ret && names_syscall(rule, abi, nr) &&
+                            tsync_rule_matches(rule, in.args, abi_32bit)) {
+                                e.decider = TSYNC_DECIDED_BY_RULE;
+                                e.rule = i;
+                                break;
+                        }
+                }
+                if (e.decider == TSYNC_DECIDED_UNEXPLAINED && res.ret == tsync_compile_action(p->default_action))
+                        e.decider = TSYNC_DECIDED_BY_DEFAULT;
+        }
+        *ret = e;
+        return 0;
+}

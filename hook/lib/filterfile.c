@@ -1,0 +1,119 @@
+/* The compiled-filter file. Compiled into the static init as well as the
+ * library: libc only, no heap, no state. Header fields are copied with memcpy
+ * because the caller's buffer need only be aligned for struct sock_filter. */
+#include "tsync/filterfile.h"
+
+#include <errno.h>
+#include <stdalign.h>
+#include <string.h>
+
+_Static_assert(sizeof(struct tsync_filter_header) == TSYNC_FILTER_HEADER_SIZE, "header layout");
+_Static_assert(sizeof(struct sock_filter) == 8, "sock_filter layout");
+_Static_assert(sizeof(TSYNC_FILTER_MAGIC) - 1 == sizeof(((struct tsync_filter_header *)0)->magic), "magic size");
+
+#define FNV32_OFFSET 2166136261u
+#define FNV32_PRIME 16777619u
+
+/* FNV-1a is not cryptographic; it is here to catch torn writes and bit rot.
+ * Each step (xor a byte, multiply by an odd prime mod 2^32) is a bijection of
+ * the running hash, so any single changed byte always changes the result. */
+static uint32_t fnv1a(uint32_t h, const void *data, size_t len)
+{
+        const unsigned char *p = data;
+
+        for (size_t i = 0; i < len; i++) {
+                h ^= p[i];
+                h *= FNV32_PRIME;
+        }
+        return h;
+}
+
+static uint32_t checksum(const struct tsync_filter_header *hdr, const void *prog, size_t len)
+{
+        struct tsync_filter_header h = *hdr;
+
+        h.checksum = 0;
+        return fnv1a(fnv1a(FNV32_OFFSET, &h, sizeof(h)), prog, len * sizeof(struct sock_filter));
+}
+
+long tsync_filter_encode(const struct sock_filter *prog, size_t len, uint32_t flags, void *buf, size_t size)
+{
+        struct tsync_filter_header hdr;
+        size_t need;
+
+        if (!prog || len == 0 || len > TSYNC_FILTER_MAX_INSNS)
+                return -EINVAL;
+        if (flags & ~TSYNC_FILTER_ALLOWED_FLAGS)
+                return -EINVAL;
+        need = TSYNC_FILTER_HEADER_SIZE + len * sizeof(struct sock_filter);
+        if (!buf || size < need)
+                return -ENOSPC;
+
+        memset(&hdr, 0, sizeof(hdr));
+        memcpy(hdr.magic, TSYNC_FILTER_MAGIC, sizeof(hdr.magic));
+        hdr.version = TSYNC_FILTER_VERSION;
+        hdr.flags = flags;
+        hdr.count = (uint32_t)len;
+        hdr.reserved = 0;
+        hdr.checksum = checksum(&hdr, prog, len);
+
+        memcpy(buf, &hdr, sizeof(hdr));
+        memcpy((unsigned char *)buf + TSYNC_FILTER_HEADER_SIZE, prog, len * sizeof(struct sock_filter));
+        return (long)need;
+}
+
+/* Every refusal is -EBADMSG: the bytes are not a filter file we accept. The
+ * one exception is a misaligned buffer (-EINVAL), a bug in the caller. */
+static int refuse(const char **ret_why, const char *why)
+{
+        if (ret_why)
+                *ret_why = why;
+        return -EBADMSG;
+}
+
+int tsync_filter_decode(const void *buf, size_t size, const struct sock_filter **ret_prog, size_t *ret_len,
+                        uint32_t *ret_flags, const char **ret_why)
+{
+        struct tsync_filter_header hdr;
+        const unsigned char *p = buf;
+        size_t expect;
+
+        if (!buf || (uintptr_t)buf % alignof(struct sock_filter) != 0) {
+                if (ret_why)
+                        *ret_why = "buffer is not aligned for struct sock_filter";
+                return -EINVAL;
+        }
+        if (size < TSYNC_FILTER_HEADER_SIZE)
+                return refuse(ret_why, "truncated");
+        memcpy(&hdr, p, sizeof(hdr));
+
+        if (memcmp(hdr.magic, TSYNC_FILTER_MAGIC, sizeof(hdr.magic)) != 0)
+                return refuse(ret_why, "bad magic");
+        /* A constant string (not "version 7, ...") keeps this free of static buffers. */
+        if (hdr.version != TSYNC_FILTER_VERSION)
+                return refuse(ret_why, "unsupported version, expected 1");
+        if (hdr.count == 0)
+                return refuse(ret_why, "no instructions");
+        if (hdr.count > TSYNC_FILTER_MAX_INSNS)
+                return refuse(ret_why, "too many instructions");
+        /* count is bounded above, so this cannot overflow. */
+        expect = TSYNC_FILTER_HEADER_SIZE + (size_t)hdr.count * sizeof(struct sock_filter);
+        if (size < expect)
+                return refuse(ret_why, "truncated");
+        if (size > expect)
+                return refuse(ret_why, "trailing bytes");
+        if (hdr.flags & ~TSYNC_FILTER_ALLOWED_FLAGS)
+                return refuse(ret_why, "unknown flags");
+        if (hdr.reserved != 0)
+                return refuse(ret_why, "reserved field is not zero");
+        if (hdr.checksum != checksum(&hdr, p + TSYNC_FILTER_HEADER_SIZE, hdr.count))
+                return refuse(ret_why, "checksum mismatch");
+
+        if (ret_prog)
+                *ret_prog = (const struct sock_filter *)(const void *)(p + TSYNC_FILTER_HEADER_SIZE);
+        if (ret_len)
+                *ret_len = hdr.count;
+        if (ret_flags)
+                *ret_flags = hdr.flags;
+        return 0;
+}

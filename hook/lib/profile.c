@@ -1,0 +1,199 @@
+/* The normalised profile: name tables, lifetime, canonical text. */
+#include "tsync/profile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsync/cleanup.h"
+
+static const struct {
+        const char *name;
+        enum tsync_act kind;
+} action_names[] = {
+        { "SCMP_ACT_KILL", TSYNC_ACT_KILL_THREAD },
+        { "SCMP_ACT_KILL_THREAD", TSYNC_ACT_KILL_THREAD },
+        { "SCMP_ACT_KILL_PROCESS", TSYNC_ACT_KILL_PROCESS },
+        { "SCMP_ACT_TRAP", TSYNC_ACT_TRAP },
+        { "SCMP_ACT_ERRNO", TSYNC_ACT_ERRNO },
+        { "SCMP_ACT_TRACE", TSYNC_ACT_TRACE },
+        { "SCMP_ACT_ALLOW", TSYNC_ACT_ALLOW },
+        { "SCMP_ACT_LOG", TSYNC_ACT_LOG },
+        { "SCMP_ACT_NOTIFY", TSYNC_ACT_NOTIFY },
+};
+
+int tsync_action_parse(const char *name, enum tsync_act *ret)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(action_names); i++)
+                if (strcmp(name, action_names[i].name) == 0) {
+                        *ret = action_names[i].kind;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+const char *tsync_action_name(enum tsync_act kind)
+{
+        /* The first spelling listed for a kind is the canonical one, except KILL_THREAD,
+         * which we print in its explicit form. */
+        if (kind == TSYNC_ACT_KILL_THREAD)
+                return "SCMP_ACT_KILL_THREAD";
+        for (size_t i = 0; i < ARRAY_SIZE(action_names); i++)
+                if (action_names[i].kind == kind)
+                        return action_names[i].name;
+        return "SCMP_ACT_UNKNOWN";
+}
+
+static const char *const op_names[] = {
+        [TSYNC_OP_NE] = "SCMP_CMP_NE",         [TSYNC_OP_LT] = "SCMP_CMP_LT", [TSYNC_OP_LE] = "SCMP_CMP_LE",
+        [TSYNC_OP_EQ] = "SCMP_CMP_EQ",         [TSYNC_OP_GE] = "SCMP_CMP_GE", [TSYNC_OP_GT] = "SCMP_CMP_GT",
+        [TSYNC_OP_MASKED_EQ] = "SCMP_CMP_MASKED_EQ",
+};
+
+int tsync_op_parse(const char *name, enum tsync_op *ret)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(op_names); i++)
+                if (strcmp(name, op_names[i]) == 0) {
+                        *ret = (enum tsync_op)i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+const char *tsync_op_name(enum tsync_op op)
+{
+        if ((size_t)op < ARRAY_SIZE(op_names))
+                return op_names[op];
+        return "SCMP_CMP_UNKNOWN";
+}
+
+/* The runtime-spec spells architectures "SCMP_ARCH_" + libseccomp's name in upper case. */
+static const char *const arch_names[] = {
+        "x86",    "x86_64",      "x32",   "arm",   "aarch64", "mips",    "mips64", "mips64n32", "mipsel", "mipsel64",
+        "mipsel64n32", "ppc", "ppc64", "ppc64le", "s390", "s390x", "parisc", "parisc64", "riscv64",
+};
+
+int tsync_arch_parse(const char *name, uint32_t *ret)
+{
+        const char *suffix = name;
+        if (strncmp(name, "SCMP_ARCH_", 10) == 0)
+                suffix = name + 10;
+        for (size_t i = 0; i < ARRAY_SIZE(arch_names); i++) {
+                if (strcasecmp(suffix, arch_names[i]) != 0)
+                        continue;
+                /* The short form must be lower case, the long form upper case: no mixtures. */
+                for (const char *c = suffix; *c; c++)
+                        if ((suffix != name && islower((unsigned char)*c)) ||
+                            (suffix == name && isupper((unsigned char)*c)))
+                                return -EINVAL;
+                uint32_t token = seccomp_arch_resolve_name(arch_names[i]);
+                if (token == 0)
+                        return -EINVAL;
+                *ret = token;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+const char *tsync_arch_name(uint32_t token)
+{
+        static const char *const upper[] = {
+                "SCMP_ARCH_X86",    "SCMP_ARCH_X86_64",   "SCMP_ARCH_X32",      "SCMP_ARCH_ARM",     "SCMP_ARCH_AARCH64",
+                "SCMP_ARCH_MIPS",   "SCMP_ARCH_MIPS64",   "SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL", "SCMP_ARCH_MIPSEL64",
+                "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC", "SCMP_ARCH_PPC64", "SCMP_ARCH_PPC64LE", "SCMP_ARCH_S390",
+                "SCMP_ARCH_S390X",  "SCMP_ARCH_PARISC",   "SCMP_ARCH_PARISC64", "SCMP_ARCH_RISCV64",
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(arch_names); i++)
+                if (seccomp_arch_resolve_name(arch_names[i]) == token)
+                        return upper[i];
+        return "SCMP_ARCH_UNKNOWN";
+}
+
+int tsync_flag_parse(const char *name, uint32_t *ret)
+{
+        static const struct {
+                const char *name;
+                uint32_t bit;
+        } flags[] = {
+                /* We always load with TSYNC; naming it is harmless. */
+                { "SECCOMP_FILTER_FLAG_TSYNC", 0 },
+                { "SECCOMP_FILTER_FLAG_LOG", 1u << 1 },
+                { "SECCOMP_FILTER_FLAG_SPEC_ALLOW", 1u << 2 },
+                { "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", 1u << 5 },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+                if (strcmp(name, flags[i].name) == 0) {
+                        *ret = flags[i].bit;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+void tsync_profile_free(struct tsync_profile *p)
+{
+        if (!p)
+                return;
+        for (size_t i = 0; i < p->n_rules; i++) {
+                struct tsync_rule *r = &p->rules[i];
+                for (size_t j = 0; j < r->n_names; j++)
+                        free(r->names[j]);
+                free(r->names);
+                free(r->args);
+                free(r->origin);
+        }
+        free(p->rules);
+        free(p->arches);
+        free(p->listener_path);
+        free(p->listener_metadata);
+        free(p);
+}
+
+static void put_str(FILE *f, const char *s)
+{
+        /* Length-prefixed, so no name can imitate a separator. */
+        if (!s)
+                fputs("-;", f);
+        else
+                fprintf(f, "%zu:%s;", strlen(s), s);
+}
+
+int tsync_profile_canonical(const struct tsync_profile *p, char **ret, size_t *ret_len)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+
+        fprintf(f, "tsync-profile-1\ndefault %d %u\narches", (int)p->default_action.kind,
+                (unsigned)p->default_action.data);
+        for (size_t i = 0; i < p->n_arches; i++)
+                fprintf(f, " %u", p->arches[i]);
+        fprintf(f, "\nflags %u\nlistener ", p->flags);
+        put_str(f, p->listener_path);
+        put_str(f, p->listener_metadata);
+        fputc('\n', f);
+        for (size_t i = 0; i < p->n_rules; i++) {
+                const struct tsync_rule *r = &p->rules[i];
+                fprintf(f, "rule %d %u names", (int)r->action.kind, (unsigned)r->action.data);
+                for (size_t j = 0; j < r->n_names; j++) {
+                        fputc(' ', f);
+                        put_str(f, r->names[j]);
+                }
+                fputs(" args", f);
+                for (size_t j = 0; j < r->n_args; j++)
+                        fprintf(f, " %u,%d,%llu,%llu", r->args[j].index, (int)r->args[j].op,
+                                (unsigned long long)r->args[j].value, (unsigned long long)r->args[j].value_two);
+                fputc('\n', f);
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return -ENOMEM;
+        }
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}

@@ -1,0 +1,374 @@
+# Helpers for the integration suites (bash; sourced by tests/integration/test_*.sh
+# and capture_podman_config.sh). Needs root, runc, crun, jq, busybox-static.
+#
+# Temp dirs and containers belong to one test:
+#   shunit2 suites:     setUp() { tsync_test_begin; }  tearDown() { tsync_test_end; }
+#                       (shunit2 owns the EXIT/INT/TERM traps and calls tearDown from them)
+#   standalone scripts: tsync_test_begin; tsync_cleanup_on_exit
+# tsync_test_end kills and deletes every container the helpers started and
+# removes $TSYNC_TMP, so an interrupted test leaves nothing running.
+#
+# Functions return non-zero and print one "lib.sh: ..." line on stderr on failure.
+
+TSYNC_TOP=${TSYNC_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+TSYNC_BUILD=${TSYNC_BUILD:-$TSYNC_TOP/build}
+TSYNC_TOOLS=${TSYNC_TOOLS:-$TSYNC_BUILD/tests/tools}
+TSYNC_BUSYBOX=${TSYNC_BUSYBOX:-/bin/busybox}
+TSYNC_APPLETS="sh sleep cat mkdir ls touch echo"
+TSYNC_TMP=${TSYNC_TMP:-}
+# "runtime id" pairs of the containers to remove at tsync_test_end.
+TSYNC_CONTAINERS=()
+
+tsync_log() {
+        echo "lib.sh: $*" >&2
+}
+
+tsync_test_begin() {
+        TSYNC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tsync-it.XXXXXX") || {
+                tsync_log "mktemp failed"
+                return 1
+        }
+        TSYNC_CONTAINERS=()
+}
+
+tsync_test_end() {
+        local entry runtime id
+        for entry in "${TSYNC_CONTAINERS[@]}"; do
+                read -r runtime id <<<"${entry}"
+                _tsync_remove_container "${runtime}" "${id}"
+        done
+        TSYNC_CONTAINERS=()
+        if [ -n "${TSYNC_TMP}" ] && [ -d "${TSYNC_TMP}" ]; then
+                rm -rf -- "${TSYNC_TMP}"
+        fi
+        TSYNC_TMP=
+        return 0
+}
+
+# For scripts that are not shunit2 suites.
+tsync_cleanup_on_exit() {
+        trap tsync_test_end EXIT
+        trap 'exit 130' INT
+        trap 'exit 143' TERM
+}
+
+_tsync_need_tmp() {
+        if [ -z "${TSYNC_TMP}" ] || [ ! -d "${TSYNC_TMP}" ]; then
+                tsync_log "${FUNCNAME[1]}: call tsync_test_begin first"
+                return 1
+        fi
+}
+
+# A container id no other test run uses: tsync-NAME-<pid>-<random>.
+tsync_unique_id() {
+        echo "tsync-${1:-c}-$$-${RANDOM}${RANDOM}"
+}
+
+# Edits a JSON file in place: tsync_json_edit FILE FILTER [jq options...].
+tsync_json_edit() {
+        local file=$1 filter=$2
+        shift 2
+        if ! jq "${filter}" "${file}" "$@" >"${file}.tmp"; then
+                rm -f -- "${file}.tmp"
+                tsync_log "jq edit of ${file} failed: ${filter}"
+                return 1
+        fi
+        mv -- "${file}.tmp" "${file}"
+}
+
+# tsync_json_array STRING...: prints a JSON array of the strings. (jq 1.6
+# still parses options after --args, so "sh -c ..." cannot go through it.)
+tsync_json_array() {
+        local arr='[]' v
+        for v in "$@"; do
+                arr=$(jq -c --arg v "${v}" '. + [$v]' <<<"${arr}") || return 1
+        done
+        echo "${arr}"
+}
+
+# True if FILE is an executable with no ELF interpreter (so it runs in a bare rootfs).
+_tsync_is_static() {
+        local out
+        [ -x "$1" ] || return 1
+        out=$(LC_ALL=C ldd "$1" 2>&1)
+        case "${out}" in
+        *"not a dynamic executable"* | *"statically linked"*) return 0 ;;
+        esac
+        return 1
+}
+
+# make_rootfs DIR [PROGRAM...]: a minimal rootfs with busybox-static at
+# DIR/bin/busybox, applet links for ${TSYNC_APPLETS}, /proc /sys /dev /tmp /etc
+# /run, root's passwd and group entries, and each PROGRAM (static only) in DIR/bin.
+make_rootfs() {
+        local dir=$1 prog applet
+        shift
+        if [ -z "${dir}" ]; then
+                tsync_log "make_rootfs: no directory"
+                return 1
+        fi
+        if ! _tsync_is_static "${TSYNC_BUSYBOX}"; then
+                tsync_log "make_rootfs: ${TSYNC_BUSYBOX} is not a static executable (apt-get install busybox-static)"
+                return 1
+        fi
+        mkdir -p -- "${dir}/bin" "${dir}/proc" "${dir}/sys" "${dir}/dev" "${dir}/tmp" "${dir}/etc" "${dir}/run" || {
+                tsync_log "make_rootfs: cannot create ${dir}"
+                return 1
+        }
+        chmod 1777 "${dir}/tmp"
+        cp -- "${TSYNC_BUSYBOX}" "${dir}/bin/busybox" || return 1
+        for applet in ${TSYNC_APPLETS}; do
+                ln -sf busybox "${dir}/bin/${applet}" || return 1
+        done
+        echo 'root:x:0:0:root:/:/bin/sh' >"${dir}/etc/passwd"
+        echo 'root:x:0:' >"${dir}/etc/group"
+        for prog in "$@"; do
+                if ! _tsync_is_static "${prog}"; then
+                        tsync_log "make_rootfs: ${prog} is not a static executable"
+                        return 1
+                fi
+                cp -- "${prog}" "${dir}/bin/" || return 1
+        done
+}
+
+# make_bundle DIR [ARG...]: DIR/config.json from `runc spec` (root, not
+# rootless) running ARGS (default: sleep 3600) without a terminal in a writable
+# DIR/rootfs, which is made with make_rootfs unless it exists.
+make_bundle() {
+        local dir=$1 args
+        shift
+        [ $# -gt 0 ] || set -- sleep 3600
+        mkdir -p -- "${dir}" || return 1
+        if [ ! -d "${dir}/rootfs" ]; then
+                make_rootfs "${dir}/rootfs" || return 1
+        fi
+        rm -f -- "${dir}/config.json"
+        runc spec --bundle "${dir}" || {
+                tsync_log "make_bundle: runc spec failed"
+                return 1
+        }
+        args=$(tsync_json_array "$@") || return 1
+        # shellcheck disable=SC2016 # $args is jq's
+        tsync_json_edit "${dir}/config.json" \
+                '.process.args = $args | .process.terminal = false | del(.process.consoleSize)
+                 | .root = {path: "rootfs", readonly: false}' --argjson args "${args}"
+}
+
+_tsync_register() {
+        TSYNC_CONTAINERS+=("$1 $2")
+}
+
+_tsync_unregister() {
+        local keep=() entry
+        for entry in "${TSYNC_CONTAINERS[@]}"; do
+                [ "${entry}" = "$1 $2" ] || keep+=("${entry}")
+        done
+        TSYNC_CONTAINERS=("${keep[@]}")
+}
+
+_tsync_remove_container() {
+        local runtime=$1 id=$2
+        case "${runtime}" in
+        runc)
+                runc kill "${id}" KILL >/dev/null 2>&1
+                runc delete --force "${id}" >/dev/null 2>&1
+                ;;
+        crun)
+                crun_cmd kill "${id}" KILL >/dev/null 2>&1
+                crun_cmd delete --force "${id}" >/dev/null 2>&1
+                ;;
+        esac
+        return 0
+}
+
+# run_runc ID BUNDLE: runs the container in the foreground (its stdout and
+# stderr are ours, stdin is /dev/null), deletes it, returns its exit status.
+run_runc() {
+        local id=$1 bundle=$2 rc
+        _tsync_register runc "${id}"
+        runc run --bundle "${bundle}" "${id}" </dev/null
+        rc=$?
+        _tsync_remove_container runc "${id}"
+        _tsync_unregister runc "${id}"
+        return "${rc}"
+}
+
+# start_runc ID BUNDLE: `runc run -d`; the container's output goes to
+# $TSYNC_TMP/ID.log. Returns once the container process runs its own program
+# (not runc's init any more). Stop it with stop_runc.
+start_runc() {
+        local id=$1 bundle=$2 pid
+        _tsync_need_tmp || return 1
+        _tsync_register runc "${id}"
+        if ! runc run -d --bundle "${bundle}" "${id}" </dev/null >"${TSYNC_TMP}/${id}.log" 2>&1; then
+                tsync_log "start_runc ${id}: runc run -d failed: $(tail -n 3 "${TSYNC_TMP}/${id}.log")"
+                stop_runc "${id}"
+                return 1
+        fi
+        if ! pid=$(runc_pid "${id}") || ! tsync_wait_exec "${pid}"; then
+                stop_runc "${id}"
+                return 1
+        fi
+}
+
+stop_runc() {
+        _tsync_remove_container runc "$1"
+        _tsync_unregister runc "$1"
+}
+
+# runc_pid ID: the host pid of the container's process.
+runc_pid() {
+        local pid
+        pid=$(runc state "$1" 2>/dev/null | jq -r '.pid // empty')
+        if [ -z "${pid}" ] || [ "${pid}" -le 0 ] 2>/dev/null; then
+                tsync_log "runc_pid $1: no such running container"
+                return 1
+        fi
+        echo "${pid}"
+}
+
+# tsync_wait_exec PID [SECONDS]: waits until PID has left the runtime's init
+# (runc:[2:INIT], or a crun/runc binary) for the container's program, which is
+# when the runtime's seccomp filter is in place.
+tsync_wait_exec() {
+        local pid=$1 tries=$((${2:-10} * 20)) exe
+        while [ "${tries}" -gt 0 ]; do
+                exe=$(readlink "/proc/${pid}/exe" 2>/dev/null) || {
+                        tsync_log "tsync_wait_exec: process ${pid} is gone"
+                        return 1
+                }
+                case "${exe}" in
+                */runc | */crun | */runc\ \(deleted\) | */crun\ \(deleted\) | /memfd:*) ;;
+                *) return 0 ;;
+                esac
+                sleep 0.05
+                tries=$((tries - 1))
+        done
+        tsync_log "tsync_wait_exec: process ${pid} still runs ${exe}"
+        return 1
+}
+
+# crun_cmd ARGS...: crun in its own mount namespace with cgroup2 alone on
+# /sys/fs/cgroup (crun refuses this host's hybrid v1+v2 layout) and
+# --cgroup-manager=disabled. The mount stays private to that namespace.
+crun_cmd() {
+        unshare -m --propagation private -- sh -c \
+                'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled "$@"' crun "$@"
+}
+
+# run_crun ID BUNDLE: like run_runc, with crun.
+run_crun() {
+        local id=$1 bundle=$2 rc
+        _tsync_register crun "${id}"
+        crun_cmd run --bundle "${bundle}" "${id}" </dev/null
+        rc=$?
+        _tsync_remove_container crun "${id}"
+        _tsync_unregister crun "${id}"
+        return "${rc}"
+}
+
+# start_crun ID BUNDLE / stop_crun ID / crun_pid ID: like the runc ones.
+start_crun() {
+        local id=$1 bundle=$2 pid
+        _tsync_need_tmp || return 1
+        _tsync_register crun "${id}"
+        if ! crun_cmd run -d --bundle "${bundle}" "${id}" </dev/null >"${TSYNC_TMP}/${id}.log" 2>&1; then
+                tsync_log "start_crun ${id}: crun run -d failed: $(tail -n 3 "${TSYNC_TMP}/${id}.log")"
+                stop_crun "${id}"
+                return 1
+        fi
+        if ! pid=$(crun_pid "${id}") || ! tsync_wait_exec "${pid}"; then
+                stop_crun "${id}"
+                return 1
+        fi
+}
+
+stop_crun() {
+        _tsync_remove_container crun "$1"
+        _tsync_unregister crun "$1"
+}
+
+crun_pid() {
+        local pid
+        pid=$(crun_cmd state "$1" 2>/dev/null | jq -r '.pid // empty')
+        if [ -z "${pid}" ] || [ "${pid}" -le 0 ] 2>/dev/null; then
+                tsync_log "crun_pid $1: no such running container"
+                return 1
+        fi
+        echo "${pid}"
+}
+
+# Hard limits of this shell as {"RLIMIT_NOFILE": 20000, ...} (unlimited left out).
+_tsync_hard_limits() {
+        prlimit --pid $$ --output RESOURCE,HARD --noheadings --raw |
+                jq -R -s 'split("\n") | map(select(length > 0) | split(" ") | select(.[1] != "unlimited")
+                          | {key: ("RLIMIT_" + .[0]), value: (.[1] | tonumber)}) | from_entries'
+}
+
+# tsync_bundle_from_config CONFIG_JSON DIR: a bundle in DIR that runs
+# `sleep 3600` from a busybox rootfs under CONFIG_JSON's settings, less what
+# cannot work here: bind mounts (podman's /etc/hosts, /dev/shm, ... live in
+# its own storage), hooks, AppArmor/SELinux labels, namespace paths,
+# cgroupsPath (runc makes its own), and rlimits above our hard limits (we
+# lack CAP_SYS_RESOURCE). linux.seccomp, process.capabilities and
+# process.noNewPrivileges stay exactly as given.
+tsync_bundle_from_config() {
+        local config=$1 dir=$2 limits
+        if ! jq -e '.ociVersion' "${config}" >/dev/null 2>&1; then
+                tsync_log "tsync_bundle_from_config: ${config} is not an OCI config.json"
+                return 1
+        fi
+        mkdir -p -- "${dir}" && make_rootfs "${dir}/rootfs" || return 1
+        limits=$(_tsync_hard_limits) || return 1
+        jq --argjson limits "${limits}" '
+                .root.path = "rootfs"
+                | .process.args = ["sleep", "3600"]
+                | .process.terminal = false
+                | .process.cwd = "/"
+                | del(.process.consoleSize, .process.apparmorProfile, .process.selinuxLabel)
+                | del(.hooks, .linux.mountLabel, .linux.cgroupsPath)
+                | .mounts |= map(select(.type != "bind"
+                                        and ((.options // []) | any(.[]; . == "bind" or . == "rbind") | not)))
+                | if .linux.namespaces then .linux.namespaces |= map(del(.path)) else . end
+                | if .process.rlimits then
+                        .process.rlimits |= map(
+                                . as $r | ($limits[$r.type] // null) as $max
+                                | if $max == null then $r
+                                  else .hard = ([.hard, $max] | min) | .soft = ([.soft, .hard] | min) end)
+                  else . end' "${config}" >"${dir}/config.json" || {
+                tsync_log "tsync_bundle_from_config: cannot adapt ${config}"
+                return 1
+        }
+}
+
+# capture_runc_filter CONFIG_JSON OUTDIR: runs a container with runc under
+# CONFIG_JSON (adapted by tsync_bundle_from_config), waits until its sleep
+# runs (runc may install the filter right before execve), dumps the filters
+# the kernel holds for it to OUTDIR/filter.N.bpf (N=0 newest) with
+# seccomp_get_filter, removes the container and prints the filter count.
+capture_runc_filter() {
+        local config=$1 outdir=$2 work id pid count rc
+        _tsync_need_tmp || return 1
+        if [ ! -x "${TSYNC_TOOLS}/seccomp_get_filter" ]; then
+                tsync_log "capture_runc_filter: ${TSYNC_TOOLS}/seccomp_get_filter not built (run scons)"
+                return 1
+        fi
+        mkdir -p -- "${outdir}" || return 1
+        work=$(mktemp -d "${TSYNC_TMP}/capture.XXXXXX") || return 1
+        tsync_bundle_from_config "${config}" "${work}/bundle" || return 1
+        id=$(tsync_unique_id capture)
+        start_runc "${id}" "${work}/bundle" || return 1
+        pid=$(runc_pid "${id}") || {
+                stop_runc "${id}"
+                return 1
+        }
+        count=$("${TSYNC_TOOLS}/seccomp_get_filter" "${pid}" "${outdir}")
+        rc=$?
+        stop_runc "${id}"
+        rm -rf -- "${work}"
+        if [ "${rc}" -ne 0 ]; then
+                tsync_log "capture_runc_filter: seccomp_get_filter ${pid} failed"
+                return 1
+        fi
+        echo "${count}"
+}

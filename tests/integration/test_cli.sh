@@ -1,0 +1,245 @@
+#!/bin/bash
+# The translator's command line: compile, check, explain, dump, and what it does with bad input.
+TOP=${TSYNC_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${TSYNC_BUILD:-$TOP/build}
+OCI="$BUILD/bin/oci-seccomp-tsync"
+FIXTURES="$TOP/tests/unit/fixtures/compile"
+PODMAN_CAPS=CAP_CHOWN,CAP_DAC_OVERRIDE,CAP_FOWNER,CAP_FSETID,CAP_KILL,CAP_NET_BIND_SERVICE,CAP_SETFCAP,CAP_SETGID,CAP_SETPCAP,CAP_SETUID,CAP_SYS_CHROOT
+
+setUp() {
+        WORK=$(mktemp -d)
+}
+
+tearDown() {
+        rm -rf "$WORK"
+}
+
+# Runs the CLI, keeping stdout in $WORK/out, stderr in $WORK/err and the status in $rc.
+run() {
+        "$OCI" "$@" >"$WORK/out" 2>"$WORK/err"
+        rc=$?
+}
+
+assertOneLineError() {
+        assertNotEquals "exit status" 0 "$rc"
+        assertEquals "stderr lines: $(cat "$WORK/err")" 1 "$(wc -l <"$WORK/err")"
+        grep -q "^oci-seccomp-tsync: " "$WORK/err" || fail "no program prefix: $(cat "$WORK/err")"
+        grep -q -- "$1" "$WORK/err" || fail "expected '$1' in: $(cat "$WORK/err")"
+}
+
+testCompileWritesWholeInstructions() {
+        run compile "$FIXTURES/basic.json" -o "$WORK/basic.bpf"
+        assertEquals 0 "$rc"
+        size=$(stat -c %s "$WORK/basic.bpf")
+        assertTrue "size $size" "[ $size -gt 0 ] && [ $((size % 8)) -eq 0 ]"
+        grep -q "warning: skipped 1 syscall name unknown" "$WORK/err" || fail "no warning: $(cat "$WORK/err")"
+}
+
+testCompileToStdoutEqualsCompileToFile() {
+        run compile "$FIXTURES/masked.json" -o "$WORK/a.bpf"
+        "$OCI" compile "$FIXTURES/masked.json" >"$WORK/b.bpf"
+        cmp -s "$WORK/a.bpf" "$WORK/b.bpf" || fail "stdout and -o differ"
+}
+
+testCompileTsyncFormatHasTheHeader() {
+        run compile -O tsync "$FIXTURES/masked.json" -o "$WORK/a.tsync"
+        "$OCI" compile "$FIXTURES/masked.json" -o "$WORK/a.bpf"
+        assertEquals 0 "$rc"
+        assertEquals "TSYNCBPF" "$(head -c 8 "$WORK/a.tsync")"
+        assertEquals $(($(stat -c %s "$WORK/a.bpf") + 32)) "$(stat -c %s "$WORK/a.tsync")"
+}
+
+testStrictRefusesUnknownNames() {
+        run compile --strict "$FIXTURES/basic.json" -o "$WORK/x.bpf"
+        assertOneLineError "no_such_syscall_here"
+        assertFalse "no output file" "[ -e $WORK/x.bpf ]"
+}
+
+testCompileFromConfigJsonTakesLinuxSeccomp() {
+        jq -n --slurpfile s "$FIXTURES/masked.json" '{ociVersion: "1.0.2", process: {args: ["sh"]}, linux: {seccomp: $s[0]}}' \
+                >"$WORK/config.json"
+        run compile "$WORK/config.json" -o "$WORK/a.bpf"
+        "$OCI" compile "$FIXTURES/masked.json" -o "$WORK/b.bpf"
+        assertEquals 0 "$rc"
+        cmp -s "$WORK/a.bpf" "$WORK/b.bpf" || fail "config and bare section differ"
+}
+
+testConfigWithoutSeccompIsAnError() {
+        echo '{"ociVersion": "1.0.2", "linux": {}}' >"$WORK/config.json"
+        run compile "$WORK/config.json" -o "$WORK/a.bpf"
+        assertOneLineError "linux.seccomp: missing"
+}
+
+testDockerProfileNeedsACapabilitySet() {
+        run compile /usr/share/containers/seccomp.json -o "$WORK/a.bpf"
+        assertOneLineError "needs a capability set"
+        run compile --caps "$PODMAN_CAPS" /usr/share/containers/seccomp.json -o "$WORK/a.bpf"
+        assertEquals 0 "$rc"
+}
+
+testDockerCapsFromConfigBoundingSet() {
+        caps_json=$(echo "$PODMAN_CAPS" | jq -R 'split(",")')
+        jq -n --argjson c "$caps_json" '{ociVersion: "1.0.2", process: {capabilities: {bounding: $c}}}' >"$WORK/config.json"
+        run compile --config "$WORK/config.json" /usr/share/containers/seccomp.json -o "$WORK/a.bpf"
+        "$OCI" compile --caps "$PODMAN_CAPS" /usr/share/containers/seccomp.json -o "$WORK/b.bpf"
+        assertEquals 0 "$rc"
+        cmp -s "$WORK/a.bpf" "$WORK/b.bpf" || fail "--config and --caps differ"
+        run compile --caps all /usr/share/containers/seccomp.json -o "$WORK/c.bpf"
+        cmp -s "$WORK/a.bpf" "$WORK/c.bpf" && fail "all capabilities gave the same program as Podman's set"
+        return 0
+}
+
+testCacheHitGivesTheSameProgram() {
+        run compile --cache-dir "$WORK/cache" "$FIXTURES/masked.json" -o "$WORK/a.bpf"
+        assertEquals 0 "$rc"
+        assertEquals 1 "$(ls "$WORK/cache" | wc -l)"
+        run compile --cache-dir "$WORK/cache" "$FIXTURES/masked.json" -o "$WORK/b.bpf"
+        cmp -s "$WORK/a.bpf" "$WORK/b.bpf" || fail "cached program differs"
+}
+
+testCorruptCacheEntryIsRebuiltNotLoaded() {
+        run compile --cache-dir "$WORK/cache" "$FIXTURES/masked.json" -o "$WORK/a.bpf"
+        entry=$(ls "$WORK/cache"/*.bpf)
+        printf '\xff' | dd of="$entry" bs=1 seek=40 conv=notrunc status=none
+        run compile --cache-dir "$WORK/cache" "$FIXTURES/masked.json" -o "$WORK/b.bpf"
+        assertEquals 0 "$rc"
+        cmp -s "$WORK/a.bpf" "$WORK/b.bpf" || fail "corrupt entry was used"
+        truncate -s 100 "$entry"
+        run compile --cache-dir "$WORK/cache" "$FIXTURES/masked.json" -o "$WORK/c.bpf"
+        cmp -s "$WORK/a.bpf" "$WORK/c.bpf" || fail "truncated entry was used"
+        assertEquals "entry rebuilt whole" "$(stat -c %s "$WORK/a.bpf")" $(($(stat -c %s "$entry") - 32))
+}
+
+testDumpPrintsOneLinePerInstruction() {
+        "$OCI" compile "$FIXTURES/basic.json" -o "$WORK/a.bpf" 2>/dev/null
+        run dump "$FIXTURES/basic.json"
+        assertEquals 0 "$rc"
+        assertEquals $(($(stat -c %s "$WORK/a.bpf") / 8)) "$(wc -l <"$WORK/out")"
+        grep -q "ret ERRNO(13)" "$WORK/out" || fail "no ERRNO(13) in the dump"
+}
+
+testExplainNamesTheDecidingRule() {
+        run explain "$FIXTURES/basic.json" kill 101 15
+        assertEquals 0 "$rc"
+        grep -q -- "-> ALLOW" "$WORK/out" || fail "$(cat "$WORK/out")"
+        grep -q "rule syscalls\[10\]" "$WORK/out" || fail "$(cat "$WORK/out")"
+        run explain "$FIXTURES/basic.json" kill 100 15
+        grep -q "the default action" "$WORK/out" || fail "$(cat "$WORK/out")"
+        run explain "$FIXTURES/basic.json" 1000
+        grep -q "ENOSYS stub" "$WORK/out" || fail "$(cat "$WORK/out")"
+        run explain --abi x32 "$FIXTURES/basic.json" read
+        grep -q "bad-architecture" "$WORK/out" || fail "$(cat "$WORK/out")"
+        run explain --abi x86 "$FIXTURES/basic.json" mkdir
+        grep -q "nr 39) -> ERRNO(13)" "$WORK/out" || fail "$(cat "$WORK/out")"
+}
+
+testCheckFindsImpossibleAndShadowedRules() {
+        cat >"$WORK/p.json" <<'JSON'
+{ "defaultAction": "SCMP_ACT_ERRNO",
+  "syscalls": [
+    { "names": ["read", "read"], "action": "SCMP_ACT_ALLOW" },
+    { "names": ["write"], "action": "SCMP_ACT_ERRNO" },
+    { "names": ["lseek"], "action": "SCMP_ACT_ALLOW",
+      "args": [ { "index": 0, "value": 1, "valueTwo": 2, "op": "SCMP_CMP_MASKED_EQ" } ] },
+    { "names": ["close"], "action": "SCMP_ACT_ALLOW" },
+    { "names": ["close"], "action": "SCMP_ACT_ERRNO", "errnoRet": 9,
+      "args": [ { "index": 0, "value": 3, "op": "SCMP_CMP_EQ" } ] }
+  ] }
+JSON
+        run check "$WORK/p.json"
+        assertEquals 1 "$rc"
+        grep -q "syscalls\[0\].names\[1\]: 'read' is listed twice" "$WORK/out" || fail "$(cat "$WORK/out")"
+        grep -q "syscalls\[1\]: has no effect" "$WORK/out" || fail "$(cat "$WORK/out")"
+        grep -q "error: syscalls\[2\].args\[0\]: can never match" "$WORK/out" || fail "$(cat "$WORK/out")"
+        grep -q "syscalls\[4\]: 'close' never gets SCMP_ACT_ERRNO here: syscalls\[3\] decides it first" "$WORK/out" ||
+                fail "$(cat "$WORK/out")"
+}
+
+testCheckPassesShippedProfiles() {
+        for p in "$TOP"/configs/profiles/*.json; do
+                run check --strict "$p"
+                assertEquals "$p: $(cat "$WORK/out")" 0 "$rc"
+        done
+}
+
+# Bad input: one line naming the problem, a non-zero exit, and no output file left behind.
+badInput() {
+        run compile "$WORK/bad.json" -o "$WORK/out.bpf"
+        assertOneLineError "$1"
+        assertFalse "no output file" "[ -e $WORK/out.bpf ]"
+        assertEquals "no temp file" "" "$(ls "$WORK" | grep -v -e '^bad.json$' -e '^out$' -e '^err$')"
+}
+
+testNotJson() {
+        echo 'this is not json' >"$WORK/bad.json"
+        badInput "bad.json"
+}
+
+testTruncatedJson() {
+        head -c 200 "$FIXTURES/basic.json" >"$WORK/bad.json"
+        badInput "bad.json"
+}
+
+testWrongTypes() {
+        echo '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": "read", "action": "SCMP_ACT_ALLOW"}]}' >"$WORK/bad.json"
+        badInput "syscalls\[0\].names: expected array"
+}
+
+testDeepNesting() {
+        python3 -c 'print("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"x\": " + "[" * 200 + "]" * 200 + "}")' >"$WORK/bad.json"
+        badInput "deep"
+}
+
+testHugeFile() {
+        python3 -c '
+import sys
+sys.stdout.write("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"pad\": \"" + "x" * (64 << 20) + "\"}")' >"$WORK/bad.json"
+        badInput "bad.json"
+}
+
+testNegativeNumber() {
+        echo '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW", "args": [{"index": -1, "value": 0, "op": "SCMP_CMP_EQ"}]}]}' >"$WORK/bad.json"
+        badInput "syscalls\[0\].args\[0\].index: -1 is negative"
+}
+
+testNumberAboveUint64() {
+        echo '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW", "args": [{"index": 0, "value": 18446744073709551616, "op": "SCMP_CMP_EQ"}]}]}' >"$WORK/bad.json"
+        badInput "syscalls\[0\].args\[0\].value: 18446744073709551616"
+}
+
+testNulByteInName() {
+        printf '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["re\\u0000ad"], "action": "SCMP_ACT_ALLOW"}]}' >"$WORK/bad.json"
+        badInput "syscalls\[0\].names\[0\]: contains a NUL byte"
+}
+
+testRawNulByte() {
+        printf '{"defaultAction": "SCMP_ACT_ERRNO",\0 "syscalls": []}' >"$WORK/bad.json"
+        badInput "bad.json"
+}
+
+testDuplicateKeys() {
+        echo '{"defaultAction": "SCMP_ACT_ERRNO", "defaultAction": "SCMP_ACT_ALLOW"}' >"$WORK/bad.json"
+        badInput "duplicate key 'defaultAction'"
+}
+
+testMissingFile() {
+        run compile "$WORK/nope.json" -o "$WORK/out.bpf"
+        assertOneLineError "nope.json"
+}
+
+testSchemasAcceptShippedFiles() {
+        python3 "$TOP/tests/tools/validate_json.py" "$TOP/schema/oci-seccomp.schema.json" "$TOP"/configs/profiles/*.json \
+                "$FIXTURES"/*.json >"$WORK/out" 2>&1
+        assertEquals "$(cat "$WORK/out")" 0 $?
+        python3 "$TOP/tests/tools/validate_json.py" "$TOP/schema/docker-seccomp.schema.json" \
+                /usr/share/containers/seccomp.json >"$WORK/out" 2>&1
+        assertEquals "$(cat "$WORK/out")" 0 $?
+}
+
+testSchemaRejectsAnUnknownAction() {
+        echo '{"defaultAction": "SCMP_ACT_FOO"}' >"$WORK/bad.json"
+        python3 "$TOP/tests/tools/validate_json.py" "$TOP/schema/oci-seccomp.schema.json" "$WORK/bad.json" >"$WORK/out" 2>&1
+        assertEquals 1 $?
+}
+
+. shunit2

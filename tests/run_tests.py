@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Runs every test of the project and prints one closing line: 'N passed, N failed'.
+
+C unit tests (build/tests/unit/test_*) speak TAP; each 'ok'/'not ok' line is one test.
+Integration suites (tests/integration/test_*.sh) are shunit2; each test function is one test.
+A test binary or suite that crashes, or whose output has no result lines, counts as a failure.
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(cmd, env, timeout):
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+        out, rc = p.stdout.decode(errors='replace'), p.returncode
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b'').decode(errors='replace') + '\n*** timed out after %ds\n' % timeout
+        rc = -1
+    return out, rc, time.monotonic() - start
+
+
+def tap(path, env, args):
+    out, rc, secs = run([path], env, args.timeout)
+    oks = re.findall(r'^ok \d+.*$', out, re.M)
+    skipped = len([l for l in oks if re.search(r'#\s*SKIP', l, re.I)])
+    passed = len(oks) - skipped
+    failed = len(re.findall(r'^not ok \d+', out, re.M))
+    plan = re.search(r'^1\.\.(\d+)', out, re.M)
+    broken = rc != 0 and failed == 0 or plan is None or int(plan.group(1)) != passed + failed + skipped
+    if broken:
+        failed += 1
+    return out, passed, failed, skipped, secs
+
+
+def shunit(path, env, args):
+    out, rc, secs = run(['bash', path], env, args.timeout)
+    ran = re.search(r'^Ran (\d+) tests?\.', out, re.M)
+    if not ran:
+        return out, 0, 1, 0, secs
+    total = int(ran.group(1))
+    failed = 0
+    m = re.search(r'^FAILED \((.*)\)', out, re.M)
+    if m:
+        for key in ('failures', 'errors'):
+            f = re.search(key + r'=(\d+)', m.group(1))
+            if f:
+                failed += int(f.group(1))
+    skipped = 0
+    s = re.search(r'skipped=(\d+)', out)
+    if s:
+        skipped = int(s.group(1))
+    if rc != 0 and failed == 0:
+        failed = 1
+    return out, total - failed - skipped, failed, skipped, secs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', default=os.path.join(TOP, 'build'))
+    ap.add_argument('--timeout', type=int, default=900)
+    ap.add_argument('--only', help='run only tests whose path contains this')
+    ap.add_argument('-v', '--verbose', action='store_true')
+    args = ap.parse_args()
+
+    env = dict(os.environ)
+    env['TSYNC_BUILD'] = args.build
+    env['TSYNC_TOP'] = TOP
+    env['SHUNIT_COLOR'] = 'none'
+    env['PATH'] = os.path.join(args.build, 'bin') + ':' + env.get('PATH', '')
+
+    suites = sorted(glob.glob(os.path.join(args.build, 'tests/unit/test_*')))
+    suites = [(p, tap) for p in suites if os.access(p, os.X_OK) and not p.endswith('.o')]
+    suites += [(p, shunit) for p in sorted(glob.glob(os.path.join(TOP, 'tests/integration/test_*.sh')))]
+    if args.only:
+        suites = [s for s in suites if args.only in s[0]]
+
+    total_pass = total_fail = total_skip = 0
+    for path, kind in suites:
+        out, passed, failed, skipped, secs = kind(path, env, args)
+        total_pass += passed
+        total_fail += failed
+        total_skip += skipped
+        name = os.path.relpath(path, TOP) if path.startswith(TOP) else path
+        print('%-50s %4d passed %3d failed %3d skipped %6.1fs' % (name, passed, failed, skipped, secs), flush=True)
+        if failed or args.verbose:
+            for line in out.splitlines():
+                print('    ' + line)
+        elif skipped:
+            for line in out.splitlines():
+                if re.search(r'#\s*SKIP|^SKIP|skipp', line, re.I):
+                    print('    ' + line)
+    print('%d passed, %d failed, %d skipped' % (total_pass, total_fail, total_skip))
+    return 1 if total_fail else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs everything the build, the tests and the demo need on Debian 12 (run as root).
+set -eu
+export DEBIAN_FRONTEND=noninteractive
+packages="
+  gcc libc6-dev pkg-config scons
+  libseccomp-dev libyajl-dev libcap-dev
+  python3 python3-jsonschema jq shunit2
+  busybox-static runc crun podman golang-github-containers-common uidmap
+"
+missing=""
+for p in $packages; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+        apt-get update -qq
+        # shellcheck disable=SC2086
+        apt-get install -y -qq --no-install-recommends $missing
+fi
