@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tsync/compile.h"
@@ -56,7 +57,20 @@ int cli_load(struct cli_input *in, const char *path, struct tsync_profile **ret,
 int cli_compile(struct cli_input *in, const char *where, const struct tsync_profile *p, uint64_t caps,
                 struct tsync_program **ret, struct tsync_err *err);
 
+/* /proc/self/exe, and the static init found beside it or in ../libexec/oci-seccomp-tsync. */
+int cli_self_path(char *buf, size_t size);
+int cli_find_init(char *buf, size_t size);
+extern const char *const cli_default_profile_dirs[];
+extern const size_t cli_n_default_profile_dirs;
+
+struct tsync_plan;
+struct tsync_deliver_opts;
+/* Loads and compiles everything a plan names, printing what fails; 0 or -1. */
+int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const char *where);
+
 int cmd_compile(int argc, char **argv);
+int cmd_inject(int argc, char **argv);
+int cmd_hook(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);

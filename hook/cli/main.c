@@ -13,6 +13,8 @@ static const struct {
         { "check", cmd_check, "lint a profile: unknown names, duplicates, shadowed rules, impossible conditions" },
         { "explain", cmd_explain, "which action a syscall gets, and the rule that decides it" },
         { "dump", cmd_dump, "the compiled program, one instruction a line" },
+        { "inject", cmd_inject, "rewrite a bundle's config.json so the workload starts under seccomp-tsync-init" },
+        { "hook", cmd_hook, "the OCI hook stages: precreate, prestart, createRuntime, poststop" },
 };
 
 static void usage(FILE *f)

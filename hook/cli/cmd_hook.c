@@ -1,0 +1,361 @@
+/* The OCI hook stages. Messages: "oci-seccomp-tsync: <container id>: <what>: <why>". */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tsync/cache.h"
+#include "tsync/cleanup.h"
+#include "tsync/deliver.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/rewrite.h"
+
+#define STATE_MAX_BYTES (1u << 20)
+
+struct hook_opts {
+        const char *stage;
+        const char *cache_dir;
+        const char *profile_dirs[8];
+        size_t n_profile_dirs;
+        const char *state_root;
+        const char *init;
+};
+
+static void help(FILE *f)
+{
+        fprintf(f,
+                "Usage: %s hook STAGE [OPTIONS]\n"
+                "The OCI hook. STAGE is one of:\n"
+                "  precreate       the runtime config on stdin, the rewritten config on stdout (Podman, CRI-O);\n"
+                "                  layers come from the annotation %s (comma-separated profile\n"
+                "                  names), the mode from %s (layer or replace)\n"
+                "  prestart, createRuntime\n"
+                "                  the OCI state on stdin: compile the filters the config's plan names and hand\n"
+                "                  them to the container\n"
+                "  poststop        the OCI state on stdin: remove the container's filter files\n\n"
+                "  --cache-dir DIR    compiled-filter cache (default %s)\n"
+                "  --no-cache         compile every time\n"
+                "  --profile-dir DIR  where layer names are looked up (repeatable; default %s, then %s)\n"
+                "  --state-root DIR   per-container filter directories of precreate (default %s)\n"
+                "  --init PATH        the static seccomp-tsync-init to mount (precreate)\n",
+                PROGRAM, TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_CACHE_DEFAULT_DIR,
+                cli_default_profile_dirs[0], cli_default_profile_dirs[1], TSYNC_STATE_ROOT);
+}
+
+struct oci_state {
+        char id[256];
+        char bundle[PATH_MAX];
+};
+
+static int read_state(struct oci_state *st, struct tsync_err *err)
+{
+        struct tsync_json_limits lim = { .max_bytes = STATE_MAX_BYTES };
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        const char *id, *bundle;
+        int r = tsync_json_parse_fd(STDIN_FILENO, &lim, &doc, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "the OCI state on stdin");
+        r = tsync_json_str(tsync_json_get(doc, "id"), "state.id", &id, err);
+        if (r == 0)
+                r = tsync_json_str(tsync_json_get(doc, "bundle"), "state.bundle", &bundle, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "the OCI state on stdin");
+        if (!*id || strlen(id) >= sizeof(st->id))
+                return tsync_error(err, EINVAL, "the OCI state on stdin: state.id: empty or too long");
+        for (const char *c = id; *c; c++)
+                if (*c < 0x21 || *c > 0x7e)
+                        return tsync_error(err, EINVAL, "the OCI state on stdin: state.id: not printable");
+        if (bundle[0] != '/' || strlen(bundle) >= sizeof(st->bundle))
+                return tsync_error(err, EINVAL, "the OCI state on stdin: state.bundle: '%s' is not an absolute path",
+                                   bundle);
+        strcpy(st->id, id);
+        strcpy(st->bundle, bundle);
+        return 0;
+}
+
+static int load_plan(const struct oci_state *st, struct tsync_plan **ret, struct tsync_err *err)
+{
+        char path[PATH_MAX + 16];
+        (void)snprintf(path, sizeof(path), "%s/config.json", st->bundle);
+        _cleanup_json_ struct tsync_json *config = NULL;
+        int r = tsync_json_parse_file(path, NULL, &config, err);
+        if (r < 0)
+                return r;
+        r = tsync_plan_from_config(config, ret, err);
+        if (r < 0 && r != -ENOENT)
+                return tsync_error_prefix(err, "%s", path);
+        return r;
+}
+
+static void deliver_opts(const struct hook_opts *h, const struct oci_state *st, struct tsync_deliver_opts *o)
+{
+        *o = (struct tsync_deliver_opts){ .cache_dir = h->cache_dir,
+                                          .profile_dirs = h->profile_dirs,
+                                          .n_profile_dirs = h->n_profile_dirs,
+                                          .state_root = h->state_root,
+                                          .bundle = st ? st->bundle : NULL };
+}
+
+static int stage_create(const struct hook_opts *h)
+{
+        struct tsync_err err = { 0 };
+        struct oci_state st;
+        if (read_state(&st, &err) < 0) {
+                cli_error(h->stage, &err);
+                return CLI_EXIT_FAILED;
+        }
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        if (load_plan(&st, &plan, &err) < 0) {
+                cli_error(st.id, &err);
+                return CLI_EXIT_FAILED;
+        }
+        struct tsync_deliver_opts o;
+        deliver_opts(h, &st, &o);
+        struct tsync_warnings w = { 0 };
+        int r = tsync_deliver(plan, &o, &w, &err);
+        cli_warnings(st.id, &w);
+        if (r < 0) {
+                cli_error(st.id, &err);
+                /* Leave nothing half-written behind: the container will not start. */
+                struct tsync_err ignored = { 0 };
+                if (r != -EPERM)
+                        (void)tsync_deliver_clean(plan, &o, &ignored);
+                return CLI_EXIT_FAILED;
+        }
+        return CLI_EXIT_OK;
+}
+
+static int stage_poststop(const struct hook_opts *h)
+{
+        struct tsync_err err = { 0 };
+        struct oci_state st;
+        if (read_state(&st, &err) < 0) {
+                cli_error(h->stage, &err);
+                return CLI_EXIT_FAILED;
+        }
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        int r = load_plan(&st, &plan, &err);
+        if (r == -ENOENT)
+                return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
+        if (r < 0) {
+                cli_error(st.id, &err);
+                return CLI_EXIT_FAILED;
+        }
+        struct tsync_deliver_opts o;
+        deliver_opts(h, &st, &o);
+        if (tsync_deliver_clean(plan, &o, &err) < 0) {
+                cli_error(st.id, &err);
+                return CLI_EXIT_FAILED;
+        }
+        return CLI_EXIT_OK;
+}
+
+/* Splits "a,b, c" into names; at most TSYNC_MAX_LAYERS. */
+static int split_layers(char *list, const char **ret, size_t *ret_n, struct tsync_err *err)
+{
+        size_t n = 0;
+        char *save = NULL;
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                while (*t == ' ')
+                        t++;
+                size_t len = strlen(t);
+                while (len && t[len - 1] == ' ')
+                        t[--len] = '\0';
+                if (!*t)
+                        continue;
+                if (n == TSYNC_MAX_LAYERS)
+                        return tsync_error(err, E2BIG, "annotations.%s: at most %d layers", TSYNC_ANNOTATION_LAYERS,
+                                           TSYNC_MAX_LAYERS);
+                if (!tsync_layer_name_valid(t))
+                        return tsync_error(err, EINVAL,
+                                           "annotations.%s: '%s' is not a profile name (letters, digits, '_', '-', "
+                                           "'.'; no paths)", TSYNC_ANNOTATION_LAYERS, t);
+                ret[n++] = t;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+static int make_state_dir(const char *root, char *ret, size_t size, struct tsync_err *err)
+{
+        unsigned char rnd[16];
+        if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+                return tsync_error(err, errno, "getrandom: %s", strerror(errno));
+        if (mkdir(root, 0711) < 0 && errno != EEXIST)
+                return tsync_error(err, errno, "%s: %s", root, strerror(errno));
+        struct stat st;
+        if (lstat(root, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+                return tsync_error(err, EPERM, "%s: must be a directory owned by uid %u and writable by it alone",
+                                   root, (unsigned)geteuid());
+        char hex[33];
+        for (size_t i = 0; i < sizeof(rnd); i++)
+                (void)snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+        if ((size_t)snprintf(ret, size, "%s/%s", root, hex) >= size)
+                return tsync_error(err, ENAMETOOLONG, "%s: path too long", root);
+        if (mkdir(ret, 0755) < 0)
+                return tsync_error(err, errno, "%s: %s", ret, strerror(errno));
+        return 0;
+}
+
+static int stage_precreate(const struct hook_opts *h)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json_limits lim = { .max_bytes = 16u << 20 };
+        _cleanup_json_ struct tsync_json *config = NULL;
+        if (tsync_json_parse_fd(STDIN_FILENO, &lim, &config, &err) < 0) {
+                cli_errorf("precreate", "the config on stdin: %s", err.msg);
+                return CLI_EXIT_FAILED;
+        }
+        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
+        const struct tsync_json *layers_v = tsync_json_get(annotations, TSYNC_ANNOTATION_LAYERS);
+        const struct tsync_json *mode_v = tsync_json_get(annotations, TSYNC_ANNOTATION_MODE);
+        const char *s = NULL;
+        bool replace = false;
+        if (mode_v) {
+                if (tsync_json_str(mode_v, "annotations." TSYNC_ANNOTATION_MODE, &s, &err) < 0) {
+                        cli_error("precreate", &err);
+                        return CLI_EXIT_FAILED;
+                }
+                if (strcmp(s, "replace") != 0 && strcmp(s, "layer") != 0) {
+                        cli_errorf("precreate", "annotations.%s: '%s' is not layer or replace", TSYNC_ANNOTATION_MODE,
+                                   s);
+                        return CLI_EXIT_FAILED;
+                }
+                replace = strcmp(s, "replace") == 0;
+        }
+        _cleanup_free_ char *list = NULL;
+        const char *layers[TSYNC_MAX_LAYERS];
+        size_t n_layers = 0;
+        if (layers_v) {
+                if (tsync_json_str(layers_v, "annotations." TSYNC_ANNOTATION_LAYERS, &s, &err) < 0 ||
+                    !(list = strdup(s)) || split_layers(list, layers, &n_layers, &err) < 0) {
+                        cli_error("precreate", &err);
+                        return CLI_EXIT_FAILED;
+                }
+        }
+        char init_path[PATH_MAX], state_dir[PATH_MAX];
+        if (h->init ? !realpath(h->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
+                cli_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
+                return CLI_EXIT_FAILED;
+        }
+        if (make_state_dir(h->state_root, state_dir, sizeof(state_dir), &err) < 0) {
+                cli_error("precreate", &err);
+                return CLI_EXIT_FAILED;
+        }
+        struct tsync_rewrite_opts ro = { .replace = replace,
+                                         .layers_by_name = true,
+                                         .layers = layers,
+                                         .n_layers = n_layers,
+                                         .state_dir = state_dir,
+                                         .init_path = init_path };
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        struct tsync_deliver_opts o;
+        deliver_opts(h, NULL, &o);
+        int r = tsync_rewrite(config, &ro, &err);
+        if (r == 0)
+                r = tsync_plan_from_config(config, &plan, &err);
+        if (r < 0)
+                cli_error("precreate", &err);
+        else if (cli_check_plan(plan, &o, "precreate") < 0)
+                r = -1;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        if (r == 0 && tsync_json_write(config, false, &text, &len, &err) < 0) {
+                cli_error("precreate", &err);
+                r = -1;
+        }
+        if (r == 0 && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)) {
+                cli_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
+                r = -1;
+        }
+        if (r < 0) {
+                (void)rmdir(state_dir);
+                return CLI_EXIT_FAILED;
+        }
+        if (replace)
+                fprintf(stderr,
+                        "%s: precreate: replace mode: linux.seccomp now applies only to the container's init and its "
+                        "children; processes started with exec run without it\n",
+                        PROGRAM);
+        return CLI_EXIT_OK;
+}
+
+int cmd_hook(int argc, char **argv)
+{
+        static const struct option options[] = { { "cache-dir", required_argument, NULL, 'D' },
+                                                 { "no-cache", no_argument, NULL, 'N' },
+                                                 { "profile-dir", required_argument, NULL, 'P' },
+                                                 { "state-root", required_argument, NULL, 'S' },
+                                                 { "init", required_argument, NULL, 'I' },
+                                                 { "help", no_argument, NULL, 'h' },
+                                                 {} };
+        struct hook_opts h = { .cache_dir = TSYNC_CACHE_DEFAULT_DIR, .state_root = TSYNC_STATE_ROOT };
+        bool no_cache = false;
+        int opt;
+
+        if (argc < 2 || argv[1][0] == '-') {
+                if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+                        help(stdout);
+                        return CLI_EXIT_OK;
+                }
+                help(stderr);
+                return CLI_EXIT_USAGE;
+        }
+        h.stage = argv[1];
+        optind = 2;
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                switch (opt) {
+                case 'D':
+                        h.cache_dir = optarg;
+                        break;
+                case 'N':
+                        no_cache = true;
+                        break;
+                case 'P':
+                        if (h.n_profile_dirs == ARRAY_SIZE(h.profile_dirs)) {
+                                cli_errorf("hook", "at most %zu --profile-dir", ARRAY_SIZE(h.profile_dirs));
+                                return CLI_EXIT_USAGE;
+                        }
+                        h.profile_dirs[h.n_profile_dirs++] = optarg;
+                        break;
+                case 'S':
+                        h.state_root = optarg;
+                        break;
+                case 'I':
+                        h.init = optarg;
+                        break;
+                case 'h':
+                        help(stdout);
+                        return CLI_EXIT_OK;
+                default:
+                        help(stderr);
+                        return CLI_EXIT_USAGE;
+                }
+        }
+        if (optind != argc) {
+                help(stderr);
+                return CLI_EXIT_USAGE;
+        }
+        if (no_cache)
+                h.cache_dir = NULL;
+        if (h.n_profile_dirs == 0)
+                for (size_t i = 0; i < cli_n_default_profile_dirs; i++)
+                        h.profile_dirs[h.n_profile_dirs++] = cli_default_profile_dirs[i];
+
+        if (strcmp(h.stage, "precreate") == 0)
+                return stage_precreate(&h);
+        if (strcmp(h.stage, "prestart") == 0 || strcmp(h.stage, "createRuntime") == 0)
+                return stage_create(&h);
+        if (strcmp(h.stage, "poststop") == 0)
+                return stage_poststop(&h);
+        cli_errorf("hook", "'%s' is not a stage (precreate, prestart, createRuntime, poststop)", h.stage);
+        return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,200 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tsync/cleanup.h"
+#include "tsync/deliver.h"
+#include "tsync/fileio.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/rewrite.h"
+
+static void help(FILE *f)
+{
+        fprintf(f,
+                "Usage: %s inject [OPTIONS] BUNDLE\n"
+                "Rewrites BUNDLE/config.json so that `runc run` or `crun run` in BUNDLE starts the workload under\n"
+                "seccomp-tsync-init, which applies the filters with TSYNC to all its threads first. Running it\n"
+                "again re-does the rewrite from the original settings (it never wraps twice).\n\n"
+                "  -p, --profile FILE    add a layer: a profile (OCI or Docker format) applied on top of the\n"
+                "                        config's own linux.seccomp; repeatable, applied in order\n"
+                "      --replace         move the config's linux.seccomp from the runtime to the init (for runtimes\n"
+                "                        that cannot apply seccomp). Processes started with `runc exec` then run\n"
+                "                        WITHOUT it.\n"
+                "      --init PATH       the static seccomp-tsync-init to mount (default: beside this program,\n"
+                "                        or ../libexec/oci-seccomp-tsync/)\n"
+                "      --cache-dir DIR   where the hook keeps compiled filters (default %s)\n"
+                "      --no-cache        the hook compiles every time\n",
+                PROGRAM, "/var/cache/oci-seccomp-tsync");
+}
+
+/* Compiles everything the plan names now, so that a broken layer is reported
+ * here and not at the container's start. */
+int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const char *where)
+{
+        struct tsync_err err = { 0 };
+        size_t n = tsync_plan_filter_count(plan);
+        long first = plan->replace && plan->seccomp ? -1 : 0;
+        for (size_t k = 0; k < n; k++) {
+                _cleanup_profile_ struct tsync_profile *p = NULL;
+                _cleanup_program_ struct tsync_program *prog = NULL;
+                struct tsync_warnings w = { 0 };
+                struct tsync_compile_opts co = { 0 };
+                uint64_t caps;
+                int r = tsync_plan_load_profile(plan, first + (long)k, o, &p, &caps, &err);
+                if (r == 0)
+                        r = tsync_compile(p, &co, &prog, &w, &err);
+                cli_warnings(where, &w);
+                if (r < 0) {
+                        cli_error(where, &err);
+                        return -1;
+                }
+        }
+        return 0;
+}
+
+int cmd_inject(int argc, char **argv)
+{
+        static const struct option options[] = { { "profile", required_argument, NULL, 'p' },
+                                                 { "replace", no_argument, NULL, 'R' },
+                                                 { "init", required_argument, NULL, 'I' },
+                                                 { "cache-dir", required_argument, NULL, 'D' },
+                                                 { "no-cache", no_argument, NULL, 'N' },
+                                                 { "help", no_argument, NULL, 'h' },
+                                                 {} };
+        char *layers[TSYNC_MAX_LAYERS];
+        size_t n_layers = 0;
+        bool replace = false, no_cache = false;
+        const char *init = NULL, *cache_dir = NULL;
+        int opt, rc = CLI_EXIT_FAILED;
+
+        while ((opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
+                switch (opt) {
+                case 'p':
+                        if (n_layers == TSYNC_MAX_LAYERS) {
+                                cli_errorf("inject", "at most %d layers", TSYNC_MAX_LAYERS);
+                                goto out;
+                        }
+                        if (!(layers[n_layers] = realpath(optarg, NULL))) {
+                                cli_errorf("inject", "--profile %s: %s", optarg, strerror(errno));
+                                goto out;
+                        }
+                        n_layers++;
+                        break;
+                case 'R':
+                        replace = true;
+                        break;
+                case 'I':
+                        init = optarg;
+                        break;
+                case 'D':
+                        cache_dir = optarg;
+                        break;
+                case 'N':
+                        no_cache = true;
+                        break;
+                case 'h':
+                        help(stdout);
+                        rc = CLI_EXIT_OK;
+                        goto out;
+                default:
+                        help(stderr);
+                        rc = CLI_EXIT_USAGE;
+                        goto out;
+                }
+        }
+        if (optind + 1 != argc) {
+                help(stderr);
+                rc = CLI_EXIT_USAGE;
+                goto out;
+        }
+        rc = CLI_EXIT_FAILED;
+        char bundle[PATH_MAX], init_path[PATH_MAX], self[PATH_MAX], config_path[PATH_MAX + 16],
+                state_dir[PATH_MAX + 32];
+        if (!realpath(argv[optind], bundle)) {
+                cli_errorf("inject", "%s: %s", argv[optind], strerror(errno));
+                goto out;
+        }
+        if (init ? !realpath(init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
+                cli_errorf("inject", "cannot find seccomp-tsync-init%s%s; give --init PATH", init ? " at " : "",
+                           init ? init : "");
+                goto out;
+        }
+        if (cli_self_path(self, sizeof(self)) < 0) {
+                cli_errorf("inject", "cannot read /proc/self/exe: %s", strerror(errno));
+                goto out;
+        }
+        (void)snprintf(config_path, sizeof(config_path), "%s/config.json", bundle);
+        (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
+
+        struct tsync_err err = { 0 };
+        _cleanup_json_ struct tsync_json *config = NULL;
+        struct stat st;
+        if (stat(config_path, &st) < 0) {
+                cli_errorf("inject", "%s: %s", config_path, strerror(errno));
+                goto out;
+        }
+        if (tsync_json_parse_file(config_path, NULL, &config, &err) < 0) {
+                cli_error("inject", &err);
+                goto out;
+        }
+        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST) {
+                cli_errorf("inject", "%s: %s", state_dir, strerror(errno));
+                goto out;
+        }
+        const char *hook_args[2];
+        size_t n_hook_args = 0;
+        if (no_cache)
+                hook_args[n_hook_args++] = "--no-cache";
+        else if (cache_dir) {
+                hook_args[n_hook_args++] = "--cache-dir";
+                hook_args[n_hook_args++] = cache_dir;
+        }
+        struct tsync_rewrite_opts ro = { .replace = replace,
+                                         .layers = (const char *const *)layers,
+                                         .n_layers = n_layers,
+                                         .state_dir = state_dir,
+                                         .init_path = init_path,
+                                         .hook_path = self,
+                                         .hook_args = hook_args,
+                                         .n_hook_args = n_hook_args };
+        if (tsync_rewrite(config, &ro, &err) < 0) {
+                cli_error(config_path, &err);
+                goto out;
+        }
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        if (tsync_plan_from_config(config, &plan, &err) < 0) {
+                cli_error(config_path, &err);
+                goto out;
+        }
+        struct tsync_deliver_opts dopts = { .state_root = TSYNC_STATE_ROOT, .bundle = bundle };
+        if (tsync_plan_check_state_dir(plan, &dopts, &err) < 0) {
+                cli_error(config_path, &err);
+                goto out;
+        }
+        if (cli_check_plan(plan, &dopts, config_path) < 0)
+                goto out;
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        if (tsync_json_write(config, true, &text, &len, &err) < 0 ||
+            tsync_write_atomic(config_path, text, len, st.st_mode & 07777, &err) < 0) {
+                cli_error("inject", &err);
+                goto out;
+        }
+        if (replace)
+                fprintf(stderr,
+                        "%s: %s: replace mode: linux.seccomp now applies only to the container's init and its "
+                        "children; processes started with `runc exec` run without it\n",
+                        PROGRAM, bundle);
+        rc = CLI_EXIT_OK;
+out:
+        for (size_t i = 0; i < n_layers; i++)
+                free(layers[i]);
+        return rc;
+}

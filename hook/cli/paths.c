@@ -1,0 +1,53 @@
+/* Where our other parts live: the init beside us in the build tree or in libexec once installed. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#ifndef TSYNC_PREFIX
+#define TSYNC_PREFIX "/usr/local"
+#endif
+
+int cli_self_path(char *buf, size_t size)
+{
+        ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+        if (n < 0)
+                return -errno;
+        if ((size_t)n >= size - 1)
+                return -ENAMETOOLONG;
+        buf[n] = '\0';
+        return 0;
+}
+
+int cli_find_init(char *buf, size_t size)
+{
+        char self[PATH_MAX];
+        int r = cli_self_path(self, sizeof(self));
+        if (r < 0)
+                return r;
+        char *slash = strrchr(self, '/');
+        if (!slash)
+                return -ENOENT;
+        *slash = '\0';
+        const char *candidates[] = { "/seccomp-tsync-init", "/../libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+        for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+                char path[PATH_MAX + 64];
+                (void)snprintf(path, sizeof(path), "%s%s", self, candidates[i]);
+                char *real = realpath(path, NULL);
+                if (real && access(real, X_OK) == 0 && strlen(real) < size) {
+                        strcpy(buf, real);
+                        free(real);
+                        return 0;
+                }
+                free(real);
+        }
+        return -ENOENT;
+}
+
+const char *const cli_default_profile_dirs[] = { "/etc/oci-seccomp-tsync/profiles",
+                                                 TSYNC_PREFIX "/share/oci-seccomp-tsync/profiles" };
+const size_t cli_n_default_profile_dirs = 2;

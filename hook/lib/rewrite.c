@@ -1,0 +1,351 @@
+#include "tsync/rewrite.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsync/cleanup.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+
+#define HOOK_MARKER "oci-seccomp-tsync"
+
+static const char *const cap_sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
+
+static bool array_has(const struct tsync_json *arr, const char *s)
+{
+        if (!arr || arr->type != TSYNC_JSON_ARRAY)
+                return false;
+        for (size_t i = 0; i < arr->u.array.len; i++) {
+                const struct tsync_json *v = arr->u.array.items[i];
+                if (v->type == TSYNC_JSON_STRING && strcmp(v->u.string.ptr, s) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Undoes an earlier rewrite, from the plan it left. */
+static int restore(struct tsync_json *config, struct tsync_err *err)
+{
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        int r = tsync_plan_from_config(config, &plan, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        struct tsync_json *process = tsync_json_get_object(config, "process");
+        if (!process)
+                return tsync_error(err, EINVAL, "process: expected object");
+        r = tsync_json_set(process, "args", TAKE_PTR(plan->args));
+        if (r == 0 && plan->capabilities)
+                r = tsync_json_set(process, "capabilities", TAKE_PTR(plan->capabilities));
+        else if (r == 0)
+                tsync_json_remove(process, "capabilities");
+        if (r == 0)
+                r = tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(plan->no_new_privileges));
+        if (r == 0 && plan->seccomp) {
+                struct tsync_json *linux_ = tsync_json_get_object(config, "linux");
+                r = linux_ ? tsync_json_set(linux_, "seccomp", TAKE_PTR(plan->seccomp)) : -EINVAL;
+        }
+        if (r < 0)
+                return tsync_error(err, -r, "restoring the config from its plan: %s", strerror(-r));
+
+        struct tsync_json *mounts = tsync_json_get_mut(config, "mounts");
+        if (mounts && mounts->type == TSYNC_JSON_ARRAY) {
+                size_t kept = 0;
+                for (size_t i = 0; i < mounts->u.array.len; i++) {
+                        struct tsync_json *m = mounts->u.array.items[i];
+                        const struct tsync_json *d = tsync_json_get(m, "destination");
+                        if (d && d->type == TSYNC_JSON_STRING &&
+                            strncmp(d->u.string.ptr, TSYNC_CONTAINER_DIR "/", strlen(TSYNC_CONTAINER_DIR) + 1) == 0) {
+                                tsync_json_free(m);
+                                continue;
+                        }
+                        mounts->u.array.items[kept++] = m;
+                }
+                mounts->u.array.len = kept;
+        }
+        struct tsync_json *hooks = tsync_json_get_mut(config, "hooks");
+        for (size_t s = 0; hooks && hooks->type == TSYNC_JSON_OBJECT && s < hooks->u.object.len; s++) {
+                struct tsync_json *list = hooks->u.object.values[s];
+                if (list->type != TSYNC_JSON_ARRAY)
+                        continue;
+                size_t kept = 0;
+                for (size_t i = 0; i < list->u.array.len; i++) {
+                        struct tsync_json *h = list->u.array.items[i];
+                        const struct tsync_json *args = tsync_json_get(h, "args");
+                        if (args && args->type == TSYNC_JSON_ARRAY && args->u.array.len > 0 &&
+                            args->u.array.items[0]->type == TSYNC_JSON_STRING &&
+                            strcmp(args->u.array.items[0]->u.string.ptr, HOOK_MARKER) == 0) {
+                                tsync_json_free(h);
+                                continue;
+                        }
+                        list->u.array.items[kept++] = h;
+                }
+                list->u.array.len = kept;
+        }
+        tsync_json_remove(tsync_json_get_mut(config, "annotations"), TSYNC_ANNOTATION_PLAN);
+        return 0;
+}
+
+static int add_mount(struct tsync_json *mounts, const char *source, const char *destination, bool exec)
+{
+        struct tsync_json *m = tsync_json_new_object();
+        struct tsync_json *opts = tsync_json_new_array();
+        int r = m && opts ? 0 : -ENOMEM;
+        if (r == 0)
+                r = tsync_json_set(m, "destination", tsync_json_new_string(destination));
+        if (r == 0)
+                r = tsync_json_set(m, "type", tsync_json_new_string("bind"));
+        if (r == 0)
+                r = tsync_json_set(m, "source", tsync_json_new_string(source));
+        const char *o[] = { "bind", "ro", "nosuid", "nodev", exec ? NULL : "noexec" };
+        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(o) && o[i]; i++)
+                r = tsync_json_append(opts, tsync_json_new_string(o[i]));
+        if (r == 0) {
+                r = tsync_json_set(m, "options", opts);
+                opts = NULL;
+        }
+        if (r == 0) {
+                r = tsync_json_append(mounts, m);
+                m = NULL;
+        }
+        tsync_json_free(opts);
+        tsync_json_free(m);
+        return r;
+}
+
+static int add_hook(struct tsync_json *hooks, const char *stage, const struct tsync_rewrite_opts *o)
+{
+        struct tsync_json *list = tsync_json_get_mut(hooks, stage);
+        if (!list) {
+                if (tsync_json_set(hooks, stage, tsync_json_new_array()) < 0)
+                        return -ENOMEM;
+                list = tsync_json_get_mut(hooks, stage);
+        }
+        if (list->type != TSYNC_JSON_ARRAY)
+                return -EINVAL;
+        struct tsync_json *h = tsync_json_new_object();
+        struct tsync_json *args = tsync_json_new_array();
+        int r = h && args ? 0 : -ENOMEM;
+        if (r == 0)
+                r = tsync_json_set(h, "path", tsync_json_new_string(o->hook_path));
+        if (r == 0)
+                r = tsync_json_append(args, tsync_json_new_string(HOOK_MARKER));
+        if (r == 0)
+                r = tsync_json_append(args, tsync_json_new_string("hook"));
+        if (r == 0)
+                r = tsync_json_append(args, tsync_json_new_string(stage));
+        for (size_t i = 0; r == 0 && i < o->n_hook_args; i++)
+                r = tsync_json_append(args, tsync_json_new_string(o->hook_args[i]));
+        if (r == 0) {
+                r = tsync_json_set(h, "args", args);
+                args = NULL;
+        }
+        if (r == 0) {
+                r = tsync_json_append(list, h);
+                h = NULL;
+        }
+        tsync_json_free(args);
+        tsync_json_free(h);
+        return r;
+}
+
+/* The init loads its filters without NO_NEW_PRIVS (the config did not ask for
+ * it), which needs CAP_SYS_ADMIN; dropping it again from the bounding set
+ * needs CAP_SETPCAP. Both are added to every set, so that they survive the
+ * runtime's execve for root (bounding) and for other users (ambient); the init
+ * gives them back before the workload runs. */
+static int lend_capabilities(struct tsync_json *caps)
+{
+        const struct tsync_json *bounding = tsync_json_get(caps, "bounding");
+        bool lend_setpcap = !array_has(bounding, "CAP_SYS_ADMIN") && !array_has(bounding, "CAP_SETPCAP");
+        const char *lend[] = { "CAP_SYS_ADMIN", lend_setpcap ? "CAP_SETPCAP" : NULL };
+        for (size_t s = 0; s < ARRAY_SIZE(cap_sets); s++) {
+                struct tsync_json *set = tsync_json_get_mut(caps, cap_sets[s]);
+                if (!set) {
+                        if (tsync_json_set(caps, cap_sets[s], tsync_json_new_array()) < 0)
+                                return -ENOMEM;
+                        set = tsync_json_get_mut(caps, cap_sets[s]);
+                }
+                if (set->type != TSYNC_JSON_ARRAY)
+                        return -EINVAL;
+                for (size_t i = 0; i < ARRAY_SIZE(lend) && lend[i]; i++)
+                        if (!array_has(set, lend[i]) && tsync_json_append(set, tsync_json_new_string(lend[i])) < 0)
+                                return -ENOMEM;
+        }
+        return 0;
+}
+
+static char *join_caps(const struct tsync_json *set)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        size_t n = 0;
+        for (size_t i = 0; set && set->type == TSYNC_JSON_ARRAY && i < set->u.array.len; i++) {
+                const struct tsync_json *v = set->u.array.items[i];
+                if (v->type == TSYNC_JSON_STRING)
+                        fprintf(f, "%s%s", n++ ? "," : "", v->u.string.ptr);
+        }
+        if (n == 0)
+                fputs("none", f);
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static int init_args(const struct tsync_plan *plan, struct tsync_json **ret)
+{
+        _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
+        int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
+        size_t n = tsync_plan_filter_count(plan);
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                char path[64];
+                (void)snprintf(path, sizeof(path), TSYNC_CONTAINER_FILTERS "/%02zu.bpf", i);
+                r = tsync_json_append(a, tsync_json_new_string("--filter"));
+                if (r == 0)
+                        r = tsync_json_append(a, tsync_json_new_string(path));
+        }
+        for (size_t s = 0; r == 0 && plan->capabilities && s < ARRAY_SIZE(cap_sets); s++) {
+                char opt[32];
+                (void)snprintf(opt, sizeof(opt), "--%s", cap_sets[s]);
+                _cleanup_free_ char *list = join_caps(tsync_json_get(plan->capabilities, cap_sets[s]));
+                r = list ? tsync_json_append(a, tsync_json_new_string(opt)) : -ENOMEM;
+                if (r == 0)
+                        r = tsync_json_append(a, tsync_json_new_string(list));
+        }
+        if (r == 0 && plan->no_new_privileges)
+                r = tsync_json_append(a, tsync_json_new_string("--no-new-privs"));
+        if (r == 0)
+                r = tsync_json_append(a, tsync_json_new_string("--"));
+        for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
+                r = tsync_json_append(a, tsync_json_copy(plan->args->u.array.items[i]));
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o, struct tsync_err *err)
+{
+        int r;
+
+        r = tsync_json_expect(config, "config", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
+        r = restore(config, err);
+        if (r < 0)
+                return r;
+
+        struct tsync_json *process = tsync_json_get_mut(config, "process");
+        r = tsync_json_expect(process, "process", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
+        const struct tsync_json *args = tsync_json_get(process, "args");
+        r = tsync_json_expect(args, "process.args", TSYNC_JSON_ARRAY, err);
+        if (r < 0)
+                return r;
+        if (args->u.array.len == 0)
+                return tsync_error(err, EINVAL, "process.args: empty: there is no workload to run");
+        for (size_t i = 0; i < args->u.array.len; i++) {
+                char path[64];
+                const char *s;
+                (void)snprintf(path, sizeof(path), "process.args[%zu]", i);
+                r = tsync_json_str(args->u.array.items[i], path, &s, err);
+                if (r < 0)
+                        return r;
+        }
+        if (o->n_layers > TSYNC_MAX_LAYERS)
+                return tsync_error(err, E2BIG, "%zu layers, at most %d", o->n_layers, TSYNC_MAX_LAYERS);
+
+        _cleanup_plan_ struct tsync_plan *plan = calloc(1, sizeof(*plan));
+        if (!plan)
+                return tsync_error(err, ENOMEM, "out of memory");
+        plan->replace = o->replace;
+        plan->layers_by_name = o->layers_by_name;
+        plan->args = tsync_json_copy(args);
+        plan->state_dir = strdup(o->state_dir);
+        plan->layers = calloc(o->n_layers ? o->n_layers : 1, sizeof(char *));
+        if (!plan->args || !plan->state_dir || !plan->layers)
+                return tsync_error(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < o->n_layers; i++) {
+                if (o->layers_by_name && !tsync_layer_name_valid(o->layers[i]))
+                        return tsync_error(err, EINVAL, "layer '%s': a profile name is letters, digits, '_', '-' "
+                                                        "and '.', not starting with '.'", o->layers[i]);
+                if (!(plan->layers[i] = strdup(o->layers[i])))
+                        return tsync_error(err, ENOMEM, "out of memory");
+                plan->n_layers++;
+        }
+        const struct tsync_json *caps = tsync_json_get(process, "capabilities");
+        if (caps && caps->type != TSYNC_JSON_NULL) {
+                r = tsync_json_expect(caps, "process.capabilities", TSYNC_JSON_OBJECT, err);
+                if (r < 0)
+                        return r;
+                if (!(plan->capabilities = tsync_json_copy(caps)))
+                        return tsync_error(err, ENOMEM, "out of memory");
+        }
+        const struct tsync_json *nnp = tsync_json_get(process, "noNewPrivileges");
+        if (nnp && nnp->type != TSYNC_JSON_NULL) {
+                r = tsync_json_bool(nnp, "process.noNewPrivileges", &plan->no_new_privileges, err);
+                if (r < 0)
+                        return r;
+        }
+        struct tsync_json *linux_ = tsync_json_get_mut(config, "linux");
+        const struct tsync_json *seccomp = tsync_json_get(linux_, "seccomp");
+        if (o->replace) {
+                if (!seccomp || seccomp->type == TSYNC_JSON_NULL)
+                        return tsync_error(err, EINVAL,
+                                           "replace mode: linux.seccomp: missing: there is no profile to move to the init");
+                if (!(plan->seccomp = tsync_json_copy(seccomp)))
+                        return tsync_error(err, ENOMEM, "out of memory");
+        }
+        if (tsync_plan_filter_count(plan) == 0)
+                return tsync_error(err, EINVAL, "no layers and not replace mode: there is nothing for the init to apply");
+
+        /* Decided; now change the config. */
+        if (o->replace)
+                tsync_json_remove(linux_, "seccomp");
+        _cleanup_json_ struct tsync_json *new_args = NULL;
+        r = init_args(plan, &new_args);
+        if (r == 0) {
+                r = tsync_json_set(process, "args", new_args);
+                new_args = NULL;
+        }
+        if (r == 0 && plan->capabilities && !plan->no_new_privileges)
+                r = lend_capabilities(tsync_json_get_mut(process, "capabilities"));
+        struct tsync_json *mounts = tsync_json_get_mut(config, "mounts");
+        if (r == 0 && !mounts) {
+                r = tsync_json_set(config, "mounts", tsync_json_new_array());
+                mounts = tsync_json_get_mut(config, "mounts");
+        }
+        if (r == 0 && mounts->type != TSYNC_JSON_ARRAY)
+                return tsync_error(err, EINVAL, "mounts: expected array, got %s", tsync_json_type_name(mounts->type));
+        if (r == 0)
+                r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
+        if (r == 0)
+                r = add_mount(mounts, o->state_dir, TSYNC_CONTAINER_FILTERS, false);
+        if (r == 0 && o->hook_path) {
+                struct tsync_json *hooks = tsync_json_get_object(config, "hooks");
+                r = hooks ? add_hook(hooks, "createRuntime", o) : -EINVAL;
+                if (r == 0)
+                        r = add_hook(hooks, "poststop", o);
+        }
+        if (r < 0)
+                return tsync_error(err, -r, "rewriting the config: %s", strerror(-r));
+
+        _cleanup_free_ char *text = NULL;
+        r = tsync_plan_to_json(plan, &text, err);
+        if (r < 0)
+                return r;
+        struct tsync_json *annotations = tsync_json_get_object(config, "annotations");
+        r = annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        if (r < 0)
+                return tsync_error(err, -r, "annotations: cannot record the plan: %s", strerror(-r));
+        return 0;
+}
