@@ -1,0 +1,216 @@
+/* The config rewrite of inject/precreate: what it changes, what it keeps, and that it never wraps twice. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tsync/json.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/rewrite.h"
+
+static const char *base_config =
+        "{\"ociVersion\": \"1.0.2\","
+        " \"process\": {\"args\": [\"sh\", \"-c\", \"echo hi\"], \"user\": {\"uid\": 1000, \"gid\": 1000},"
+        "   \"noNewPrivileges\": false,"
+        "   \"capabilities\": {\"bounding\": [\"CAP_CHOWN\", \"CAP_KILL\"], \"effective\": [\"CAP_KILL\"],"
+        "                      \"permitted\": [\"CAP_KILL\"], \"inheritable\": [], \"ambient\": [\"CAP_KILL\"]}},"
+        " \"root\": {\"path\": \"rootfs\", \"readonly\": true},"
+        " \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"}],"
+        " \"annotations\": {\"keep\": \"me\"},"
+        " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": []},"
+        "            \"namespaces\": [{\"type\": \"pid\"}], \"big\": 18446744073709551615}}";
+
+static struct tsync_json *parse(const char *s)
+{
+        struct tsync_json *doc = NULL;
+        struct tsync_err err = { 0 };
+        if (tsync_json_parse(s, strlen(s), NULL, &doc, &err) < 0)
+                tap_diag("parse: %s", err.msg);
+        return doc;
+}
+
+static char *text(const struct tsync_json *v)
+{
+        char *out = NULL;
+        size_t len;
+        struct tsync_err err = { 0 };
+        if (tsync_json_write(v, false, &out, &len, &err) < 0)
+                return NULL;
+        return out;
+}
+
+static int rewrite(struct tsync_json *config, bool replace, const char *const *layers, size_t n, bool by_name,
+                   struct tsync_err *err)
+{
+        const char *hook_args[] = { "--cache-dir", "/var/cache/x" };
+        struct tsync_rewrite_opts o = { .replace = replace,
+                                        .layers_by_name = by_name,
+                                        .layers = layers,
+                                        .n_layers = n,
+                                        .state_dir = "/bundle/oci-seccomp-tsync",
+                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        .hook_path = "/usr/bin/oci-seccomp-tsync",
+                                        .hook_args = hook_args,
+                                        .n_hook_args = 2 };
+        return tsync_rewrite(config, &o, err);
+}
+
+static const struct tsync_json *at(const struct tsync_json *v, const char *a, const char *b)
+{
+        return tsync_json_get(tsync_json_get(v, a), b);
+}
+
+static bool has(const struct tsync_json *arr, const char *s)
+{
+        for (size_t i = 0; arr && arr->type == TSYNC_JSON_ARRAY && i < arr->u.array.len; i++)
+                if (arr->u.array.items[i]->type == TSYNC_JSON_STRING &&
+                    strcmp(arr->u.array.items[i]->u.string.ptr, s) == 0)
+                        return true;
+        return false;
+}
+
+static void test_rewrite_layer_mode(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = parse(base_config);
+        const char *layers[] = { "/etc/p/a.json", "/etc/p/b.json" };
+        int r = rewrite(c, false, layers, 2, false, &err);
+        if (!tap_ok(r == 0, "test_rewrite_layer_mode_succeeds (%s)", err.msg))
+                return;
+        const struct tsync_json *args = at(c, "process", "args");
+        char *t = text(args);
+        tap_ok(t && strcmp(t, "[\"/.oci-seccomp-tsync/init\",\"--filter\",\"/.oci-seccomp-tsync/filters/00.bpf\","
+                               "\"--filter\",\"/.oci-seccomp-tsync/filters/01.bpf\",\"--bounding\",\"CAP_CHOWN,CAP_KILL\","
+                               "\"--effective\",\"CAP_KILL\",\"--inheritable\",\"none\",\"--permitted\",\"CAP_KILL\","
+                               "\"--ambient\",\"CAP_KILL\",\"--\",\"sh\",\"-c\",\"echo hi\"]") == 0,
+               "test_rewrite_args_wrap_the_workload_with_the_original_capabilities (%s)", t);
+        free(t);
+        tap_ok(at(at(c, "linux", "seccomp"), "defaultAction", NULL) == NULL && tsync_json_get(c, "linux") &&
+                       at(c, "linux", "seccomp") != NULL,
+               "test_rewrite_layer_mode_keeps_linux_seccomp");
+        const struct tsync_json *caps = at(c, "process", "capabilities");
+        bool lent = true;
+        const char *sets[] = { "bounding", "effective", "permitted", "inheritable", "ambient" };
+        for (size_t i = 0; i < 5; i++)
+                lent = lent && has(tsync_json_get(caps, sets[i]), "CAP_SYS_ADMIN") &&
+                       has(tsync_json_get(caps, sets[i]), "CAP_SETPCAP");
+        tap_ok(lent, "test_rewrite_lends_sys_admin_and_setpcap_without_no_new_privs");
+        const struct tsync_json *mounts = tsync_json_get(c, "mounts");
+        tap_ok(mounts && mounts->u.array.len == 3, "test_rewrite_adds_two_mounts");
+        t = text(mounts->u.array.items[2]);
+        tap_ok(t && strstr(t, "\"source\":\"/bundle/oci-seccomp-tsync\"") && strstr(t, "\"ro\"") &&
+                       strstr(t, "\"noexec\""),
+               "test_rewrite_filter_mount_is_read_only (%s)", t);
+        free(t);
+        t = text(tsync_json_get(c, "hooks"));
+        tap_ok(t && strstr(t, "\"createRuntime\"") && strstr(t, "\"poststop\"") && strstr(t, "\"--cache-dir\""),
+               "test_rewrite_adds_create_runtime_and_poststop_hooks (%s)", t);
+        free(t);
+        t = text(c);
+        tap_ok(t && strstr(t, "\"big\":18446744073709551615") && strstr(t, "\"keep\":\"me\"") &&
+                       strstr(t, "\"readonly\":true"),
+               "test_rewrite_keeps_what_it_does_not_touch");
+        free(t);
+        struct tsync_plan *plan = NULL;
+        r = tsync_plan_from_config(c, &plan, &err);
+        tap_ok(r == 0 && plan && !plan->replace && plan->n_layers == 2 && !plan->no_new_privileges &&
+                       plan->capabilities && tsync_plan_filter_count(plan) == 2,
+               "test_rewrite_plan_records_the_original (%s)", err.msg);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+}
+
+static void test_rewrite_twice_does_not_wrap_twice(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = parse(base_config);
+        const char *layers[] = { "/etc/p/a.json" };
+        int r = rewrite(c, false, layers, 1, false, &err);
+        char *once = text(c);
+        r = r ?: rewrite(c, false, layers, 1, false, &err);
+        char *twice = text(c);
+        tap_ok(r == 0 && once && twice && strcmp(once, twice) == 0, "test_rewrite_twice_gives_the_same_config (%s)",
+               err.msg);
+        const char *other[] = { "/etc/p/b.json", "/etc/p/c.json" };
+        r = rewrite(c, true, other, 2, false, &err);
+        const struct tsync_json *args = at(c, "process", "args");
+        size_t dashes = 0;
+        for (size_t i = 0; args && i < args->u.array.len; i++)
+                dashes += strcmp(args->u.array.items[i]->u.string.ptr, "--") == 0;
+        tap_ok(r == 0 && dashes == 1 && has(args, "/.oci-seccomp-tsync/filters/02.bpf") &&
+                       tsync_json_get(c, "mounts")->u.array.len == 3,
+               "test_rewrite_again_with_other_layers_starts_from_the_original (%s)", err.msg);
+        free(once);
+        free(twice);
+        tsync_json_free(c);
+}
+
+static void test_rewrite_replace_moves_the_section(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = parse(base_config);
+        int r = rewrite(c, true, NULL, 0, false, &err);
+        struct tsync_plan *plan = NULL;
+        if (r == 0)
+                r = tsync_plan_from_config(c, &plan, &err);
+        tap_ok(r == 0 && at(c, "linux", "seccomp") == NULL && plan && plan->seccomp && plan->replace &&
+                       tsync_plan_filter_count(plan) == 1,
+               "test_rewrite_replace_moves_linux_seccomp_into_the_plan (%s)", err.msg);
+        tsync_plan_free(plan);
+        plan = NULL;
+        /* and back again */
+        const char *layers[] = { "/etc/p/a.json" };
+        r = rewrite(c, false, layers, 1, false, &err);
+        tap_ok(r == 0 && at(c, "linux", "seccomp") != NULL, "test_rewrite_layer_after_replace_restores_the_section");
+        tsync_json_free(c);
+}
+
+static void test_rewrite_refusals(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = parse(base_config);
+        int r = rewrite(c, false, NULL, 0, false, &err);
+        tap_ok(r < 0 && strstr(err.msg, "nothing for the init to apply"), "test_rewrite_refuses_nothing_to_do (%s)",
+               err.msg);
+        const char *bad[] = { "../../etc/shadow" };
+        r = rewrite(c, false, bad, 1, true, &err);
+        tap_ok(r < 0 && strstr(err.msg, "not starting with '.'"), "test_rewrite_refuses_a_layer_name_with_a_path (%s)",
+               err.msg);
+        tsync_json_free(c);
+        c = parse("{\"process\": {\"args\": []}}");
+        const char *layers[] = { "/a.json" };
+        r = rewrite(c, false, layers, 1, false, &err);
+        tap_ok(r < 0 && strstr(err.msg, "process.args: empty"), "test_rewrite_refuses_no_workload (%s)", err.msg);
+        tsync_json_free(c);
+        c = parse("{\"process\": {\"args\": [\"sh\"]}}");
+        r = rewrite(c, true, NULL, 0, false, &err);
+        tap_ok(r < 0 && strstr(err.msg, "replace mode: linux.seccomp: missing"),
+               "test_rewrite_refuses_replace_without_a_section (%s)", err.msg);
+        tsync_json_free(c);
+}
+
+static void test_rewrite_no_new_privs_lends_nothing(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = parse("{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true,"
+                                     " \"capabilities\": {\"bounding\": [\"CAP_KILL\"]}}}");
+        const char *layers[] = { "/a.json" };
+        int r = rewrite(c, false, layers, 1, false, &err);
+        const struct tsync_json *caps = at(c, "process", "capabilities");
+        tap_ok(r == 0 && !has(tsync_json_get(caps, "bounding"), "CAP_SYS_ADMIN") && !tsync_json_get(caps, "ambient") &&
+                       has(at(c, "process", "args"), "--no-new-privs"),
+               "test_rewrite_no_new_privs_lends_nothing (%s)", err.msg);
+        tsync_json_free(c);
+}
+
+int main(void)
+{
+        test_rewrite_layer_mode();
+        test_rewrite_twice_does_not_wrap_twice();
+        test_rewrite_replace_moves_the_section();
+        test_rewrite_refusals();
+        test_rewrite_no_new_privs_lends_nothing();
+        return tap_done();
+}
