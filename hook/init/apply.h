@@ -1,0 +1,67 @@
+/* The TSYNC core of seccomp-tsync-init: load a filter on every thread of the
+ * process at once, then prove from /proc that each thread carries it.
+ *
+ * libc only, no heap, no printing: the init calls this after it may already
+ * run under a filter, and test tools call it in the middle of a thread storm.
+ * The census is large (one entry per thread): give it static storage. */
+#pragma once
+
+#include <linux/filter.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tsync/error.h"
+
+/* Threads a census can record; a process with more is refused (fail closed). */
+#define TSYNC_CENSUS_MAX 16384
+
+struct tsync_task {
+        pid_t tid;
+        int mode;    /* "Seccomp:" 0 none, 1 strict, 2 filter */
+        int filters; /* "Seccomp_filters:" */
+};
+
+/* Every thread of the process as /proc/self/task showed it before loading. */
+struct tsync_census {
+        pid_t caller;       /* the thread that took it; the one that loads */
+        int caller_filters; /* its Seccomp_filters */
+        size_t len;
+        struct tsync_task tasks[TSYNC_CENSUS_MAX];
+};
+
+struct tsync_verify_result {
+        size_t checked;  /* threads seen carrying the filters */
+        size_t exited;   /* threads that failed the check but were exiting (gone on a second look) */
+        size_t appeared; /* threads not in the census (created meanwhile), checked like the others */
+};
+
+/* Records the Seccomp mode and Seccomp_filters of every thread of the process
+ * into *ret. -EOPNOTSUPP if the kernel does not show Seccomp_filters (before
+ * Linux 5.9, gVisor): without it nothing can be verified. -E2BIG past
+ * TSYNC_CENSUS_MAX threads; other -errno when /proc cannot be read. */
+int tsync_apply_census(struct tsync_census *ret, struct tsync_err *err);
+
+/* Asks the kernel, without loading anything, whether it accepts
+ * SECCOMP_FILTER_FLAG_TSYNC | flags (a NULL program makes it stop right after
+ * its flag checks). -EINVAL naming the first flag it refuses. */
+int tsync_apply_probe_flags(uint32_t flags, struct tsync_err *err);
+
+/* seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | flags, prog).
+ * -ESRCH when another thread runs a filter that is not an ancestor of ours
+ * (the message names its TID and comm); otherwise the kernel's -errno
+ * (EACCES without NO_NEW_PRIVS or CAP_SYS_ADMIN, EINVAL for a refused flag or
+ * program, ENOMEM). Never retries with fewer flags. */
+int tsync_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, struct tsync_err *err);
+
+/* After n filters were loaded by before->caller: every thread of the process
+ * must show "Seccomp: 2" and "Seccomp_filters" equal to the caller's count
+ * before plus n (TSYNC gives each thread the caller's filter chain, count
+ * included). A thread failing that is looked at again a little later: if it
+ * is gone it was exiting (the kernel skips exiting threads) and is counted in
+ * ret->exited. -EPERM naming the first thread that lacks the filters. */
+int tsync_apply_verify(const struct tsync_census *before, unsigned n, struct tsync_verify_result *ret,
+                       struct tsync_err *err);
+
+/* "LOG", "SPEC_ALLOW", "WAIT_KILLABLE_RECV", ... for one SECCOMP_FILTER_FLAG_* bit; NULL if unknown. */
+const char *tsync_apply_flag_name(uint32_t bit);

@@ -1,0 +1,328 @@
+/* Capabilities and NO_NEW_PRIVS: end with exactly the sets of the original
+ * config, so that the kernel's execve of CMD transforms them as it would have
+ * transformed runc's. The order is runc's (gocapability's Apply): bounding
+ * set first, then capset of permitted/effective/inheritable, then ambient.
+ *
+ * Everything the kernel could refuse is checked here first, against the
+ * kernel's own rules (security/commoncap.c cap_capset, PR_CAPBSET_DROP), so a
+ * refusal is reported before any filter is loaded. The one exception is the
+ * ambient raise, which runc also treats as a warning. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "init.h"
+
+#define BIT(c) (UINT64_C(1) << (c))
+
+/* [CAP_CHOWN] = "CAP_CHOWN": the kernel header numbers them. */
+#define NAME(c) [c] = #c
+static const char *const names[] = {
+        NAME(CAP_CHOWN),
+        NAME(CAP_DAC_OVERRIDE),
+        NAME(CAP_DAC_READ_SEARCH),
+        NAME(CAP_FOWNER),
+        NAME(CAP_FSETID),
+        NAME(CAP_KILL),
+        NAME(CAP_SETGID),
+        NAME(CAP_SETUID),
+        NAME(CAP_SETPCAP),
+        NAME(CAP_LINUX_IMMUTABLE),
+        NAME(CAP_NET_BIND_SERVICE),
+        NAME(CAP_NET_BROADCAST),
+        NAME(CAP_NET_ADMIN),
+        NAME(CAP_NET_RAW),
+        NAME(CAP_IPC_LOCK),
+        NAME(CAP_IPC_OWNER),
+        NAME(CAP_SYS_MODULE),
+        NAME(CAP_SYS_RAWIO),
+        NAME(CAP_SYS_CHROOT),
+        NAME(CAP_SYS_PTRACE),
+        NAME(CAP_SYS_PACCT),
+        NAME(CAP_SYS_ADMIN),
+        NAME(CAP_SYS_BOOT),
+        NAME(CAP_SYS_NICE),
+        NAME(CAP_SYS_RESOURCE),
+        NAME(CAP_SYS_TIME),
+        NAME(CAP_SYS_TTY_CONFIG),
+        NAME(CAP_MKNOD),
+        NAME(CAP_LEASE),
+        NAME(CAP_AUDIT_WRITE),
+        NAME(CAP_AUDIT_CONTROL),
+        NAME(CAP_SETFCAP),
+        NAME(CAP_MAC_OVERRIDE),
+        NAME(CAP_MAC_ADMIN),
+        NAME(CAP_SYSLOG),
+        NAME(CAP_WAKE_ALARM),
+        NAME(CAP_BLOCK_SUSPEND),
+        NAME(CAP_AUDIT_READ),
+        NAME(CAP_PERFMON),
+        NAME(CAP_BPF),
+        NAME(CAP_CHECKPOINT_RESTORE),
+};
+#undef NAME
+
+/* Messages after the filter cannot call cap_to_name (it allocates). */
+static const char *cap_name(int cap, char *buf, size_t size)
+{
+        if (cap >= 0 && (size_t)cap < sizeof(names) / sizeof(names[0]))
+                return names[cap];
+        (void)snprintf(buf, size, "capability %d", cap);
+        return buf;
+}
+
+static const char *const set_name[INIT_CAP_NSETS] = {
+        [INIT_CAP_BOUNDING] = "bounding",       [INIT_CAP_PERMITTED] = "permitted", [INIT_CAP_EFFECTIVE] = "effective",
+        [INIT_CAP_INHERITABLE] = "inheritable", [INIT_CAP_AMBIENT] = "ambient",
+};
+
+/* "CAP_CHOWN", "cap_chown" and "chown" all name capability 0; numbers do not. */
+static int parse_name(const char *name, size_t len, cap_value_t *ret)
+{
+        char buf[64];
+        size_t off = 0;
+
+        if (len == 0 || len + 5 > sizeof(buf))
+                return -EINVAL;
+        if (len < 4 || strncasecmp(name, "cap_", 4) != 0) {
+                memcpy(buf, "cap_", 4);
+                off = 4;
+        }
+        for (size_t i = 0; i < len; i++)
+                buf[off + i] = (char)tolower((unsigned char)name[i]);
+        buf[off + len] = '\0';
+        if (isdigit((unsigned char)buf[4]) || cap_from_name(buf, ret) != 0 || *ret < 0)
+                return -EINVAL;
+        return 0;
+}
+
+static int parse_list(const char *opt, const char *list, int last_cap, uint64_t *ret)
+{
+        uint64_t caps = 0;
+
+        if (strcmp(list, "") == 0 || strcasecmp(list, "none") == 0) {
+                *ret = 0;
+                return 0;
+        }
+        for (const char *p = list;;) {
+                size_t len = strcspn(p, ",");
+                cap_value_t v;
+                if (parse_name(p, len, &v) < 0) {
+                        init_log(opt, "'%.*s' is not a capability", (int)len, p);
+                        return -1;
+                }
+                /* As runc: a capability this kernel does not have is left out, with a warning. */
+                if (v > last_cap || v > 63)
+                        init_warn(opt, "%.*s is unknown to this kernel; ignored", (int)len, p);
+                else
+                        caps |= BIT(v);
+                if (p[len] == '\0')
+                        break;
+                p += len + 1;
+        }
+        *ret = caps;
+        return 0;
+}
+
+static uint64_t flag_mask(cap_t c, cap_flag_t flag, int last_cap)
+{
+        uint64_t m = 0;
+        for (int i = 0; i <= last_cap && i < 64; i++) {
+                cap_flag_value_t v = CAP_CLEAR;
+                if (cap_get_flag(c, i, flag, &v) == 0 && v == CAP_SET)
+                        m |= BIT(i);
+        }
+        return m;
+}
+
+/* "CAP_X is not in the current permitted set" for the first bit of extra. */
+static int refuse_extra(uint64_t extra, const char *what)
+{
+        char buf[32];
+        int cap = __builtin_ctzll(extra);
+        init_log("capabilities", "%s %s", cap_name(cap, buf, sizeof(buf)), what);
+        return -1;
+}
+
+int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *ret_exit)
+{
+        uint64_t cur[INIT_CAP_NSETS] = {0}, end[INIT_CAP_NSETS];
+        struct init_caps c = {0};
+        int nnp;
+
+        *ret_exit = INIT_EXIT_USAGE;
+        c.last_cap = (int)cap_max_bits() - 1;
+        if (c.last_cap > 63)
+                c.last_cap = 63;
+        for (int s = 0; s < INIT_CAP_NSETS; s++) {
+                char opt[32];
+                if (!cfg->caps[s])
+                        continue;
+                (void)snprintf(opt, sizeof(opt), "--%s", set_name[s]);
+                if (parse_list(opt, cfg->caps[s], c.last_cap, &c.want[s]) < 0)
+                        return -1;
+                c.set[s] = true;
+        }
+
+        *ret_exit = INIT_EXIT_PRIVS;
+        cap_t now = cap_get_proc();
+        if (!now) {
+                init_log("capabilities", "cannot read this process's capabilities: %s", init_strerror(errno));
+                return -1;
+        }
+        cur[INIT_CAP_PERMITTED] = flag_mask(now, CAP_PERMITTED, c.last_cap);
+        cur[INIT_CAP_EFFECTIVE] = flag_mask(now, CAP_EFFECTIVE, c.last_cap);
+        cur[INIT_CAP_INHERITABLE] = flag_mask(now, CAP_INHERITABLE, c.last_cap);
+        (void)cap_free(now);
+        for (int i = 0; i <= c.last_cap; i++) {
+                if (cap_get_bound(i) > 0)
+                        cur[INIT_CAP_BOUNDING] |= BIT(i);
+                if (cap_get_ambient(i) > 0)
+                        cur[INIT_CAP_AMBIENT] |= BIT(i);
+        }
+        for (int s = 0; s < INIT_CAP_NSETS; s++)
+                end[s] = c.set[s] ? c.want[s] : cur[s];
+        bool setpcap = cur[INIT_CAP_EFFECTIVE] & BIT(CAP_SETPCAP);
+        bool sys_admin = cur[INIT_CAP_EFFECTIVE] & BIT(CAP_SYS_ADMIN);
+
+        /* NO_NEW_PRIVS cannot be unset: if it is on, the config must want it. */
+        nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+        if (nnp < 0) {
+                init_log("no_new_privs", "cannot read it: %s", init_strerror(errno));
+                return -1;
+        }
+        if (nnp && !cfg->no_new_privs) {
+                init_log("no_new_privs",
+                         "it is already set, but the config does not ask for it (noNewPrivileges is false): pass "
+                         "--no-new-privs if it should be set, or start the init without it");
+                return -1;
+        }
+        if (cfg->no_new_privs) {
+                c.set_nnp = !nnp;
+        } else if (cfg->nfilters > 0 && !sys_admin) {
+                if (!cfg->allow_nnp) {
+                        init_log("seccomp",
+                                 "loading a filter needs CAP_SYS_ADMIN (effective) or NO_NEW_PRIVS, and the init has "
+                                 "neither: lend it CAP_SYS_ADMIN (it is dropped again before the workload runs), set "
+                                 "noNewPrivileges, or pass --allow-nnp to set NO_NEW_PRIVS");
+                        return -1;
+                }
+                c.set_nnp = true;
+        }
+        /* With NO_NEW_PRIVS no capability is needed to load: change them all
+         * first, so that fewer syscalls come after the filter. */
+        c.caps_after_filter = cfg->nfilters > 0 && !nnp && !c.set_nnp;
+
+        /* Bounding: it can only shrink, which needs CAP_SETPCAP. */
+        if (end[INIT_CAP_BOUNDING] & ~cur[INIT_CAP_BOUNDING])
+                return refuse_extra(end[INIT_CAP_BOUNDING] & ~cur[INIT_CAP_BOUNDING],
+                                    "is not in the bounding set and cannot be added to it");
+        c.bounding_drop = cur[INIT_CAP_BOUNDING] & ~end[INIT_CAP_BOUNDING];
+        if (c.bounding_drop && !setpcap) {
+                init_log("capabilities", "dropping from the bounding set needs CAP_SETPCAP (effective), which the "
+                                         "init lacks");
+                return -1;
+        }
+
+        /* The permitted and effective sets before execve do not enter the
+         * kernel's computation of the workload's sets (P' = (I & fI) | (fP & B)
+         * | A', E' = fE ? P' : A'), only the bounding, inheritable and ambient
+         * sets do. A non-root init got only its ambient set through the
+         * runtime's execve, so the config's permitted set is out of reach; it
+         * is cut to what the init has, and the workload still ends with exactly
+         * what the runtime's execve would have given it. */
+        if (end[INIT_CAP_EFFECTIVE] & ~end[INIT_CAP_PERMITTED])
+                return refuse_extra(end[INIT_CAP_EFFECTIVE] & ~end[INIT_CAP_PERMITTED],
+                                    "is asked for in the effective set but not in the permitted set");
+        end[INIT_CAP_PERMITTED] &= cur[INIT_CAP_PERMITTED];
+        end[INIT_CAP_EFFECTIVE] &= end[INIT_CAP_PERMITTED];
+        uint64_t inh_extra = end[INIT_CAP_INHERITABLE] & ~cur[INIT_CAP_INHERITABLE];
+        if (inh_extra & ~end[INIT_CAP_BOUNDING])
+                return refuse_extra(inh_extra & ~end[INIT_CAP_BOUNDING],
+                                    "cannot be added to the inheritable set: it is not in the bounding set");
+        if (!setpcap && (inh_extra & ~cur[INIT_CAP_PERMITTED]))
+                return refuse_extra(inh_extra & ~cur[INIT_CAP_PERMITTED],
+                                    "cannot be added to the inheritable set without CAP_SETPCAP: it is not permitted");
+
+        if (end[INIT_CAP_PERMITTED] != cur[INIT_CAP_PERMITTED] || end[INIT_CAP_EFFECTIVE] != cur[INIT_CAP_EFFECTIVE] ||
+            end[INIT_CAP_INHERITABLE] != cur[INIT_CAP_INHERITABLE]) {
+                static const struct {
+                        enum init_capset set;
+                        cap_flag_t flag;
+                } map[] = {{INIT_CAP_PERMITTED, CAP_PERMITTED},
+                           {INIT_CAP_EFFECTIVE, CAP_EFFECTIVE},
+                           {INIT_CAP_INHERITABLE, CAP_INHERITABLE}};
+                c.proc = cap_init();
+                if (!c.proc) {
+                        init_log("capabilities", "%s", init_strerror(errno));
+                        return -1;
+                }
+                for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++)
+                        for (cap_value_t i = 0; i <= c.last_cap; i++)
+                                if ((end[map[m].set] & BIT(i)) && cap_set_flag(c.proc, map[m].flag, 1, &i, CAP_SET))
+                                        return refuse_extra(BIT(i), "cannot be set with libcap");
+        }
+
+        /* capset drops from the ambient set what is no longer permitted and
+         * inheritable; the ambient set is rebuilt when that is not the end we want. */
+        uint64_t amb_after = cur[INIT_CAP_AMBIENT] & end[INIT_CAP_PERMITTED] & end[INIT_CAP_INHERITABLE];
+        c.ambient = c.set[INIT_CAP_AMBIENT] && amb_after != c.want[INIT_CAP_AMBIENT];
+        *ret = c;
+        return 0;
+}
+
+int init_caps_bounding(const struct init_caps *caps)
+{
+        char buf[32];
+
+        for (int i = 0; i <= caps->last_cap; i++) {
+                if (!(caps->bounding_drop & BIT(i)))
+                        continue;
+                if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0) {
+                        init_log("capabilities", "cannot drop %s from the bounding set: %s",
+                                 cap_name(i, buf, sizeof(buf)), init_strerror(errno));
+                        return -1;
+                }
+        }
+        return 0;
+}
+
+int init_caps_nnp(const struct init_caps *caps)
+{
+        if (!caps->set_nnp)
+                return 0;
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+                init_log("no_new_privs", "cannot set it: %s", init_strerror(errno));
+                return -1;
+        }
+        return 0;
+}
+
+int init_caps_apply(const struct init_caps *caps)
+{
+        char buf[32];
+
+        if (caps->proc && cap_set_proc(caps->proc) < 0) {
+                init_log("capabilities", "capset of the permitted, effective and inheritable sets failed: %s",
+                         init_strerror(errno));
+                return -1;
+        }
+        if (!caps->ambient)
+                return 0;
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0) {
+                init_log("capabilities", "cannot clear the ambient set: %s", init_strerror(errno));
+                return -1;
+        }
+        for (int i = 0; i <= caps->last_cap; i++) {
+                if (!(caps->want[INIT_CAP_AMBIENT] & BIT(i)))
+                        continue;
+                if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0, 0) < 0)
+                        init_warn("capabilities",
+                                  "cannot raise %s in the ambient set: %s (it must be permitted and "
+                                  "inheritable); going on without it",
+                                  cap_name(i, buf, sizeof(buf)), init_strerror(errno));
+        }
+        return 0;
+}

@@ -1,0 +1,166 @@
+/* Reading the filter files: every one is read whole into a static buffer,
+ * decoded (tsync/filterfile.h) and checked like the kernel would check it
+ * (tsync/bpf.h) before the first is applied, so a bad second file never
+ * leaves the process half filtered. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "init.h"
+#include "tsync/bpf.h"
+#include "tsync/cleanup.h"
+#include "tsync/filterfile.h"
+
+/* One instruction more than the format allows, so that an oversized file is
+ * seen as such rather than cut at the limit. uint64_t: 8-byte alignment, as
+ * tsync_filter_decode requires. Zero pages cost nothing until read into. */
+#define BUF_WORDS ((TSYNC_FILTER_MAX_SIZE + 8) / 8)
+static uint64_t buffers[INIT_MAX_FILTERS][BUF_WORDS];
+
+/* Opens path without following a symlink in any component: the filter
+ * directory is a mount point in the container's root filesystem, and a
+ * symlink planted there must stop the container, not redirect the init.
+ * (A walk with O_NOFOLLOW rather than openat2, which not every kernel or
+ * sandbox offers.) ".." is refused. */
+static int open_no_symlinks(const char *path)
+{
+        char component[256];
+        const char *p = path;
+        int dir = open(*p == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+                return -errno;
+        for (;;) {
+                while (*p == '/')
+                        p++;
+                size_t n = strcspn(p, "/");
+                if (n == 0 || n >= sizeof(component) || (n == 2 && p[0] == '.' && p[1] == '.')) {
+                        (void)close(dir);
+                        return n == 0 ? -EISDIR : -EINVAL;
+                }
+                memcpy(component, p, n);
+                component[n] = '\0';
+                p += n;
+                while (*p == '/')
+                        p++;
+                bool last = *p == '\0';
+                int next = openat(dir, component,
+                                  (last ? O_RDONLY | O_NOCTTY : O_PATH | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
+                int saved = errno;
+                (void)close(dir);
+                if (next < 0)
+                        return -saved;
+                if (last)
+                        return next;
+                dir = next;
+        }
+}
+
+/* Reads up to size bytes; *ret_more tells whether the file goes on. */
+static int read_all(const char *path, void *buf, size_t size, size_t *ret_len, bool *ret_more)
+{
+        struct stat st;
+        size_t len = 0;
+
+        _cleanup_close_ int fd = open_no_symlinks(path);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        while (len < size) {
+                ssize_t n = read(fd, (char *)buf + len, size - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        *ret_more = false;
+        if (len == size) {
+                char c;
+                ssize_t n;
+                do
+                        n = read(fd, &c, 1);
+                while (n < 0 && errno == EINTR);
+                *ret_more = n > 0;
+        }
+        *ret_len = len;
+        return 0;
+}
+
+/* A USER_NOTIF return needs a listener, which the init does not hand over yet. */
+static long find_user_notif(const struct sock_filter *prog, size_t len)
+{
+        for (size_t i = 0; i < len; i++)
+                if (prog[i].code == (BPF_RET | BPF_K) &&
+                    (prog[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
+                        return (long)i;
+        return -1;
+}
+
+static int read_one(const char *path, void *buf, struct init_filter *ret)
+{
+        struct tsync_err err = {0};
+        const struct sock_filter *prog;
+        const char *why = NULL;
+        size_t size = 0, len;
+        uint32_t flags;
+        bool more = false;
+        int r;
+
+        r = read_all(path, buf, BUF_WORDS * 8, &size, &more);
+        if (r == -EINVAL) {
+                init_log(path, "not a regular file");
+                return -1;
+        }
+        if (r < 0) {
+                init_log(path, "cannot read the filter file: %s", init_strerror(r));
+                return -1;
+        }
+        if (more) {
+                init_log(path, "bad filter file: larger than %u bytes (over %u instructions)", TSYNC_FILTER_MAX_SIZE,
+                         TSYNC_FILTER_MAX_INSNS);
+                return -1;
+        }
+        if (size % 8 != 0) {
+                init_log(path, "bad filter file: its size (%zu bytes) is not a multiple of 8", size);
+                return -1;
+        }
+        r = tsync_filter_decode(buf, size, &prog, &len, &flags, &why);
+        if (r < 0) {
+                init_log(path, "bad filter file: %s", why ? why : init_strerror(r));
+                return -1;
+        }
+        r = tsync_bpf_validate(prog, len, &err);
+        if (r < 0) {
+                init_log(path, "bad filter program: %s", err.msg);
+                return -1;
+        }
+        long at = find_user_notif(prog, len);
+        if (at >= 0) {
+                init_log(path,
+                         "instruction %ld returns SECCOMP_RET_USER_NOTIF: notify actions and listenerPath are "
+                         "not supported yet",
+                         at);
+                return -1;
+        }
+        *ret = (struct init_filter){.path = path, .prog = prog, .len = len, .flags = flags};
+        return 0;
+}
+
+int init_filters_read(const struct init_config *cfg, struct init_filter *ret, size_t *ret_n)
+{
+        for (size_t i = 0; i < cfg->nfilters; i++)
+                if (read_one(cfg->filter_paths[i], buffers[i], &ret[i]) < 0)
+                        return -1;
+        *ret_n = cfg->nfilters;
+        return 0;
+}

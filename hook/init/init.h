@@ -1,0 +1,126 @@
+/* seccomp-tsync-init: what its parts share. Static binary, libc and libcap
+ * only, no heap after start-up except libcap's own objects (made before the
+ * first filter). Only this directory's code prints, one line at a time. */
+#pragma once
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/capability.h>
+#include <sys/types.h>
+
+#define INIT_PROGRAM     "seccomp-tsync-init"
+#define INIT_MAX_FILTERS 16
+
+/* Exit codes of the init when the workload never started (documented in
+ * --help). Otherwise it exits with the workload's status, or 128+signal. */
+enum init_exit {
+        INIT_EXIT_USAGE = 121,       /* bad command line */
+        INIT_EXIT_FILTER = 122,      /* a filter file is missing, malformed or refused */
+        INIT_EXIT_PRIVS = 123,       /* capabilities or NO_NEW_PRIVS cannot be arranged */
+        INIT_EXIT_KERNEL = 124,      /* the kernel refused a filter (flag, program, divergent thread) */
+        INIT_EXIT_VERIFY = 125,      /* a thread does not show the filters, or they cannot be verified */
+        INIT_EXIT_CANNOT_EXEC = 126, /* CMD cannot be executed (or the init cannot start it) */
+        INIT_EXIT_NOT_FOUND = 127,   /* CMD not found */
+};
+
+/* The capability sets, in the order the init sets them. */
+enum init_capset {
+        INIT_CAP_BOUNDING,
+        INIT_CAP_PERMITTED,
+        INIT_CAP_EFFECTIVE,
+        INIT_CAP_INHERITABLE,
+        INIT_CAP_AMBIENT,
+        INIT_CAP_NSETS,
+};
+
+struct init_filter {
+        const char *path;
+        const struct sock_filter *prog; /* points into the file's static buffer */
+        size_t len;
+        uint32_t flags;
+};
+
+struct init_config {
+        const char *filter_paths[INIT_MAX_FILTERS];
+        size_t nfilters;
+        const char *caps[INIT_CAP_NSETS]; /* the option's text; NULL when not given */
+        bool no_new_privs;
+        bool allow_nnp;
+        bool exec;
+        bool pgroup;
+        char **cmd; /* NULL-terminated */
+};
+
+/* log.c: "seccomp-tsync-init: <what>: <why>" on stderr in one write. Keep errno. */
+void init_log(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void init_warn(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* strerrordesc_np, never NULL and never allocating. */
+const char *init_strerror(int e);
+
+/* options.c: fills *cfg from argv. Returns -1 after printing (exit 121), 1
+ * after printing help or version (exit 0), 0 to go on. */
+int init_parse_options(int argc, char **argv, struct init_config *cfg);
+
+/* filters.c: reads every file of cfg into static buffers, decodes and
+ * validates it, and refuses USER_NOTIF returns. Prints and returns -1 on the
+ * first bad file. */
+int init_filters_read(const struct init_config *cfg, struct init_filter *ret, size_t *ret_n);
+
+/* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first filter. */
+struct init_caps {
+        bool set[INIT_CAP_NSETS];      /* the option was given */
+        uint64_t want[INIT_CAP_NSETS]; /* requested sets (bits up to the kernel's last cap) */
+        cap_t proc;                    /* permitted/effective/inheritable to capset; NULL: leave them */
+        uint64_t bounding_drop;        /* bits to PR_CAPBSET_DROP */
+        bool ambient;                  /* clear the ambient set and raise want[AMBIENT] */
+        bool set_nnp;                  /* set NO_NEW_PRIVS before loading */
+        bool caps_after_filter;        /* loading needs CAP_SYS_ADMIN: change P/E/I/A after it */
+        int last_cap;
+};
+
+/* Parses the lists and checks the kernel will accept the transition. Prints
+ * and returns -1 (exit 121 for a bad name, 123 otherwise, in *ret_exit). */
+int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *ret_exit);
+/* Drops the bounding set: before the first filter. Prints and returns -1. */
+int init_caps_bounding(const struct init_caps *caps);
+/* Sets NO_NEW_PRIVS if planned: before the first filter. Prints and returns -1. */
+int init_caps_nnp(const struct init_caps *caps);
+/* capset P/E/I, then the ambient set (a raise the kernel refuses is a
+ * warning). Prints and returns -1 if capset fails. */
+int init_caps_apply(const struct init_caps *caps);
+
+/* signals.c: the signal thread. init_signals_block blocks every signal in the
+ * calling thread, first thing, so that none is lost or kills the init while it
+ * sets up; the threads it creates inherit the mask. init_signals_start resets
+ * every disposition to default and starts the signal thread. Both print and
+ * return -1 on failure. */
+int init_signals_block(void);
+int init_signals_start(bool pgroup);
+/* The workload runs as pid: forward the signals that came before, and the
+ * next ones. -1 once it is reaped: signals are dropped from then on. */
+void init_signals_workload(pid_t pid);
+/* Exec mode: from now on signals go to the main thread; those that came
+ * before are re-raised there. They take their default action once the mask
+ * is cleared, as they would have on a workload that has not started yet. */
+void init_signals_handoff(void);
+/* Every signal unblocked in the calling thread (for the workload). Prints and
+ * returns -1 on failure: the workload must not start with signals blocked. */
+int init_signals_unblock(void);
+
+/* run.c: the command. */
+/* Resolves cmd[0] along PATH (like execvp, before the filter). Prints and
+ * returns INIT_EXIT_NOT_FOUND / INIT_EXIT_CANNOT_EXEC, or 0. */
+int init_resolve(const char *cmd, char *ret_path, size_t size);
+/* execve in place; returns only on failure (prints, returns 126 or 127). */
+int init_exec(const char *path, char **argv);
+/* Forks the workload, supervises it as PID 1 (or subreaper) and returns its
+ * exit status or 128+signal; 126/127 if the child cannot execve. Returns
+ * before the workload exits only if wait4 fails (a profile denying it): then
+ * it says so, kills the workload and returns 1. */
+int init_supervise(const char *path, char **argv, bool pgroup, bool tty);
+
+/* shim.c: the whole init; main() calls it (and test tools, after arranging
+ * the process they want to test). */
+int shim_main(int argc, char **argv);

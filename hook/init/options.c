@@ -1,0 +1,184 @@
+/* The command line, in the style of catatonit and tini:
+ *   seccomp-tsync-init [OPTIONS] -- CMD [ARG...]
+ * Only the syntax is checked here; the filter files and capability names are
+ * checked by filters.c and caps.c, still before anything is applied. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "init.h"
+
+#ifndef TSYNC_VERSION
+#define TSYNC_VERSION "dev"
+#endif
+
+enum {
+        OPT_BOUNDING = 0x100,
+        OPT_PERMITTED,
+        OPT_EFFECTIVE,
+        OPT_INHERITABLE,
+        OPT_AMBIENT,
+        OPT_NO_NEW_PRIVS,
+        OPT_ALLOW_NNP,
+        OPT_EXEC,
+        OPT_VERSION,
+};
+
+static const char *const capset_option[INIT_CAP_NSETS] = {
+        [INIT_CAP_BOUNDING] = "--bounding",   [INIT_CAP_PERMITTED] = "--permitted",
+        [INIT_CAP_EFFECTIVE] = "--effective", [INIT_CAP_INHERITABLE] = "--inheritable",
+        [INIT_CAP_AMBIENT] = "--ambient",
+};
+
+static void help(FILE *f)
+{
+        fprintf(f, "Usage: " INIT_PROGRAM " [OPTIONS] -- CMD [ARG...]\n"
+                   "Applies compiled seccomp filters to every thread of this process with\n"
+                   "SECCOMP_FILTER_FLAG_TSYNC, checks in /proc/self/task that each thread carries them,\n"
+                   "sets the capability sets and NO_NEW_PRIVS the container config asks for, then runs\n"
+                   "CMD (as PID 1: it reaps zombies and forwards signals).\n\n"
+                   "  -f, --filter FILE     a filter file (oci-seccomp-tsync compile -O tsync); repeatable,\n"
+                   "                        applied in order, each with TSYNC and the flags it carries.\n"
+                   "                        All are read and checked before the first is applied.\n"
+                   "      --bounding CAPS   the bounding set to end with (needs CAP_SETPCAP to drop)\n"
+                   "      --permitted CAPS  the permitted set\n"
+                   "      --effective CAPS  the effective set\n"
+                   "      --inheritable CAPS the inheritable set\n"
+                   "      --ambient CAPS    the ambient set (a capability the kernel will not raise, not\n"
+                   "                        being permitted and inheritable, is a warning, as in runc)\n"
+                   "                        CAPS: CAP_CHOWN,CAP_KILL,... or \"\" or none. A set not given is\n"
+                   "                        left as it is. The uid and gid are never changed.\n"
+                   "      --no-new-privs    end with NO_NEW_PRIVS set (noNewPrivileges: true). Without it\n"
+                   "                        NO_NEW_PRIVS must not be set already, and the init does not set it.\n"
+                   "      --allow-nnp       without CAP_SYS_ADMIN, set NO_NEW_PRIVS to be able to load\n"
+                   "                        (otherwise that situation is refused)\n"
+                   "      --exec            replace the init with CMD once the filters are on (default:\n"
+                   "                        stay PID 1, run CMD as a child, exit with its status)\n"
+                   "  -g, --pgroup          run CMD in its own process group and signal the whole group\n"
+                   "  -h, --help            this text\n"
+                   "      --version         the version\n\n"
+                   "Forwarded signals: SIGTERM SIGINT SIGHUP SIGQUIT SIGUSR1 SIGUSR2 SIGWINCH SIGCONT.\n\n"
+                   "Exit status: CMD's, or 128+N when signal N killed it (SIGSYS from its filter: 159).\n"
+                   "When CMD never started:\n"
+                   "  121  bad command line\n"
+                   "  122  a filter file is missing, malformed (version, size, checksum, flags, over\n"
+                   "       4096 instructions) or returns USER_NOTIF\n"
+                   "  123  the capability sets or NO_NEW_PRIVS cannot be arranged\n"
+                   "  124  the kernel refused a filter: a flag (named), the program, or a thread that\n"
+                   "       runs another filter (TID and name given)\n"
+                   "  125  verification failed: a thread does not carry the filters, or the kernel does\n"
+                   "       not show Seccomp_filters in /proc\n"
+                   "  126  CMD cannot be executed\n"
+                   "  127  CMD not found\n\n"
+                   "After the first filter the init makes only these system calls; the profile must\n"
+                   "allow them (everything else happens before it):\n"
+                   "  always     openat read getdents64 (verification), clone rt_sigprocmask execve\n"
+                   "             (starting CMD), wait4 exit_group\n"
+                   "  sometimes  seccomp (each filter after the first), capset prctl (capability sets\n"
+                   "             changed after loading with CAP_SYS_ADMIN, i.e. without NO_NEW_PRIVS),\n"
+                   "             rt_sigtimedwait kill futex (forwarding signals), tgkill (--exec: a\n"
+                   "             signal before the exec), setpgid getpid ioctl (--pgroup), write\n"
+                   "             (messages), clock_nanosleep (a thread failing verification),\n"
+                   "             close set_robust_list (their failure is ignored)\n"
+                   "If wait4 fails the init says so, kills CMD and exits 1.\n");
+}
+
+static int set_once(const char **slot, const char *name, const char *value)
+{
+        if (*slot) {
+                init_log("command line", "%s is given twice", name);
+                return -1;
+        }
+        *slot = value;
+        return 0;
+}
+
+int init_parse_options(int argc, char **argv, struct init_config *cfg)
+{
+        static const struct option options[] = {
+                {"filter", required_argument, NULL, 'f'},
+                {"bounding", required_argument, NULL, OPT_BOUNDING},
+                {"permitted", required_argument, NULL, OPT_PERMITTED},
+                {"effective", required_argument, NULL, OPT_EFFECTIVE},
+                {"inheritable", required_argument, NULL, OPT_INHERITABLE},
+                {"ambient", required_argument, NULL, OPT_AMBIENT},
+                {"no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS},
+                {"allow-nnp", no_argument, NULL, OPT_ALLOW_NNP},
+                {"exec", no_argument, NULL, OPT_EXEC},
+                {"pgroup", no_argument, NULL, 'g'},
+                {"help", no_argument, NULL, 'h'},
+                {"version", no_argument, NULL, OPT_VERSION},
+                {},
+        };
+        int opt;
+
+        memset(cfg, 0, sizeof(*cfg));
+        /* getopt prints its own complaints; ours carry the program's prefix. */
+        opterr = 0;
+        optind = 1;
+        /* "+": stop at CMD, whose own options are not ours. */
+        while ((opt = getopt_long(argc, argv, "+:f:gh", options, NULL)) != -1) {
+                switch (opt) {
+                case 'f':
+                        if (cfg->nfilters == INIT_MAX_FILTERS) {
+                                init_log("command line", "more than %d filters", INIT_MAX_FILTERS);
+                                return -1;
+                        }
+                        cfg->filter_paths[cfg->nfilters++] = optarg;
+                        break;
+                case OPT_BOUNDING:
+                case OPT_PERMITTED:
+                case OPT_EFFECTIVE:
+                case OPT_INHERITABLE:
+                case OPT_AMBIENT: {
+                        int set = opt - OPT_BOUNDING;
+                        if (set_once(&cfg->caps[set], capset_option[set], optarg) < 0)
+                                return -1;
+                        break;
+                }
+                case OPT_NO_NEW_PRIVS:
+                        cfg->no_new_privs = true;
+                        break;
+                case OPT_ALLOW_NNP:
+                        cfg->allow_nnp = true;
+                        break;
+                case OPT_EXEC:
+                        cfg->exec = true;
+                        break;
+                case 'g':
+                        cfg->pgroup = true;
+                        break;
+                case 'h':
+                        help(stdout);
+                        (void)fflush(stdout);
+                        return 1;
+                case OPT_VERSION:
+                        printf("%s %s\n", INIT_PROGRAM, TSYNC_VERSION);
+                        (void)fflush(stdout);
+                        return 1;
+                case ':':
+                        init_log("command line", "%s needs an argument", argv[optind - 1]);
+                        return -1;
+                default:
+                        if (optopt && optopt < 0x100)
+                                init_log("command line", "unknown option '-%c' (see --help)", optopt);
+                        else
+                                init_log("command line", "unknown option '%s' (see --help)", argv[optind - 1]);
+                        return -1;
+                }
+        }
+        if (cfg->exec && cfg->pgroup) {
+                init_log("command line", "--pgroup has no meaning with --exec: there is no child to group");
+                return -1;
+        }
+        if (optind >= argc) {
+                init_log("command line", "no command given: " INIT_PROGRAM " [OPTIONS] -- CMD [ARG...]");
+                return -1;
+        }
+        if (argv[optind][0] == '\0') {
+                init_log("command line", "the command is an empty string");
+                return -1;
+        }
+        cfg->cmd = argv + optind;
+        return 0;
+}

@@ -1,0 +1,95 @@
+/* The init's whole flow, in the order the style guide asks for: decide
+ * everything, then act. Before the first filter: parse, read and check every
+ * filter file, plan the capability sets, find CMD, ask the kernel about the
+ * flags, start the signal thread. Then load every filter with TSYNC, verify
+ * every thread, finish the capabilities and run CMD. Any failure before CMD
+ * runs exits with one of enum init_exit and one line on stderr. */
+#include <errno.h>
+#include <limits.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "init.h"
+
+/* Static: no heap, and libcap's objects stay reachable (no leak reports
+ * when a test tool built with sanitizers runs this). */
+static struct init_config cfg;
+static struct init_filter filters[INIT_MAX_FILTERS];
+static struct init_caps caps;
+static struct tsync_census census;
+static char path[PATH_MAX];
+
+static int apply_filters(size_t n)
+{
+        struct tsync_verify_result result;
+        struct tsync_err err = {0};
+
+        if (tsync_apply_census(&census, &err) < 0) {
+                init_log("verify", "%s", err.msg);
+                return INIT_EXIT_VERIFY;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (tsync_apply_load(filters[i].prog, filters[i].len, filters[i].flags, &err) < 0) {
+                        init_log(filters[i].path, "%s", err.msg);
+                        return INIT_EXIT_KERNEL;
+                }
+        }
+        if (tsync_apply_verify(&census, (unsigned)n, &result, &err) < 0) {
+                init_log("verify", "%s", err.msg);
+                return INIT_EXIT_VERIFY;
+        }
+        return 0;
+}
+
+int shim_main(int argc, char **argv)
+{
+        struct tsync_err err = {0};
+        size_t n = 0;
+        int r, code;
+
+        if (init_signals_block() < 0)
+                return INIT_EXIT_CANNOT_EXEC;
+        r = init_parse_options(argc, argv, &cfg);
+        if (r != 0)
+                return r < 0 ? INIT_EXIT_USAGE : 0;
+        if (init_filters_read(&cfg, filters, &n) < 0)
+                return INIT_EXIT_FILTER;
+        if (init_caps_plan(&cfg, &caps, &code) < 0)
+                return code;
+        code = init_resolve(cfg.cmd[0], path, sizeof(path));
+        if (code)
+                return code;
+        /* A flag the kernel refuses is found before anything is applied. */
+        for (size_t i = 0; i < n; i++) {
+                if (tsync_apply_probe_flags(filters[i].flags, &err) < 0) {
+                        init_log(filters[i].path, "%s", err.msg);
+                        return INIT_EXIT_KERNEL;
+                }
+        }
+        bool tty = cfg.pgroup && isatty(STDIN_FILENO);
+        if (!cfg.exec && getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+                init_log("subreaper", "cannot become the workload's subreaper: %s", init_strerror(errno));
+                return INIT_EXIT_CANNOT_EXEC;
+        }
+        if (init_signals_start(cfg.pgroup) < 0)
+                return INIT_EXIT_CANNOT_EXEC;
+        if (init_caps_bounding(&caps) < 0 || init_caps_nnp(&caps) < 0)
+                return INIT_EXIT_PRIVS;
+        if (!caps.caps_after_filter && init_caps_apply(&caps) < 0)
+                return INIT_EXIT_PRIVS;
+
+        if (n > 0) {
+                code = apply_filters(n);
+                if (code)
+                        return code;
+        }
+
+        if (caps.caps_after_filter && init_caps_apply(&caps) < 0)
+                return INIT_EXIT_PRIVS;
+        if (cfg.exec) {
+                init_signals_handoff();
+                return init_exec(path, cfg.cmd);
+        }
+        return init_supervise(path, cfg.cmd, cfg.pgroup, tty);
+}

@@ -1,0 +1,101 @@
+/* Runs the real init flow (shim_main) after arranging the process the way a
+ * test needs it, which the init itself would never do:
+ *   init_harness [--diverge TIDFILE] [--pending-signal SIG] -- INIT-OPTIONS -- CMD [ARG...]
+ *   --diverge TIDFILE     a sibling thread named "diverger" first installs a filter of
+ *                         its own (plain, no TSYNC) and writes its TID to TIDFILE, so
+ *                         the init's TSYNC must fail naming it
+ *   --pending-signal SIG  SIG (a number) is sent to the process before the init starts,
+ *                         so it is pending when the signal thread comes up: the init
+ *                         must remember it and forward it to the workload
+ * Exits with shim_main's status. */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../hook/init/init.h"
+
+static sem_t ready;
+static const char *tid_file;
+static int diverge_error;
+
+static void *diverger(void *arg)
+{
+        struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+        struct sock_fprog prog = {.len = 1, .filter = allow};
+        sigset_t all;
+        (void)arg;
+
+        /* Signals are for the init's threads, not for this one. */
+        (void)sigfillset(&all);
+        (void)pthread_sigmask(SIG_SETMASK, &all, NULL);
+        (void)prctl(PR_SET_NAME, "diverger", 0, 0, 0);
+        /* This thread alone: no TSYNC. Its filter is no ancestor of the init's. */
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+                diverge_error = errno;
+        } else {
+                FILE *f = fopen(tid_file, "we");
+                if (!f || fprintf(f, "%d\n", (int)gettid()) < 0 || fclose(f) != 0)
+                        diverge_error = errno ? errno : EIO;
+        }
+        (void)sem_post(&ready);
+        for (;;)
+                pause();
+        return NULL;
+}
+
+int main(int argc, char **argv)
+{
+        int i = 1, pending = 0;
+
+        for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+                if (strcmp(argv[i], "--diverge") == 0 && i + 1 < argc) {
+                        tid_file = argv[++i];
+                } else if (strcmp(argv[i], "--pending-signal") == 0 && i + 1 < argc) {
+                        pending = atoi(argv[++i]);
+                } else {
+                        fprintf(stderr, "init_harness: usage: init_harness [--diverge TIDFILE] "
+                                        "[--pending-signal SIG] -- INIT-OPTIONS -- CMD [ARG...]\n");
+                        return 2;
+                }
+        }
+        if (i >= argc) {
+                fprintf(stderr, "init_harness: no -- before the init's options\n");
+                return 2;
+        }
+        if (pending > 0) {
+                sigset_t set;
+                (void)sigemptyset(&set);
+                (void)sigaddset(&set, pending);
+                (void)sigprocmask(SIG_BLOCK, &set, NULL);
+                if (kill(getpid(), pending) != 0) {
+                        perror("init_harness: kill");
+                        return 2;
+                }
+        }
+        if (tid_file) {
+                pthread_t t;
+                (void)sem_init(&ready, 0, 0);
+                if (pthread_create(&t, NULL, diverger, NULL) != 0) {
+                        fprintf(stderr, "init_harness: pthread_create failed\n");
+                        return 2;
+                }
+                while (sem_wait(&ready) < 0 && errno == EINTR)
+                        ;
+                if (diverge_error) {
+                        fprintf(stderr, "init_harness: diverger: %s\n", strerror(diverge_error));
+                        return 2;
+                }
+        }
+        /* argv[i] is "--": it becomes the init's argv[0]. */
+        argv[i] = (char *)INIT_PROGRAM;
+        return shim_main(argc - i, argv + i);
+}
