@@ -1,34 +1,49 @@
 #!/bin/bash
-# The demo: a real `podman run` gives the config of Podman's default profile; runc
-# runs a container under it; we read back the filter the kernel holds for the
-# container, translate the same config ourselves, and compare the two programs
-# over every syscall of x86_64, x32 and i386. Needs root; run after `scons`.
-set -euo pipefail
+# The demo: a real runc container, started from a busybox-static root filesystem
+# with Podman's default settings (its seccomp profile is the baseline), runs a
+# multi-threaded workload twice: as is, then with a layer (getcwd -> ENOMEDIUM)
+# applied by seccomp-tsync-init with TSYNC. Thread by thread it prints the
+# filter state and what mkdir returned. Then it compares our translation of
+# Podman's profile with the program runc installs. Needs root; run after `scons`.
+set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export TSYNC_TOP=$TOP TSYNC_BUILD=$TOP/build
 . "$TOP/tests/integration/lib.sh"
-OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
+. "$TOP/tests/integration/hooklib.sh"
 
 tsync_test_begin
 tsync_cleanup_on_exit
-echo "== 1. config.json of a real 'podman run' (Podman's default seccomp profile)"
-bash "$TOP/tests/integration/capture_podman_config.sh" "$TSYNC_TMP/podman.json" >/dev/null
-jq -r '.linux.seccomp | "   defaultAction \(.defaultAction) errno \(.defaultErrnoRet), \(.syscalls | length) rules, \([.syscalls[].names[]] | length) names"' "$TSYNC_TMP/podman.json"
+hook_suite_setup
+trap 'hook_suite_teardown; tsync_test_end' EXIT
+[ -n "$PODMAN_CONFIG" ] || exit 1
 
-echo "== 2. runc runs a container under that config; the filter the kernel holds for it"
-count=$(capture_runc_filter "$TSYNC_TMP/podman.json" "$TSYNC_TMP/runc")
-echo "   $count filter, $(($(stat -c %s "$TSYNC_TMP/runc/filter.0.bpf") / 8)) instructions"
+show() {
+        # tid=.. main=.. Uid=.. Seccomp=.. Seccomp_filters=.. ... call=getcwd rc=.. errno=..
+        sed -n 's/^tid=\([0-9]*\) main=\([01]\).* Seccomp=\([0-9]\) Seccomp_filters=\([0-9]*\) NoNewPrivs=\([01]\).* rc=\(-*[0-9]*\) errno=\([0-9]*\)$/\1 \2 \3 \4 \5 \6 \7/p' "$1" |
+                while read -r tid main mode filters nnp r e; do
+                        printf '   thread %-6s %-6s Seccomp %s  filters %s  NoNewPrivs %s  getcwd: %s\n' "$tid" \
+                                "$([ "$main" = 1 ] && echo main || echo)" "$mode" "$filters" "$nnp" \
+                                "$([ "$r" = 0 ] && echo ok || echo "errno $e ($(perl -e "\$! = $e; print \"\$!\"" 2>/dev/null))")"
+                done
+}
 
-echo "== 3. our translation of the same config"
-"$OCI" compile "$TSYNC_TMP/podman.json" -o "$TSYNC_TMP/ours.bpf"
-echo "   $(($(stat -c %s "$TSYNC_TMP/ours.bpf") / 8)) instructions"
+echo "== 1. runc, Podman's default profile, a workload with 6 threads, each calling getcwd"
+podman_bundle "$TSYNC_TMP/plain" "exec /bin/threads_probe -n 5 getcwd"
+rt_run demo-plain-$$ "$TSYNC_TMP/plain"
+show "$TSYNC_TMP/demo-plain-$$.out"
 
-echo "== 4. both programs, simulated over every syscall number of x86_64, x32 and i386"
+echo "== 2. the same, after: oci-seccomp-tsync inject --profile deny-getcwd.json BUNDLE"
+podman_bundle "$TSYNC_TMP/ours" "for t in /proc/1/task/*; do echo \"init \$(basename \$t) \$(grep -E '^Seccomp(_filters)?:' \$t/status | tr '\t\n' '  ')\"; done; exec /bin/threads_probe -n 5 getcwd"
+inject --profile "$PROFILES/deny-getcwd.json" "$TSYNC_TMP/ours"
+echo "   process.args: $(jq -c '.process.args[0:3] + ["..."]' "$TSYNC_TMP/ours/config.json")"
+rt_run demo-ours-$$ "$TSYNC_TMP/ours"
+sed -n 's/^init \([0-9]*\) /   PID 1 (seccomp-tsync-init) thread \1: /p' "$TSYNC_TMP/demo-ours-$$.out"
+show "$TSYNC_TMP/demo-ours-$$.out"
+echo "   exit status: $rc"
+
+echo "== 3. our translation of Podman's profile against the program runc installed for it"
+count=$(capture_runc_filter "$PODMAN_CONFIG" "$TSYNC_TMP/runc")
+"$OCI" compile "$PODMAN_CONFIG" -o "$TSYNC_TMP/ours.bpf"
 "$TSYNC_TOOLS/seccomp_diff" "$TSYNC_TMP/ours.bpf" "$TSYNC_TMP/runc/filter.0.bpf" |
         sed -e "s|$TSYNC_TMP/ours.bpf|ours|" -e "s|$TSYNC_TMP/runc/filter.0.bpf|runc|" -e 's/^/   /'
-
-echo "== 5. explain: what a few calls get, and which rule decides"
-for call in "socket 16 3 9" "personality 0xffffffff" "clone3" "kexec_load" "1000"; do
-        # shellcheck disable=SC2086
-        "$OCI" explain "$TSYNC_TMP/podman.json" $call | sed 's/^/   /'
-done
+echo "   ($count filter read back from the runc container with PTRACE_SECCOMP_GET_FILTER)"

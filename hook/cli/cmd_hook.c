@@ -158,19 +158,13 @@ static int stage_poststop(const struct hook_opts *h)
         return CLI_EXIT_OK;
 }
 
-/* Splits "a,b, c" into names; at most TSYNC_MAX_LAYERS. */
+/* Splits "a,b c;d" into names; at most TSYNC_MAX_LAYERS. Podman's --annotation
+ * splits its argument at commas, so spaces, ';' and ':' separate names too. */
 static int split_layers(char *list, const char **ret, size_t *ret_n, struct tsync_err *err)
 {
         size_t n = 0;
         char *save = NULL;
-        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                while (*t == ' ')
-                        t++;
-                size_t len = strlen(t);
-                while (len && t[len - 1] == ' ')
-                        t[--len] = '\0';
-                if (!*t)
-                        continue;
+        for (char *t = strtok_r(list, ",;: \t", &save); t; t = strtok_r(NULL, ",;: \t", &save)) {
                 if (n == TSYNC_MAX_LAYERS)
                         return tsync_error(err, E2BIG, "annotations.%s: at most %d layers", TSYNC_ANNOTATION_LAYERS,
                                            TSYNC_MAX_LAYERS);

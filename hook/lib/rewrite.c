@@ -159,8 +159,9 @@ static int add_hook(struct tsync_json *hooks, const char *stage, const struct ts
  * gives them back before the workload runs. */
 static int lend_capabilities(struct tsync_json *caps)
 {
-        const struct tsync_json *bounding = tsync_json_get(caps, "bounding");
-        bool lend_setpcap = !array_has(bounding, "CAP_SYS_ADMIN") && !array_has(bounding, "CAP_SETPCAP");
+        /* SETPCAP is lent even when the bounding set has it: for a non-root user
+         * only the ambient set reaches the init's effective set. */
+        bool lend_setpcap = !array_has(tsync_json_get(caps, "bounding"), "CAP_SYS_ADMIN");
         const char *lend[] = { "CAP_SYS_ADMIN", lend_setpcap ? "CAP_SETPCAP" : NULL };
         for (size_t s = 0; s < ARRAY_SIZE(cap_sets); s++) {
                 struct tsync_json *set = tsync_json_get_mut(caps, cap_sets[s]);

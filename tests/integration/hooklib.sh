@@ -1,0 +1,92 @@
+# Shared by the hook suites (test_hook_*.sh): bundles built from the config of a
+# real `podman run` (Podman's default profile as the baseline), the workload's
+# probe script, and runtime-neutral run helpers. Source after lib.sh.
+HERE=${HERE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+OCI="$TSYNC_BUILD/bin/oci-seccomp-tsync"
+INIT="$TSYNC_BUILD/bin/seccomp-tsync-init"
+PROFILES="$TSYNC_TOP/tests/integration/profiles"
+TSYNC_APPLETS="sh sleep cat mkdir ls touch echo grep kill id basename tr rmdir"
+RT=${RT:-runc}
+
+# The probe every test workload runs: PID 1's threads (our init), then the
+# workload's own state, then what a mkdir gets. One fact per line.
+PROBE='for t in /proc/1/task/*; do
+  echo "init $(basename $t) $(grep -E "^(Seccomp|Seccomp_filters):" $t/status | tr "\t\n" "  ")"
+done
+grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):" /proc/self/status | tr "\t" " "
+if mkdir /tmp/probe-dir 2>/tmp/err; then echo "mkdir: ok"; else echo "mkdir: $(cat /tmp/err)"; fi'
+
+# Once per suite: the config of a real podman run (Podman's default seccomp profile and capabilities).
+hook_suite_setup() {
+        SUITE_TMP=$(mktemp -d)
+        PODMAN_CONFIG="$SUITE_TMP/podman.json"
+        if ! bash "$HERE/capture_podman_config.sh" "$PODMAN_CONFIG" >"$SUITE_TMP/capture.log" 2>&1; then
+                cat "$SUITE_TMP/capture.log"
+                PODMAN_CONFIG=
+        fi
+}
+
+hook_suite_teardown() {
+        rm -rf "$SUITE_TMP"
+}
+
+# podman_bundle DIR SCRIPT: a bundle with Podman's default settings that runs `sh -c SCRIPT`.
+podman_bundle() {
+        local dir=$1 script=$2
+        [ -n "$PODMAN_CONFIG" ] || {
+                tsync_log "no config from a real podman run"
+                return 1
+        }
+        tsync_bundle_from_config "$PODMAN_CONFIG" "$dir" || return 1
+        local extra=()
+        [ -x "$TSYNC_BUILD/tests/static/threads_probe" ] && extra+=("$TSYNC_BUILD/tests/static/threads_probe")
+        rm -rf "$dir/rootfs" && make_rootfs "$dir/rootfs" "${extra[@]}" || return 1
+        tsync_json_edit "$dir/config.json" '.process.args = ["/bin/sh", "-c", $s] | .root.readonly = false' \
+                --arg s "$script"
+}
+
+# rt_run ID BUNDLE: runs in the foreground with $RT; output in $TSYNC_TMP/ID.out and .err; status in $rc.
+rt_run() {
+        local id=$1 bundle=$2
+        case "$RT" in
+        runc) run_runc "$id" "$bundle" >"$TSYNC_TMP/$id.out" 2>"$TSYNC_TMP/$id.err" ;;
+        crun) run_crun "$id" "$bundle" >"$TSYNC_TMP/$id.out" 2>"$TSYNC_TMP/$id.err" ;;
+        esac
+        rc=$?
+}
+
+rt_start() {
+        case "$RT" in
+        runc) start_runc "$@" ;;
+        crun) start_crun "$@" ;;
+        esac
+}
+
+rt_stop() {
+        case "$RT" in
+        runc) stop_runc "$@" ;;
+        crun) stop_crun "$@" ;;
+        esac
+}
+
+rt() {
+        case "$RT" in
+        runc) runc "$@" ;;
+        crun) crun_cmd "$@" ;;
+        esac
+}
+
+inject() {
+        "$OCI" inject --cache-dir "$TSYNC_TMP/cache" "$@"
+}
+
+# Lines of the probe output for PID 1's threads that do not show want_filters filters in mode 2.
+init_threads_without() {
+        local out=$1 want=$2
+        grep '^init ' "$out" | grep -v "Seccomp: 2 Seccomp_filters: $want " || true
+}
+
+# The probe's capability and NoNewPrivs lines of a run.
+cap_lines() {
+        grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' "$1"
+}
