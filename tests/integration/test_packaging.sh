@@ -1,0 +1,459 @@
+#!/bin/bash
+# Packaging: the hooks.d files against the hooks.d 1.0.0 schema; `scons install`
+# into a DESTDIR installs exactly the expected files and `scons uninstall`
+# removes them; the man pages render without warnings and document what the
+# programs' --help says; `scons dist`; the Debian package (lintian: no errors)
+# and the RPM from the dist tarball; the installed .deb runs a Podman container
+# through its own hooks.d files.
+#
+# Every scons run happens in a copy of the tree (its tracked and untracked,
+# not ignored files), so that PREFIX changes never rebuild the build/ that
+# `scons check` is running from.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+TOP=$TSYNC_TOP
+VALIDATE="$TOP/tests/tools/validate_json.py"
+HOOKS_SCHEMA="$TOP/schema/hooks-1.0.0.schema.json"
+PLAN_SCHEMA="$TOP/schema/plan.schema.json"
+PKG=oci-seccomp-tsync
+MAN_PAGES="share/man/man1/oci-seccomp-tsync.1 share/man/man1/seccomp-tsync-init.1 share/man/man5/oci-seccomp-tsync.5"
+
+oneTimeSetUp() {
+        SUITE_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tsync-pkg.XXXXXX")
+        SRC="$SUITE_TMP/src"
+        DEB=
+        VERSION=$(sed -n "s/^VERSION = '\(.*\)'$/\1/p" "$TOP/SConstruct")
+        copy_tree "$SRC" || return 1
+        # Built once, with the prefix the packages use; the install tests then only copy.
+        scons_in_copy installable PREFIX=/usr || return 1
+}
+
+oneTimeTearDown() {
+        purge_package
+        rm -rf "$SUITE_TMP"
+}
+
+setUp() {
+        tsync_test_begin
+}
+
+tearDown() {
+        tsync_test_end
+}
+
+# copy_tree DIR: the files of this checkout that git would commit, in a git index of their own
+# (`scons dist` lists them with git ls-files).
+copy_tree() {
+        local dir=$1
+        mkdir -p "$dir"
+        if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+                # (a tracked file deleted in the work tree is not copied)
+                (cd "$TOP" && git ls-files -co --exclude-standard -z |
+                        while IFS= read -r -d '' f; do
+                                if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+                        done | xargs -0 cp -P --parents -t "$dir") || return 1
+        else
+                tar -C "$TOP" --exclude=./build --exclude=./.sconsign.dblite -cf - . | tar -C "$dir" -xf - || return 1
+        fi
+        # A commit, as in a clone: `scons dist` and scdoc take their timestamps from it.
+        (cd "$dir" && git init -q && git add -A &&
+                git -c user.name=test -c user.email=test@invalid commit -q -m "packaging test") || return 1
+}
+
+# scons_in_copy ARGS...: scons in the copy; the output goes to $SUITE_TMP/scons.log, shown on failure.
+scons_in_copy() {
+        if ! (cd "$SRC" && scons -Q -j"$(nproc)" "$@") >"$SUITE_TMP/scons.log" 2>&1; then
+                cat "$SUITE_TMP/scons.log"
+                echo "scons $* failed in the copy of the tree"
+                return 1
+        fi
+}
+
+# expected_files PREFIX: what `scons install` must put under DESTDIR, sorted.
+expected_files() {
+        local p=$1 f
+        {
+                echo "$p/bin/oci-seccomp-tsync"
+                echo "$p/libexec/oci-seccomp-tsync/seccomp-tsync-init"
+                for f in "$SRC"/configs/hooks.d/*.json.in; do
+                        f=${f##*/}
+                        echo "$p/share/containers/oci/hooks.d/${f%.in}"
+                done
+                for f in "$SRC"/configs/profiles/*.json; do
+                        echo "$p/share/oci-seccomp-tsync/profiles/${f##*/}"
+                done
+                for f in $MAN_PAGES; do
+                        echo "$p/$f"
+                done
+        } | sort
+}
+
+# The files under DIR (relative, with a leading /), sorted.
+files_under() {
+        (cd "$1" && find . -type f -o -type l) | sed 's|^\.||' | sort
+}
+
+# The hooks.d files with @BINDIR@ as the package installs them.
+substituted_hooks() {
+        local f
+        mkdir -p "$TSYNC_TMP/hooks.d"
+        for f in "$TOP"/configs/hooks.d/*.json.in; do
+                sed 's|@BINDIR@|/usr/bin|g' "$f" >"$TSYNC_TMP/hooks.d/$(basename "${f%.in}")"
+        done
+}
+
+purge_package() {
+        if [ -n "${INSTALLED_BY_US:-}" ]; then
+                DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "$PKG" >/dev/null 2>&1
+                INSTALLED_BY_US=
+        fi
+}
+
+# --- the hooks.d files and the schemas ----------------------------------------------------------
+
+testEveryHooksFileIsValidAgainstTheHooksSchema() {
+        substituted_hooks
+        local files=("$TSYNC_TMP"/hooks.d/*.json)
+        assertEquals "hooks.d files" 3 "${#files[@]}"
+        python3 "$VALIDATE" "$HOOKS_SCHEMA" "${files[@]}" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        assertEquals "valid lines" 3 "$(grep -c ': valid$' "$TSYNC_TMP/out")"
+}
+
+testHooksSchemaRefusesBrokenHooksFiles() {
+        substituted_hooks
+        local good="$TSYNC_TMP/hooks.d/oci-seccomp-tsync-poststop.json" edit n=0 edits=()
+        for edit in '.version = "2.0.0"' '.hook.path = "oci-seccomp-tsync"' 'del(.when)' '.when = {}' \
+                '.stages = ["prestop"]' '.stages = []' '.hook.timeout = 0' '.hook.env = ["NOEQUALS"]' \
+                '.when.always = "yes"' '.hook.arg = ["x"]' '.extra = 1'; do
+                n=$((n + 1))
+                edits[n]=$edit
+                jq "$edit" "$good" >"$TSYNC_TMP/bad$n.json"
+        done
+        # One run for all (the validator takes seconds to start): one line per file.
+        python3 "$VALIDATE" "$HOOKS_SCHEMA" "$TSYNC_TMP"/bad{1..11}.json >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "exit status" 1 "$rc"
+        for n in {1..11}; do
+                grep -q "/bad$n.json: invalid at" "$TSYNC_TMP/out" ||
+                        fail "accepted: ${edits[n]}: $(grep "/bad$n.json" "$TSYNC_TMP/out")"
+        done
+}
+
+testHooksFilesRunTheirOwnStageAndFireOnlyOnTheUserAnnotations() {
+        substituted_hooks
+        python3 - "$TSYNC_TMP"/hooks.d/*.json >"$TSYNC_TMP/out" 2>&1 <<'EOF'
+import json, os, re, sys
+bad = 0
+for path in sys.argv[1:]:
+    stage = re.match(r'oci-seccomp-tsync-(\w+)\.json$', os.path.basename(path)).group(1)
+    h = json.load(open(path))
+    def check(cond, what):
+        global bad
+        if not cond:
+            bad += 1
+            print('%s: %s' % (path, what))
+    check(h['stages'] == [stage], 'stages %s, not [%s]' % (h['stages'], stage))
+    check(h['hook']['path'] == '/usr/bin/oci-seccomp-tsync', 'path %s' % h['hook']['path'])
+    check(h['hook']['args'][:3] == ['oci-seccomp-tsync', 'hook', stage], 'args %s' % h['hook']['args'])
+    ann = h['when'].get('annotations', {})
+    check(not h['when'].get('always'), 'always: true would run it for every container')
+    def fires(key, value):
+        return any(re.search(k, key) and re.search(v, value) for k, v in ann.items())
+    for key in ('io.oci-seccomp-tsync.layers', 'io.oci-seccomp-tsync.mode'):
+        check(fires(key, 'deny-ptrace'), 'does not fire on %s' % key)
+    for key in ('io.oci-seccomp-tsync.plan', 'io.oci-seccomp-tsyncXlayers', 'x.io.oci-seccomp-tsync.layers',
+                'io.oci-seccomp-tsync.layers.x', 'org.opencontainers.image.title'):
+        check(not fires(key, 'x'), 'fires on %s' % key)
+print('%d problems' % bad)
+sys.exit(1 if bad else 0)
+EOF
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+}
+
+testThePlanAnnotationOfInjectIsValidAgainstThePlanSchema() {
+        local bin="$SRC/build/bin"
+        mkdir -p "$TSYNC_TMP/b/rootfs"
+        jq -n --slurpfile s "$TOP/configs/profiles/deny-ptrace.json" \
+                '{ociVersion: "1.0.2", process: {args: ["sh"], noNewPrivileges: true,
+                  capabilities: {bounding: ["CAP_KILL"], effective: ["CAP_KILL"], permitted: ["CAP_KILL"]}},
+                  root: {path: "rootfs"}, linux: {seccomp: $s[0]}}' >"$TSYNC_TMP/b/config.json"
+        cp -r "$TSYNC_TMP/b" "$TSYNC_TMP/r"
+        "$bin/oci-seccomp-tsync" inject --init "$bin/seccomp-tsync-init" \
+                -p "$TOP/configs/profiles/deny-namespaces.json" "$TSYNC_TMP/b" 2>"$TSYNC_TMP/err"
+        rc=$?
+        assertEquals "layer: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        "$bin/oci-seccomp-tsync" inject --init "$bin/seccomp-tsync-init" --replace "$TSYNC_TMP/r" 2>"$TSYNC_TMP/err"
+        rc=$?
+        assertEquals "replace: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        jq -r '.annotations["io.oci-seccomp-tsync.plan"]' "$TSYNC_TMP/b/config.json" >"$TSYNC_TMP/layer.json"
+        jq -r '.annotations["io.oci-seccomp-tsync.plan"]' "$TSYNC_TMP/r/config.json" >"$TSYNC_TMP/replace.json"
+        python3 "$VALIDATE" "$PLAN_SCHEMA" "$TSYNC_TMP/layer.json" "$TSYNC_TMP/replace.json" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        # and the schema is not a blank cheque
+        jq '.mode = "replace" | del(.seccomp)' "$TSYNC_TMP/layer.json" >"$TSYNC_TMP/bad.json"
+        python3 "$VALIDATE" "$PLAN_SCHEMA" "$TSYNC_TMP/bad.json" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "replace without seccomp: $(cat "$TSYNC_TMP/out")" 1 "$rc"
+}
+
+# --- scons install / uninstall ----------------------------------------------------------------
+
+testInstallPutsExactlyTheExpectedFilesWithTheirModes() {
+        local root="$TSYNC_TMP/root"
+        scons_in_copy install PREFIX=/usr DESTDIR="$root" || fail "scons install"
+        assertEquals "$(expected_files /usr)" "$(files_under "$root")"
+        local f mode
+        while read -r f; do
+                case "$f" in
+                /usr/bin/* | /usr/libexec/*) mode=755 ;;
+                *) mode=644 ;;
+                esac
+                assertEquals "$f" "$mode" "$(stat -c %a "$root$f")"
+        done < <(expected_files /usr)
+        # The manifest (outside DESTDIR) lists exactly what was installed.
+        assertEquals "$(expected_files /usr | sed "s|^|$root|")" "$(grep "^$root/" "$SRC/build/install-manifest.txt" | sort)"
+        # The hooks.d files name the installed program, not DESTDIR or the build tree.
+        python3 "$VALIDATE" "$HOOKS_SCHEMA" "$root"/usr/share/containers/oci/hooks.d/*.json >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        assertEquals "/usr/bin/oci-seccomp-tsync" \
+                "$(jq -r .hook.path "$root"/usr/share/containers/oci/hooks.d/*.json | sort -u)"
+        # The init is statically linked, the installed profiles compile.
+        assertTrue "static init" "_tsync_is_static $root/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init"
+        for f in "$root"/usr/share/oci-seccomp-tsync/profiles/*.json; do
+                "$root/usr/bin/oci-seccomp-tsync" check "$f" >/dev/null 2>"$TSYNC_TMP/err"
+                rc=$?
+                assertEquals "check $f: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        done
+        scons_in_copy uninstall PREFIX=/usr DESTDIR="$root" || fail "scons uninstall"
+}
+
+testInstalledProgramFindsTheInstalledInit() {
+        local root="$TSYNC_TMP/root"
+        scons_in_copy install PREFIX=/usr DESTDIR="$root" || fail "scons install"
+        mkdir -p "$TSYNC_TMP/b/rootfs"
+        jq -n '{ociVersion: "1.0.2", process: {args: ["sh"]}, root: {path: "rootfs"}}' >"$TSYNC_TMP/b/config.json"
+        # No --init: the program must find ../libexec/oci-seccomp-tsync/seccomp-tsync-init itself.
+        "$root/usr/bin/oci-seccomp-tsync" inject -p "$root/usr/share/oci-seccomp-tsync/profiles/deny-ptrace.json" \
+                "$TSYNC_TMP/b" 2>"$TSYNC_TMP/err"
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "$root/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" \
+                "$(jq -r '.mounts[] | select(.destination == "/.oci-seccomp-tsync/init") | .source' "$TSYNC_TMP/b/config.json")"
+        scons_in_copy uninstall PREFIX=/usr DESTDIR="$root" || fail "scons uninstall"
+}
+
+testUninstallRemovesEverythingItInstalledEvenFilesGoneFromTheTree() {
+        local root="$TSYNC_TMP/root"
+        rm -f "$SRC/build/install-manifest.txt"
+        cp "$SRC/configs/profiles/deny-ptrace.json" "$SRC/configs/profiles/zz-removed-later.json"
+        scons_in_copy install PREFIX=/usr DESTDIR="$root"
+        rc=$?
+        rm -f "$SRC/configs/profiles/zz-removed-later.json"
+        assertEquals "scons install" 0 $rc
+        assertTrue "installed" "[ -f $root/usr/share/oci-seccomp-tsync/profiles/zz-removed-later.json ]"
+        scons_in_copy uninstall PREFIX=/usr DESTDIR="$root" || fail "scons uninstall"
+        assertEquals "left in DESTDIR" "" "$(cd "$root" && find . -mindepth 1)"
+        assertFalse "the manifest is gone once empty" "[ -e $SRC/build/install-manifest.txt ]"
+}
+
+testUninstallLeavesOtherFilesAlone() {
+        local root="$TSYNC_TMP/root"
+        scons_in_copy install PREFIX=/usr DESTDIR="$root" || fail "scons install"
+        echo x >"$root/usr/bin/someone-else"
+        echo '{}' >"$root/usr/share/containers/oci/hooks.d/someone-else.json"
+        scons_in_copy uninstall PREFIX=/usr DESTDIR="$root" || fail "scons uninstall"
+        assertEquals "$(printf '%s\n' /usr/bin/someone-else /usr/share/containers/oci/hooks.d/someone-else.json)" \
+                "$(files_under "$root")"
+        assertFalse "our directory" "[ -e $root/usr/share/oci-seccomp-tsync ]"
+        assertFalse "our libexec directory" "[ -e $root/usr/libexec/oci-seccomp-tsync ]"
+}
+
+testInstallUnderAnotherPrefixNamesThatPrefixEverywhere() {
+        local root="$TSYNC_TMP/root" p=/opt/tsync
+        scons_in_copy install PREFIX=$p DESTDIR="$root" || fail "scons install"
+        assertEquals "$(expected_files $p)" "$(files_under "$root")"
+        assertEquals "$p/bin/oci-seccomp-tsync" \
+                "$(jq -r .hook.path "$root$p"/share/containers/oci/hooks.d/*.json | sort -u)"
+        # Compiled in: the hook looks for profiles where this install put them.
+        "$root$p/bin/oci-seccomp-tsync" hook --help >"$TSYNC_TMP/out"
+        grep -qF "$p/share/oci-seccomp-tsync/profiles" "$TSYNC_TMP/out" || fail "hook --help: $(cat "$TSYNC_TMP/out")"
+        # (scdoc writes "hooks.\&d": look for paths without dots)
+        grep -qF "$p/libexec/oci-seccomp-tsync/seccomp-tsync-init" "$root$p/share/man/man1/oci-seccomp-tsync.1" ||
+                fail "oci-seccomp-tsync(1) does not name $p"
+        grep -qF "$p/share/oci-seccomp-tsync/profiles" "$root$p/share/man/man5/oci-seccomp-tsync.5" ||
+                fail "oci-seccomp-tsync(5) does not name $p"
+        scons_in_copy uninstall PREFIX=$p DESTDIR="$root" || fail "scons uninstall"
+        assertEquals "" "$(cd "$root" && find . -mindepth 1)"
+}
+
+# --- man pages ----------------------------------------------------------------------------------
+
+testManPagesRenderWithoutWarnings() {
+        scons_in_copy man PREFIX=/usr || fail "scons man"
+        local page n=0
+        for page in "$SRC"/build/man/*.[15]; do
+                n=$((n + 1))
+                LC_ALL=C.UTF-8 groff -ww -z -man "$page" >"$TSYNC_TMP/groff" 2>&1
+                assertEquals "groff $page" "0:" "$?:$(cat "$TSYNC_TMP/groff")"
+                LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" >"$TSYNC_TMP/text" 2>"$TSYNC_TMP/man"
+                assertEquals "man -l $page" "0:" "$?:$(cat "$TSYNC_TMP/man")"
+                grep -q "^NAME" "$TSYNC_TMP/text" || fail "$page renders no NAME section"
+                assertEquals "placeholders left in $page" "" "$(grep -o '@[A-Z_]*@' "$page")"
+        done
+        assertEquals "man pages" 3 "$n"
+}
+
+# Every command, stage and long option the programs' --help lists is in its man page.
+testManPagesDocumentWhatTheProgramsHelpLists() {
+        local bin="$SRC/build/bin" man1="$TOP/packaging/man/oci-seccomp-tsync.1.scd"
+        local init1="$TOP/packaging/man/seccomp-tsync-init.1.scd" cmd opt code
+        local cmds
+        cmds=$("$bin/oci-seccomp-tsync" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p')
+        assertEquals "commands in --help" 6 "$(echo "$cmds" | wc -l)"
+        for cmd in $cmds; do
+                grep -q "^\*$cmd\* " "$man1" || fail "oci-seccomp-tsync(1) does not describe '$cmd'"
+                for opt in $("$bin/oci-seccomp-tsync" "$cmd" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+                        grep -qE -- "(\*|, )$opt(\*| )" "$man1" || fail "oci-seccomp-tsync(1) does not describe $cmd $opt"
+                done
+        done
+        for cmd in precreate prestart createRuntime poststop; do
+                "$bin/oci-seccomp-tsync" hook --help | grep -qw "$cmd" || fail "hook --help has no stage $cmd"
+                grep -q "\*$cmd\*" "$man1" || fail "oci-seccomp-tsync(1) does not describe the stage $cmd"
+        done
+        for code in $(sed -n 's/^[[:space:]]*CLI_EXIT_[A-Z]* = \([0-9]*\),.*/\1/p' "$TOP/hook/cli/cli.h"); do
+                grep -q "^\*$code\*$" "$man1" || fail "oci-seccomp-tsync(1) does not list exit status $code"
+        done
+        for opt in $("$bin/seccomp-tsync-init" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+                grep -qE -- "(\*|, )$opt(\*| )" "$init1" || fail "seccomp-tsync-init(1) does not describe $opt"
+        done
+        local codes
+        codes=$("$bin/seccomp-tsync-init" --help | sed -n 's/^  \(1[2-9][0-9]\)  .*/\1/p')
+        assertEquals "exit codes in the init's --help" 7 "$(echo "$codes" | wc -l)"
+        for code in $codes; do
+                grep -q "^\*$code\*$" "$init1" || fail "seccomp-tsync-init(1) does not list exit status $code"
+        done
+}
+
+# --- dist and the packages ----------------------------------------------------------------------
+
+testDistHoldsExactlyTheTrackedFilesAndIsReproducible() {
+        scons_in_copy dist || fail "scons dist"
+        local tarball="$SRC/build/$PKG-$VERSION.tar.gz"
+        assertTrue "no $tarball" "[ -f $tarball ]"
+        assertEquals "$(cd "$SRC" && git ls-files | sed "s|^|$PKG-$VERSION/|" | sort)" \
+                "$(tar -tzf "$tarball" | grep -v '/$' | sort)"
+        local first
+        first=$(sha256sum <"$tarball")
+        sleep 1
+        scons_in_copy dist || fail "scons dist, again"
+        assertEquals "the tarball changed between two runs" "$first" "$(sha256sum <"$tarball")"
+}
+
+testPackageVersionsAgreeWithSConstruct() {
+        assertNotNull "VERSION in SConstruct" "$VERSION"
+        assertEquals "debian/changelog" "$VERSION" \
+                "$(dpkg-parsechangelog -l "$TOP/packaging/debian/changelog" -S Version | sed 's/-[^-]*$//')"
+        assertEquals "rpm spec" "$VERSION" "$(sed -n 's/^Version:[[:space:]]*//p' "$TOP/packaging/rpm/$PKG.spec")"
+}
+
+testDebianPackageBuildsWithTheExpectedFilesAndLintianFindsNoErrors() {
+        for tool in dpkg-buildpackage dh lintian; do
+                command -v $tool >/dev/null || {
+                        startSkipping
+                        fail "$tool is not installed (apt-get install dpkg-dev debhelper lintian)"
+                        return
+                }
+        done
+        "$SRC/packaging/build-deb.sh" "$SUITE_TMP/debs" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "$(tail -40 "$TSYNC_TMP/out")" 0 "$rc"
+        local deb="$SUITE_TMP/debs/${PKG}_${VERSION}-1_$(dpkg --print-architecture).deb"
+        assertTrue "no $deb" "[ -f $deb ]" || return
+        DEB=$deb
+        # exactly the install layout, plus what dh adds for Debian
+        {
+                expected_files /usr | sed -E 's|(/man/man[15]/.*)$|\1.gz|'
+                printf '%s\n' /usr/share/doc/$PKG/README.md.gz /usr/share/doc/$PKG/changelog.Debian.gz \
+                        /usr/share/doc/$PKG/copyright /usr/share/lintian/overrides/$PKG
+        } | sort >"$TSYNC_TMP/want"
+        dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print substr($6, 2) }' | sort >"$TSYNC_TMP/got"
+        assertEquals "$(diff "$TSYNC_TMP/want" "$TSYNC_TMP/got")" "$(cat "$TSYNC_TMP/want")" "$(cat "$TSYNC_TMP/got")"
+        local depends
+        depends=$(dpkg-deb -f "$deb" Depends)
+        for lib in libseccomp2 libyajl2 libcap2 libc6; do
+                echo "$depends" | grep -qw "$lib" || fail "Depends lacks $lib: $depends"
+        done
+        lintian --fail-on error "$deb" >"$TSYNC_TMP/lintian" 2>&1
+        rc=$?
+        cat "$TSYNC_TMP/lintian"
+        assertEquals "lintian errors" "" "$(grep '^E: ' "$TSYNC_TMP/lintian")"
+        assertEquals "lintian exit status" 0 $rc
+}
+
+testRpmBuildsFromTheDistTarball() {
+        command -v rpmbuild >/dev/null || {
+                startSkipping
+                fail "rpmbuild is not installed (apt-get install rpm)"
+                return
+        }
+        "$SRC/packaging/build-rpm.sh" "$SUITE_TMP/rpms" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "$(tail -40 "$TSYNC_TMP/out")" 0 "$rc"
+        local rpm
+        rpm=$(ls "$SUITE_TMP"/rpms/$PKG-$VERSION-1*.rpm 2>/dev/null | head -1)
+        assertNotNull "no rpm" "$rpm" || return
+        {
+                expected_files /usr
+                echo "/usr/share/doc/$PKG-$VERSION/README.md"
+        } | sort >"$TSYNC_TMP/want"
+        rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null | awk '$1 ~ /^-/ { print $2 }' |
+                sed -E 's/\.gz$//' | sort >"$TSYNC_TMP/got"
+        assertEquals "$(diff "$TSYNC_TMP/want" "$TSYNC_TMP/got")" "$(cat "$TSYNC_TMP/want")" "$(cat "$TSYNC_TMP/got")"
+}
+
+# The package, installed with apt-get, works through its own hooks.d files, profiles and init:
+# two layers by annotation stack on Podman's default profile, and one of them denies unshare.
+testInstalledDebianPackageRunsAPodmanContainerThroughItsHooksFiles() {
+        [ -n "$DEB" ] || {
+                fail "no .deb (the package build above failed)"
+                return
+        }
+        if dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null | grep -q "ok installed"; then
+                echo "note: $PKG was installed already; it is replaced by this build and purged at the end"
+        fi
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$DEB" >"$TSYNC_TMP/apt" 2>&1
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/apt")" 0 "$rc" || return
+        INSTALLED_BY_US=1
+        assertEquals "/usr/share/man/man1/oci-seccomp-tsync.1.gz" "$(man -w oci-seccomp-tsync 2>&1)"
+        local TSYNC_APPLETS="sh grep cat unshare true tr"
+        make_rootfs "$TSYNC_TMP/rootfs" || fail "make_rootfs"
+        local run=(podman run --rm --runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
+        local probe='grep Seccomp_filters /proc/1/status | tr -d "\t"
+if unshare -U true; then echo unshare: ok; else echo unshare: refused; fi'
+        "${run[@]}" --rootfs "$TSYNC_TMP/rootfs" /bin/sh -c "$probe" </dev/null >"$TSYNC_TMP/plain" 2>&1
+        rc=$?
+        assertEquals "plain run: $(cat "$TSYNC_TMP/plain")" 0 "$rc"
+        # Podman splits --annotation at commas unless the value is quoted as a CSV field.
+        "${run[@]}" --annotation '"io.oci-seccomp-tsync.layers=deny-ptrace,deny-namespaces"' \
+                --rootfs "$TSYNC_TMP/rootfs" /bin/sh -c "$probe" </dev/null >"$TSYNC_TMP/ours" 2>&1
+        rc=$?
+        assertEquals "with layers: $(cat "$TSYNC_TMP/ours")" 0 "$rc"
+        local plain ours
+        plain=$(sed -n 's/^Seccomp_filters://p' "$TSYNC_TMP/plain")
+        ours=$(sed -n 's/^Seccomp_filters://p' "$TSYNC_TMP/ours")
+        assertNotNull "$(cat "$TSYNC_TMP/plain")" "$plain"
+        assertEquals "filters of PID 1: $(cat "$TSYNC_TMP/ours")" "$((plain + 2))" "$ours"
+        grep -q "unshare: ok" "$TSYNC_TMP/plain" || fail "the baseline already denies unshare: $(cat "$TSYNC_TMP/plain")"
+        grep -q "unshare: ok" "$TSYNC_TMP/ours" && fail "deny-namespaces did not deny unshare"
+        assertEquals "state left behind" "" "$(ls -A /run/oci-seccomp-tsync 2>/dev/null)"
+        purge_package
+        assertFalse "purged" "[ -e /usr/bin/oci-seccomp-tsync ]"
+}
+
+. shunit2
