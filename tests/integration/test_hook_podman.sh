@@ -11,7 +11,8 @@ oneTimeSetUp() {
         HOOKS="$SUITE_TMP/hooks.d"
         STATE="$SUITE_TMP/state"
         mkdir -p "$HOOKS" "$SUITE_TMP/profiles"
-        cp "$PROFILES"/deny-mkdir.json "$SUITE_TMP/profiles/"
+        cp "$PROFILES"/deny-mkdir.json "$PROFILES"/broken.json "$SUITE_TMP/profiles/"
+        cp /usr/share/containers/seccomp.json "$SUITE_TMP/profiles/containers-default.json"
         for f in "$TSYNC_TOP"/configs/hooks.d/*.json.in; do
                 sed -e "s|@BINDIR@|$TSYNC_BUILD/bin|" "$f" |
                         jq --arg p "$SUITE_TMP/profiles" --arg s "$STATE" --arg c "$SUITE_TMP/cache" \
@@ -106,6 +107,43 @@ testLayerNameThatEscapesTheProfileDirectoryIsRefused() {
         assertNotEquals 0 "$rc"
         assertFalse "the workload ran" "[ -e $ROOTFS/tmp/marker ]"
         assertEquals "state left behind" "" "$(ls -A "$STATE")"
+}
+
+testEveryThreadOfAMultithreadedWorkloadIsFiltered() {
+        prun --annotation io.oci-seccomp-tsync.layers=deny-mkdir -- "exec /bin/threads_probe -n 8 mkdir /tmp/t"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads reported" 9 "$(grep -c '^tid=' "$TSYNC_TMP/out")"
+        assertEquals "threads not filtered" "" \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -v ' Seccomp=2 Seccomp_filters=2 ' || true)"
+        assertEquals "threads where mkdir did not fail with EDQUOT" "" \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -v 'call=mkdir rc=-1 errno=122' || true)"
+}
+
+testDockerFormatLayerByNameAndExitCodePassThrough() {
+        prun --annotation 'io.oci-seccomp-tsync.layers=containers-default;deny-mkdir' -- "$PROBE; exit 42"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 42 "$rc"
+        assertEquals "" "$(init_threads_without "$TSYNC_TMP/out" 3)"
+        grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "$(cat "$TSYNC_TMP/out")"
+}
+
+testBrokenLayerStopsTheContainer() {
+        prun --annotation io.oci-seccomp-tsync.layers=broken -- "touch /tmp/marker"
+        assertNotEquals 0 "$rc"
+        assertFalse "the workload ran" "[ -e $ROOTFS/tmp/marker ]"
+        assertEquals "state left behind" "" "$(ls -A "$STATE")"
+}
+
+testPodmanStopDeliversSigtermToTheWorkload() {
+        podman --hooks-dir "$HOOKS" run -d --name tsync-stop-$$ --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+                --annotation io.oci-seccomp-tsync.layers=deny-mkdir --rootfs "$ROOTFS" \
+                /bin/sh -c "trap 'echo got-term > /tmp/term; exit 7' TERM; touch /tmp/ready; while :; do sleep 0.1; done" \
+                >/dev/null || fail "podman run -d"
+        for _ in $(seq 100); do [ -e "$ROOTFS/tmp/ready" ] && break; sleep 0.05; done
+        podman stop -t 10 tsync-stop-$$ >/dev/null
+        assertEquals "got-term" "$(cat "$ROOTFS/tmp/term" 2>/dev/null)"
+        assertEquals 7 "$(podman inspect --format '{{.State.ExitCode}}' tsync-stop-$$)"
+        podman rm -f tsync-stop-$$ >/dev/null
 }
 
 podman_parity() {
