@@ -1,0 +1,168 @@
+#!/bin/bash
+# tests/bench/bench_start.sh [-n N]: what oci-seccomp-tsync adds to a container
+# start, with runc and crun. Each run is `RUNTIME run` of a bundle built from the
+# config of a real `podman run` (busybox rootfs) whose workload is `sh -c :`,
+# timed from before the runtime starts until it returns (the container is
+# deleted afterwards, untimed). Four bundles:
+#   none     Podman's config without linux.seccomp
+#   podman   Podman's config: the runtime applies Podman's default profile
+#   replace  `inject --replace`: the profile moves to our init (createRuntime
+#            hook: cache lookup; init: TSYNC load + /proc verification)
+#   layer    `inject --profile deny-mkdir.json`: the runtime applies Podman's
+#            profile, our init adds the small layer on top
+# One untimed warm-up round (it also fills the hook's compile cache), then N
+# rounds (default 15); within a round every (runtime, mode) runs once, in an
+# order rotated from round to round so a slow drift hits all alike.
+#
+# Our part: layer - podman (layer mode); replace - none against podman - none
+# (replace mode: our init applying the profile vs the runtime applying it).
+# crun runs through crun_cmd (its own mount namespace with cgroup2 mounted:
+# an unshare and a mount on every run, the same for all four modes).
+# Prints figures (ms); asserts nothing. Needs root, podman, runc, crun, jq,
+# busybox-static and a build (`scons`).
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
+# shellcheck source=tests/integration/lib.sh
+. "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/integration/hooklib.sh
+. "$TOP/tests/integration/hooklib.sh"
+
+ROUNDS=15
+RUNTIMES="runc crun"
+MODES="none podman replace layer"
+
+die() {
+        echo "bench_start.sh: $*" >&2
+        exit 1
+}
+progress() {
+        echo "bench_start.sh: $*" >&2
+}
+
+while [ $# -gt 0 ]; do
+        case "$1" in
+        -n)
+                if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "usage: $0 [-n N]"; fi
+                ROUNDS=$2
+                shift 2
+                ;;
+        *) die "usage: $0 [-n N]" ;;
+        esac
+done
+
+for f in "$OCI" "$INIT"; do
+        [ -x "$f" ] || die "$f is not built (run scons)"
+done
+[ "$(id -u)" -eq 0 ] || die "needs root"
+for c in runc crun podman jq; do
+        command -v "$c" >/dev/null || die "$c is missing"
+done
+# The hooks run oci-seccomp-tsync on every start: an ASan build (scons
+# sanitize=1) costs far more than a release one, and would be measured.
+SANITIZED=
+if nm "$OCI" 2>/dev/null | grep -q ' __asan_init'; then
+        SANITIZED=1
+        progress "WARNING: $OCI is built with sanitizers; its figures include ASan (TSYNC_BUILD=... to use another build)"
+fi
+
+tsync_test_begin || exit 1
+SUITE_TMP=
+cleanup() {
+        tsync_test_end
+        [ -z "$SUITE_TMP" ] || hook_suite_teardown
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+T=$TSYNC_TMP
+
+progress "capturing the config.json of a real podman run"
+hook_suite_setup
+[ -n "$PODMAN_CONFIG" ] || die "capture_podman_config.sh failed"
+
+progress "building the bundles"
+podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
+jq -e '.linux.seccomp.syscalls | length > 0' "$T/podman/config.json" >/dev/null ||
+        die "Podman's config has no seccomp profile"
+for m in none replace layer; do
+        cp -a "$T/podman" "$T/$m" || die "cannot copy the bundle"
+done
+tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
+inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
+inject --profile "$PROFILES/deny-mkdir.json" "$T/layer" 2>"$T/inject.err" ||
+        die "inject --profile: $(cat "$T/inject.err")"
+
+# time_run RUNTIME MODE: prints how long `RUNTIME run` of that bundle took, in ms.
+time_run() {
+        local rt=$1 mode=$2 id t0 t1 rc
+        id=$(tsync_unique_id "bench-$mode")
+        _tsync_register "$rt" "$id"
+        t0=$EPOCHREALTIME
+        case "$rt" in
+        runc) runc run --bundle "$T/$mode" "$id" </dev/null >"$T/run.out" 2>"$T/run.err" ;;
+        crun) crun_cmd run --bundle "$T/$mode" "$id" </dev/null >"$T/run.out" 2>"$T/run.err" ;;
+        esac
+        rc=$?
+        t1=$EPOCHREALTIME
+        _tsync_remove_container "$rt" "$id"
+        _tsync_unregister "$rt" "$id"
+        [ "$rc" -eq 0 ] || {
+                echo "bench_start.sh: $rt run ($mode) failed ($rc): $(tail -n 3 "$T/run.err")" >&2
+                return 1
+        }
+        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+}
+
+pairs=()
+for rt in $RUNTIMES; do
+        for m in $MODES; do
+                pairs+=("$rt $m")
+                : >"$T/$rt-$m.ms"
+        done
+done
+np=${#pairs[@]}
+
+progress "$ROUNDS rounds of ${np} runs (after one warm-up round)"
+for round in $(seq 0 "$ROUNDS"); do
+        for k in $(seq 0 $((np - 1))); do
+                read -r rt m <<<"${pairs[$(((k + round) % np))]}"
+                ms=$(time_run "$rt" "$m") || exit 1
+                [ "$round" -eq 0 ] || echo "$ms" >>"$T/$rt-$m.ms" # round 0 warms caches
+        done
+done
+
+# stats FILE: "median p25 p75" of one number a line (linear interpolation).
+stats() {
+        sort -n "$1" | awk '{ v[NR] = $1 }
+                function q(p,  i) { i = int(p * (NR - 1)) + 1; return v[i] + (p * (NR - 1) + 1 - i) * (v[i + 1 < NR ? i + 1 : NR] - v[i]) }
+                END { printf "%.1f %.1f %.1f\n", q(0.5), q(0.25), q(0.75) }'
+}
+sub() {
+        awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", a - b }'
+}
+
+declare -A MED
+echo "container start, ms: 'RUNTIME run' of sh -c : with Podman's config (busybox rootfs), $ROUNDS interleaved rounds"
+echo "host: $(nproc) CPUs, kernel $(uname -r), runc $(runc --version | sed -n 's/^runc version //p'), $(crun --version | head -n 1)"
+echo
+printf '%-6s %-9s %9s %19s\n' runtime mode median "IQR (p25..p75)"
+for rt in $RUNTIMES; do
+        for m in $MODES; do
+                read -r med p25 p75 < <(stats "$T/$rt-$m.ms")
+                MED[$rt-$m]=$med
+                printf '%-6s %-9s %9s %19s\n' "$rt" "$m" "$med" "$p25..$p75"
+        done
+done
+echo
+echo "differences of medians, ms:"
+for rt in $RUNTIMES; do
+        echo "  $rt: layer mode, our part (layer - podman):            $(sub "${MED[$rt-layer]}" "${MED[$rt-podman]}")"
+        echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
+        echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
+done
+echo
+echo "replace and layer include the createRuntime hook (cache hit) and poststop hook processes,"
+echo "the init's bind mounts, its TSYNC load and /proc verification. crun runs via crun_cmd"
+echo "(unshare + cgroup2 mount per run, alike in all modes)."
+[ -z "$SANITIZED" ] || echo "WARNING: $OCI is an ASan/UBSan build: the hook's share is inflated."
