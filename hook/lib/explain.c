@@ -29,7 +29,9 @@ static bool cond_holds(const struct tsync_arg *a, uint64_t v, bool abi_32bit)
         case TSYNC_OP_GT:
                 return v > want;
         case TSYNC_OP_MASKED_EQ:
-                return (v & want) == two;
+                /* libseccomp compares against valueTwo & value: bits of valueTwo
+                 * outside the mask are dropped, not impossible to match. */
+                return (v & want) == (two & want);
         }
         return false;
 }

@@ -50,8 +50,19 @@ static const char *impossible(const struct tsync_arg *a)
                 return a->value == 0 ? "no value is below 0" : NULL;
         case TSYNC_OP_GT:
                 return a->value == UINT64_MAX ? "no value is above 18446744073709551615" : NULL;
+        default:
+                return NULL;
+        }
+}
+
+/* Why a condition does not mean what it seems to, or NULL. */
+static const char *misleading(const struct tsync_arg *a)
+{
+        switch (a->op) {
         case TSYNC_OP_MASKED_EQ:
-                return (a->value_two & ~a->value) ? "valueTwo has bits outside the mask in value" : NULL;
+                return (a->value_two & ~a->value) ? "valueTwo has bits outside the mask in value: libseccomp drops "
+                                                    "them and compares against valueTwo & value"
+                                                  : NULL;
         default:
                 return NULL;
         }
@@ -160,6 +171,8 @@ int tsync_lint(const struct tsync_profile *p, const struct tsync_program *prog, 
                         const char *why = impossible(&r->args[k]);
                         if (why)
                                 rc = add(&l, TSYNC_LINT_ERROR, "%s.args[%zu]: can never match: %s", r->origin, k, why);
+                        else if ((why = misleading(&r->args[k])))
+                                rc = add(&l, TSYNC_LINT_WARNING, "%s.args[%zu]: %s", r->origin, k, why);
                 }
                 for (size_t j = 0; j < r->n_names && rc >= 0; j++) {
                         const char *name = r->names[j];

@@ -140,7 +140,7 @@ testCheckFindsImpossibleAndShadowedRules() {
     { "names": ["read", "read"], "action": "SCMP_ACT_ALLOW" },
     { "names": ["write"], "action": "SCMP_ACT_ERRNO" },
     { "names": ["lseek"], "action": "SCMP_ACT_ALLOW",
-      "args": [ { "index": 0, "value": 1, "valueTwo": 2, "op": "SCMP_CMP_MASKED_EQ" } ] },
+      "args": [ { "index": 0, "value": 0, "op": "SCMP_CMP_LT" } ] },
     { "names": ["close"], "action": "SCMP_ACT_ALLOW" },
     { "names": ["close"], "action": "SCMP_ACT_ERRNO", "errnoRet": 9,
       "args": [ { "index": 0, "value": 3, "op": "SCMP_CMP_EQ" } ] }
@@ -150,9 +150,23 @@ JSON
         assertEquals 1 "$rc"
         grep -q "syscalls\[0\].names\[1\]: 'read' is listed twice" "$WORK/out" || fail "$(cat "$WORK/out")"
         grep -q "syscalls\[1\]: has no effect" "$WORK/out" || fail "$(cat "$WORK/out")"
-        grep -q "error: syscalls\[2\].args\[0\]: can never match" "$WORK/out" || fail "$(cat "$WORK/out")"
+        grep -q "error: syscalls\[2\].args\[0\]: can never match: no value is below 0" "$WORK/out" || fail "$(cat "$WORK/out")"
         grep -q "syscalls\[4\]: 'close' never gets SCMP_ACT_ERRNO here: syscalls\[3\] decides it first" "$WORK/out" ||
                 fail "$(cat "$WORK/out")"
+}
+
+testCheckWarnsThatLibseccompDropsValueTwoBitsOutsideTheMask() {
+        cat >"$WORK/p.json" <<'JSON'
+{ "defaultAction": "SCMP_ACT_ALLOW",
+  "syscalls": [ { "names": ["clone"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1,
+      "args": [ { "index": 0, "value": 33554432, "valueTwo": 335912, "op": "SCMP_CMP_MASKED_EQ" } ] } ] }
+JSON
+        run check "$WORK/p.json"
+        assertEquals 0 "$rc"
+        grep -q "warning: syscalls\[0\].args\[0\]: valueTwo has bits outside the mask" "$WORK/out" || fail "$(cat "$WORK/out")"
+        # and explain attributes what the program does to the rule
+        run explain "$WORK/p.json" clone 0
+        grep -q "decided by: rule syscalls\[0\]" "$WORK/out" || fail "$(cat "$WORK/out")"
 }
 
 testCheckPassesShippedProfiles() {
