@@ -25,22 +25,6 @@ static void help(FILE *f)
                 PROGRAM);
 }
 
-static int write_stdout(const void *buf, size_t len)
-{
-        const char *p = buf;
-        while (len > 0) {
-                ssize_t n = write(STDOUT_FILENO, p, len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 int cmd_compile(int argc, char **argv)
 {
         static const struct option options[] = { CLI_INPUT_OPTIONS,
@@ -119,7 +103,7 @@ int cmd_compile(int argc, char **argv)
                 cli_errorf("compile", "refusing to write a binary program to a terminal; use -o FILE or 'dump'");
                 return CLI_EXIT_FAILED;
         } else {
-                int r = write_stdout(bytes, size);
+                int r = tsync_write_all(STDOUT_FILENO, bytes, size);
                 if (r < 0) {
                         cli_errorf("compile", "writing to standard output: %s", strerror(-r));
                         return CLI_EXIT_FAILED;

@@ -11,7 +11,7 @@
 
 #include "tsync/cleanup.h"
 
-static int write_all(int fd, const void *buf, size_t len)
+int tsync_write_all(int fd, const void *buf, size_t len)
 {
         const char *p = buf;
         while (len > 0) {
@@ -40,7 +40,7 @@ int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mod
         if (fchmod(fd, mode) < 0)
                 r = -errno;
         if (r == 0)
-                r = write_all(fd, buf, len);
+                r = tsync_write_all(fd, buf, len);
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (r == 0 && rename(tmp, path) < 0)
