@@ -31,6 +31,17 @@ for f in "${oci_profiles[@]}"; do
         cp "$f" "$out/fuzz_profile_oci/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
 
+# Flags and the rarer actions (the kernel refuses WAIT_KILLABLE_RECV without a listener).
+cat >"$out/fuzz_profile_oci/flags-actions.json" <<'EOF'
+{"defaultAction": "SCMP_ACT_ALLOW", "flags": ["SECCOMP_FILTER_FLAG_LOG", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"],
+ "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86"],
+ "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_TRACE", "errnoRet": 7},
+              {"names": ["rmdir"], "action": "SCMP_ACT_TRAP"}, {"names": ["getcwd"], "action": "SCMP_ACT_LOG"},
+              {"names": ["kcmp"], "action": "SCMP_ACT_KILL_PROCESS"}, {"names": ["bpf"], "action": "SCMP_ACT_NOTIFY"},
+              {"names": ["socket"], "action": "SCMP_ACT_ERRNO", "errnoRet": 4094,
+               "args": [{"index": 0, "value": 16, "op": "SCMP_CMP_EQ"}]}]}
+EOF
+
 # A runc spec config with a profile, and the same after inject (it carries a plan).
 (cd "$tmp" && runc spec)
 python3 - "$tmp/config.json" "$top/tests/unit/fixtures/compile/basic.json" "$out" <<'EOF'
@@ -49,9 +60,10 @@ EOF
 mkdir -p "$tmp/rootfs"
 touch "$tmp/fake-init"
 "$cli" inject --init "$tmp/fake-init" --no-cache -p "$top/configs/profiles/deny-ptrace.json" "$tmp" 2>/dev/null
-cp "$tmp/config.json" "$out/fuzz_config/runc-spec-injected.json"
+# The temporary bundle's path, as a fixed one: the seeds stay the same from run to run.
+sed "s|$tmp|/run/bundle|g" "$tmp/config.json" >"$out/fuzz_config/runc-spec-injected.json"
 "$cli" inject --init "$tmp/fake-init" --no-cache --replace "$tmp" 2>/dev/null
-cp "$tmp/config.json" "$out/fuzz_config/runc-spec-injected-replace.json"
+sed "s|$tmp|/run/bundle|g" "$tmp/config.json" >"$out/fuzz_config/runc-spec-injected-replace.json"
 
 if [ -n "$podman_config" ]; then
         cp "$podman_config" "$out/fuzz_config/podman-run.json"

@@ -37,8 +37,10 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 # A smaller quarantine keeps the process small, so the forks that load
-# filters into the kernel stay cheap; leaks are crashes too.
+# filters into the kernel stay cheap; leaks are crashes too (but for libseccomp's own,
+# see lsan.supp).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1:abort_on_error=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 failed=0
