@@ -110,6 +110,7 @@ static void run_table(const char *name)
         struct tsync_compile_opts co = { 0 };
         if (!tap_ok(tsync_compile(p, &co, &prog, &w, &err) == 0, "test_compile_%s_compiles", name)) {
                 tap_diag("%s", err.msg);
+                tsync_warnings_clear(&w);
                 tsync_profile_free(p);
                 return;
         }
