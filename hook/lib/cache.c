@@ -77,6 +77,9 @@ int tsync_cache_key(const struct tsync_profile *p, const struct tsync_compile_op
         key_number(&s, "strict", opts && opts->strict);
         key_number(&s, "caps", caps);
         key_field(&s, version, strlen(version));
+        /* libseccomp shapes the program by what it found the kernel supports (actions,
+         * flags): a kernel that gains or loses support must not be served an old entry. */
+        key_number(&s, "libseccomp api", seccomp_api_get());
         key_field(&s, TSYNC_VERSION, strlen(TSYNC_VERSION));
         key_number(&s, "filter file", TSYNC_FILTER_VERSION);
         tsync_sha256_final(&s, md);
