@@ -95,7 +95,7 @@ int cmd_compile(int argc, char **argv)
                 bytes = encoded;
         }
         if (output) {
-                if (tsync_write_atomic(output, bytes, size, 0644, &err) < 0) {
+                if (tsync_write_atomic(output, bytes, size, 0644, true, &err) < 0) {
                         cli_error("compile", &err);
                         return CLI_EXIT_FAILED;
                 }

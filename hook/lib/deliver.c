@@ -179,7 +179,7 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_deliver_opts
                 _cleanup_free_ char *path = NULL;
                 if (asprintf(&path, "%s/%02zu.bpf", plan->state_dir, k) < 0)
                         return tsync_error(err, ENOMEM, "out of memory");
-                r = tsync_write_atomic(path, buf, (size_t)written, 0444, err);
+                r = tsync_write_atomic(path, buf, (size_t)written, 0444, false, err);
                 if (r < 0)
                         return r;
         }

@@ -27,7 +27,8 @@ int tsync_write_all(int fd, const void *buf, size_t len)
         return 0;
 }
 
-int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, struct tsync_err *err)
+int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable,
+                       struct tsync_err *err)
 {
         _cleanup_free_ char *tmp = NULL;
         if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
@@ -41,7 +42,7 @@ int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mod
                 r = -errno;
         if (r == 0)
                 r = tsync_write_all(fd, buf, len);
-        if (r == 0 && fsync(fd) < 0)
+        if (r == 0 && durable && fsync(fd) < 0)
                 r = -errno;
         if (r == 0 && rename(tmp, path) < 0)
                 r = -errno;
