@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
 #include "tsync/fileio.h"
@@ -27,6 +28,11 @@ static void help(FILE *f)
                 "      --replace         move the config's linux.seccomp from the runtime to the init (for runtimes\n"
                 "                        that cannot apply seccomp). Processes started with `runc exec` then run\n"
                 "                        WITHOUT it.\n"
+                "      --no-hooks        compile the filters now, into BUNDLE/oci-seccomp-tsync, and add no hooks:\n"
+                "                        each start then skips two hook processes; a changed profile takes\n"
+                "                        effect at the next inject, not at the next start\n"
+                "      --exec            the init execs the workload once the filters hold, so the workload is\n"
+                "                        PID 1 as in a plain run (no reaping or signal forwarding by the init)\n"
                 "      --init PATH       the static seccomp-tsync-init to mount (default: beside this program,\n"
                 "                        or ../libexec/oci-seccomp-tsync/)\n"
                 "      --cache-dir DIR   where the hook keeps compiled filters (default %s)\n"
@@ -59,6 +65,27 @@ int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opt
         return 0;
 }
 
+/* --no-hooks: the filters go into the bundle now, replacing whatever an earlier
+ * inject left there (fewer layers leave no stale file behind). Everything is
+ * compiled before the first old file goes, so a refused layer changes nothing. */
+static int deliver_now(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const char *where)
+{
+        if (cli_check_plan(plan, o, where) < 0)
+                return -1;
+        struct tsync_err err = { 0 };
+        struct tsync_warnings w = { 0 };
+        int r = tsync_deliver_clean(plan, o, &err);
+        if (r == 0)
+                r = tsync_deliver(plan, o, &w, &err);
+        cli_warnings(where, &w);
+        if (r < 0) {
+                cli_error(where, &err);
+                struct tsync_err ignored = { 0 };
+                (void)tsync_deliver_clean(plan, o, &ignored);
+        }
+        return r;
+}
+
 int cmd_inject(int argc, char **argv)
 {
         static const struct option options[] = { { "profile", required_argument, NULL, 'p' },
@@ -66,11 +93,13 @@ int cmd_inject(int argc, char **argv)
                                                  { "init", required_argument, NULL, 'I' },
                                                  { "cache-dir", required_argument, NULL, 'D' },
                                                  { "no-cache", no_argument, NULL, 'N' },
+                                                 { "no-hooks", no_argument, NULL, 'H' },
+                                                 { "exec", no_argument, NULL, 'E' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         char *layers[TSYNC_MAX_LAYERS];
         size_t n_layers = 0;
-        bool replace = false, no_cache = false;
+        bool replace = false, no_cache = false, no_hooks = false, exec = false;
         const char *init = NULL, *cache_dir = NULL;
         int opt, rc = CLI_EXIT_FAILED;
 
@@ -98,6 +127,12 @@ int cmd_inject(int argc, char **argv)
                         break;
                 case 'N':
                         no_cache = true;
+                        break;
+                case 'H':
+                        no_hooks = true;
+                        break;
+                case 'E':
+                        exec = true;
                         break;
                 case 'h':
                         help(stdout);
@@ -157,11 +192,12 @@ int cmd_inject(int argc, char **argv)
                 hook_args[n_hook_args++] = cache_dir;
         }
         struct tsync_rewrite_opts ro = { .replace = replace,
+                                         .exec = exec,
                                          .layers = (const char *const *)layers,
                                          .n_layers = n_layers,
                                          .state_dir = state_dir,
                                          .init_path = init_path,
-                                         .hook_path = self,
+                                         .hook_path = no_hooks ? NULL : self,
                                          .hook_args = hook_args,
                                          .n_hook_args = n_hook_args };
         if (tsync_rewrite(config, &ro, &err) < 0) {
@@ -173,18 +209,22 @@ int cmd_inject(int argc, char **argv)
                 cli_error(config_path, &err);
                 goto out;
         }
-        struct tsync_deliver_opts dopts = { .state_root = TSYNC_STATE_ROOT, .bundle = bundle };
+        struct tsync_deliver_opts dopts = { .cache_dir = no_cache ? NULL : cache_dir ? cache_dir : TSYNC_CACHE_DEFAULT_DIR,
+                                            .state_root = TSYNC_STATE_ROOT,
+                                            .bundle = bundle };
         if (tsync_plan_check_state_dir(plan, &dopts, &err) < 0) {
                 cli_error(config_path, &err);
                 goto out;
         }
-        if (cli_check_plan(plan, &dopts, config_path) < 0)
+        if (no_hooks ? deliver_now(plan, &dopts, config_path) < 0 : cli_check_plan(plan, &dopts, config_path) < 0)
                 goto out;
         _cleanup_free_ char *text = NULL;
         size_t len;
         if (tsync_json_write(config, true, &text, &len, &err) < 0 ||
-            tsync_write_atomic(config_path, text, len, st.st_mode & 07777, &err) < 0) {
+            tsync_write_atomic(config_path, text, len, st.st_mode & 07777, true, &err) < 0) {
                 cli_error("inject", &err);
+                if (no_hooks) /* the old config must not meet filters it did not ask for */
+                        (void)tsync_deliver_clean(plan, &dopts, &err);
                 goto out;
         }
         if (replace)

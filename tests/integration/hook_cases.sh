@@ -119,6 +119,68 @@ testDockerFormatLayerJudgedAgainstTheContainersCapabilities() {
         grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/docker-$$.out" || fail "$(cat "$TSYNC_TMP/docker-$$.out")"
 }
 
+testNoHooksDeliversAtInjectAndRunsEveryThreadFiltered() {
+        [ -x "$TSYNC_BUILD/tests/static/threads_probe" ] || fail "threads_probe is not built"
+        podman_bundle "$TSYNC_TMP/b" "exec /bin/threads_probe -n 4 mkdir /tmp/t" || fail "bundle"
+        # Earlier injects: one with hooks (they must go), one with two layers (its second
+        # filter file must not survive).
+        inject --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
+        inject --no-hooks --profile "$PROFILES/deny-getcwd.json" --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" ||
+                fail "inject"
+        assertEquals "filter files of two layers" "00.bpf 01.bpf" "$(ls "$TSYNC_TMP/b/oci-seccomp-tsync" | tr '\n' ' ' | sed 's/ $//')"
+        inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject --no-hooks"
+        assertEquals "hooks of ours left in the config" "" \
+                "$(jq -r '[.hooks // {} | .[] | .[] | select(.args[0] == "oci-seccomp-tsync")] | length | select(. > 0)' \
+                        "$TSYNC_TMP/b/config.json")"
+        assertEquals "filter files in the bundle" "00.bpf" "$(ls "$TSYNC_TMP/b/oci-seccomp-tsync" | tr '\n' ' ' | sed 's/ $//')"
+        rt_run nohooks-$$ "$TSYNC_TMP/b"
+        out="$TSYNC_TMP/nohooks-$$.out"
+        assertEquals "$(cat "$TSYNC_TMP/nohooks-$$.err")" 0 "$rc"
+        assertEquals "threads reported" 5 "$(grep -c '^tid=' "$out")"
+        assertEquals "threads not filtered" "" "$(grep '^tid=' "$out" | grep -v ' Seccomp=2 Seccomp_filters=2 ' || true)"
+        assertEquals "threads where mkdir did not fail with EDQUOT" "" \
+                "$(grep '^tid=' "$out" | grep -v 'call=mkdir rc=-1 errno=122' || true)"
+        # Nothing removes them at the container's end: they belong to the bundle.
+        assertEquals "filter files after the run" "00.bpf" "$(ls "$TSYNC_TMP/b/oci-seccomp-tsync" | tr '\n' ' ' | sed 's/ $//')"
+        # Without the hooks, a missing filter file is the init's to refuse.
+        rm -f "$TSYNC_TMP/b/oci-seccomp-tsync/00.bpf"
+        rt_run nohooks2-$$ "$TSYNC_TMP/b"
+        assertNotEquals "ran without its filter file" 0 "$rc"
+        grep -q "00.bpf" "$TSYNC_TMP/nohooks2-$$.err" || fail "no word of the missing filter: $(cat "$TSYNC_TMP/nohooks2-$$.err")"
+}
+
+testNoHooksRefusedLayerLeavesConfigAndFiltersAsTheyWere() {
+        podman_bundle "$TSYNC_TMP/b" "mkdir /tmp/x || touch /tmp/denied" || fail "bundle"
+        inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
+        cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
+        sum=$(cat "$TSYNC_TMP/b/oci-seccomp-tsync/"* | sha256sum)
+        "$OCI" inject --no-hooks --profile "$PROFILES/broken.json" "$TSYNC_TMP/b" 2>"$TSYNC_TMP/err"
+        assertNotEquals 0 $?
+        assertEquals "$(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "a refused inject changed config.json"
+        assertEquals "a refused inject changed the filter files" "$sum" "$(cat "$TSYNC_TMP/b/oci-seccomp-tsync/"* | sha256sum)"
+        rt_run nohooks3-$$ "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/nohooks3-$$.err")" 0 "$rc"
+        assertTrue "the earlier layer no longer holds" "[ -e $TSYNC_TMP/b/rootfs/tmp/denied ]"
+}
+
+testExecModeMakesTheFilteredWorkloadPid1() {
+        podman_bundle "$TSYNC_TMP/b" 'echo "pid=$$"; grep -E "^Seccomp_filters:" /proc/self/status | tr "\t" " "; mkdir /tmp/x 2>/dev/null || exit 42' ||
+                fail "bundle"
+        inject --no-hooks --exec --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
+        rt_run exec1-$$ "$TSYNC_TMP/b"
+        out="$TSYNC_TMP/exec1-$$.out"
+        assertEquals "mkdir was not denied (or the status was lost): $(cat "$TSYNC_TMP/exec1-$$.err")" 42 "$rc"
+        assertEquals "pid=1 Seccomp_filters: 2" "$(tr '\n' ' ' <"$out" | sed 's/ $//')"
+        # Injected again without --exec: the init is PID 1 again, the workload is not.
+        inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
+        rt_run exec2-$$ "$TSYNC_TMP/b"
+        assertEquals 42 "$rc"
+        grep -q '^pid=1$' "$TSYNC_TMP/exec2-$$.out" && fail "the workload is PID 1 under a forking init"
+        grep -qx 'pid=[0-9]*' "$TSYNC_TMP/exec2-$$.out" || fail "$(cat "$TSYNC_TMP/exec2-$$.out")"
+        assertEquals "Seccomp_filters: 2" "$(grep Seccomp_filters "$TSYNC_TMP/exec2-$$.out")"
+}
+
 testBrokenLayerIsRefusedByInject() {
         podman_bundle "$TSYNC_TMP/b" "touch /tmp/marker" || fail "bundle"
         cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
