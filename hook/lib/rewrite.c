@@ -201,10 +201,12 @@ static char *join_caps(const struct tsync_json *set)
         return buf;
 }
 
-static int init_args(const struct tsync_plan *plan, struct tsync_json **ret)
+static int init_args(const struct tsync_plan *plan, bool exec, struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
+        if (r == 0 && exec)
+                r = tsync_json_append(a, tsync_json_new_string("--exec"));
         size_t n = tsync_plan_filter_count(plan);
         for (size_t i = 0; r == 0 && i < n; i++) {
                 char path[64];
@@ -313,7 +315,7 @@ int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o,
         if (o->replace)
                 tsync_json_remove(linux_, "seccomp");
         _cleanup_json_ struct tsync_json *new_args = NULL;
-        r = init_args(plan, &new_args);
+        r = init_args(plan, o->exec, &new_args);
         if (r == 0) {
                 r = tsync_json_set(process, "args", new_args);
                 new_args = NULL;

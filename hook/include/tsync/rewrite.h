@@ -11,6 +11,8 @@
 struct tsync_rewrite_opts {
         bool replace;               /* move linux.seccomp from the runtime to the init */
         bool layers_by_name;        /* layers are profile names (precreate), not host paths (inject) */
+        bool exec;                  /* the init execs the workload (PID 1 as in a plain run) instead of
+                                     * staying PID 1 to reap and forward signals */
         const char *const *layers;  /* applied in order, after the moved section */
         size_t n_layers;
         const char *state_dir;      /* host directory the hook fills with filter files */
