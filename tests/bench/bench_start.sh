@@ -10,6 +10,12 @@
 #            hook: cache lookup; init: TSYNC load + /proc verification)
 #   layer    `inject --profile deny-mkdir.json`: the runtime applies Podman's
 #            profile, our init adds the small layer on top
+#   layer-nh the same with `inject --no-hooks`: filters compiled at inject time,
+#            no hook processes at start (only the init's mounts, exec and TSYNC)
+#   layer-x  `inject --no-hooks --exec`: as layer-nh, and the init execs the
+#            workload (PID 1 as in a plain run) instead of forking it
+#   hooks0   podman plus two hooks that are /bin/true (createRuntime, poststop):
+#            what the runtime spends on any two hooks, ours or not
 # One untimed warm-up round (it also fills the hook's compile cache), then N
 # rounds (default 15); within a round every (runtime, mode) runs once, in an
 # order rotated from round to round so a slow drift hits all alike.
@@ -30,7 +36,7 @@ export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
 
 ROUNDS=15
 RUNTIMES="runc crun"
-MODES="none podman replace layer"
+MODES="none podman replace layer layer-nh layer-x hooks0"
 
 die() {
         echo "bench_start.sh: $*" >&2
@@ -85,13 +91,19 @@ progress "building the bundles"
 podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
 jq -e '.linux.seccomp.syscalls | length > 0' "$T/podman/config.json" >/dev/null ||
         die "Podman's config has no seccomp profile"
-for m in none replace layer; do
+for m in none replace layer layer-nh layer-x hooks0; do
         cp -a "$T/podman" "$T/$m" || die "cannot copy the bundle"
 done
 tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
 inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
 inject --profile "$PROFILES/deny-mkdir.json" "$T/layer" 2>"$T/inject.err" ||
         die "inject --profile: $(cat "$T/inject.err")"
+inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$T/layer-nh" 2>"$T/inject.err" ||
+        die "inject --no-hooks: $(cat "$T/inject.err")"
+inject --no-hooks --exec --profile "$PROFILES/deny-mkdir.json" "$T/layer-x" 2>"$T/inject.err" ||
+        die "inject --no-hooks --exec: $(cat "$T/inject.err")"
+tsync_json_edit "$T/hooks0/config.json" '.hooks = {createRuntime: [{path: "/bin/true"}], poststop: [{path: "/bin/true"}]}' ||
+        exit 1
 
 # time_run RUNTIME MODE: prints how long `RUNTIME run` of that bundle took, in ms.
 time_run() {
@@ -142,6 +154,16 @@ sub() {
         awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", a - b }'
 }
 
+# exec_floor: what one fork+exec+wait of an empty static program costs on this machine, ms.
+exec_floor() {
+        printf 'int main(void) { return 0; }\n' >"$T/empty.c"
+        if gcc -O2 -static -o "$T/empty" "$T/empty.c" 2>/dev/null && command -v perf >/dev/null; then
+                perf stat -r 200 "$T/empty" 2>&1 | awk '/seconds time elapsed/ { printf "%.2f", $1 * 1000 }'
+        else
+                echo "?"
+        fi
+}
+
 declare -A MED
 echo "container start, ms: 'RUNTIME run' of sh -c : with Podman's config (busybox rootfs), $ROUNDS interleaved rounds"
 echo "host: $(nproc) CPUs, kernel $(uname -r), runc $(runc --version | sed -n 's/^runc version //p'), $(crun --version | head -n 1)"
@@ -158,11 +180,15 @@ echo
 echo "differences of medians, ms:"
 for rt in $RUNTIMES; do
         echo "  $rt: layer mode, our part (layer - podman):            $(sub "${MED[$rt-layer]}" "${MED[$rt-podman]}")"
+        echo "  $rt:   of which any two hooks cost the runtime (hooks0 - podman): $(sub "${MED[$rt-hooks0]}" "${MED[$rt-podman]}")"
+        echo "  $rt: layer mode without hooks (layer-nh - podman):     $(sub "${MED[$rt-layer-nh]}" "${MED[$rt-podman]}")"
+        echo "  $rt: ... and the init execs the workload (layer-x - podman): $(sub "${MED[$rt-layer-x]}" "${MED[$rt-podman]}")"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
         echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
 done
 echo
 echo "replace and layer include the createRuntime hook (cache hit) and poststop hook processes,"
-echo "the init's bind mounts, its TSYNC load and /proc verification. crun runs via crun_cmd"
-echo "(unshare + cgroup2 mount per run, alike in all modes)."
+echo "the init's bind mounts, its TSYNC load and /proc verification; layer-nh only the init's part."
+echo "An exec of a static empty program here: $(exec_floor) ms (perf stat of fork+exec+wait)."
+echo "crun runs via crun_cmd (unshare + cgroup2 mount per run, alike in all modes)."
 [ -z "$SANITIZED" ] || echo "WARNING: $OCI is an ASan/UBSan build: the hook's share is inflated."
