@@ -170,7 +170,8 @@ testThreadsOfTheInitAndOfTheWorkloadCarryTheSameFilter() {
         mkdir "$T/w"
         assertEquals "workload filters" 2 "$("$GETFILTER" "$wpid" "$T/w")"
         grep -q tsync-signals /proc/"$pid"/task/*/comm || fail "no signal thread in the init"
-        for tid in $(ls "/proc/$pid/task"); do
+        for tid in /proc/"$pid"/task/*; do
+                tid=${tid##*/}
                 echo "  init thread $tid ($(cat "/proc/$pid/task/$tid/comm")): $(grep -E '^Seccomp_filters' "/proc/$pid/task/$tid/status" | tr '\t' ' ')"
                 mkdir "$T/t$tid"
                 assertEquals "thread $tid filters" 2 "$("$GETFILTER" "$tid" "$T/t$tid")"
@@ -229,7 +230,7 @@ testSignalsAtEveryPointOfTheInitsSetUpNeverLetAnUnfilteredWorkloadRun() {
                 esac
                 [ "$nr" = 56 ] && last=$i
         done
-        points=($(printf '%s\n' "${points[@]}" | sort -un | awk -v l="${last:-0}" '$1 <= l'))
+        mapfile -t points < <(printf '%s\n' "${points[@]}" | sort -un | awk -v l="${last:-0}" '$1 <= l')
         echo "  the init's main thread made ${i} calls, ${last} until the workload's fork; points: ${points[*]}"
         assertTrue "too few points: ${points[*]}" "[ ${#points[@]} -ge 8 ]"
         for n in "${points[@]}"; do
