@@ -25,7 +25,8 @@ static uint64_t buffers[INIT_MAX_FILTERS][BUF_WORDS];
  * directory is a mount point in the container's root filesystem, and a
  * symlink planted there must stop the container, not redirect the init.
  * (A walk with O_NOFOLLOW rather than openat2, which not every kernel or
- * sandbox offers.) ".." is refused. */
+ * sandbox offers.) ".." is refused; a symlink anywhere on the way is -ELOOP,
+ * whatever errno the kernel chose for it (ENOTDIR for a directory component). */
 static int open_no_symlinks(const char *path)
 {
         char component[256];
@@ -50,6 +51,10 @@ static int open_no_symlinks(const char *path)
                 int next = openat(dir, component,
                                   (last ? O_RDONLY | O_NOCTTY : O_PATH | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
                 int saved = errno;
+                struct stat st;
+                if (next < 0 && (saved == ENOTDIR || saved == ELOOP) &&
+                    fstatat(dir, component, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+                        saved = ELOOP;
                 (void)close(dir);
                 if (next < 0)
                         return -saved;
@@ -119,6 +124,11 @@ static int read_one(const char *path, void *buf, struct init_filter *ret)
         r = read_all(path, buf, BUF_WORDS * 8, &size, &more);
         if (r == -EINVAL) {
                 init_log(path, "not a regular file");
+                return -1;
+        }
+        if (r == -ELOOP) {
+                init_log(path, "refused: a symbolic link in its path (the filter directory must be the runtime's "
+                               "read-only mount, not a link planted in the root filesystem)");
                 return -1;
         }
         if (r < 0) {

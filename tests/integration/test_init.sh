@@ -376,6 +376,13 @@ testBadFilterFilesAreRefusedBeforeAnythingRuns() {
         assertRefused 122 "no-such-file.tsync: cannot read the filter file: No such file or directory"
         run_init -f "$T" -- touch "$T/marker"
         assertRefused 122 "not a regular file"
+        # A symlink as the file, or as a directory on the way, is refused by name.
+        ln -s "$T/deny.tsync" "$T/link.tsync"
+        run_init -f "$T/link.tsync" -- touch "$T/marker"
+        assertRefused 122 "link.tsync: refused: a symbolic link in its path"
+        ln -s "$T/bad" "$T/linkdir"
+        run_init -f "$T/linkdir/reseal.tsync" -- touch "$T/marker"
+        assertRefused 122 "linkdir/reseal.tsync: refused: a symbolic link in its path"
 }
 
 testNotifyActionsAreRefused() {
