@@ -9,6 +9,7 @@
  * ambient raise, which runc also treats as a warning. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -176,11 +177,20 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
         cur[INIT_CAP_EFFECTIVE] = flag_mask(now, CAP_EFFECTIVE, c.last_cap);
         cur[INIT_CAP_INHERITABLE] = flag_mask(now, CAP_INHERITABLE, c.last_cap);
         (void)cap_free(now);
+        /* gVisor has no ambient set (PR_CAP_AMBIENT is EINVAL): the runtime
+         * cannot give one either, so the workload ends as it would without us. */
+        bool no_ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 0, 0, 0) < 0 && errno == EINVAL;
         for (int i = 0; i <= c.last_cap; i++) {
                 if (cap_get_bound(i) > 0)
                         cur[INIT_CAP_BOUNDING] |= BIT(i);
-                if (cap_get_ambient(i) > 0)
+                if (!no_ambient && cap_get_ambient(i) > 0)
                         cur[INIT_CAP_AMBIENT] |= BIT(i);
+        }
+        if (no_ambient && c.set[INIT_CAP_AMBIENT]) {
+                if (c.want[INIT_CAP_AMBIENT])
+                        init_warn("--ambient", "this kernel has no ambient capability set (gVisor): left empty, as "
+                                               "the runtime leaves it");
+                c.set[INIT_CAP_AMBIENT] = false;
         }
         for (int s = 0; s < INIT_CAP_NSETS; s++)
                 end[s] = c.set[s] ? c.want[s] : cur[s];
