@@ -6,7 +6,7 @@ packages="
   gcc libc6-dev pkg-config scons
   libseccomp-dev libyajl-dev libcap-dev
   python3 python3-jsonschema jq shunit2
-  busybox-static runc crun podman golang-github-containers-common uidmap
+  busybox-static runc crun runsc podman golang-github-containers-common uidmap
   scdoc groff-base man-db git build-essential dpkg-dev debhelper lintian rpm
   valgrind clang libclang-rt-14-dev
 "

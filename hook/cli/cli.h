@@ -74,3 +74,5 @@ int cmd_hook(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/* check --runtime RUNTIME: whether a runtime applies linux.seccomp itself (cmd_check_runtime.c). */
+int cmd_check_runtime(int argc, char **argv);

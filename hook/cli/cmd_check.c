@@ -1,6 +1,7 @@
 #include <getopt.h>
 #include <seccomp.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "tsync/analysis.h"
@@ -9,11 +10,12 @@ static void help(FILE *f)
 {
         fprintf(f,
                 "Usage: %s check [OPTIONS] PROFILE\n"
+                "       %s check --runtime RUNTIME [--runtime-arg ARG]...  (see check --runtime X --help)\n"
                 "Lints PROFILE: unknown syscall names, names listed twice, rules equal to the default action,\n"
                 "conditions that can never match, and rules shadowed by others in the compiled program.\n"
                 "Exits 1 if PROFILE does not compile or there are errors (with --strict, unknown names are errors).\n\n"
                 CLI_INPUT_HELP,
-                PROGRAM);
+                PROGRAM, PROGRAM);
 }
 
 int cmd_check(int argc, char **argv)
@@ -21,6 +23,12 @@ int cmd_check(int argc, char **argv)
         static const struct option options[] = { CLI_INPUT_OPTIONS, { "help", no_argument, NULL, 'h' }, {} };
         struct cli_input in = { 0 };
         int opt;
+
+        /* check --runtime tests a runtime, not a profile: its own options. */
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+                if (strcmp(argv[i], "--runtime") == 0 || strncmp(argv[i], "--runtime=", 10) == 0 ||
+                    strcmp(argv[i], "-r") == 0)
+                        return cmd_check_runtime(argc, argv);
 
         while ((opt = getopt_long(argc, argv, CLI_INPUT_SHORT "h", options, NULL)) != -1) {
                 int r = cli_input_option(&in, opt, optarg);

@@ -248,6 +248,34 @@ int tsync_apply_census(struct tsync_census *ret, struct tsync_err *err)
         return 0;
 }
 
+struct threads_ctx {
+        int (*fn)(pid_t tid, int mode, int filters, void *data);
+        void *data;
+        struct tsync_err *err;
+};
+
+static int threads_one(int taskdir, pid_t tid, void *data)
+{
+        struct threads_ctx *ctx = data;
+        struct status st;
+        int r = read_status(taskdir, tid, &st);
+
+        if (r == -ENOENT || r == -ESRCH)
+                return 0;
+        if (r < 0)
+                return tsync_error(ctx->err, r, "cannot read /proc/self/task/%d/status: %s", (int)tid, errstr(-r));
+        return ctx->fn(tid, st.mode, st.filters, ctx->data);
+}
+
+int tsync_apply_threads(int (*fn)(pid_t tid, int mode, int filters, void *data), void *data, struct tsync_err *err)
+{
+        _cleanup_close_ int taskdir = open_taskdir(err);
+        if (taskdir < 0)
+                return taskdir;
+        struct threads_ctx ctx = {.fn = fn, .data = data, .err = err};
+        return for_each_task(taskdir, threads_one, &ctx, err);
+}
+
 int tsync_apply_probe_flags(uint32_t flags, struct tsync_err *err)
 {
         /* Each flag alone first, so that the message can name the one refused;

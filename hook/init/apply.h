@@ -63,5 +63,11 @@ int tsync_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags,
 int tsync_apply_verify(const struct tsync_census *before, unsigned n, struct tsync_verify_result *ret,
                        struct tsync_err *err);
 
+/* Calls fn(tid, mode, filters, data) for every thread in /proc/self/task with
+ * its "Seccomp:" mode and "Seccomp_filters:" count, -1 for a line the kernel
+ * does not show (gVisor shows the mode only). Threads gone meanwhile are
+ * skipped. Stops at and returns fn's first negative return. */
+int tsync_apply_threads(int (*fn)(pid_t tid, int mode, int filters, void *data), void *data, struct tsync_err *err);
+
 /* "LOG", "SPEC_ALLOW", "WAIT_KILLABLE_RECV", ... for one SECCOMP_FILTER_FLAG_* bit; NULL if unknown. */
 const char *tsync_apply_flag_name(uint32_t bit);

@@ -9,9 +9,12 @@
  * ambient raise, which runc also treats as a warning. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "init.h"
 
@@ -126,6 +129,23 @@ static int parse_list(const char *opt, const char *list, int last_cap, uint64_t 
         return 0;
 }
 
+/* Whether /proc/self/status has a NoNewPrivs line (Linux since 4.10; gVisor has none). */
+static bool proc_shows_nnp(void)
+{
+        char buf[16384];
+        size_t len = 0;
+        ssize_t n;
+        int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+                return true; /* cannot tell: keep the refusal */
+        while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+                len += (size_t)n;
+        (void)close(fd);
+        buf[len] = '\0';
+        return len == sizeof(buf) - 1 || strstr(buf, "\nNoNewPrivs:") != NULL;
+}
+
 static uint64_t flag_mask(cap_t c, cap_flag_t flag, int last_cap)
 {
         uint64_t m = 0;
@@ -176,11 +196,20 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
         cur[INIT_CAP_EFFECTIVE] = flag_mask(now, CAP_EFFECTIVE, c.last_cap);
         cur[INIT_CAP_INHERITABLE] = flag_mask(now, CAP_INHERITABLE, c.last_cap);
         (void)cap_free(now);
+        /* gVisor has no ambient set (PR_CAP_AMBIENT is EINVAL): the runtime
+         * cannot give one either, so the workload ends as it would without us. */
+        bool no_ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 0, 0, 0) < 0 && errno == EINVAL;
         for (int i = 0; i <= c.last_cap; i++) {
                 if (cap_get_bound(i) > 0)
                         cur[INIT_CAP_BOUNDING] |= BIT(i);
-                if (cap_get_ambient(i) > 0)
+                if (!no_ambient && cap_get_ambient(i) > 0)
                         cur[INIT_CAP_AMBIENT] |= BIT(i);
+        }
+        if (no_ambient && c.set[INIT_CAP_AMBIENT]) {
+                if (c.want[INIT_CAP_AMBIENT])
+                        init_warn("--ambient", "this kernel has no ambient capability set (gVisor): left empty, as "
+                                               "the runtime leaves it");
+                c.set[INIT_CAP_AMBIENT] = false;
         }
         for (int s = 0; s < INIT_CAP_NSETS; s++)
                 end[s] = c.set[s] ? c.want[s] : cur[s];
@@ -194,14 +223,20 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
                 return -1;
         }
         if (nnp && !cfg->no_new_privs) {
-                init_log("no_new_privs",
-                         "it is already set, but the config does not ask for it (noNewPrivileges is false): pass "
-                         "--no-new-privs if it should be set, or start the init without it");
-                return -1;
+                if (proc_shows_nnp()) {
+                        init_log("no_new_privs",
+                                 "it is already set, but the config does not ask for it (noNewPrivileges is false): "
+                                 "pass --no-new-privs if it should be set, or start the init without it");
+                        return -1;
+                }
+                /* gVisor sets it on every process and shows no NoNewPrivs line: the
+                 * workload has it under the runtime alone too. */
+                init_warn("no_new_privs", "set although the config does not ask for it, by a kernel that sets it "
+                                          "on every process (gVisor): the workload keeps it, as it would without us");
         }
         if (cfg->no_new_privs) {
                 c.set_nnp = !nnp;
-        } else if (cfg->nfilters > 0 && !sys_admin) {
+        } else if (cfg->nfilters > 0 && !sys_admin && !nnp) {
                 if (!cfg->allow_nnp) {
                         init_log("seccomp",
                                  "loading a filter needs CAP_SYS_ADMIN (effective) or NO_NEW_PRIVS, and the init has "

@@ -42,6 +42,13 @@ struct init_filter {
         uint32_t flags;
 };
 
+/* How the init proves that every thread carries the filters (--verify). */
+enum init_verify {
+        INIT_VERIFY_AUTO,  /* /proc's Seccomp_filters counts when the kernel shows them, else the probe */
+        INIT_VERIFY_PROC,  /* the counts only: no Seccomp_filters is a refusal */
+        INIT_VERIFY_PROBE, /* the probe, and the counts too when the kernel shows them */
+};
+
 struct init_config {
         const char *filter_paths[INIT_MAX_FILTERS];
         size_t nfilters;
@@ -50,6 +57,7 @@ struct init_config {
         bool allow_nnp;
         bool exec;
         bool pgroup;
+        enum init_verify verify;
         char **cmd; /* NULL-terminated */
 };
 
@@ -108,6 +116,41 @@ void init_signals_handoff(void);
 /* Every signal unblocked in the calling thread (for the workload). Prints and
  * returns -1 on failure: the workload must not start with signals blocked. */
 int init_signals_unblock(void);
+
+/* Runs fn(arg) on the signal thread and waits for it to return (5 s at most),
+ * so that the probe can be made by that thread too. Prints and returns -1 if
+ * the thread does not answer. init_signals_tid: its TID once started, else 0. */
+int init_signals_run(void (*fn)(void *arg), void *arg);
+pid_t init_signals_tid(void);
+
+/* probe_calls.c: system calls that are harmless when they do execute (bad
+ * pointers, fd -1, invalid flags: they fail before doing anything, or only
+ * query), for proving a filter by its effect. */
+struct init_probe_call {
+        const char *name;
+        long nr;
+        uint64_t args[6];
+};
+extern const struct init_probe_call init_probe_calls[];
+extern const size_t init_probe_ncalls;
+
+/* verify_probe.c: the proof by effect, for kernels whose /proc shows no
+ * Seccomp_filters (gVisor). Before loading, init_probe_prepare picks for each
+ * filter a harmless call that this filter alone answers with an errno (the
+ * others allow it) and that gives something else in every thread before
+ * loading; after loading, init_probe_verify makes every thread of the init make
+ * each call and requires that filter's errno, and "Seccomp: 2" where /proc
+ * shows the mode. Both print and return an exit code (125) or 0. */
+struct init_probe {
+        size_t call;     /* index into init_probe_calls */
+        int expect;      /* the errno the filter returns */
+};
+struct init_probe_plan {
+        size_t n;
+        struct init_probe probes[INIT_MAX_FILTERS];
+};
+int init_probe_prepare(const struct init_filter *filters, size_t n, struct init_probe_plan *ret);
+int init_probe_verify(const struct init_filter *filters, const struct init_probe_plan *plan, bool counts_shown);
 
 /* run.c: the command. */
 /* Resolves cmd[0] along PATH (like execvp, before the filter). Prints and

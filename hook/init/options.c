@@ -21,6 +21,7 @@ enum {
         OPT_NO_NEW_PRIVS,
         OPT_ALLOW_NNP,
         OPT_EXEC,
+        OPT_VERIFY,
         OPT_VERSION,
 };
 
@@ -55,6 +56,12 @@ static void help(FILE *f)
                    "      --exec            replace the init with CMD once the filters are on (default:\n"
                    "                        stay PID 1, run CMD as a child, exit with its status)\n"
                    "  -g, --pgroup          run CMD in its own process group and signal the whole group\n"
+                   "      --verify HOW      how to prove every thread carries the filters: auto (default):\n"
+                   "                        /proc's Seccomp_filters counts where the kernel shows them, else\n"
+                   "                        the probe; proc: the counts only; probe: the probe, and the counts\n"
+                   "                        too where shown. The probe (gVisor shows no counts): each thread\n"
+                   "                        makes, for each filter, a harmless call that filter alone denies\n"
+                   "                        with an errno, and must get that errno (see PROBE below)\n"
                    "  -h, --help            this text\n"
                    "      --version         the version\n\n"
                    "Forwarded signals: SIGTERM SIGINT SIGHUP SIGQUIT SIGUSR1 SIGUSR2 SIGWINCH SIGCONT.\n\n"
@@ -66,8 +73,8 @@ static void help(FILE *f)
                    "  123  the capability sets or NO_NEW_PRIVS cannot be arranged\n"
                    "  124  the kernel refused a filter: a flag (named), the program, or a thread that\n"
                    "       runs another filter (TID and name given)\n"
-                   "  125  verification failed: a thread does not carry the filters, or the kernel does\n"
-                   "       not show Seccomp_filters in /proc\n"
+                   "  125  verification failed: a thread does not carry the filters, or the proof is not\n"
+                   "       possible (no Seccomp_filters in /proc and a filter that denies no probe call)\n"
                    "  126  CMD cannot be executed\n"
                    "  127  CMD not found\n\n"
                    "After the first filter the init makes only these system calls; the profile must\n"
@@ -80,7 +87,13 @@ static void help(FILE *f)
                    "             signal before the exec), setpgid getpid ioctl (--pgroup), write\n"
                    "             (messages), clock_nanosleep (a thread failing verification),\n"
                    "             close set_robust_list (their failure is ignored)\n"
-                   "If wait4 fails the init says so, kills CMD and exits 1.\n");
+                   "  probe      tgkill futex (the signal thread makes the probe calls too), and the\n"
+                   "             probe calls themselves, which the filters deny\n"
+                   "If wait4 fails the init says so, kills CMD and exits 1.\n\n"
+                   "PROBE: a filter is proven by a call it answers with an errno while the other filters\n"
+                   "allow it, and which gives another result in every thread before loading. The calls\n"
+                   "are harmless if they do execute: NULL pointers, fd -1 or invalid flags make them fail\n"
+                   "before they act (mkdir(NULL), keyctl(-1), unshare(~0), nfsservctl, ...).\n");
 }
 
 static int set_once(const char **slot, const char *name, const char *value)
@@ -106,6 +119,7 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 {"allow-nnp", no_argument, NULL, OPT_ALLOW_NNP},
                 {"exec", no_argument, NULL, OPT_EXEC},
                 {"pgroup", no_argument, NULL, 'g'},
+                {"verify", required_argument, NULL, OPT_VERIFY},
                 {"help", no_argument, NULL, 'h'},
                 {"version", no_argument, NULL, OPT_VERSION},
                 {},
@@ -147,6 +161,18 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                         break;
                 case 'g':
                         cfg->pgroup = true;
+                        break;
+                case OPT_VERIFY:
+                        if (strcmp(optarg, "auto") == 0) {
+                                cfg->verify = INIT_VERIFY_AUTO;
+                        } else if (strcmp(optarg, "proc") == 0) {
+                                cfg->verify = INIT_VERIFY_PROC;
+                        } else if (strcmp(optarg, "probe") == 0) {
+                                cfg->verify = INIT_VERIFY_PROBE;
+                        } else {
+                                init_log("command line", "--verify '%s' is not one of auto, proc, probe", optarg);
+                                return -1;
+                        }
                         break;
                 case 'h':
                         help(stdout);

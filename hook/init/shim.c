@@ -20,14 +20,29 @@ static struct init_caps caps;
 static struct tsync_census census;
 static char path[PATH_MAX];
 
+static struct init_probe_plan probes;
+
+/* Loads the filters and proves every thread carries them: by /proc's
+ * Seccomp_filters counts where the kernel shows them (they are then always
+ * required), by the probe (verify_probe.c) where it does not, or both with
+ * --verify probe. No proof at all is a refusal, never a silent pass. */
 static int apply_filters(size_t n)
 {
         struct tsync_verify_result result;
         struct tsync_err err = {0};
+        int code;
 
-        if (tsync_apply_census(&census, &err) < 0) {
+        int r = tsync_apply_census(&census, &err);
+        bool counts = r == 0;
+        if (r < 0 && (r != -EOPNOTSUPP || cfg.verify == INIT_VERIFY_PROC)) {
                 init_log("verify", "%s", err.msg);
                 return INIT_EXIT_VERIFY;
+        }
+        bool probe = !counts || cfg.verify == INIT_VERIFY_PROBE;
+        if (probe) {
+                code = init_probe_prepare(filters, n, &probes);
+                if (code)
+                        return code;
         }
         for (size_t i = 0; i < n; i++) {
                 if (tsync_apply_load(filters[i].prog, filters[i].len, filters[i].flags, &err) < 0) {
@@ -35,10 +50,12 @@ static int apply_filters(size_t n)
                         return INIT_EXIT_KERNEL;
                 }
         }
-        if (tsync_apply_verify(&census, (unsigned)n, &result, &err) < 0) {
+        if (counts && tsync_apply_verify(&census, (unsigned)n, &result, &err) < 0) {
                 init_log("verify", "%s", err.msg);
                 return INIT_EXIT_VERIFY;
         }
+        if (probe)
+                return init_probe_verify(filters, &probes, counts);
         return 0;
 }
 

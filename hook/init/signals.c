@@ -3,13 +3,17 @@
  * every thread blocks every signal, and this one takes the forwarded ones
  * with sigwaitinfo. Until the workload exists they are remembered, then
  * forwarded the moment it starts. The thread drops all its capabilities
- * first: it only ever sends signals to a process of its own uid. */
+ * first: it only ever sends signals to a process of its own uid. It also
+ * runs the probe's calls on request (init_signals_run), so that the proof by
+ * effect covers this thread as well. */
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "init.h"
@@ -23,6 +27,30 @@ static uint64_t pending; /* bit n: signal n arrived before the workload */
 static bool group;
 static pid_t main_pid, main_tid;
 static sem_t ready;
+/* init_signals_run: the main thread sends RUN_SIGNAL to the signal thread,
+ * which calls run_fn and sets run_done (a futex word). */
+#define RUN_SIGNAL (SIGRTMIN + 2)
+#define RUN_WAIT_NS (100 * 1000 * 1000)
+#define RUN_WAIT_TRIES 50
+static pid_t signal_tid;
+static void (*run_fn)(void *);
+static void *run_arg;
+static uint32_t run_done;
+
+/* The run request, if this signal is one: sent by our own process with tgkill. */
+static bool run_request(int sig, const siginfo_t *info)
+{
+        if (sig != RUN_SIGNAL)
+                return false;
+        void (*fn)(void *) = __atomic_exchange_n(&run_fn, NULL, __ATOMIC_ACQUIRE);
+        /* glibc's sigwaitinfo reports tgkill's SI_TKILL as SI_USER. */
+        if ((info->si_code == SI_TKILL || info->si_code == SI_USER) && info->si_pid == main_pid && fn) {
+                fn(run_arg);
+                __atomic_store_n(&run_done, 1, __ATOMIC_RELEASE);
+                (void)syscall(SYS_futex, &run_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        }
+        return true;
+}
 
 static void deliver(int sig)
 {
@@ -42,6 +70,8 @@ static void *signal_thread(void *arg)
         (void)sigemptyset(&set);
         for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
                 (void)sigaddset(&set, forwarded[i]);
+        (void)sigaddset(&set, RUN_SIGNAL);
+        __atomic_store_n(&signal_tid, gettid(), __ATOMIC_RELEASE);
         cap_t none = cap_init();
         if (none) {
                 (void)cap_set_proc(none);
@@ -49,7 +79,8 @@ static void *signal_thread(void *arg)
         }
         (void)sem_post(&ready);
         for (;;) {
-                int sig = sigwaitinfo(&set, NULL);
+                siginfo_t info;
+                int sig = sigwaitinfo(&set, &info);
                 if (sig < 0 && errno != EINTR) {
                         /* A profile that denies rt_sigtimedwait: say so once
                          * rather than spin. Signals stay pending, unforwarded. */
@@ -59,6 +90,8 @@ static void *signal_thread(void *arg)
                                  init_strerror(errno));
                         return NULL;
                 }
+                if (sig > 0 && run_request(sig, &info))
+                        continue;
                 if (sig <= 0 || sig >= 64)
                         continue;
                 (void)pthread_mutex_lock(&lock);
@@ -115,6 +148,45 @@ int init_signals_start(bool pgroup)
         while (sem_wait(&ready) < 0 && errno == EINTR)
                 ;
         return 0;
+}
+
+pid_t init_signals_tid(void)
+{
+        return __atomic_load_n(&signal_tid, __ATOMIC_ACQUIRE);
+}
+
+int init_signals_run(void (*fn)(void *arg), void *arg)
+{
+        pid_t tid = init_signals_tid();
+
+        if (tid <= 0) {
+                init_log("signals", "the signal thread is not running");
+                return -1;
+        }
+        run_arg = arg;
+        __atomic_store_n(&run_done, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&run_fn, fn, __ATOMIC_RELEASE);
+        /* The signal thread reads run_fn only after this signal reaches it. */
+        if (syscall(SYS_tgkill, main_pid, tid, RUN_SIGNAL) < 0) {
+                init_log("signals", "cannot ask the signal thread (%d): tgkill: %s", (int)tid, init_strerror(errno));
+                return -1;
+        }
+        for (int i = 0; i < RUN_WAIT_TRIES; i++) {
+                struct timespec ts = {.tv_sec = 0, .tv_nsec = RUN_WAIT_NS};
+                if (__atomic_load_n(&run_done, __ATOMIC_ACQUIRE))
+                        return 0;
+                if (syscall(SYS_futex, &run_done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0) < 0 && errno != EAGAIN &&
+                    errno != EINTR && errno != ETIMEDOUT) {
+                        init_log("signals", "cannot wait for the signal thread (%d): futex: %s", (int)tid,
+                                 init_strerror(errno));
+                        return -1;
+                }
+        }
+        if (__atomic_load_n(&run_done, __ATOMIC_ACQUIRE))
+                return 0;
+        init_log("signals", "the signal thread (%d) did not answer within %d ms", (int)tid,
+                 RUN_WAIT_TRIES * (RUN_WAIT_NS / 1000000));
+        return -1;
 }
 
 void init_signals_workload(pid_t pid)

@@ -177,6 +177,10 @@ _tsync_remove_container() {
                 crun_cmd kill "${id}" KILL >/dev/null 2>&1
                 crun_cmd delete --force "${id}" >/dev/null 2>&1
                 ;;
+        runsc)
+                runsc kill "${id}" KILL >/dev/null 2>&1
+                runsc delete --force "${id}" >/dev/null 2>&1
+                ;;
         esac
         return 0
 }
@@ -296,6 +300,20 @@ crun_pid() {
                 return 1
         fi
         echo "${pid}"
+}
+
+# run_runsc ID BUNDLE [FLAG...]: like run_runc, with gVisor's runsc, its
+# global FLAGs (e.g. --oci-seccomp) and --network=none (no network is set up
+# for the sandbox here). runsc hands hooks the bundle path as given: absolute.
+run_runsc() {
+        local id=$1 bundle=$2 rc
+        shift 2
+        _tsync_register runsc "${id}"
+        runsc --network=none "$@" run --bundle "$(realpath "${bundle}")" "${id}" </dev/null
+        rc=$?
+        _tsync_remove_container runsc "${id}"
+        _tsync_unregister runsc "${id}"
+        return "${rc}"
 }
 
 # Hard limits of this shell as {"RLIMIT_NOFILE": 20000, ...} (unlimited left out).

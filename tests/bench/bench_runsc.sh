@@ -1,0 +1,141 @@
+#!/bin/bash
+# tests/bench/bench_runsc.sh [-n N]: container start under gVisor's runsc, the
+# runtime applying Podman's profile (--oci-seccomp) against replace mode (our
+# init applying it, proven by the probe since gVisor's /proc shows no
+# Seccomp_filters). Each run is `runsc --network=none [--oci-seccomp] run` of
+# a bundle built from the config of a real `podman run` (busybox rootfs) whose
+# workload is `sh -c :`, timed from before runsc starts until it returns (the
+# container is deleted afterwards, untimed). Three bundles:
+#   none         Podman's config without linux.seccomp, plain `runsc run`
+#   oci-seccomp  Podman's config, `runsc --oci-seccomp run`: runsc applies it
+#   replace      `inject --replace` of Podman's config, plain `runsc run`:
+#                createRuntime hook (cache hit), init TSYNC load + probe
+# One untimed warm-up round, then N rounds (default 10), each running the
+# three in an order rotated from round to round. Prints figures (ms);
+# asserts nothing. Needs root, runsc, podman, jq, busybox-static and a build.
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
+# shellcheck source=tests/integration/lib.sh
+. "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/integration/hooklib.sh
+. "$TOP/tests/integration/hooklib.sh"
+
+ROUNDS=10
+MODES="none oci-seccomp replace"
+
+die() {
+        echo "bench_runsc.sh: $*" >&2
+        exit 1
+}
+progress() {
+        echo "bench_runsc.sh: $*" >&2
+}
+
+while [ $# -gt 0 ]; do
+        case "$1" in
+        -n)
+                if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "usage: $0 [-n N]"; fi
+                ROUNDS=$2
+                shift 2
+                ;;
+        *) die "usage: $0 [-n N]" ;;
+        esac
+done
+
+for f in "$OCI" "$INIT"; do
+        [ -x "$f" ] || die "$f is not built (run scons)"
+done
+[ "$(id -u)" -eq 0 ] || die "needs root"
+if ! command -v runsc >/dev/null; then
+        progress "runsc is not installed (apt-get install runsc): nothing to measure"
+        exit 0
+fi
+for c in podman jq; do
+        command -v "$c" >/dev/null || die "$c is missing"
+done
+
+tsync_test_begin || exit 1
+SUITE_TMP=
+cleanup() {
+        tsync_test_end
+        [ -z "$SUITE_TMP" ] || hook_suite_teardown
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+T=$TSYNC_TMP
+
+progress "capturing the config.json of a real podman run"
+hook_suite_setup
+[ -n "$PODMAN_CONFIG" ] || die "capture_podman_config.sh failed"
+
+progress "building the bundles"
+podman_bundle "$T/oci-seccomp" ":" >/dev/null || die "cannot build a bundle from Podman's config"
+for m in none replace; do
+        cp -a "$T/oci-seccomp" "$T/$m" || die "cannot copy the bundle"
+done
+tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
+inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
+
+# time_run MODE: prints how long runsc run of that bundle took, in ms.
+time_run() {
+        local mode=$1 id t0 t1 rc flags=()
+        [ "$mode" = oci-seccomp ] && flags=(--oci-seccomp)
+        id=$(tsync_unique_id "bench-$mode")
+        _tsync_register runsc "$id"
+        t0=$EPOCHREALTIME
+        runsc --network=none "${flags[@]}" run --bundle "$T/$mode" "$id" </dev/null >"$T/run.out" 2>"$T/run.err"
+        rc=$?
+        t1=$EPOCHREALTIME
+        _tsync_remove_container runsc "$id"
+        _tsync_unregister runsc "$id"
+        [ "$rc" -eq 0 ] || {
+                echo "bench_runsc.sh: runsc run ($mode) failed ($rc): $(tail -n 3 "$T/run.err")" >&2
+                return 1
+        }
+        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+}
+
+read -r -a modes <<<"$MODES"
+nm=${#modes[@]}
+for m in "${modes[@]}"; do : >"$T/$m.ms"; done
+progress "$ROUNDS rounds of $nm runs (after one warm-up round)"
+for round in $(seq 0 "$ROUNDS"); do
+        for k in $(seq 0 $((nm - 1))); do
+                m=${modes[$(((k + round) % nm))]}
+                ms=$(time_run "$m") || exit 1
+                [ "$round" -eq 0 ] || echo "$ms" >>"$T/$m.ms" # round 0 warms caches
+        done
+done
+
+# stats FILE: "median p25 p75" of one number a line (linear interpolation).
+stats() {
+        sort -n "$1" | awk '{ v[NR] = $1 }
+                function q(p,  i) { i = int(p * (NR - 1)) + 1; return v[i] + (p * (NR - 1) + 1 - i) * (v[i + 1 < NR ? i + 1 : NR] - v[i]) }
+                END { printf "%.1f %.1f %.1f\n", q(0.5), q(0.25), q(0.75) }'
+}
+sub() {
+        awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", a - b }'
+}
+
+declare -A MED
+echo "container start under gVisor, ms: 'runsc --network=none run' of sh -c : with Podman's config"
+echo "(busybox rootfs), $ROUNDS interleaved rounds"
+echo "host: $(nproc) CPUs, kernel $(uname -r), $(runsc --version | head -n 1)"
+echo
+printf '%-12s %9s %19s\n' mode median "IQR (p25..p75)"
+for m in "${modes[@]}"; do
+        read -r med p25 p75 < <(stats "$T/$m.ms")
+        MED[$m]=$med
+        printf '%-12s %9s %19s\n' "$m" "$med" "$p25..$p75"
+done
+echo
+echo "differences of medians, ms:"
+echo "  runsc applying the profile (oci-seccomp - none):              $(sub "${MED[oci-seccomp]}" "${MED[none]}")"
+echo "  our init applying it in replace mode (replace - none):        $(sub "${MED[replace]}" "${MED[none]}")"
+echo "  replace mode against --oci-seccomp (replace - oci-seccomp):   $(sub "${MED[replace]}" "${MED[oci-seccomp]}")"
+echo
+echo "replace includes the createRuntime and poststop hook processes (compile cache hit), the"
+echo "init's bind mounts, its TSYNC load and the probe (before and after loading, in both of its"
+echo "threads). --oci-seccomp applies the profile to the whole sandbox's container processes."
