@@ -545,6 +545,7 @@ testRpmBuildsFromTheDistTarball() {
         {
                 expected_files /usr
                 echo "/usr/share/doc/$PKG-$VERSION/README.md"
+                echo "/usr/share/licenses/$PKG-$VERSION/LICENSE" # %license
         } | sort >"$TSYNC_TMP/want"
         rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null | awk '$1 ~ /^-/ { print $2 }' |
                 sed -E 's/\.gz$//' | sort >"$TSYNC_TMP/got"
