@@ -15,6 +15,7 @@ TOP=$TSYNC_TOP
 VALIDATE="$TOP/tests/tools/validate_json.py"
 HOOKS_SCHEMA="$TOP/schema/hooks-1.0.0.schema.json"
 PLAN_SCHEMA="$TOP/schema/plan.schema.json"
+CONFIG_SCHEMA="$TOP/schema/oci-config.schema.json"
 PKG=oci-seccomp-tsync
 MAN_PAGES="share/man/man1/oci-seccomp-tsync.1 share/man/man1/seccomp-tsync-init.1 share/man/man5/oci-seccomp-tsync.5"
 
@@ -198,6 +199,140 @@ testThePlanAnnotationOfInjectIsValidAgainstThePlanSchema() {
         python3 "$VALIDATE" "$PLAN_SCHEMA" "$TSYNC_TMP/bad.json" >"$TSYNC_TMP/out" 2>&1
         rc=$?
         assertEquals "replace without seccomp: $(cat "$TSYNC_TMP/out")" 1 "$rc"
+}
+
+# rewritten_configs DIR: the config.json of every way we rewrite one, as DIR/NAME.json, from a config
+# that has everything the rewrite touches or keeps (capabilities, a user, mounts, a hook of someone
+# else, annotations, a baseline). Prints the names, one a line.
+rewritten_configs() {
+        local dir=$1 bin="$SRC/build/bin" profiles="$TOP/configs/profiles" name
+        local -A opts=([layer]="" [replace]="--replace" [no-hooks]="--no-hooks --no-cache"
+                [no-hooks-exec]="--no-hooks --exec --no-cache")
+        mkdir -p "$dir/base/rootfs" "$dir/state" || return 1
+        jq -n --slurpfile s "$profiles/deny-ptrace.json" \
+                '{ociVersion: "1.0.2",
+                  process: {args: ["sh", "-c", "true"], user: {uid: 0, gid: 0}, cwd: "/",
+                            capabilities: {bounding: ["CAP_KILL"], effective: ["CAP_KILL"], permitted: ["CAP_KILL"]}},
+                  root: {path: "rootfs", readonly: true},
+                  mounts: [{destination: "/proc", type: "proc", source: "proc"}],
+                  hooks: {prestart: [{path: "/bin/true", args: ["true"], env: ["A=b"], timeout: 5}]},
+                  annotations: {"org.example.x": "y"},
+                  linux: {seccomp: $s[0], namespaces: [{type: "pid"}, {type: "mount"}]}}' >"$dir/base/config.json" ||
+                return 1
+        for name in layer replace no-hooks no-hooks-exec; do
+                cp -r "$dir/base" "$dir/$name"
+                # shellcheck disable=SC2086 # the options are words
+                "$bin/oci-seccomp-tsync" inject --init "$bin/seccomp-tsync-init" ${opts[$name]} \
+                        -p "$profiles/deny-namespaces.json" "$dir/$name" 2>"$dir/err" || {
+                        echo "inject ${opts[$name]}: $(cat "$dir/err")" >&2
+                        return 1
+                }
+                cp "$dir/$name/config.json" "$dir/$name.json"
+                echo "$name"
+        done
+        # injected twice (it starts again from the original), the hooks passing a cache option on
+        "$bin/oci-seccomp-tsync" inject --init "$bin/seccomp-tsync-init" --cache-dir "$dir/cache" \
+                -p "$profiles/deny-namespaces.json" "$dir/layer" 2>"$dir/err" || {
+                echo "inject again: $(cat "$dir/err")" >&2
+                return 1
+        }
+        cp "$dir/layer/config.json" "$dir/layer-twice.json"
+        echo layer-twice
+        # precreate: Podman's precreate hook gets the config on stdin; here with noNewPrivileges
+        jq '.process.noNewPrivileges = true | .annotations["io.oci-seccomp-tsync.layers"] = "deny-ptrace"' \
+                "$dir/base/config.json" |
+                "$bin/oci-seccomp-tsync" hook precreate --state-root "$dir/state" --init "$bin/seccomp-tsync-init" \
+                        --profile-dir "$profiles" --no-cache >"$dir/precreate.json" 2>"$dir/err" || {
+                echo "precreate: $(cat "$dir/err")" >&2
+                return 1
+        }
+        echo precreate
+}
+
+testTheConfigsInjectAndPrecreateWriteAreValidAgainstTheConfigSchema() {
+        local d="$TSYNC_TMP/c" names name
+        names=$(rewritten_configs "$d") || fail "rewritten_configs"
+        assertEquals "configs" "layer replace no-hooks no-hooks-exec layer-twice precreate" "$(echo "$names" | tr '\n' ' ' | sed 's/ $//')"
+        # They differ where the options say (so each file below is what its name says).
+        local ours='[.hooks // {} | .[] | .[] | select(.args[0]? == "oci-seccomp-tsync")] | length'
+        assertEquals "hooks of inject" 2 "$(jq "$ours" "$d/layer.json")"
+        assertEquals "hooks of inject --no-hooks" 0 "$(jq "$ours" "$d/no-hooks.json")"
+        assertEquals "hooks of precreate" 0 "$(jq "$ours" "$d/precreate.json")"
+        assertEquals "--exec" '"--exec"' "$(jq '.process.args[1]' "$d/no-hooks-exec.json")"
+        assertEquals "replace moves linux.seccomp" null "$(jq '.linux.seccomp' "$d/replace.json")"
+        assertEquals "--cache-dir passed on" '"--cache-dir"' "$(jq '.hooks.poststop[0].args[3]' "$d/layer-twice.json")"
+        local files=() plans=()
+        for name in $names; do
+                files+=("$d/$name.json")
+                jq -r '.annotations["io.oci-seccomp-tsync.plan"]' "$d/$name.json" >"$d/$name.plan"
+                plans+=("$d/$name.plan")
+        done
+        python3 "$VALIDATE" "$CONFIG_SCHEMA" "${files[@]}" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        assertEquals "valid lines" 6 "$(grep -c ': valid$' "$TSYNC_TMP/out")"
+        # and the plan in each, against its own schema (contentSchema asserts nothing)
+        python3 "$VALIDATE" "$PLAN_SCHEMA" "${plans[@]}" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        assertEquals "valid plans" 6 "$(grep -c ': valid$' "$TSYNC_TMP/out")"
+}
+
+# The config schema is not a blank cheque: each edit of a valid inject config is refused, while
+# fields the runtime-spec or a runtime adds and we do not touch stay allowed.
+testConfigSchemaRefusesWhatInjectNeverWritesAndAllowsWhatItKeeps() {
+        local d="$TSYNC_TMP/c" edit n=0 edits=()
+        rewritten_configs "$d" >/dev/null || fail "rewritten_configs"
+        local good="$d/layer.json" init='.mounts[] | select(.destination == "/.oci-seccomp-tsync/init")'
+        for edit in \
+                '.mounts[0] |= del(.destination)' \
+                '.hooks.prestart[0].path = "true"' \
+                '.hooks.createRuntime[0].path = "oci-seccomp-tsync"' \
+                '.process.args[0] = "/bin/sh"' \
+                '.process.args |= map(select(. != "--"))' \
+                '.process.args = ["sh", "-c", "true"]' \
+                'del(.annotations["io.oci-seccomp-tsync.plan"])' \
+                '.annotations["io.oci-seccomp-tsync.plan"] |= fromjson' \
+                '.annotations["org.example.n"] = 1' \
+                '.hooks.prestart[0].timeout = 0' \
+                '.hooks.prestart[0].env = ["NOEQUALS"]' \
+                '.hooks.prestart[0].arg = ["x"]' \
+                '.process.capabilities.bounding += ["SYS_ADMIN"]' \
+                '.process.capabilities.ambient -= ["CAP_SYS_ADMIN"]' \
+                '.process.noNewPrivileges = "yes"' \
+                '.process.user.uid = -1' \
+                "del($init)" \
+                ".mounts += [$init]" \
+                "($init | .options) += [\"noexec\"]" \
+                '(.mounts[] | select(.destination == "/.oci-seccomp-tsync/filters") | .options) -= ["ro"]' \
+                '(.mounts[] | select(.destination == "/.oci-seccomp-tsync/filters") | .source) = "/etc"' \
+                '.hooks.prestart += .hooks.createRuntime' \
+                '.hooks.createRuntime += .hooks.createRuntime' \
+                '.hooks.poststop[0].args[2] = "createRuntime"' \
+                '.linux.seccomp.defaultAction = "SCMP_ACT_FOO"' \
+                'del(.root)'; do
+                n=$((n + 1))
+                edits[n]=$edit
+                jq "$edit" "$good" >"$TSYNC_TMP/bad$n.json" || fail "jq $edit"
+        done
+        # Kept as they are: fields of the runtime-spec we do not constrain, and ones runtimes add.
+        jq '.vm = {hypervisor: {path: "/usr/bin/qemu"}} | .process.terminal = true | .process.oomScoreAdj = 100 |
+            .mounts[0].uidMappings = [] | .hooks.createRuntime += [{path: "/bin/true"}] | .domainname = "x" |
+            .linux.sysctl = {"net.ipv4.ip_forward": "1"} | .process.user.additionalGids = [5, 6]' \
+                "$good" >"$TSYNC_TMP/kept.json"
+        local bad=()
+        for ((n = 1; n <= ${#edits[@]}; n++)); do
+                bad+=("$TSYNC_TMP/bad$n.json")
+        done
+        python3 "$VALIDATE" "$CONFIG_SCHEMA" "$good" "$TSYNC_TMP/kept.json" "${bad[@]}" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "exit status" 1 "$rc"
+        grep -q "^$good: valid$" "$TSYNC_TMP/out" || fail "the unedited config: $(grep "^$good" "$TSYNC_TMP/out")"
+        grep -q "/kept.json: valid$" "$TSYNC_TMP/out" || fail "fields we keep: $(grep /kept.json "$TSYNC_TMP/out")"
+        for ((n = 1; n <= ${#edits[@]}; n++)); do
+                grep -q "/bad$n.json: invalid at" "$TSYNC_TMP/out" ||
+                        fail "accepted: ${edits[n]}: $(grep "/bad$n.json" "$TSYNC_TMP/out")"
+        done
 }
 
 # --- scons install / uninstall ----------------------------------------------------------------
@@ -410,6 +545,7 @@ testRpmBuildsFromTheDistTarball() {
         {
                 expected_files /usr
                 echo "/usr/share/doc/$PKG-$VERSION/README.md"
+                echo "/usr/share/licenses/$PKG-$VERSION/LICENSE" # %license
         } | sort >"$TSYNC_TMP/want"
         rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null | awk '$1 ~ /^-/ { print $2 }' |
                 sed -E 's/\.gz$//' | sort >"$TSYNC_TMP/got"
