@@ -11,6 +11,7 @@
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
+#include "tsync/plan.h"
 
 void cli_error(const char *where, const struct tsync_err *err)
 {
@@ -75,20 +76,22 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
         }
 }
 
+/* The workload's bounding set, as the hook judges it: a config rewritten by
+ * inject or precreate lends CAP_SYS_ADMIN to the init, so its plan's record of
+ * the original sets counts, not process.capabilities. */
 static int caps_from_config(const char *path, uint64_t *ret, struct tsync_err *err)
 {
         _cleanup_json_ struct tsync_json *doc = NULL;
         int r = tsync_json_parse_file(path, NULL, &doc, err);
         if (r < 0)
                 return r;
-        const struct tsync_json *bounding =
-                tsync_json_get(tsync_json_get(tsync_json_get(doc, "process"), "capabilities"), "bounding");
-        if (!bounding) {
-                /* A config without a bounding list gives the process no capabilities. */
-                *ret = 0;
-                return 0;
-        }
-        r = tsync_caps_from_json(bounding, "process.capabilities.bounding", ret, err);
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        r = tsync_plan_from_config(doc, &plan, err);
+        if (r == 0)
+                r = tsync_caps_bounding_of(plan->capabilities, "plan.capabilities.bounding", ret, err);
+        else if (r == -ENOENT)
+                r = tsync_caps_bounding_of(tsync_json_get(tsync_json_get(doc, "process"), "capabilities"),
+                                           "process.capabilities.bounding", ret, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s", path);
         return 0;

@@ -80,3 +80,16 @@ int tsync_caps_from_json(const struct tsync_json *arr, const char *path, uint64_
         *ret = caps;
         return 0;
 }
+
+int tsync_caps_bounding_of(const struct tsync_json *capabilities, const char *path, uint64_t *ret,
+                           struct tsync_err *err)
+{
+        if (!capabilities)
+                return tsync_caps_parse_list("all", ret, err);
+        const struct tsync_json *b = tsync_json_get(capabilities, "bounding");
+        if (!b) {
+                *ret = 0;
+                return 0;
+        }
+        return tsync_caps_from_json(b, path, ret, err);
+}

@@ -26,20 +26,6 @@ static int refuse_notify(const struct tsync_profile *p, const char *what, struct
         return 0;
 }
 
-static int original_bounding(const struct tsync_plan *plan, uint64_t *ret, struct tsync_err *err)
-{
-        if (!plan->capabilities) {
-                /* No capabilities in the config: the runtime leaves the process all of them. */
-                return tsync_caps_parse_list("all", ret, err);
-        }
-        const struct tsync_json *b = tsync_json_get(plan->capabilities, "bounding");
-        if (!b) {
-                *ret = 0;
-                return 0;
-        }
-        return tsync_caps_from_json(b, "plan.capabilities.bounding", ret, err);
-}
-
 static int open_named_layer(const struct tsync_deliver_opts *o, const char *name, char **ret_path,
                             struct tsync_err *err)
 {
@@ -71,7 +57,7 @@ int tsync_plan_load_profile(const struct tsync_plan *plan, long i, const struct 
 {
         struct tsync_source_opts so = { .format = TSYNC_FORMAT_AUTO, .have_caps = true };
         struct tsync_source_info info = { 0 };
-        int r = original_bounding(plan, &so.caps, err);
+        int r = tsync_caps_bounding_of(plan->capabilities, "plan.capabilities.bounding", &so.caps, err);
         if (r < 0)
                 return r;
         if (i < 0) {

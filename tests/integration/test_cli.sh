@@ -89,6 +89,26 @@ testDockerCapsFromConfigBoundingSet() {
         return 0
 }
 
+testDockerCapsFromAnInjectedConfigAreTheOriginalOnes() {
+        # inject lends CAP_SYS_ADMIN to the init: judging a Docker-format profile by the rewritten
+        # config would say what the workload never gets (Podman's profile allows bpf with SYS_ADMIN).
+        caps_json=$(echo "$PODMAN_CAPS" | jq -R 'split(",")')
+        mkdir -p "$WORK/b/rootfs"
+        jq -n --argjson c "$caps_json" '{ociVersion: "1.0.2", root: {path: "rootfs"},
+                process: {args: ["sh"], capabilities: {bounding: $c, effective: $c, permitted: $c}}}' \
+                >"$WORK/b/config.json"
+        "$OCI" inject --init "$BUILD/bin/seccomp-tsync-init" --no-hooks --no-cache -p "$TOP/configs/profiles/deny-ptrace.json" "$WORK/b" ||
+                fail "inject"
+        jq -e '.process.capabilities.bounding | index("CAP_SYS_ADMIN")' "$WORK/b/config.json" >/dev/null ||
+                fail "inject lent no CAP_SYS_ADMIN: this test shows nothing"
+        run explain --config "$WORK/b/config.json" /usr/share/containers/seccomp.json bpf
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        "$OCI" explain --caps "$PODMAN_CAPS" /usr/share/containers/seccomp.json bpf >"$WORK/want" 2>&1
+        assertEquals "$(cat "$WORK/want")" "$(cat "$WORK/out")"
+        grep -q "ALLOW" "$WORK/out" && fail "bpf allowed: judged with the lent CAP_SYS_ADMIN: $(cat "$WORK/out")"
+        return 0
+}
+
 testCacheHitGivesTheSameProgram() {
         run compile --cache-dir "$WORK/cache" "$FIXTURES/masked.json" -o "$WORK/a.bpf"
         assertEquals 0 "$rc"
