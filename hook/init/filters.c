@@ -47,8 +47,11 @@ static int open_no_symlinks(const char *path)
                 while (*p == '/')
                         p++;
                 bool last = *p == '\0';
+                /* O_NONBLOCK: a FIFO planted as a filter file must be refused as
+                 * not regular (read_all), not block the init forever in open. */
                 int next = openat(dir, component,
-                                  (last ? O_RDONLY | O_NOCTTY : O_PATH | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
+                                  (last ? O_RDONLY | O_NOCTTY | O_NONBLOCK : O_PATH | O_DIRECTORY) | O_NOFOLLOW |
+                                          O_CLOEXEC);
                 int saved = errno;
                 (void)close(dir);
                 if (next < 0)
