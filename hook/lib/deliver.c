@@ -95,6 +95,8 @@ int tsync_plan_load_profile(const struct tsync_plan *plan, long i, const struct 
                 if (r < 0)
                         return tsync_error_prefix(err, "layer '%s'", plan->layers[i]);
                 r = refuse_notify(*ret, path, err);
+                if (r < 0)
+                        (void)tsync_error_prefix(err, "layer '%s'", plan->layers[i]);
         }
         if (r < 0) {
                 tsync_profile_free(*ret);
