@@ -207,7 +207,13 @@ int tsync_deliver_clean(const struct tsync_plan *plan, const struct tsync_delive
         for (struct dirent *e; (e = readdir(d));) {
                 if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                         continue;
-                if (unlinkat(dfd, e->d_name, 0) < 0 && errno != ENOENT && r == 0)
+                if (unlinkat(dfd, e->d_name, 0) == 0 || errno == ENOENT)
+                        continue;
+                /* Only filter files belong here; an empty directory put in their
+                 * place would keep the state (and precreate's directory) behind. */
+                if (errno == EISDIR && unlinkat(dfd, e->d_name, AT_REMOVEDIR) == 0)
+                        continue;
+                if (r == 0)
                         r = tsync_error(err, errno, "%s/%s: %s", plan->state_dir, e->d_name, strerror(errno));
         }
         closedir(d);
