@@ -22,10 +22,12 @@
 # and a runc user expects `runc delete` to work. So:
 #   - state already gone (bundle, config.json or our annotation missing, filter directory gone):
 #     exit 0, nothing printed;
-#   - bad OCI state on stdin: exit 1 and one line (we cannot know what to clean; the runtime reports
-#     it and carries on: runc logs a failed poststop hook as a warning);
+#   - bad OCI state on stdin: exit 1 and one line (we cannot know what to clean);
 #   - a config or plan we cannot read, or a stateDir that is not ours: exit 1 and one line, and
 #     nothing outside our own directories is touched (poststop never follows a plan elsewhere).
+#     The filter files of such a container stay where they are: only the plan says where.
+# A failing poststop does not block a delete: runc (1.1) logs the hook's line as an error and
+# removes the container all the same (testRuncDeleteWithAnUnreadableConfig...).
 #
 # Takes about two minutes on a 2-core machine shared with other test runs. Needs root (tmpfs
 # mounts, runc, setpriv), runc, jq, busybox-static, python3.
@@ -505,6 +507,19 @@ hook_profile_row() {
         assert_no_temp "$W"
 }
 
+testHookCreateRuntimeSecondLayerBrokenLeavesNoFirstFilter() {
+        bundle "$W/b"
+        cp "$GOOD" "$W/layer.json" && cp "$GOOD" "$W/layer2.json"
+        "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" --profile "$W/layer2.json" "$W/b" ||
+                fail "inject"
+        echo '{"defaultAction": "SCMP_ACT_NEVER"}' >"$W/layer2.json"
+        state fc-second "$W/b" | hook createRuntime --cache-dir "$W/cache"
+        assert_refused "oci-seccomp-tsync: fc-second: layer '$W/layer2.json': " "action 'SCMP_ACT_NEVER' is unknown" 1
+        # The first layer compiled and was written before the second failed: it must be gone.
+        assert_no_filters "$W/b/oci-seccomp-tsync"
+        assert_no_temp "$W"
+}
+
 testHookCreateRuntimeWithAFullStateDir() {
         injected
         full_tmpfs "$W/b/oci-seccomp-tsync" mode=0755
@@ -788,6 +803,22 @@ testRuncFilterDirectorySwappedAfterTheHookKeepsTheDeliveredFilters() {
         grep -q "Disk quota exceeded" "$W/b/rootfs/tmp/err" || fail "mkdir: $(cat "$W/b/rootfs/tmp/err")"
         runc delete "$id" >/dev/null 2>&1
         _tsync_unregister runc "$id"
+}
+
+testRuncDeleteWithAnUnreadableConfigReportsItAndStillDeletes() {
+        local id
+        id=$(tsync_unique_id garbled)
+        runc_bundle
+        _tsync_register runc "$id"
+        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        echo garbage >"$W/b/config.json"
+        runc delete "$id" >"$W/out" 2>"$W/err"
+        assertEquals "runc delete: $(cat "$W/err")" 0 $?
+        assertEquals "lines of ours in: $(cat "$W/err")" 1 "$(grep -o 'oci-seccomp-tsync: ' "$W/err" | wc -l)"
+        grep -qF "oci-seccomp-tsync: $id: $W/b/config.json: (root): invalid JSON" "$W/err" || fail "$(cat "$W/err")"
+        assertEquals "container left" "" "$(runc list -q | grep -x "$id")"
+        _tsync_unregister runc "$id"
+        assertFalse "the workload ran" "[ -e $W/b/rootfs/tmp/marker ]"
 }
 
 testRuncDeleteWorksWhenTheBundleIsGoneBeforePoststop() {
