@@ -99,7 +99,7 @@ int cmd_inject(int argc, char **argv)
                                                  {} };
         char *layers[TSYNC_MAX_LAYERS];
         size_t n_layers = 0;
-        bool replace = false, no_cache = false, no_hooks = false, exec = false;
+        bool replace = false, no_cache = false, no_hooks = false, exec = false, made_state_dir = false;
         const char *init = NULL, *cache_dir = NULL;
         int opt, rc = CLI_EXIT_FAILED;
 
@@ -179,7 +179,9 @@ int cmd_inject(int argc, char **argv)
                 cli_error("inject", &err);
                 goto out;
         }
-        if (mkdir(state_dir, 0755) < 0 && errno != EEXIST) {
+        if (mkdir(state_dir, 0755) == 0)
+                made_state_dir = true;
+        else if (errno != EEXIST) {
                 cli_errorf("inject", "%s: %s", state_dir, strerror(errno));
                 goto out;
         }
@@ -234,6 +236,9 @@ int cmd_inject(int argc, char **argv)
                         PROGRAM, bundle);
         rc = CLI_EXIT_OK;
 out:
+        /* A refused inject leaves the bundle as it found it. */
+        if (rc != CLI_EXIT_OK && made_state_dir)
+                (void)rmdir(state_dir);
         for (size_t i = 0; i < n_layers; i++)
                 free(layers[i]);
         return rc;

@@ -48,8 +48,11 @@ static int open_no_symlinks(const char *path)
                 while (*p == '/')
                         p++;
                 bool last = *p == '\0';
+                /* O_NONBLOCK: a FIFO planted as a filter file must be refused as
+                 * not regular (read_all), not block the init forever in open. */
                 int next = openat(dir, component,
-                                  (last ? O_RDONLY | O_NOCTTY : O_PATH | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
+                                  (last ? O_RDONLY | O_NOCTTY | O_NONBLOCK : O_PATH | O_DIRECTORY) | O_NOFOLLOW |
+                                          O_CLOEXEC);
                 int saved = errno;
                 struct stat st;
                 if (next < 0 && (saved == ENOTDIR || saved == ELOOP) &&
@@ -64,7 +67,11 @@ static int open_no_symlinks(const char *path)
         }
 }
 
-/* Reads up to size bytes; *ret_more tells whether the file goes on. */
+/* read_all's answer for a path that opens but is no regular file. */
+#define NOT_REGULAR 1
+
+/* Reads up to size bytes; *ret_more tells whether the file goes on. Returns 0,
+ * NOT_REGULAR, or -errno (-EINVAL: a ".." or overlong component in the path). */
 static int read_all(const char *path, void *buf, size_t size, size_t *ret_len, bool *ret_more)
 {
         struct stat st;
@@ -76,7 +83,7 @@ static int read_all(const char *path, void *buf, size_t size, size_t *ret_len, b
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
-                return -EINVAL;
+                return NOT_REGULAR;
         while (len < size) {
                 ssize_t n = read(fd, (char *)buf + len, size - len);
                 if (n < 0) {
@@ -122,13 +129,18 @@ static int read_one(const char *path, void *buf, struct init_filter *ret)
         int r;
 
         r = read_all(path, buf, BUF_WORDS * 8, &size, &more);
-        if (r == -EINVAL) {
+        if (r == NOT_REGULAR) {
                 init_log(path, "not a regular file");
                 return -1;
         }
         if (r == -ELOOP) {
                 init_log(path, "refused: a symbolic link in its path (the filter directory must be the runtime's "
                                "read-only mount, not a link planted in the root filesystem)");
+                return -1;
+        }
+        if (r == -EINVAL) {
+                init_log(path, "cannot read the filter file: the path has a '..' component or one longer than 255 "
+                               "bytes");
                 return -1;
         }
         if (r < 0) {

@@ -81,6 +81,8 @@ int tsync_plan_load_profile(const struct tsync_plan *plan, long i, const struct 
                 if (r < 0)
                         return tsync_error_prefix(err, "layer '%s'", plan->layers[i]);
                 r = refuse_notify(*ret, path, err);
+                if (r < 0)
+                        (void)tsync_error_prefix(err, "layer '%s'", plan->layers[i]);
         }
         if (r < 0) {
                 tsync_profile_free(*ret);
@@ -191,7 +193,13 @@ int tsync_deliver_clean(const struct tsync_plan *plan, const struct tsync_delive
         for (struct dirent *e; (e = readdir(d));) {
                 if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                         continue;
-                if (unlinkat(dfd, e->d_name, 0) < 0 && errno != ENOENT && r == 0)
+                if (unlinkat(dfd, e->d_name, 0) == 0 || errno == ENOENT)
+                        continue;
+                /* Only filter files belong here; an empty directory put in their
+                 * place would keep the state (and precreate's directory) behind. */
+                if (errno == EISDIR && unlinkat(dfd, e->d_name, AT_REMOVEDIR) == 0)
+                        continue;
+                if (r == 0)
                         r = tsync_error(err, errno, "%s/%s: %s", plan->state_dir, e->d_name, strerror(errno));
         }
         closedir(d);

@@ -618,8 +618,14 @@ int tsync_json_parse_file(const char *path, const struct tsync_json_limits *limi
 {
         size_t max_bytes = max_bytes_of(limits);
         char e[128];
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: opening a FIFO nobody writes to would block forever (a hook
+         * that never returns); without a writer it now reads as empty. Reads block
+         * again afterwards, so a pipe with a writer (compile <(...)) still works. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
+                return tsync_error(err, errno, "%s: %s", path, strerror_r(errno, e, sizeof(e)));
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
                 return tsync_error(err, errno, "%s: %s", path, strerror_r(errno, e, sizeof(e)));
         struct stat st;
         if (fstat(fd, &st) < 0)

@@ -27,9 +27,6 @@
 #include "profile_internal.h"
 #include "tsync/cleanup.h"
 
-/* The kernel caps SECCOMP_RET_ERRNO data at MAX_ERRNO (see profile_oci.c). */
-#define DOCKER_MAX_ERRNO 4095u
-
 /* libseccomp-golang's ScmpArch.String(): what upstream compares
  * includes/excludes.arches against. */
 static const struct {
@@ -158,9 +155,9 @@ static int parse_docker_action(const struct tsync_json *obj, const char *path, c
         if (act.kind != TSYNC_ACT_ERRNO && act.kind != TSYNC_ACT_TRACE)
                 return tsync_error(err, EINVAL, "%s: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not %s", at,
                                    tsync_action_name(act.kind));
-        if (v > (act.kind == TSYNC_ACT_ERRNO ? DOCKER_MAX_ERRNO : UINT16_MAX))
-                return tsync_error(err, EINVAL, "%s: %llu is too large for %s", at, (unsigned long long)v,
-                                   tsync_action_name(act.kind));
+        r = tsync_check_action_data(act.kind, v, at, err);
+        if (r < 0)
+                return r;
         act.data = (uint16_t)v;
         *ret = act;
         return 0;
@@ -525,6 +522,9 @@ int tsync_profile_from_docker(const struct tsync_json *doc, const struct tsync_d
                                 return r;
                 }
         }
+        r = tsync_check_flags(p, err);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(p);
         return 0;
 }

@@ -7,13 +7,29 @@
 /* Longest JSON path we build for messages. */
 #define TSYNC_PATH_MAX 256
 
+/* The largest errno a filter can return. The kernel caps SECCOMP_RET_ERRNO
+ * data at MAX_ERRNO (4095), so anything above would silently become 4095, and
+ * libseccomp (2.5.4) refuses 4095 itself with a bare EINVAL; so 4094. */
+#define TSYNC_MAX_ERRNO_RET 4094u
+
+/* Refuses an errno above what the action can carry (TSYNC_MAX_ERRNO_RET for
+ * ERRNO, the 16 bits of SECCOMP_RET_DATA for TRACE), naming the field at path. */
+int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, struct tsync_err *err);
+
+/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (linux/seccomp.h of 5.19+, which the build host may lack). */
+#define TSYNC_FLAG_WAIT_KILLABLE_RECV (1u << 5)
+
+/* Refuses flags the kernel would refuse for this profile: WAIT_KILLABLE_RECV
+ * needs a notification listener (NEW_LISTENER), which only SCMP_ACT_NOTIFY asks for. */
+int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err);
+
 /* Formats a JSON path for messages into buf (TSYNC_PATH_MAX bytes). */
 void tsync_path(char buf[TSYNC_PATH_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reads obj[action_key] and obj[errno_key] (errno_key may be absent).
  * ERRNO without an errno means EPERM and TRACE without one means 1, as in runc;
- * an errno with any other action is an error; errnos above 4095 are refused
- * because the kernel would silently cap them. */
+ * an errno with any other action is an error; errnos above
+ * TSYNC_MAX_ERRNO_RET are refused (tsync_check_action_data). */
 int tsync_parse_action(const struct tsync_json *obj, const char *path, const char *action_key, const char *errno_key,
                        struct tsync_action *ret, struct tsync_err *err);
 

@@ -8,10 +8,6 @@
 #include "profile_internal.h"
 #include "tsync/cleanup.h"
 
-/* The kernel caps SECCOMP_RET_ERRNO data at MAX_ERRNO; a larger errnoRet would
- * silently turn into 4095, so we refuse it. */
-#define TSYNC_MAX_ERRNO 4095u
-
 void tsync_path(char buf[TSYNC_PATH_MAX], const char *fmt, ...)
 {
         va_list ap;
@@ -43,8 +39,10 @@ int tsync_parse_action(const struct tsync_json *obj, const char *path, const cha
                 if (act.kind != TSYNC_ACT_ERRNO && act.kind != TSYNC_ACT_TRACE)
                         return tsync_error(err, EINVAL, "%s: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not %s",
                                            at, name);
-                uint64_t max = act.kind == TSYNC_ACT_ERRNO ? TSYNC_MAX_ERRNO : UINT16_MAX;
-                r = tsync_json_uint_max(e, at, max, &v, err);
+                r = tsync_json_u64(e, at, &v, err);
+                if (r < 0)
+                        return r;
+                r = tsync_check_action_data(act.kind, v, at, err);
                 if (r < 0)
                         return r;
                 act.data = (uint16_t)v;
@@ -52,6 +50,34 @@ int tsync_parse_action(const struct tsync_json *obj, const char *path, const cha
                 act.data = EPERM;
         }
         *ret = act;
+        return 0;
+}
+
+int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, struct tsync_err *err)
+{
+        if (kind == TSYNC_ACT_ERRNO && v > TSYNC_MAX_ERRNO_RET)
+                return tsync_error(err, EINVAL,
+                                   "%s: %llu is above the largest errno a filter can return, %u (the kernel caps "
+                                   "errno at MAX_ERRNO 4095 and libseccomp refuses 4095)",
+                                   path, (unsigned long long)v, TSYNC_MAX_ERRNO_RET);
+        if (kind == TSYNC_ACT_TRACE && v > UINT16_MAX)
+                return tsync_error(err, EINVAL, "%s: %llu does not fit the 16 bits of SECCOMP_RET_DATA (at most %u)",
+                                   path, (unsigned long long)v, (unsigned)UINT16_MAX);
+        return 0;
+}
+
+int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err)
+{
+        if (!(p->flags & TSYNC_FLAG_WAIT_KILLABLE_RECV))
+                return 0;
+        bool notify = p->default_action.kind == TSYNC_ACT_NOTIFY;
+        for (size_t i = 0; i < p->n_rules && !notify; i++)
+                notify = p->rules[i].action.kind == TSYNC_ACT_NOTIFY;
+        if (!notify)
+                return tsync_error(err, EINVAL,
+                                   "flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a notification listener "
+                                   "(an SCMP_ACT_NOTIFY action), which this profile does not use; the kernel would "
+                                   "refuse the filter");
         return 0;
 }
 
@@ -310,6 +336,9 @@ int tsync_profile_from_oci(const struct tsync_json *seccomp, struct tsync_profil
                                 return r;
                 }
         }
+        r = tsync_check_flags(p, err);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(p);
         return 0;
 }

@@ -486,6 +486,20 @@ static void test_json_pipes(void)
                "test_json_parse_fd_reads_exactly_limit: %s", r ? err.msg : "");
         tsync_json_free(v);
         (void)close(p[0]);
+
+        /* A FIFO nobody writes to: opening it used to block forever (a hook
+         * that never returns). alarm: a regression fails here instead of hanging. */
+        char fifo[PATH_MAX];
+        (void)snprintf(fifo, sizeof(fifo), "%s/fifo.json", tmpdir);
+        if (mkfifo(fifo, 0600) < 0)
+                tap_diag("mkfifo %s: %m", fifo);
+        alarm(10);
+        v = NULL;
+        r = tsync_json_parse_file(fifo, NULL, &v, &err);
+        alarm(0);
+        tap_ok(r == -EINVAL && v == NULL && strstr(err.msg, fifo) && strstr(err.msg, "empty document"),
+               "test_json_parse_file_fifo_without_writer_does_not_block: %s", err.msg);
+        (void)unlink(fifo);
 }
 
 int main(void)

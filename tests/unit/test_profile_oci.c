@@ -51,6 +51,18 @@ static const struct {
           "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
           " \"errnoRet\": 4096}]}",
           "syscalls[0].errnoRet" },
+        { "errno_libseccomp_refuses",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          " \"errnoRet\": 4095}]}",
+          "syscalls[0].errnoRet: 4095 is above the largest errno a filter can return, 4094" },
+        { "default_errno_libseccomp_refuses", "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 4095}",
+          "defaultErrnoRet: 4095 is above the largest errno a filter can return, 4094" },
+        { "trace_data_past_16_bits", "{\"defaultAction\": \"SCMP_ACT_TRACE\", \"defaultErrnoRet\": 65536}",
+          "defaultErrnoRet: 65536 does not fit the 16 bits of SECCOMP_RET_DATA" },
+        { "wait_killable_recv_without_listener",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"flags\": [\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"],"
+          " \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\"}]}",
+          "flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a notification listener" },
         { "negative_errno",
           "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
           " \"errnoRet\": -1}]}",

@@ -1,0 +1,861 @@
+#!/bin/bash
+# The fail-closed matrix: every entry point x every kind of bad input. One test per row, generated
+# from the tables below, so a failure names its row and the closing count is the number of rows.
+#
+# Entry points: compile, inject, hook precreate | prestart | createRuntime | poststop, and the init
+# (seccomp-tsync-init), each called directly; prestart and the init also under a real runc.
+#
+# What every refusing row asserts:
+#   - a non-zero exit (for runc rows: runc run fails, or the container never ran its workload);
+#   - exactly one line of ours: "oci-seccomp-tsync: <container id or where>: ... <cause>" (for the
+#     init "seccomp-tsync-init: <file>: <cause>"); when we are called directly it is all of stderr;
+#     runc quotes a hook's stderr inside its own message, so there we count occurrences;
+#   - no workload: the workload is `touch /tmp/marker` (or the init's `touch $W/marker`), and the
+#     marker must be absent;
+#   - no partial file: no *.tmp* left in the bundle, state, cache or output directories; a refused
+#     inject leaves config.json byte for byte and mode for mode as it was, and creates nothing;
+#   - no state leaked: the bundle's filter directory (BUNDLE/oci-seccomp-tsync) holds no filter after
+#     a refused createRuntime/prestart, and precreate's /run/oci-seccomp-tsync/<hex> (here
+#     --state-root $W/run) is gone after a refused precreate or createRuntime, or after poststop.
+#
+# poststop is different: a runtime must be able to delete a container whatever became of its bundle,
+# and a runc user expects `runc delete` to work. So:
+#   - state already gone (bundle, config.json or our annotation missing, filter directory gone):
+#     exit 0, nothing printed;
+#   - bad OCI state on stdin: exit 1 and one line (we cannot know what to clean);
+#   - a config or plan we cannot read, or a stateDir that is not ours: exit 1 and one line, and
+#     nothing outside our own directories is touched (poststop never follows a plan elsewhere).
+#     The filter files of such a container stay where they are: only the plan says where.
+# A failing poststop does not block a delete: runc (1.1) logs the hook's line as an error and
+# removes the container all the same (testRuncDeleteWithAnUnreadableConfig...).
+#
+# Takes about two minutes on a 2-core machine shared with other test runs. Needs root (tmpfs
+# mounts, runc, setpriv), runc, jq, busybox-static, python3.
+# The tables hold shell text in single quotes on purpose: it is expanded when a row runs.
+# shellcheck disable=SC2016
+HERE=$(cd "$(dirname "$0")" && pwd)
+# `producer | hook ...` sets $rc in this shell.
+shopt -s lastpipe
+. "$HERE/lib.sh"
+. "$HERE/hooklib.sh"
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+# P NAME WHERE CAUSE GENERATOR: a bad layer profile. WHERE: c compile, i inject, h the hook's
+# createRuntime (called directly), r prestart under runc (a sample: the runtime's side is the same
+# for every cause), p precreate (by name from a profile directory). GENERATOR prints the file's content, or is @fifo, @dir, @missing, @devzero.
+# CAUSE is a part of the one line every entry point must print.
+PROF_NAMES=()
+declare -A PROF_WHERE PROF_CAUSE PROF_GEN
+P() {
+        PROF_NAMES+=("$1")
+        PROF_WHERE[$1]=$2
+        PROF_CAUSE[$1]=$3
+        PROF_GEN[$1]=$4
+}
+J() { # J 'RULE JSON': a layer that allows everything but RULE.
+        echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [$1]}"
+}
+P NotJson cihpr "invalid JSON at byte 1" 'echo "this is not json"'
+P Truncated cihp "invalid JSON" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\"}" | head -c 50'
+P Empty cihp "empty document" ':'
+P TrailingGarbage cihp "invalid JSON" 'J ""; echo "}"'
+P DuplicateKey cihp "duplicate key 'defaultAction'" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"defaultAction\": \"SCMP_ACT_KILL\"}"'
+P NulInName cihp "contains a NUL byte" 'J "{\"names\": [\"mk\\u0000dir\"], \"action\": \"SCMP_ACT_ERRNO\"}"'
+P NotAnObject cihp "expected object" 'echo "[\"SCMP_ACT_ALLOW\"]"'
+P NamesNotArray cihp "syscalls[0].names: expected array" 'J "{\"names\": \"mkdir\", \"action\": \"SCMP_ACT_ERRNO\"}"'
+P ActionNotString cihp "syscalls[0].action: expected string" 'J "{\"names\": [\"mkdir\"], \"action\": 7}"'
+P NamesEmpty cihp "syscalls[0].names: must name at least one syscall" 'J "{\"names\": [], \"action\": \"SCMP_ACT_ERRNO\"}"'
+P Deep cihpr "deeper than the limit" 'python3 -c "print(\"{\\\"defaultAction\\\": \\\"SCMP_ACT_ALLOW\\\", \\\"x\\\": \" + \"[\" * 200 + \"]\" * 200 + \"}\")"'
+P Huge cihpr "more than the limit of 4194304 bytes" 'python3 -c "print(\"{\\\"defaultAction\\\": \\\"SCMP_ACT_ALLOW\\\", \\\"x\\\": \\\"\" + \"x\" * (5 << 20) + \"\\\"}\")"'
+P MissingDefaultAction cihp "defaultAction: missing" 'echo "{\"syscalls\": []}"'
+P MissingArgOp cihp "syscalls[0].args[0].op: missing" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"args\": [{\"index\": 0, \"value\": 1}]}"'
+P UnknownAction cihpr "action 'SCMP_ACT_SOMETIMES' is unknown" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_SOMETIMES\"}"'
+P UnknownDefaultAction cihp "defaultAction: action 'SCMP_ACT_MAYBE' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_MAYBE\"}"'
+P UnknownOp cihp "op 'SCMP_CMP_ROUGHLY' is unknown" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"args\": [{\"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_ROUGHLY\"}]}"'
+P UnknownArch cihp "architecture 'SCMP_ARCH_VAX' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": [\"SCMP_ARCH_VAX\"]}"'
+P UnknownFlag cihp "flag 'SECCOMP_FILTER_FLAG_NEW_LISTENER' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"flags\": [\"SECCOMP_FILTER_FLAG_NEW_LISTENER\"]}"'
+P ArgIndex6 cihpr "syscalls[0].args[0].index: 6 is past the last argument (5)" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"args\": [{\"index\": 6, \"value\": 1, \"op\": \"SCMP_CMP_EQ\"}]}"'
+P ArgIndexNegative cihp "syscalls[0].args[0].index: -1 is negative" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"args\": [{\"index\": -1, \"value\": 1, \"op\": \"SCMP_CMP_EQ\"}]}"'
+P ArgValueAbove64Bits cihp "syscalls[0].args[0].value: 18446744073709551616" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"args\": [{\"index\": 0, \"value\": 18446744073709551616, \"op\": \"SCMP_CMP_EQ\"}]}"'
+P Errno4095 cihpr "syscalls[0].errnoRet: 4095 is above the largest errno a filter can return, 4094" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 4095}"'
+P Errno65536 cihp "syscalls[0].errnoRet: 65536 is above the largest errno a filter can return, 4094" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 65536}"'
+P DefaultErrno4095 cihpr "defaultErrnoRet: 4095 is above the largest errno a filter can return, 4094" 'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 4095}"'
+P TraceData65536 cihp "syscalls[0].errnoRet: 65536 does not fit the 16 bits of SECCOMP_RET_DATA" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_TRACE\", \"errnoRet\": 65536}"'
+P ErrnoNegative cihp "syscalls[0].errnoRet: -1 is negative" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": -1}"'
+P ErrnoFraction cihp "syscalls[0].errnoRet: 1.5 is not a whole number" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1.5}"'
+P ErrnoOnAllow cihp "syscalls[0].errnoRet: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno" 'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\", \"errnoRet\": 1}]}"'
+P ValueTwoWithEq cihp "only SCMP_CMP_MASKED_EQ uses a second value" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"args\": [{\"index\": 0, \"value\": 1, \"valueTwo\": 2, \"op\": \"SCMP_CMP_EQ\"}]}"'
+P WaitKillableWithoutListener cihpr "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a notification listener" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"flags\": [\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"]}"'
+P DockerArchesAndArchMap cihp "architectures: cannot be combined with archMap" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": [\"SCMP_ARCH_X86_64\"], \"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": []}]}"'
+P DockerUnknownErrnoName cihp "errno 'EWHATEVER' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"archMap\": [], \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errno\": \"EWHATEVER\"}]}"'
+# A seccomp agent is not supported: compile translates NOTIFY, the hook and inject refuse it.
+P Notify ihpr "SCMP_ACT_NOTIFY and listenerPath are not supported yet" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}"'
+# Files that are not readable profiles. (As root every regular file is readable: compile is
+# also run as nobody on a 0600 file, below.)
+P Fifo cihr "empty document" @fifo
+P Directory cih "is a directory" @dir
+P Missing cihr "No such file or directory" @missing
+P DevZero chr "more than the limit of 4194304 bytes" @devzero
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+oneTimeSetUp() {
+        local f
+        for f in "$OCI" "$INIT"; do
+                [ -x "$f" ] || {
+                        echo "test_failclosed.sh: $f is not built (run scons)" >&2
+                        exit 1
+                }
+        done
+        SUITE=$(mktemp -d)
+        GOOD="$PROFILES/deny-mkdir.json"
+        # One rootfs, copied per container test (cp of busybox is cheaper than make_rootfs's links).
+        make_rootfs "$SUITE/rootfs" >/dev/null || exit 1
+        "$OCI" compile -O tsync "$GOOD" -o "$SUITE/good.bpf" || exit 1
+        echo '{"defaultAction": "SCMP_ACT_ALLOW"}' >"$SUITE/allow.json"
+        "$OCI" compile -O tsync "$SUITE/allow.json" -o "$SUITE/allow.bpf" || exit 1
+        # Templates, made once with the real tools: a bundle's config (runc spec, running
+        # `touch /tmp/marker`), and that bundle injected at $SUITE/tmpl with layer.json and cache/.
+        # injected() maps $SUITE/tmpl to each test's $W (testInjectedTemplateIsWhatInjectWrites
+        # checks that this is exactly what inject writes there).
+        mkdir -p "$SUITE/tmpl/b/rootfs" "$SUITE/tmpl/cache"
+        runc spec --bundle "$SUITE/tmpl/b" &&
+                tsync_json_edit "$SUITE/tmpl/b/config.json" '.process.args = ["touch", "/tmp/marker"]
+                        | .process.terminal = false | .root = {path: "rootfs", readonly: false}' || exit 1
+        cp "$SUITE/tmpl/b/config.json" "$SUITE/plain.json"
+        cp "$GOOD" "$SUITE/tmpl/layer.json"
+        "$OCI" inject --cache-dir "$SUITE/tmpl/cache" --profile "$SUITE/tmpl/layer.json" "$SUITE/tmpl/b" || exit 1
+        cp "$SUITE/tmpl/b/config.json" "$SUITE/injected.json"
+}
+
+oneTimeTearDown() {
+        rm -rf "$SUITE"
+}
+
+setUp() {
+        tsync_test_begin || exit 1
+        W=$TSYNC_TMP
+        MOUNTS=()
+        mkdir "$W/cache" "$W/profiles" && mkdir -m 0711 "$W/run"
+}
+
+tearDown() {
+        local m
+        for m in "${MOUNTS[@]}"; do
+                umount -l "$m" 2>/dev/null
+        done
+        tsync_test_end
+}
+
+# make_profile FILE GENERATOR
+make_profile() {
+        local f=$1 g=$2
+        rm -rf -- "$f"
+        case "$g" in
+        @fifo) mkfifo "$f" ;;
+        @dir) mkdir "$f" ;;
+        @missing) ;;
+        @devzero) ln -s /dev/zero "$f" ;;
+        *)
+                # Generated once per suite: some run python.
+                if [ -z "${GEN_CACHE[$g]:-}" ]; then
+                        GEN_CACHE[$g]="$SUITE/gen.${#GEN_CACHE[@]}"
+                        eval "$g" >"${GEN_CACHE[$g]}"
+                fi
+                cp "${GEN_CACHE[$g]}" "$f"
+                ;;
+        esac
+}
+declare -A GEN_CACHE
+
+# full_tmpfs DIR [OPTIONS]: a 64 KiB tmpfs on DIR, filled to the last block.
+full_tmpfs() {
+        mkdir -p "$1"
+        mount -t tmpfs -o "size=64k${2:+,$2}" tmpfs "$1" || fail "mount tmpfs on $1"
+        MOUNTS+=("$1")
+        dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null
+        df --output=avail -B1 "$1" | tail -n 1 | grep -qx ' *0' || fail "$1 is not full: $(df "$1")"
+}
+
+# bundle DIR [ARGS...]: a runc bundle running ARGS (default: touch /tmp/marker); with a rootfs
+# only when $ROOTFS_TOO is set (direct hook calls never look at it).
+bundle() {
+        local dir=$1 args
+        shift
+        [ $# -gt 0 ] || set -- touch /tmp/marker
+        mkdir -p "$dir/rootfs"
+        [ -n "${ROOTFS_TOO:-}" ] && cp -a "$SUITE/rootfs/." "$dir/rootfs/"
+        cp "$SUITE/plain.json" "$dir/config.json"
+        [ "$*" = "touch /tmp/marker" ] && return 0
+        args=$(tsync_json_array "$@") || return 1
+        tsync_json_edit "$dir/config.json" \
+                '.process.args = $a | .process.terminal = false | .root = {path: "rootfs", readonly: false}' \
+                --argjson a "$args"
+}
+
+# injected: $W/b, a bundle injected with $W/layer.json (a good layer) and $W/cache.
+injected() {
+        mkdir -p "$W/b/rootfs" "$W/b/oci-seccomp-tsync"
+        [ -n "${ROOTFS_TOO:-}" ] && cp -a "$SUITE/rootfs/." "$W/b/rootfs/"
+        cp "$GOOD" "$W/layer.json"
+        sed "s|$SUITE/tmpl/|$W/|g" "$SUITE/injected.json" >"$W/b/config.json"
+}
+
+testInjectedTemplateIsWhatInjectWrites() {
+        injected
+        mv "$W/b/config.json" "$W/template.json"
+        cp "$SUITE/plain.json" "$W/b/config.json"
+        "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b" || fail "inject"
+        cmp "$W/template.json" "$W/b/config.json" || fail "$(diff "$W/template.json" "$W/b/config.json")"
+}
+
+state() { # state ID BUNDLE: the OCI state a runtime gives a hook
+        if [[ $1$2 =~ ^[A-Za-z0-9/._-]+$ ]]; then
+                printf '{"ociVersion": "1.0.2", "id": "%s", "status": "creating", "pid": 4242, "bundle": "%s"}\n' "$1" "$2"
+                return
+        fi
+        jq -cn --arg id "$1" --arg b "$2" '{ociVersion: "1.0.2", id: $id, status: "creating", pid: 4242, bundle: $b}'
+}
+
+hook() { # hook STAGE [OPTIONS]: stdin as given; status in $rc, stdout in $W/out, stderr in $W/err
+        timeout -s KILL 30 "$OCI" hook "$@" >"$W/out" 2>"$W/err"
+        rc=$?
+}
+
+# assert_refused PREFIX CAUSE [STATUS]: status non-zero (or STATUS), stderr exactly one line
+# that starts with PREFIX and contains CAUSE.
+assert_refused() {
+        local prefix=$1 cause=$2 want=${3:-} err lines=()
+        mapfile -t lines <"$W/err"
+        err=${lines[*]}
+        if [ -n "$want" ]; then
+                assertEquals "exit status (stderr: $err)" "$want" "$rc"
+        else
+                assertNotEquals "exit status (stderr: $err)" 0 "$rc"
+        fi
+        [ "$rc" = 137 ] && fail "killed after 30 s: it hung"
+        assertEquals "stderr lines: $err" 1 "${#lines[@]}"
+        [[ $err == "$prefix"* ]] || fail "stderr does not start with '$prefix': $err"
+        [[ $err == *"$cause"* ]] || fail "stderr does not name '$cause': $err"
+}
+
+assert_no_temp() { # assert_no_temp DIR...: no temporary file left anywhere under DIRs
+        local d left=()
+        # In this shell: a find per row costs more than the rest of many rows.
+        shopt -s globstar nullglob dotglob
+        for d; do
+                left+=("$d"/**/*.tmp*)
+        done
+        shopt -u globstar nullglob dotglob
+        assertEquals "temporary files left" "" "${left[*]}"
+}
+
+assert_no_filters() { # assert_no_filters DIR: no filter file left in DIR (missing DIR is fine)
+        local left=() f
+        [ -L "$1" ] && return 0 # not ours: assert_victim_intact checks what it points to
+        shopt -s nullglob dotglob
+        for f in "$1"/*; do
+                [ "${f##*/}" = filler ] || left+=("${f##*/}")
+        done
+        shopt -u nullglob dotglob
+        assertEquals "left in $1" "" "${left[*]}"
+}
+
+snap() { # snap FILE: content checksum and mode, or "absent"
+        if [ -e "$1" ] || [ -L "$1" ]; then
+                echo "$(sha256sum <"$1" | cut -d' ' -f1) $(stat -c '%a %F' "$1")"
+        else
+                echo absent
+        fi
+}
+
+# Generated tests are added by suite(); shunit2 finds only those written out in the file.
+row() { # row NAME BODY...: defines testNAME running BODY
+        local name=$1
+        shift
+        eval "test$name() { $*; }"
+}
+
+q() { printf '%q' "$1"; }
+# qq TEXT: TEXT in double quotes, so that $W in a table's cause is expanded when the row runs.
+qq() { printf '"%s"' "$1"; }
+
+# ---------------------------------------------------------------------------------------------
+# compile
+
+compile_row() {
+        local name=$1
+        make_profile "$W/p.json" "${PROF_GEN[$name]}"
+        mkdir "$W/outdir"
+        timeout -s KILL 30 "$OCI" compile --caps all --cache-dir "$W/cache" "$W/p.json" -o "$W/outdir/f.bpf" \
+                >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: " "${PROF_CAUSE[$name]}" 1
+        assertEquals "output written" "" "$(ls -A "$W/outdir")"
+        assertEquals "cache written" "" "$(ls -A "$W/cache")"
+}
+
+testCompileUnreadableFileAsNonRoot() {
+        J '{"names": ["mkdir"], "action": "SCMP_ACT_ERRNO"}' >"$W/p.json"
+        chmod 0600 "$W/p.json"
+        mkdir "$W/outdir" && chmod 0777 "$W/outdir" && chmod 0755 "$W"
+        setpriv --reuid 65534 --regid 65534 --clear-groups "$OCI" compile --no-cache "$W/p.json" -o "$W/outdir/f.bpf" \
+                >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: compile: $W/p.json: " "Permission denied" 1
+        assertEquals "output written" "" "$(ls -A "$W/outdir")"
+}
+
+testCompileOntoAFullDisk() {
+        full_tmpfs "$W/full"
+        "$OCI" compile --no-cache "$GOOD" -o "$W/full/f.bpf" >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: compile: $W/full/f.bpf: " "No space left on device" 1
+        assertEquals "left on the full disk" "filler" "$(ls -A "$W/full")"
+}
+
+testCompileWithAFullCache() {
+        full_tmpfs "$W/full"
+        "$OCI" compile --cache-dir "$W/full" "$GOOD" -o "$W/f.bpf" >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: " "cache store: $W/full/" 1
+        [[ $(cat "$W/err") == *"No space left on device"* ]] || fail "$(cat "$W/err")"
+        assertEquals "left in the cache" "filler" "$(ls -A "$W/full")"
+        assertFalse "output written" "[ -e $W/f.bpf ]"
+}
+
+testCompileWithACacheDirThatIsASymlink() {
+        mkdir "$W/real"
+        ln -s real "$W/link"
+        "$OCI" compile --cache-dir "$W/link" "$GOOD" -o "$W/f.bpf" >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: " "cache directory $W/link is a symbolic link" 1
+        assertEquals "written through the link" "" "$(ls -A "$W/real")"
+        assertFalse "output written" "[ -e $W/f.bpf ]"
+}
+
+# ---------------------------------------------------------------------------------------------
+# inject: nothing in the bundle changes
+
+# inject_refused CAUSE INJECT-ARGS...: runs inject on $W/b and checks the bundle is as it was.
+inject_refused() {
+        local cause=$1 before_config before_dir
+        shift
+        before_config=$(snap "$W/b/config.json")
+        before_dir=$(ls -la --time-style=+ "$W/b" 2>/dev/null | sed 1d)
+        timeout -s KILL 30 "$OCI" inject --cache-dir "$W/cache" "$@" "$W/b" >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: " "$cause" 1
+        assertEquals "config.json (checksum, mode)" "$before_config" "$(snap "$W/b/config.json")"
+        assertEquals "bundle entries" "$before_dir" "$(ls -la --time-style=+ "$W/b" 2>/dev/null | sed 1d)"
+        assert_no_temp "$W/b" "$W/cache"
+        assertEquals "cache written" "" "$(ls -A "$W/cache")"
+}
+
+inject_profile_row() {
+        local name=$1
+        bundle "$W/b"
+        chmod 0640 "$W/b/config.json" # a mode inject must keep (and, refused, leave)
+        make_profile "$W/p.json" "${PROF_GEN[$name]}"
+        inject_refused "${PROF_CAUSE[$name]}" --profile "$W/p.json"
+}
+
+# I NAME CAUSE SETUP [INJECT-ARGS]: an inject row; SETUP prepares $W/b (a fresh runc bundle).
+I() {
+        row "Inject$1" "bundle \"\$W/b\"; $3; inject_refused $(qq "$2") ${4:-"--profile \"\$GOOD\""}"
+}
+I ConfigNotJson "invalid JSON" 'echo "not json" >"$W/b/config.json"'
+I ConfigTruncated "invalid JSON" 'head -c 300 "$W/b/config.json" >"$W/b/c" && mv "$W/b/c" "$W/b/config.json"'
+I ConfigEmpty "empty document" ': >"$W/b/config.json"'
+I ConfigNotAnObject "config.json: config: expected object, got array" 'echo "[]" >"$W/b/config.json"'
+I ConfigDeep "deeper than the limit" 'python3 -c "print(\"{\\\"x\\\": \" + \"[\" * 100 + \"]\" * 100 + \"}\")" >"$W/b/config.json"'
+I ConfigHuge "more than the limit" 'tsync_json_edit "$W/b/config.json" ".annotations.pad = (\"x\" * (5 * 1048576))"'
+I ConfigArgsNotArray "process.args: expected array" 'tsync_json_edit "$W/b/config.json" ".process.args = \"sh\""'
+I ConfigArgsEmpty "process.args" 'tsync_json_edit "$W/b/config.json" ".process.args = []"'
+I ConfigNoProcess "process" 'tsync_json_edit "$W/b/config.json" "del(.process)"'
+I ConfigCapsWrongType "capabilities" 'tsync_json_edit "$W/b/config.json" ".process.capabilities.bounding = \"CAP_KILL\""'
+I ConfigUnknownCap "CAP_TELEKINESIS" 'tsync_json_edit "$W/b/config.json" ".process.capabilities.bounding += [\"CAP_TELEKINESIS\"]"'
+I ConfigMissing "config.json: No such file or directory" 'rm "$W/b/config.json"'
+I ConfigIsADirectory "is a directory" 'rm "$W/b/config.json" && mkdir "$W/b/config.json"'
+I StateDirIsASymlink "not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync"'
+I StateDirIsAFile "oci-seccomp-tsync" 'echo x >"$W/b/oci-seccomp-tsync"'
+I StateDirWorldWritable "writable by it alone" 'mkdir -m 0777 "$W/b/oci-seccomp-tsync" && chmod 0777 "$W/b/oci-seccomp-tsync"'
+I ReplaceBrokenLinuxSeccomp "errnoRet: 4095 is above the largest errno" \
+        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_ERRNO\", errnoRet: 4095}]}"' \
+        '--replace'
+I ReplaceNotifyInLinuxSeccomp "SCMP_ACT_NOTIFY and listenerPath are not supported yet" \
+        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}"' \
+        '--replace'
+I InitMissing 'cannot find seccomp-tsync-init at $W/no-init' ':' '--init "$W/no-init" --profile "$GOOD"'
+I TooManyLayers "at most 16 layers" ':' "$(printf -- '--profile "$GOOD" %.0s' $(seq 17))"
+
+testInjectOntoAFullDisk() {
+        bundle "$W/src"
+        full_tmpfs "$W/b"
+        cp "$W/src/config.json" "$W/b/config.json" 2>/dev/null
+        # The filler leaves no room for the copy either: make room for exactly the config.
+        rm -f "$W/b/filler" && cp "$W/src/config.json" "$W/b/config.json" &&
+                dd if=/dev/zero of="$W/b/filler" bs=4k 2>/dev/null
+        inject_refused "No space left on device" --profile "$GOOD"
+}
+
+# ---------------------------------------------------------------------------------------------
+# hook: the OCI state on stdin (prestart, createRuntime and poststop alike)
+
+# S NAME CAUSE GENERATOR: a bad OCI state; one row per stage.
+S() {
+        local stage
+        for stage in prestart createRuntime poststop; do
+                row "Hook${stage^}State$1" "injected; { $3; } | hook $stage --cache-dir \"\$W/cache\";" \
+                        "assert_refused $(q "oci-seccomp-tsync: $stage: the OCI state on stdin") $(qq "$2") 1;" \
+                        "assert_no_filters \"\$W/b/oci-seccomp-tsync\"; assert_no_temp \"\$W\""
+        done
+}
+S NotJson "invalid JSON" 'echo "not json"'
+S Truncated "invalid JSON" 'state id-1 "$W/b" | head -c 30'
+S Empty "empty document" ':'
+S NotAnObject "state.id" 'echo "[\"id-1\"]"'
+S IdMissing "state.id: missing" 'state id-1 "$W/b" | jq -c "del(.id)"'
+S IdWrongType "state.id: expected string" 'state id-1 "$W/b" | jq -c ".id = 17"'
+S IdEmpty "state.id: empty or too long" 'state "" "$W/b"'
+S IdTooLong "state.id: empty or too long" 'state "$(printf "x%.0s" $(seq 300))" "$W/b"'
+S IdNotPrintable "state.id: not printable" 'state "$(printf "a\nb")" "$W/b"'
+S BundleMissing "state.bundle: missing" 'state id-1 "$W/b" | jq -c "del(.bundle)"'
+S BundleWrongType "state.bundle: expected string" 'state id-1 "$W/b" | jq -c ".bundle = [1]"'
+S BundleRelative "state.bundle: 'b' is not an absolute path" 'state id-1 b'
+S Deep "deeper than the limit" 'python3 -c "print(\"{\\\"id\\\": \\\"x\\\", \\\"a\\\": \" + \"[\" * 100 + \"]\" * 100 + \"}\")"'
+S Huge "more than the limit of 1048576 bytes" 'state id-1 "$W/b" | jq -c ".annotations.pad = (\"x\" * 1100000)"'
+
+# ---------------------------------------------------------------------------------------------
+# hook createRuntime and poststop: a bad bundle, config, plan or directory
+
+# plan_edit JQ: edits the plan inside $W/b/config.json.
+plan_edit() {
+        tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | $1 | tojson)"
+}
+
+# A directory a plan may point at; nothing may ever be written to it or removed from it.
+victim() {
+        mkdir -p "$W/victim"
+        echo keep >"$W/victim/precious"
+        cp "$SUITE/allow.bpf" "$W/victim/00.bpf"
+}
+
+assert_victim_intact() {
+        [ -d "$W/victim" ] || return 0
+        assertEquals "the victim directory changed" "00.bpf precious" "$(ls "$W/victim" | paste -sd' ')"
+        assertEquals "keep" "$(cat "$W/victim/precious")"
+}
+
+# B NAME CREATE-CAUSE POSTSTOP SETUP: an injected bundle $W/b broken by SETUP. createRuntime is
+# refused with CREATE-CAUSE, naming the container; POSTSTOP is "ok" (exit 0, silent: the state is
+# gone or never came) or the cause it must report.
+B() {
+        local name=$1 cause=$2 post=$3 setup=$4 check
+        row "HookCreateRuntime$name" "injected; victim; $setup;" \
+                "state fc-$name \"\$W/b\" | hook createRuntime --cache-dir \"\$W/cache\" --state-root \"\$W/run\" --profile-dir \"\$W/profiles\";" \
+                "assert_refused $(q "oci-seccomp-tsync: fc-$name: ") $(qq "$cause") 1;" \
+                "assert_no_filters \"\$W/b/oci-seccomp-tsync\"; assert_no_temp \"\$W\"; assert_victim_intact;" \
+                "assertEquals 'state root' '' \"\$(ls -A \"\$W/run\")\""
+        if [ "$post" = ok ]; then
+                check="assertEquals \"poststop: \$(cat \"\$W/err\")\" 0 \"\$rc\"; assertEquals '' \"\$(cat \"\$W/err\")\""
+        else
+                check="assert_refused $(q "oci-seccomp-tsync: fc-$name: ") $(qq "$post") 1"
+        fi
+        row "HookPoststop$name" "injected; victim; $setup;" \
+                "state fc-$name \"\$W/b\" | hook poststop --cache-dir \"\$W/cache\" --state-root \"\$W/run\" --profile-dir \"\$W/profiles\";" \
+                "$check; assert_victim_intact; assert_no_filters \"\$W/b/oci-seccomp-tsync\""
+}
+B BundleGone '$W/b/config.json: No such file or directory' ok 'mv "$W/b" "$W/gone"'
+B ConfigMissing "config.json: No such file or directory" ok 'rm "$W/b/config.json"'
+B ConfigNotJson "config.json: (root): invalid JSON" "config.json: (root): invalid JSON" 'echo garbage >"$W/b/config.json"'
+B ConfigIsADirectory "config.json: is a directory" "config.json: is a directory" 'rm "$W/b/config.json"; mkdir "$W/b/config.json"'
+B NoPlan "annotations: no io.oci-seccomp-tsync.plan" ok 'tsync_json_edit "$W/b/config.json" "del(.annotations)"'
+B PlanNotJson "annotations.io.oci-seccomp-tsync.plan" "annotations.io.oci-seccomp-tsync.plan" 'tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.plan\"] = \"{not json\""'
+B PlanWrongType "annotations.io.oci-seccomp-tsync.plan: expected string" "annotations.io.oci-seccomp-tsync.plan: expected string" 'tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.plan\"] = 1"'
+B PlanVersion99 "plan.version: 99" "plan.version: 99" 'plan_edit ".version = 99"'
+B PlanModeUnknown "plan.mode: 'sometimes' is not layer or replace" "plan.mode: 'sometimes'" 'plan_edit ".mode = \"sometimes\""'
+B PlanLayersNotArray "plan.layers: expected array" "plan.layers: expected array" 'plan_edit ".layers = \"/etc/passwd\""'
+B PlanStateDirMissing "plan.stateDir: missing" "plan.stateDir: missing" 'plan_edit "del(.stateDir)"'
+B PlanTooManyLayers "plan.layers: 17 layers, at most 16" "plan.layers: 17 layers, at most 16" 'plan_edit ".layers = [range(17) | \"/x.json\"]"'
+B PlanArgsMissing "plan.args: missing" "plan.args: missing" 'plan_edit "del(.args)"'
+# Paths that escape: poststop must refuse to clean them, and never touch the victim.
+B StateDirOutside "plan.stateDir: '\$W/victim' is neither" "is neither" 'plan_edit ".stateDir = \"$W/victim\""'
+B StateDirDotDot "is neither" "is neither" 'plan_edit ".stateDir = \"$W/b/oci-seccomp-tsync/../../victim\""'
+B StateDirUnderRootDotDot "is neither" "is neither" 'plan_edit ".stateDir = \"$W/run/../victim\""'
+B StateDirRelative "is neither" "is neither" 'plan_edit ".stateDir = \"oci-seccomp-tsync\""'
+B StateDirSymlink "not a directory (a symlink?)" "oci-seccomp-tsync: Not a directory" 'rmdir "$W/b/oci-seccomp-tsync" && ln -s "$W/victim" "$W/b/oci-seccomp-tsync"'
+B StateDirWorldWritable "writable by it alone" ok 'chmod 0777 "$W/b/oci-seccomp-tsync"'
+B StateDirGone "oci-seccomp-tsync: No such file or directory" ok 'rmdir "$W/b/oci-seccomp-tsync"'
+B LayerRelative "layer 0: 'layer.json' is not an absolute path" ok 'plan_edit ".layers = [\"layer.json\"]"'
+B LayerByNameDotDot "layer '../../etc/passwd': not a profile name" ok 'plan_edit ".layersByName = true | .layers = [\"../../etc/passwd\"]"'
+B LayerByNameAbsolute "layer '/etc/passwd': not a profile name" ok 'plan_edit ".layersByName = true | .layers = [\"/etc/passwd\"]"'
+B LayerByNameUnknown "layer 'no-such-layer': no such profile in \$W/profiles" ok 'plan_edit ".layersByName = true | .layers = [\"no-such-layer\"]"'
+B ReplaceSeccompBroken "linux.seccomp (replace mode): defaultAction: action 'SCMP_ACT_NEVER' is unknown" ok 'plan_edit ".mode = \"replace\" | .seccomp = {defaultAction: \"SCMP_ACT_NEVER\"}"'
+B CapsWrongType "capabilities" ok 'plan_edit ".capabilities.bounding = 7"'
+
+# The layer profile itself, broken after inject (every kind of bad profile).
+hook_profile_row() {
+        local name=$1
+        injected
+        make_profile "$W/layer.json" "${PROF_GEN[$name]}"
+        state "fc-$name" "$W/b" | hook createRuntime --cache-dir "$W/cache"
+        assert_refused "oci-seccomp-tsync: fc-$name: " "${PROF_CAUSE[$name]}" 1
+        [[ $(cat "$W/err") == *"$W/layer.json"* ]] || fail "the layer is not named: $(cat "$W/err")"
+        assert_no_filters "$W/b/oci-seccomp-tsync"
+        assert_no_temp "$W"
+}
+
+testHookCreateRuntimeSecondLayerBrokenLeavesNoFirstFilter() {
+        bundle "$W/b"
+        cp "$GOOD" "$W/layer.json" && cp "$GOOD" "$W/layer2.json"
+        "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" --profile "$W/layer2.json" "$W/b" ||
+                fail "inject"
+        echo '{"defaultAction": "SCMP_ACT_NEVER"}' >"$W/layer2.json"
+        state fc-second "$W/b" | hook createRuntime --cache-dir "$W/cache"
+        assert_refused "oci-seccomp-tsync: fc-second: layer '$W/layer2.json': " "action 'SCMP_ACT_NEVER' is unknown" 1
+        # The first layer compiled and was written before the second failed: it must be gone.
+        assert_no_filters "$W/b/oci-seccomp-tsync"
+        assert_no_temp "$W"
+}
+
+testHookCreateRuntimeWithAFullStateDir() {
+        injected
+        full_tmpfs "$W/b/oci-seccomp-tsync" mode=0755
+        state fc-full "$W/b" | hook createRuntime --cache-dir "$W/cache"
+        assert_refused "oci-seccomp-tsync: fc-full: $W/b/oci-seccomp-tsync/00.bpf: " "No space left on device" 1
+        assert_no_filters "$W/b/oci-seccomp-tsync"
+        assert_no_temp "$W"
+}
+
+testHookCreateRuntimeWithAFullCache() {
+        injected
+        full_tmpfs "$W/full"
+        state fc-cache "$W/b" | hook createRuntime --cache-dir "$W/full"
+        assert_refused "oci-seccomp-tsync: fc-cache: layer '$W/layer.json': cache store: " "No space left on device" 1
+        assertEquals "left in the cache" "filler" "$(ls -A "$W/full")"
+        assert_no_filters "$W/b/oci-seccomp-tsync"
+}
+
+testHookCreateRuntimeWithACacheDirThatIsASymlink() {
+        injected
+        mkdir "$W/real"
+        ln -s real "$W/link"
+        state fc-link "$W/b" | hook createRuntime --cache-dir "$W/link"
+        assert_refused "oci-seccomp-tsync: fc-link: " "cache directory $W/link is a symbolic link" 1
+        assertEquals "written through the link" "" "$(ls -A "$W/real")"
+        assert_no_filters "$W/b/oci-seccomp-tsync"
+}
+
+testHookUnknownStage() {
+        hook poststart </dev/null
+        assert_refused "oci-seccomp-tsync: hook: " "'poststart' is not a stage" 2
+}
+
+# ---------------------------------------------------------------------------------------------
+# hook precreate: the config on stdin, the layers by name from a profile directory
+
+precreate() { # precreate [OPTIONS]: the config on stdin, options after the defaults
+        hook precreate --state-root "$W/run" --profile-dir "$W/profiles" --cache-dir "$W/cache" "$@"
+}
+
+# annotated LAYERS [MODE]: a runc config carrying our annotations.
+annotated() {
+        [ -f "$W/spec/config.json" ] || { mkdir -p "$W/spec" && runc spec --bundle "$W/spec"; }
+        jq -c --arg l "$1" --arg m "${2:-layer}" \
+                '.annotations = {"io.oci-seccomp-tsync.layers": $l, "io.oci-seccomp-tsync.mode": $m}' "$W/spec/config.json"
+}
+
+assert_precreate_refused() {
+        assert_refused "oci-seccomp-tsync: precreate: " "$1" 1
+        assertEquals "config written to stdout" "" "$(cat "$W/out")"
+        assert_no_filters "$W/run" # no state directory left
+        assert_no_temp "$W"
+}
+
+precreate_profile_row() {
+        local name=$1
+        mkdir -p "$W/profiles"
+        make_profile "$W/profiles/bad.json" "${PROF_GEN[$name]}"
+        annotated "deny-mkdir,bad" | precreate --profile-dir "$PROFILES"
+        assert_precreate_refused "layer 'bad'"
+        [[ $(cat "$W/err") == *"${PROF_CAUSE[$name]}"* ]] || fail "no '${PROF_CAUSE[$name]}' in: $(cat "$W/err")"
+}
+
+# C NAME CAUSE GENERATOR [OPTIONS]: GENERATOR prints the config precreate reads.
+C() {
+        row "HookPrecreate$1" "cp \"\$GOOD\" \"\$W/profiles/good.json\";" \
+                "{ $3; } | precreate $4; assert_precreate_refused $(qq "$2")"
+}
+C NotJson "the config on stdin: (root): invalid JSON at byte 1" 'echo "not json"'
+C Truncated "the config on stdin: process.cwd: invalid JSON at byte 200: premature EOF" 'annotated good | head -c 200'
+C Empty "the config on stdin: empty document" ':'
+C Deep "nesting is deeper than the limit of 32 levels" 'python3 -c "print(\"{\\\"x\\\": \" + \"[\" * 100 + \"]\" * 100 + \"}\")"'
+C Huge "the config on stdin: input is more than the limit of 16777216 bytes" 'annotated good | jq -c ".annotations.pad = (\"x\" * (17 * 1048576))"'
+C ModeUnknown "annotations.io.oci-seccomp-tsync.mode: 'sometimes' is not layer or replace" 'annotated good sometimes'
+C ModeWrongType "annotations.io.oci-seccomp-tsync.mode: expected string" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.mode\"] = 1"'
+C LayersWrongType "annotations.io.oci-seccomp-tsync.layers: expected string" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.layers\"] = [\"good\"]"'
+C LayerDotDot "'../../etc/passwd' is not a profile name" 'annotated "good,../../etc/passwd"'
+C LayerAbsolute "'/etc/shadow' is not a profile name" 'annotated "good /etc/shadow"'
+C LayerHidden "'.good' is not a profile name" 'annotated ".good"'
+C LayerUnknown "layer 'no-such-layer': no such profile in \$W/profiles" 'annotated "good,no-such-layer"'
+C LayerSymlinkInProfileDir "layer 'link': \$W/profiles/link.json is not a regular file" 'ln -s "$GOOD" "$W/profiles/link.json"; annotated link'
+C TooManyLayers "at most 16 layers" 'annotated "$(printf "good,%.0s" $(seq 17))"'
+C NoLayersNoReplace "no layers and not replace mode" 'annotated ""'
+C ReplaceWithoutSeccompAndNoLayers "replace mode: linux.seccomp: missing: there is no profile to move to the init" 'annotated "" replace'
+C InitMissing "cannot find seccomp-tsync-init" 'annotated good' '--init "$W/no-init"'
+C StateRootWorldWritable "must be a directory owned by uid 0 and writable by it alone" 'chmod 0777 "$W/run"; annotated good'
+C StateRootSymlink "must be a directory owned by uid 0 and writable by it alone" 'mkdir -m 0711 "$W/real-run"; ln -s real-run "$W/real-run-link"; annotated good' '--state-root "$W/real-run-link"'
+
+testHookPrecreateWithAFullStateRoot() {
+        # Precreate only makes a directory: a state root without a free inode.
+        full_tmpfs "$W/full" "nr_inodes=4,mode=0711"
+        for i in 1 2 3 4 5; do touch "$W/full/i$i" 2>/dev/null || break; done
+        mkdir -p "$W/profiles" && cp "$GOOD" "$W/profiles/good.json"
+        annotated good | precreate --state-root "$W/full"
+        assert_refused "oci-seccomp-tsync: precreate: $W/full/" "No space left on device" 1
+        assertEquals "config written to stdout" "" "$(cat "$W/out")"
+        assertEquals "state directories left" "" "$(find "$W/full" -mindepth 1 -type d)"
+}
+
+# The precreate state directory (/run/oci-seccomp-tsync/<hex>, here $W/run/<hex>) is gone after a
+# refused createRuntime, and after poststop.
+precreate_bundle() {
+        mkdir -p "$W/profiles" "$W/b/rootfs" && cp "$GOOD" "$W/profiles/good.json"
+        annotated good | precreate
+        assertEquals "precreate: $(cat "$W/err")" 0 "$rc"
+        cp "$W/out" "$W/b/config.json"
+        [ "$(ls "$W/run" | wc -l)" = 1 ] || fail "precreate made no state directory"
+}
+
+testHookPrecreateStateIsGoneAfterARefusedCreateRuntime() {
+        precreate_bundle
+        echo '{"defaultAction": "SCMP_ACT_NEVER"}' >"$W/profiles/good.json"
+        state fc-pre "$W/b" | hook createRuntime --profile-dir "$W/profiles" --state-root "$W/run" --cache-dir "$W/cache"
+        assert_refused "oci-seccomp-tsync: fc-pre: layer 'good': " "action 'SCMP_ACT_NEVER' is unknown" 1
+        assertEquals "state left" "" "$(ls -A "$W/run")"
+        state fc-pre "$W/b" | hook poststop --profile-dir "$W/profiles" --state-root "$W/run"
+        assertEquals "poststop after the state is gone: $(cat "$W/err")" 0 "$rc"
+}
+
+testHookPrecreateStateIsGoneAfterPoststop() {
+        precreate_bundle
+        state fc-pre "$W/b" | hook createRuntime --profile-dir "$W/profiles" --state-root "$W/run" --cache-dir "$W/cache"
+        assertEquals "createRuntime: $(cat "$W/err")" 0 "$rc"
+        assertEquals "filters delivered" "00.bpf" "$(ls "$W/run"/*/)"
+        state fc-pre "$W/b" | hook poststop --profile-dir "$W/profiles" --state-root "$W/run"
+        assertEquals "poststop: $(cat "$W/err")" 0 "$rc"
+        assertEquals "state left" "" "$(ls -A "$W/run")"
+}
+
+# ---------------------------------------------------------------------------------------------
+# seccomp-tsync-init, called directly as PID 1 of a new pid namespace
+
+init_run() { # init_run ARGS...: status in $rc; the workload would touch $W/marker
+        timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc "$INIT" "$@" >"$W/out" 2>"$W/err"
+        rc=$?
+}
+
+# N NAME STATUS CAUSE SETUP ARGS: the init refuses with STATUS before running `touch $W/marker`.
+N() {
+        row "Init$1" "$4; init_run $5 -- touch \"\$W/marker\";" \
+                "assert_refused 'seccomp-tsync-init: ' $(qq "$3") $2;" \
+                "assertFalse 'the workload ran' \"[ -e \$W/marker ]\""
+}
+N UnknownOption 121 "command line: unknown option '--sometimes'" ':' '--sometimes -f "$SUITE/good.bpf"'
+N TooManyFilters 121 "" ':' "$(printf -- '-f "$SUITE/good.bpf" %.0s' $(seq 17))"
+N BadCapabilityName 121 "CAP_TELEKINESIS" ':' '-f "$SUITE/good.bpf" --bounding CAP_KILL,CAP_TELEKINESIS'
+N FilterMissing 122 "\$W/none.bpf: cannot read the filter file: No such file or directory" ':' '-f "$W/none.bpf"'
+N FilterEmpty 122 "\$W/f.bpf: bad filter file" ': >"$W/f.bpf"' '-f "$W/f.bpf"'
+N FilterGarbage 122 "\$W/f.bpf: bad filter file: bad magic" 'head -c 4096 /dev/urandom >"$W/f.bpf"' '-f "$SUITE/good.bpf" -f "$W/f.bpf"'
+N FilterTruncated 122 "\$W/f.bpf: bad filter file" 'head -c -8 "$SUITE/good.bpf" >"$W/f.bpf"' '-f "$W/f.bpf"'
+N FilterChecksum 122 "\$W/f.bpf: bad filter file: checksum mismatch" 'cp "$SUITE/good.bpf" "$W/f.bpf"; printf "\\x28" | dd of="$W/f.bpf" bs=1 seek=32 conv=notrunc 2>/dev/null; ! cmp -s "$W/f.bpf" "$SUITE/good.bpf" || fail "unchanged"' '-f "$W/f.bpf"'
+N FilterHuge 122 "\$W/f.bpf: bad filter file: larger than" 'head -c 40000 /dev/zero >"$W/f.bpf"' '-f "$W/f.bpf"'
+N FilterSymlink 122 "\$W/f.bpf: refused: a symbolic link in its path" 'ln -s "$SUITE/allow.bpf" "$W/f.bpf"' '-f "$W/f.bpf"'
+N FilterInSymlinkedDir 122 "d/good.bpf: refused: a symbolic link in its path" 'ln -s "$SUITE" "$W/d"' '-f "$W/d/good.bpf"'
+N FilterDotDot 122 "cannot read the filter file: the path has a '..' component" ':' '-f "$W/../$(basename "$W")/../none.bpf"'
+N FilterDirectory 122 "\$W: not a regular file" ':' '-f "$W"'
+N FilterDevZero 122 "/dev/zero: not a regular file" ':' '-f /dev/zero'
+N FilterFifo 122 "\$W/f.bpf: not a regular file" 'mkfifo "$W/f.bpf"' '-f "$W/f.bpf"'
+
+testInitNoCommand() {
+        init_run -f "$SUITE/good.bpf" --
+        assert_refused "seccomp-tsync-init: " "" 121
+}
+
+# ---------------------------------------------------------------------------------------------
+# Under runc: prestart refusing, and the filter files replaced between the hook and the init
+
+# runc_bundle: $W/b with a rootfs, injected with $W/layer.json; hooks at STAGE (createRuntime or prestart).
+runc_bundle() {
+        ROOTFS_TOO=1 injected
+        if [ "${1:-createRuntime}" = prestart ]; then
+                tsync_json_edit "$W/b/config.json" \
+                        '.hooks = {prestart: (.hooks.createRuntime | map(.args[2] = "prestart")), poststop: .hooks.poststop}'
+        fi
+}
+
+# assert_runc_refused ID CAUSE: runc run failed, our hook's one line (quoted by runc) names ID and CAUSE.
+assert_runc_refused() {
+        local id=$1 cause=$2 err
+        err=$(cat "$W/err")
+        assertNotEquals "runc run: $err" 0 "$rc"
+        assertFalse "the workload ran" "[ -e $W/b/rootfs/tmp/marker ]"
+        assertEquals "lines of ours in: $err" 1 "$(grep -o 'oci-seccomp-tsync: ' "$W/err" | wc -l)"
+        [[ $err == *"oci-seccomp-tsync: $id: "* ]] || fail "no line naming $id: $err"
+        [[ $err == *"$cause"* ]] || fail "no '$cause' in: $err"
+        assert_no_filters "$W/b/oci-seccomp-tsync"
+        assert_no_temp "$W/b" "$W/cache"
+        assertEquals "container left" "" "$(runc list -q | grep -x "$id")"
+}
+
+runc_prestart_row() {
+        local name=$1 id
+        id=$(tsync_unique_id "$name")
+        runc_bundle prestart
+        make_profile "$W/layer.json" "${PROF_GEN[$name]}"
+        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_runc_refused "$id" "${PROF_CAUSE[$name]}"
+}
+
+testRuncCreateRuntimeWithAFullStateDir() {
+        local id
+        id=$(tsync_unique_id full)
+        runc_bundle
+        full_tmpfs "$W/b/oci-seccomp-tsync" mode=0755
+        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_runc_refused "$id" "No space left on device"
+}
+
+testRuncPrestartWithAFullCache() {
+        local id
+        id=$(tsync_unique_id cache)
+        runc_bundle prestart
+        full_tmpfs "$W/full"
+        tsync_json_edit "$W/b/config.json" '.hooks.prestart[0].args |= map(if . == $c then $f else . end)' \
+                --arg c "$W/cache" --arg f "$W/full"
+        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_runc_refused "$id" "No space left on device"
+        assertEquals "left in the cache" "filler" "$(ls -A "$W/full")"
+}
+
+# swap_row NAME CAUSE CHANGE: runc create (the hook delivers 00.bpf), CHANGE the file, runc start:
+# the init must refuse with one line naming the file and CAUSE, and the workload never runs.
+swap_row() {
+        local name=$1 cause=$2 change=$3 id f status
+        id=$(tsync_unique_id "$name")
+        runc_bundle
+        _tsync_register runc "$id"
+        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        f="$W/b/oci-seccomp-tsync/00.bpf"
+        [ -f "$f" ] || fail "the hook delivered no filter"
+        eval "$change"
+        runc start "$id" 2>>"$W/err" || fail "runc start: $(cat "$W/err")"
+        for _ in $(seq 200); do
+                status=$(runc state "$id" 2>/dev/null | jq -r .status)
+                [ "$status" = stopped ] && break
+                sleep 0.05
+        done
+        assertEquals "the container stopped" stopped "$status"
+        assertFalse "the workload ran" "[ -e $W/b/rootfs/tmp/marker ]"
+        assertEquals "lines of the init in: $(cat "$W/err")" 1 "$(grep -c '^seccomp-tsync-init: ' "$W/err")"
+        grep -qF "seccomp-tsync-init: /.oci-seccomp-tsync/filters/00.bpf: $cause" "$W/err" ||
+                fail "no '$cause' for 00.bpf in: $(cat "$W/err")"
+        runc delete "$id" >/dev/null 2>&1 || fail "runc delete"
+        _tsync_unregister runc "$id"
+        assert_no_filters "$W/b/oci-seccomp-tsync"
+}
+
+R() { row "RuncFilterReplacedBeforeTheInit$1" "swap_row $(q "$1") $(q "$2") $(q "$3")"; }
+R WithGarbage "bad filter file: bad magic" 'rm -f "$f"; head -c 4096 /dev/urandom >"$f"'
+R Truncated "bad filter file" 'head -c -8 "$f" >"$W/t" && rm -f "$f" && cp "$W/t" "$f"'
+R Emptied "bad filter file" ': >"$f"'
+R ByAPermissiveFilter "bad filter file: checksum mismatch" 'python3 -c "import sys; d = bytearray(open(sys.argv[1], \"rb\").read()); d[-4:] = (0x7fff0000).to_bytes(4, \"little\"); open(sys.argv[1], \"wb\").write(d)" "$f"'
+R ByASymlink "refused: a symbolic link in its path" 'cp "$SUITE/allow.bpf" "$W/b/oci-seccomp-tsync/allow.bpf"; rm -f "$f"; ln -s allow.bpf "$f"'
+R ByADirectory "not a regular file" 'rm -f "$f"; mkdir "$f"'
+R ByAFifo "not a regular file" 'rm -f "$f"; mkfifo "$f"'
+R Removed "cannot read the filter file: No such file or directory" 'rm -f "$f"'
+
+testRuncFilterDirectorySwappedAfterTheHookKeepsTheDeliveredFilters() {
+        # The directory is bind-mounted before the hook runs: a new directory put in its place on
+        # the host is not what the container sees, so the workload runs under the delivered layer.
+        local id status
+        id=$(tsync_unique_id swapdir)
+        cp "$GOOD" "$W/layer.json"
+        ROOTFS_TOO=1 bundle "$W/b" sh -c 'mkdir /tmp/d 2>/tmp/err; touch /tmp/marker'
+        "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b" || fail inject
+        _tsync_register runc "$id"
+        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        mv "$W/b/oci-seccomp-tsync" "$W/b/old" && mkdir "$W/b/oci-seccomp-tsync" &&
+                cp "$SUITE/allow.bpf" "$W/b/oci-seccomp-tsync/00.bpf"
+        runc start "$id" 2>>"$W/err" || fail "runc start: $(cat "$W/err")"
+        for _ in $(seq 200); do
+                status=$(runc state "$id" 2>/dev/null | jq -r .status)
+                [ "$status" = stopped ] && break
+                sleep 0.05
+        done
+        assertTrue "the workload did not run: $(cat "$W/err")" "[ -e $W/b/rootfs/tmp/marker ]"
+        assertFalse "mkdir was not denied by the delivered layer" "[ -d $W/b/rootfs/tmp/d ]"
+        grep -q "Disk quota exceeded" "$W/b/rootfs/tmp/err" || fail "mkdir: $(cat "$W/b/rootfs/tmp/err")"
+        runc delete "$id" >/dev/null 2>&1
+        _tsync_unregister runc "$id"
+}
+
+testRuncDeleteWithAnUnreadableConfigReportsItAndStillDeletes() {
+        local id
+        id=$(tsync_unique_id garbled)
+        runc_bundle
+        _tsync_register runc "$id"
+        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        echo garbage >"$W/b/config.json"
+        runc delete "$id" >"$W/out" 2>"$W/err"
+        assertEquals "runc delete: $(cat "$W/err")" 0 $?
+        assertEquals "lines of ours in: $(cat "$W/err")" 1 "$(grep -o 'oci-seccomp-tsync: ' "$W/err" | wc -l)"
+        grep -qF "oci-seccomp-tsync: $id: $W/b/config.json: (root): invalid JSON" "$W/err" || fail "$(cat "$W/err")"
+        assertEquals "container left" "" "$(runc list -q | grep -x "$id")"
+        _tsync_unregister runc "$id"
+        assertFalse "the workload ran" "[ -e $W/b/rootfs/tmp/marker ]"
+}
+
+testRuncDeleteWorksWhenTheBundleIsGoneBeforePoststop() {
+        local id
+        id=$(tsync_unique_id gone)
+        runc_bundle
+        _tsync_register runc "$id"
+        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        mv "$W/b/config.json" "$W/b/config.json.moved"
+        runc delete --force "$id" >"$W/out" 2>"$W/err"
+        assertEquals "runc delete: $(cat "$W/err")" 0 $?
+        assertEquals "poststop said something: $(cat "$W/err")" "" "$(grep 'oci-seccomp-tsync' "$W/err")"
+        assertEquals "container left" "" "$(runc list -q | grep -x "$id")"
+        _tsync_unregister runc "$id"
+        assertFalse "the workload ran" "[ -e $W/b/rootfs/tmp/marker ]"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Rows from the profile table
+
+for _n in "${PROF_NAMES[@]}"; do
+        [ -n "$_n" ] || continue
+        case "${PROF_WHERE[$_n]}" in *c*) row "Compile$_n" "compile_row $_n" ;; esac
+        case "${PROF_WHERE[$_n]}" in *i*) row "InjectProfile$_n" "inject_profile_row $_n" ;; esac
+        case "${PROF_WHERE[$_n]}" in *h*) row "HookCreateRuntimeLayer$_n" "hook_profile_row $_n" ;; esac
+        case "${PROF_WHERE[$_n]}" in *r*) row "RuncPrestartLayer$_n" "runc_prestart_row $_n" ;; esac
+        case "${PROF_WHERE[$_n]}" in *p*) row "HookPrecreateLayer$_n" "precreate_profile_row $_n" ;; esac
+done
+unset _n
+
+suite() {
+        local t
+        for t in $(declare -F | awk '$3 ~ /^test/ { print $3 }'); do
+                suite_addTest "$t"
+        done
+}
+
+. shunit2
