@@ -20,55 +20,20 @@ export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
 . "$TOP/tests/integration/lib.sh"
 # shellcheck source=tests/integration/hooklib.sh
 . "$TOP/tests/integration/hooklib.sh"
+# shellcheck source=tests/bench/benchlib.sh
+. "$TOP/tests/bench/benchlib.sh"
 
 ROUNDS=10
 MODES="none oci-seccomp replace"
 
-die() {
-        echo "bench_runsc.sh: $*" >&2
-        exit 1
-}
-progress() {
-        echo "bench_runsc.sh: $*" >&2
-}
-
-while [ $# -gt 0 ]; do
-        case "$1" in
-        -n)
-                if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "usage: $0 [-n N]"; fi
-                ROUNDS=$2
-                shift 2
-                ;;
-        *) die "usage: $0 [-n N]" ;;
-        esac
-done
-
-for f in "$OCI" "$INIT"; do
-        [ -x "$f" ] || die "$f is not built (run scons)"
-done
-[ "$(id -u)" -eq 0 ] || die "needs root"
+bench_args "$@"
 if ! command -v runsc >/dev/null; then
         progress "runsc is not installed (apt-get install runsc): nothing to measure"
         exit 0
 fi
-for c in podman jq; do
-        command -v "$c" >/dev/null || die "$c is missing"
-done
+bench_need podman jq
 
-tsync_test_begin || exit 1
-SUITE_TMP=
-cleanup() {
-        tsync_test_end
-        [ -z "$SUITE_TMP" ] || hook_suite_teardown
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-T=$TSYNC_TMP
-
-progress "capturing the config.json of a real podman run"
-hook_suite_setup
-[ -n "$PODMAN_CONFIG" ] || die "capture_podman_config.sh failed"
+bench_begin
 
 progress "building the bundles"
 podman_bundle "$T/oci-seccomp" ":" >/dev/null || die "cannot build a bundle from Podman's config"
@@ -108,16 +73,6 @@ for round in $(seq 0 "$ROUNDS"); do
                 [ "$round" -eq 0 ] || echo "$ms" >>"$T/$m.ms" # round 0 warms caches
         done
 done
-
-# stats FILE: "median p25 p75" of one number a line (linear interpolation).
-stats() {
-        sort -n "$1" | awk '{ v[NR] = $1 }
-                function q(p,  i) { i = int(p * (NR - 1)) + 1; return v[i] + (p * (NR - 1) + 1 - i) * (v[i + 1 < NR ? i + 1 : NR] - v[i]) }
-                END { printf "%.1f %.1f %.1f\n", q(0.5), q(0.25), q(0.75) }'
-}
-sub() {
-        awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", a - b }'
-}
 
 declare -A MED
 echo "container start under gVisor, ms: 'runsc --network=none run' of sh -c : with Podman's config"

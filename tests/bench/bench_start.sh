@@ -33,37 +33,15 @@ export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
 . "$TOP/tests/integration/lib.sh"
 # shellcheck source=tests/integration/hooklib.sh
 . "$TOP/tests/integration/hooklib.sh"
+# shellcheck source=tests/bench/benchlib.sh
+. "$TOP/tests/bench/benchlib.sh"
 
 ROUNDS=15
 RUNTIMES="runc crun"
 MODES="none podman replace layer layer-nh layer-x hooks0"
 
-die() {
-        echo "bench_start.sh: $*" >&2
-        exit 1
-}
-progress() {
-        echo "bench_start.sh: $*" >&2
-}
-
-while [ $# -gt 0 ]; do
-        case "$1" in
-        -n)
-                if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "usage: $0 [-n N]"; fi
-                ROUNDS=$2
-                shift 2
-                ;;
-        *) die "usage: $0 [-n N]" ;;
-        esac
-done
-
-for f in "$OCI" "$INIT"; do
-        [ -x "$f" ] || die "$f is not built (run scons)"
-done
-[ "$(id -u)" -eq 0 ] || die "needs root"
-for c in runc crun podman jq; do
-        command -v "$c" >/dev/null || die "$c is missing"
-done
+bench_args "$@"
+bench_need runc crun podman jq
 # The hooks run oci-seccomp-tsync on every start: an ASan build (scons
 # sanitize=1) costs far more than a release one, and would be measured.
 SANITIZED=
@@ -72,20 +50,7 @@ if nm "$OCI" 2>/dev/null | grep -q ' __asan_init'; then
         progress "WARNING: $OCI is built with sanitizers; its figures include ASan (TSYNC_BUILD=... to use another build)"
 fi
 
-tsync_test_begin || exit 1
-SUITE_TMP=
-cleanup() {
-        tsync_test_end
-        [ -z "$SUITE_TMP" ] || hook_suite_teardown
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-T=$TSYNC_TMP
-
-progress "capturing the config.json of a real podman run"
-hook_suite_setup
-[ -n "$PODMAN_CONFIG" ] || die "capture_podman_config.sh failed"
+bench_begin
 
 progress "building the bundles"
 podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
@@ -143,16 +108,6 @@ for round in $(seq 0 "$ROUNDS"); do
                 [ "$round" -eq 0 ] || echo "$ms" >>"$T/$rt-$m.ms" # round 0 warms caches
         done
 done
-
-# stats FILE: "median p25 p75" of one number a line (linear interpolation).
-stats() {
-        sort -n "$1" | awk '{ v[NR] = $1 }
-                function q(p,  i) { i = int(p * (NR - 1)) + 1; return v[i] + (p * (NR - 1) + 1 - i) * (v[i + 1 < NR ? i + 1 : NR] - v[i]) }
-                END { printf "%.1f %.1f %.1f\n", q(0.5), q(0.25), q(0.75) }'
-}
-sub() {
-        awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", a - b }'
-}
 
 # exec_floor: what one fork+exec+wait of an empty static program costs on this machine, ms.
 exec_floor() {
