@@ -66,12 +66,14 @@ static int restore(struct tsync_json *config, struct tsync_err *err)
                 }
                 mounts->u.array.len = kept;
         }
+        /* Backwards: a stage list that held only our hook goes (it was ours), and
+         * removing it moves only the stages already done. */
         struct tsync_json *hooks = tsync_json_get_mut(config, "hooks");
-        for (size_t s = 0; hooks && hooks->type == TSYNC_JSON_OBJECT && s < hooks->u.object.len; s++) {
+        for (size_t s = hooks && hooks->type == TSYNC_JSON_OBJECT ? hooks->u.object.len : 0; s-- > 0;) {
                 struct tsync_json *list = hooks->u.object.values[s];
                 if (list->type != TSYNC_JSON_ARRAY)
                         continue;
-                size_t kept = 0;
+                size_t kept = 0, before = list->u.array.len;
                 for (size_t i = 0; i < list->u.array.len; i++) {
                         struct tsync_json *h = list->u.array.items[i];
                         const struct tsync_json *args = tsync_json_get(h, "args");
@@ -84,6 +86,8 @@ static int restore(struct tsync_json *config, struct tsync_err *err)
                         list->u.array.items[kept++] = h;
                 }
                 list->u.array.len = kept;
+                if (kept == 0 && before > 0)
+                        tsync_json_remove(hooks, hooks->u.object.keys[s]);
         }
         tsync_json_remove(tsync_json_get_mut(config, "annotations"), TSYNC_ANNOTATION_PLAN);
         return 0;

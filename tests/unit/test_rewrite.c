@@ -147,6 +147,37 @@ static void test_rewrite_twice_does_not_wrap_twice(void)
         tsync_json_free(c);
 }
 
+/* inject, then inject --no-hooks: our hooks go, and so do stage lists that held
+ * only them; the config's own hooks stay where they were. */
+static void test_rewrite_without_hooks_removes_ours_only(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = parse(base_config);
+        struct tsync_json *hooks = c ? tsync_json_new_object() : NULL;
+        struct tsync_json *own = parse("[{\"path\": \"/usr/bin/mine\", \"args\": [\"mine\"]}]");
+        int r = hooks && own && tsync_json_set(c, "hooks", hooks) == 0 &&
+                                tsync_json_set(tsync_json_get_object(c, "hooks"), "poststop", own) == 0
+                        ? 0
+                        : -1;
+        const char *layers[] = { "/etc/p/a.json" };
+        r = r ?: rewrite(c, false, layers, 1, false, &err);
+        const struct tsync_json *h = tsync_json_get(c, "hooks");
+        tap_ok(r == 0 && tsync_json_get(h, "createRuntime") && tsync_json_get(h, "poststop") &&
+                       tsync_json_get(h, "poststop")->u.array.len == 2,
+               "test_rewrite_adds_our_hooks_beside_the_configs_own (%s)", err.msg);
+        struct tsync_rewrite_opts o = { .layers = layers,
+                                        .n_layers = 1,
+                                        .state_dir = "/bundle/oci-seccomp-tsync",
+                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+        r = r ?: tsync_rewrite(c, &o, &err);
+        h = tsync_json_get(c, "hooks");
+        const struct tsync_json *post = tsync_json_get(h, "poststop");
+        tap_ok(r == 0 && !tsync_json_get(h, "createRuntime") && post && post->u.array.len == 1 &&
+                       has(tsync_json_get(post->u.array.items[0], "args"), "mine"),
+               "test_rewrite_without_hooks_removes_ours_and_their_emptied_stages (%s)", err.msg);
+        tsync_json_free(c);
+}
+
 static void test_rewrite_replace_moves_the_section(void)
 {
         struct tsync_err err = { 0 };
@@ -209,6 +240,7 @@ int main(void)
 {
         test_rewrite_layer_mode();
         test_rewrite_twice_does_not_wrap_twice();
+        test_rewrite_without_hooks_removes_ours_only();
         test_rewrite_replace_moves_the_section();
         test_rewrite_refusals();
         test_rewrite_no_new_privs_lends_nothing();
