@@ -52,6 +52,17 @@ tsync_cleanup_on_exit() {
         trap 'exit 143' TERM
 }
 
+# tsync_need_built FILE...: exits the suite (a failure, not a skip) when one is not built.
+tsync_need_built() {
+        local f
+        for f in "$@"; do
+                if [ ! -x "$f" ]; then
+                        echo "$(basename "$0"): $f is not built (run scons)" >&2
+                        exit 1
+                fi
+        done
+}
+
 _tsync_need_tmp() {
         if [ -z "${TSYNC_TMP}" ] || [ ! -d "${TSYNC_TMP}" ]; then
                 tsync_log "${FUNCNAME[1]}: call tsync_test_begin first"

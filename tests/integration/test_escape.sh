@@ -18,13 +18,7 @@ DENIED=errno:122
 SIGSYS=signal:31
 
 oneTimeSetUp() {
-        local f
-        for f in "$INIT" "$OCI" "$ESCAPE" "$SIGPOINT" "$GETFILTER"; do
-                if [ ! -x "$f" ]; then
-                        echo "test_escape.sh: $f is not built (run scons)" >&2
-                        exit 1
-                fi
-        done
+        tsync_need_built "$INIT" "$OCI" "$ESCAPE" "$SIGPOINT" "$GETFILTER"
 }
 
 setUp() {

@@ -103,13 +103,7 @@ P DevZero chr "more than the limit of 4194304 bytes" @devzero
 # Helpers
 
 oneTimeSetUp() {
-        local f
-        for f in "$OCI" "$INIT"; do
-                [ -x "$f" ] || {
-                        echo "test_failclosed.sh: $f is not built (run scons)" >&2
-                        exit 1
-                }
-        done
+        tsync_need_built "$OCI" "$INIT"
         SUITE=$(mktemp -d)
         GOOD="$PROFILES/deny-mkdir.json"
         # One rootfs, copied per container test (cp of busybox is cheaper than make_rootfs's links).

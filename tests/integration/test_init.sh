@@ -18,13 +18,7 @@ DENY_MKDIR='{"defaultAction": "SCMP_ACT_ALLOW",
              "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 71}]}'
 
 oneTimeSetUp() {
-        local f
-        for f in "$INIT" "$OCI" "$PROBE" "$STORM" "$HARNESS"; do
-                if [ ! -x "$f" ]; then
-                        echo "test_init.sh: $f is not built (run scons)" >&2
-                        exit 1
-                fi
-        done
+        tsync_need_built "$INIT" "$OCI" "$PROBE" "$STORM" "$HARNESS"
 }
 
 setUp() {

@@ -22,13 +22,7 @@ echo "$f init:$i mkdir:$m"'
 FILTERED="Seccomp_filters:2 init:Seccomp_filters:2  mkdir:denied"
 
 oneTimeSetUp() {
-        local f
-        for f in "$INIT" "$OCI" "$STORM"; do
-                if [ ! -x "$f" ]; then
-                        echo "test_load.sh: $f is not built (run scons)" >&2
-                        exit 1
-                fi
-        done
+        tsync_need_built "$INIT" "$OCI" "$STORM"
 }
 
 setUp() {

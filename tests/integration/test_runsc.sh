@@ -18,13 +18,7 @@ EPERM=1     # what the baseline gives getcwd under runsc --oci-seccomp (which ig
 NTHREADS=8
 
 oneTimeSetUp() {
-        local f
-        for f in "$OCI" "$INIT" "$THREADS"; do
-                [ -x "$f" ] || {
-                        echo "test_runsc.sh: $f is not built (run scons)" >&2
-                        exit 1
-                }
-        done
+        tsync_need_built "$OCI" "$INIT" "$THREADS"
         hook_suite_setup
         RUNSC_WHY=$(runsc_unusable)
 }
