@@ -172,7 +172,10 @@ static int open_taskdir(struct tsync_err *err)
 
 /* Calls fn(tid, data) for every thread listed in the task directory, which
  * must be freshly opened (a listing is never rewound: one syscall less). */
-static int for_each_task(int taskdir, int (*fn)(int taskdir, pid_t tid, void *data), void *data, struct tsync_err *err)
+/* Calls fn with the status of every thread still there: one that exits while we
+ * list is skipped, a status that cannot be read is an error. */
+static int for_each_task(int taskdir, int (*fn)(int taskdir, pid_t tid, const struct status *st, void *data),
+                         void *data, struct tsync_err *err)
 {
         char buf[8192] __attribute__((aligned(8)));
 
@@ -192,7 +195,14 @@ static int for_each_task(int taskdir, int (*fn)(int taskdir, pid_t tid, void *da
                         long tid = strtol(d->d_name, &end, 10);
                         if (*end != '\0' || tid <= 0)
                                 continue; /* "." and ".." */
-                        int r = fn(taskdir, (pid_t)tid, data);
+                        struct status st;
+                        int r = read_status(taskdir, (pid_t)tid, &st);
+                        if (r == -ENOENT || r == -ESRCH)
+                                continue;
+                        if (r < 0)
+                                return tsync_error(err, r, "cannot read /proc/self/task/%ld/status: %s", tid,
+                                                   errstr(-r));
+                        r = fn(taskdir, (pid_t)tid, &st, data);
                         if (r < 0)
                                 return r;
                 }
@@ -204,17 +214,13 @@ struct census_ctx {
         struct tsync_err *err;
 };
 
-static int census_one(int taskdir, pid_t tid, void *data)
+static int census_one(int taskdir, pid_t tid, const struct status *status, void *data)
 {
         struct census_ctx *ctx = data;
         struct tsync_census *c = ctx->census;
-        struct status st;
-        int r = read_status(taskdir, tid, &st);
+        const struct status st = *status;
 
-        if (r == -ENOENT || r == -ESRCH)
-                return 0; /* exited while we listed */
-        if (r < 0)
-                return tsync_error(ctx->err, r, "cannot read /proc/self/task/%d/status: %s", (int)tid, errstr(-r));
+        (void)taskdir;
         if (st.mode < 0)
                 return tsync_error(ctx->err, EOPNOTSUPP, "/proc/self/task/%d/status has no Seccomp line", (int)tid);
         if (st.filters < 0)
@@ -251,20 +257,14 @@ int tsync_apply_census(struct tsync_census *ret, struct tsync_err *err)
 struct threads_ctx {
         int (*fn)(pid_t tid, int mode, int filters, void *data);
         void *data;
-        struct tsync_err *err;
 };
 
-static int threads_one(int taskdir, pid_t tid, void *data)
+static int threads_one(int taskdir, pid_t tid, const struct status *st, void *data)
 {
         struct threads_ctx *ctx = data;
-        struct status st;
-        int r = read_status(taskdir, tid, &st);
 
-        if (r == -ENOENT || r == -ESRCH)
-                return 0;
-        if (r < 0)
-                return tsync_error(ctx->err, r, "cannot read /proc/self/task/%d/status: %s", (int)tid, errstr(-r));
-        return ctx->fn(tid, st.mode, st.filters, ctx->data);
+        (void)taskdir;
+        return ctx->fn(tid, st->mode, st->filters, ctx->data);
 }
 
 int tsync_apply_threads(int (*fn)(pid_t tid, int mode, int filters, void *data), void *data, struct tsync_err *err)
@@ -272,7 +272,7 @@ int tsync_apply_threads(int (*fn)(pid_t tid, int mode, int filters, void *data),
         _cleanup_close_ int taskdir = open_taskdir(err);
         if (taskdir < 0)
                 return taskdir;
-        struct threads_ctx ctx = {.fn = fn, .data = data, .err = err};
+        struct threads_ctx ctx = {.fn = fn, .data = data};
         return for_each_task(taskdir, threads_one, &ctx, err);
 }
 
@@ -387,17 +387,13 @@ static int recheck(int taskdir, pid_t tid, int expect, struct status *st)
         return -EPERM;
 }
 
-static int verify_one(int taskdir, pid_t tid, void *data)
+static int verify_one(int taskdir, pid_t tid, const struct status *status, void *data)
 {
         struct verify_ctx *ctx = data;
         const struct tsync_task *was = census_find(ctx->before, tid);
-        struct status st;
-        int r = read_status(taskdir, tid, &st);
+        struct status st = *status;
+        int r;
 
-        if (r == -ENOENT || r == -ESRCH)
-                return 0;
-        if (r < 0)
-                return tsync_error(ctx->err, r, "cannot read /proc/self/task/%d/status: %s", (int)tid, errstr(-r));
         if (!was)
                 ctx->result.appeared++;
         if (!carries(&st, ctx->expect) && !dead(&st)) {
