@@ -4,7 +4,7 @@
  * nothing changes), and whether PTRACE_ATTACH and PTRACE_SEIZE succeed (an
  * attached thread is detached and PID 1 continued at once; a seized one is let
  * go when this program exits). Then the workload's own state, to compare with
- * a plain run: its dumpability, the owner of /proc/self, whether its own
+ * a plain run: its dumpability, the owner of its /proc files, whether its own
  * status is readable. One line per fact:
  *   task tid=1 comm=seccomp-tsync-i mem_open=EACCES mem_write=- attach=EPERM seize=EPERM
  *   self uid=1000 dumpable=1 procowner=1000 status=ok
@@ -125,7 +125,8 @@ int main(void)
                        sz);
         }
         struct stat st;
-        int own = stat("/proc/self/", &st) == 0 ? (int)st.st_uid : -1;
+        /* Not /proc/self itself, whose owner is always the euid: its files are root's when not dumpable. */
+        int own = stat("/proc/self/environ", &st) == 0 ? (int)st.st_uid : -1;
         int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
         char buf[64];
         bool readable = fd >= 0 && read(fd, buf, sizeof(buf)) > 0;
