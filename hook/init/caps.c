@@ -248,7 +248,9 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
 
         /* The init never changes its securebits: every thread must end with these. */
         c.securebits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
-        if (c.securebits < 0) {
+        /* gVisor has no securebits (EINVAL): nothing can set them there, and
+         * each thread must find them missing too (-1). */
+        if (c.securebits < 0 && errno != EINVAL) {
                 init_log("capabilities", "cannot read the securebits: %s", init_strerror(errno));
                 return -1;
         }
@@ -263,7 +265,7 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
                  * here so that every thread raises the same and the end is known.
                  * runc warns and goes on; so do we. */
                 uint64_t raisable = end[INIT_CAP_PERMITTED] & end[INIT_CAP_INHERITABLE];
-                if (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE)
+                if (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
                         raisable = 0;
                 c.amb_raise = c.want[INIT_CAP_AMBIENT] & raisable;
                 for (int i = 0; i <= c.last_cap; i++) {
@@ -272,7 +274,7 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
                                 init_warn("capabilities",
                                           "cannot raise %s in the ambient set: %s; going on without it",
                                           init_cap_name(i, buf, sizeof(buf)),
-                                          (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE)
+                                          (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
                                                   ? "SECBIT_NO_CAP_AMBIENT_RAISE is set"
                                                   : "it must be permitted and inheritable");
                 }

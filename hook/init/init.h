@@ -89,7 +89,7 @@ struct init_caps {
         uint64_t amb_raise;              /* raised into the ambient set after clearing it */
         uint64_t expect[INIT_CAP_NSETS]; /* every thread's sets at the end: what the workload is handed */
         bool expect_nnp;                 /* every thread's NO_NEW_PRIVS at the end */
-        int securebits;                  /* at start; never changed */
+        int securebits;                  /* at start, never changed; -1: the kernel has none (gVisor) */
         bool nnp_shown;                  /* /proc shows NoNewPrivs (gVisor does not) */
         bool no_ambient;                 /* the kernel has no ambient set (gVisor): no CapAmb either */
 };

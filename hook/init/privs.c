@@ -32,7 +32,7 @@ static const char *const line_name[INIT_CAP_NSETS] = {
 static int check_self(const struct init_caps *caps, const char *who)
 {
         int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
-        if (bits != caps->securebits) {
+        if (bits != caps->securebits || (bits < 0 && errno != EINVAL)) {
                 init_log("capabilities", "the %s thread (%d) has securebits 0x%x, not 0x%x as at start%s%s", who,
                          (int)gettid(), bits, caps->securebits, bits < 0 ? ": " : "",
                          bits < 0 ? init_strerror(errno) : "");
