@@ -200,7 +200,8 @@ static int open_taskdir(struct tsync_err *err)
  * must be freshly opened (a listing is never rewound: one syscall less). */
 /* Calls fn with the status of every thread still there: one that exits while we
  * list is skipped, a status that cannot be read is an error. */
-static int for_each_task(int taskdir, int (*fn)(int taskdir, pid_t tid, const struct tsync_thread_status *st, void *data),
+static int for_each_task(int taskdir,
+                         int (*fn)(int taskdir, pid_t tid, const struct tsync_thread_status *st, void *data),
                          void *data, struct tsync_err *err)
 {
         char buf[8192] __attribute__((aligned(8)));
@@ -294,8 +295,7 @@ static int threads_one(int taskdir, pid_t tid, const struct tsync_thread_status 
         return ctx->fn(st, ctx->data);
 }
 
-int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data,
-                        struct tsync_err *err)
+int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data, struct tsync_err *err)
 {
         _cleanup_close_ int taskdir = open_taskdir(err);
         if (taskdir < 0)

@@ -77,20 +77,19 @@ enum tsync_capline {
 /* One thread as its /proc/self/task/<tid>/status shows it. */
 struct tsync_thread_status {
         pid_t tid;
-        char name[64];                     /* "Name:" (its comm), "?" when missing */
-        char state;                        /* first letter of "State:", 0 when missing */
-        int mode;                          /* "Seccomp:", -1 when missing */
-        int filters;                       /* "Seccomp_filters:", -1 when missing (gVisor, Linux < 5.9) */
-        int nnp;                           /* "NoNewPrivs:", -1 when missing (gVisor) */
-        bool cap_shown[TSYNC_NCAPLINES];   /* the line is there (gVisor shows no CapAmb) */
+        char name[64];                   /* "Name:" (its comm), "?" when missing */
+        char state;                      /* first letter of "State:", 0 when missing */
+        int mode;                        /* "Seccomp:", -1 when missing */
+        int filters;                     /* "Seccomp_filters:", -1 when missing (gVisor, Linux < 5.9) */
+        int nnp;                         /* "NoNewPrivs:", -1 when missing (gVisor) */
+        bool cap_shown[TSYNC_NCAPLINES]; /* the line is there (gVisor shows no CapAmb) */
         uint64_t caps[TSYNC_NCAPLINES];
 };
 
 /* Calls fn with every thread in /proc/self/task as its status shows it.
  * Threads gone meanwhile are skipped. Stops at and returns fn's first negative
  * return. */
-int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data,
-                        struct tsync_err *err);
+int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data, struct tsync_err *err);
 
 /* "LOG", "SPEC_ALLOW", "WAIT_KILLABLE_RECV", ... for one SECCOMP_FILTER_FLAG_* bit; NULL if unknown. */
 const char *tsync_apply_flag_name(uint32_t bit);

@@ -271,8 +271,7 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
                 for (int i = 0; i <= c.last_cap; i++) {
                         char buf[32];
                         if (c.want[INIT_CAP_AMBIENT] & ~raisable & BIT(i))
-                                init_warn("capabilities",
-                                          "cannot raise %s in the ambient set: %s; going on without it",
+                                init_warn("capabilities", "cannot raise %s in the ambient set: %s; going on without it",
                                           init_cap_name(i, buf, sizeof(buf)),
                                           (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
                                                   ? "SECBIT_NO_CAP_AMBIENT_RAISE is set"

@@ -97,8 +97,9 @@ static int prove_one(const struct tsync_thread_status *st, void *data)
                         /* gVisor: no ambient set, and no line for it. */
                         if (s == INIT_CAP_AMBIENT && caps->no_ambient)
                                 continue;
-                        return tsync_error(p->err, EPERM, "thread %d (%s) shows no %s line: its capabilities cannot "
-                                                          "be verified",
+                        return tsync_error(p->err, EPERM,
+                                           "thread %d (%s) shows no %s line: its capabilities cannot "
+                                           "be verified",
                                            (int)st->tid, st->name, line_name[s]);
                 }
                 if (st->caps[s] != caps->expect[s])
