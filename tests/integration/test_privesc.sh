@@ -28,6 +28,9 @@ DENY_PTRACE=$TSYNC_TOP/configs/profiles/deny-ptrace.json
 ALLOW_PTRACE=$PROFILES/deny-mkdir.json
 CAP_SYS_PTRACE=19
 DEFAULT_CAPS='["CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"]'
+# Spellings runc 1.1.5 ignores (with a warning), beside names it honours.
+ODD_CAPS='["CAP_KILL", "sys_admin", "cap_sys_admin", "Sys_Admin", "CAP_KILL,CAP_SYS_ADMIN", "CAP_SYS_ADMIN ",
+           "", "CAP_BOGUS", "CAP_CHECKPOINT_RESTORE", "CAP_NET_BIND_SERVICE"]'
 
 # The workload: the probe, then every thread of PID 1 and itself, one line each.
 SCRIPT='privesc_probe
@@ -58,6 +61,7 @@ config() {
         make_bundle "$dir" sh -c "$SCRIPT" || return 1
         caps=$DEFAULT_CAPS
         [ "$extra" = ptrace ] && caps=$(jq -c '. + ["CAP_SYS_PTRACE"]' <<<"$caps")
+        [ "$extra" = odd ] && caps=$ODD_CAPS
         tsync_json_edit "$dir/config.json" '.process.user = {uid: $uid, gid: $uid}
                 | .process.noNewPrivileges = $nnp
                 | .process.capabilities = {bounding: $caps, effective: $caps, permitted: $caps,
@@ -161,6 +165,15 @@ testWithCapSysPtraceTheWorkloadReachesPid1ButNothingMoreThanItHasUnderRunc() {
 testWithCapSysPtraceTheWorkloadReachesPid1ButNothingMoreThanItHasUnderCrun() {
         RT=crun privesc_case 0 false "$ALLOW_PTRACE" ptrace
         RT=crun privesc_case 1000 false "$ALLOW_PTRACE" ptrace
+}
+
+# runc's rule for names, not crun's: crun 1.8 also takes "cap_sys_admin" and "Sys_Admin" (libcap's
+# cap_from_name), so under crun such a container gets less with us than without.
+testOddCapabilityNamesGiveTheWorkloadWhatRuncAloneGives() {
+        RT=runc privesc_case 0 false "$DENY_PTRACE" odd
+        RT=runc privesc_case 1000 false "$DENY_PTRACE" odd
+        grep -q "warning: process.capabilities: ignoring unknown or unavailable capabilities: \[ CAP_BOGUS CAP_KILL,CAP_SYS_ADMIN CAP_SYS_ADMIN  Sys_Admin cap_sys_admin sys_admin\]" \
+                "$T/inject.err" || fail "inject's warning: $(cat "$T/inject.err")"
 }
 
 # shellcheck disable=SC1091
