@@ -18,7 +18,7 @@
 enum init_exit {
         INIT_EXIT_USAGE = 121,       /* bad command line */
         INIT_EXIT_FILTER = 122,      /* a filter file is missing, malformed or refused */
-        INIT_EXIT_PRIVS = 123,       /* capabilities or NO_NEW_PRIVS cannot be arranged */
+        INIT_EXIT_PRIVS = 123,       /* capabilities or NO_NEW_PRIVS cannot be arranged, or a thread differs */
         INIT_EXIT_KERNEL = 124,      /* the kernel refused a filter (flag, program, divergent thread) */
         INIT_EXIT_VERIFY = 125,      /* a thread does not show the filters, or they cannot be verified */
         INIT_EXIT_CANNOT_EXEC = 126, /* CMD cannot be executed (or the init cannot start it) */
