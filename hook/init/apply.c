@@ -120,19 +120,14 @@ static void status_line(const char *line, struct tsync_thread_status *st)
         }
 }
 
-/* Reads /proc/self/task/<tid>/status relative to the task directory. -ENOENT
- * or -ESRCH when the thread is gone. */
-static int read_status(int taskdir, pid_t tid, struct tsync_thread_status *ret)
+/* Parses a status file from fd, read to its end with read(2) alone. */
+static int parse_status(int fd, pid_t tid, struct tsync_thread_status *ret)
 {
-        char path[32], buf[4096];
+        char buf[4096];
         struct tsync_thread_status st = {.tid = tid, .name = "?", .mode = -1, .filters = -1, .nnp = -1};
         size_t have = 0;
         bool skipping = false;
 
-        (void)snprintf(path, sizeof(path), "%d/status", (int)tid);
-        _cleanup_close_ int fd = openat(taskdir, path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
         for (;;) {
                 ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
                 if (n < 0) {
@@ -166,6 +161,38 @@ static int read_status(int taskdir, pid_t tid, struct tsync_thread_status *ret)
                 status_line(buf, &st);
         }
         *ret = st;
+        return 0;
+}
+
+/* Reads /proc/self/task/<tid>/status relative to the task directory. -ENOENT
+ * or -ESRCH when the thread is gone. */
+static int read_status(int taskdir, pid_t tid, struct tsync_thread_status *ret)
+{
+        char path[32];
+
+        (void)snprintf(path, sizeof(path), "%d/status", (int)tid);
+        _cleanup_close_ int fd = openat(taskdir, path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        return parse_status(fd, tid, ret);
+}
+
+int tsync_apply_status_open(pid_t tid, struct tsync_err *err)
+{
+        char path[48];
+
+        (void)snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return tsync_error(err, errno, "cannot open %s: %s", path, errstr(errno));
+        return fd;
+}
+
+int tsync_apply_status_read(int fd, pid_t tid, struct tsync_thread_status *ret, struct tsync_err *err)
+{
+        int r = parse_status(fd, tid, ret);
+        if (r < 0)
+                return tsync_error(err, -r, "cannot read /proc/self/task/%d/status: %s", (int)tid, errstr(-r));
         return 0;
 }
 

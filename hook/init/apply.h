@@ -91,5 +91,12 @@ struct tsync_thread_status {
  * return. */
 int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data, struct tsync_err *err);
 
+/* A thread's status file, opened before the load so that the proof after it
+ * needs no openat or getdents64, only read: a profile that a plain runtime
+ * start works with may deny those. Read each descriptor once (a second read
+ * starts at the end). -errno with a message. */
+int tsync_apply_status_open(pid_t tid, struct tsync_err *err);
+int tsync_apply_status_read(int fd, pid_t tid, struct tsync_thread_status *ret, struct tsync_err *err);
+
 /* "LOG", "SPEC_ALLOW", "WAIT_KILLABLE_RECV", ... for one SECCOMP_FILTER_FLAG_* bit; NULL if unknown. */
 const char *tsync_apply_flag_name(uint32_t bit);

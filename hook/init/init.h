@@ -118,6 +118,32 @@ const char *init_cap_name(int cap, char *buf, size_t size);
  * Both print and return INIT_EXIT_PRIVS, or 0. */
 int init_privs_threads(const struct init_caps *caps);
 int init_privs_prove(const struct init_caps *caps);
+/* One thread's status against caps->expect and expect_nnp: -EPERM naming the
+ * thread and the line that differs. */
+struct tsync_thread_status;
+struct tsync_err;
+int init_privs_check(const struct init_caps *caps, const struct tsync_thread_status *st, struct tsync_err *err);
+
+/* proof.c: the proof after the load, with reads alone. init_proof_prepare,
+ * before the load: lists /proc/self/task and opens each thread's status file;
+ * counts is false where the kernel shows no Seccomp_filters (gVisor, Linux <
+ * 5.9). init_proof_check, after the load and the last capability change:
+ * reads each once; every live thread must show Seccomp 2 and its count up by
+ * nfilters (where counts are shown) and exactly caps->expect and expect_nnp.
+ * Both print and return an exit code (125, or 123 for capabilities) or 0. */
+#define INIT_PROOF_MAX_THREADS 64
+struct init_proof_thread {
+        pid_t tid;
+        int fd;      /* its status file, O_CLOEXEC */
+        int filters; /* Seccomp_filters before the load; -1 where not shown */
+};
+struct init_proof {
+        size_t n;
+        bool counts;
+        struct init_proof_thread threads[INIT_PROOF_MAX_THREADS];
+};
+int init_proof_prepare(struct init_proof *ret);
+int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct init_caps *caps);
 
 /* signals.c: the signal thread. init_signals_block blocks every signal in the
  * calling thread, first thing, so that none is lost or kills the init while it

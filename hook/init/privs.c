@@ -81,6 +81,31 @@ int init_privs_threads(const struct init_caps *caps)
         return job.rc < 0 ? INIT_EXIT_PRIVS : 0;
 }
 
+int init_privs_check(const struct init_caps *caps, const struct tsync_thread_status *st, struct tsync_err *err)
+{
+        for (int s = 0; s < INIT_CAP_NSETS; s++) {
+                if (!st->cap_shown[s]) {
+                        /* gVisor: no ambient set, and no line for it. */
+                        if (s == INIT_CAP_AMBIENT && caps->no_ambient)
+                                continue;
+                        return tsync_error(err, EPERM,
+                                           "thread %d (%s) shows no %s line: its capabilities cannot "
+                                           "be verified",
+                                           (int)st->tid, st->name, line_name[s]);
+                }
+                if (st->caps[s] != caps->expect[s])
+                        return tsync_error(err, EPERM,
+                                           "thread %d (%s) shows %s %016" PRIx64 "; the workload gets %016" PRIx64,
+                                           (int)st->tid, st->name, line_name[s], st->caps[s], caps->expect[s]);
+        }
+        if (st->nnp < 0 && caps->nnp_shown)
+                return tsync_error(err, EPERM, "thread %d (%s) shows no NoNewPrivs line", (int)st->tid, st->name);
+        if (st->nnp >= 0 && st->nnp != (int)caps->expect_nnp)
+                return tsync_error(err, EPERM, "thread %d (%s) shows NoNewPrivs %d; the workload gets %d",
+                                   (int)st->tid, st->name, st->nnp, (int)caps->expect_nnp);
+        return 0;
+}
+
 struct proof {
         const struct init_caps *caps;
         size_t threads;
@@ -90,28 +115,9 @@ struct proof {
 static int prove_one(const struct tsync_thread_status *st, void *data)
 {
         struct proof *p = data;
-        const struct init_caps *caps = p->caps;
-
-        for (int s = 0; s < INIT_CAP_NSETS; s++) {
-                if (!st->cap_shown[s]) {
-                        /* gVisor: no ambient set, and no line for it. */
-                        if (s == INIT_CAP_AMBIENT && caps->no_ambient)
-                                continue;
-                        return tsync_error(p->err, EPERM,
-                                           "thread %d (%s) shows no %s line: its capabilities cannot "
-                                           "be verified",
-                                           (int)st->tid, st->name, line_name[s]);
-                }
-                if (st->caps[s] != caps->expect[s])
-                        return tsync_error(p->err, EPERM,
-                                           "thread %d (%s) shows %s %016" PRIx64 "; the workload gets %016" PRIx64,
-                                           (int)st->tid, st->name, line_name[s], st->caps[s], caps->expect[s]);
-        }
-        if (st->nnp < 0 && caps->nnp_shown)
-                return tsync_error(p->err, EPERM, "thread %d (%s) shows no NoNewPrivs line", (int)st->tid, st->name);
-        if (st->nnp >= 0 && st->nnp != (int)caps->expect_nnp)
-                return tsync_error(p->err, EPERM, "thread %d (%s) shows NoNewPrivs %d; the workload gets %d",
-                                   (int)st->tid, st->name, st->nnp, (int)caps->expect_nnp);
+        int r = init_privs_check(p->caps, st, p->err);
+        if (r < 0)
+                return r;
         p->threads++;
         return 0;
 }

@@ -17,34 +17,75 @@
 
 #include "apply.h"
 #include "init.h"
+#include "tsync/bpf.h"
+#include "tsync/init_calls.h"
 
 /* Static: no heap, and libcap's objects stay reachable (no leak reports
  * when a test tool built with sanitizers runs this). */
 static struct init_config cfg;
 static struct init_filter filters[INIT_MAX_FILTERS];
 static struct init_caps caps;
-static struct tsync_census census;
+static struct init_proof proof;
 static char path[PATH_MAX];
 
 static struct init_probe_plan probes;
 
-/* Loads the filters and proves every thread carries them: by /proc's
- * Seccomp_filters counts where the kernel shows them (they are then always
- * required), by the probe (verify_probe.c) where it does not, or both with
- * --verify probe. No proof at all is a refusal, never a silent pass. */
-static int apply_filters(size_t n)
+/* Supervising the workload needs calls (clone, wait4, rt_sigtimedwait, kill)
+ * that a plain runtime start never makes after its load, and a profile the
+ * runtime runs may deny them. Then the workload runs in place of the init, as
+ * PID 1, as it would under the runtime alone. Decided by simulating the
+ * filters, before anything is applied. */
+static int choose_route(size_t n)
 {
-        struct tsync_verify_result result;
+        struct tsync_stack_prog stack[INIT_MAX_FILTERS];
+        const struct tsync_init_call *denied;
+        enum tsync_init_route route;
+        struct tsync_err err = {0};
+        uint32_t action;
+        char answer[32];
+
+        for (size_t i = 0; i < n; i++)
+                stack[i] = (struct tsync_stack_prog){.insns = filters[i].prog, .len = filters[i].len};
+        int r = tsync_init_route(stack, n, caps.caps_after_filter, &route, &denied, &action, &err);
+        if (r == -EOPNOTSUPP)
+                return 0; /* no numbering for this architecture: the calls decide for themselves */
+        if (r < 0) {
+                init_log("route", "%s", err.msg);
+                return INIT_EXIT_FILTER;
+        }
+        if (route == TSYNC_ROUTE_SUPERVISE || (route == TSYNC_ROUTE_IN_PLACE && cfg.exec))
+                return 0;
+        tsync_bpf_ret_name(action, answer, sizeof(answer));
+        if (route == TSYNC_ROUTE_NONE) {
+                init_log(cfg.cmd[0], "cannot be started: the filters answer %s with %s, and the init needs it to %s",
+                         denied->name, answer, denied->why);
+                return INIT_EXIT_CANNOT_EXEC;
+        }
+        init_warn("route",
+                  "the filters answer %s with %s, which the init needs to %s: the workload runs in place of the "
+                  "init, as PID 1, as in a plain runtime start (the init neither reaps nor forwards signals)",
+                  denied->name, answer, denied->why);
+        cfg.exec = true;
+        cfg.pgroup = false;
+        return 0;
+}
+
+/* Loads the filters; the proof comes after the capabilities' last change
+ * (finish_caps). Where the kernel shows no Seccomp_filters (gVisor), or with
+ * --verify probe, the filters are proven by their effect (verify_probe.c). No
+ * proof at all is a refusal, never a silent pass. */
+static int apply_filters(size_t n, bool *ret_probe)
+{
         struct tsync_err err = {0};
         int code;
 
-        int r = tsync_apply_census(&census, &err);
-        bool counts = r == 0;
-        if (r < 0 && (r != -EOPNOTSUPP || cfg.verify == INIT_VERIFY_PROC)) {
-                init_log("verify", "%s", err.msg);
+        if (!proof.counts && cfg.verify == INIT_VERIFY_PROC) {
+                init_log("verify", "/proc/self/task/%d/status has no Seccomp_filters line (Linux < 5.9 or gVisor): "
+                                   "the filters could not be verified",
+                         (int)gettid());
                 return INIT_EXIT_VERIFY;
         }
-        bool probe = !counts || cfg.verify == INIT_VERIFY_PROBE;
+        bool probe = !proof.counts || cfg.verify == INIT_VERIFY_PROBE;
         if (probe) {
                 code = init_probe_prepare(filters, n, &probes);
                 if (code)
@@ -56,12 +97,7 @@ static int apply_filters(size_t n)
                         return INIT_EXIT_KERNEL;
                 }
         }
-        if (counts && tsync_apply_verify(&census, (unsigned)n, &result, &err) < 0) {
-                init_log("verify", "%s", err.msg);
-                return INIT_EXIT_VERIFY;
-        }
-        if (probe)
-                return init_probe_verify(filters, &probes, counts);
+        *ret_probe = probe;
         return 0;
 }
 
@@ -94,6 +130,9 @@ int shim_main(int argc, char **argv)
                         return INIT_EXIT_KERNEL;
                 }
         }
+        code = choose_route(n);
+        if (code)
+                return code;
         bool tty = cfg.pgroup && isatty(STDIN_FILENO);
         if (!cfg.exec && getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
                 init_log("subreaper", "cannot become the workload's subreaper: %s", init_strerror(errno));
@@ -105,23 +144,30 @@ int shim_main(int argc, char **argv)
         if (code)
                 return code;
         /* Final already (NO_NEW_PRIVS loads without CAP_SYS_ADMIN): proven
-         * before the load, so that nothing of it comes after the filter. */
+         * before the load too, so that a refusal comes before any filter. */
         if (!caps.caps_after_filter) {
                 code = init_privs_prove(&caps);
                 if (code)
                         return code;
         }
+        code = init_proof_prepare(&proof);
+        if (code)
+                return code;
 
+        bool probe = false;
         if (n > 0) {
-                code = apply_filters(n);
+                code = apply_filters(n, &probe);
                 if (code)
                         return code;
         }
-
-        if (caps.caps_after_filter) {
-                if (init_caps_apply(&caps) < 0)
-                        return INIT_EXIT_PRIVS;
-                code = init_privs_prove(&caps);
+        /* From here on: only what the route needs (tsync/init_calls.h). */
+        if (caps.caps_after_filter && init_caps_apply(&caps) < 0)
+                return INIT_EXIT_PRIVS;
+        code = init_proof_check(&proof, (unsigned)n, &caps);
+        if (code)
+                return code;
+        if (probe) {
+                code = init_probe_verify(filters, &probes, proof.counts);
                 if (code)
                         return code;
         }

@@ -26,6 +26,12 @@ static bool handoff;     /* exec mode: send to the main thread instead */
 static uint64_t pending; /* bit n: signal n arrived before the workload */
 static bool group;
 static pid_t main_pid, main_tid;
+/* The kernel writes 0 here when the main thread exits (set_tid_address), so
+ * that the signal thread sees a main thread a filter killed (KILL_THREAD)
+ * before the workload ran: the init then ends, instead of living on without
+ * a workload in a container that looks stopped. */
+static pid_t main_alive;
+#define WATCH_NS (50 * 1000 * 1000)
 static sem_t ready;
 /* init_signals_run: the main thread sends RUN_SIGNAL to the signal thread,
  * which calls run_fn and sets run_done (a futex word). */
@@ -75,7 +81,24 @@ static void *signal_thread(void *arg)
         (void)sem_post(&ready);
         for (;;) {
                 siginfo_t info;
-                int sig = sigwaitinfo(&set, &info);
+                /* Until the workload runs, wake up now and then to see that the main thread lives. */
+                bool watching = __atomic_load_n(&workload, __ATOMIC_ACQUIRE) == 0;
+                struct timespec watch = {.tv_sec = 0, .tv_nsec = WATCH_NS};
+                int sig = watching ? sigtimedwait(&set, &info, &watch) : sigwaitinfo(&set, &info);
+                if (sig < 0 && errno == EAGAIN) {
+                        if (__atomic_load_n(&main_alive, __ATOMIC_ACQUIRE) == 0) {
+                                init_log("init",
+                                         "the main thread (%d) died before the workload ran (a filter's "
+                                         "KILL_THREAD action?): the init stops",
+                                         (int)main_tid);
+                                _exit(INIT_EXIT_KERNEL);
+                        }
+                        continue;
+                }
+                /* A filter that denies the wait while the main thread goes on to
+                 * run the workload in place: nothing to say, nothing to forward. */
+                if (sig < 0 && errno != EINTR && watching)
+                        return NULL;
                 if (sig < 0 && errno != EINTR) {
                         /* A profile that denies rt_sigtimedwait: say so once
                          * rather than spin. Signals stay pending, unforwarded. */
@@ -126,6 +149,8 @@ int init_signals_start(bool pgroup)
         group = pgroup;
         main_pid = getpid();
         main_tid = gettid();
+        __atomic_store_n(&main_alive, main_tid, __ATOMIC_RELEASE);
+        (void)syscall(SYS_set_tid_address, &main_alive);
         if (sem_init(&ready, 0, 0) < 0) {
                 init_log("signals", "sem_init: %s", init_strerror(errno));
                 return -1;
@@ -187,7 +212,7 @@ int init_signals_run(void (*fn)(void *arg), void *arg)
 void init_signals_workload(pid_t pid)
 {
         (void)pthread_mutex_lock(&lock);
-        workload = pid;
+        __atomic_store_n(&workload, pid, __ATOMIC_RELEASE);
         for (int sig = 1; sig < 64; sig++)
                 if (pending & (UINT64_C(1) << sig))
                         deliver(sig);

@@ -15,12 +15,13 @@
 #define BOTH      (SUPERVISE | IN_PLACE)
 #define NEG1      UINT64_MAX /* -1 as a register holds it */
 
-/* What the init does today after its first filter (hook/init: shim.c, apply.c,
- * run.c, signals.c, caps.c), with the arguments it passes where a profile may
- * look at them. Keep it in step with the init: its own tests compare. */
+/* What the init does after its first filter (hook/init: shim.c, proof.c,
+ * caps.c, run.c, signals.c), with the arguments it passes where a profile may
+ * look at them. Everything else happens before: the status files the proof
+ * reads are opened then. Keep it in step with the init. */
 const struct tsync_init_call tsync_init_calls[] = {
-        {"openat", SYS_openat, {0}, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters"},
-        {"getdents64", SYS_getdents64, {0}, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters"},
+        {"seccomp", SYS_seccomp, {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC}, BOTH, TSYNC_CALL_MORE_FILTERS,
+         "load the next filter"},
         {"read", SYS_read, {0}, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters"},
         {"capset", SYS_capset, {0}, BOTH, TSYNC_CALL_CAPS_AFTER, "drop the capabilities lent for the load"},
         {"prctl", SYS_prctl, {PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL}, BOTH, TSYNC_CALL_CAPS_AFTER,
@@ -87,9 +88,16 @@ static int first_refused(const struct tsync_stack_prog *progs, size_t n, bool ca
         for (size_t i = 0; i < tsync_init_ncalls; i++) {
                 const struct tsync_init_call *c = &tsync_init_calls[i];
                 uint32_t answer = SECCOMP_RET_ALLOW;
+                size_t judges = n;
                 if (!(c->routes & (1u << route)) || ((c->when & TSYNC_CALL_CAPS_AFTER) && !caps_after))
                         continue;
-                int r = stack_answer(progs, n, c, &answer, err);
+                /* The last filter is loaded under all the others, never under itself. */
+                if (c->when & TSYNC_CALL_MORE_FILTERS) {
+                        if (n < 2)
+                                continue;
+                        judges = n - 1;
+                }
+                int r = stack_answer(progs, judges, c, &answer, err);
                 if (r < 0)
                         return r;
                 if (!lets_through(answer)) {

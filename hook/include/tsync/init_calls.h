@@ -43,7 +43,8 @@ enum tsync_init_route {
 /* When a call is made, beyond its route. */
 enum {
         TSYNC_CALL_ALWAYS = 0,
-        TSYNC_CALL_CAPS_AFTER = 1u << 0, /* without NO_NEW_PRIVS: capabilities change after the load */
+        TSYNC_CALL_CAPS_AFTER = 1u << 0,    /* without NO_NEW_PRIVS: capabilities change after the load */
+        TSYNC_CALL_MORE_FILTERS = 1u << 1,  /* loading each filter after the first, under those before it */
 };
 
 struct tsync_init_call {

@@ -1,0 +1,92 @@
+/* The proof after the load, made of reads alone. A profile a plain runtime
+ * start works with may deny openat or getdents64 (the runtime makes neither
+ * after its own load), so everything that needs them happens before: the
+ * threads are listed and each one's status file opened. After the filters and
+ * the last capability change, each file is read once: the thread must show
+ * Seccomp 2 and its count up by the number of filters (where the kernel shows
+ * counts), and exactly the capability sets and NO_NEW_PRIVS the workload gets.
+ * The init starts no thread after the signal thread, so the list cannot grow
+ * meanwhile; a thread that is gone by then was exiting and runs no more code. */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "init.h"
+
+struct prepare_ctx {
+        struct init_proof *proof;
+        struct tsync_err *err;
+};
+
+static int prepare_one(const struct tsync_thread_status *st, void *data)
+{
+        struct prepare_ctx *ctx = data;
+        struct init_proof *p = ctx->proof;
+
+        if (p->n == INIT_PROOF_MAX_THREADS)
+                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two", INIT_PROOF_MAX_THREADS);
+        if (st->mode < 0)
+                return tsync_error(ctx->err, EOPNOTSUPP, "/proc/self/task/%d/status has no Seccomp line", (int)st->tid);
+        int fd = tsync_apply_status_open(st->tid, ctx->err);
+        if (fd < 0)
+                return fd;
+        p->threads[p->n++] = (struct init_proof_thread){.tid = st->tid, .fd = fd, .filters = st->filters};
+        if (st->filters < 0)
+                p->counts = false;
+        return 0;
+}
+
+int init_proof_prepare(struct init_proof *ret)
+{
+        struct tsync_err err = {0};
+
+        *ret = (struct init_proof){.counts = true};
+        struct prepare_ctx ctx = {.proof = ret, .err = &err};
+        if (tsync_apply_threads(prepare_one, &ctx, &err) < 0) {
+                init_log("verify", "%s", err.msg);
+                return INIT_EXIT_VERIFY;
+        }
+        if (ret->n == 0) {
+                init_log("verify", "no thread was seen in /proc/self/task: nothing could be verified");
+                return INIT_EXIT_VERIFY;
+        }
+        return 0;
+}
+
+int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct init_caps *caps)
+{
+        struct tsync_err err = {0};
+        size_t seen = 0;
+
+        for (size_t i = 0; i < p->n; i++) {
+                const struct init_proof_thread *t = &p->threads[i];
+                struct tsync_thread_status st;
+                if (tsync_apply_status_read(t->fd, t->tid, &st, &err) < 0) {
+                        if (err.code == ESRCH || err.code == ENOENT)
+                                continue;
+                        init_log("verify", "%s", err.msg);
+                        return INIT_EXIT_VERIFY;
+                }
+                /* A zombie thread shows no more than its last state. */
+                if (st.state == 'Z' || st.state == 'X')
+                        continue;
+                if (p->counts && nfilters > 0 &&
+                    (st.mode != SECCOMP_MODE_FILTER || st.filters != t->filters + (int)nfilters)) {
+                        init_log("verify", "thread %d (%s) shows Seccomp %d, Seccomp_filters %d; expected 2, %d (%d before)",
+                                 (int)t->tid, st.name, st.mode, st.filters, t->filters + (int)nfilters, t->filters);
+                        return INIT_EXIT_VERIFY;
+                }
+                if (init_privs_check(caps, &st, &err) < 0) {
+                        init_log("capabilities", "%s", err.msg);
+                        return INIT_EXIT_PRIVS;
+                }
+                seen++;
+        }
+        /* The thread making this check is always there: nothing seen is no proof. */
+        if (seen == 0) {
+                init_log("verify", "no thread could be read after the load: nothing is verified");
+                return INIT_EXIT_VERIFY;
+        }
+        return 0;
+}
