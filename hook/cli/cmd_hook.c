@@ -246,6 +246,7 @@ static int stage_precreate(const struct hook_opts *h)
         }
         struct tsync_rewrite_opts ro = { .replace = replace,
                                          .layers_by_name = true,
+                                         .from_engine = true,
                                          .layers = layers,
                                          .n_layers = n_layers,
                                          .state_dir = state_dir,
