@@ -2,8 +2,8 @@
  * container read their capability sets, and how the lent ones are kept out.
  *
  * The rewrite lends the init CAP_SYS_ADMIN and CAP_SETPCAP in
- * process.capabilities (noNewPrivileges false), and runtimes give exec'd
- * processes the sets of a config too: runc exec reads BUNDLE/config.json at
+ * process.capabilities (noNewPrivileges false), and exec'd processes get the
+ * sets of a config too: runc exec and podman exec read BUNDLE/config.json at
  * exec time, crun exec the copy in its state directory. So the createRuntime
  * hook, after the runtime has read the config, puts the original sets back
  * there; in the bundle it also records the container's id (annotation
