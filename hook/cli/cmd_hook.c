@@ -122,14 +122,16 @@ static int stage_create(const struct hook_opts *h)
         struct tsync_warnings w = { 0 };
         int r = tsync_deliver(plan, &o, &w, &err);
         cli_warnings(st.id, &w);
+        bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
-        if (r == 0)
+        if (delivered)
                 r = cli_exec_view_start(plan, st.id, st.bundle, &err);
         if (r < 0) {
                 cli_error(st.id, &err);
-                /* Leave nothing half-written behind: the container will not start. */
+                /* Leave nothing half-written behind: the container will not start
+                 * (but never clean a directory delivery refused as not ours). */
                 struct tsync_err ignored = { 0 };
-                if (r != -EPERM)
+                if (delivered || r != -EPERM)
                         (void)tsync_deliver_clean(plan, &o, &ignored);
                 return CLI_EXIT_FAILED;
         }
