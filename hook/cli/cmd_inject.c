@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -104,7 +106,7 @@ int cmd_inject(int argc, char **argv)
         size_t n_layers = 0;
         bool replace = false, no_cache = false, no_hooks = false, exec = false, made_state_dir = false;
         const char *init = NULL, *cache_dir = NULL;
-        int opt, rc = CLI_EXIT_FAILED;
+        int opt, rc = CLI_EXIT_FAILED, lock = -1;
 
         while ((opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
                 switch (opt) {
@@ -172,6 +174,12 @@ int cmd_inject(int argc, char **argv)
         (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
 
         struct tsync_err err = { 0 };
+        /* The hooks of a running container change config.json too (the exec view), under this lock. */
+        lock = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (lock < 0 || flock(lock, LOCK_EX) < 0) {
+                cli_errorf("inject", "%s: cannot lock: %s", bundle, strerror(errno));
+                goto out;
+        }
         _cleanup_json_ struct tsync_json *config = NULL;
         struct stat st;
         if (stat(config_path, &st) < 0) {
@@ -244,5 +252,7 @@ out:
                 (void)rmdir(state_dir);
         for (size_t i = 0; i < n_layers; i++)
                 free(layers[i]);
+        if (lock >= 0)
+                (void)close(lock);
         return rc;
 }
