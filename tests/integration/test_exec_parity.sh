@@ -1,12 +1,12 @@
 #!/bin/bash
-# Exec parity (issue 11): a process started with `runc exec`, `crun exec` or `podman exec` in a
-# container started through oci-seccomp-tsync shows exactly the CapInh, CapPrm, CapEff, CapBnd, CapAmb,
-# NoNewPrivs, Seccomp and Seccomp_filters lines it shows in the same container started without it, for
-# process.user root and 1000 and noNewPrivileges true and false. With noNewPrivileges false the init is
-# lent CAP_SYS_ADMIN and CAP_SETPCAP in process.capabilities; runc exec reads BUNDLE/config.json at exec
-# time and crun exec its state directory's copy, so the createRuntime hook puts the original sets back
-# there and poststop lends them again (runc). Also: what a second start, a missing poststop and a
-# second inject do to that.
+# Exec parity (issue 11): a process started with `runc exec`, `crun exec` or `podman exec` (with runc
+# and with crun) in a container started through oci-seccomp-tsync shows exactly the CapInh, CapPrm,
+# CapEff, CapBnd, CapAmb, NoNewPrivs, Seccomp and Seccomp_filters lines it shows in the same container
+# started without it, for process.user root and 1000 and noNewPrivileges true and false. With
+# noNewPrivileges false the init is lent CAP_SYS_ADMIN and CAP_SETPCAP in process.capabilities; runc
+# exec and podman exec read BUNDLE/config.json at exec time and crun exec its state directory's copy,
+# so the createRuntime hook puts the original sets back there and poststop lends them again. Also:
+# what a second start, a missed poststop and a second inject do to that.
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/lib.sh
 . "$HERE/lib.sh"
@@ -25,6 +25,13 @@ oneTimeSetUp() {
         cp "$LAYER" "$SUITE_TMP/profiles/"
         podman_hooks_dir "$HOOKS" "$SUITE_TMP/profiles" "$SUITE_TMP/state" "$SUITE_TMP/cache"
         make_rootfs "$SUITE_TMP/rootfs"
+        # Podman with crun: crun_cmd's namespace and cgroup2 mount, in a program Podman takes for crun
+        # (it allows --cgroups=disabled by the runtime's name).
+        mkdir -p "$SUITE_TMP/crun-bin"
+        printf '%s\n' '#!/bin/sh' \
+                "exec unshare -m sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled \"\$@\"' crun \"\$@\"" \
+                >"$SUITE_TMP/crun-bin/crun"
+        chmod +x "$SUITE_TMP/crun-bin/crun"
 }
 
 oneTimeTearDown() {
@@ -108,24 +115,38 @@ pstatus() {
         podman exec "$1" /bin/grep -E "$STATUS_RE" /proc/self/status | tr '\t' ' '
 }
 
-testPodmanExecGetsWhatItGetsWithoutUs() {
-        local uid nnp opts plain ours
+# podman_parity RUNTIME: the four combinations with podman exec, the annotation against none.
+podman_parity() {
+        local rt=$1 uid nnp opts plain ours
         for uid in 0 1000; do
                 for nnp in true false; do
-                        opts=(--hooks-dir "$HOOKS" run -d --runtime runc --label "tsync-test=$$" --user "$uid:$uid"
+                        opts=(--hooks-dir "$HOOKS" run -d --label "tsync-test=$$" --user "$uid:$uid"
                                 --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
+                        case "$rt" in
+                        runc) opts+=(--runtime runc) ;;
+                        crun) opts+=(--runtime "$SUITE_TMP/crun-bin/crun" --cgroups=disabled) ;;
+                        esac
                         [ "$nnp" = true ] && opts+=(--security-opt no-new-privileges)
                         podman "${opts[@]}" --name "tsync-plain-$$" --rootfs "$SUITE_TMP/rootfs" /bin/sleep 600 >/dev/null ||
-                                fail "podman run, user $uid, noNewPrivileges $nnp"
+                                fail "podman run ($rt), user $uid, noNewPrivileges $nnp"
                         podman "${opts[@]}" --name "tsync-ours-$$" --annotation io.oci-seccomp-tsync.layers=deny-ptrace \
-                                --rootfs "$SUITE_TMP/rootfs" /bin/sleep 600 >/dev/null || fail "podman run with the annotation, user $uid, noNewPrivileges $nnp"
+                                --rootfs "$SUITE_TMP/rootfs" /bin/sleep 600 >/dev/null ||
+                                fail "podman run ($rt) with the annotation, user $uid, noNewPrivileges $nnp"
                         plain=$(pstatus "tsync-plain-$$")
                         ours=$(pstatus "tsync-ours-$$")
-                        assertNotEquals "podman exec, user $uid, noNewPrivileges $nnp: no status" "" "$plain"
-                        assertEquals "podman exec, user $uid, noNewPrivileges $nnp" "$plain" "$ours"
+                        assertNotEquals "podman exec ($rt), user $uid, noNewPrivileges $nnp: no status" "" "$plain"
+                        assertEquals "podman exec ($rt), user $uid, noNewPrivileges $nnp" "$plain" "$ours"
                         podman rm -f -t 0 "tsync-plain-$$" "tsync-ours-$$" >/dev/null 2>&1
                 done
         done
+}
+
+testPodmanExecWithRuncGetsWhatItGetsWithoutUs() {
+        podman_parity runc
+}
+
+testPodmanExecWithCrunGetsWhatItGetsWithoutUs() {
+        podman_parity crun
 }
 
 # The capabilities and running record of $T/b/config.json, compact.
