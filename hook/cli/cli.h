@@ -68,6 +68,12 @@ struct tsync_deliver_opts;
 /* Loads and compiles everything a plan names, printing what fails; 0 or -1. */
 int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const char *where);
 
+/* The exec view (exec_view.c): at createRuntime, the original capability sets
+ * go where the runtime's exec reads them (refused for a runtime we do not
+ * know, when something is lent); at poststop they are lent again. */
+int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, struct tsync_err *err);
+int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, struct tsync_err *err);
+
 int cmd_compile(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_hook(int argc, char **argv);

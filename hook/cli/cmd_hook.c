@@ -122,11 +122,16 @@ static int stage_create(const struct hook_opts *h)
         struct tsync_warnings w = { 0 };
         int r = tsync_deliver(plan, &o, &w, &err);
         cli_warnings(st.id, &w);
+        bool delivered = r == 0;
+        /* Last: a refused start must not leave the exec view changed. */
+        if (delivered)
+                r = cli_exec_view_start(plan, st.id, st.bundle, &err);
         if (r < 0) {
                 cli_error(st.id, &err);
-                /* Leave nothing half-written behind: the container will not start. */
+                /* Leave nothing half-written behind: the container will not start
+                 * (but never clean a directory delivery refused as not ours). */
                 struct tsync_err ignored = { 0 };
-                if (r != -EPERM)
+                if (delivered || r != -EPERM)
                         (void)tsync_deliver_clean(plan, &o, &ignored);
                 return CLI_EXIT_FAILED;
         }
@@ -151,11 +156,14 @@ static int stage_poststop(const struct hook_opts *h)
         }
         struct tsync_deliver_opts o;
         deliver_opts(h, &st, &o);
+        r = cli_exec_view_stop(plan, st.id, st.bundle, &err);
+        if (r < 0)
+                cli_error(st.id, &err);
         if (tsync_deliver_clean(plan, &o, &err) < 0) {
                 cli_error(st.id, &err);
                 return CLI_EXIT_FAILED;
         }
-        return CLI_EXIT_OK;
+        return r < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
 /* Splits "a,b c;d" into names; at most TSYNC_MAX_LAYERS. Podman's --annotation
@@ -246,6 +254,7 @@ static int stage_precreate(const struct hook_opts *h)
         }
         struct tsync_rewrite_opts ro = { .replace = replace,
                                          .layers_by_name = true,
+                                         .from_engine = true,
                                          .layers = layers,
                                          .n_layers = n_layers,
                                          .state_dir = state_dir,

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +25,8 @@ static void help(FILE *f)
                 "Usage: %s inject [OPTIONS] BUNDLE\n"
                 "Rewrites BUNDLE/config.json so that `runc run` or `crun run` in BUNDLE starts the workload under\n"
                 "seccomp-tsync-init, which applies the filters with TSYNC to all its threads first. Running it\n"
-                "again re-does the rewrite from the original settings (it never wraps twice).\n\n"
+                "again re-does the rewrite from the original settings (it never wraps twice), provided the\n"
+                "config is exactly what inject wrote.\n\n"
                 "  -p, --profile FILE    add a layer: a profile (OCI or Docker format) applied on top of the\n"
                 "                        config's own linux.seccomp; repeatable, applied in order\n"
                 "      --replace         move the config's linux.seccomp from the runtime to the init (for runtimes\n"
@@ -31,7 +34,9 @@ static void help(FILE *f)
                 "                        WITHOUT it.\n"
                 "      --no-hooks        compile the filters now, into BUNDLE/oci-seccomp-tsync, and add no hooks:\n"
                 "                        each start then skips two hook processes; a changed profile takes\n"
-                "                        effect at the next inject, not at the next start\n"
+                "                        effect at the next inject, not at the next start. Needs\n"
+                "                        process.noNewPrivileges true when capabilities would be lent to\n"
+                "                        the init: no hook would take them back from exec'd processes\n"
                 "      --exec            the init execs the workload once the filters hold, so the workload is\n"
                 "                        PID 1 as in a plain run (no reaping or signal forwarding by the init)\n"
                 "      --init PATH       the static seccomp-tsync-init to mount (default: beside this program,\n"
@@ -109,7 +114,7 @@ int cmd_inject(int argc, char **argv)
         size_t n_layers = 0;
         bool replace = false, no_cache = false, no_hooks = false, exec = false, made_state_dir = false;
         const char *init = NULL, *cache_dir = NULL;
-        int opt, rc = CLI_EXIT_FAILED;
+        int opt, rc = CLI_EXIT_FAILED, lock = -1;
 
         while ((opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
                 switch (opt) {
@@ -177,6 +182,12 @@ int cmd_inject(int argc, char **argv)
         (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
 
         struct tsync_err err = { 0 };
+        /* The hooks of a running container change config.json too (the exec view), under this lock. */
+        lock = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (lock < 0 || flock(lock, LOCK_EX) < 0) {
+                cli_errorf("inject", "%s: cannot lock: %s", bundle, strerror(errno));
+                goto out;
+        }
         _cleanup_json_ struct tsync_json *config = NULL;
         struct stat st;
         if (stat(config_path, &st) < 0) {
@@ -249,5 +260,7 @@ out:
                 (void)rmdir(state_dir);
         for (size_t i = 0; i < n_layers; i++)
                 free(layers[i]);
+        if (lock >= 0)
+                (void)close(lock);
         return rc;
 }

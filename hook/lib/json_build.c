@@ -257,3 +257,68 @@ int tsync_json_write(const struct tsync_json *v, bool pretty, char **ret, size_t
         *ret_len = len;
         return 0;
 }
+
+/* Appends ".key" or "[i]" to path; a path too long for the buffer ends in "...". */
+static void path_push(char *path, size_t size, const char *key, size_t index)
+{
+        size_t n = strlen(path);
+        if (n + 4 >= size)
+                return;
+        int w = key ? snprintf(path + n, size - n, "%s%s", n ? "." : "", key)
+                    : snprintf(path + n, size - n, "[%zu]", index);
+        if (w < 0 || (size_t)w >= size - n)
+                (void)snprintf(path + size - 4, 4, "...");
+}
+
+static bool equal_at(const struct tsync_json *a, const struct tsync_json *b, char *path, size_t size)
+{
+        if (!a || !b || a->type != b->type)
+                return !a && !b;
+        switch (a->type) {
+        case TSYNC_JSON_NULL:
+                return true;
+        case TSYNC_JSON_BOOL:
+                return a->u.boolean == b->u.boolean;
+        case TSYNC_JSON_NUMBER:
+                return strcmp(a->u.number, b->u.number) == 0;
+        case TSYNC_JSON_STRING:
+                return a->u.string.len == b->u.string.len &&
+                       memcmp(a->u.string.ptr, b->u.string.ptr, a->u.string.len) == 0;
+        case TSYNC_JSON_ARRAY:
+                for (size_t i = 0; i < a->u.array.len || i < b->u.array.len; i++) {
+                        size_t n = strlen(path);
+                        path_push(path, size, NULL, i);
+                        if (i >= a->u.array.len || i >= b->u.array.len ||
+                            !equal_at(a->u.array.items[i], b->u.array.items[i], path, size))
+                                return false;
+                        path[n] = '\0';
+                }
+                return true;
+        case TSYNC_JSON_OBJECT:
+                /* Keys of a first, in a's order, then keys only b has. */
+                for (size_t pass = 0; pass < 2; pass++) {
+                        const struct tsync_json *x = pass ? b : a, *y = pass ? a : b;
+                        for (size_t i = 0; i < x->u.object.len; i++) {
+                                const struct tsync_json *other = tsync_json_get(y, x->u.object.keys[i]);
+                                if (pass && other)
+                                        continue;
+                                size_t n = strlen(path);
+                                path_push(path, size, x->u.object.keys[i], 0);
+                                if (!equal_at(x->u.object.values[i], other, path, size))
+                                        return false;
+                                path[n] = '\0';
+                        }
+                }
+                return true;
+        }
+        return false;
+}
+
+bool tsync_json_equal(const struct tsync_json *a, const struct tsync_json *b, char *ret_path, size_t size)
+{
+        char scratch[8];
+        char *path = ret_path && size >= sizeof(scratch) ? ret_path : scratch;
+        size_t n = path == ret_path ? size : sizeof(scratch);
+        path[0] = '\0';
+        return equal_at(a, b, path, n);
+}

@@ -7,6 +7,7 @@
 
 #include "tsync/capnames.h"
 #include "tsync/cleanup.h"
+#include "tsync/exec_view.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 
@@ -26,28 +27,48 @@ static bool array_has(const struct tsync_json *arr, const char *s)
         return false;
 }
 
-/* Undoes an earlier rewrite, from the plan it left. */
-static int restore(struct tsync_json *config, struct tsync_err *err)
+static bool is_our_hook(const struct tsync_json *h)
 {
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = tsync_plan_from_config(config, &plan, err);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
+        const struct tsync_json *args = tsync_json_get(h, "args");
+        return args && args->type == TSYNC_JSON_ARRAY && args->u.array.len > 0 &&
+               args->u.array.items[0]->type == TSYNC_JSON_STRING &&
+               strcmp(args->u.array.items[0]->u.string.ptr, HOOK_MARKER) == 0;
+}
+
+/* A mount at or under TSYNC_CONTAINER_DIR, its destination read as runtimes
+ * clean it (repeated and trailing slashes do not count). */
+static bool is_our_mount(const struct tsync_json *m)
+{
+        const struct tsync_json *d = tsync_json_get(m, "destination");
+        if (!d || d->type != TSYNC_JSON_STRING)
+                return false;
+        const char *p = d->u.string.ptr, *want = TSYNC_CONTAINER_DIR;
+        for (; *want; want++) {
+                while (*want == '/' && p[0] == '/' && p[1] == '/')
+                        p++;
+                if (*p++ != *want)
+                        return false;
+        }
+        return *p == '\0' || *p == '/';
+}
+
+/* Undoes an earlier rewrite from the plan it left: back come what the rewrite
+ * changed (args, capabilities, the moved seccomp section) and out go our
+ * mounts, hooks and annotations. Whether the plan may be believed is decided
+ * by the caller (verify_restore). */
+static int restore(struct tsync_json *config, const struct tsync_plan *plan, struct tsync_err *err)
+{
         struct tsync_json *process = tsync_json_get_object(config, "process");
         if (!process)
                 return tsync_error(err, EINVAL, "process: expected object");
-        r = tsync_json_set(process, "args", TAKE_PTR(plan->args));
+        int r = tsync_json_set(process, "args", tsync_json_copy(plan->args));
+        /* Without capabilities in the plan nothing was lent: the config's own
+         * (absent or null) stay, and verify_restore() checks that they were. */
         if (r == 0 && plan->capabilities)
-                r = tsync_json_set(process, "capabilities", TAKE_PTR(plan->capabilities));
-        else if (r == 0)
-                tsync_json_remove(process, "capabilities");
-        if (r == 0)
-                r = tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(plan->no_new_privileges));
+                r = tsync_json_set(process, "capabilities", tsync_json_copy(plan->capabilities));
         if (r == 0 && plan->seccomp) {
                 struct tsync_json *linux_ = tsync_json_get_object(config, "linux");
-                r = linux_ ? tsync_json_set(linux_, "seccomp", TAKE_PTR(plan->seccomp)) : -EINVAL;
+                r = linux_ ? tsync_json_set(linux_, "seccomp", tsync_json_copy(plan->seccomp)) : -EINVAL;
         }
         if (r < 0)
                 return tsync_error(err, -r, "restoring the config from its plan: %s", strerror(-r));
@@ -57,9 +78,7 @@ static int restore(struct tsync_json *config, struct tsync_err *err)
                 size_t kept = 0;
                 for (size_t i = 0; i < mounts->u.array.len; i++) {
                         struct tsync_json *m = mounts->u.array.items[i];
-                        const struct tsync_json *d = tsync_json_get(m, "destination");
-                        if (d && d->type == TSYNC_JSON_STRING &&
-                            strncmp(d->u.string.ptr, TSYNC_CONTAINER_DIR "/", strlen(TSYNC_CONTAINER_DIR) + 1) == 0) {
+                        if (is_our_mount(m)) {
                                 tsync_json_free(m);
                                 continue;
                         }
@@ -77,10 +96,7 @@ static int restore(struct tsync_json *config, struct tsync_err *err)
                 size_t kept = 0, before = list->u.array.len;
                 for (size_t i = 0; i < list->u.array.len; i++) {
                         struct tsync_json *h = list->u.array.items[i];
-                        const struct tsync_json *args = tsync_json_get(h, "args");
-                        if (args && args->type == TSYNC_JSON_ARRAY && args->u.array.len > 0 &&
-                            args->u.array.items[0]->type == TSYNC_JSON_STRING &&
-                            strcmp(args->u.array.items[0]->u.string.ptr, HOOK_MARKER) == 0) {
+                        if (is_our_hook(h)) {
                                 tsync_json_free(h);
                                 continue;
                         }
@@ -90,7 +106,9 @@ static int restore(struct tsync_json *config, struct tsync_err *err)
                 if (kept == 0 && before > 0)
                         tsync_json_remove(hooks, hooks->u.object.keys[s]);
         }
-        tsync_json_remove(tsync_json_get_mut(config, "annotations"), TSYNC_ANNOTATION_PLAN);
+        struct tsync_json *annotations = tsync_json_get_mut(config, "annotations");
+        tsync_json_remove(annotations, TSYNC_ANNOTATION_PLAN);
+        tsync_json_remove(annotations, TSYNC_ANNOTATION_RUNNING);
         return 0;
 }
 
@@ -244,16 +262,29 @@ static int init_args(const struct tsync_plan *plan, bool exec, struct tsync_json
         return 0;
 }
 
-int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o, struct tsync_err *err)
+int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret)
+{
+        *ret = NULL;
+        if (!plan->capabilities || plan->no_new_privileges)
+                return 0;
+        _cleanup_json_ struct tsync_json *lent = tsync_json_copy(plan->capabilities);
+        if (!lent)
+                return -ENOMEM;
+        int r = lend_capabilities(lent);
+        if (r < 0)
+                return r;
+        if (!tsync_json_equal(lent, plan->capabilities, NULL, 0))
+                *ret = TAKE_PTR(lent);
+        return 0;
+}
+
+/* rewrite_fresh: the rewrite of a config that carries no plan. start_hook_check
+ * refuses lent capabilities that no hook at start takes back from exec'd
+ * processes (off only when re-computing what an earlier inject wrote). */
+static int rewrite_fresh(struct tsync_json *config, const struct tsync_rewrite_opts *o, bool start_hook_check,
+                         struct tsync_err *err)
 {
         int r;
-
-        r = tsync_json_expect(config, "config", TSYNC_JSON_OBJECT, err);
-        if (r < 0)
-                return r;
-        r = restore(config, err);
-        if (r < 0)
-                return r;
 
         struct tsync_json *process = tsync_json_get_mut(config, "process");
         r = tsync_json_expect(process, "process", TSYNC_JSON_OBJECT, err);
@@ -319,6 +350,34 @@ int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o,
         }
         if (tsync_plan_filter_count(plan) == 0)
                 return tsync_error(err, EINVAL, "no layers and not replace mode: there is nothing for the init to apply");
+        /* What restore() takes out again must have been ours. */
+        const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
+        for (size_t i = 0; old_mounts && old_mounts->type == TSYNC_JSON_ARRAY && i < old_mounts->u.array.len; i++)
+                if (is_our_mount(old_mounts->u.array.items[i]))
+                        return tsync_error(err, EINVAL, "mounts[%zu].destination: under %s, which is oci-seccomp-tsync's",
+                                           i, TSYNC_CONTAINER_DIR);
+        const struct tsync_json *old_hooks = tsync_json_get(config, "hooks");
+        for (size_t s = 0; !o->from_engine && old_hooks && old_hooks->type == TSYNC_JSON_OBJECT &&
+                           s < old_hooks->u.object.len; s++) {
+                const struct tsync_json *list = old_hooks->u.object.values[s];
+                for (size_t i = 0; list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++)
+                        if (is_our_hook(list->u.array.items[i]))
+                                return tsync_error(err, EINVAL,
+                                                   "hooks.%s[%zu]: an oci-seccomp-tsync hook in a config without its "
+                                                   "plan (inject adds its own)", old_hooks->u.object.keys[s], i);
+        }
+        if (start_hook_check && !o->hook_path && !o->from_engine) {
+                _cleanup_json_ struct tsync_json *lent = NULL;
+                r = tsync_rewrite_lent_capabilities(plan, &lent);
+                if (r < 0)
+                        return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
+                if (lent)
+                        return tsync_error(err, EPERM,
+                                           "process.noNewPrivileges is false, so the init would be lent CAP_SYS_ADMIN "
+                                           "in process.capabilities, and without our hooks nothing takes it back from "
+                                           "processes started with `runc exec` or `crun exec` (they read the same "
+                                           "capabilities): set process.noNewPrivileges to true, or inject with hooks");
+        }
 
         /* Decided; now change the config. */
         if (o->replace)
@@ -360,4 +419,145 @@ int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o,
         if (r < 0)
                 return tsync_error(err, -r, "annotations: cannot record the plan: %s", strerror(-r));
         return 0;
+}
+
+/* What an earlier inject was given beyond its plan, read back from the config
+ * it wrote. A forged value here is harmless: restore() strips all of it, and
+ * verify_restore() compares the whole config against what it implies. */
+struct earlier_opts {
+        const char *init_path;
+        bool exec;
+        const char *hook_path;
+        const char *hook_args[8];
+        size_t n_hook_args;
+};
+
+static const char *string_or(const struct tsync_json *v, const char *fallback)
+{
+        return v && v->type == TSYNC_JSON_STRING ? v->u.string.ptr : fallback;
+}
+
+static void read_earlier_opts(const struct tsync_json *config, struct earlier_opts *e)
+{
+        *e = (struct earlier_opts){ .init_path = "" };
+        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
+        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
+                const struct tsync_json *m = mounts->u.array.items[i];
+                if (strcmp(string_or(tsync_json_get(m, "destination"), ""), TSYNC_CONTAINER_INIT) == 0) {
+                        e->init_path = string_or(tsync_json_get(m, "source"), "");
+                        break;
+                }
+        }
+        const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
+        e->exec = args && args->type == TSYNC_JSON_ARRAY && args->u.array.len > 1 &&
+                  strcmp(string_or(args->u.array.items[1], ""), "--exec") == 0;
+        const struct tsync_json *list = tsync_json_get(tsync_json_get(config, "hooks"), "createRuntime");
+        for (size_t i = 0; list && list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++) {
+                const struct tsync_json *h = list->u.array.items[i];
+                if (!is_our_hook(h))
+                        continue;
+                e->hook_path = string_or(tsync_json_get(h, "path"), "");
+                const struct tsync_json *a = tsync_json_get(h, "args");
+                for (size_t k = 3; k < a->u.array.len && e->n_hook_args < ARRAY_SIZE(e->hook_args); k++)
+                        e->hook_args[e->n_hook_args++] = string_or(a->u.array.items[k], "");
+                break;
+        }
+}
+
+/* The original settings come back from the plan only when the config is
+ * exactly what inject wrote from that plan (or that with the exec view of a
+ * running container, see exec_view.h): otherwise the plan could hand out what
+ * the config itself never gave. Engines never pass a plan on: precreate
+ * refuses one. ret_running: the container id of a kept exec view, or NULL. */
+static int verify_restore(struct tsync_json *config, const struct tsync_rewrite_opts *o, char **ret_running,
+                          struct tsync_err *err)
+{
+        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
+        bool has_plan = tsync_json_get(annotations, TSYNC_ANNOTATION_PLAN) != NULL;
+        bool has_running = tsync_json_get(annotations, TSYNC_ANNOTATION_RUNNING) != NULL;
+        if (o->from_engine && (has_plan || has_running))
+                return tsync_error(err, EPERM,
+                                   "annotations.%s: set by oci-seccomp-tsync itself and never by an engine, so "
+                                   "whoever chose this container's annotations put it there: refused",
+                                   has_plan ? TSYNC_ANNOTATION_PLAN : TSYNC_ANNOTATION_RUNNING);
+        if (!has_plan && has_running)
+                return tsync_error(err, EINVAL, "annotations.%s: set without %s, which only inject writes: refused",
+                                   TSYNC_ANNOTATION_RUNNING, TSYNC_ANNOTATION_PLAN);
+        if (!has_plan)
+                return 0;
+
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        int r = tsync_plan_from_config(config, &plan, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ struct tsync_json *found = tsync_json_copy(config);
+        if (!found)
+                return tsync_error(err, ENOMEM, "out of memory");
+        const char *running = NULL;
+        if (has_running) {
+                r = tsync_json_str(tsync_json_get(tsync_json_get(found, "annotations"), TSYNC_ANNOTATION_RUNNING),
+                                   "annotations." TSYNC_ANNOTATION_RUNNING, &running, err);
+                if (r < 0)
+                        return r;
+        }
+        struct earlier_opts e;
+        read_earlier_opts(found, &e);
+        r = restore(config, plan, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_json_ struct tsync_json *expected = tsync_json_copy(config);
+        if (!expected)
+                return tsync_error(err, ENOMEM, "out of memory");
+        struct tsync_rewrite_opts eo = { .replace = plan->replace,
+                                         .layers_by_name = plan->layers_by_name,
+                                         .exec = e.exec,
+                                         .layers = (const char *const *)plan->layers,
+                                         .n_layers = plan->n_layers,
+                                         .state_dir = plan->state_dir,
+                                         .init_path = e.init_path,
+                                         .hook_path = e.hook_path,
+                                         .hook_args = e.hook_args,
+                                         .n_hook_args = e.n_hook_args };
+        r = rewrite_fresh(expected, &eo, false, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "annotations.%s: not a plan inject wrote", TSYNC_ANNOTATION_PLAN);
+        if (running) {
+                _cleanup_plan_ struct tsync_plan *again = NULL;
+                r = tsync_plan_from_config(expected, &again, err);
+                if (r == 0)
+                        r = tsync_exec_view_restore(expected, again, running, err);
+                if (r < 0)
+                        return r;
+        }
+        char path[256];
+        if (!tsync_json_equal(found, expected, path, sizeof(path)))
+                return tsync_error(err, EPERM,
+                                   "%s: not what inject wrote from the recorded plan (annotations.%s): the config was "
+                                   "edited after inject, or the plan is not ours; refused: start again from the "
+                                   "original config.json",
+                                   path[0] ? path : "config", TSYNC_ANNOTATION_PLAN);
+        if (running && !(*ret_running = strdup(running)))
+                return tsync_error(err, ENOMEM, "out of memory");
+        return 0;
+}
+
+int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o, struct tsync_err *err)
+{
+        int r = tsync_json_expect(config, "config", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *running = NULL;
+        r = verify_restore(config, o, &running, err);
+        if (r == 0)
+                r = rewrite_fresh(config, o, true, err);
+        if (r < 0 || !running)
+                return r;
+        /* A container from this bundle has not stopped: its exec'd processes
+         * still read their capabilities here, so the original ones stay. */
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        r = tsync_plan_from_config(config, &plan, err);
+        if (r == 0)
+                r = tsync_exec_view_restore(config, plan, running, err);
+        return r;
 }

@@ -9,9 +9,15 @@
 #   replace  `inject --replace`: the profile moves to our init (createRuntime
 #            hook: cache lookup; init: TSYNC load + /proc verification)
 #   layer    `inject --profile deny-mkdir.json`: the runtime applies Podman's
-#            profile, our init adds the small layer on top
+#            profile, our init adds the small layer on top (noNewPrivileges is
+#            false in Podman's config: createRuntime also puts the original
+#            capability sets back into config.json for exec'd processes, and
+#            poststop lends them again)
 #   layer-nh the same with `inject --no-hooks`: filters compiled at inject time,
-#            no hook processes at start (only the init's mounts, exec and TSYNC)
+#            no hook processes at start (only the init's mounts, exec and TSYNC).
+#            With noNewPrivileges set to true: --no-hooks refuses to lend the
+#            init capabilities that no hook would take back from exec'd
+#            processes, so this bundle (and layer-x) differs from layer there too
 #   layer-x  `inject --no-hooks --exec`: as layer-nh, and the init execs the
 #            workload (PID 1 as in a plain run) instead of forking it
 #   hooks0   podman plus two hooks that are /bin/true (createRuntime, poststop):
@@ -63,6 +69,9 @@ tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
 inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
 inject --profile "$PROFILES/deny-mkdir.json" "$T/layer" 2>"$T/inject.err" ||
         die "inject --profile: $(cat "$T/inject.err")"
+for m in layer-nh layer-x; do
+        tsync_json_edit "$T/$m/config.json" '.process.noNewPrivileges = true' || exit 1
+done
 inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$T/layer-nh" 2>"$T/inject.err" ||
         die "inject --no-hooks: $(cat "$T/inject.err")"
 inject --no-hooks --exec --profile "$PROFILES/deny-mkdir.json" "$T/layer-x" 2>"$T/inject.err" ||

@@ -119,9 +119,15 @@ testDockerFormatLayerJudgedAgainstTheContainersCapabilities() {
         grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/docker-$$.out" || fail "$(cat "$TSYNC_TMP/docker-$$.out")"
 }
 
+# nnp_bundle DIR: DIR/config.json with noNewPrivileges true. inject --no-hooks refuses noNewPrivileges
+# false: no hook at start would take the capabilities lent to the init back from exec'd processes.
+nnp_bundle() {
+        tsync_json_edit "$1/config.json" '.process.noNewPrivileges = true'
+}
+
 testNoHooksDeliversAtInjectAndRunsEveryThreadFiltered() {
         [ -x "$TSYNC_BUILD/tests/static/threads_probe" ] || fail "threads_probe is not built"
-        podman_bundle "$TSYNC_TMP/b" "exec /bin/threads_probe -n 4 mkdir /tmp/t" || fail "bundle"
+        podman_bundle "$TSYNC_TMP/b" "exec /bin/threads_probe -n 4 mkdir /tmp/t" && nnp_bundle "$TSYNC_TMP/b" || fail "bundle"
         # Earlier injects: one with hooks (they must go), one with two layers (its second
         # filter file must not survive).
         inject --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
@@ -150,7 +156,7 @@ testNoHooksDeliversAtInjectAndRunsEveryThreadFiltered() {
 }
 
 testNoHooksRefusedLayerLeavesConfigAndFiltersAsTheyWere() {
-        podman_bundle "$TSYNC_TMP/b" "mkdir /tmp/x || touch /tmp/denied" || fail "bundle"
+        podman_bundle "$TSYNC_TMP/b" "mkdir /tmp/x || touch /tmp/denied" && nnp_bundle "$TSYNC_TMP/b" || fail "bundle"
         inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
         cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
         sum=$(cat "$TSYNC_TMP/b/oci-seccomp-tsync/"* | sha256sum)
@@ -165,8 +171,8 @@ testNoHooksRefusedLayerLeavesConfigAndFiltersAsTheyWere() {
 }
 
 testExecModeMakesTheFilteredWorkloadPid1() {
-        podman_bundle "$TSYNC_TMP/b" 'echo "pid=$$"; grep -E "^Seccomp_filters:" /proc/self/status | tr "\t" " "; mkdir /tmp/x 2>/dev/null || exit 42' ||
-                fail "bundle"
+        podman_bundle "$TSYNC_TMP/b" 'echo "pid=$$"; grep -E "^Seccomp_filters:" /proc/self/status | tr "\t" " "; mkdir /tmp/x 2>/dev/null || exit 42' &&
+                nnp_bundle "$TSYNC_TMP/b" || fail "bundle"
         inject --no-hooks --exec --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
         rt_run exec1-$$ "$TSYNC_TMP/b"
         out="$TSYNC_TMP/exec1-$$.out"

@@ -30,6 +30,20 @@ hook_suite_teardown() {
         rm -rf "$SUITE_TMP"
 }
 
+# podman_hooks_dir DIR PROFILE_DIR STATE_ROOT CACHE_DIR: our hooks.d files for `podman --hooks-dir DIR`,
+# running this build with those directories.
+podman_hooks_dir() {
+        local dir=$1 profiles=$2 state=$3 cache=$4 f bindir
+        bindir=$(cd "$TSYNC_BUILD/bin" && pwd) || return 1
+        mkdir -p "$dir" || return 1
+        for f in "$TSYNC_TOP"/configs/hooks.d/*.json.in; do
+                sed -e "s|@BINDIR@|$bindir|" "$f" |
+                        jq --arg p "$profiles" --arg s "$state" --arg c "$cache" \
+                                '.hook.args += ["--profile-dir", $p, "--state-root", $s, "--cache-dir", $c]' \
+                                >"$dir/$(basename "${f%.in}")" || return 1
+        done
+}
+
 # podman_bundle DIR SCRIPT: a bundle with Podman's default settings that runs `sh -c SCRIPT`.
 podman_bundle() {
         local dir=$1 script=$2

@@ -97,7 +97,7 @@ testDockerCapsFromAnInjectedConfigAreTheOriginalOnes() {
         jq -n --argjson c "$caps_json" '{ociVersion: "1.0.2", root: {path: "rootfs"},
                 process: {args: ["sh"], capabilities: {bounding: $c, effective: $c, permitted: $c}}}' \
                 >"$WORK/b/config.json"
-        "$OCI" inject --init "$BUILD/bin/seccomp-tsync-init" --no-hooks --no-cache -p "$TOP/configs/profiles/deny-ptrace.json" "$WORK/b" ||
+        "$OCI" inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache -p "$TOP/configs/profiles/deny-ptrace.json" "$WORK/b" ||
                 fail "inject"
         jq -e '.process.capabilities.bounding | index("CAP_SYS_ADMIN")' "$WORK/b/config.json" >/dev/null ||
                 fail "inject lent no CAP_SYS_ADMIN: this test shows nothing"

@@ -400,6 +400,19 @@ testInjectLeavesOutCapabilityNamesRuncIgnoresWithOneWarning() {
         assertEquals "the init's --bounding" "CAP_AUDIT_WRITE,CAP_KILL,CAP_NET_BIND_SERVICE" \
                 "$(jq -r '.process.args as $a | $a | index("--bounding") as $i | $a[$i + 1]' "$W/b/config.json")"
 }
+# Plan trust and exec parity (issue 11, wip-execparity): a plan is believed only when the config is
+# what inject wrote from it; --no-hooks cannot take lent capabilities back from exec'd processes.
+honest() { # honest: $W/b injected (without touching $W/cache), then the edit JQ of its plan or config
+        "$OCI" inject --no-cache --profile "$GOOD" "$W/b" && tsync_json_edit "$W/b/config.json" "$1"
+}
+I ForgedPlanCapabilities "process.args[" 'honest ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .capabilities.bounding += [\"CAP_SYS_ADMIN\"] | tojson)"'
+I ForgedPlanNoNewPrivileges "not what inject wrote from the recorded plan" 'honest ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .noNewPrivileges = false | tojson)"'
+I ForgedPlanSeccomp "linux.seccomp: not what inject wrote from the recorded plan" 'honest ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .seccomp = {defaultAction: \"SCMP_ACT_ALLOW\"} | tojson)"'
+I ForgedPlanArgs "process.args[" 'honest ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .args = [\"sh\", \"-c\", \"id\"] | tojson)"'
+I CapabilitiesEditedAfterInject "process.capabilities.bounding[3]: not what inject wrote" 'honest ".process.capabilities.bounding += [\"CAP_SYS_MODULE\"]"'
+I HooksEditedAfterInject "hooks." 'honest "del(.hooks.poststop)"'
+I RunningRecordWithoutPlan "annotations.io.oci-seccomp-tsync.running: set without io.oci-seccomp-tsync.plan" 'tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.running\"] = \"x\""'
+I NoHooksLendsCapabilities "set process.noNewPrivileges to true" 'tsync_json_edit "$W/b/config.json" ".process.noNewPrivileges = false"' '--no-hooks --profile "$GOOD"'
 
 testInjectOntoAFullDisk() {
         bundle "$W/src"
@@ -505,6 +518,14 @@ B LayerByNameAbsolute "layer '/etc/passwd': not a profile name" ok 'plan_edit ".
 B LayerByNameUnknown "layer 'no-such-layer': no such profile in \$W/profiles" ok 'plan_edit ".layersByName = true | .layers = [\"no-such-layer\"]"'
 B ReplaceSeccompBroken "linux.seccomp (replace mode): defaultAction: action 'SCMP_ACT_NEVER' is unknown" ok 'plan_edit ".mode = \"replace\" | .seccomp = {defaultAction: \"SCMP_ACT_NEVER\"}"'
 B CapsWrongType "capabilities" ok 'plan_edit ".capabilities.bounding = 7"'
+# Exec parity (issue 11, wip-execparity): with capabilities lent (noNewPrivileges false), a runtime
+# we do not know (here the hook's parent is `timeout`) is refused: we cannot tell where its exec reads.
+lending() { # lending: $W/b injected as the template, but with noNewPrivileges false
+        bundle "$W/b" && cp "$GOOD" "$W/layer.json" && mkdir -p "$W/b/oci-seccomp-tsync" &&
+                tsync_json_edit "$W/b/config.json" ".process.noNewPrivileges = false" &&
+                "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b"
+}
+B UnknownRuntimeWithLentCapabilities "runtime 'timeout': process.noNewPrivileges is false" ok 'lending'
 
 # The layer profile itself, broken after inject (every kind of bad profile).
 hook_profile_row() {
@@ -618,6 +639,9 @@ C ReplaceWithoutSeccompAndNoLayers "replace mode: linux.seccomp: missing: there 
 C InitMissing "cannot find seccomp-tsync-init" 'annotated good' '--init "$W/no-init"'
 C StateRootWorldWritable "must be a directory owned by uid 0 and writable by it alone" 'chmod 0777 "$W/run"; annotated good'
 C StateRootSymlink "must be a directory owned by uid 0 and writable by it alone" 'mkdir -m 0711 "$W/real-run"; ln -s real-run "$W/real-run-link"; annotated good' '--state-root "$W/real-run-link"'
+# Plan trust (issue 11, wip-execparity): an engine's config never carries our plan or running record.
+C ForgedPlan "annotations.io.oci-seccomp-tsync.plan: set by oci-seccomp-tsync itself and never by an engine" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.plan\"] = (\$p | tojson)" --argjson p "{\"version\": 1, \"mode\": \"replace\", \"stateDir\": \"$W/run/x\", \"layersByName\": true, \"layers\": [], \"args\": [\"sh\"], \"noNewPrivileges\": false, \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\"}}"'
+C ForgedRunningRecord "annotations.io.oci-seccomp-tsync.running: set by oci-seccomp-tsync itself" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.running\"] = \"x\""'
 
 testHookPrecreateWithAFullStateRoot() {
         # Precreate only makes a directory: a state root without a free inode.

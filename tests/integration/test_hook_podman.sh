@@ -10,15 +10,10 @@ oneTimeSetUp() {
         SUITE_TMP=$(mktemp -d)
         HOOKS="$SUITE_TMP/hooks.d"
         STATE="$SUITE_TMP/state"
-        mkdir -p "$HOOKS" "$SUITE_TMP/profiles"
+        mkdir -p "$SUITE_TMP/profiles"
         cp "$PROFILES"/deny-mkdir.json "$PROFILES"/broken.json "$SUITE_TMP/profiles/"
         cp /usr/share/containers/seccomp.json "$SUITE_TMP/profiles/containers-default.json"
-        for f in "$TSYNC_TOP"/configs/hooks.d/*.json.in; do
-                sed -e "s|@BINDIR@|$TSYNC_BUILD/bin|" "$f" |
-                        jq --arg p "$SUITE_TMP/profiles" --arg s "$STATE" --arg c "$SUITE_TMP/cache" \
-                                '.hook.args += ["--profile-dir", $p, "--state-root", $s, "--cache-dir", $c]' \
-                                >"$HOOKS/$(basename "${f%.in}")"
-        done
+        podman_hooks_dir "$HOOKS" "$SUITE_TMP/profiles" "$STATE" "$SUITE_TMP/cache"
         ROOTFS="$SUITE_TMP/rootfs"
         local extra=()
         [ -x "$TSYNC_BUILD/tests/static/threads_probe" ] && extra+=("$TSYNC_BUILD/tests/static/threads_probe")

@@ -221,6 +221,8 @@ rewritten_configs() {
                 return 1
         for name in layer replace no-hooks no-hooks-exec; do
                 cp -r "$dir/base" "$dir/$name"
+                # --no-hooks refuses lending the init capabilities that no hook would take back
+                case "$name" in no-hooks*) jq '.process.noNewPrivileges = true' "$dir/base/config.json" >"$dir/$name/config.json" ;; esac
                 # shellcheck disable=SC2086 # the options are words
                 "$bin/oci-seccomp-tsync" inject --init "$bin/seccomp-tsync-init" ${opts[$name]} \
                         -p "$profiles/deny-namespaces.json" "$dir/$name" 2>"$dir/err" || {
@@ -238,6 +240,15 @@ rewritten_configs() {
         }
         cp "$dir/layer/config.json" "$dir/layer-twice.json"
         echo layer-twice
+        # while a container runs from it (createRuntime under runc: a shell named runc stands in for it)
+        cp /bin/sh "$dir/runc" || return 1
+        jq -n --arg b "$dir/layer" '{ociVersion: "1.0.2", id: "pkg-running", bundle: $b}' |
+                "$dir/runc" -c '"$1" hook createRuntime --no-cache' runc "$bin/oci-seccomp-tsync" 2>"$dir/err" || {
+                echo "createRuntime: $(cat "$dir/err")" >&2
+                return 1
+        }
+        cp "$dir/layer/config.json" "$dir/running.json"
+        echo running
         # precreate: Podman's precreate hook gets the config on stdin; here with noNewPrivileges
         jq '.process.noNewPrivileges = true | .annotations["io.oci-seccomp-tsync.layers"] = "deny-ptrace"' \
                 "$dir/base/config.json" |
@@ -252,7 +263,7 @@ rewritten_configs() {
 testTheConfigsInjectAndPrecreateWriteAreValidAgainstTheConfigSchema() {
         local d="$TSYNC_TMP/c" names name
         names=$(rewritten_configs "$d") || fail "rewritten_configs"
-        assertEquals "configs" "layer replace no-hooks no-hooks-exec layer-twice precreate" "$(echo "$names" | tr '\n' ' ' | sed 's/ $//')"
+        assertEquals "configs" "layer replace no-hooks no-hooks-exec layer-twice running precreate" "$(echo "$names" | tr '\n' ' ' | sed 's/ $//')"
         # They differ where the options say (so each file below is what its name says).
         local ours='[.hooks // {} | .[] | .[] | select(.args[0]? == "oci-seccomp-tsync")] | length'
         assertEquals "hooks of inject" 2 "$(jq "$ours" "$d/layer.json")"
@@ -261,6 +272,7 @@ testTheConfigsInjectAndPrecreateWriteAreValidAgainstTheConfigSchema() {
         assertEquals "--exec" '"--exec"' "$(jq '.process.args[1]' "$d/no-hooks-exec.json")"
         assertEquals "replace moves linux.seccomp" null "$(jq '.linux.seccomp' "$d/replace.json")"
         assertEquals "--cache-dir passed on" '"--cache-dir"' "$(jq '.hooks.poststop[0].args[3]' "$d/layer-twice.json")"
+        assertEquals "the original sets while it runs" '["CAP_KILL"]' "$(jq -c '.process.capabilities.bounding' "$d/running.json")"
         local files=() plans=()
         for name in $names; do
                 files+=("$d/$name.json")
@@ -270,12 +282,12 @@ testTheConfigsInjectAndPrecreateWriteAreValidAgainstTheConfigSchema() {
         python3 "$VALIDATE" "$CONFIG_SCHEMA" "${files[@]}" >"$TSYNC_TMP/out" 2>&1
         rc=$?
         assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
-        assertEquals "valid lines" 6 "$(grep -c ': valid$' "$TSYNC_TMP/out")"
+        assertEquals "valid lines" 7 "$(grep -c ': valid$' "$TSYNC_TMP/out")"
         # and the plan in each, against its own schema (contentSchema asserts nothing)
         python3 "$VALIDATE" "$PLAN_SCHEMA" "${plans[@]}" >"$TSYNC_TMP/out" 2>&1
         rc=$?
         assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
-        assertEquals "valid plans" 6 "$(grep -c ': valid$' "$TSYNC_TMP/out")"
+        assertEquals "valid plans" 7 "$(grep -c ': valid$' "$TSYNC_TMP/out")"
 }
 
 # The config schema is not a blank cheque: each edit of a valid inject config is refused, while
@@ -299,6 +311,7 @@ testConfigSchemaRefusesWhatInjectNeverWritesAndAllowsWhatItKeeps() {
                 '.hooks.prestart[0].arg = ["x"]' \
                 '.process.capabilities.bounding += ["SYS_ADMIN"]' \
                 '.process.capabilities.ambient -= ["CAP_SYS_ADMIN"]' \
+                '.annotations["io.oci-seccomp-tsync.running"] = ""' \
                 '.process.noNewPrivileges = "yes"' \
                 '.process.user.uid = -1' \
                 "del($init)" \

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "tap.h"
+#include "tsync/cleanup.h"
+#include "tsync/exec_view.h"
 #include "tsync/json.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
@@ -153,6 +155,9 @@ static void test_rewrite_without_hooks_removes_ours_only(void)
 {
         struct tsync_err err = { 0 };
         struct tsync_json *c = parse(base_config);
+        /* noNewPrivileges, so that nothing is lent that only a hook could take back */
+        if (c)
+                (void)tsync_json_set(tsync_json_get_object(c, "process"), "noNewPrivileges", tsync_json_new_bool(true));
         struct tsync_json *hooks = c ? tsync_json_new_object() : NULL;
         struct tsync_json *own = parse("[{\"path\": \"/usr/bin/mine\", \"args\": [\"mine\"]}]");
         int r = hooks && own && tsync_json_set(c, "hooks", hooks) == 0 &&
@@ -215,6 +220,21 @@ static void test_rewrite_refusals(void)
         r = rewrite(c, false, layers, 1, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "process.args: empty"), "test_rewrite_refuses_no_workload (%s)", err.msg);
         tsync_json_free(c);
+        c = parse("{\"process\": {\"args\": [\"sh\"]}, \"mounts\": [{\"destination\": \"//.oci-seccomp-tsync/init/\"}]}");
+        r = rewrite(c, false, layers, 1, false, &err);
+        tap_ok(r < 0 && strstr(err.msg, "mounts[0].destination: under /.oci-seccomp-tsync"),
+               "test_rewrite_refuses_a_mount_where_ours_go (%s)", err.msg);
+        tsync_json_free(c);
+        c = parse("{\"process\": {\"args\": [\"sh\"], \"capabilities\": null, \"noNewPrivileges\": null}}");
+        r = rewrite(c, false, layers, 1, false, &err);
+        char *once = c ? text(c) : NULL;
+        r = r ?: rewrite(c, false, layers, 1, false, &err);
+        char *twice = c ? text(c) : NULL;
+        tap_ok(r == 0 && once && twice && strcmp(once, twice) == 0,
+               "test_rewrite_twice_with_null_capabilities_gives_the_same_config (%s)", err.msg);
+        free(once);
+        free(twice);
+        tsync_json_free(c);
         c = parse("{\"process\": {\"args\": [\"sh\"]}}");
         r = rewrite(c, true, NULL, 0, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "replace mode: linux.seccomp: missing"),
@@ -236,6 +256,196 @@ static void test_rewrite_no_new_privs_lends_nothing(void)
         tsync_json_free(c);
 }
 
+/* inject --no-hooks with noNewPrivileges false: nothing would take the lent
+ * capabilities back from exec'd processes, so it is refused, saying why. */
+static void test_rewrite_without_hooks_refuses_lending(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = parse(base_config);
+        const char *layers[] = { "/etc/p/a.json" };
+        struct tsync_rewrite_opts o = { .layers = layers,
+                                        .n_layers = 1,
+                                        .state_dir = "/bundle/oci-seccomp-tsync",
+                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+        int r = tsync_rewrite(c, &o, &err);
+        tap_ok(r == -EPERM && strstr(err.msg, "set process.noNewPrivileges to true"),
+               "test_rewrite_without_hooks_refuses_lent_capabilities (%s)", err.msg);
+        tsync_json_free(c);
+        /* nothing to lend: all five sets hold both already */
+        const char *all = "[\"CAP_SYS_ADMIN\", \"CAP_SETPCAP\"]";
+        char buf[512];
+        (void)snprintf(buf, sizeof(buf),
+                       "{\"process\": {\"args\": [\"sh\"], \"capabilities\": {\"bounding\": %s, \"effective\": %s, "
+                       "\"inheritable\": %s, \"permitted\": %s, \"ambient\": %s}}}",
+                       all, all, all, all, all);
+        c = parse(buf);
+        err.msg[0] = '\0';
+        r = tsync_rewrite(c, &o, &err);
+        tap_ok(r == 0, "test_rewrite_without_hooks_accepts_sets_that_lend_nothing (%s)", err.msg);
+        tsync_json_free(c);
+}
+
+static struct tsync_json *injected(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = parse(base_config);
+        const char *layers[] = { "/etc/p/a.json" };
+        if (c && rewrite(c, false, layers, 1, false, &err) < 0) {
+                tap_diag("rewrite: %s", err.msg);
+                tsync_json_free(c);
+                return NULL;
+        }
+        return c;
+}
+
+/* Replaces key in the config's plan annotation with the JSON value text. */
+static bool forge_plan(struct tsync_json *c, const char *key, const char *value)
+{
+        struct tsync_json *annotations = tsync_json_get_object(c, "annotations");
+        const struct tsync_json *t = tsync_json_get(annotations, TSYNC_ANNOTATION_PLAN);
+        struct tsync_json *plan = t ? parse(t->u.string.ptr) : NULL;
+        struct tsync_json *v = parse(value);
+        char *out = NULL;
+        bool ok = plan && v && tsync_json_set(plan, key, v) == 0 && (out = text(plan)) &&
+                  tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(out)) == 0;
+        if (!ok && !plan)
+                tsync_json_free(v);
+        tsync_json_free(plan);
+        free(out);
+        return ok;
+}
+
+/* A plan whose every field but one is what inject wrote: the one is believed nowhere. */
+static void test_rewrite_refuses_a_forged_plan(void)
+{
+        static const struct {
+                const char *key, *value;
+        } forged[] = {
+                { "args", "[\"sh\", \"-c\", \"evil\"]" },
+                { "capabilities", "{\"bounding\": [\"CAP_SYS_ADMIN\"], \"effective\": [\"CAP_SYS_ADMIN\"],"
+                                  " \"permitted\": [\"CAP_SYS_ADMIN\"], \"ambient\": [\"CAP_SYS_ADMIN\"]}" },
+                { "noNewPrivileges", "true" },
+                { "seccomp", "{\"defaultAction\": \"SCMP_ACT_ALLOW\"}" },
+                { "mode", "\"replace\"" },
+                { "layers", "[\"/etc/p/a.json\", \"/etc/p/b.json\"]" }, /* names alone never reach the output */
+                { "stateDir", "\"/elsewhere\"" },
+                { "layersByName", "true" },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(forged); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_json *c = injected();
+                bool ok = c && forge_plan(c, forged[i].key, forged[i].value);
+                const char *layers[] = { "/etc/p/a.json" };
+                int r = ok ? rewrite(c, false, layers, 1, false, &err) : 0;
+                tap_ok(ok && r < 0 && (strstr(err.msg, "not what inject wrote") || strstr(err.msg, "not a plan inject wrote")),
+                       "test_rewrite_inject_refuses_a_plan_with_forged_%s (%s)", forged[i].key, err.msg);
+                tsync_json_free(c);
+        }
+        /* the precreate hook refuses any plan, honest or not */
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = injected();
+        struct tsync_rewrite_opts o = { .layers_by_name = true,
+                                        .from_engine = true,
+                                        .layers = (const char *const[]){ "deny-ptrace" },
+                                        .n_layers = 1,
+                                        .state_dir = "/run/oci-seccomp-tsync/0",
+                                        .init_path = "/init" };
+        int r = c ? tsync_rewrite(c, &o, &err) : 0;
+        tap_ok(r == -EPERM && strstr(err.msg, "annotations." TSYNC_ANNOTATION_PLAN ": set by oci-seccomp-tsync itself"),
+               "test_rewrite_precreate_refuses_a_config_that_carries_a_plan (%s)", err.msg);
+        tsync_json_free(c);
+        c = parse(base_config);
+        struct tsync_json *a = c ? tsync_json_get_object(c, "annotations") : NULL;
+        r = a && tsync_json_set(a, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string("x")) == 0 ? tsync_rewrite(c, &o, &err)
+                                                                                                : 0;
+        tap_ok(r == -EPERM && strstr(err.msg, TSYNC_ANNOTATION_RUNNING),
+               "test_rewrite_precreate_refuses_a_config_that_carries_a_running_record (%s)", err.msg);
+        tsync_json_free(c);
+}
+
+/* Edits after inject in the fields the rewrite wrote: refused, naming the path. */
+static void test_rewrite_refuses_a_config_edited_after_inject(void)
+{
+        static const struct {
+                const char *what, *path;
+        } edits[] = {
+                { "args", "process.args[1]" },
+                { "capabilities", "process.capabilities.bounding" },
+                { "noNewPrivileges", "process." },
+                { "seccomp", "linux.seccomp" }, /* layer mode leaves it to the runtime: here replace mode */
+                { "mounts", "mounts[2].options" },
+                { "hooks", "hooks." },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(edits); i++) {
+                struct tsync_err err = { 0 };
+                const char *w = edits[i].what;
+                bool replace = strcmp(w, "seccomp") == 0;
+                struct tsync_json *c = parse(base_config);
+                const char *layers[] = { "/etc/p/a.json" };
+                int r = c ? rewrite(c, replace, layers, 1, false, &err) : -1;
+                struct tsync_json *process = c ? tsync_json_get_object(c, "process") : NULL;
+                if (r == 0 && strcmp(w, "args") == 0)
+                        r = tsync_json_set(process, "args", parse("[\"/.oci-seccomp-tsync/init\", \"--no-such\"]"));
+                else if (r == 0 && strcmp(w, "capabilities") == 0)
+                        r = tsync_json_append(tsync_json_get_mut(tsync_json_get_mut(process, "capabilities"), "bounding"),
+                                              tsync_json_new_string("CAP_SYS_MODULE"));
+                else if (r == 0 && strcmp(w, "noNewPrivileges") == 0)
+                        r = tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true));
+                else if (r == 0 && strcmp(w, "seccomp") == 0)
+                        r = tsync_json_set(tsync_json_get_object(c, "linux"), "seccomp",
+                                           parse("{\"defaultAction\": \"SCMP_ACT_ALLOW\"}"));
+                else if (r == 0 && strcmp(w, "mounts") == 0)
+                        r = tsync_json_set(tsync_json_get_mut(c, "mounts")->u.array.items[2], "options",
+                                           parse("[\"bind\", \"rw\"]"));
+                else if (r == 0)
+                        r = tsync_json_set(tsync_json_get_mut(tsync_json_get_mut(c, "hooks"), "createRuntime")->u.array.items[0],
+                                           "path", tsync_json_new_string("/tmp/other"));
+                r = r == 0 ? rewrite(c, replace, layers, 1, false, &err) : 0;
+                tap_ok(r == -EPERM && strncmp(err.msg, edits[i].path, strlen(edits[i].path)) == 0 &&
+                               strstr(err.msg, "edited after inject"),
+                       "test_rewrite_inject_refuses_%s_edited_after_inject (%s)", w, err.msg);
+                tsync_json_free(c);
+        }
+}
+
+/* The createRuntime hook's exec view: original sets and the container's id in
+ * the config, refused for a second container, given back by its own poststop
+ * only; inject in between keeps it. */
+static void test_exec_view_round_trip(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = injected();
+        char *lent_text = c ? text(c) : NULL;
+        struct tsync_plan *plan = NULL;
+        int r = c ? tsync_plan_from_config(c, &plan, &err) : -1;
+        r = r ?: tsync_exec_view_restore(c, plan, "ctr-a", &err);
+        const struct tsync_json *caps = at(c, "process", "capabilities");
+        tap_ok(r == 0 && !has(tsync_json_get(caps, "bounding"), "CAP_SYS_ADMIN") &&
+                       tsync_json_equal(caps, plan->capabilities, NULL, 0) &&
+                       at(c, "annotations", TSYNC_ANNOTATION_RUNNING),
+               "test_exec_view_restore_puts_the_original_sets_back (%s)", err.msg);
+        r = tsync_exec_view_restore(c, plan, "ctr-b", &err);
+        tap_ok(r == -EBUSY && strstr(err.msg, "'ctr-a'"), "test_exec_view_second_container_is_refused (%s)", err.msg);
+        const char *layers[] = { "/etc/p/a.json" };
+        err.msg[0] = '\0';
+        r = rewrite(c, false, layers, 1, false, &err);
+        caps = at(c, "process", "capabilities");
+        tap_ok(r == 0 && !has(tsync_json_get(caps, "bounding"), "CAP_SYS_ADMIN") &&
+                       at(c, "annotations", TSYNC_ANNOTATION_RUNNING),
+               "test_rewrite_keeps_the_exec_view_of_a_running_container (%s)", err.msg);
+        bool changed = true;
+        r = tsync_exec_view_lend(c, plan, "ctr-b", &changed, &err);
+        tap_ok(r == 0 && !changed, "test_exec_view_poststop_of_another_container_changes_nothing (%s)", err.msg);
+        r = tsync_exec_view_lend(c, plan, "ctr-a", &changed, &err);
+        char *back = text(c);
+        tap_ok(r == 0 && changed && lent_text && back && strcmp(back, lent_text) == 0,
+               "test_exec_view_own_poststop_lends_again_as_inject_wrote (%s)", err.msg);
+        free(back);
+        free(lent_text);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         test_rewrite_layer_mode();
@@ -244,5 +454,9 @@ int main(void)
         test_rewrite_replace_moves_the_section();
         test_rewrite_refusals();
         test_rewrite_no_new_privs_lends_nothing();
+        test_rewrite_without_hooks_refuses_lending();
+        test_rewrite_refuses_a_forged_plan();
+        test_rewrite_refuses_a_config_edited_after_inject();
+        test_exec_view_round_trip();
         return tap_done();
 }

@@ -32,3 +32,8 @@ int tsync_json_append(struct tsync_json *arr, struct tsync_json *value);
 
 /* Writes v as JSON text (pretty with indentation when pretty). Caller frees *ret. */
 int tsync_json_write(const struct tsync_json *v, bool pretty, char **ret, size_t *ret_len, struct tsync_err *err);
+
+/* Deep equality: objects as sets of keys (order ignored), arrays in order, numbers by their text.
+ * When they differ, ret_path (size bytes; may be NULL) names the first difference, as
+ * "process.capabilities.bounding[2]" ("" for the roots themselves). */
+bool tsync_json_equal(const struct tsync_json *a, const struct tsync_json *b, char *ret_path, size_t size);

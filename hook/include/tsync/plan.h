@@ -13,6 +13,9 @@
 #define TSYNC_ANNOTATION_LAYERS "io.oci-seccomp-tsync.layers"
 #define TSYNC_ANNOTATION_MODE "io.oci-seccomp-tsync.mode"
 #define TSYNC_ANNOTATION_PLAN "io.oci-seccomp-tsync.plan"
+/* Ours too: the id of the container whose exec'd processes read the original
+ * capability sets from this config (exec_view.h). */
+#define TSYNC_ANNOTATION_RUNNING "io.oci-seccomp-tsync.running"
 
 /* Inside the container: a directory the runtime creates as mount points. */
 #define TSYNC_CONTAINER_DIR "/.oci-seccomp-tsync"

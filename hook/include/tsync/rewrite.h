@@ -20,8 +20,18 @@ struct tsync_rewrite_opts {
         const char *hook_path;      /* inject: our binary, added as createRuntime and poststop hooks; NULL: none */
         const char *const *hook_args; /* options passed to those hooks (after "hook STAGE") */
         size_t n_hook_args;
+        bool from_engine;           /* precreate: the engine chose the annotations (a plan among them is
+                                     * forged) and runs our createRuntime hook from its hooks directory */
 };
 
 /* Rewrites config in place. A config rewritten before is first restored from
- * its plan, so running the rewrite twice does not wrap twice. */
+ * its plan, so running the rewrite twice does not wrap twice; but only when
+ * it is exactly what the rewrite wrote from that plan (-EPERM naming the first
+ * JSON path that differs otherwise), and never for an engine's config. */
 int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o, struct tsync_err *err);
+
+struct tsync_plan;
+/* The capability sets the rewrite lends the init for plan (process.capabilities
+ * as written), or *ret = NULL when it lends nothing: noNewPrivileges, no
+ * capabilities, or the sets hold what it lends already. 0 or -errno. */
+int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret);

@@ -1,0 +1,287 @@
+/* The exec view on the host (tsync/exec_view.h has the why): at createRuntime,
+ * after the runtime has read the config, the original capability sets go
+ * wherever an exec reads them from; poststop lends them again in the bundle.
+ *   runc 1.1:   `runc exec` loads BUNDLE/config.json at exec time.
+ *   Podman 4.3: `podman exec` builds the process from BUNDLE/config.json too
+ *               (libpod's specFromState), whatever the runtime.
+ *   crun 1.8:   `crun exec` loads <root>/<id>/config.json, the copy crun made
+ *               of the bundle's file before any hook ran.
+ * The runtime is the hook's parent (both run hooks themselves), named by its
+ * command name. Any other
+ * runtime, when something is lent, is refused: we do not know where its exec
+ * reads from. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tsync/cleanup.h"
+#include "tsync/exec_view.h"
+#include "tsync/fileio.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/rewrite.h"
+
+#define VIEW_MAX_BYTES (16u << 20)
+
+/* Reads all of path (a regular file, at most VIEW_MAX_BYTES), NUL-terminated. */
+static int read_whole(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode, struct tsync_err *err)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        if (!S_ISREG(st.st_mode) || (size_t)st.st_size > VIEW_MAX_BYTES)
+                return tsync_error(err, EINVAL, "%s: not a regular file of at most %u bytes", path, VIEW_MAX_BYTES);
+        _cleanup_free_ char *buf = malloc((size_t)st.st_size + 1);
+        if (!buf)
+                return tsync_error(err, ENOMEM, "out of memory");
+        size_t len = 0;
+        for (ssize_t n; len <= (size_t)st.st_size; len += (size_t)n) {
+                n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+                if (n < 0 && errno == EINTR)
+                        n = 0;
+                else if (n < 0)
+                        return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                else if (n == 0)
+                        break;
+        }
+        if (len > (size_t)st.st_size)
+                return tsync_error(err, EAGAIN, "%s: grew while being read", path);
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        *ret_mode = st.st_mode & 07777;
+        return 0;
+}
+
+/* Reads /proc/PID/NAME (NUL-separated) into buf; the length, or -errno. */
+static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size)
+{
+        char path[64];
+        (void)snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        size_t len = 0;
+        for (ssize_t n; len + 1 < size; len += (size_t)n) {
+                n = read(fd, buf + len, size - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        n = 0;
+                else if (n < 0)
+                        return -errno;
+                else if (n == 0)
+                        break;
+        }
+        if (len + 1 >= size)
+                return -E2BIG;
+        buf[len] = '\0';
+        return (ssize_t)len;
+}
+
+/* The runtime running this hook: its parent's command name. Not the
+ * executable's path: crun runs from a copy of itself on a detached mount
+ * (/proc/PID/exe reads "/"); the name is what it was started as. */
+static int parent_runtime(pid_t ppid, char *ret, size_t size, struct tsync_err *err)
+{
+        ssize_t n = read_proc(ppid, "comm", ret, size);
+        if (n < 0)
+                return tsync_error(err, (int)-n, "/proc/%d/comm: cannot tell which runtime runs this hook: %s",
+                                   (int)ppid, strerror((int)-n));
+        if (n > 0 && ret[n - 1] == '\n')
+                ret[n - 1] = '\0';
+        return 0;
+}
+
+/* crun 1.8's state root as its command line and environment chose it: the
+ * last --root (or --rootless, which 1.8 takes as the same option) before the
+ * command, else $XDG_RUNTIME_DIR/crun, else /run/crun. Long options may be
+ * abbreviated, as argp allows. Anything we cannot read exactly is an error. */
+static int crun_state_root(pid_t ppid, char *ret, size_t size, struct tsync_err *err)
+{
+        static const struct {
+                const char *name;
+                bool arg, root;
+        } opts[] = { { "debug", false, false },       { "cgroup-manager", true, false }, { "systemd-cgroup", false, false },
+                     { "log", true, false },          { "log-format", true, false },     { "root", true, true },
+                     { "rootless", true, true } };
+        _cleanup_free_ char *cmd = malloc(65536);
+        if (!cmd)
+                return tsync_error(err, ENOMEM, "out of memory");
+        ssize_t len = read_proc(ppid, "cmdline", cmd, 65536);
+        if (len < 0)
+                return tsync_error(err, (int)-len, "crun's command line (/proc/%d/cmdline): %s", (int)ppid,
+                                   strerror((int)-len));
+        const char *root = NULL;
+        const char *a = cmd + strlen(cmd) + 1; /* past argv[0] */
+        while (a < cmd + len && a[0] == '-') {
+                if (a[1] != '-' || a[2] == '\0')
+                        return tsync_error(err, EINVAL, "crun's command line: option '%s' is not one we can read", a);
+                const char *name = a + 2, *eq = strchr(name, '=');
+                size_t n = eq ? (size_t)(eq - name) : strlen(name);
+                long match = -1;
+                for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+                        if (strncmp(opts[i].name, name, n) != 0)
+                                continue;
+                        if (opts[i].name[n] == '\0') {
+                                match = (long)i;
+                                break;
+                        }
+                        match = match == -1 ? (long)i : -2;
+                }
+                if (match < 0)
+                        return tsync_error(err, EINVAL, "crun's command line: option '%s' is not one we can read", a);
+                const char *value = eq ? eq + 1 : NULL;
+                a += strlen(a) + 1;
+                if (opts[match].arg && !value) {
+                        if (a >= cmd + len)
+                                return tsync_error(err, EINVAL, "crun's command line: --%s without its value",
+                                                   opts[match].name);
+                        value = a;
+                        a += strlen(a) + 1;
+                }
+                if (opts[match].root)
+                        root = value;
+        }
+        if (root) {
+                if (root[0] != '/')
+                        return tsync_error(err, EINVAL, "crun's state root '%s' is a relative path", root);
+                if (strlen(root) >= size)
+                        return tsync_error(err, ENAMETOOLONG, "crun's state root: too long");
+                strcpy(ret, root);
+                return 0;
+        }
+        ssize_t elen = read_proc(ppid, "environ", cmd, 65536);
+        if (elen < 0)
+                return tsync_error(err, (int)-elen, "crun's environment (/proc/%d/environ): %s", (int)ppid,
+                                   strerror((int)-elen));
+        for (const char *e = cmd; e < cmd + elen; e += strlen(e) + 1)
+                if (strncmp(e, "XDG_RUNTIME_DIR=", 16) == 0 && e[16] != '\0') {
+                        if ((size_t)snprintf(ret, size, "%s/crun", e + 16) >= size)
+                                return tsync_error(err, ENAMETOOLONG, "crun's state root: too long");
+                        return 0;
+                }
+        (void)snprintf(ret, size, "/run/crun");
+        return 0;
+}
+
+/* crun: its copy of the config, byte for byte the bundle's file as crun
+ * copied it (bundle[0..len), still lent; anything else and we cannot know
+ * what `crun exec` reads), gets the original sets. It goes with the container. */
+static int restore_crun_copy(pid_t ppid, const char *id, const char *bundle, const char *lent, size_t lent_len,
+                             struct tsync_err *err)
+{
+        char root[PATH_MAX], copy[PATH_MAX * 2 + 32];
+        int r = crun_state_root(ppid, root, sizeof(root), err);
+        if (r < 0)
+                return r;
+        (void)snprintf(copy, sizeof(copy), "%s/%s/config.json", root, id);
+        _cleanup_free_ char *theirs = NULL;
+        size_t theirs_len;
+        mode_t mode;
+        r = read_whole(copy, &theirs, &theirs_len, &mode, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "crun's copy of the config");
+        if (lent_len != theirs_len || memcmp(lent, theirs, lent_len) != 0)
+                return tsync_error(err, EINVAL, "%s: not %s/config.json as crun read it: cannot tell what `crun exec` gives",
+                                   copy, bundle);
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        struct tsync_json_limits lim = { .max_bytes = VIEW_MAX_BYTES };
+        r = tsync_json_parse(theirs, theirs_len, &lim, &doc, err);
+        if (r == 0)
+                r = tsync_plan_from_config(doc, &plan, err);
+        if (r == 0)
+                r = tsync_exec_view_restore(doc, plan, NULL, err);
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        if (r == 0)
+                r = tsync_json_write(doc, true, &text, &len, err);
+        if (r == 0)
+                r = tsync_write_atomic(copy, text, len, mode, false, err);
+        return r < 0 ? tsync_error_prefix(err, "%s", copy) : 0;
+}
+
+/* The bundle's config.json under a lock on the bundle directory (other
+ * containers' hooks change it too): at start the original sets and our id
+ * (and crun's copy when crun_ppid is crun's pid), at stop the lent sets again
+ * if the id is ours. */
+static int bundle_view(const char *bundle, const char *id, bool start, pid_t crun_ppid, struct tsync_err *err)
+{
+        _cleanup_close_ int dir = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+                return tsync_error(err, errno, "%s: %s", bundle, strerror(errno));
+        if (flock(dir, LOCK_EX) < 0)
+                return tsync_error(err, errno, "%s: cannot lock: %s", bundle, strerror(errno));
+        char path[PATH_MAX + 16];
+        (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
+        _cleanup_free_ char *buf = NULL;
+        size_t buf_len;
+        mode_t mode;
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        struct tsync_json_limits lim = { .max_bytes = VIEW_MAX_BYTES };
+        bool changed = start;
+        int r = read_whole(path, &buf, &buf_len, &mode, err);
+        if (r == 0)
+                r = tsync_json_parse(buf, buf_len, &lim, &doc, err);
+        if (r == 0)
+                r = tsync_plan_from_config(doc, &plan, err);
+        if (r == 0)
+                r = start ? tsync_exec_view_restore(doc, plan, id, err)
+                          : tsync_exec_view_lend(doc, plan, id, &changed, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "%s", path);
+        if (crun_ppid > 0) {
+                r = restore_crun_copy(crun_ppid, id, bundle, buf, buf_len, err);
+                if (r < 0)
+                        return r;
+        }
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        if (changed)
+                r = tsync_json_write(doc, true, &text, &len, err);
+        if (r == 0 && changed)
+                r = tsync_write_atomic(path, text, len, mode, true, err);
+        return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
+}
+
+int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, struct tsync_err *err)
+{
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        int r = tsync_rewrite_lent_capabilities(plan, &lent);
+        if (r < 0)
+                return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
+        if (!lent)
+                return 0;
+        pid_t ppid = getppid();
+        char runtime[64];
+        r = parent_runtime(ppid, runtime, sizeof(runtime), err);
+        if (r < 0)
+                return r;
+        if (strcmp(runtime, "runc") != 0 && strcmp(runtime, "crun") != 0)
+                return tsync_error(err, EPERM,
+                                   "runtime '%s': process.noNewPrivileges is false, so the init is lent CAP_SYS_ADMIN "
+                                   "in process.capabilities, and oci-seccomp-tsync knows where runc and crun give "
+                                   "exec'd processes their capabilities from, not where '%s' does: set "
+                                   "process.noNewPrivileges to true",
+                                   runtime, runtime);
+        return bundle_view(bundle, id, true, strcmp(runtime, "crun") == 0 ? ppid : 0, err);
+}
+
+int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, struct tsync_err *err)
+{
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        int r = tsync_rewrite_lent_capabilities(plan, &lent);
+        if (r < 0)
+                return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
+        if (!lent)
+                return 0;
+        return bundle_view(bundle, id, false, 0, err);
+}
