@@ -171,8 +171,15 @@ int cmd_inject(int argc, char **argv)
         struct tsync_err err = { 0 };
         _cleanup_json_ struct tsync_json *config = NULL;
         struct stat st;
-        if (stat(config_path, &st) < 0) {
+        if (lstat(config_path, &st) < 0) {
                 cli_errorf("inject", "%s: %s", config_path, strerror(errno));
+                goto out;
+        }
+        /* A bundle may belong to whoever made it: its config.json must not
+         * lead root's read or write anywhere else. */
+        if (!S_ISREG(st.st_mode)) {
+                cli_errorf("inject", "%s: %s: refusing to read or replace it", config_path,
+                           S_ISLNK(st.st_mode) ? "is a symbolic link" : "is not a regular file");
                 goto out;
         }
         if (tsync_json_parse_file(config_path, NULL, &config, &err) < 0) {

@@ -131,10 +131,7 @@ int tsync_plan_check_state_dir(const struct tsync_plan *plan, const struct tsync
                 return tsync_error(err, errno, "%s: %s", plan->state_dir, strerror(errno));
         if (!S_ISDIR(st.st_mode))
                 return tsync_error(err, ENOTDIR, "%s: not a directory (a symlink?)", plan->state_dir);
-        if (st.st_uid != geteuid() || (st.st_mode & 022))
-                return tsync_error(err, EPERM, "%s: must be owned by uid %u and writable by it alone", plan->state_dir,
-                                   (unsigned)geteuid());
-        return 0;
+        return tsync_check_private_dir(plan->state_dir, &st, err);
 }
 
 int tsync_deliver(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, struct tsync_warnings *w,
