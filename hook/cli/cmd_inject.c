@@ -53,7 +53,7 @@ int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opt
                 struct tsync_warnings w = { 0 };
                 struct tsync_compile_opts co = { 0 };
                 uint64_t caps;
-                int r = tsync_plan_load_profile(plan, first + (long)k, o, &p, &caps, &err);
+                int r = tsync_plan_load_profile(plan, first + (long)k, o, &p, &caps, &w, &err);
                 if (r == 0)
                         r = tsync_compile(p, &co, &prog, &w, &err);
                 cli_warnings(where, &w);
