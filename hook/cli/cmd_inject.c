@@ -179,7 +179,9 @@ int cmd_inject(int argc, char **argv)
          * lead root's read or write anywhere else. */
         if (!S_ISREG(st.st_mode)) {
                 cli_errorf("inject", "%s: %s: refusing to read or replace it", config_path,
-                           S_ISLNK(st.st_mode) ? "is a symbolic link" : "is not a regular file");
+                           S_ISLNK(st.st_mode)   ? "is a symbolic link"
+                           : S_ISDIR(st.st_mode) ? "is a directory"
+                                                 : "is not a regular file");
                 goto out;
         }
         if (tsync_json_parse_file(config_path, NULL, &config, &err) < 0) {
