@@ -31,10 +31,10 @@
 #define TSYNC_VERSION "dev"
 #endif
 
-#define ENTRY_SUFFIX ".bpf"
-#define NAME_MAX_LEN (TSYNC_CACHE_KEY_LEN + sizeof(ENTRY_SUFFIX))
-#define ENTRY_MAGIC "oci-tsync-cache" /* 15 characters and a NUL */
-#define ENTRY_VERSION 2u              /* 1: a bare filter file, bound to nothing */
+#define ENTRY_SUFFIX      ".bpf"
+#define NAME_MAX_LEN      (TSYNC_CACHE_KEY_LEN + sizeof(ENTRY_SUFFIX))
+#define ENTRY_MAGIC       "oci-tsync-cache" /* 15 characters and a NUL */
+#define ENTRY_VERSION     2u                /* 1: a bare filter file, bound to nothing */
 #define ENTRY_HEADER_SIZE TSYNC_CACHE_ENTRY_HEADER_SIZE
 _Static_assert(TSYNC_CACHE_ENTRY_HEADER_SIZE == 16 + 4 + 4 + TSYNC_CACHE_KEY_LEN + 32, "entry header layout");
 #define ENTRY_MAX_SIZE (ENTRY_HEADER_SIZE + TSYNC_FILTER_MAX_SIZE)
@@ -377,8 +377,7 @@ int tsync_cache_store(const char *dir, const char *key, const struct tsync_progr
         buf = calloc(1, size);
         if (!buf)
                 return tsync_error(err, ENOMEM, "cache store: out of memory");
-        n = tsync_filter_encode(prog->insns, prog->len, prog->flags, buf + ENTRY_HEADER_SIZE,
-                                size - ENTRY_HEADER_SIZE);
+        n = tsync_filter_encode(prog->insns, prog->len, prog->flags, buf + ENTRY_HEADER_SIZE, size - ENTRY_HEADER_SIZE);
         if (n < 0)
                 return tsync_error(err, (int)-n, "cache store: encoding the filter (flags %#x): %s", prog->flags,
                                    strerror((int)-n));

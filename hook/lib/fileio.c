@@ -192,8 +192,8 @@ int tsync_write_at(int dfd, const char *path, const char *name, const void *buf,
                 if (!exists && errno != ENOENT)
                         return tsync_error(err, errno, "%s: %s", path, strerror(errno));
                 if (exists && S_ISLNK(st.st_mode))
-                        return tsync_error(err, ELOOP, "%s: is a symbolic link: refusing to write through or replace it",
-                                           path);
+                        return tsync_error(err, ELOOP,
+                                           "%s: is a symbolic link: refusing to write through or replace it", path);
                 if (exists && !S_ISREG(st.st_mode)) {
                         if ((flags & TSYNC_WRITE_IN_PLACE) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
                                 return write_in_place(dfd, path, name, &st, buf, len, err);
@@ -201,8 +201,9 @@ int tsync_write_at(int dfd, const char *path, const char *name, const void *buf,
                                            "%s: is %s: refusing to replace it", path, kind_of(st.st_mode));
                 }
                 if (exists && st.st_uid != geteuid())
-                        return tsync_error(err, EPERM, "%s: owned by uid %u, not by us (uid %u): refusing to replace it",
-                                           path, (unsigned)st.st_uid, (unsigned)geteuid());
+                        return tsync_error(err, EPERM,
+                                           "%s: owned by uid %u, not by us (uid %u): refusing to replace it", path,
+                                           (unsigned)st.st_uid, (unsigned)geteuid());
                 int r = replace(dfd, path, name, exists, buf, len, mode, flags, err);
                 /* -EEXIST: the name appeared between the look and the link; look again. */
                 if (r != -EEXIST || attempt == 2)
@@ -238,8 +239,7 @@ static int open_dir(const char *path, bool nofollow, struct tsync_err *err)
         return tsync_error(err, saved, "%s: %s", path, strerror(saved));
 }
 
-int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable,
-                       struct tsync_err *err)
+int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable, struct tsync_err *err)
 {
         _cleanup_free_ char *dir = NULL;
         const char *name;

@@ -2,8 +2,8 @@
  * what is replaced, what is written in place, what is refused and left as it
  * was. Devices are made with mknod in the test's own directory. */
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +69,7 @@ static int only(const char *const *names, size_t n)
 
 static void test_fileio_new_and_replaced_files(void)
 {
-        struct tsync_err err = { 0 };
+        struct tsync_err err = {0};
         char p[256], link2[256], text[64];
         struct stat st;
 
@@ -81,23 +81,25 @@ static void test_fileio_new_and_replaced_files(void)
         if (r == 0)
                 r = stat(p, &st) < 0 ? -errno : read_text(p, text, sizeof(text));
         tap_ok(r == 0 && (st.st_mode & 07777) == 0444 && strcmp(text, "one") == 0,
-               "test_fileio_new_file_gets_its_mode_whatever_the_umask: %d %s %o", r, err.msg, (unsigned)(st.st_mode & 07777));
+               "test_fileio_new_file_gets_its_mode_whatever_the_umask: %d %s %o", r, err.msg,
+               (unsigned)(st.st_mode & 07777));
 
         /* Replacing ours is a rename: another name of the old file keeps the old content. */
         at(link2, sizeof(link2), "hardlink");
         (void)link(p, link2);
         r = tsync_write_atomic(p, "two", 3, 0644, false, &err);
-        tap_ok(r == 0 && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "two") == 0, "test_fileio_replaces_our_file");
+        tap_ok(r == 0 && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "two") == 0,
+               "test_fileio_replaces_our_file");
         tap_ok(read_text(link2, text, sizeof(text)) == 0 && strcmp(text, "one") == 0,
                "test_fileio_replacement_is_a_rename_not_a_rewrite");
-        static const char *const names[] = { "new", "hardlink" };
+        static const char *const names[] = {"new", "hardlink"};
         tap_ok(only(names, 2), "test_fileio_leaves_no_temp_file");
 }
 
 /* Every kind of name that strict writers (inject, the hook) must refuse and leave alone. */
 static void test_fileio_strict_refusals(void)
 {
-        struct tsync_err err = { 0 };
+        struct tsync_err err = {0};
         char p[256], target[256], text[64];
         struct stat st;
         int r;
@@ -115,8 +117,8 @@ static void test_fileio_strict_refusals(void)
         at(p, sizeof(p), "null");
         if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {
                 r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
-                tap_ok(r == -EINVAL && strstr(err.msg, "is a character device: refusing to replace it") && lstat(p, &st) == 0 &&
-                               S_ISCHR(st.st_mode),
+                tap_ok(r == -EINVAL && strstr(err.msg, "is a character device: refusing to replace it") &&
+                               lstat(p, &st) == 0 && S_ISCHR(st.st_mode),
                        "test_fileio_strict_refuses_a_character_device: %d %s", r, err.msg);
         } else {
                 tap_skip(strerror(errno), "test_fileio_strict_refuses_a_character_device");
@@ -150,13 +152,14 @@ static void test_fileio_strict_refusals(void)
         (void)symlink(top, dirlink);
         at(p, sizeof(p), "dirlink/via-link");
         r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
-        tap_ok(r == -ELOOP && access(p, F_OK) < 0, "test_fileio_strict_refuses_a_symlinked_directory: %d %s", r, err.msg);
+        tap_ok(r == -ELOOP && access(p, F_OK) < 0, "test_fileio_strict_refuses_a_symlinked_directory: %d %s", r,
+               err.msg);
 }
 
 /* A user-named output: devices and FIFOs with a reader in place, never a wait. */
 static void test_fileio_outputs(void)
 {
-        struct tsync_err err = { 0 };
+        struct tsync_err err = {0};
         char p[256], text[64];
         struct stat st;
         int r;
@@ -171,15 +174,15 @@ static void test_fileio_outputs(void)
 
         at(p, sizeof(p), "fifo");
         r = tsync_write_output(p, "x", 1, 0644, &err);
-        tap_ok(r == -ENXIO && strstr(err.msg, "a FIFO without a reader"), "test_fileio_output_refuses_a_fifo_without_reader: %d %s",
-               r, err.msg);
+        tap_ok(r == -ENXIO && strstr(err.msg, "a FIFO without a reader"),
+               "test_fileio_output_refuses_a_fifo_without_reader: %d %s", r, err.msg);
         int rd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         r = tsync_write_output(p, "hello", 5, 0644, &err);
         ssize_t n = rd >= 0 ? read(rd, text, sizeof(text) - 1) : -1;
         if (rd >= 0)
                 (void)close(rd);
-        tap_ok(r == 0 && n == 5 && memcmp(text, "hello", 5) == 0, "test_fileio_output_writes_a_fifo_with_a_reader: %d %zd %s",
-               r, n, err.msg);
+        tap_ok(r == 0 && n == 5 && memcmp(text, "hello", 5) == 0,
+               "test_fileio_output_writes_a_fifo_with_a_reader: %d %zd %s", r, n, err.msg);
 
         at(p, sizeof(p), "symlink");
         r = tsync_write_output(p, "x", 1, 0644, &err);
@@ -193,8 +196,8 @@ static void test_fileio_outputs(void)
 
 static void test_fileio_private_dir(void)
 {
-        struct tsync_err err = { 0 };
-        struct stat st = { .st_mode = S_IFDIR | 0755, .st_uid = geteuid() };
+        struct tsync_err err = {0};
+        struct stat st = {.st_mode = S_IFDIR | 0755, .st_uid = geteuid()};
         tap_ok(tsync_check_private_dir("d", &st, &err) == 0, "test_fileio_private_dir_accepts_0755_of_ours");
         char want[128];
         (void)snprintf(want, sizeof(want), "d: must be a directory owned by uid %u and writable by it alone",
@@ -203,7 +206,8 @@ static void test_fileio_private_dir(void)
         tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM && strcmp(err.msg, want) == 0,
                "test_fileio_private_dir_refuses_group_writable: %s", err.msg);
         st.st_mode = S_IFDIR | 01777;
-        tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM, "test_fileio_private_dir_refuses_sticky_world_writable");
+        tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM,
+               "test_fileio_private_dir_refuses_sticky_world_writable");
         st.st_mode = S_IFDIR | 0700;
         st.st_uid = geteuid() + 1;
         tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM, "test_fileio_private_dir_refuses_another_owner");

@@ -21,15 +21,15 @@
 int tsync_write_all(int fd, const void *buf, size_t len);
 
 enum {
-        TSYNC_WRITE_DURABLE = 1 << 0, /* fsync the file and the directory: a crash cannot leave an empty file */
+        TSYNC_WRITE_DURABLE = 1 << 0,  /* fsync the file and the directory: a crash cannot leave an empty file */
         TSYNC_WRITE_IN_PLACE = 1 << 1, /* a character device or a FIFO with a reader is written in place */
 };
 
 /* Writes buf[0..len) to name in the directory dfd by the rule above; dir names
  * dfd in messages. A new file gets mode (whatever the umask). On failure a
  * temp file is removed and name is untouched. */
-int tsync_write_at(int dfd, const char *dir, const char *name, const void *buf, size_t len, mode_t mode,
-                   unsigned flags, struct tsync_err *err);
+int tsync_write_at(int dfd, const char *dir, const char *name, const void *buf, size_t len, mode_t mode, unsigned flags,
+                   struct tsync_err *err);
 
 /* tsync_write_at for a path whose directory we trust but whose last directory
  * component must not be a symbolic link (a bundle's, a state directory's).
@@ -37,8 +37,7 @@ int tsync_write_at(int dfd, const char *dir, const char *name, const void *buf, 
  * that a crash cannot leave an empty file behind the new name (the user's files).
  * Filter files delivered at every start need not pay for that: a crash ends the
  * container they were for, and an empty file fails the init closed. */
-int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable,
-                       struct tsync_err *err);
+int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable, struct tsync_err *err);
 
 /* An output the user named: "-" is standard output; otherwise
  * tsync_write_at with TSYNC_WRITE_DURABLE | TSYNC_WRITE_IN_PLACE (directories
