@@ -136,6 +136,8 @@ int cmd_explain(int argc, char **argv)
         tsync_bpf_ret_name(e.ret, action, sizeof(action));
         char *name = seccomp_syscall_resolve_num_arch(abi, nr);
         printf("%s (%s, nr %d) -> %s\n", name ? name : syscall_name, tsync_arch_name(abi), nr, action);
+        if (e.abi != abi)
+                printf("seen by the filter as: %s (the number has no x32 bit 0x40000000)\n", tsync_arch_name(e.abi));
         printf("decided by: %s\n", decider_text(profile, &e, why, sizeof(why)));
         printf("instructions executed: %zu%s\n", e.executed,
                e.read_args ? " (reads arguments: not cacheable by the kernel)" : "");

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "tsync/cache.h"
+#include "tsync/caps.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
 #include "tsync/fileio.h"
@@ -45,6 +46,13 @@ static void help(FILE *f)
 int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const char *where)
 {
         struct tsync_err err = { 0 };
+        struct tsync_warnings ignored = { 0 };
+        /* Said once, here (inject and precreate): the hook's later stages and the init stay quiet. */
+        if (tsync_caps_warn_ignored(plan->capabilities, &ignored, &err) < 0) {
+                cli_error(where, &err);
+                return -1;
+        }
+        cli_warnings(where, &ignored);
         size_t n = tsync_plan_filter_count(plan);
         long first = plan->replace && plan->seccomp ? -1 : 0;
         for (size_t k = 0; k < n; k++) {

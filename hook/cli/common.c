@@ -86,12 +86,19 @@ static int caps_from_config(const char *path, uint64_t *ret, struct tsync_err *e
         if (r < 0)
                 return r;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
+        const struct tsync_json *caps = NULL;
         r = tsync_plan_from_config(doc, &plan, err);
+        if (r == 0) {
+                caps = plan->capabilities;
+                r = tsync_caps_bounding_of(caps, "plan.capabilities.bounding", ret, err);
+        } else if (r == -ENOENT) {
+                caps = tsync_json_get(tsync_json_get(doc, "process"), "capabilities");
+                r = tsync_caps_bounding_of(caps, "process.capabilities.bounding", ret, err);
+        }
+        struct tsync_warnings w = { 0 };
         if (r == 0)
-                r = tsync_caps_bounding_of(plan->capabilities, "plan.capabilities.bounding", ret, err);
-        else if (r == -ENOENT)
-                r = tsync_caps_bounding_of(tsync_json_get(tsync_json_get(doc, "process"), "capabilities"),
-                                           "process.capabilities.bounding", ret, err);
+                r = tsync_caps_warn_ignored(caps, &w, err);
+        cli_warnings(path, &w);
         if (r < 0)
                 return tsync_error_prefix(err, "%s", path);
         return 0;

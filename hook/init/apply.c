@@ -59,10 +59,10 @@ const char *tsync_apply_flag_name(uint32_t bit)
         }
 }
 
-struct status {
-        int mode;    /* -1 when the line is missing */
-        int filters; /* -1 when the line is missing */
-        char state;  /* first letter of "State:", 0 when missing */
+/* The lines of a status file that hold capability sets, in enum tsync_capline's order. */
+static const char *const cap_lines[TSYNC_NCAPLINES] = {
+        [TSYNC_CAPLINE_BND] = "CapBnd:", [TSYNC_CAPLINE_PRM] = "CapPrm:", [TSYNC_CAPLINE_EFF] = "CapEff:",
+        [TSYNC_CAPLINE_INH] = "CapInh:", [TSYNC_CAPLINE_AMB] = "CapAmb:",
 };
 
 static int parse_int(const char *s, int *ret)
@@ -80,26 +80,52 @@ static int parse_int(const char *s, int *ret)
         return 0;
 }
 
-static void status_line(const char *line, struct status *st)
+/* A status line's 16 hex digits; anything else leaves the set unshown (a refusal where it is needed). */
+static int parse_mask(const char *s, uint64_t *ret)
 {
-        if (strncmp(line, "Seccomp:", 8) == 0)
+        char *end;
+
+        while (*s == ' ' || *s == '\t')
+                s++;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 16);
+        if (errno || end == s || (*end != '\0' && *end != ' '))
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static void status_line(const char *line, struct tsync_thread_status *st)
+{
+        if (strncmp(line, "Seccomp:", 8) == 0) {
                 (void)parse_int(line + 8, &st->mode);
-        else if (strncmp(line, "Seccomp_filters:", 16) == 0)
+        } else if (strncmp(line, "Seccomp_filters:", 16) == 0) {
                 (void)parse_int(line + 16, &st->filters);
-        else if (strncmp(line, "State:", 6) == 0) {
+        } else if (strncmp(line, "NoNewPrivs:", 11) == 0) {
+                (void)parse_int(line + 11, &st->nnp);
+        } else if (strncmp(line, "Name:", 5) == 0) {
+                const char *p = line + 5;
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                (void)snprintf(st->name, sizeof(st->name), "%s", p);
+        } else if (strncmp(line, "State:", 6) == 0) {
                 const char *p = line + 6;
                 while (*p == ' ' || *p == '\t')
                         p++;
                 st->state = *p;
+        } else if (strncmp(line, "Cap", 3) == 0) {
+                for (int c = 0; c < TSYNC_NCAPLINES; c++)
+                        if (strncmp(line, cap_lines[c], 7) == 0 && parse_mask(line + 7, &st->caps[c]) == 0)
+                                st->cap_shown[c] = true;
         }
 }
 
 /* Reads /proc/self/task/<tid>/status relative to the task directory. -ENOENT
  * or -ESRCH when the thread is gone. */
-static int read_status(int taskdir, pid_t tid, struct status *ret)
+static int read_status(int taskdir, pid_t tid, struct tsync_thread_status *ret)
 {
         char path[32], buf[4096];
-        struct status st = {.mode = -1, .filters = -1, .state = 0};
+        struct tsync_thread_status st = {.tid = tid, .name = "?", .mode = -1, .filters = -1, .nnp = -1};
         size_t have = 0;
         bool skipping = false;
 
@@ -174,7 +200,8 @@ static int open_taskdir(struct tsync_err *err)
  * must be freshly opened (a listing is never rewound: one syscall less). */
 /* Calls fn with the status of every thread still there: one that exits while we
  * list is skipped, a status that cannot be read is an error. */
-static int for_each_task(int taskdir, int (*fn)(int taskdir, pid_t tid, const struct status *st, void *data),
+static int for_each_task(int taskdir,
+                         int (*fn)(int taskdir, pid_t tid, const struct tsync_thread_status *st, void *data),
                          void *data, struct tsync_err *err)
 {
         char buf[8192] __attribute__((aligned(8)));
@@ -195,7 +222,7 @@ static int for_each_task(int taskdir, int (*fn)(int taskdir, pid_t tid, const st
                         long tid = strtol(d->d_name, &end, 10);
                         if (*end != '\0' || tid <= 0)
                                 continue; /* "." and ".." */
-                        struct status st;
+                        struct tsync_thread_status st;
                         int r = read_status(taskdir, (pid_t)tid, &st);
                         if (r == -ENOENT || r == -ESRCH)
                                 continue;
@@ -214,11 +241,11 @@ struct census_ctx {
         struct tsync_err *err;
 };
 
-static int census_one(int taskdir, pid_t tid, const struct status *status, void *data)
+static int census_one(int taskdir, pid_t tid, const struct tsync_thread_status *status, void *data)
 {
         struct census_ctx *ctx = data;
         struct tsync_census *c = ctx->census;
-        const struct status st = *status;
+        const struct tsync_thread_status st = *status;
 
         (void)taskdir;
         if (st.mode < 0)
@@ -255,19 +282,20 @@ int tsync_apply_census(struct tsync_census *ret, struct tsync_err *err)
 }
 
 struct threads_ctx {
-        int (*fn)(pid_t tid, int mode, int filters, void *data);
+        int (*fn)(const struct tsync_thread_status *st, void *data);
         void *data;
 };
 
-static int threads_one(int taskdir, pid_t tid, const struct status *st, void *data)
+static int threads_one(int taskdir, pid_t tid, const struct tsync_thread_status *st, void *data)
 {
         struct threads_ctx *ctx = data;
 
         (void)taskdir;
-        return ctx->fn(tid, st->mode, st->filters, ctx->data);
+        (void)tid;
+        return ctx->fn(st, ctx->data);
 }
 
-int tsync_apply_threads(int (*fn)(pid_t tid, int mode, int filters, void *data), void *data, struct tsync_err *err)
+int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data, struct tsync_err *err)
 {
         _cleanup_close_ int taskdir = open_taskdir(err);
         if (taskdir < 0)
@@ -359,19 +387,19 @@ struct verify_ctx {
         struct tsync_err *err;
 };
 
-static bool carries(const struct status *st, int expect)
+static bool carries(const struct tsync_thread_status *st, int expect)
 {
         return st->mode == SECCOMP_MODE_FILTER && st->filters == expect;
 }
 
-static bool dead(const struct status *st)
+static bool dead(const struct tsync_thread_status *st)
 {
         return st->state == 'Z' || st->state == 'X';
 }
 
 /* A thread the kernel skipped because it was already exiting never runs user
  * code again; give it a moment to disappear before calling it a miss. */
-static int recheck(int taskdir, pid_t tid, int expect, struct status *st)
+static int recheck(int taskdir, pid_t tid, int expect, struct tsync_thread_status *st)
 {
         for (int i = 0; i < EXIT_POLL_TRIES; i++) {
                 struct timespec ts = {.tv_sec = 0, .tv_nsec = EXIT_POLL_NS};
@@ -387,11 +415,11 @@ static int recheck(int taskdir, pid_t tid, int expect, struct status *st)
         return -EPERM;
 }
 
-static int verify_one(int taskdir, pid_t tid, const struct status *status, void *data)
+static int verify_one(int taskdir, pid_t tid, const struct tsync_thread_status *status, void *data)
 {
         struct verify_ctx *ctx = data;
         const struct tsync_task *was = census_find(ctx->before, tid);
-        struct status st = *status;
+        struct tsync_thread_status st = *status;
         int r;
 
         if (!was)

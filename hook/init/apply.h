@@ -7,6 +7,7 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -63,11 +64,32 @@ int tsync_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags,
 int tsync_apply_verify(const struct tsync_census *before, unsigned n, struct tsync_verify_result *ret,
                        struct tsync_err *err);
 
-/* Calls fn(tid, mode, filters, data) for every thread in /proc/self/task with
- * its "Seccomp:" mode and "Seccomp_filters:" count, -1 for a line the kernel
- * does not show (gVisor shows the mode only). Threads gone meanwhile are
- * skipped. Stops at and returns fn's first negative return. */
-int tsync_apply_threads(int (*fn)(pid_t tid, int mode, int filters, void *data), void *data, struct tsync_err *err);
+/* The capability lines of /proc/PID/status, in the order of the init's enum init_capset. */
+enum tsync_capline {
+        TSYNC_CAPLINE_BND,
+        TSYNC_CAPLINE_PRM,
+        TSYNC_CAPLINE_EFF,
+        TSYNC_CAPLINE_INH,
+        TSYNC_CAPLINE_AMB,
+        TSYNC_NCAPLINES,
+};
+
+/* One thread as its /proc/self/task/<tid>/status shows it. */
+struct tsync_thread_status {
+        pid_t tid;
+        char name[64];                   /* "Name:" (its comm), "?" when missing */
+        char state;                      /* first letter of "State:", 0 when missing */
+        int mode;                        /* "Seccomp:", -1 when missing */
+        int filters;                     /* "Seccomp_filters:", -1 when missing (gVisor, Linux < 5.9) */
+        int nnp;                         /* "NoNewPrivs:", -1 when missing (gVisor) */
+        bool cap_shown[TSYNC_NCAPLINES]; /* the line is there (gVisor shows no CapAmb) */
+        uint64_t caps[TSYNC_NCAPLINES];
+};
+
+/* Calls fn with every thread in /proc/self/task as its status shows it.
+ * Threads gone meanwhile are skipped. Stops at and returns fn's first negative
+ * return. */
+int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data, struct tsync_err *err);
 
 /* "LOG", "SPEC_ALLOW", "WAIT_KILLABLE_RECV", ... for one SECCOMP_FILTER_FLAG_* bit; NULL if unknown. */
 const char *tsync_apply_flag_name(uint32_t bit);

@@ -7,9 +7,9 @@
  * kernel's own rules (security/commoncap.c cap_capset, PR_CAPBSET_DROP), so a
  * refusal is reported before any filter is loaded. The one exception is the
  * ambient raise, which runc also treats as a warning. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/securebits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,61 +17,16 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "tsync/capnames.h"
 
 #define BIT(c) (UINT64_C(1) << (c))
 
-/* [CAP_CHOWN] = "CAP_CHOWN": the kernel header numbers them. */
-#define NAME(c) [c] = #c
-static const char *const names[] = {
-        NAME(CAP_CHOWN),
-        NAME(CAP_DAC_OVERRIDE),
-        NAME(CAP_DAC_READ_SEARCH),
-        NAME(CAP_FOWNER),
-        NAME(CAP_FSETID),
-        NAME(CAP_KILL),
-        NAME(CAP_SETGID),
-        NAME(CAP_SETUID),
-        NAME(CAP_SETPCAP),
-        NAME(CAP_LINUX_IMMUTABLE),
-        NAME(CAP_NET_BIND_SERVICE),
-        NAME(CAP_NET_BROADCAST),
-        NAME(CAP_NET_ADMIN),
-        NAME(CAP_NET_RAW),
-        NAME(CAP_IPC_LOCK),
-        NAME(CAP_IPC_OWNER),
-        NAME(CAP_SYS_MODULE),
-        NAME(CAP_SYS_RAWIO),
-        NAME(CAP_SYS_CHROOT),
-        NAME(CAP_SYS_PTRACE),
-        NAME(CAP_SYS_PACCT),
-        NAME(CAP_SYS_ADMIN),
-        NAME(CAP_SYS_BOOT),
-        NAME(CAP_SYS_NICE),
-        NAME(CAP_SYS_RESOURCE),
-        NAME(CAP_SYS_TIME),
-        NAME(CAP_SYS_TTY_CONFIG),
-        NAME(CAP_MKNOD),
-        NAME(CAP_LEASE),
-        NAME(CAP_AUDIT_WRITE),
-        NAME(CAP_AUDIT_CONTROL),
-        NAME(CAP_SETFCAP),
-        NAME(CAP_MAC_OVERRIDE),
-        NAME(CAP_MAC_ADMIN),
-        NAME(CAP_SYSLOG),
-        NAME(CAP_WAKE_ALARM),
-        NAME(CAP_BLOCK_SUSPEND),
-        NAME(CAP_AUDIT_READ),
-        NAME(CAP_PERFMON),
-        NAME(CAP_BPF),
-        NAME(CAP_CHECKPOINT_RESTORE),
-};
-#undef NAME
-
 /* Messages after the filter cannot call cap_to_name (it allocates). */
-static const char *cap_name(int cap, char *buf, size_t size)
+const char *init_cap_name(int cap, char *buf, size_t size)
 {
-        if (cap >= 0 && (size_t)cap < sizeof(names) / sizeof(names[0]))
-                return names[cap];
+        const char *name = cap >= 0 ? tsync_capname((unsigned)cap) : NULL;
+        if (name)
+                return name;
         (void)snprintf(buf, size, "capability %d", cap);
         return buf;
 }
@@ -81,23 +36,14 @@ static const char *const set_name[INIT_CAP_NSETS] = {
         [INIT_CAP_INHERITABLE] = "inheritable", [INIT_CAP_AMBIENT] = "ambient",
 };
 
-/* "CAP_CHOWN", "cap_chown" and "chown" all name capability 0; numbers do not. */
+/* Exactly the names runc honours (tsync/capnames.h): the host left out every
+ * other entry, so anything else here did not come from a config through us. */
 static int parse_name(const char *name, size_t len, cap_value_t *ret)
 {
-        char buf[64];
-        size_t off = 0;
-
-        if (len == 0 || len + 5 > sizeof(buf))
+        int c = tsync_capname_lookup(name, len);
+        if (c < 0)
                 return -EINVAL;
-        if (len < 4 || strncasecmp(name, "cap_", 4) != 0) {
-                memcpy(buf, "cap_", 4);
-                off = 4;
-        }
-        for (size_t i = 0; i < len; i++)
-                buf[off + i] = (char)tolower((unsigned char)name[i]);
-        buf[off + len] = '\0';
-        if (isdigit((unsigned char)buf[4]) || cap_from_name(buf, ret) != 0 || *ret < 0)
-                return -EINVAL;
+        *ret = c;
         return 0;
 }
 
@@ -105,7 +51,7 @@ static int parse_list(const char *opt, const char *list, int last_cap, uint64_t 
 {
         uint64_t caps = 0;
 
-        if (strcmp(list, "") == 0 || strcasecmp(list, "none") == 0) {
+        if (strcmp(list, "") == 0 || strcmp(list, "none") == 0) {
                 *ret = 0;
                 return 0;
         }
@@ -162,7 +108,7 @@ static int refuse_extra(uint64_t extra, const char *what)
 {
         char buf[32];
         int cap = __builtin_ctzll(extra);
-        init_log("capabilities", "%s %s", cap_name(cap, buf, sizeof(buf)), what);
+        init_log("capabilities", "%s %s", init_cap_name(cap, buf, sizeof(buf)), what);
         return -1;
 }
 
@@ -300,10 +246,44 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
                                         return refuse_extra(BIT(i), "cannot be set with libcap");
         }
 
+        /* The init never changes its securebits: every thread must end with these. */
+        c.securebits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+        /* gVisor has no securebits (EINVAL): nothing can set them there, and
+         * each thread must find them missing too (-1). */
+        if (c.securebits < 0 && errno != EINVAL) {
+                init_log("capabilities", "cannot read the securebits: %s", init_strerror(errno));
+                return -1;
+        }
+
         /* capset drops from the ambient set what is no longer permitted and
          * inheritable; the ambient set is rebuilt when that is not the end we want. */
         uint64_t amb_after = cur[INIT_CAP_AMBIENT] & end[INIT_CAP_PERMITTED] & end[INIT_CAP_INHERITABLE];
         c.ambient = c.set[INIT_CAP_AMBIENT] && amb_after != c.want[INIT_CAP_AMBIENT];
+        end[INIT_CAP_AMBIENT] = amb_after;
+        if (c.ambient) {
+                /* The kernel's rule for a raise (PR_CAP_AMBIENT_RAISE), decided
+                 * here so that every thread raises the same and the end is known.
+                 * runc warns and goes on; so do we. */
+                uint64_t raisable = end[INIT_CAP_PERMITTED] & end[INIT_CAP_INHERITABLE];
+                if (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
+                        raisable = 0;
+                c.amb_raise = c.want[INIT_CAP_AMBIENT] & raisable;
+                for (int i = 0; i <= c.last_cap; i++) {
+                        char buf[32];
+                        if (c.want[INIT_CAP_AMBIENT] & ~raisable & BIT(i))
+                                init_warn("capabilities", "cannot raise %s in the ambient set: %s; going on without it",
+                                          init_cap_name(i, buf, sizeof(buf)),
+                                          (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
+                                                  ? "SECBIT_NO_CAP_AMBIENT_RAISE is set"
+                                                  : "it must be permitted and inheritable");
+                }
+                end[INIT_CAP_AMBIENT] = c.amb_raise;
+        }
+        for (int s = 0; s < INIT_CAP_NSETS; s++)
+                c.expect[s] = end[s];
+        c.expect_nnp = nnp || c.set_nnp;
+        c.nnp_shown = proc_shows_nnp();
+        c.no_ambient = no_ambient;
         *ret = c;
         return 0;
 }
@@ -317,7 +297,7 @@ int init_caps_bounding(const struct init_caps *caps)
                         continue;
                 if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0) {
                         init_log("capabilities", "cannot drop %s from the bounding set: %s",
-                                 cap_name(i, buf, sizeof(buf)), init_strerror(errno));
+                                 init_cap_name(i, buf, sizeof(buf)), init_strerror(errno));
                         return -1;
                 }
         }
@@ -351,13 +331,15 @@ int init_caps_apply(const struct init_caps *caps)
                 return -1;
         }
         for (int i = 0; i <= caps->last_cap; i++) {
-                if (!(caps->want[INIT_CAP_AMBIENT] & BIT(i)))
+                if (!(caps->amb_raise & BIT(i)))
                         continue;
-                if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0, 0) < 0)
-                        init_warn("capabilities",
-                                  "cannot raise %s in the ambient set: %s (it must be permitted and "
-                                  "inheritable); going on without it",
-                                  cap_name(i, buf, sizeof(buf)), init_strerror(errno));
+                /* The plan found it raisable: a refusal now (an LSM) would leave
+                 * this thread unlike the others and unlike the plan. */
+                if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0, 0) < 0) {
+                        init_log("capabilities", "cannot raise %s in the ambient set: %s",
+                                 init_cap_name(i, buf, sizeof(buf)), init_strerror(errno));
+                        return -1;
+                }
         }
         return 0;
 }

@@ -18,7 +18,7 @@
 enum init_exit {
         INIT_EXIT_USAGE = 121,       /* bad command line */
         INIT_EXIT_FILTER = 122,      /* a filter file is missing, malformed or refused */
-        INIT_EXIT_PRIVS = 123,       /* capabilities or NO_NEW_PRIVS cannot be arranged */
+        INIT_EXIT_PRIVS = 123,       /* capabilities or NO_NEW_PRIVS cannot be arranged, or a thread differs */
         INIT_EXIT_KERNEL = 124,      /* the kernel refused a filter (flag, program, divergent thread) */
         INIT_EXIT_VERIFY = 125,      /* a thread does not show the filters, or they cannot be verified */
         INIT_EXIT_CANNOT_EXEC = 126, /* CMD cannot be executed (or the init cannot start it) */
@@ -84,20 +84,40 @@ struct init_caps {
         uint64_t bounding_drop;        /* bits to PR_CAPBSET_DROP */
         bool ambient;                  /* clear the ambient set and raise want[AMBIENT] */
         bool set_nnp;                  /* set NO_NEW_PRIVS before loading */
-        bool caps_after_filter;        /* loading needs CAP_SYS_ADMIN: change P/E/I/A after it */
+        bool caps_after_filter;        /* loading needs CAP_SYS_ADMIN: the main thread changes P/E/I/A after it */
         int last_cap;
+        uint64_t amb_raise;              /* raised into the ambient set after clearing it */
+        uint64_t expect[INIT_CAP_NSETS]; /* every thread's sets at the end: what the workload is handed */
+        bool expect_nnp;                 /* every thread's NO_NEW_PRIVS at the end */
+        int securebits;                  /* at start, never changed; -1: the kernel has none (gVisor) */
+        bool nnp_shown;                  /* /proc shows NoNewPrivs (gVisor does not) */
+        bool no_ambient;                 /* the kernel has no ambient set (gVisor): no CapAmb either */
 };
 
-/* Parses the lists and checks the kernel will accept the transition. Prints
- * and returns -1 (exit 121 for a bad name, 123 otherwise, in *ret_exit). */
+/* Parses the lists (exact names of tsync/capnames.h only) and checks the
+ * kernel will accept the transition; an ambient capability the kernel will not
+ * raise is a warning, here. Prints and returns -1 (exit 121 for a bad name,
+ * 123 otherwise, in *ret_exit). */
 int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *ret_exit);
-/* Drops the bounding set: before the first filter. Prints and returns -1. */
+/* These act on the calling thread only, as Linux keeps all of it per thread.
+ * Drops the bounding set: before the first filter. Prints and returns -1. */
 int init_caps_bounding(const struct init_caps *caps);
 /* Sets NO_NEW_PRIVS if planned: before the first filter. Prints and returns -1. */
 int init_caps_nnp(const struct init_caps *caps);
-/* capset P/E/I, then the ambient set (a raise the kernel refuses is a
- * warning). Prints and returns -1 if capset fails. */
+/* capset P/E/I, then the ambient set as planned. Prints and returns -1. */
 int init_caps_apply(const struct init_caps *caps);
+/* "CAP_KILL", or "capability N" in buf; never allocates. */
+const char *init_cap_name(int cap, char *buf, size_t size);
+
+/* privs.c: the same on every thread, and the proof. init_privs_threads: the
+ * main thread drops its bounding set and sets NO_NEW_PRIVS (and changes P/E/I/A
+ * too unless caps_after_filter); the signal thread makes its whole transition
+ * (it loads nothing); each then checks its own securebits and NO_NEW_PRIVS.
+ * Before the first filter. init_privs_prove: every thread in /proc/self/task
+ * shows exactly caps->expect and expect_nnp, once nothing changes any more.
+ * Both print and return INIT_EXIT_PRIVS, or 0. */
+int init_privs_threads(const struct init_caps *caps);
+int init_privs_prove(const struct init_caps *caps);
 
 /* signals.c: the signal thread. init_signals_block blocks every signal in the
  * calling thread, first thing, so that none is lost or kills the init while it

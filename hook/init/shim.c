@@ -1,9 +1,15 @@
 /* The init's whole flow, in the order the style guide asks for: decide
- * everything, then act. Before the first filter: parse, read and check every
- * filter file, plan the capability sets, find CMD, ask the kernel about the
- * flags, start the signal thread. Then load every filter with TSYNC, verify
- * every thread, finish the capabilities and run CMD. Any failure before CMD
- * runs exits with one of enum init_exit and one line on stderr. */
+ * everything, then act. First of all PID 1 becomes non-dumpable, for its whole
+ * life: a workload without CAP_SYS_PTRACE can then neither ptrace it nor open
+ * /proc/1/mem (the workload itself is dumpable again after its execve, as in a
+ * plain run). Before the first filter: parse, read and check every filter
+ * file, plan the capability sets, find CMD, ask the kernel about the flags,
+ * start the signal thread, and bring every thread to the workload's
+ * capability sets (the main thread keeps a lent CAP_SYS_ADMIN until it has
+ * loaded, when it has no NO_NEW_PRIVS). Then load every filter with TSYNC,
+ * verify every thread, finish the main thread's capabilities, prove every
+ * thread's and run CMD. Any failure before CMD runs exits with one of enum
+ * init_exit and one line on stderr. */
 #include <errno.h>
 #include <limits.h>
 #include <sys/prctl.h>
@@ -65,6 +71,10 @@ int shim_main(int argc, char **argv)
         size_t n = 0;
         int r, code;
 
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0) {
+                init_log("dumpable", "cannot make the init non-dumpable: %s", init_strerror(errno));
+                return INIT_EXIT_PRIVS;
+        }
         if (init_signals_block() < 0)
                 return INIT_EXIT_CANNOT_EXEC;
         r = init_parse_options(argc, argv, &cfg);
@@ -91,10 +101,16 @@ int shim_main(int argc, char **argv)
         }
         if (init_signals_start(cfg.pgroup) < 0)
                 return INIT_EXIT_CANNOT_EXEC;
-        if (init_caps_bounding(&caps) < 0 || init_caps_nnp(&caps) < 0)
-                return INIT_EXIT_PRIVS;
-        if (!caps.caps_after_filter && init_caps_apply(&caps) < 0)
-                return INIT_EXIT_PRIVS;
+        code = init_privs_threads(&caps);
+        if (code)
+                return code;
+        /* Final already (NO_NEW_PRIVS loads without CAP_SYS_ADMIN): proven
+         * before the load, so that nothing of it comes after the filter. */
+        if (!caps.caps_after_filter) {
+                code = init_privs_prove(&caps);
+                if (code)
+                        return code;
+        }
 
         if (n > 0) {
                 code = apply_filters(n);
@@ -102,8 +118,13 @@ int shim_main(int argc, char **argv)
                         return code;
         }
 
-        if (caps.caps_after_filter && init_caps_apply(&caps) < 0)
-                return INIT_EXIT_PRIVS;
+        if (caps.caps_after_filter) {
+                if (init_caps_apply(&caps) < 0)
+                        return INIT_EXIT_PRIVS;
+                code = init_privs_prove(&caps);
+                if (code)
+                        return code;
+        }
         if (cfg.exec) {
                 init_signals_handoff();
                 return init_exec(path, cfg.cmd);

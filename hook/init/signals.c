@@ -2,10 +2,10 @@
  * with the rest) so that a signal sent while the init sets up is not lost:
  * every thread blocks every signal, and this one takes the forwarded ones
  * with sigwaitinfo. Until the workload exists they are remembered, then
- * forwarded the moment it starts. The thread drops all its capabilities
- * first: it only ever sends signals to a process of its own uid. It also
- * runs the probe's calls on request (init_signals_run), so that the proof by
- * effect covers this thread as well. */
+ * forwarded the moment it starts. It runs functions on request
+ * (init_signals_run): the probe's calls, so that the proof by effect covers
+ * this thread as well, and its own capability transition (privs.c), so that
+ * it ends with exactly what the workload gets, like the main thread. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -72,11 +72,6 @@ static void *signal_thread(void *arg)
                 (void)sigaddset(&set, forwarded[i]);
         (void)sigaddset(&set, RUN_SIGNAL);
         __atomic_store_n(&signal_tid, gettid(), __ATOMIC_RELEASE);
-        cap_t none = cap_init();
-        if (none) {
-                (void)cap_set_proc(none);
-                (void)cap_free(none);
-        }
         (void)sem_post(&ready);
         for (;;) {
                 siginfo_t info;

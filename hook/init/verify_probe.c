@@ -197,9 +197,11 @@ struct walk {
         struct tsync_err *err;
 };
 
-static int walk_one(pid_t tid, int mode, int filters, void *data)
+static int walk_one(const struct tsync_thread_status *st, void *data)
 {
         struct walk *w = data;
+        pid_t tid = st->tid;
+        int mode = st->mode, filters = st->filters;
 
         if (tid != w->main_tid && tid != w->sig_tid)
                 return tsync_error(w->err, EPERM,

@@ -7,29 +7,36 @@
 #include <string.h>
 #include <sys/capability.h>
 
+#include "tsync/capnames.h"
 #include "tsync/cleanup.h"
+
+/* The last capability this kernel has, as runc reads /proc/sys/kernel/cap_last_cap. */
+static unsigned kernel_last_cap(void)
+{
+        int bits = cap_max_bits();
+        if (bits <= 0)
+                return TSYNC_CAPNAME_LAST;
+        return bits - 1 < 63 ? (unsigned)bits - 1 : 63;
+}
 
 int tsync_cap_from_name(const char *name, unsigned *ret)
 {
         char buf[64];
-        cap_value_t v;
+        size_t off = 0, len = strlen(name);
 
-        if (strlen(name) + 5 > sizeof(buf) || !*name)
+        if (len == 0 || len + 5 > sizeof(buf))
                 return -EINVAL;
-        /* libcap reads "cap_sys_admin"; accept the runtime-spec's "CAP_SYS_ADMIN" and bare "sys_admin". */
-        size_t off = 0;
+        /* A name typed by a user: "sys_admin", "cap_sys_admin" and "CAP_SYS_ADMIN" alike. */
         if (strncasecmp(name, "cap_", 4) != 0) {
-                memcpy(buf, "cap_", 4);
+                memcpy(buf, "CAP_", 4);
                 off = 4;
         }
-        size_t i = 0;
-        for (; name[i]; i++)
-                buf[off + i] = (char)tolower((unsigned char)name[i]);
-        buf[off + i] = '\0';
-        /* cap_from_name also takes numbers; a capability must be named. */
-        if (isdigit((unsigned char)buf[4]) || cap_from_name(buf, &v) != 0 || v < 0 || v > 63)
+        for (size_t i = 0; i < len; i++)
+                buf[off + i] = (char)toupper((unsigned char)name[i]);
+        int c = tsync_capname_lookup(buf, off + len);
+        if (c < 0)
                 return -EINVAL;
-        *ret = (unsigned)v;
+        *ret = (unsigned)c;
         return 0;
 }
 
@@ -37,8 +44,8 @@ int tsync_caps_parse_list(const char *list, uint64_t *ret, struct tsync_err *err
 {
         uint64_t caps = 0;
         if (strcmp(list, "all") == 0) {
-                int last = cap_max_bits();
-                *ret = last >= 64 ? UINT64_MAX : ((uint64_t)1 << last) - 1;
+                unsigned last = kernel_last_cap();
+                *ret = last >= 63 ? UINT64_MAX : ((uint64_t)1 << (last + 1)) - 1;
                 return 0;
         }
         if (strcmp(list, "none") == 0 || !*list) {
@@ -59,6 +66,12 @@ int tsync_caps_parse_list(const char *list, uint64_t *ret, struct tsync_err *err
         return 0;
 }
 
+int tsync_cap_runc(const char *name, size_t len)
+{
+        int c = tsync_capname_lookup(name, len);
+        return c >= 0 && (unsigned)c <= kernel_last_cap() ? c : -1;
+}
+
 int tsync_caps_from_json(const struct tsync_json *arr, const char *path, uint64_t *ret, struct tsync_err *err)
 {
         uint64_t caps = 0;
@@ -66,16 +79,15 @@ int tsync_caps_from_json(const struct tsync_json *arr, const char *path, uint64_
         if (r < 0)
                 return r;
         for (size_t i = 0; i < arr->u.array.len; i++) {
-                const char *s;
-                unsigned c;
+                const struct tsync_json *v = arr->u.array.items[i];
                 char at[256];
                 (void)snprintf(at, sizeof(at), "%.200s[%zu]", path, i);
-                r = tsync_json_str(arr->u.array.items[i], at, &s, err);
+                r = tsync_json_expect(v, at, TSYNC_JSON_STRING, err);
                 if (r < 0)
                         return r;
-                if (tsync_cap_from_name(s, &c) < 0)
-                        return tsync_error(err, EINVAL, "%s: capability '%s' is unknown", at, s);
-                caps |= (uint64_t)1 << c;
+                int c = tsync_cap_runc(v->u.string.ptr, v->u.string.len);
+                if (c >= 0)
+                        caps |= (uint64_t)1 << c;
         }
         *ret = caps;
         return 0;
@@ -92,4 +104,77 @@ int tsync_caps_bounding_of(const struct tsync_json *capabilities, const char *pa
                 return 0;
         }
         return tsync_caps_from_json(b, path, ret, err);
+}
+
+/* A name as it can go into one warning line: bytes outside printable ASCII as \xNN. */
+static int put_name(FILE *f, const struct tsync_json *v)
+{
+        for (size_t i = 0; i < v->u.string.len; i++) {
+                unsigned char ch = (unsigned char)v->u.string.ptr[i];
+                if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+                        fprintf(f, "\\x%02x", ch);
+                else
+                        fputc(ch, f);
+        }
+        return 0;
+}
+
+static int cmp_json_string(const void *a, const void *b)
+{
+        const struct tsync_json *x = *(const struct tsync_json *const *)a, *y = *(const struct tsync_json *const *)b;
+        size_t n = x->u.string.len < y->u.string.len ? x->u.string.len : y->u.string.len;
+        int r = memcmp(x->u.string.ptr, y->u.string.ptr, n);
+        if (r)
+                return r;
+        return x->u.string.len < y->u.string.len ? -1 : x->u.string.len > y->u.string.len;
+}
+
+int tsync_caps_warn_ignored(const struct tsync_json *capabilities, struct tsync_warnings *w, struct tsync_err *err)
+{
+        static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
+        size_t n = 0, cap = 0;
+        _cleanup_free_ const struct tsync_json **ignored = NULL;
+
+        if (!capabilities || capabilities->type != TSYNC_JSON_OBJECT)
+                return 0;
+        for (size_t s = 0; s < ARRAY_SIZE(sets); s++) {
+                const struct tsync_json *arr = tsync_json_get(capabilities, sets[s]);
+                for (size_t i = 0; arr && arr->type == TSYNC_JSON_ARRAY && i < arr->u.array.len; i++) {
+                        const struct tsync_json *v = arr->u.array.items[i];
+                        if (v->type != TSYNC_JSON_STRING || tsync_cap_runc(v->u.string.ptr, v->u.string.len) >= 0)
+                                continue;
+                        if (n == cap) {
+                                size_t want = cap ? 2 * cap : 8;
+                                const struct tsync_json **more = realloc(ignored, want * sizeof(*more));
+                                if (!more)
+                                        return tsync_error(err, ENOMEM, "out of memory");
+                                ignored = more;
+                                cap = want;
+                        }
+                        ignored[n++] = v;
+                }
+        }
+        if (n == 0)
+                return 0;
+        /* runc's own line: each name once, sorted, in brackets. */
+        qsort(ignored, n, sizeof(*ignored), cmp_json_string);
+        _cleanup_free_ char *list = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&list, &len);
+        if (!f)
+                return tsync_error(err, ENOMEM, "out of memory");
+        for (size_t i = 0, k = 0; i < n; i++) {
+                if (i > 0 && cmp_json_string(&ignored[i - 1], &ignored[i]) == 0)
+                        continue;
+                if (k++)
+                        fputc(' ', f);
+                (void)put_name(f, ignored[i]);
+        }
+        if (fclose(f) != 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        if (tsync_warn(w, "process.capabilities: ignoring unknown or unavailable capabilities: [%s] (left out, as "
+                          "runc leaves them out: only exact names such as CAP_SYS_ADMIN count)",
+                       list) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        return 0;
 }

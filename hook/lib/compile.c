@@ -14,8 +14,6 @@
 #include "tsync/cleanup.h"
 #include "tsync/filterfile.h"
 
-#define X32_SYSCALL_BIT 0x40000000u
-
 void tsync_program_free(struct tsync_program *p)
 {
         if (!p)
@@ -34,7 +32,7 @@ static void seccomp_releasep(scmp_filter_ctx *ctx)
 uint32_t tsync_audit_arch(uint32_t scmp_arch)
 {
         /* libseccomp's tokens are audit arches, except x32, which the kernel
-         * reports as x86_64 with X32_SYSCALL_BIT set in the syscall number. */
+         * reports as x86_64 with TSYNC_X32_SYSCALL_BIT set in the syscall number. */
         if (scmp_arch == SCMP_ARCH_X32)
                 return AUDIT_ARCH_X86_64;
         return scmp_arch;
@@ -198,17 +196,17 @@ static int build_stub(const struct tsync_profile *p, const uint32_t *arches, siz
                 emit(s, BPF_LD | BPF_W | BPF_ABS, 0 /* nr */, 0, 0);
                 if (have64 && havex32) {
                         size_t split = s->len;
-                        emit(s, BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, 0, L_NEXT);
+                        emit(s, BPF_JMP | BPF_JGE | BPF_K, TSYNC_X32_SYSCALL_BIT, 0, L_NEXT);
                         emit(s, BPF_JMP | BPF_JGT | BPF_K, (uint32_t)max64, L_ENOSYS, L_END);
                         s->jt[split] = (int)s->len;
                         emit(s, BPF_JMP | BPF_JGT | BPF_K, (uint32_t)max32x, L_ENOSYS, L_END);
                 } else if (have64) {
                         /* x32 numbers are not ours to judge here: libseccomp's program
                          * sends them to the bad-arch action. */
-                        emit(s, BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, L_END, L_NEXT);
+                        emit(s, BPF_JMP | BPF_JGE | BPF_K, TSYNC_X32_SYSCALL_BIT, L_END, L_NEXT);
                         emit(s, BPF_JMP | BPF_JGT | BPF_K, (uint32_t)max64, L_ENOSYS, L_END);
                 } else {
-                        emit(s, BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, L_NEXT, L_END);
+                        emit(s, BPF_JMP | BPF_JGE | BPF_K, TSYNC_X32_SYSCALL_BIT, L_NEXT, L_END);
                         emit(s, BPF_JMP | BPF_JGT | BPF_K, (uint32_t)max32x, L_ENOSYS, L_END);
                 }
         }

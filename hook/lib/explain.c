@@ -76,6 +76,10 @@ static bool names_syscall(const struct tsync_rule *r, uint32_t abi, int nr)
 int tsync_explain(const struct tsync_profile *p, const struct tsync_program *prog, uint32_t native, uint32_t abi,
                   int nr, const uint64_t args[6], struct tsync_explanation *ret, struct tsync_err *err)
 {
+        /* x32 and x86_64 share AUDIT_ARCH_X86_64; only the number's x32 bit
+         * tells them apart, so a number without it is an x86_64 call. */
+        if (abi == SCMP_ARCH_X32 && !((uint32_t)nr & TSYNC_X32_SYSCALL_BIT))
+                abi = SCMP_ARCH_X86_64;
         struct tsync_bpf_input in = { .nr = nr, .arch = tsync_audit_arch(abi) };
         struct tsync_bpf_result res;
         bool abi_32bit = abi == SCMP_ARCH_X86 || abi == SCMP_ARCH_ARM || abi == SCMP_ARCH_MIPS ||
@@ -88,7 +92,8 @@ int tsync_explain(const struct tsync_profile *p, const struct tsync_program *pro
                 return r;
 
         struct tsync_explanation e = {
-                .ret = res.ret, .executed = res.executed, .read_args = res.read_args, .decider = TSYNC_DECIDED_UNEXPLAINED
+                .ret = res.ret, .executed = res.executed, .read_args = res.read_args, .decider = TSYNC_DECIDED_UNEXPLAINED,
+                .abi = abi
         };
         if (!abi_listed(p, native, abi)) {
                 e.decider = TSYNC_DECIDED_BY_BAD_ARCH;

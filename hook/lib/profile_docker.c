@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 
 #include "profile_internal.h"
+#include "tsync/capnames.h"
 #include "tsync/cleanup.h"
 
 /* libseccomp-golang's ScmpArch.String(): what upstream compares
@@ -181,7 +181,7 @@ static int parse_filter_caps(const struct tsync_json *v, const char *path, uint6
         for (size_t i = 0; i < v->u.array.len; i++) {
                 char at[TSYNC_PATH_MAX];
                 const char *s;
-                cap_value_t c;
+                int c;
                 bool canonical;
 
                 tsync_path(at, "%s[%zu]", path, i);
@@ -198,7 +198,8 @@ static int parse_filter_caps(const struct tsync_json *v, const char *path, uint6
                         canonical = (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
                 if (!canonical)
                         return tsync_error(err, EINVAL, "%s: capability '%s' is not of the form 'CAP_NAME'", at, s);
-                if (cap_from_name(s, &c) != 0 || c < 0 || c > 63)
+                c = tsync_capname_lookup(s, strlen(s));
+                if (c < 0)
                         return tsync_error(err, EINVAL, "%s: capability '%s' is unknown", at, s);
                 caps |= (uint64_t)1 << c;
         }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsync/capnames.h"
 #include "tsync/cleanup.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
@@ -183,6 +184,10 @@ static int lend_capabilities(struct tsync_json *caps)
         return 0;
 }
 
+/* The init's option text for one set: the entries runc would take, comma-joined.
+ * An entry runc ignores ("sys_admin", "CAP_KILL,CAP_SYS_ADMIN") is left out
+ * here, so that no spelling reaches the init that runc would not honour; names
+ * this kernel lacks stay, and the init leaves them out with a warning. */
 static char *join_caps(const struct tsync_json *set)
 {
         char *buf = NULL;
@@ -193,7 +198,7 @@ static char *join_caps(const struct tsync_json *set)
         size_t n = 0;
         for (size_t i = 0; set && set->type == TSYNC_JSON_ARRAY && i < set->u.array.len; i++) {
                 const struct tsync_json *v = set->u.array.items[i];
-                if (v->type == TSYNC_JSON_STRING)
+                if (v->type == TSYNC_JSON_STRING && tsync_capname_lookup(v->u.string.ptr, v->u.string.len) >= 0)
                         fprintf(f, "%s%s", n++ ? "," : "", v->u.string.ptr);
         }
         if (n == 0)

@@ -150,6 +150,11 @@ testExplainNamesTheDecidingRule() {
         grep -q "ENOSYS stub" "$WORK/out" || fail "$(cat "$WORK/out")"
         run explain --abi x32 "$FIXTURES/basic.json" read
         grep -q "bad-architecture" "$WORK/out" || fail "$(cat "$WORK/out")"
+        # Without the x32 bit the kernel sees an x86_64 call: the stub decides it.
+        run explain --abi x32 "$FIXTURES/basic.json" 1326
+        grep -q -- "-> ERRNO(38)" "$WORK/out" || fail "$(cat "$WORK/out")"
+        grep -q "seen by the filter as: SCMP_ARCH_X86_64" "$WORK/out" || fail "$(cat "$WORK/out")"
+        grep -q "ENOSYS stub" "$WORK/out" || fail "$(cat "$WORK/out")"
         run explain --abi x86 "$FIXTURES/basic.json" mkdir
         grep -q "nr 39) -> ERRNO(13)" "$WORK/out" || fail "$(cat "$WORK/out")"
 }

@@ -497,6 +497,60 @@ testCapabilitiesTheInitCannotGiveAreRefused() {
         assertRefused 121 "'CAP_NOT_A_CAP' is not a capability"
 }
 
+# The lines of PID 1's threads, as the workload sees them: "tid CapInh=... NoNewPrivs=...".
+INIT_THREADS='for t in /proc/1/task/*; do
+  echo "initthread $(basename $t) $(grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" $t/status | tr -d "\t" | tr ":\n" "= ")"
+done
+echo "pid1owner $(stat -c %u /proc/1/environ) selfowner $(stat -c %u /proc/self/environ) uid $(id -u)"
+cat /proc/self/status >/dev/null && echo "self-status ok"'
+
+# assertInitThreads BND INH AMB PRM EFF NNP: both threads of PID 1 (main and signals) in $T/out
+# show exactly these sets.
+assertInitThreads() {
+        local line n=0
+        while read -r line; do
+                n=$((n + 1))
+                assertCaps "$line" "$@"
+        done < <(grep '^initthread ' "$T/out")
+        assertEquals "PID 1's threads: $(cat "$T/out")" 2 "$n"
+}
+
+testEveryThreadOfTheInitEndsWithWhatItHandsTheWorkload() {
+        # Non-root, CAP_SYS_ADMIN and CAP_SETPCAP lent through the ambient set: the main thread
+        # loads with them and drops them after; the signal thread never keeps them.
+        in_pidns setpriv --reuid 1000 --regid 1000 --clear-groups \
+                --inh-caps +sys_admin,+setpcap,+chown,+kill --ambient-caps +sys_admin,+setpcap,+chown,+kill -- \
+                "$INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN,CAP_KILL --permitted CAP_CHOWN,CAP_KILL \
+                --effective CAP_CHOWN --inheritable CAP_CHOWN,CAP_KILL --ambient CAP_CHOWN -- sh -c "$INIT_THREADS"
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        assertInitThreads CAP_CHOWN,CAP_KILL CAP_CHOWN,CAP_KILL CAP_CHOWN CAP_CHOWN,CAP_KILL CAP_CHOWN 0
+        # Root with NO_NEW_PRIVS: everything final (and proven) before the load.
+        run_init --no-new-privs -f "$T/deny.tsync" --bounding CAP_KILL,CAP_NET_RAW --permitted CAP_KILL \
+                --effective CAP_KILL --inheritable "" --ambient "" -- sh -c "$INIT_THREADS"
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        assertInitThreads CAP_KILL,CAP_NET_RAW "" "" CAP_KILL CAP_KILL 1
+}
+
+testPid1IsNotDumpableYetProvesItselfAsNonRootAndInAUserNamespace() {
+        # Non-root: PID 1's /proc is root's (non-dumpable), the workload's its own, as in a plain run.
+        in_pidns setpriv --reuid 1000 --regid 1000 --clear-groups \
+                --inh-caps +sys_admin,+setpcap --ambient-caps +sys_admin,+setpcap -- \
+                "$INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN --permitted "" --effective "" --inheritable "" \
+                --ambient "" -- sh -c "$INIT_THREADS"
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        assertEquals "pid1owner 0 selfowner 1000 uid 1000" "$(grep '^pid1owner' "$T/out")"
+        grep -q '^self-status ok$' "$T/out" || fail "$(cat "$T/out")"
+        assertInitThreads CAP_CHOWN "" "" "" "" 0
+        # In a user namespace, as its root: the proof reads /proc/self/task there too.
+        timeout --preserve-status -s KILL 60 unshare --user --map-root-user --pid --fork --kill-child --mount-proc \
+                "$INIT" -f "$T/deny.tsync" --bounding CAP_KILL --permitted CAP_KILL --effective CAP_KILL \
+                --inheritable "" --ambient "" -- sh -c "$INIT_THREADS" >"$T/out" 2>"$T/err"
+        rc=$?
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        grep -q '^self-status ok$' "$T/out" || fail "$(cat "$T/out")"
+        assertInitThreads CAP_KILL "" "" CAP_KILL CAP_KILL 0
+}
+
 testExecModeReplacesTheInitWithTheWorkload() {
         run_init --exec -f "$T/deny.tsync" -- sh -c \
                 'echo pid=$$ tasks=$(ls /proc/1/task | wc -l); grep "^Seccomp_filters:" /proc/self/status; exit 42'

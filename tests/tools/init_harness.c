@@ -1,9 +1,12 @@
 /* Runs the real init flow (shim_main) after arranging the process the way a
  * test needs it, which the init itself would never do:
- *   init_harness [--diverge TIDFILE] [--pending-signal SIG] -- INIT-OPTIONS -- CMD [ARG...]
+ *   init_harness [--diverge TIDFILE] [--stray] [--pending-signal SIG] -- INIT-OPTIONS -- CMD [ARG...]
  *   --diverge TIDFILE     a sibling thread named "diverger" first installs a filter of
  *                         its own (plain, no TSYNC) and writes its TID to TIDFILE, so
  *                         the init's TSYNC must fail naming it
+ *   --stray               a sibling thread named "stray" that the init does not know of
+ *                         (it only waits) keeps the capabilities the process started with:
+ *                         the init's proof of every thread's capabilities must name it
  *   --pending-signal SIG  SIG (a number) is sent to the process before the init starts,
  *                         so it is pending when the signal thread comes up: the init
  *                         must remember it and forward it to the workload
@@ -14,6 +17,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,17 +56,34 @@ static void *diverger(void *arg)
         return NULL;
 }
 
+static void *stray(void *arg)
+{
+        sigset_t all;
+        (void)arg;
+
+        (void)sigfillset(&all);
+        (void)pthread_sigmask(SIG_SETMASK, &all, NULL);
+        (void)prctl(PR_SET_NAME, "stray", 0, 0, 0);
+        (void)sem_post(&ready);
+        for (;;)
+                pause();
+        return NULL;
+}
+
 int main(int argc, char **argv)
 {
         int i = 1, pending = 0;
+        bool with_stray = false;
 
         for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
                 if (strcmp(argv[i], "--diverge") == 0 && i + 1 < argc) {
                         tid_file = argv[++i];
+                } else if (strcmp(argv[i], "--stray") == 0) {
+                        with_stray = true;
                 } else if (strcmp(argv[i], "--pending-signal") == 0 && i + 1 < argc) {
                         pending = atoi(argv[++i]);
                 } else {
-                        fprintf(stderr, "init_harness: usage: init_harness [--diverge TIDFILE] "
+                        fprintf(stderr, "init_harness: usage: init_harness [--diverge TIDFILE] [--stray] "
                                         "[--pending-signal SIG] -- INIT-OPTIONS -- CMD [ARG...]\n");
                         return 2;
                 }
@@ -94,6 +115,16 @@ int main(int argc, char **argv)
                         fprintf(stderr, "init_harness: diverger: %s\n", strerror(diverge_error));
                         return 2;
                 }
+        }
+        if (with_stray) {
+                pthread_t t;
+                (void)sem_init(&ready, 0, 0);
+                if (pthread_create(&t, NULL, stray, NULL) != 0) {
+                        fprintf(stderr, "init_harness: pthread_create failed\n");
+                        return 2;
+                }
+                while (sem_wait(&ready) < 0 && errno == EINTR)
+                        ;
         }
         /* argv[i] is "--": it becomes the init's argv[0]. */
         argv[i] = (char *)INIT_PROGRAM;

@@ -22,10 +22,13 @@ struct tsync_explanation {
         bool read_args;    /* the path read arguments (not cacheable by the kernel) */
         enum tsync_decider decider;
         size_t rule;       /* index into p->rules when decider is RULE */
+        uint32_t abi;      /* the ABI the filter sees: x32 asked for a number without
+                            * X32_SYSCALL_BIT is an x86_64 call to the kernel */
 };
 
 /* Simulates prog for syscall nr made through ABI abi (a SCMP_ARCH_* token; x32
- * numbers include X32_SYSCALL_BIT) with args, then names what decided the
+ * numbers include X32_SYSCALL_BIT, and one without it is judged as the x86_64
+ * call the kernel would see) with args, then names what decided the
  * result: the first rule whose syscall, conditions and action all match it,
  * the default action, the ENOSYS stub, or the bad-architecture action. */
 int tsync_explain(const struct tsync_profile *p, const struct tsync_program *prog, uint32_t native, uint32_t abi,

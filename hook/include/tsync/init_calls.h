@@ -1,0 +1,79 @@
+/* The system calls seccomp-tsync-init makes after its first filter is loaded,
+ * and whether a stack of filters lets them through. One table for the host
+ * (inject, precreate and check, which also know the runtime's own profile) and
+ * the init (which knows only the filters it loads).
+ *
+ * A plain runc or crun start makes essentially one call after its own load:
+ * execve. The init makes more when it supervises the workload (fork it, reap
+ * it, forward signals), so a profile that works with the runtime may deny
+ * them; then the workload runs in place of the init, as PID 1, which needs
+ * no more than the runtime's own start.
+ *
+ * libc only, no heap: the static init uses it before its first filter. */
+#pragma once
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tsync/error.h"
+
+/* The AUDIT_ARCH_* of the calls this program makes (the init is built for the host). */
+#if defined(__x86_64__)
+#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_PPC64LE
+#elif defined(__s390x__)
+#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_S390X
+#endif
+
+/* How the init runs the workload. */
+enum tsync_init_route {
+        TSYNC_ROUTE_SUPERVISE, /* fork it, stay PID 1: reap, forward signals */
+        TSYNC_ROUTE_IN_PLACE,  /* execve it: it is PID 1, as in a plain runtime start */
+        TSYNC_ROUTE_NONE,      /* the filters deny even what running in place needs */
+};
+
+/* When a call is made, beyond its route. */
+enum {
+        TSYNC_CALL_ALWAYS = 0,
+        TSYNC_CALL_CAPS_AFTER = 1u << 0, /* without NO_NEW_PRIVS: capabilities change after the load */
+};
+
+struct tsync_init_call {
+        const char *name;
+        long nr;          /* native numbering */
+        uint64_t args[6]; /* what the init passes, where a filter might look */
+        unsigned routes;  /* bit (1u << route) for each route that makes it */
+        unsigned when;    /* TSYNC_CALL_* */
+        const char *why;  /* "start the workload as a child", ... */
+};
+
+extern const struct tsync_init_call tsync_init_calls[];
+extern const size_t tsync_init_ncalls;
+
+/* One program of the stack the init's threads run under, in load order. */
+struct tsync_stack_prog {
+        const struct sock_filter *insns;
+        size_t len;
+};
+
+/* The route the init can take under the stack: SUPERVISE when every call of
+ * that route is allowed (ALLOW or LOG by every program), else IN_PLACE when
+ * every call of that route is, else NONE. caps_after: the init changes its
+ * capabilities after the load (no NO_NEW_PRIVS). *ret_denied: NULL for
+ * SUPERVISE, the first supervising call refused for IN_PLACE, the first
+ * in-place call refused for NONE; *ret_action: the SECCOMP_RET_* value it got.
+ * -EINVAL if a program cannot be simulated (the message names it), or
+ * -EOPNOTSUPP on an architecture whose seccomp_data arch is not known here. */
+int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, bool caps_after, enum tsync_init_route *ret_route,
+                     const struct tsync_init_call **ret_denied, uint32_t *ret_action, struct tsync_err *err);
+
+/* "supervise", "in place", "none". */
+const char *tsync_init_route_name(enum tsync_init_route route);

@@ -1,0 +1,134 @@
+/* Privilege on every thread. Linux keeps the capability sets, the bounding and
+ * ambient sets, securebits and NO_NEW_PRIVS per thread, so a change made by
+ * the main thread leaves the signal thread as it was: with whatever was lent
+ * to the init (CAP_SYS_ADMIN, CAP_SETPCAP), in a process the workload may reach
+ * (ptrace, /proc/1/mem, if it ever could). So each thread makes the whole
+ * transition itself, and the result is proven from /proc for every thread in
+ * /proc/self/task, the way the filters are: each must show exactly what the
+ * workload is handed. The init starts no thread after the signal thread, and
+ * the workload is forked from the main thread once that is final. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "init.h"
+
+_Static_assert((int)TSYNC_CAPLINE_BND == (int)INIT_CAP_BOUNDING && (int)TSYNC_CAPLINE_PRM == (int)INIT_CAP_PERMITTED &&
+                       (int)TSYNC_CAPLINE_EFF == (int)INIT_CAP_EFFECTIVE &&
+                       (int)TSYNC_CAPLINE_INH == (int)INIT_CAP_INHERITABLE &&
+                       (int)TSYNC_CAPLINE_AMB == (int)INIT_CAP_AMBIENT,
+               "the status lines and the init's sets are indexed alike");
+
+static const char *const line_name[INIT_CAP_NSETS] = {
+        [INIT_CAP_BOUNDING] = "CapBnd",    [INIT_CAP_PERMITTED] = "CapPrm", [INIT_CAP_EFFECTIVE] = "CapEff",
+        [INIT_CAP_INHERITABLE] = "CapInh", [INIT_CAP_AMBIENT] = "CapAmb",
+};
+
+/* What /proc does not show everywhere (gVisor has no NoNewPrivs line), each
+ * thread checks on itself; securebits are never shown. */
+static int check_self(const struct init_caps *caps, const char *who)
+{
+        int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+        if (bits != caps->securebits || (bits < 0 && errno != EINVAL)) {
+                init_log("capabilities", "the %s thread (%d) has securebits 0x%x, not 0x%x as at start%s%s", who,
+                         (int)gettid(), bits, caps->securebits, bits < 0 ? ": " : "",
+                         bits < 0 ? init_strerror(errno) : "");
+                return -1;
+        }
+        int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+        if (nnp != (int)caps->expect_nnp) {
+                init_log("no_new_privs", "the %s thread (%d) has NO_NEW_PRIVS %d, the workload would get %d%s%s", who,
+                         (int)gettid(), nnp, (int)caps->expect_nnp, nnp < 0 ? ": " : "",
+                         nnp < 0 ? init_strerror(errno) : "");
+                return -1;
+        }
+        return 0;
+}
+
+struct job {
+        const struct init_caps *caps;
+        int rc;
+};
+
+static void signal_thread_job(void *arg)
+{
+        struct job *j = arg;
+
+        j->rc = -1;
+        if (init_caps_bounding(j->caps) < 0 || init_caps_nnp(j->caps) < 0 || init_caps_apply(j->caps) < 0 ||
+            check_self(j->caps, "signal") < 0)
+                return;
+        j->rc = 0;
+}
+
+int init_privs_threads(const struct init_caps *caps)
+{
+        /* Static: a signal thread that answers after we gave up must not write into a dead stack. */
+        static struct job job;
+
+        if (init_caps_bounding(caps) < 0 || init_caps_nnp(caps) < 0)
+                return INIT_EXIT_PRIVS;
+        if (!caps->caps_after_filter && init_caps_apply(caps) < 0)
+                return INIT_EXIT_PRIVS;
+        if (check_self(caps, "main") < 0)
+                return INIT_EXIT_PRIVS;
+        job = (struct job){.caps = caps, .rc = -1};
+        if (init_signals_run(signal_thread_job, &job) < 0)
+                return INIT_EXIT_PRIVS;
+        return job.rc < 0 ? INIT_EXIT_PRIVS : 0;
+}
+
+struct proof {
+        const struct init_caps *caps;
+        size_t threads;
+        struct tsync_err *err;
+};
+
+static int prove_one(const struct tsync_thread_status *st, void *data)
+{
+        struct proof *p = data;
+        const struct init_caps *caps = p->caps;
+
+        for (int s = 0; s < INIT_CAP_NSETS; s++) {
+                if (!st->cap_shown[s]) {
+                        /* gVisor: no ambient set, and no line for it. */
+                        if (s == INIT_CAP_AMBIENT && caps->no_ambient)
+                                continue;
+                        return tsync_error(p->err, EPERM,
+                                           "thread %d (%s) shows no %s line: its capabilities cannot "
+                                           "be verified",
+                                           (int)st->tid, st->name, line_name[s]);
+                }
+                if (st->caps[s] != caps->expect[s])
+                        return tsync_error(p->err, EPERM,
+                                           "thread %d (%s) shows %s %016" PRIx64 "; the workload gets %016" PRIx64,
+                                           (int)st->tid, st->name, line_name[s], st->caps[s], caps->expect[s]);
+        }
+        if (st->nnp < 0 && caps->nnp_shown)
+                return tsync_error(p->err, EPERM, "thread %d (%s) shows no NoNewPrivs line", (int)st->tid, st->name);
+        if (st->nnp >= 0 && st->nnp != (int)caps->expect_nnp)
+                return tsync_error(p->err, EPERM, "thread %d (%s) shows NoNewPrivs %d; the workload gets %d",
+                                   (int)st->tid, st->name, st->nnp, (int)caps->expect_nnp);
+        p->threads++;
+        return 0;
+}
+
+int init_privs_prove(const struct init_caps *caps)
+{
+        struct tsync_err err = {0};
+        struct proof p = {.caps = caps, .err = &err};
+
+        if (tsync_apply_threads(prove_one, &p, &err) < 0) {
+                init_log("capabilities", "%s", err.msg);
+                return INIT_EXIT_PRIVS;
+        }
+        /* The main thread itself is always there: nothing seen is no proof. */
+        if (p.threads == 0) {
+                init_log("capabilities", "no thread was seen in /proc/self/task: nothing is verified");
+                return INIT_EXIT_PRIVS;
+        }
+        return 0;
+}

@@ -1,0 +1,135 @@
+#include "tsync/init_calls.h"
+
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "tsync/bpf.h"
+
+#define SUPERVISE (1u << TSYNC_ROUTE_SUPERVISE)
+#define IN_PLACE  (1u << TSYNC_ROUTE_IN_PLACE)
+#define BOTH      (SUPERVISE | IN_PLACE)
+#define NEG1      UINT64_MAX /* -1 as a register holds it */
+
+/* What the init does today after its first filter (hook/init: shim.c, apply.c,
+ * run.c, signals.c, caps.c), with the arguments it passes where a profile may
+ * look at them. Keep it in step with the init: its own tests compare. */
+const struct tsync_init_call tsync_init_calls[] = {
+        {"openat", SYS_openat, {0}, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters"},
+        {"getdents64", SYS_getdents64, {0}, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters"},
+        {"read", SYS_read, {0}, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters"},
+        {"capset", SYS_capset, {0}, BOTH, TSYNC_CALL_CAPS_AFTER, "drop the capabilities lent for the load"},
+        {"prctl", SYS_prctl, {PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL}, BOTH, TSYNC_CALL_CAPS_AFTER,
+         "set the ambient capabilities"},
+        /* glibc's fork. */
+        {"clone", SYS_clone, {CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | SIGCHLD}, SUPERVISE, TSYNC_CALL_ALWAYS,
+         "start the workload as a child"},
+        {"rt_sigprocmask", SYS_rt_sigprocmask, {SIG_SETMASK}, BOTH, TSYNC_CALL_ALWAYS,
+         "unblock signals for the workload"},
+        {"execve", SYS_execve, {0}, BOTH, TSYNC_CALL_ALWAYS, "run the workload"},
+        {"wait4", SYS_wait4, {NEG1, 0, __WALL}, SUPERVISE, TSYNC_CALL_ALWAYS, "reap the workload and orphans"},
+        {"rt_sigtimedwait", SYS_rt_sigtimedwait, {0}, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals"},
+        {"kill", SYS_kill, {0}, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals"},
+        {"exit_group", SYS_exit_group, {0}, SUPERVISE, TSYNC_CALL_ALWAYS, "exit with the workload's status"},
+};
+const size_t tsync_init_ncalls = sizeof(tsync_init_calls) / sizeof(tsync_init_calls[0]);
+
+const char *tsync_init_route_name(enum tsync_init_route route)
+{
+        switch (route) {
+        case TSYNC_ROUTE_SUPERVISE:
+                return "supervise";
+        case TSYNC_ROUTE_IN_PLACE:
+                return "in place";
+        case TSYNC_ROUTE_NONE:
+                break;
+        }
+        return "none";
+}
+
+#ifdef TSYNC_NATIVE_AUDIT_ARCH
+/* The most restrictive answer of the stack, as the kernel picks it: the
+ * lowest action wins; ALLOW and LOG let the call through. */
+static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const struct tsync_init_call *c,
+                        uint32_t *ret, struct tsync_err *err)
+{
+        struct tsync_bpf_input in = {.nr = (int32_t)c->nr, .arch = TSYNC_NATIVE_AUDIT_ARCH};
+        uint32_t worst = SECCOMP_RET_ALLOW;
+
+        for (size_t i = 0; i < 6; i++)
+                in.args[i] = c->args[i];
+        for (size_t i = 0; i < n; i++) {
+                struct tsync_bpf_result res;
+                int r = tsync_bpf_simulate(progs[i].insns, progs[i].len, &in, &res, err);
+                if (r < 0)
+                        return tsync_error_prefix(err, "filter %zu", i + 1);
+                if ((int32_t)(res.ret & SECCOMP_RET_ACTION_FULL) < (int32_t)(worst & SECCOMP_RET_ACTION_FULL))
+                        worst = res.ret;
+        }
+        *ret = worst;
+        return 0;
+}
+
+static bool lets_through(uint32_t ret)
+{
+        uint32_t action = ret & SECCOMP_RET_ACTION_FULL;
+        return action == SECCOMP_RET_ALLOW || action == SECCOMP_RET_LOG;
+}
+
+/* The first call of route the stack refuses, or NULL. */
+static int first_refused(const struct tsync_stack_prog *progs, size_t n, bool caps_after, enum tsync_init_route route,
+                         const struct tsync_init_call **ret, uint32_t *ret_action, struct tsync_err *err)
+{
+        for (size_t i = 0; i < tsync_init_ncalls; i++) {
+                const struct tsync_init_call *c = &tsync_init_calls[i];
+                uint32_t answer = SECCOMP_RET_ALLOW;
+                if (!(c->routes & (1u << route)) || ((c->when & TSYNC_CALL_CAPS_AFTER) && !caps_after))
+                        continue;
+                int r = stack_answer(progs, n, c, &answer, err);
+                if (r < 0)
+                        return r;
+                if (!lets_through(answer)) {
+                        *ret = c;
+                        *ret_action = answer;
+                        return 0;
+                }
+        }
+        *ret = NULL;
+        return 0;
+}
+
+int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, bool caps_after, enum tsync_init_route *ret_route,
+                     const struct tsync_init_call **ret_denied, uint32_t *ret_action, struct tsync_err *err)
+{
+        const struct tsync_init_call *supervise, *in_place;
+        uint32_t supervise_action = SECCOMP_RET_ALLOW, in_place_action = SECCOMP_RET_ALLOW;
+
+        int r = first_refused(progs, n, caps_after, TSYNC_ROUTE_SUPERVISE, &supervise, &supervise_action, err);
+        if (r < 0)
+                return r;
+        if (!supervise) {
+                *ret_route = TSYNC_ROUTE_SUPERVISE;
+                *ret_denied = NULL;
+                *ret_action = SECCOMP_RET_ALLOW;
+                return 0;
+        }
+        r = first_refused(progs, n, caps_after, TSYNC_ROUTE_IN_PLACE, &in_place, &in_place_action, err);
+        if (r < 0)
+                return r;
+        *ret_route = in_place ? TSYNC_ROUTE_NONE : TSYNC_ROUTE_IN_PLACE;
+        *ret_denied = in_place ? in_place : supervise;
+        *ret_action = in_place ? in_place_action : supervise_action;
+        return 0;
+}
+#else
+int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, bool caps_after, enum tsync_init_route *ret_route,
+                     const struct tsync_init_call **ret_denied, uint32_t *ret_action, struct tsync_err *err)
+{
+        (void)progs, (void)n, (void)caps_after, (void)ret_route, (void)ret_denied, (void)ret_action;
+        return tsync_error(err, EOPNOTSUPP, "the init's calls are not known for this architecture");
+}
+#endif

@@ -1,0 +1,240 @@
+/* Capability names as runc 1.1.5 reads them (libcontainer/capabilities: a map
+ * from "CAP_" + strings.ToUpper(name) for every capability of gocapability's
+ * List() up to the kernel's cap_last_cap; anything else is ignored with
+ * "ignoring unknown or unavailable capabilities: [...]"), and the two places
+ * of the host that must follow it: the init's options and the bounding set
+ * Docker-format conditions are judged on. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tsync/capnames.h"
+#include "tsync/caps.h"
+#include "tsync/json.h"
+#include "tsync/rewrite.h"
+
+#define BIT(c) ((uint64_t)1 << (c))
+
+/* gocapability's String() names, in List() order (its enum_gen.go as vendored by runc 1.1.5). */
+static const char *const runc_names[] = {
+        "chown", "dac_override", "dac_read_search", "fowner", "fsetid", "kill", "setgid", "setuid", "setpcap",
+        "linux_immutable", "net_bind_service", "net_broadcast", "net_admin", "net_raw", "ipc_lock", "ipc_owner",
+        "sys_module", "sys_rawio", "sys_chroot", "sys_ptrace", "sys_pacct", "sys_admin", "sys_boot", "sys_nice",
+        "sys_resource", "sys_time", "sys_tty_config", "mknod", "lease", "audit_write", "audit_control", "setfcap",
+        "mac_override", "mac_admin", "syslog", "wake_alarm", "block_suspend", "audit_read", "perfmon", "bpf",
+        "checkpoint_restore",
+};
+
+static int kernel_last_cap(void)
+{
+        FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+        int v = -1;
+        if (f) {
+                if (fscanf(f, "%d", &v) != 1)
+                        v = -1;
+                fclose(f);
+        }
+        return v;
+}
+
+static struct tsync_json *parse(const char *s)
+{
+        struct tsync_json *doc = NULL;
+        struct tsync_err err = { 0 };
+        if (tsync_json_parse(s, strlen(s), NULL, &doc, &err) < 0)
+                tap_diag("parse: %s", err.msg);
+        return doc;
+}
+
+static void test_capnames_table_is_runcs(void)
+{
+        bool same = sizeof(runc_names) / sizeof(runc_names[0]) == TSYNC_CAPNAME_LAST + 1;
+        for (unsigned c = 0; same && c <= TSYNC_CAPNAME_LAST; c++) {
+                char want[64] = "CAP_";
+                for (size_t i = 0; runc_names[c][i]; i++)
+                        want[4 + i] = (char)toupper((unsigned char)runc_names[c][i]);
+                const char *got = tsync_capname(c);
+                if (!got || strcmp(got, want) != 0 || tsync_capname_lookup(want, strlen(want)) != (int)c) {
+                        tap_diag("capability %u: table '%s', runc '%s'", c, got ? got : "(none)", want);
+                        same = false;
+                }
+        }
+        tap_ok(same && tsync_capname(TSYNC_CAPNAME_LAST + 1) == NULL,
+               "test_capnames_table_is_runcs: CAP_CHOWN .. CAP_CHECKPOINT_RESTORE, each at its number");
+}
+
+static void test_capnames_odd_names_are_not_names(void)
+{
+        static const struct {
+                const char *name;
+                size_t len; /* 0: strlen */
+                int want;
+        } cases[] = {
+                { "CAP_SYS_ADMIN", 0, 21 },
+                { "CAP_CHOWN", 0, 0 },
+                { "CAP_CHECKPOINT_RESTORE", 0, 40 },
+                { "sys_admin", 0, -1 },
+                { "cap_sys_admin", 0, -1 },
+                { "Sys_Admin", 0, -1 },
+                { "Cap_Sys_Admin", 0, -1 },
+                { "CAP_sys_admin", 0, -1 },
+                { "SYS_ADMIN", 0, -1 },
+                { "CAP_KILL,CAP_SYS_ADMIN", 0, -1 },
+                { "CAP_SYS_ADMIN,", 0, -1 },
+                { "CAP_SYS_ADMIN ", 0, -1 },
+                { " CAP_SYS_ADMIN", 0, -1 },
+                { "CAP_SYS_ADMIN\n", 0, -1 },
+                { "CAP_SYS_ADMIN\0CAP_KILL", 22, -1 },
+                { "CAP_KILL\0", 9, -1 },
+                { "", 0, -1 },
+                { "CAP_", 0, -1 },
+                { "CAP_BOGUS", 0, -1 },
+                { "CAP_LAST_CAP", 0, -1 },
+                { "CAP_ALL", 0, -1 },
+                { "ALL", 0, -1 },
+                { "21", 0, -1 },
+                { "CAP_21", 0, -1 },
+                { "0x15", 0, -1 },
+                { "CAP_SYS_ADMINX", 0, -1 },
+                { "CAP_SYS_ADMI", 0, -1 },
+                { "none", 0, -1 },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                size_t len = cases[i].len ? cases[i].len : strlen(cases[i].name);
+                int got = tsync_capname_lookup(cases[i].name, len);
+                char shown[96];
+                size_t k = 0;
+                for (size_t j = 0; j < len && k + 5 < sizeof(shown); j++)
+                        k += (size_t)snprintf(shown + k, sizeof(shown) - k, isprint((unsigned char)cases[i].name[j]) ? "%c" : "\\x%02x",
+                                              (unsigned char)cases[i].name[j]);
+                shown[k] = '\0';
+                tap_ok(got == cases[i].want, "test_capnames_odd_names_are_not_names: '%s' -> %d, want %d", shown, got,
+                       cases[i].want);
+        }
+}
+
+static void test_capnames_runc_leaves_out_what_the_kernel_lacks(void)
+{
+        int last = kernel_last_cap();
+        if (last < 0) {
+                tap_skip("no /proc/sys/kernel/cap_last_cap", "test_capnames_runc_leaves_out_what_the_kernel_lacks");
+                return;
+        }
+        for (unsigned c = 0; c <= TSYNC_CAPNAME_LAST; c++) {
+                const char *n = tsync_capname(c);
+                int want = (int)c <= last ? (int)c : -1;
+                if (tsync_cap_runc(n, strlen(n)) != want) {
+                        tap_ok(0, "test_capnames_runc_leaves_out_what_the_kernel_lacks: %s (cap_last_cap %d)", n, last);
+                        return;
+                }
+        }
+        tap_ok(tsync_cap_runc("sys_admin", 9) == -1, "test_capnames_runc_leaves_out_what_the_kernel_lacks (cap_last_cap %d)",
+               last);
+}
+
+static const char *odd_caps = "{\"bounding\": [\"CAP_KILL\", \"sys_admin\", \"CAP_KILL,CAP_SYS_ADMIN\", \"CAP_SYS_ADMIN \","
+                              "  \"Sys_Admin\", \"cap_sys_admin\", \"\", \"CAP_BOGUS\", \"CAP_BAD\\u0000\"],"
+                              " \"effective\": [\"CAP_KILL\", \"sys_admin\"], \"permitted\": [\"CAP_KILL\", \"sys_admin\"],"
+                              " \"inheritable\": [], \"ambient\": [\"sys_admin\"]}";
+
+static void test_capnames_a_configs_bounding_set_as_runc_reads_it(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *caps = parse(odd_caps);
+        uint64_t b = 0;
+        int r = tsync_caps_bounding_of(caps, "process.capabilities.bounding", &b, &err);
+        tap_ok(r == 0 && b == BIT(5), "test_capnames_a_configs_bounding_set_as_runc_reads_it: CAP_KILL alone (0x%llx, %s)",
+               (unsigned long long)b, err.msg);
+        struct tsync_json *bad = parse("{\"bounding\": [\"CAP_KILL\", 21]}");
+        r = tsync_caps_bounding_of(bad, "process.capabilities.bounding", &b, &err);
+        tap_ok(r < 0 && strstr(err.msg, "process.capabilities.bounding[1]"),
+               "test_capnames_a_number_is_a_config_error_as_in_runc (%s)", err.msg);
+        tsync_json_free(bad);
+        tsync_json_free(caps);
+}
+
+static void test_capnames_one_warning_in_runcs_words(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_warnings w = { 0 };
+        struct tsync_json *caps = parse(odd_caps);
+        int r = tsync_caps_warn_ignored(caps, &w, &err);
+        const char *want = "process.capabilities: ignoring unknown or unavailable capabilities: "
+                           "[ CAP_BAD\\x00 CAP_BOGUS CAP_KILL,CAP_SYS_ADMIN CAP_SYS_ADMIN  Sys_Admin cap_sys_admin "
+                           "sys_admin]";
+        tap_ok(r == 0 && w.len == 1 && strncmp(w.msgs[0], want, strlen(want)) == 0,
+               "test_capnames_one_warning_in_runcs_words: %s", w.len ? w.msgs[0] : "(none)");
+        tsync_warnings_clear(&w);
+        struct tsync_json *fine = parse("{\"bounding\": [\"CAP_KILL\"], \"ambient\": []}");
+        r = tsync_caps_warn_ignored(fine, &w, &err);
+        tap_ok(r == 0 && w.len == 0, "test_capnames_no_warning_for_exact_names");
+        r = tsync_caps_warn_ignored(NULL, &w, &err);
+        tap_ok(r == 0 && w.len == 0, "test_capnames_no_warning_without_capabilities");
+        tsync_json_free(fine);
+        tsync_json_free(caps);
+}
+
+/* The value after OPT in the init's args of a rewritten config, or NULL. */
+static const char *init_option(const struct tsync_json *config, const char *opt)
+{
+        const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
+        for (size_t i = 0; args && i + 1 < args->u.array.len; i++) {
+                if (strcmp(args->u.array.items[i]->u.string.ptr, "--") == 0)
+                        break;
+                if (strcmp(args->u.array.items[i]->u.string.ptr, opt) == 0)
+                        return args->u.array.items[i + 1]->u.string.ptr;
+        }
+        return NULL;
+}
+
+static void test_capnames_the_init_gets_only_names_runc_honours(void)
+{
+        struct tsync_err err = { 0 };
+        char *text = NULL;
+        if (asprintf(&text, "{\"process\": {\"args\": [\"sh\"], \"capabilities\": %s}}", odd_caps) < 0)
+                return;
+        struct tsync_json *c = parse(text);
+        const char *layers[] = { "/a.json" };
+        struct tsync_rewrite_opts o = { .layers = layers,
+                                        .n_layers = 1,
+                                        .state_dir = "/bundle/oci-seccomp-tsync",
+                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+        int r = tsync_rewrite(c, &o, &err);
+        static const struct {
+                const char *opt, *want;
+        } want[] = {
+                { "--bounding", "CAP_KILL" }, { "--effective", "CAP_KILL" }, { "--permitted", "CAP_KILL" },
+                { "--inheritable", "none" },  { "--ambient", "none" },
+        };
+        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+                const char *got = r == 0 ? init_option(c, want[i].opt) : NULL;
+                tap_ok(got && strcmp(got, want[i].want) == 0, "test_capnames_the_init_gets_only_names_runc_honours: %s %s (%s)",
+                       want[i].opt, got ? got : "(missing)", r == 0 ? "" : err.msg);
+        }
+        tsync_json_free(c);
+        free(text);
+}
+
+static void test_capnames_a_typed_list_stays_lenient(void)
+{
+        struct tsync_err err = { 0 };
+        uint64_t m = 0;
+        int r = tsync_caps_parse_list("sys_admin,CAP_KILL,cap_chown", &m, &err);
+        tap_ok(r == 0 && m == (BIT(21) | BIT(5) | BIT(0)), "test_capnames_a_typed_list_stays_lenient (%s)", err.msg);
+        r = tsync_caps_parse_list("CAP_BOGUS", &m, &err);
+        tap_ok(r < 0 && strstr(err.msg, "'CAP_BOGUS' is unknown"), "test_capnames_a_typed_unknown_name_is_an_error");
+}
+
+int main(void)
+{
+        test_capnames_table_is_runcs();
+        test_capnames_odd_names_are_not_names();
+        test_capnames_runc_leaves_out_what_the_kernel_lacks();
+        test_capnames_a_configs_bounding_set_as_runc_reads_it();
+        test_capnames_one_warning_in_runcs_words();
+        test_capnames_the_init_gets_only_names_runc_honours();
+        test_capnames_a_typed_list_stays_lenient();
+        return tap_done();
+}

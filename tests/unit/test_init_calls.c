@@ -1,0 +1,169 @@
+/* The init's route under a stack of filters: the profiles runc's and crun's own
+ * seccomp tests run, compiled by us and simulated against the calls the init
+ * makes after its load. Each answer is also checked against the real kernel:
+ * the call that decides the route is made by a child under the compiled stack. */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "tsync/cleanup.h"
+#include "tsync/compile.h"
+#include "tsync/init_calls.h"
+#include "tsync/source.h"
+
+/* A profile's JSON text, or "@path" for a file under the source tree. */
+static struct tsync_program *compile_text(const char *text)
+{
+        struct tsync_err err = {0};
+        struct tsync_source_opts so = {.format = TSYNC_FORMAT_AUTO};
+        struct tsync_source_info info;
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        _cleanup_profile_ struct tsync_profile *p = NULL;
+        struct tsync_program *prog = NULL;
+        struct tsync_compile_opts co = {0};
+        struct tsync_warnings w = {0};
+        char path[4096];
+        int r;
+
+        if (text[0] == '@') {
+                (void)snprintf(path, sizeof(path), "%s/%s", getenv("TSYNC_TOP") ? getenv("TSYNC_TOP") : ".", text + 1);
+                r = tsync_source_load(path, &so, &p, &info, &err);
+        } else {
+                r = tsync_json_parse(text, strlen(text), NULL, &doc, &err);
+                if (r == 0)
+                        r = tsync_source_from_json(doc, &so, &p, &info, &err);
+        }
+        if (r < 0 || tsync_compile(p, &co, &prog, &w, &err) < 0) {
+                tap_diag("compile: %s", err.msg);
+                return NULL;
+        }
+        tsync_warnings_clear(&w);
+        return prog;
+}
+
+/* Whether the kernel lets call c through a child that loads progs (-1: could not tell). */
+static int kernel_lets_through(struct tsync_program *const *progs, size_t n, const struct tsync_init_call *c)
+{
+        pid_t pid = fork();
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                        _exit(3);
+                for (size_t i = 0; i < n; i++) {
+                        struct sock_fprog f = {.len = (unsigned short)progs[i]->len, .filter = progs[i]->insns};
+                        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f) < 0)
+                                _exit(3);
+                }
+                /* Only calls that are harmless here: the ones that would act get args that fail. */
+                long r = syscall(c->nr, c->nr == SYS_execve ? 0 : c->args[0], c->nr == SYS_clone ? 0 : c->args[1],
+                                 c->args[2], c->args[3], c->args[4], c->args[5]);
+                _exit(r < 0 && (errno == EPERM || errno == 6 || errno == ENOSYS) ? 1 : 0);
+        }
+        int st;
+        if (waitpid(pid, &st, 0) != pid)
+                return -1;
+        if (WIFSIGNALED(st))
+                return 0; /* KILL actions */
+        return WIFEXITED(st) && WEXITSTATUS(st) <= 1 ? WEXITSTATUS(st) == 0 : -1;
+}
+
+struct row {
+        const char *name;
+        const char *profiles[2];
+        bool caps_after;
+        enum tsync_init_route route;
+        const char *denied; /* NULL for SUPERVISE */
+};
+
+/* runc's tests/integration/testdata errnoRet-style allow-list: no clone. */
+#define ALLOW_LIST_NO_CLONE                                                                                        \
+        "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":6,\"syscalls\":[{\"names\":[\"read\","        \
+        "\"write\",\"openat\",\"getdents64\",\"close\",\"execve\",\"rt_sigprocmask\",\"exit_group\",\"brk\","      \
+        "\"mmap\",\"arch_prctl\",\"set_tid_address\",\"capset\",\"prctl\"],\"action\":\"SCMP_ACT_ALLOW\"}]}"
+/* crun's test_seccomp_errno_default list: no clone, no getdents64. */
+#define CRUN_ERRNO_DEFAULT                                                                                         \
+        "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":1,\"syscalls\":[{\"names\":[\"read\","        \
+        "\"write\",\"exit\",\"exit_group\",\"rt_sigreturn\",\"brk\",\"mmap\",\"munmap\",\"mprotect\","             \
+        "\"arch_prctl\",\"set_tid_address\",\"set_robust_list\",\"rseq\",\"prlimit64\",\"futex\",\"getrandom\","   \
+        "\"close\",\"execve\",\"openat\",\"newfstatat\",\"fstat\",\"access\",\"readlink\",\"getuid\",\"getgid\","  \
+        "\"geteuid\",\"getegid\",\"prctl\",\"uname\",\"readlinkat\",\"fcntl\",\"dup\",\"dup2\",\"dup3\",\"lseek\","\
+        "\"ioctl\",\"getcwd\",\"chdir\",\"rt_sigaction\",\"rt_sigprocmask\",\"sigaltstack\",\"clock_gettime\","    \
+        "\"gettid\",\"tgkill\",\"getpid\",\"getppid\",\"wait4\"],\"action\":\"SCMP_ACT_ALLOW\"}]}"
+#define DENY(call)                                                                                                 \
+        "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"" call "\"],"                            \
+        "\"action\":\"SCMP_ACT_ERRNO\"}]}"
+#define KILL_DEFAULT_NO_GETDENTS                                                                                   \
+        "{\"defaultAction\":\"SCMP_ACT_KILL\",\"syscalls\":[{\"names\":[\"read\",\"write\",\"openat\",\"close\","  \
+        "\"execve\",\"clone\",\"wait4\",\"rt_sigprocmask\",\"rt_sigtimedwait\",\"kill\",\"exit_group\"],"         \
+        "\"action\":\"SCMP_ACT_ALLOW\"}]}"
+
+static const struct row rows[] = {
+        {"allow-all", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}"}, false, TSYNC_ROUTE_SUPERVISE, NULL},
+        {"deny-namespaces' clone rule lets fork through", {"@configs/profiles/deny-namespaces.json"}, false, TSYNC_ROUTE_SUPERVISE, NULL},
+        {"allow-list without clone", {ALLOW_LIST_NO_CLONE}, false, TSYNC_ROUTE_IN_PLACE, "clone"},
+        {"crun's errno-default list", {CRUN_ERRNO_DEFAULT}, false, TSYNC_ROUTE_NONE, "getdents64"},
+        {"KILL_THREAD default without getdents64", {KILL_DEFAULT_NO_GETDENTS}, false, TSYNC_ROUTE_NONE, "getdents64"},
+        {"wait4 denied in the second filter", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("wait4")}, false,
+         TSYNC_ROUTE_IN_PLACE, "wait4"},
+        {"execve denied", {DENY("execve")}, false, TSYNC_ROUTE_NONE, "execve"},
+        {"capset denied, NO_NEW_PRIVS", {DENY("capset")}, false, TSYNC_ROUTE_SUPERVISE, NULL},
+        {"capset denied, caps after the load", {DENY("capset")}, true, TSYNC_ROUTE_NONE, "capset"},
+        {"kill denied", {DENY("kill")}, false, TSYNC_ROUTE_IN_PLACE, "kill"},
+};
+
+static void test_init_calls_route(const struct row *row)
+{
+        struct tsync_program *progs[2] = {NULL, NULL};
+        struct tsync_stack_prog stack[2];
+        size_t n = 0;
+        struct tsync_err err = {0};
+
+        for (; n < 2 && row->profiles[n]; n++) {
+                progs[n] = compile_text(row->profiles[n]);
+                if (!progs[n]) {
+                        tap_ok(0, "test_init_calls_route %s: compiles", row->name);
+                        goto out;
+                }
+                stack[n] = (struct tsync_stack_prog){.insns = progs[n]->insns, .len = progs[n]->len};
+        }
+        enum tsync_init_route route;
+        const struct tsync_init_call *denied;
+        uint32_t action;
+        int r = tsync_init_route(stack, n, row->caps_after, &route, &denied, &action, &err);
+        tap_ok(r == 0 && route == row->route, "test_init_calls_route %s: %s (got %s%s%s)", row->name,
+               tsync_init_route_name(row->route), r < 0 ? err.msg : tsync_init_route_name(route),
+               denied ? ", denied " : "", denied ? denied->name : "");
+        tap_ok(r == 0 && (row->denied ? denied && strcmp(denied->name, row->denied) == 0 : !denied),
+               "test_init_calls_route %s: names %s", row->name, row->denied ? row->denied : "no call");
+        if (r == 0 && denied) {
+                int k = kernel_lets_through(progs, n, denied);
+                tap_ok(k == 0, "test_init_calls_route %s: the kernel refuses %s too (%d)", row->name, denied->name,
+                       k);
+        }
+out:
+        for (size_t i = 0; i < 2; i++)
+                tsync_program_free(progs[i]);
+}
+
+static void test_init_calls_table_is_native(void)
+{
+        bool ok = tsync_init_ncalls > 0;
+        for (size_t i = 0; i < tsync_init_ncalls; i++)
+                ok = ok && tsync_init_calls[i].nr >= 0 && tsync_init_calls[i].routes != 0 && tsync_init_calls[i].why;
+        tap_ok(ok, "test_init_calls_table_is_native: every call has a number, a route and a reason");
+}
+
+int main(void)
+{
+        test_init_calls_table_is_native();
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                test_init_calls_route(&rows[i]);
+        return tap_done();
+}
