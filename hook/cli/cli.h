@@ -25,6 +25,10 @@ struct cli_input {
         const char *config; /* --config: capabilities from its bounding set */
         const char *cache_dir;
         bool no_cache;
+        /* Unknown keys in a config's linux.seccomp (warnings): cli_load prints
+         * them unless keep_warnings, then they stay here for the caller. */
+        bool keep_warnings;
+        struct tsync_warnings warnings;
 };
 
 /* Prints "oci-seccomp-tsync: <where>: <message>" on one line. */

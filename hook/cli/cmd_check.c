@@ -47,7 +47,9 @@ int cmd_check(int argc, char **argv)
         struct tsync_err err = { 0 };
         _cleanup_profile_ struct tsync_profile *profile = NULL;
         struct tsync_source_info info;
+        in.keep_warnings = true; /* counted below with the lint's */
         if (cli_load(&in, path, &profile, &info, &err) < 0) {
+                tsync_warnings_clear(&in.warnings);
                 cli_error("check", &err);
                 return CLI_EXIT_FAILED;
         }
@@ -59,15 +61,21 @@ int cmd_check(int argc, char **argv)
         int r = tsync_compile(profile, &quiet, &prog, &ignored, &err);
         tsync_warnings_clear(&ignored);
         if (r < 0) {
+                tsync_warnings_clear(&in.warnings);
                 cli_error(path, &err);
                 return CLI_EXIT_FAILED;
         }
         uint32_t native = in.compile.native_arch ? in.compile.native_arch : seccomp_arch_native();
         struct tsync_lint lint = { 0 };
         if (tsync_lint(profile, prog, native, in.compile.strict, &lint, &err) < 0) {
+                tsync_warnings_clear(&in.warnings);
                 cli_error(path, &err);
                 return CLI_EXIT_FAILED;
         }
+        for (size_t i = 0; i < in.warnings.len; i++)
+                printf("%s: warning: %s\n", path, in.warnings.msgs[i]);
+        lint.warnings += in.warnings.len;
+        tsync_warnings_clear(&in.warnings);
         for (size_t i = 0; i < lint.len; i++)
                 printf("%s: %s: %s\n", path, lint.findings[i].severity == TSYNC_LINT_ERROR ? "error" : "warning",
                        lint.findings[i].msg);

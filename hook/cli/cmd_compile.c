@@ -17,7 +17,9 @@ static void help(FILE *f)
                 "Usage: %s compile [OPTIONS] PROFILE\n"
                 "Translates PROFILE (an OCI config.json, a linux.seccomp object or a Docker-format profile)\n"
                 "into a BPF program.\n\n" CLI_INPUT_HELP
-                "  -o, --output FILE     write there (atomically) instead of standard output\n"
+                "  -o, --output FILE     write there instead of standard output ('-'): a new or regular file of ours\n"
+                "                        is replaced atomically, a character device or a FIFO with a reader is\n"
+                "                        written in place; a symbolic link or anything else is refused\n"
                 "  -O, --output-format F raw (default: struct sock_filter[], as seccomp_export_bpf writes)\n"
                 "                        or tsync (the filter file seccomp-tsync-init reads)\n"
                 "      --cache-dir DIR   reuse and keep compiled programs in DIR\n"
@@ -94,8 +96,10 @@ int cmd_compile(int argc, char **argv)
                 }
                 bytes = encoded;
         }
+        if (output && strcmp(output, "-") == 0)
+                output = NULL;
         if (output) {
-                if (tsync_write_atomic(output, bytes, size, 0644, true, &err) < 0) {
+                if (tsync_write_output(output, bytes, size, 0644, &err) < 0) {
                         cli_error("compile", &err);
                         return CLI_EXIT_FAILED;
                 }

@@ -14,6 +14,7 @@
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
+#include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
@@ -194,9 +195,11 @@ static int make_state_dir(const char *root, char *ret, size_t size, struct tsync
         if (mkdir(root, 0711) < 0 && errno != EEXIST)
                 return tsync_error(err, errno, "%s: %s", root, strerror(errno));
         struct stat st;
-        if (lstat(root, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-                return tsync_error(err, EPERM, "%s: must be a directory owned by uid %u and writable by it alone",
-                                   root, (unsigned)geteuid());
+        if (lstat(root, &st) < 0)
+                return tsync_error(err, errno, "%s: %s", root, strerror(errno));
+        int r = tsync_check_private_dir(root, &st, err);
+        if (r < 0)
+                return r;
         char hex[33];
         for (size_t i = 0; i < sizeof(rnd); i++)
                 (void)snprintf(hex + 2 * i, 3, "%02x", rnd[i]);

@@ -66,7 +66,7 @@ int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opt
                 struct tsync_warnings w = { 0 };
                 struct tsync_compile_opts co = { 0 };
                 uint64_t caps;
-                int r = tsync_plan_load_profile(plan, first + (long)k, o, &p, &caps, &err);
+                int r = tsync_plan_load_profile(plan, first + (long)k, o, &p, &caps, &w, &err);
                 if (r == 0)
                         r = tsync_compile(p, &co, &prog, &w, &err);
                 cli_warnings(where, &w);
@@ -190,8 +190,17 @@ int cmd_inject(int argc, char **argv)
         }
         _cleanup_json_ struct tsync_json *config = NULL;
         struct stat st;
-        if (stat(config_path, &st) < 0) {
+        if (lstat(config_path, &st) < 0) {
                 cli_errorf("inject", "%s: %s", config_path, strerror(errno));
+                goto out;
+        }
+        /* A bundle may belong to whoever made it: its config.json must not
+         * lead root's read or write anywhere else. */
+        if (!S_ISREG(st.st_mode)) {
+                cli_errorf("inject", "%s: %s: refusing to read or replace it", config_path,
+                           S_ISLNK(st.st_mode)   ? "is a symbolic link"
+                           : S_ISDIR(st.st_mode) ? "is a directory"
+                                                 : "is not a regular file");
                 goto out;
         }
         if (tsync_json_parse_file(config_path, NULL, &config, &err) < 0) {

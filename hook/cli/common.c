@@ -113,7 +113,11 @@ int cli_load(struct cli_input *in, const char *path, struct tsync_profile **ret,
                         return r;
                 in->source.have_caps = true;
         }
-        return tsync_source_load(path, &in->source, ret, ret_info, err);
+        in->source.warnings = &in->warnings;
+        int r = tsync_source_load(path, &in->source, ret, ret_info, err);
+        if (!in->keep_warnings)
+                cli_warnings(path, &in->warnings);
+        return r;
 }
 
 int cli_compile(struct cli_input *in, const char *where, const struct tsync_profile *p, uint64_t caps,

@@ -1,6 +1,15 @@
-/* The compiled-filter cache: <dir>/<sha256 of the inputs>.bpf, in the filter
- * file format. An entry is only ever replaced whole (temp file, fsync, rename),
- * and anything that fails to decode is removed and rebuilt rather than trusted. */
+/* The compiled-filter cache: <dir>/<sha256 of the inputs>.bpf. An entry is a
+ * small header binding it to its key, then a filter file:
+ *   offset 0   char     magic[16]   ENTRY_MAGIC
+ *          16  uint32_t version     ENTRY_VERSION
+ *          20  uint32_t reserved    0
+ *          24  char     key[64]     the hex key the file is named after
+ *          88  uint8_t  digest[32]  SHA-256 of the key and the filter file
+ *          120 the filter file (tsync/filterfile.h)
+ * An entry is only ever replaced whole (tsync_write_at), and anything that
+ * fails to decode, or names another key (a renamed or swapped entry), is
+ * removed and rebuilt rather than trusted. The directory itself is trusted
+ * only when it is ours alone, as the state root is. */
 #include "tsync/cache.h"
 
 #include <errno.h>
@@ -10,11 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/filterfile.h"
 #include "tsync/sha256.h"
 
@@ -22,9 +31,13 @@
 #define TSYNC_VERSION "dev"
 #endif
 
-#define ENTRY_SUFFIX ".bpf"
-/* "<key>.bpf" and ".<key>.<16 hex>.tmp" */
-#define NAME_MAX_LEN (1 + TSYNC_CACHE_KEY_LEN + 1 + 16 + 4 + 1)
+#define ENTRY_SUFFIX      ".bpf"
+#define NAME_MAX_LEN      (TSYNC_CACHE_KEY_LEN + sizeof(ENTRY_SUFFIX))
+#define ENTRY_MAGIC       "oci-tsync-cache" /* 15 characters and a NUL */
+#define ENTRY_VERSION     2u                /* 1: a bare filter file, bound to nothing */
+#define ENTRY_HEADER_SIZE TSYNC_CACHE_ENTRY_HEADER_SIZE
+_Static_assert(TSYNC_CACHE_ENTRY_HEADER_SIZE == 16 + 4 + 4 + TSYNC_CACHE_KEY_LEN + 32, "entry header layout");
+#define ENTRY_MAX_SIZE (ENTRY_HEADER_SIZE + TSYNC_FILTER_MAX_SIZE)
 
 /* Each field is preceded by its length, so no field can run into the next. */
 static void key_field(struct tsync_sha256 *s, const void *data, size_t len)
@@ -154,15 +167,64 @@ static int read_bounded(int fd, unsigned char *buf, size_t max, size_t *ret_len)
         return 0;
 }
 
+static void entry_digest(const char *key, const unsigned char *file, size_t len, unsigned char md[32])
+{
+        struct tsync_sha256 s;
+
+        tsync_sha256_init(&s);
+        tsync_sha256_update(&s, key, TSYNC_CACHE_KEY_LEN);
+        tsync_sha256_update(&s, file, len);
+        tsync_sha256_final(&s, md);
+}
+
+/* Why buf[0..n) is not the entry of key, or NULL; *ret_file is its filter file. */
+static const char *check_entry(const unsigned char *buf, size_t n, const char *key, const unsigned char **ret_file,
+                               size_t *ret_len)
+{
+        unsigned char md[32];
+        uint32_t version;
+
+        if (n >= sizeof(TSYNC_FILTER_MAGIC) - 1 && memcmp(buf, TSYNC_FILTER_MAGIC, sizeof(TSYNC_FILTER_MAGIC) - 1) == 0)
+                return "an entry of an older format (version 1)";
+        if (n < ENTRY_HEADER_SIZE)
+                return "truncated";
+        if (memcmp(buf, ENTRY_MAGIC, sizeof(ENTRY_MAGIC)) != 0)
+                return "not a cache entry";
+        memcpy(&version, buf + 16, sizeof(version));
+        if (version != ENTRY_VERSION)
+                return "an entry of another format version";
+        if (memcmp(buf + 24, key, TSYNC_CACHE_KEY_LEN) != 0)
+                return "holds the entry of another key (renamed or swapped)";
+        entry_digest(key, buf + ENTRY_HEADER_SIZE, n - ENTRY_HEADER_SIZE, md);
+        if (memcmp(buf + 24 + TSYNC_CACHE_KEY_LEN, md, sizeof(md)) != 0)
+                return "checksum mismatch";
+        *ret_file = buf + ENTRY_HEADER_SIZE;
+        *ret_len = n - ENTRY_HEADER_SIZE;
+        return NULL;
+}
+
+/* The directory must be ours alone: whoever can write it can swap entries. */
+static int check_dir(int dfd, const char *dir, struct tsync_err *err)
+{
+        char what[PATH_MAX + 32];
+        struct stat st;
+
+        if (fstat(dfd, &st) < 0)
+                return tsync_error(err, errno, "cache directory %s: %s", dir, strerror(errno));
+        (void)snprintf(what, sizeof(what), "cache directory %s", dir);
+        return tsync_check_private_dir(what, &st, err);
+}
+
 int tsync_cache_load(const char *dir, const char *key, struct tsync_program **ret, struct tsync_err *err)
 {
         _cleanup_close_ int dfd = -1, fd = -1;
         _cleanup_free_ unsigned char *buf = NULL;
         const struct sock_filter *insns;
+        const unsigned char *file = NULL;
         char name[NAME_MAX_LEN];
         const char *why;
         struct stat st;
-        size_t len, n = 0;
+        size_t len, file_len = 0, n = 0;
         uint32_t flags;
         int r;
 
@@ -185,6 +247,9 @@ int tsync_cache_load(const char *dir, const char *key, struct tsync_program **re
                         return tsync_error(err, ELOOP, "cache directory %s is a symbolic link", dir);
                 return tsync_error(err, saved, "cache directory %s: %s", dir, strerror(saved));
         }
+        r = check_dir(dfd, dir, err);
+        if (r < 0)
+                return r;
         /* O_NONBLOCK: a FIFO planted under the name must not hang us. */
         fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         if (fd < 0) {
@@ -201,18 +266,22 @@ int tsync_cache_load(const char *dir, const char *key, struct tsync_program **re
         /* We write entries 0600 as ourselves; anything else was not written by us. */
         if (st.st_uid != geteuid() || (st.st_mode & 0077))
                 return bad_entry(dfd, dir, name, fd, "wrong owner or mode", err);
-        if (st.st_size > (off_t)TSYNC_FILTER_MAX_SIZE)
+        if (st.st_size > (off_t)ENTRY_MAX_SIZE)
                 return bad_entry(dfd, dir, name, fd, "too large", err);
 
-        buf = malloc(TSYNC_FILTER_MAX_SIZE + 1); /* malloc's alignment suits struct sock_filter */
+        buf = malloc(ENTRY_MAX_SIZE + 1);
         if (!buf)
                 return tsync_error(err, ENOMEM, "cache entry %s/%s: out of memory", dir, name);
-        r = read_bounded(fd, buf, TSYNC_FILTER_MAX_SIZE, &n);
+        r = read_bounded(fd, buf, ENTRY_MAX_SIZE, &n);
         if (r < 0)
                 return tsync_error(err, -r, "cache entry %s/%s: reading: %s", dir, name, strerror(-r));
-        if (n > TSYNC_FILTER_MAX_SIZE)
+        if (n > ENTRY_MAX_SIZE)
                 return bad_entry(dfd, dir, name, fd, "too large", err);
-        r = tsync_filter_decode(buf, n, &insns, &len, &flags, &why);
+        why = check_entry(buf, n, key, &file, &file_len);
+        if (why)
+                return bad_entry(dfd, dir, name, fd, why, err);
+        /* The filter file starts at an offset a multiple of 8, so its program stays aligned. */
+        r = tsync_filter_decode(file, file_len, &insns, &len, &flags, &why);
         if (r < 0)
                 return bad_entry(dfd, dir, name, fd, why, err);
 
@@ -255,11 +324,13 @@ static int mkdir_parents(const char *dir)
         return 0;
 }
 
-/* Opens dir, creating it if missing; a symlink or non-directory is refused. */
+/* Opens dir, creating it if missing; a symlink, a non-directory or a
+ * directory that is not ours alone is refused. */
 static int open_cache_dir(const char *dir, struct tsync_err *err)
 {
+        _cleanup_close_ int dfd = -1;
         struct stat st;
-        int dfd, r;
+        int r;
 
         if (lstat(dir, &st) < 0) {
                 if (errno != ENOENT)
@@ -274,61 +345,22 @@ static int open_cache_dir(const char *dir, struct tsync_err *err)
                 return tsync_error(err, ELOOP, "cache directory %s is a symbolic link", dir);
         if (!S_ISDIR(st.st_mode))
                 return tsync_error(err, ENOTDIR, "cache directory %s is not a directory", dir);
-        /* O_NOFOLLOW as well: it may have been swapped since lstat. */
+        /* O_NOFOLLOW as well, and the checks on what was opened: it may have been swapped since lstat. */
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0)
                 return tsync_error(err, errno, "cache directory %s: %s", dir, strerror(errno));
-        return dfd;
-}
-
-static int write_all(int fd, const void *data, size_t len)
-{
-        const unsigned char *p = data;
-
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
-static int temp_name(const char *key, char name[NAME_MAX_LEN])
-{
-        uint64_t rnd;
-
-        if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-                return errno ? -errno : -EIO;
-        (void)snprintf(name, NAME_MAX_LEN, ".%s.%016llx.tmp", key, (unsigned long long)rnd);
-        return 0;
-}
-
-/* Gives the unnamed O_TMPFILE file a name in dfd. AT_EMPTY_PATH needs
- * CAP_DAC_READ_SEARCH; /proc/self/fd works without it. */
-static int link_tmpfile(int fd, int dfd, const char *name)
-{
-        char proc[64];
-
-        if (linkat(fd, "", dfd, name, AT_EMPTY_PATH) == 0)
-                return 0;
-        (void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-        if (linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) == 0)
-                return 0;
-        return -errno;
+        r = check_dir(dfd, dir, err);
+        if (r < 0)
+                return r;
+        return TAKE_FD(dfd);
 }
 
 int tsync_cache_store(const char *dir, const char *key, const struct tsync_program *prog, struct tsync_err *err)
 {
-        _cleanup_close_ int dfd = -1, fd = -1;
+        _cleanup_close_ int dfd = -1;
         _cleanup_free_ unsigned char *buf = NULL;
-        char name[NAME_MAX_LEN], tmp[NAME_MAX_LEN];
-        bool named = false; /* tmp exists in dfd and must go on failure */
-        const char *what;
+        char name[NAME_MAX_LEN], path[PATH_MAX + NAME_MAX_LEN + 16];
+        uint32_t version = ENTRY_VERSION;
         long n;
         int r;
 
@@ -341,65 +373,27 @@ int tsync_cache_store(const char *dir, const char *key, const struct tsync_progr
                 return tsync_error(err, EINVAL, "cache store: program of %zu instructions", prog->len);
         (void)snprintf(name, sizeof(name), "%s" ENTRY_SUFFIX, key);
 
-        size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
-        buf = malloc(size);
+        size_t size = ENTRY_HEADER_SIZE + TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
+        buf = calloc(1, size);
         if (!buf)
                 return tsync_error(err, ENOMEM, "cache store: out of memory");
-        n = tsync_filter_encode(prog->insns, prog->len, prog->flags, buf, size);
+        n = tsync_filter_encode(prog->insns, prog->len, prog->flags, buf + ENTRY_HEADER_SIZE, size - ENTRY_HEADER_SIZE);
         if (n < 0)
                 return tsync_error(err, (int)-n, "cache store: encoding the filter (flags %#x): %s", prog->flags,
                                    strerror((int)-n));
+        memcpy(buf, ENTRY_MAGIC, sizeof(ENTRY_MAGIC));
+        memcpy(buf + 16, &version, sizeof(version));
+        memcpy(buf + 24, key, TSYNC_CACHE_KEY_LEN);
+        entry_digest(key, buf + ENTRY_HEADER_SIZE, (size_t)n, buf + 24 + TSYNC_CACHE_KEY_LEN);
 
         dfd = open_cache_dir(dir, err);
         if (dfd < 0)
                 return dfd;
-
-        r = temp_name(key, tmp);
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, name);
+        /* Exactly 0600 and durable: load refuses anything looser. */
+        r = tsync_write_at(dfd, path, name, buf, ENTRY_HEADER_SIZE + (size_t)n, 0600, TSYNC_WRITE_DURABLE, err);
         if (r < 0)
-                return tsync_error(err, -r, "cache store: getrandom: %s", strerror(-r));
-
-        /* O_TMPFILE: nothing has a name until the content is complete and synced,
-         * so a crash leaves no debris. Filesystems without it get a named temp. */
-        fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-        if (fd < 0) {
-                if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-                        return tsync_error(err, errno, "cache store: temp file in %s: %s", dir, strerror(errno));
-                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-                if (fd < 0)
-                        return tsync_error(err, errno, "cache store: %s/%s: %s", dir, tmp, strerror(errno));
-                named = true;
-        }
-
-        what = "writing";
-        r = write_all(fd, buf, (size_t)n);
-        if (r == 0) {
-                /* Exactly 0600 whatever the umask; load refuses anything looser. */
-                what = "fchmod";
-                r = fchmod(fd, 0600) < 0 ? -errno : 0;
-        }
-        if (r == 0) {
-                what = "fsync";
-                r = fsync(fd) < 0 ? -errno : 0;
-        }
-        if (r == 0 && !named) {
-                what = "linking the temp file";
-                r = link_tmpfile(fd, dfd, tmp);
-                named = r == 0;
-        }
-        if (r == 0) {
-                what = "renaming the temp file";
-                r = renameat(dfd, tmp, dfd, name) < 0 ? -errno : 0;
-                if (r == 0)
-                        named = false;
-        }
-        if (r < 0) {
-                if (named)
-                        (void)unlinkat(dfd, tmp, 0);
-                return tsync_error(err, -r, "cache store: %s/%s: %s: %s", dir, name, what, strerror(-r));
-        }
-        /* The rename is durable once the directory is synced. */
-        if (fsync(dfd) < 0)
-                return tsync_error(err, errno, "cache store: %s: fsync: %s", dir, strerror(errno));
+                return tsync_error_prefix(err, "cache store");
         return 0;
 }
 

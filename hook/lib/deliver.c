@@ -53,9 +53,14 @@ static int open_named_layer(const struct tsync_deliver_opts *o, const char *name
 }
 
 int tsync_plan_load_profile(const struct tsync_plan *plan, long i, const struct tsync_deliver_opts *o,
-                            struct tsync_profile **ret, uint64_t *ret_caps, struct tsync_err *err)
+                            struct tsync_profile **ret, uint64_t *ret_caps, struct tsync_warnings *w,
+                            struct tsync_err *err)
 {
-        struct tsync_source_opts so = { .format = TSYNC_FORMAT_AUTO, .have_caps = true };
+        /* A layer must say exactly what it means; the moved linux.seccomp is read as runc would. */
+        struct tsync_source_opts so = { .format = TSYNC_FORMAT_AUTO,
+                                        .have_caps = true,
+                                        .keys = i < 0 ? TSYNC_KEYS_WARN : TSYNC_KEYS_ERROR,
+                                        .warnings = w };
         struct tsync_source_info info = { 0 };
         int r = tsync_caps_bounding_of(plan->capabilities, "plan.capabilities.bounding", &so.caps, err);
         if (r < 0)
@@ -131,10 +136,7 @@ int tsync_plan_check_state_dir(const struct tsync_plan *plan, const struct tsync
                 return tsync_error(err, errno, "%s: %s", plan->state_dir, strerror(errno));
         if (!S_ISDIR(st.st_mode))
                 return tsync_error(err, ENOTDIR, "%s: not a directory (a symlink?)", plan->state_dir);
-        if (st.st_uid != geteuid() || (st.st_mode & 022))
-                return tsync_error(err, EPERM, "%s: must be owned by uid %u and writable by it alone", plan->state_dir,
-                                   (unsigned)geteuid());
-        return 0;
+        return tsync_check_private_dir(plan->state_dir, &st, err);
 }
 
 int tsync_deliver(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, struct tsync_warnings *w,
@@ -149,7 +151,7 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_deliver_opts
                 long i = first + (long)k;
                 _cleanup_profile_ struct tsync_profile *p = NULL;
                 uint64_t caps = 0;
-                r = tsync_plan_load_profile(plan, i, o, &p, &caps, err);
+                r = tsync_plan_load_profile(plan, i, o, &p, &caps, w, err);
                 if (r < 0)
                         return r;
                 _cleanup_program_ struct tsync_program *prog = NULL;

@@ -1,11 +1,14 @@
+/* Writes that never replace what is not ours (see tsync/fileio.h for the rule). */
 #include "tsync/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,28 +30,243 @@ int tsync_write_all(int fd, const void *buf, size_t len)
         return 0;
 }
 
-int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable,
-                       struct tsync_err *err)
+int tsync_check_private_dir(const char *path, const struct stat *st, struct tsync_err *err)
 {
-        _cleanup_free_ char *tmp = NULL;
-        if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-                return tsync_error(err, ENOMEM, "%s: out of memory", path);
-        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return tsync_error(err, errno, "%s: cannot create a temporary file beside it: %s", path,
-                                   strerror(errno));
-        int r = 0;
-        if (fchmod(fd, mode) < 0)
-                r = -errno;
-        if (r == 0)
-                r = tsync_write_all(fd, buf, len);
-        if (r == 0 && durable && fsync(fd) < 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void)unlink(tmp);
-                return tsync_error(err, -r, "%s: writing failed: %s", path, strerror(-r));
-        }
+        if (!S_ISDIR(st->st_mode) || st->st_uid != geteuid() || (st->st_mode & 022))
+                return tsync_error(err, EPERM, "%s: must be a directory owned by uid %u and writable by it alone", path,
+                                   (unsigned)geteuid());
         return 0;
+}
+
+static const char *kind_of(mode_t m)
+{
+        if (S_ISLNK(m))
+                return "a symbolic link";
+        if (S_ISDIR(m))
+                return "a directory";
+        if (S_ISCHR(m))
+                return "a character device";
+        if (S_ISBLK(m))
+                return "a block device";
+        if (S_ISFIFO(m))
+                return "a FIFO";
+        if (S_ISSOCK(m))
+                return "a socket";
+        return "not a regular file";
+}
+
+/* A device or FIFO the user named: written as `>` would, but never waiting
+ * for a FIFO's reader (O_NONBLOCK makes the open fail with ENXIO instead). */
+static int write_in_place(int dfd, const char *path, const char *name, const struct stat *st, const void *buf,
+                          size_t len, struct tsync_err *err)
+{
+        _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0) {
+                if (errno == ENXIO && S_ISFIFO(st->st_mode))
+                        return tsync_error(err, ENXIO, "%s: a FIFO without a reader: refusing to wait for one", path);
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        }
+        struct stat now;
+        if (fstat(fd, &now) < 0)
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        if ((now.st_mode & S_IFMT) != (st->st_mode & S_IFMT) || now.st_rdev != st->st_rdev)
+                return tsync_error(err, EAGAIN, "%s: replaced while being opened", path);
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        int r = tsync_write_all(fd, buf, len);
+        if (r < 0)
+                return tsync_error(err, -r, "%s: writing failed: %s", path, strerror(-r));
+        return 0;
+}
+
+static int temp_name(const char *name, char tmp[NAME_MAX + 1])
+{
+        uint64_t rnd;
+        if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+                return errno ? -errno : -EIO;
+        int n = snprintf(tmp, NAME_MAX + 1, ".%s.%016llx.tmp", name, (unsigned long long)rnd);
+        return n < 0 || n > NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* Gives the unnamed O_TMPFILE file a name in dfd. AT_EMPTY_PATH needs
+ * CAP_DAC_READ_SEARCH; /proc/self/fd works without it. */
+static int link_tmpfile(int fd, int dfd, const char *name)
+{
+        char proc[64];
+        if (linkat(fd, "", dfd, name, AT_EMPTY_PATH) == 0)
+                return 0;
+        if (errno == EEXIST)
+                return -EEXIST;
+        (void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        if (linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) == 0)
+                return 0;
+        return -errno;
+}
+
+/* Moves tmp to name, failing with -EEXIST if name appeared meanwhile. */
+static int rename_noreplace(int dfd, const char *tmp, const char *name)
+{
+        if (renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE) == 0)
+                return 0;
+        if (errno != EINVAL && errno != ENOSYS)
+                return -errno;
+        /* A filesystem without RENAME_NOREPLACE: link refuses an existing name too. */
+        if (linkat(dfd, tmp, dfd, name, 0) < 0)
+                return -errno;
+        (void)unlinkat(dfd, tmp, 0);
+        return 0;
+}
+
+/* The new content under name: a regular file of ours (exists) or nothing. */
+static int replace(int dfd, const char *path, const char *name, bool exists, const void *buf, size_t len, mode_t mode,
+                   unsigned flags, struct tsync_err *err)
+{
+        char tmp[NAME_MAX + 1];
+        bool named = false; /* tmp exists in dfd and must go on failure */
+        const char *what = "creating a temporary file beside it";
+        int r = 0;
+
+        /* O_TMPFILE: nothing has a name until the content is complete, so a
+         * crash leaves no debris. Filesystems without it get a named temp. */
+        _cleanup_close_ int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+                        r = -errno;
+                else if ((r = temp_name(name, tmp)) == 0) {
+                        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                        r = fd < 0 ? -errno : 0;
+                        named = fd >= 0;
+                }
+        }
+        if (r == 0) {
+                what = "fchmod"; /* exactly mode, whatever the umask */
+                r = fchmod(fd, mode) < 0 ? -errno : 0;
+        }
+        if (r == 0) {
+                what = "writing";
+                r = tsync_write_all(fd, buf, len);
+        }
+        if (r == 0 && (flags & TSYNC_WRITE_DURABLE)) {
+                what = "fsync";
+                r = fsync(fd) < 0 ? -errno : 0;
+        }
+        bool linked = false; /* the unnamed file went straight to name */
+        if (r == 0 && !named && !exists) {
+                /* linkat refuses an existing name: nothing that appeared meanwhile is replaced. */
+                what = "linking";
+                r = link_tmpfile(fd, dfd, name);
+                linked = r == 0;
+        } else if (r == 0 && !named) {
+                what = "linking the temporary file";
+                r = temp_name(name, tmp);
+                if (r == 0)
+                        r = link_tmpfile(fd, dfd, tmp);
+                named = r == 0;
+        }
+        if (r == 0 && !linked) {
+                what = "renaming the temporary file";
+                r = exists ? (renameat(dfd, tmp, dfd, name) < 0 ? -errno : 0) : rename_noreplace(dfd, tmp, name);
+                if (r == 0)
+                        named = false;
+        }
+        if (r < 0) {
+                if (named)
+                        (void)unlinkat(dfd, tmp, 0);
+                if (r == -EEXIST)
+                        return tsync_error(err, EEXIST, "%s: appeared while being written", path);
+                return tsync_error(err, -r, "%s: %s: %s", path, what, strerror(-r));
+        }
+        /* The new name is durable once the directory is synced. */
+        if ((flags & TSYNC_WRITE_DURABLE) && fsync(dfd) < 0)
+                return tsync_error(err, errno, "%s: fsync of its directory: %s", path, strerror(errno));
+        return 0;
+}
+
+int tsync_write_at(int dfd, const char *path, const char *name, const void *buf, size_t len, mode_t mode,
+                   unsigned flags, struct tsync_err *err)
+{
+        for (int attempt = 0;; attempt++) {
+                struct stat st;
+                bool exists = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+                if (!exists && errno != ENOENT)
+                        return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                if (exists && S_ISLNK(st.st_mode))
+                        return tsync_error(err, ELOOP,
+                                           "%s: is a symbolic link: refusing to write through or replace it", path);
+                if (exists && !S_ISREG(st.st_mode)) {
+                        if ((flags & TSYNC_WRITE_IN_PLACE) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+                                return write_in_place(dfd, path, name, &st, buf, len, err);
+                        return tsync_error(err, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
+                                           "%s: is %s: refusing to replace it", path, kind_of(st.st_mode));
+                }
+                if (exists && st.st_uid != geteuid())
+                        return tsync_error(err, EPERM,
+                                           "%s: owned by uid %u, not by us (uid %u): refusing to replace it", path,
+                                           (unsigned)st.st_uid, (unsigned)geteuid());
+                int r = replace(dfd, path, name, exists, buf, len, mode, flags, err);
+                /* -EEXIST: the name appeared between the look and the link; look again. */
+                if (r != -EEXIST || attempt == 2)
+                        return r;
+        }
+}
+
+/* Splits path at its last '/': the directory ("." or "/" when none) and the last component. */
+static int split(const char *path, char **ret_dir, const char **ret_name, struct tsync_err *err)
+{
+        const char *slash = strrchr(path, '/');
+        const char *name = slash ? slash + 1 : path;
+        if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return tsync_error(err, EISDIR, "%s: names a directory, not a file", path);
+        char *dir = !slash ? strdup(".") : slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+        if (!dir)
+                return tsync_error(err, ENOMEM, "%s: out of memory", path);
+        *ret_dir = dir;
+        *ret_name = name;
+        return 0;
+}
+
+static int open_dir(const char *path, bool nofollow, struct tsync_err *err)
+{
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+        if (fd >= 0)
+                return fd;
+        int saved = errno;
+        struct stat st;
+        /* O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR; name the real problem. */
+        if (nofollow && (saved == ELOOP || saved == ENOTDIR) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+                return tsync_error(err, ELOOP, "%s: is a symbolic link: refusing to write into it", path);
+        return tsync_error(err, saved, "%s: %s", path, strerror(saved));
+}
+
+int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable, struct tsync_err *err)
+{
+        _cleanup_free_ char *dir = NULL;
+        const char *name;
+        int r = split(path, &dir, &name, err);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int dfd = open_dir(dir, true, err);
+        if (dfd < 0)
+                return dfd;
+        return tsync_write_at(dfd, path, name, buf, len, mode, durable ? TSYNC_WRITE_DURABLE : 0, err);
+}
+
+int tsync_write_output(const char *path, const void *buf, size_t len, mode_t mode, struct tsync_err *err)
+{
+        if (strcmp(path, "-") == 0) {
+                int r = tsync_write_all(STDOUT_FILENO, buf, len);
+                if (r < 0)
+                        return tsync_error(err, -r, "writing to standard output: %s", strerror(-r));
+                return 0;
+        }
+        _cleanup_free_ char *dir = NULL;
+        const char *name;
+        int r = split(path, &dir, &name, err);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int dfd = open_dir(dir, false, err);
+        if (dfd < 0)
+                return dfd;
+        return tsync_write_at(dfd, path, name, buf, len, mode, TSYNC_WRITE_DURABLE | TSYNC_WRITE_IN_PLACE, err);
 }

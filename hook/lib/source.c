@@ -69,17 +69,25 @@ int tsync_source_from_json(const struct tsync_json *doc, const struct tsync_sour
                                                         : TSYNC_FORMAT_OCI;
 
         struct tsync_source_info info = { .format = format, .caps = format == TSYNC_FORMAT_DOCKER ? opts->caps : 0 };
+        bool warn = opts->keys == TSYNC_KEYS_WARN || (opts->keys == TSYNC_KEYS_AUTO && format == TSYNC_FORMAT_CONFIG);
+        const char *prefix = warn ? "linux.seccomp" : ""; /* warnings name the whole path; errors gain it on the way up */
         switch (format) {
         case TSYNC_FORMAT_CONFIG: {
                 const struct tsync_json *seccomp = tsync_json_get(tsync_json_get(doc, "linux"), "seccomp");
                 if (!seccomp || seccomp->type == TSYNC_JSON_NULL)
                         return tsync_error(err, ENOENT, "linux.seccomp: missing: the config has no seccomp profile");
+                r = tsync_profile_check_keys(seccomp, false, warn, prefix, opts->warnings, err);
+                if (r < 0)
+                        return tsync_error_prefix(err, "linux.seccomp");
                 r = tsync_profile_from_oci(seccomp, ret, err);
                 if (r < 0)
                         return tsync_error_prefix(err, "linux.seccomp");
                 break;
         }
         case TSYNC_FORMAT_OCI:
+                r = tsync_profile_check_keys(doc, false, warn, prefix, opts->warnings, err);
+                if (r < 0)
+                        return r;
                 r = tsync_profile_from_oci(doc, ret, err);
                 if (r < 0)
                         return r;
@@ -89,6 +97,9 @@ int tsync_source_from_json(const struct tsync_json *doc, const struct tsync_sour
                         return tsync_error(err, EINVAL,
                                            "a Docker-format profile needs a capability set to judge its includes "
                                            "and excludes (give --caps or --config)");
+                r = tsync_profile_check_keys(doc, true, warn, prefix, opts->warnings, err);
+                if (r < 0)
+                        return r;
                 r = from_docker(doc, opts, opts->caps, ret, err);
                 if (r < 0)
                         return r;

@@ -533,6 +533,23 @@ static void check_profile(const struct tsync_profile *p)
         check_valid_program(prog->insns, prog->len, prog->flags);
 }
 
+/* The key check: strict fails exactly when warn finds something, with a message naming it. */
+static void check_keys(const struct tsync_json *doc, bool docker)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_warnings w = { 0 };
+        int strict = tsync_profile_check_keys(doc, docker, false, "", NULL, &err);
+        check_err(strict, &err, "tsync_profile_check_keys");
+        if (strict < 0 && (strict != -EINVAL || !strstr(err.msg, "unknown key")))
+                fail("tsync_profile_check_keys: strict check failed with %d '%s'", strict, err.msg);
+        int warn = tsync_profile_check_keys(doc, docker, true, "linux.seccomp", &w, &err);
+        if (warn < 0 && warn != -ENOMEM)
+                fail("tsync_profile_check_keys: the warning check failed with %d '%s'", warn, err.msg);
+        if (warn == 0 && (strict < 0) != (w.len > 0))
+                fail("tsync_profile_check_keys: strict says %d but %zu warnings", strict, w.len);
+        tsync_warnings_clear(&w);
+}
+
 void fuzz_profile_oci(const uint8_t *data, size_t size)
 {
         struct tsync_err err = { 0 };
@@ -545,6 +562,7 @@ void fuzz_profile_oci(const uint8_t *data, size_t size)
         if (r < 0)
                 return;
         fuzz_stats.parsed++;
+        check_keys(doc, false);
         r = tsync_profile_from_oci(doc, &p, &err);
         check_err(r, &err, "tsync_profile_from_oci");
         if (r == 0)
@@ -567,6 +585,7 @@ void fuzz_profile_docker(const uint8_t *data, size_t size)
                 return;
         fuzz_stats.parsed++;
         (void)tsync_profile_is_docker(doc);
+        check_keys(doc, true);
         r = tsync_profile_from_docker(doc, &ctx, &p, &err);
         check_err(r, &err, "tsync_profile_from_docker");
         if (r == 0)

@@ -127,7 +127,8 @@ testCorruptCacheEntryIsRebuiltNotLoaded() {
         truncate -s 100 "$entry"
         run compile --cache-dir "$WORK/cache" "$FIXTURES/masked.json" -o "$WORK/c.bpf"
         cmp -s "$WORK/a.bpf" "$WORK/c.bpf" || fail "truncated entry was used"
-        assertEquals "entry rebuilt whole" "$(stat -c %s "$WORK/a.bpf")" $(($(stat -c %s "$entry") - 32))
+        # An entry: its 120-byte header (magic, version, key, digest), the filter file's 32, the program.
+        assertEquals "entry rebuilt whole" "$(stat -c %s "$WORK/a.bpf")" $(($(stat -c %s "$entry") - 120 - 32))
 }
 
 testDumpPrintsOneLinePerInstruction() {
@@ -199,6 +200,114 @@ testCheckPassesShippedProfiles() {
                 run check --strict "$p"
                 assertEquals "$p: $(cat "$WORK/out")" 0 "$rc"
         done
+}
+
+# -o: a regular file of ours (or a new name) is replaced atomically; a character device or a FIFO
+# with a reader is written in place; anything else is refused and left as it was.
+testCompileOutputOntoACharacterDeviceWritesInPlace() {
+        mknod "$WORK/null" c 1 3 || fail "mknod"
+        run compile "$FIXTURES/masked.json" -o "$WORK/null"
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        assertEquals "character special file 1:3" "$(stat -c '%F %t:%T' "$WORK/null")"
+        assertEquals "no temp file" "" "$(ls -A "$WORK" | grep -v -e '^null$' -e '^out$' -e '^err$')"
+}
+
+testCompileOutputOntoAFifoWithAReaderWritesIntoIt() {
+        mkfifo "$WORK/fifo"
+        "$OCI" compile "$FIXTURES/masked.json" >"$WORK/want"
+        # This shell holds the reading end (read-write: the open does not wait for a writer).
+        exec 3<>"$WORK/fifo"
+        run compile "$FIXTURES/masked.json" -o "$WORK/fifo"
+        timeout 10 head -c "$(stat -c %s "$WORK/want")" <&3 >"$WORK/got"
+        exec 3<&-
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        cmp -s "$WORK/want" "$WORK/got" || fail "the reader did not get the program"
+        assertEquals "fifo" "$(stat -c %F "$WORK/fifo")"
+}
+
+testCompileOutputOntoAFifoWithoutAReaderIsRefusedAtOnce() {
+        mkfifo "$WORK/fifo"
+        "$OCI" compile "$FIXTURES/masked.json" -o "$WORK/fifo" >"$WORK/out" 2>"$WORK/err" &
+        local pid=$!
+        ( sleep 20 && kill -9 "$pid" ) 2>/dev/null &
+        local killer=$!
+        wait "$pid"
+        rc=$?
+        kill "$killer" 2>/dev/null
+        assertNotEquals "it hung" 137 "$rc"
+        assertOneLineError "$WORK/fifo: a FIFO without a reader: refusing to wait for one"
+        assertEquals "fifo" "$(stat -c %F "$WORK/fifo")"
+}
+
+testCompileOutputOntoASymlinkIsRefused() {
+        echo keep >"$WORK/target"
+        ln -s "$WORK/target" "$WORK/link"
+        run compile "$FIXTURES/masked.json" -o "$WORK/link"
+        assertOneLineError "$WORK/link: is a symbolic link: refusing to write through or replace it"
+        assertEquals "$WORK/target" "$(readlink "$WORK/link")"
+        assertEquals keep "$(cat "$WORK/target")"
+}
+
+testCompileOutputOntoAnotherUsersFileIsRefused() {
+        echo keep >"$WORK/theirs"
+        chown 65534 "$WORK/theirs"
+        run compile "$FIXTURES/masked.json" -o "$WORK/theirs"
+        assertOneLineError "$WORK/theirs: owned by uid 65534, not by us (uid 0): refusing to replace it"
+        assertEquals "keep 65534" "$(cat "$WORK/theirs") $(stat -c %u "$WORK/theirs")"
+}
+
+testCompileOutputOntoADirectoryIsRefused() {
+        mkdir "$WORK/dir"
+        run compile "$FIXTURES/masked.json" -o "$WORK/dir"
+        assertOneLineError "$WORK/dir: is a directory: refusing to replace it"
+}
+
+testCompileOutputDashIsStandardOutput() {
+        "$OCI" compile "$FIXTURES/masked.json" >"$WORK/want"
+        run compile "$FIXTURES/masked.json" -o -
+        assertEquals 0 "$rc"
+        cmp -s "$WORK/want" "$WORK/out" || fail "-o - differs from standard output"
+        assertFalse "a file named -" "[ -e ./- ] || [ -e $WORK/- ]"
+}
+
+testCompileOutputReplacesOurOwnFile() {
+        echo old >"$WORK/a.bpf"
+        ln "$WORK/a.bpf" "$WORK/hardlink"
+        run compile "$FIXTURES/masked.json" -o "$WORK/a.bpf"
+        assertEquals 0 "$rc"
+        "$OCI" compile "$FIXTURES/masked.json" >"$WORK/want"
+        cmp -s "$WORK/want" "$WORK/a.bpf" || fail "not replaced"
+        # Replaced by rename: another name of the old file keeps the old content.
+        assertEquals old "$(cat "$WORK/hardlink")"
+}
+
+# Unknown keys: an error in a profile file, a warning in a config's own linux.seccomp.
+testCheckAndExplainRefuseAMisspeltKeyInAProfile() {
+        echo '{"defaultAction": "SCMP_ACT_ALLOW", "syscall": [{"names": ["getcwd"], "action": "SCMP_ACT_ERRNO"}]}' \
+                >"$WORK/p.json"
+        run check "$WORK/p.json"
+        assertOneLineError "p.json: syscall: unknown key (did you mean 'syscalls'?)"
+        run explain "$WORK/p.json" getcwd
+        assertOneLineError "syscall: unknown key (did you mean 'syscalls'?)"
+        assertEquals "explain printed a decision" "" "$(cat "$WORK/out")"
+}
+
+testCheckWarnsAboutAnUnknownKeyInAConfigSeccomp() {
+        jq -n '{ociVersion: "1.0.2", process: {args: ["sh"]}, linux: {seccomp: {defaultAction: "SCMP_ACT_ALLOW",
+                syscalls: [{names: ["getcwd"], action: "SCMP_ACT_ERRNO", args: [{index: 0, value: 1, op: "SCMP_CMP_EQ", vlaue: 2}]}]}}}' \
+                >"$WORK/config.json"
+        run check "$WORK/config.json"
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        grep -qF "config.json: warning: linux.seccomp.syscalls[0].args[0].vlaue: unknown key, ignored as runc ignores it (did you mean 'value'?)" "$WORK/out" ||
+                fail "$(cat "$WORK/out")"
+        grep -q "0 errors, 1 warning$" "$WORK/out" || fail "$(cat "$WORK/out")"
+}
+
+testCheckFindsNoUnknownKeyInContainersCommonsProfile() {
+        [ -f /usr/share/containers/seccomp.json ] || startSkipping
+        run check --caps all /usr/share/containers/seccomp.json
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        assertEquals "unknown keys: $(cat "$WORK/out")" "" "$(grep "unknown key" "$WORK/out")"
 }
 
 # Bad input: one line naming the problem, a non-zero exit, and no output file left behind.

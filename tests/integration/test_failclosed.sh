@@ -98,6 +98,11 @@ P Fifo cihr "empty document" @fifo
 P Directory cih "is a directory" @dir
 P Missing cihr "No such file or directory" @missing
 P DevZero chr "more than the limit of 4194304 bytes" @devzero
+# Host files (issue 11): a misspelt key must not empty a layer; the path is named, with a guess.
+P UnknownTopLevelKey cihpr "syscall: unknown key (did you mean 'syscalls'?)" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscall\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\"}]}"'
+P UnknownRuleKey cihp "syscalls[0].action_: unknown key (did you mean 'action'?)" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"action_\": \"SCMP_ACT_ALLOW\"}"'
+P UnknownArgKey cihp "syscalls[0].args[0].valu: unknown key (did you mean 'value'?)" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"args\": [{\"index\": 0, \"value\": 1, \"valu\": 2, \"op\": \"SCMP_CMP_EQ\"}]}"'
+P DockerUnknownIncludesKey cihp "syscalls[0].includes.capabilities: unknown key" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"archMap\": [], \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"includes\": {\"capabilities\": [\"CAP_SYS_ADMIN\"]}}]}"'
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
@@ -312,7 +317,7 @@ testCompileOntoAFullDisk() {
 }
 
 testCompileWithAFullCache() {
-        full_tmpfs "$W/full"
+        full_tmpfs "$W/full" mode=0700 # a cache directory must be ours alone
         "$OCI" compile --cache-dir "$W/full" "$GOOD" -o "$W/f.bpf" >"$W/out" 2>"$W/err"
         rc=$?
         assert_refused "oci-seccomp-tsync: " "cache store: $W/full/" 1
@@ -384,6 +389,8 @@ I ReplaceNotifyInLinuxSeccomp "SCMP_ACT_NOTIFY and listenerPath are not supporte
         '--replace'
 I InitMissing 'cannot find seccomp-tsync-init at $W/no-init' ':' '--init "$W/no-init" --profile "$GOOD"'
 I TooManyLayers "at most 16 layers" ':' "$(printf -- '--profile "$GOOD" %.0s' $(seq 17))"
+# Host files (issue 11): root's write must not follow a link planted in a bundle.
+I ConfigIsASymlink "config.json: is a symbolic link: refusing to read or replace it" 'mv "$W/b/config.json" "$W/real.json" && ln -s "$W/real.json" "$W/b/config.json"'
 # Privilege parity (issue 11, capability names): a name runc ignores is no longer a refusal
 # (it was, as ConfigUnknownCap): inject leaves it out, as runc does, and says so once, in
 # runc's words; the init's options never carry it.
@@ -563,7 +570,7 @@ testHookCreateRuntimeWithAFullStateDir() {
 
 testHookCreateRuntimeWithAFullCache() {
         injected
-        full_tmpfs "$W/full"
+        full_tmpfs "$W/full" mode=0700 # a cache directory must be ours alone
         state fc-cache "$W/b" | hook createRuntime --cache-dir "$W/full"
         assert_refused "oci-seccomp-tsync: fc-cache: layer '$W/layer.json': cache store: " "No space left on device" 1
         assertEquals "left in the cache" "filler" "$(ls -A "$W/full")"
@@ -578,6 +585,68 @@ testHookCreateRuntimeWithACacheDirThatIsASymlink() {
         assert_refused "oci-seccomp-tsync: fc-link: " "cache directory $W/link is a symbolic link" 1
         assertEquals "written through the link" "" "$(ls -A "$W/real")"
         assert_no_filters "$W/b/oci-seccomp-tsync"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Host files (issue 11): the cache directory must be ours alone, as the state root is, and a
+# swapped cache entry is rebuilt, never loaded.
+
+# K NAME SETUP: a cache directory $W/c (made by the row) that SETUP makes not ours alone.
+K() {
+        row "CompileWithACacheDir$1" "mkdir \"\$W/c\"; $2;" \
+                "\"\$OCI\" compile --cache-dir \"\$W/c\" \"\$GOOD\" -o \"\$W/f.bpf\" >\"\$W/out\" 2>\"\$W/err\"; rc=\$?;" \
+                "assert_refused 'oci-seccomp-tsync: ' \"cache directory \$W/c: must be a directory owned by uid 0 and writable by it alone\" 1;" \
+                "assertEquals 'cache written' '' \"\$(ls -A \"\$W/c\")\"; assertFalse 'output written' \"[ -e \$W/f.bpf ]\""
+        row "HookCreateRuntimeWithACacheDir$1" "injected; mkdir \"\$W/c\"; $2;" \
+                "state fc-cache \"\$W/b\" | hook createRuntime --cache-dir \"\$W/c\";" \
+                "assert_refused 'oci-seccomp-tsync: fc-cache: ' \"cache directory \$W/c: must be a directory owned by uid 0 and writable by it alone\" 1;" \
+                "assertEquals 'cache written' '' \"\$(ls -A \"\$W/c\")\"; assert_no_filters \"\$W/b/oci-seccomp-tsync\"; assert_no_temp \"\$W\""
+}
+K GroupWritable 'chmod 0770 "$W/c"'
+K WorldWritable 'chmod 0777 "$W/c"'
+K StickyWorldWritable 'chmod 1777 "$W/c"'
+K OwnedByNobody 'chown 65534 "$W/c"'
+
+# new_entry BEFORE: the cache entry in $W/cache that is not in the list BEFORE.
+new_entry() {
+        comm -13 <(printf '%s\n' "$1" | LC_ALL=C sort) <(LC_ALL=C ls "$W/cache" | LC_ALL=C sort) | grep .
+}
+
+# swap_entries STRONG WEAK: compiles both through $W/cache, then renames WEAK's entry over STRONG's
+# (what anyone who can write the directory could do); echoes STRONG's entry name.
+swap_entries() {
+        local strong weak
+        "$OCI" compile --cache-dir "$W/cache" "$1" -o "$W/strong.bpf" 2>/dev/null || return 1
+        strong=$(new_entry "") || return 1
+        "$OCI" compile --cache-dir "$W/cache" "$2" -o "$W/weak.bpf" 2>/dev/null || return 1
+        weak=$(new_entry "$strong") || return 1
+        cp "$W/cache/$weak" "$W/weak.entry" && mv "$W/cache/$weak" "$W/cache/$strong" && echo "$strong"
+}
+
+testCompileWithASwappedCacheEntryRebuildsIt() {
+        local strong
+        echo '{"defaultAction": "SCMP_ACT_ALLOW"}' >"$W/weak.json"
+        strong=$(swap_entries "$GOOD" "$W/weak.json") || fail "setup"
+        "$OCI" compile --cache-dir "$W/cache" "$GOOD" -o "$W/out.bpf" 2>"$W/err"
+        assertEquals "exit status: $(cat "$W/err")" 0 $?
+        cmp -s "$W/strong.bpf" "$W/out.bpf" || fail "the swapped entry's program was returned"
+        cmp -s "$W/weak.entry" "$W/cache/$strong" && fail "the swapped entry was left in place"
+        "$OCI" compile --cache-dir "$W/cache" "$GOOD" -o "$W/again.bpf" || fail "compile from the repaired entry"
+        cmp -s "$W/strong.bpf" "$W/again.bpf" || fail "the repaired entry holds another program"
+        assert_no_temp "$W"
+}
+
+testHookCreateRuntimeWithASwappedCacheEntryDeliversTheLayersOwnFilter() {
+        local strong
+        injected
+        echo '{"defaultAction": "SCMP_ACT_ALLOW"}' >"$W/weak.json"
+        strong=$(swap_entries "$W/layer.json" "$W/weak.json") || fail "setup"
+        "$OCI" compile -O tsync --no-cache "$W/layer.json" -o "$W/want.bpf" || fail "compile"
+        state fc-swap "$W/b" | hook createRuntime --cache-dir "$W/cache"
+        assertEquals "exit status: $(cat "$W/err")" 0 "$rc"
+        cmp -s "$W/want.bpf" "$W/b/oci-seccomp-tsync/00.bpf" || fail "the delivered filter is not the layer's"
+        cmp -s "$W/weak.entry" "$W/cache/$strong" && fail "the swapped entry was left in place"
+        assert_no_temp "$W"
 }
 
 testHookUnknownStage() {
@@ -787,7 +856,7 @@ testRuncPrestartWithAFullCache() {
         local id
         id=$(tsync_unique_id cache)
         runc_bundle prestart
-        full_tmpfs "$W/full"
+        full_tmpfs "$W/full" mode=0700 # a cache directory must be ours alone
         tsync_json_edit "$W/b/config.json" '.hooks.prestart[0].args |= map(if . == $c then $f else . end)' \
                 --arg c "$W/cache" --arg f "$W/full"
         run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"

@@ -230,17 +230,20 @@ static void test_cache_store_load(void)
         tap_ok(r == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600,
                "test_cache_entry_mode_0600_even_with_umask_0: %o", (unsigned)(st.st_mode & 07777));
 
-        /* The file is exactly the filter file encoding of the program. */
+        /* The file is its own key, then exactly the filter file encoding of the program. */
         static union {
                 struct sock_filter f;
-                unsigned char b[TSYNC_FILTER_MAX_SIZE + 1];
+                unsigned char b[TSYNC_CACHE_ENTRY_HEADER_SIZE + TSYNC_FILTER_MAX_SIZE + 1];
         } want, got;
         long wn = tsync_filter_encode(prog.insns, prog.len, prog.flags, want.b, sizeof(want.b));
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         ssize_t gn = fd >= 0 ? read(fd, got.b, sizeof(got.b)) : -1;
         if (fd >= 0)
                 (void)close(fd);
-        tap_ok(wn > 0 && gn == wn && memcmp(want.b, got.b, (size_t)wn) == 0, "test_cache_entry_bytes_are_the_encoding");
+        tap_ok(wn > 0 && gn == wn + TSYNC_CACHE_ENTRY_HEADER_SIZE &&
+                       memcmp(want.b, got.b + TSYNC_CACHE_ENTRY_HEADER_SIZE, (size_t)wn) == 0,
+               "test_cache_entry_bytes_are_the_encoding");
+        tap_ok(gn > 88 && memcmp(got.b + 24, key_a, TSYNC_CACHE_KEY_LEN) == 0, "test_cache_entry_carries_its_key");
 
         r = tsync_cache_load(dir, key_a, &out, &err);
         tap_ok(r == 0 && same_prog(out, &prog), "test_cache_store_then_load_identical: %d %s", r, r ? err.msg : "");
@@ -299,7 +302,37 @@ static int truncate_by_one(const char *path)
 }
 static int truncate_to_header(const char *path)
 {
-        return truncate(path, TSYNC_FILTER_HEADER_SIZE);
+        return truncate(path, TSYNC_CACHE_ENTRY_HEADER_SIZE + TSYNC_FILTER_HEADER_SIZE);
+}
+static int truncate_into_header(const char *path)
+{
+        return truncate(path, TSYNC_CACHE_ENTRY_HEADER_SIZE - 1);
+}
+static int flip_digest_byte(const char *path)
+{
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        unsigned char c;
+        int r = -1;
+        if (fd < 0)
+                return -1;
+        if (pread(fd, &c, 1, 100) == 1) {
+                c ^= 0x80;
+                r = pwrite(fd, &c, 1, 100) == 1 ? 0 : -1;
+        }
+        (void)close(fd);
+        return r;
+}
+/* What version 1 wrote: the bare filter file, bound to no key. */
+static int older_format(const char *path)
+{
+        struct tsync_program prog = small_prog();
+        unsigned char buf[TSYNC_FILTER_MAX_SIZE];
+        long n = tsync_filter_encode(prog.insns, prog.len, prog.flags, buf, sizeof(buf));
+        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        int r = fd >= 0 && n > 0 && write(fd, buf, (size_t)n) == n ? 0 : -1;
+        if (fd >= 0)
+                (void)close(fd);
+        return r;
 }
 static int truncate_to_zero(const char *path)
 {
@@ -312,9 +345,10 @@ static int flip_program_byte(const char *path)
         int r = -1;
         if (fd < 0)
                 return -1;
-        if (pread(fd, &c, 1, TSYNC_FILTER_HEADER_SIZE + 12) == 1) {
+        off_t at = TSYNC_CACHE_ENTRY_HEADER_SIZE + TSYNC_FILTER_HEADER_SIZE + 12;
+        if (pread(fd, &c, 1, at) == 1) {
                 c ^= 0x01;
-                r = pwrite(fd, &c, 1, TSYNC_FILTER_HEADER_SIZE + 12) == 1 ? 0 : -1;
+                r = pwrite(fd, &c, 1, at) == 1 ? 0 : -1;
         }
         (void)close(fd);
         return r;
@@ -354,6 +388,9 @@ static void test_cache_damaged_entries(void)
         (void)snprintf(dir, sizeof(dir), "%s/damage", top);
         check_damage(dir, "truncated_by_one_byte", truncate_by_one);
         check_damage(dir, "truncated_to_the_header", truncate_to_header);
+        check_damage(dir, "truncated_into_the_entry_header", truncate_into_header);
+        check_damage(dir, "corrupted_digest_byte", flip_digest_byte);
+        check_damage(dir, "entry_of_the_older_format", older_format);
         check_damage(dir, "empty_entry", truncate_to_zero);
         check_damage(dir, "corrupted_program_byte", flip_program_byte);
         check_damage(dir, "appended_byte", append_byte);
@@ -404,6 +441,112 @@ static void test_cache_refuses_bad_dirs(void)
         /* load of a directory under the entry name: reported, not trusted. */
         r = tsync_cache_load(real, key_b, &out, &err);
         tap_ok(r < 0 && out == NULL, "test_cache_load_directory_entry_refused: %d %s", r, err.msg);
+}
+
+/* A cache directory anyone else can write is refused by store and load, and nothing is written into it. */
+static void check_bad_dir(const char *what, mode_t mode, uid_t owner)
+{
+        struct tsync_program prog = small_prog(), *out = NULL;
+        struct tsync_err err = { 0 };
+        char dir[256], p[512];
+
+        (void)snprintf(dir, sizeof(dir), "%s/dir-%s", top, what);
+        if (mkdir(dir, 0700) < 0 || chmod(dir, mode) < 0 || chown(dir, owner, (gid_t)-1) < 0) {
+                tap_ok(0, "test_cache_refuses_%s_dir: setup: %s", what, strerror(errno));
+                return;
+        }
+        int r = tsync_cache_store(dir, key_a, &prog, &err);
+        (void)entry_path(p, sizeof(p), dir, key_a);
+        tap_ok(r == -EPERM && access(p, F_OK) < 0 && strstr(err.msg, "must be a directory owned by uid"),
+               "test_cache_store_refuses_%s_dir: %d %s", what, r, err.msg);
+        memset(&err, 0, sizeof(err));
+        r = tsync_cache_load(dir, key_a, &out, &err);
+        tap_ok(r == -EPERM && out == NULL && strstr(err.msg, "writable by it alone"), "test_cache_load_refuses_%s_dir: %d %s",
+               what, r, err.msg);
+        tsync_program_free(out);
+}
+
+static void test_cache_dir_must_be_ours_alone(void)
+{
+        check_bad_dir("group_writable", 0770, geteuid());
+        check_bad_dir("world_writable", 0777, geteuid());
+        check_bad_dir("sticky_world_writable", 01777, geteuid());
+        /* Only root can give a directory away; as another user the case cannot be made. */
+        if (geteuid() == 0)
+                check_bad_dir("foreign_owned", 0700, 65534);
+        else
+                tap_ok(1, "test_cache_refuses_foreign_owned_dir # skip needs root to chown");
+
+        /* Readable by others is fine: only writing lets one swap entries. */
+        struct tsync_program prog = small_prog(), *out = NULL;
+        struct tsync_err err = { 0 };
+        char dir[256];
+        (void)snprintf(dir, sizeof(dir), "%s/dir-0755", top);
+        (void)mkdir(dir, 0700);
+        (void)chmod(dir, 0755);
+        int r = tsync_cache_store(dir, key_a, &prog, &err);
+        int r2 = r == 0 ? tsync_cache_load(dir, key_a, &out, &err) : r;
+        tap_ok(r2 == 0 && same_prog(out, &prog), "test_cache_accepts_0755_dir_of_ours: %d %s", r2, err.msg);
+        tsync_program_free(out);
+}
+
+/* In a directory whose owner renamed one entry over another (what a second
+ * writer could do): the victim's compile must return its own program and
+ * repair its entry, never load the other one. */
+static void test_cache_swapped_entries(void)
+{
+        struct test_profile weak, strong;
+        struct tsync_compile_opts o = { 0 };
+        struct tsync_program *weak_direct = NULL, *strong_direct = NULL, *got = NULL, *again = NULL;
+        struct tsync_warnings w = { 0 };
+        struct tsync_err err = { 0 };
+        char dir[256], kw[TSYNC_CACHE_KEY_LEN + 1], ks[TSYNC_CACHE_KEY_LEN + 1], pw[512], ps[512];
+
+        make_profile(&weak, "getcwd");
+        make_profile(&strong, "ptrace");
+        strong.rule.action = (struct tsync_action){ TSYNC_ACT_KILL_PROCESS, 0 };
+        (void)snprintf(dir, sizeof(dir), "%s/swap", top);
+        if (tsync_compile(&weak.p, &o, &weak_direct, &w, &err) < 0 || tsync_compile(&strong.p, &o, &strong_direct, &w, &err) < 0 ||
+            tsync_cache_key(&weak.p, &o, 0, kw, &err) < 0 || tsync_cache_key(&strong.p, &o, 0, ks, &err) < 0 ||
+            tsync_cache_compile(dir, &weak.p, &o, 0, &got, &w, &err) < 0) {
+                tap_ok(0, "test_cache_swapped_entry: setup: %s", err.msg);
+                goto out;
+        }
+        tsync_program_free(got);
+        got = NULL;
+        (void)entry_path(pw, sizeof(pw), dir, kw);
+        (void)entry_path(ps, sizeof(ps), dir, ks);
+        if (tsync_cache_compile(dir, &strong.p, &o, 0, &got, &w, &err) < 0 || rename(pw, ps) < 0) {
+                tap_ok(0, "test_cache_swapped_entry: setup: %s", err.msg);
+                goto out;
+        }
+        tsync_program_free(got);
+        got = NULL;
+        tap_ok(!same_prog(weak_direct, strong_direct), "test_cache_swapped_entry_programs_differ");
+        int r = tsync_cache_load(dir, ks, &got, &err);
+        tap_ok(r == -ENOENT && got == NULL && strstr(err.msg, "another key"), "test_cache_swapped_entry_detected: %d %s", r,
+               err.msg);
+        tsync_program_free(got);
+        got = NULL;
+        /* Once more, through compile: the swapped entry is back in place. */
+        (void)entry_path(ps, sizeof(ps), dir, ks);
+        if (tsync_cache_compile(dir, &weak.p, &o, 0, &got, &w, &err) < 0 || rename(pw, ps) < 0) {
+                tap_ok(0, "test_cache_swapped_entry: re-setup: %s", err.msg);
+                goto out;
+        }
+        tsync_program_free(got);
+        got = NULL;
+        r = tsync_cache_compile(dir, &strong.p, &o, 0, &got, &w, &err);
+        tap_ok(r == 0 && same_prog(got, strong_direct), "test_cache_swapped_entry_compiles_its_own_program: %d %s", r,
+               r ? err.msg : "");
+        r = tsync_cache_load(dir, ks, &again, &err);
+        tap_ok(r == 0 && same_prog(again, strong_direct), "test_cache_swapped_entry_repaired: %d %s", r, r ? err.msg : "");
+out:
+        tsync_program_free(weak_direct);
+        tsync_program_free(strong_direct);
+        tsync_program_free(got);
+        tsync_program_free(again);
+        tsync_warnings_clear(&w);
 }
 
 /* Child: private mount namespace, a 64 KiB tmpfs, and two 32 KiB entries that cannot both fit.
@@ -567,6 +710,8 @@ int main(void)
         test_cache_store_load();
         test_cache_damaged_entries();
         test_cache_refuses_bad_dirs();
+        test_cache_dir_must_be_ours_alone();
+        test_cache_swapped_entries();
         test_cache_full_disk();
         test_cache_compile();
         return tap_done();

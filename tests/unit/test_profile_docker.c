@@ -16,6 +16,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
 #include "tsync/profile.h"
+#include "tsync/source.h"
 
 #define SECCOMP_JSON "/usr/share/containers/seccomp.json"
 #define CONTAINERS_CONF "/usr/share/containers/containers.conf"
@@ -724,6 +725,86 @@ static void test_profile_docker_is_docker(void)
         tap_ok(!tsync_profile_is_docker(NULL), "test_profile_docker_is_docker_null");
 }
 
+/* Unknown keys at every level of the format, through the reader the CLI and hook use. */
+static int load_sq(const char *sq, enum tsync_keys keys, struct tsync_warnings *w, struct tsync_err *err)
+{
+        struct tsync_json *doc = parse_sq(sq);
+        struct tsync_profile *p = NULL;
+        struct tsync_source_opts so = { .format = TSYNC_FORMAT_DOCKER, .have_caps = true, .keys = keys, .warnings = w };
+        if (!doc)
+                return tsync_error(err, EBADMSG, "(test) profile text does not parse");
+        int r = tsync_source_from_json(doc, &so, &p, NULL, err);
+        tsync_profile_free(p);
+        tsync_json_free(doc);
+        return r;
+}
+
+static const struct {
+        const char *name;
+        const char *sq;
+        const char *message;
+} docker_unknown[] = {
+        { "top", "{'defaultAction': 'SCMP_ACT_ALLOW', 'archmap': [], 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO'}]}",
+          "archmap: unknown key (did you mean 'archMap'?)" },
+        { "rule", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', 'comments': ''}]}",
+          "syscalls[0].comments: unknown key (did you mean 'comment'?)" },
+        { "arg", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', 'args': "
+                 "[{'index': 0, 'value': 1, 'op': 'SCMP_CMP_EQ', 'indx': 1}]}]}",
+          "syscalls[0].args[0].indx: unknown key (did you mean 'index'?)" },
+        { "includes", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', "
+                      "'includes': {'cap': ['CAP_SYS_ADMIN']}}]}",
+          "syscalls[0].includes.cap: unknown key (did you mean 'caps'?)" },
+        { "excludes", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', "
+                      "'excludes': {'minkernel': '4.8'}}]}",
+          "syscalls[0].excludes.minkernel: unknown key (did you mean 'minKernel'?)" },
+        { "arch_map", "{'defaultAction': 'SCMP_ACT_ALLOW', 'archMap': [{'architecture': 'SCMP_ARCH_X86_64', "
+                      "'subArchitecture': ['SCMP_ARCH_X86']}]}",
+          "archMap[0].subArchitecture: unknown key (did you mean 'subArchitectures'?)" },
+};
+
+static void test_profile_docker_unknown_keys(void)
+{
+        for (size_t i = 0; i < sizeof(docker_unknown) / sizeof(docker_unknown[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_warnings w = { 0 };
+                int r = load_sq(docker_unknown[i].sq, TSYNC_KEYS_AUTO, &w, &err);
+                tap_ok(r == -EINVAL && strcmp(err.msg, docker_unknown[i].message) == 0,
+                       "test_profile_docker_unknown_key_is_an_error_%s: %d '%s'", docker_unknown[i].name, r, err.msg);
+                memset(&err, 0, sizeof(err));
+                r = load_sq(docker_unknown[i].sq, TSYNC_KEYS_WARN, &w, &err);
+                tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "unknown key, ignored as runc ignores it"),
+                       "test_profile_docker_unknown_key_can_warn_%s: %d %zu %s", docker_unknown[i].name, r, w.len,
+                       w.len ? w.msgs[0] : err.msg);
+                tsync_warnings_clear(&w);
+        }
+
+        /* Every key of the format (moby's profiles/seccomp/default.json and containers-common use them all). */
+        static const char every[] =
+                "{'defaultAction': 'SCMP_ACT_ERRNO', 'defaultErrnoRet': 1, 'defaultErrno': 'EPERM', 'archMap': "
+                "[{'architecture': 'SCMP_ARCH_X86_64', 'subArchitectures': ['SCMP_ARCH_X86', 'SCMP_ARCH_X32']}], "
+                "'flags': ['SECCOMP_FILTER_FLAG_LOG'], 'listenerPath': null, 'listenerMetadata': null, 'syscalls': ["
+                "{'names': ['clone'], 'action': 'SCMP_ACT_ALLOW', 'args': [{'index': 0, 'value': 2114060288, 'valueTwo': 0, "
+                "'op': 'SCMP_CMP_MASKED_EQ'}], 'comment': 'x', 'includes': {'minKernel': '4.8'}, 'excludes': "
+                "{'caps': ['CAP_SYS_ADMIN'], 'arches': ['s390x']}}, "
+                "{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', 'errnoRet': 1, 'errno': 'EPERM'}]}";
+        struct tsync_err err = { 0 };
+        struct tsync_warnings w = { 0 };
+        int r = load_sq(every, TSYNC_KEYS_AUTO, &w, &err);
+        tap_ok(r == 0 && w.len == 0, "test_profile_docker_every_format_key_passes: %d %s", r, err.msg);
+        tsync_warnings_clear(&w);
+
+        /* Debian's containers-common profile: no unknown key. */
+        struct tsync_json *doc = NULL;
+        if (tsync_json_parse_file(SECCOMP_JSON, NULL, &doc, &err) < 0) {
+                tap_ok(1, "test_profile_docker_real_file_keys # SKIP %s", err.msg);
+                return;
+        }
+        r = tsync_profile_check_keys(doc, true, false, "", &w, &err);
+        tap_ok(r == 0 && w.len == 0, "test_profile_docker_real_file_has_only_known_keys: %d %s", r, r ? err.msg : "");
+        tsync_json_free(doc);
+        tsync_warnings_clear(&w);
+}
+
 int main(void)
 {
         test_profile_docker_real_file();
@@ -732,5 +813,6 @@ int main(void)
         test_profile_docker_arch_map();
         test_profile_docker_refused();
         test_profile_docker_is_docker();
+        test_profile_docker_unknown_keys();
         return tap_done();
 }

@@ -7,6 +7,7 @@
 #include "tap.h"
 #include "tsync/json.h"
 #include "tsync/profile.h"
+#include "tsync/source.h"
 
 static struct tsync_profile *parse(const char *text, struct tsync_err *err)
 {
@@ -178,11 +179,96 @@ static void test_profile_oci_canonical_ignores_layout(void)
         tsync_profile_free(c);
 }
 
+/* Unknown keys, read through the source reader the CLI and the hook use. */
+static int load_text(const char *text, enum tsync_format format, enum tsync_keys keys, struct tsync_warnings *w,
+                     struct tsync_err *err)
+{
+        struct tsync_json *doc = NULL;
+        struct tsync_profile *p = NULL;
+        struct tsync_source_opts so = { .format = format, .keys = keys, .warnings = w };
+        int r = tsync_json_parse(text, strlen(text), NULL, &doc, err);
+        if (r == 0)
+                r = tsync_source_from_json(doc, &so, &p, NULL, err);
+        tsync_profile_free(p);
+        tsync_json_free(doc);
+        return r;
+}
+
+#define RULE(extra) "{\"names\": [\"getcwd\"], \"action\": \"SCMP_ACT_ERRNO\"" extra "}"
+#define ARG(extra) "{\"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_EQ\"" extra "}"
+
+static const struct {
+        const char *name;
+        const char *json;
+        const char *message;
+} unknown_keys[] = {
+        { "top_level_typo", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscall\": [" RULE("") "]}",
+          "syscall: unknown key (did you mean 'syscalls'?)" },
+        { "top_level_case", "{\"defaultaction\": \"SCMP_ACT_ALLOW\", \"defaultAction\": \"SCMP_ACT_ALLOW\"}",
+          "defaultaction: unknown key (did you mean 'defaultAction'?)" },
+        { "top_level_far_from_any", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"frobnicate\": 1}",
+          "frobnicate: unknown key" },
+        { "rule_typo", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE("") ", " RULE(", \"arg\": []") "]}",
+          "syscalls[1].arg: unknown key (did you mean 'args'?)" },
+        { "rule_docker_only_key_in_oci", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE(", \"errnoret\": 1") "]}",
+          "syscalls[0].errnoret: unknown key (did you mean 'errnoRet'?)" },
+        { "arg_typo",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE(", \"args\": [" ARG("") ", " ARG(", \"valuetwo\": 2") "]") "]}",
+          "syscalls[0].args[1].valuetwo: unknown key (did you mean 'valueTwo'?)" },
+};
+
+static void test_profile_oci_unknown_keys(void)
+{
+        for (size_t i = 0; i < sizeof(unknown_keys) / sizeof(unknown_keys[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_warnings w = { 0 };
+                int r = load_text(unknown_keys[i].json, TSYNC_FORMAT_AUTO, TSYNC_KEYS_AUTO, &w, &err);
+                tap_ok(r == -EINVAL && strcmp(err.msg, unknown_keys[i].message) == 0 && w.len == 0,
+                       "test_profile_oci_unknown_key_is_an_error_%s: %d '%s'", unknown_keys[i].name, r, err.msg);
+                /* The same object as a config's own linux.seccomp: a warning, and it loads. */
+                memset(&err, 0, sizeof(err));
+                r = load_text(unknown_keys[i].json, TSYNC_FORMAT_OCI, TSYNC_KEYS_WARN, &w, &err);
+                tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "linux.seccomp.") == w.msgs[0] &&
+                               strstr(w.msgs[0], "ignored as runc ignores it"),
+                       "test_profile_oci_unknown_key_warns_in_a_config_section_%s: %d %zu '%s'", unknown_keys[i].name, r,
+                       w.len, w.len ? w.msgs[0] : err.msg);
+                tsync_warnings_clear(&w);
+        }
+
+        /* A config.json read as such: warnings, whatever the file is called. */
+        static const char config[] = "{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\": {\"defaultAction\": "
+                                     "\"SCMP_ACT_ALLOW\", \"syscall\": [], \"syscalls\": [" RULE(", \"args\": [" ARG(", \"vlaue\": 3") "]") "]}}}";
+        struct tsync_err err = { 0 };
+        struct tsync_warnings w = { 0 };
+        int r = load_text(config, TSYNC_FORMAT_AUTO, TSYNC_KEYS_AUTO, &w, &err);
+        tap_ok(r == 0 && w.len == 2 && strcmp(w.msgs[0], "linux.seccomp.syscall: unknown key, ignored as runc ignores it (did you mean 'syscalls'?)") == 0 &&
+                       strstr(w.msgs[1], "linux.seccomp.syscalls[0].args[0].vlaue: unknown key") == w.msgs[1],
+               "test_profile_oci_config_section_warns: %d %zu '%s'", r, w.len, w.len ? w.msgs[0] : err.msg);
+        tsync_warnings_clear(&w);
+        /* ...but a config.json given as a layer is held to a layer's rule. */
+        r = load_text(config, TSYNC_FORMAT_AUTO, TSYNC_KEYS_ERROR, &w, &err);
+        tap_ok(r == -EINVAL && strcmp(err.msg, "linux.seccomp: syscall: unknown key (did you mean 'syscalls'?)") == 0,
+               "test_profile_oci_config_as_a_layer_refuses: %d '%s'", r, err.msg);
+        tsync_warnings_clear(&w);
+
+        /* Every key the runtime-spec defines passes, quietly. */
+        static const char every[] =
+                "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 1, \"architectures\": [\"SCMP_ARCH_X86_64\"],"
+                " \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\"], \"listenerPath\": null, \"listenerMetadata\": null,"
+                " \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 2, \"args\": [{"
+                "\"index\": 0, \"value\": 1, \"valueTwo\": 1, \"op\": \"SCMP_CMP_MASKED_EQ\"}]}]}";
+        memset(&err, 0, sizeof(err));
+        r = load_text(every, TSYNC_FORMAT_AUTO, TSYNC_KEYS_AUTO, &w, &err);
+        tap_ok(r == 0 && w.len == 0, "test_profile_oci_every_spec_key_passes: %d %s", r, err.msg);
+        tsync_warnings_clear(&w);
+}
+
 int main(void)
 {
         test_profile_oci_refuses_with_the_json_path();
         test_profile_oci_reads_every_field();
         test_profile_oci_errno_defaults_like_runc();
         test_profile_oci_canonical_ignores_layout();
+        test_profile_oci_unknown_keys();
         return tap_done();
 }

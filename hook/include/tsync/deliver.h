@@ -18,9 +18,12 @@ struct tsync_deliver_opts {
 
 /* Loads layer i of the plan (or, for i == -1, the moved linux.seccomp) with
  * Docker-format capability conditions judged against the plan's original
- * bounding set. Refuses profiles with NOTIFY actions or a listenerPath. */
+ * bounding set. Refuses profiles with NOTIFY actions or a listenerPath. An
+ * unknown key is an error in a layer and a warning (into w) in the moved
+ * linux.seccomp, which runc would have read ignoring it. */
 int tsync_plan_load_profile(const struct tsync_plan *plan, long i, const struct tsync_deliver_opts *o,
-                            struct tsync_profile **ret, uint64_t *ret_caps, struct tsync_err *err);
+                            struct tsync_profile **ret, uint64_t *ret_caps, struct tsync_warnings *w,
+                            struct tsync_err *err);
 
 /* Checks plan->state_dir is one of ours for this container (o->bundle's, or a
  * 32-hex-digit directory in o->state_root), a real directory owned by root. */

@@ -91,6 +91,17 @@ int tsync_profile_from_docker(const struct tsync_json *doc, const struct tsync_d
  * name/includes/excludes, or defaultErrno). */
 bool tsync_profile_is_docker(const struct tsync_json *doc);
 
+/* Checks doc's keys against those its format defines (docker: the
+ * Docker/containers-common profile, else the runtime-spec's linux.seccomp): at
+ * the top, in each syscalls[] rule, in each args[] entry, and for Docker in
+ * includes/excludes and archMap[]. An unknown key is an error naming its JSON
+ * path, with "did you mean" when a known key is a slip away (warn false: a
+ * layer, where a typo would silently drop rules); or, warn true, a warning in w
+ * with the path under prefix, and ignored (a config's own linux.seccomp, where
+ * runc ignores unknown keys). */
+int tsync_profile_check_keys(const struct tsync_json *doc, bool docker, bool warn, const char *prefix,
+                             struct tsync_warnings *w, struct tsync_err *err);
+
 /* Name tables (strings as in the runtime-spec). Return -EINVAL if unknown. */
 int tsync_action_parse(const char *name, enum tsync_act *ret);
 const char *tsync_action_name(enum tsync_act kind);

@@ -15,11 +15,22 @@ enum tsync_format {
         TSYNC_FORMAT_DOCKER, /* a Docker/containers-common profile */
 };
 
+/* How unknown keys are treated (tsync_profile_check_keys). The caller decides,
+ * because it knows what the object is for: a layer of ours must say exactly
+ * what it means, a config's own linux.seccomp is read as runc reads it. */
+enum tsync_keys {
+        TSYNC_KEYS_AUTO,  /* errors, except in a config.json's linux.seccomp (FORMAT_CONFIG): warnings */
+        TSYNC_KEYS_ERROR, /* errors whatever the form: a layer (even one given as a config.json) */
+        TSYNC_KEYS_WARN,  /* warnings: the object is a config's own linux.seccomp (replace mode) */
+};
+
 struct tsync_source_opts {
         enum tsync_format format;
         bool have_caps;       /* caps below is set; otherwise a config's bounding set is used */
         uint64_t caps;        /* capability set for Docker-format includes/excludes */
         uint32_t native_arch; /* 0: seccomp_arch_native() */
+        enum tsync_keys keys;
+        struct tsync_warnings *warnings; /* unknown keys when they warn (NULL: dropped) */
 };
 
 /* What a source resolved to. */

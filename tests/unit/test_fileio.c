@@ -1,0 +1,238 @@
+/* The one rule for every file we write (tsync/fileio.h), on a real filesystem:
+ * what is replaced, what is written in place, what is refused and left as it
+ * was. Devices are made with mknod in the test's own directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "tsync/fileio.h"
+
+static char top[] = "/tmp/test_fileio.XXXXXX";
+
+static void at(char *buf, size_t size, const char *name)
+{
+        (void)snprintf(buf, size, "%s/%s", top, name);
+}
+
+static int read_text(const char *path, char *buf, size_t size)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        ssize_t n = read(fd, buf, size - 1);
+        (void)close(fd);
+        if (n < 0)
+                return -1;
+        buf[n] = '\0';
+        return 0;
+}
+
+static int write_text(const char *path, const char *text)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -1;
+        int r = tsync_write_all(fd, text, strlen(text));
+        (void)close(fd);
+        return r;
+}
+
+/* Nothing but the names given is left in top (no temp files). */
+static int only(const char *const *names, size_t n)
+{
+        char cmd[256], line[256];
+        (void)snprintf(cmd, sizeof(cmd), "ls -A '%s'", top);
+        FILE *f = popen(cmd, "r");
+        int stray = 0;
+        if (!f)
+                return 0;
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                bool known = false;
+                for (size_t i = 0; i < n && !known; i++)
+                        known = strcmp(line, names[i]) == 0;
+                if (!known) {
+                        tap_diag("stray file %s", line);
+                        stray++;
+                }
+        }
+        (void)pclose(f);
+        return stray == 0;
+}
+
+static void test_fileio_new_and_replaced_files(void)
+{
+        struct tsync_err err = {0};
+        char p[256], link2[256], text[64];
+        struct stat st;
+
+        at(p, sizeof(p), "new");
+        mode_t old = umask(0077);
+        int r = tsync_write_atomic(p, "one", 3, 0444, true, &err);
+        (void)umask(old);
+        memset(&st, 0, sizeof(st));
+        if (r == 0)
+                r = stat(p, &st) < 0 ? -errno : read_text(p, text, sizeof(text));
+        tap_ok(r == 0 && (st.st_mode & 07777) == 0444 && strcmp(text, "one") == 0,
+               "test_fileio_new_file_gets_its_mode_whatever_the_umask: %d %s %o", r, err.msg,
+               (unsigned)(st.st_mode & 07777));
+
+        /* Replacing ours is a rename: another name of the old file keeps the old content. */
+        at(link2, sizeof(link2), "hardlink");
+        (void)link(p, link2);
+        r = tsync_write_atomic(p, "two", 3, 0644, false, &err);
+        tap_ok(r == 0 && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "two") == 0,
+               "test_fileio_replaces_our_file");
+        tap_ok(read_text(link2, text, sizeof(text)) == 0 && strcmp(text, "one") == 0,
+               "test_fileio_replacement_is_a_rename_not_a_rewrite");
+        static const char *const names[] = {"new", "hardlink"};
+        tap_ok(only(names, 2), "test_fileio_leaves_no_temp_file");
+}
+
+/* Every kind of name that strict writers (inject, the hook) must refuse and leave alone. */
+static void test_fileio_strict_refusals(void)
+{
+        struct tsync_err err = {0};
+        char p[256], target[256], text[64];
+        struct stat st;
+        int r;
+
+        at(target, sizeof(target), "target");
+        (void)write_text(target, "keep");
+        at(p, sizeof(p), "symlink");
+        (void)symlink(target, p);
+        r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
+        tap_ok(r == -ELOOP && strstr(err.msg, "is a symbolic link: refusing to write through or replace it") &&
+                       lstat(p, &st) == 0 && S_ISLNK(st.st_mode) && read_text(target, text, sizeof(text)) == 0 &&
+                       strcmp(text, "keep") == 0,
+               "test_fileio_refuses_a_symlink: %d %s", r, err.msg);
+
+        at(p, sizeof(p), "null");
+        if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+                r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
+                tap_ok(r == -EINVAL && strstr(err.msg, "is a character device: refusing to replace it") &&
+                               lstat(p, &st) == 0 && S_ISCHR(st.st_mode),
+                       "test_fileio_strict_refuses_a_character_device: %d %s", r, err.msg);
+        } else {
+                tap_skip(strerror(errno), "test_fileio_strict_refuses_a_character_device");
+        }
+
+        at(p, sizeof(p), "fifo");
+        (void)mkfifo(p, 0600);
+        r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
+        tap_ok(r == -EINVAL && strstr(err.msg, "is a FIFO") && lstat(p, &st) == 0 && S_ISFIFO(st.st_mode),
+               "test_fileio_strict_refuses_a_fifo: %d %s", r, err.msg);
+
+        at(p, sizeof(p), "dir");
+        (void)mkdir(p, 0700);
+        r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
+        tap_ok(r == -EISDIR && strstr(err.msg, "is a directory"), "test_fileio_refuses_a_directory: %d %s", r, err.msg);
+
+        if (geteuid() == 0) {
+                at(p, sizeof(p), "theirs");
+                (void)write_text(p, "theirs");
+                (void)chown(p, 65534, 65534);
+                r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
+                tap_ok(r == -EPERM && strstr(err.msg, "owned by uid 65534") && stat(p, &st) == 0 && st.st_uid == 65534,
+                       "test_fileio_refuses_another_users_file: %d %s", r, err.msg);
+        } else {
+                tap_skip("needs root to chown", "test_fileio_refuses_another_users_file");
+        }
+
+        /* The last directory must not be a link either: a bundle's owner could plant one. */
+        char dirlink[256];
+        at(dirlink, sizeof(dirlink), "dirlink");
+        (void)symlink(top, dirlink);
+        at(p, sizeof(p), "dirlink/via-link");
+        r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
+        tap_ok(r == -ELOOP && access(p, F_OK) < 0, "test_fileio_strict_refuses_a_symlinked_directory: %d %s", r,
+               err.msg);
+}
+
+/* A user-named output: devices and FIFOs with a reader in place, never a wait. */
+static void test_fileio_outputs(void)
+{
+        struct tsync_err err = {0};
+        char p[256], text[64];
+        struct stat st;
+        int r;
+
+        at(p, sizeof(p), "null");
+        r = lstat(p, &st) == 0 && S_ISCHR(st.st_mode) ? tsync_write_output(p, "x", 1, 0644, &err) : -ENOENT;
+        if (r == -ENOENT)
+                tap_skip("no device node", "test_fileio_output_writes_a_character_device_in_place");
+        else
+                tap_ok(r == 0 && lstat(p, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3),
+                       "test_fileio_output_writes_a_character_device_in_place: %d %s", r, err.msg);
+
+        at(p, sizeof(p), "fifo");
+        r = tsync_write_output(p, "x", 1, 0644, &err);
+        tap_ok(r == -ENXIO && strstr(err.msg, "a FIFO without a reader"),
+               "test_fileio_output_refuses_a_fifo_without_reader: %d %s", r, err.msg);
+        int rd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        r = tsync_write_output(p, "hello", 5, 0644, &err);
+        ssize_t n = rd >= 0 ? read(rd, text, sizeof(text) - 1) : -1;
+        if (rd >= 0)
+                (void)close(rd);
+        tap_ok(r == 0 && n == 5 && memcmp(text, "hello", 5) == 0,
+               "test_fileio_output_writes_a_fifo_with_a_reader: %d %zd %s", r, n, err.msg);
+
+        at(p, sizeof(p), "symlink");
+        r = tsync_write_output(p, "x", 1, 0644, &err);
+        tap_ok(r == -ELOOP, "test_fileio_output_refuses_a_symlink: %d %s", r, err.msg);
+
+        at(p, sizeof(p), "out");
+        r = tsync_write_output(p, "out", 3, 0600, &err);
+        tap_ok(r == 0 && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "out") == 0,
+               "test_fileio_output_creates_a_new_file: %d %s", r, err.msg);
+}
+
+static void test_fileio_private_dir(void)
+{
+        struct tsync_err err = {0};
+        struct stat st = {.st_mode = S_IFDIR | 0755, .st_uid = geteuid()};
+        tap_ok(tsync_check_private_dir("d", &st, &err) == 0, "test_fileio_private_dir_accepts_0755_of_ours");
+        char want[128];
+        (void)snprintf(want, sizeof(want), "d: must be a directory owned by uid %u and writable by it alone",
+                       (unsigned)geteuid());
+        st.st_mode = S_IFDIR | 0775;
+        tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM && strcmp(err.msg, want) == 0,
+               "test_fileio_private_dir_refuses_group_writable: %s", err.msg);
+        st.st_mode = S_IFDIR | 01777;
+        tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM,
+               "test_fileio_private_dir_refuses_sticky_world_writable");
+        st.st_mode = S_IFDIR | 0700;
+        st.st_uid = geteuid() + 1;
+        tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM, "test_fileio_private_dir_refuses_another_owner");
+        st.st_mode = S_IFLNK | 0777;
+        st.st_uid = geteuid();
+        tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM, "test_fileio_private_dir_refuses_a_symlink");
+}
+
+static void cleanup(void)
+{
+        char cmd[128];
+        (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+        (void)system(cmd);
+}
+
+int main(void)
+{
+        if (!mkdtemp(top)) {
+                tap_ok(0, "mkdtemp: %s", strerror(errno));
+                return tap_done();
+        }
+        atexit(cleanup);
+        test_fileio_new_and_replaced_files();
+        test_fileio_strict_refusals();
+        test_fileio_outputs();
+        test_fileio_private_dir();
+        return tap_done();
+}
