@@ -36,6 +36,12 @@ void cli_error(const char *where, const struct tsync_err *err);
 void cli_errorf(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warnings(const char *where, struct tsync_warnings *w);
 
+/* What replace mode leaves without linux.seccomp, said where it is chosen
+ * (inject, precreate): processes started with `EXEC` (e.g. "runc exec"), and
+ * the config's startContainer hooks, which run in the container before the
+ * init loads anything (runc runs them under the profile). */
+void cli_warn_replace(const char *where, const struct tsync_json *config, const char *exec);
+
 /* Handles one shared option; returns 1 if it was one, 0 if not, -1 after printing an error. */
 int cli_input_option(struct cli_input *in, int opt, const char *arg);
 #define CLI_INPUT_OPTIONS                                                                                       \

@@ -5,6 +5,8 @@
 
 #include "cli.h"
 #include "tsync/analysis.h"
+#include "tsync/bpf.h"
+#include "tsync/init_calls.h"
 
 static void help(FILE *f)
 {
@@ -16,6 +18,41 @@ static void help(FILE *f)
                 "Exits 1 if PROFILE does not compile or there are errors (with --strict, unknown names are errors).\n\n"
                 CLI_INPUT_HELP,
                 PROGRAM, PROGRAM);
+}
+
+/* How seccomp-tsync-init would run a workload under this profile alone, in
+ * words: "supervises it", or in place and why, or not at all and why. Returns
+ * 1 for not at all, 0 otherwise, -1 if it cannot be told. */
+static int describe_route(const struct tsync_program *prog, bool caps_after, char *buf, size_t size)
+{
+        struct tsync_stack_prog stack = { .insns = prog->insns, .len = prog->len };
+        const struct tsync_init_call *denied;
+        enum tsync_init_route route;
+        struct tsync_err err = { 0 };
+        uint32_t action;
+        char answer[32];
+
+        if (tsync_init_route(&stack, 1, caps_after, &route, &denied, &action, &err) < 0) {
+                (void)snprintf(buf, size, "cannot be told: %s", err.msg);
+                return -1;
+        }
+        if (route == TSYNC_ROUTE_SUPERVISE) {
+                (void)snprintf(buf, size, "supervises the workload as PID 1 (every call it makes after its load is "
+                                          "allowed)");
+                return 0;
+        }
+        tsync_bpf_ret_name(action, answer, sizeof(answer));
+        if (route == TSYNC_ROUTE_IN_PLACE) {
+                (void)snprintf(buf, size,
+                               "runs the workload in place, as PID 1, as the runtime alone would: the profile "
+                               "answers %s with %s, which the init needs to %s",
+                               denied->name, answer, denied->why);
+                return 0;
+        }
+        (void)snprintf(buf, size, "cannot start a workload under this profile: it answers %s with %s, which the init "
+                                  "needs to %s",
+                       denied->name, answer, denied->why);
+        return 1;
 }
 
 int cmd_check(int argc, char **argv)
@@ -79,6 +116,14 @@ int cmd_check(int argc, char **argv)
         for (size_t i = 0; i < lint.len; i++)
                 printf("%s: %s: %s\n", path, lint.findings[i].severity == TSYNC_LINT_ERROR ? "error" : "warning",
                        lint.findings[i].msg);
+        /* What the init does under it as a layer, with and without NO_NEW_PRIVS:
+         * information for the profile's author, not a finding of the profile's own. */
+        char with_nnp[1536], without_nnp[1536];
+        (void)describe_route(prog, false, with_nnp, sizeof(with_nnp));
+        (void)describe_route(prog, true, without_nnp, sizeof(without_nnp));
+        printf("%s: init: %s\n", path, with_nnp);
+        if (strcmp(with_nnp, without_nnp) != 0)
+                printf("%s: init, with noNewPrivileges false: %s\n", path, without_nnp);
         printf("%s: %zu error%s, %zu warning%s\n", path, lint.errors, lint.errors == 1 ? "" : "s", lint.warnings,
                lint.warnings == 1 ? "" : "s");
         int rc = lint.errors ? CLI_EXIT_FAILED : CLI_EXIT_OK;

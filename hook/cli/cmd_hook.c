@@ -287,10 +287,7 @@ static int stage_precreate(const struct hook_opts *h)
                 return CLI_EXIT_FAILED;
         }
         if (replace)
-                fprintf(stderr,
-                        "%s: precreate: replace mode: linux.seccomp now applies only to the container's init and its "
-                        "children; processes started with exec run without it\n",
-                        PROGRAM);
+                cli_warn_replace("precreate", config, "exec");
         return CLI_EXIT_OK;
 }
 

@@ -258,10 +258,7 @@ int cmd_inject(int argc, char **argv)
                 goto out;
         }
         if (replace)
-                fprintf(stderr,
-                        "%s: %s: replace mode: linux.seccomp now applies only to the container's init and its "
-                        "children; processes started with `runc exec` run without it\n",
-                        PROGRAM, bundle);
+                cli_warn_replace(bundle, config, "runc exec");
         rc = CLI_EXIT_OK;
 out:
         /* A refused inject leaves the bundle as it found it. */

@@ -129,3 +129,18 @@ int cli_compile(struct cli_input *in, const char *where, const struct tsync_prof
         cli_warnings(where, &w);
         return r;
 }
+
+void cli_warn_replace(const char *where, const struct tsync_json *config, const char *exec)
+{
+        fprintf(stderr,
+                "%s: %s: replace mode: linux.seccomp now applies only to the container's init and its children; "
+                "processes started with `%s` run without it\n",
+                PROGRAM, where, exec);
+        const struct tsync_json *hooks = tsync_json_get(tsync_json_get(config, "hooks"), "startContainer");
+        if (hooks && hooks->type == TSYNC_JSON_ARRAY && hooks->u.array.len > 0)
+                fprintf(stderr,
+                        "%s: %s: replace mode: the config's %zu startContainer hook%s run%s in the container before "
+                        "the init loads linux.seccomp, so without it (the runtime alone runs them under it)\n",
+                        PROGRAM, where, hooks->u.array.len, hooks->u.array.len == 1 ? "" : "s",
+                        hooks->u.array.len == 1 ? "s" : "");
+}

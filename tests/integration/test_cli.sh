@@ -89,6 +89,25 @@ testDockerCapsFromConfigBoundingSet() {
         return 0
 }
 
+testReplaceModeSaysWhatRunsWithoutTheProfile() {
+        # startContainer hooks run in the container before the init loads anything: without the
+        # profile in replace mode, while the runtime alone runs them under it.
+        mkdir -p "$WORK/b/rootfs"
+        jq -n '{ociVersion: "1.0.2", root: {path: "rootfs"}, process: {args: ["sh"], noNewPrivileges: true},
+                linux: {seccomp: {defaultAction: "SCMP_ACT_ALLOW",
+                                  syscalls: [{names: ["mkdir"], action: "SCMP_ACT_ERRNO"}]}}}' >"$WORK/b/config.json"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --replace "$WORK/b"
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        grep -q "replace mode: .*processes started with \`runc exec\` run without it" "$WORK/err" || fail "$(cat "$WORK/err")"
+        grep -q "startContainer" "$WORK/err" && fail "no startContainer hooks, yet: $(cat "$WORK/err")"
+        jq '.hooks.startContainer = [{path: "/bin/true"}, {path: "/bin/true"}]' "$WORK/b/config.json" >"$WORK/c.json" &&
+                mv "$WORK/c.json" "$WORK/b/config.json"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --replace "$WORK/b"
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        grep -q "replace mode: the config's 2 startContainer hooks run in the container before the init loads linux.seccomp, so without it" \
+                "$WORK/err" || fail "$(cat "$WORK/err")"
+}
+
 testDockerCapsFromAnInjectedConfigAreTheOriginalOnes() {
         # inject lends CAP_SYS_ADMIN to the init: judging a Docker-format profile by the rewritten
         # config would say what the workload never gets (Podman's profile allows bpf with SYS_ADMIN).
@@ -279,6 +298,25 @@ testCompileOutputReplacesOurOwnFile() {
         cmp -s "$WORK/want" "$WORK/a.bpf" || fail "not replaced"
         # Replaced by rename: another name of the old file keeps the old content.
         assertEquals old "$(cat "$WORK/hardlink")"
+}
+
+# check tells how the init would run a workload under the profile as a layer (issue 17).
+testCheckSaysHowTheInitRunsTheWorkloadUnderTheProfile() {
+        run check "$TOP/configs/profiles/deny-ptrace.json"
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        grep -q "deny-ptrace.json: init: supervises the workload as PID 1" "$WORK/out" || fail "$(cat "$WORK/out")"
+        echo '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["clone"], "action": "SCMP_ACT_ERRNO", "errnoRet": 6}]}' \
+                >"$WORK/p.json"
+        run check "$WORK/p.json"
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        grep -q "p.json: init: runs the workload in place, as PID 1, as the runtime alone would: the profile answers clone with ERRNO(6), which the init needs to start the workload as a child" \
+                "$WORK/out" || fail "$(cat "$WORK/out")"
+        echo '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["capset"], "action": "SCMP_ACT_ERRNO"}]}' \
+                >"$WORK/p.json"
+        run check "$WORK/p.json"
+        grep -q "p.json: init: supervises" "$WORK/out" || fail "$(cat "$WORK/out")"
+        grep -q "p.json: init, with noNewPrivileges false: cannot start a workload under this profile: it answers capset with ERRNO(1)" \
+                "$WORK/out" || fail "$(cat "$WORK/out")"
 }
 
 # Unknown keys: an error in a profile file, a warning in a config's own linux.seccomp.
