@@ -3,7 +3,9 @@
  * PID is a created, not yet started container process (the runtime's init,
  * waiting to exec). sigpoint attaches to every thread of it with ptrace, runs
  * CMD (e.g. `runc start ID`), and when the process has exec'd a program whose
- * comm is COMM, counts the system calls its main thread enters. On entering
+ * comm is COMM, counts the system calls its main thread enters (but futex:
+ * how often the main thread waits for its signal thread depends on timing,
+ * and the points must be the same calls in every run). On entering
  * the Nth one it sends SIGNAL to the process and lets go of it; for SIGSTOP it
  * then waits until the process is stopped, prints the Seccomp_filters of each
  * of its threads as they are at that moment, and sends SIGCONT.
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,7 +170,7 @@ static int on_stop(struct run *r, pid_t tid, int st)
                 struct __ptrace_syscall_info info;
                 memset(&info, 0, sizeof(info));
                 if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info) > 0 &&
-                    info.op == PTRACE_SYSCALL_INFO_ENTRY && tid == r->pid) {
+                    info.op == PTRACE_SYSCALL_INFO_ENTRY && tid == r->pid && info.entry.nr != SYS_futex) {
                         if (r->entered < MAX_RECORDED)
                                 r->recorded[r->entered] = (long)info.entry.nr;
                         if (++r->entered == r->point) {

@@ -200,7 +200,9 @@ static void test_capnames_the_init_gets_only_names_runc_honours(void)
         struct tsync_rewrite_opts o = { .layers = layers,
                                         .n_layers = 1,
                                         .state_dir = "/bundle/oci-seccomp-tsync",
-                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        /* With hooks: without them lending (noNewPrivileges false) is refused. */
+                                        .hook_path = "/usr/bin/oci-seccomp-tsync" };
         int r = tsync_rewrite(c, &o, &err);
         static const struct {
                 const char *opt, *want;
