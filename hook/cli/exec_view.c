@@ -254,12 +254,9 @@ static int bundle_view(const char *bundle, const char *id, bool start, pid_t cru
 
 int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, struct tsync_err *err)
 {
-        _cleanup_json_ struct tsync_json *lent = NULL;
-        int r = tsync_rewrite_lent_capabilities(plan, &lent);
-        if (r < 0)
-                return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
-        if (!lent)
-                return 0;
+        int r = tsync_exec_view_lends(plan, err);
+        if (r <= 0)
+                return r;
         pid_t ppid = getppid();
         char runtime[64];
         r = parent_runtime(ppid, runtime, sizeof(runtime), err);
@@ -277,11 +274,8 @@ int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const cha
 
 int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, struct tsync_err *err)
 {
-        _cleanup_json_ struct tsync_json *lent = NULL;
-        int r = tsync_rewrite_lent_capabilities(plan, &lent);
-        if (r < 0)
-                return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
-        if (!lent)
-                return 0;
+        int r = tsync_exec_view_lends(plan, err);
+        if (r <= 0)
+                return r;
         return bundle_view(bundle, id, false, 0, err);
 }

@@ -38,6 +38,15 @@ static int expect_capabilities(const struct tsync_json *config, const struct tsy
                            path[0] ? "." : "", path, form);
 }
 
+int tsync_exec_view_lends(const struct tsync_plan *plan, struct tsync_err *err)
+{
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        int r = tsync_rewrite_lent_capabilities(plan, &lent);
+        if (r < 0)
+                return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
+        return lent != NULL;
+}
+
 int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *plan, const char *id,
                             struct tsync_err *err)
 {

@@ -17,6 +17,10 @@
 #include "tsync/json.h"
 #include "tsync/plan.h"
 
+/* 1 when the rewrite lends the init capabilities for plan (so exec'd
+ * processes must be kept from them), 0 when not, -errno. */
+int tsync_exec_view_lends(const struct tsync_plan *plan, struct tsync_err *err);
+
 /* config (as inject or precreate wrote it from plan) -> the original sets, and,
  * when id is not NULL, id as the running container. Nothing changes when the
  * rewrite lends nothing. -EBUSY when another container holds the config
