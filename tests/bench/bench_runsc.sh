@@ -37,6 +37,9 @@ bench_begin
 
 progress "building the bundles"
 podman_bundle "$T/oci-seccomp" ":" >/dev/null || die "cannot build a bundle from Podman's config"
+# gVisor sets NO_NEW_PRIVS on every process anyway; without it in the config the hook refuses
+# runsc (the init would be lent CAP_SYS_ADMIN, which runsc's exec'd processes would see).
+tsync_json_edit "$T/oci-seccomp/config.json" '.process.noNewPrivileges = true' || exit 1
 for m in none replace; do
         cp -a "$T/oci-seccomp" "$T/$m" || die "cannot copy the bundle"
 done

@@ -87,13 +87,32 @@ with_rule() {
 }
 
 # Lines of threads_probe in FILE that do not end with CALL failing with ERRNO.
+# runsc_bundle DIR SCRIPT: Podman's config running SCRIPT, with noNewPrivileges true. gVisor sets
+# NO_NEW_PRIVS on every process anyway, so the workload gets the same; with it false the init
+# would be lent CAP_SYS_ADMIN, which runsc's exec'd processes would see (they take the
+# container's own sets): the hook refuses that (testRunscWithoutNoNewPrivilegesIsRefused).
+runsc_bundle() {
+        podman_bundle "$1" "$2" && tsync_json_edit "$1/config.json" '.process.noNewPrivileges = true'
+}
+
+testRunscWithoutNoNewPrivilegesIsRefused() {
+        need_runsc || return
+        podman_bundle "$T/b" "touch /marker" || fail "bundle"
+        inject --replace "$T/b" 2>/dev/null || fail "inject"
+        runsc_run lent-$$ "$T/b"
+        assertNotEquals "the container ran" 0 "$rc"
+        assertFalse "the workload ran" "[ -e '$T/b/rootfs/marker' ]"
+        grep -q "oci-seccomp-tsync: lent-$$: .*set process.noNewPrivileges to true" "$T/lent-$$.err" ||
+                fail "$(cat "$T/lent-$$.err")"
+}
+
 threads_not_denied() {
         grep '^tid=' "$1" | grep -v " call=$2 rc=-1 errno=$3\$" || true
 }
 
 testReplaceModeUnderRunscDeniesInEveryThreadWhatRunscAloneLetsThrough() {
         need_runsc || return
-        podman_bundle "$T/alone" "exec /bin/threads_probe -n $NTHREADS mkdir /t" || fail "bundle"
+        runsc_bundle "$T/alone" "exec /bin/threads_probe -n $NTHREADS mkdir /t" || fail "bundle"
         with_rule "$T/alone" mkdir mkdirat $EDQUOT || fail "rule"
         cp -a "$T/alone" "$T/replace"
 
@@ -118,7 +137,7 @@ testReplaceModeUnderRunscDeniesInEveryThreadWhatRunscAloneLetsThrough() {
 
 testABrokenProfileStopsTheContainerUnderRunsc() {
         need_runsc || return
-        podman_bundle "$T/b" "touch /marker" || fail "bundle"
+        runsc_bundle "$T/b" "touch /marker" || fail "bundle"
         cp "$PROFILES/deny-mkdir.json" "$T/layer.json"
         inject --replace --profile "$T/layer.json" "$T/b" 2>/dev/null || fail "inject"
         cp "$PROFILES/broken.json" "$T/layer.json"
@@ -131,7 +150,7 @@ testABrokenProfileStopsTheContainerUnderRunsc() {
 
 testAProfileTheInitCannotProveUnderRunscStopsTheContainer() {
         need_runsc || return
-        podman_bundle "$T/b" "touch /marker" || fail "bundle"
+        runsc_bundle "$T/b" "touch /marker" || fail "bundle"
         # Denies nothing the probe can call harmlessly: no proof, so no workload.
         tsync_json_edit "$T/b/config.json" \
                 '.linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
@@ -158,7 +177,7 @@ testVerifyProcStillRefusesWhereProcShowsNoCounts() {
 
 testLayerModeUnderRunscOciSeccompEnforcesTheBaselineAndTheLayer() {
         need_runsc || return
-        podman_bundle "$T/b" "/bin/threads_probe -n 4 getcwd; exec /bin/threads_probe -n 4 mkdir /t" ||
+        runsc_bundle "$T/b" "/bin/threads_probe -n 4 getcwd; exec /bin/threads_probe -n 4 mkdir /t" ||
                 fail "bundle"
         with_rule "$T/b" getcwd $EPERM || fail "rule"
         inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
@@ -221,14 +240,18 @@ testOnLinuxTheProbeAgreesWithTheCountsInEveryThread() {
 }
 
 testOnLinuxAFilterWhoseEffectIsNotTheSimulatedOneIsCaught() {
-        # A hand-made filter: ERRNO(122) only where the instruction pointer is 0, which the probe's
-        # simulation assumes and no real call has. The kernel lets the probe call through: the proof fails.
+        # A hand-made filter: ERRNO(122) for mkdir only where the instruction pointer is 0, which the
+        # probe's simulation assumes and no real call has. The kernel lets the probe call through: the
+        # proof fails. (Only mkdir: the calls the init itself needs simulate as allowed, so the init
+        # gets as far as the proof.)
         python3 - "$T/ip.tsync" <<'EOF'
 import struct, sys
 def insn(code, jt, jf, k):
     return struct.pack('<HBBI', code, jt, jf, k)
-prog = (insn(0x20, 0, 0, 8)                 # ld [instruction_pointer] (low half)
-        + insn(0x15, 0, 1, 0)               # jeq #0, next, skip
+prog = (insn(0x20, 0, 0, 0)                 # ld [nr]
+        + insn(0x15, 0, 3, 83)              # jeq #83 (mkdir), next, allow
+        + insn(0x20, 0, 0, 8)               # ld [instruction_pointer] (low half)
+        + insn(0x15, 0, 1, 0)               # jeq #0, next, allow
         + insn(0x06, 0, 0, 0x00050000 | 122)  # ret ERRNO(122)
         + insn(0x06, 0, 0, 0x7fff0000))     # ret ALLOW
 def fnv(h, b):
