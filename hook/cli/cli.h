@@ -75,8 +75,13 @@ extern const size_t cli_n_default_profile_dirs;
 
 struct tsync_plan;
 struct tsync_deliver_opts;
-/* Loads and compiles everything a plan names, printing what fails; 0 or -1. */
-int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const char *where);
+/* Loads and compiles everything a plan names, printing what fails; 0 or -1.
+ * Then judges, with the config's own linux.seccomp in layer mode (the runtime
+ * loads it on the init too), how the init can run the workload: refused when
+ * it could not start it at all; *ret_in_place (with one warning) when it must
+ * run it in place, as PID 1, which the caller writes into the config. */
+int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const struct tsync_json *config,
+                   bool *ret_in_place, const char *where);
 
 /* The exec view (exec_view.c): at createRuntime, the original capability sets
  * go where the runtime's exec reads them (refused for a runtime we do not

@@ -32,7 +32,7 @@ static int describe_route(const struct tsync_program *prog, bool caps_after, cha
         uint32_t action;
         char answer[32];
 
-        if (tsync_init_route(&stack, 1, caps_after, &route, &denied, &action, &err) < 0) {
+        if (tsync_init_route(&stack, 1, 0, caps_after, &route, &denied, &action, &err) < 0) {
                 (void)snprintf(buf, size, "cannot be told: %s", err.msg);
                 return -1;
         }

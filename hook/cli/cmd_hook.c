@@ -268,10 +268,13 @@ static int stage_precreate(const struct hook_opts *h)
         int r = tsync_rewrite(config, &ro, &err);
         if (r == 0)
                 r = tsync_plan_from_config(config, &plan, &err);
+        bool in_place = false;
         if (r < 0)
                 cli_error("precreate", &err);
-        else if (cli_check_plan(plan, &o, "precreate") < 0)
+        else if (cli_check_plan(plan, &o, config, &in_place, "precreate") < 0)
                 r = -1;
+        else if (in_place && (r = tsync_rewrite_set_exec(config, &err)) < 0)
+                cli_error("precreate", &err);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         if (r == 0 && tsync_json_write(config, false, &text, &len, &err) < 0) {

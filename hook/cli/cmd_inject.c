@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tsync/bpf.h"
+#include "tsync/init_calls.h"
 #include "tsync/cache.h"
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
@@ -48,42 +50,119 @@ static void help(FILE *f)
 
 /* Compiles everything the plan names now, so that a broken layer is reported
  * here and not at the container's start. */
-int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const char *where)
+/* The runtime's own profile (layer mode): the runtime loads it on the init
+ * before the init starts, so the init's calls after its load are judged by
+ * it too. *ret NULL when the config has none, or in replace mode (then it is
+ * one of the plan's filters). */
+static int compile_baseline(const struct tsync_json *config, const struct tsync_plan *plan,
+                            struct tsync_program **ret, struct tsync_err *err)
+{
+        *ret = NULL;
+        if (plan->replace || !tsync_json_get(tsync_json_get(config, "linux"), "seccomp"))
+                return 0;
+        struct tsync_source_opts so = { .format = TSYNC_FORMAT_CONFIG, .keys = TSYNC_KEYS_WARN };
+        struct tsync_source_info info;
+        struct tsync_warnings ignored = { 0 };
+        struct tsync_compile_opts co = { 0 };
+        _cleanup_profile_ struct tsync_profile *p = NULL;
+        int r = tsync_source_from_json(config, &so, &p, &info, err);
+        if (r == 0)
+                r = tsync_compile(p, &co, ret, &ignored, err);
+        tsync_warnings_clear(&ignored);
+        return r;
+}
+
+/* Whether the init can supervise the workload under the stack it will run
+ * under, decided now so that the config says it (--exec) and the user hears
+ * it once, here. */
+static int check_route(struct tsync_program *const *progs, size_t n, bool caps_after, bool with_baseline,
+                       bool *ret_in_place, const char *where)
+{
+        struct tsync_stack_prog stack[TSYNC_MAX_LAYERS + 2];
+        const struct tsync_init_call *denied;
+        enum tsync_init_route route;
+        struct tsync_err err = { 0 };
+        uint32_t action;
+        char answer[32];
+
+        for (size_t i = 0; i < n; i++)
+                stack[i] = (struct tsync_stack_prog){ .insns = progs[i]->insns, .len = progs[i]->len };
+        int r = tsync_init_route(stack, n, with_baseline ? 1 : 0, caps_after, &route, &denied, &action, &err);
+        *ret_in_place = false;
+        if (r == -EOPNOTSUPP || (r == 0 && route == TSYNC_ROUTE_SUPERVISE))
+                return 0;
+        if (r < 0) {
+                cli_error(where, &err);
+                return -1;
+        }
+        tsync_bpf_ret_name(action, answer, sizeof(answer));
+        const char *whose = with_baseline ? "the layers and the config's own linux.seccomp (which the runtime "
+                                            "applies to the init too)"
+                                          : "the filters";
+        if (route == TSYNC_ROUTE_NONE) {
+                cli_errorf(where, "%s answer %s with %s, which the init needs to %s: no workload could start under them",
+                           whose, denied->name, answer, denied->why);
+                return -1;
+        }
+        fprintf(stderr,
+                "%s: %s: warning: %s answer %s with %s, which the init needs to %s: the init runs the workload in "
+                "place, as PID 1, as the runtime alone would (--exec)\n",
+                PROGRAM, where, whose, denied->name, answer, denied->why);
+        *ret_in_place = true;
+        return 0;
+}
+
+int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const struct tsync_json *config,
+                   bool *ret_in_place, const char *where)
 {
         struct tsync_err err = { 0 };
         struct tsync_warnings ignored = { 0 };
+        struct tsync_program *progs[TSYNC_MAX_LAYERS + 2] = { NULL };
+        size_t n_progs = 0;
+        int rc = -1;
         /* Said once, here (inject and precreate): the hook's later stages and the init stay quiet. */
         if (tsync_caps_warn_ignored(plan->capabilities, &ignored, &err) < 0) {
                 cli_error(where, &err);
                 return -1;
         }
         cli_warnings(where, &ignored);
+        if (compile_baseline(config, plan, &progs[0], &err) < 0) {
+                cli_error(where, &err);
+                return -1;
+        }
+        bool with_baseline = progs[0] != NULL;
+        n_progs = with_baseline ? 1 : 0;
         size_t n = tsync_plan_filter_count(plan);
         long first = plan->replace && plan->seccomp ? -1 : 0;
         for (size_t k = 0; k < n; k++) {
                 _cleanup_profile_ struct tsync_profile *p = NULL;
-                _cleanup_program_ struct tsync_program *prog = NULL;
                 struct tsync_warnings w = { 0 };
                 struct tsync_compile_opts co = { 0 };
                 uint64_t caps;
                 int r = tsync_plan_load_profile(plan, first + (long)k, o, &p, &caps, &w, &err);
                 if (r == 0)
-                        r = tsync_compile(p, &co, &prog, &w, &err);
+                        r = tsync_compile(p, &co, &progs[n_progs], &w, &err);
                 cli_warnings(where, &w);
                 if (r < 0) {
                         cli_error(where, &err);
-                        return -1;
+                        goto out;
                 }
+                n_progs++;
         }
-        return 0;
+        rc = check_route(progs, n_progs, !plan->no_new_privileges, with_baseline, ret_in_place, where);
+out:
+        for (size_t i = 0; i < n_progs + 1 && i < ARRAY_SIZE(progs); i++)
+                tsync_program_free(progs[i]);
+        return rc;
 }
 
 /* --no-hooks: the filters go into the bundle now, replacing whatever an earlier
  * inject left there (fewer layers leave no stale file behind). Everything is
  * compiled before the first old file goes, so a refused layer changes nothing. */
-static int deliver_now(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const char *where)
+static int deliver_now(const struct tsync_plan *plan, const struct tsync_deliver_opts *o,
+                       const struct tsync_json *config, bool *ret_in_place, const char *where)
 {
-        if (cli_check_plan(plan, o, where) < 0)
+        if (cli_check_plan(plan, o, config, ret_in_place, where) < 0)
                 return -1;
         struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
@@ -246,8 +325,14 @@ int cmd_inject(int argc, char **argv)
                 cli_error(config_path, &err);
                 goto out;
         }
-        if (no_hooks ? deliver_now(plan, &dopts, config_path) < 0 : cli_check_plan(plan, &dopts, config_path) < 0)
+        bool in_place = false;
+        if (no_hooks ? deliver_now(plan, &dopts, config, &in_place, config_path) < 0
+                     : cli_check_plan(plan, &dopts, config, &in_place, config_path) < 0)
                 goto out;
+        if (in_place && !exec && tsync_rewrite_set_exec(config, &err) < 0) {
+                cli_error(config_path, &err);
+                goto out;
+        }
         _cleanup_free_ char *text = NULL;
         size_t len;
         if (tsync_json_write(config, true, &text, &len, &err) < 0 ||

@@ -142,7 +142,7 @@ struct init_proof {
         bool counts;
         struct init_proof_thread threads[INIT_PROOF_MAX_THREADS];
 };
-int init_proof_prepare(struct init_proof *ret);
+int init_proof_prepare(struct init_proof *ret, bool list);
 int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct init_caps *caps);
 
 /* signals.c: the signal thread. init_signals_block blocks every signal in the
@@ -152,6 +152,12 @@ int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct
  * return -1 on failure. */
 int init_signals_block(void);
 int init_signals_start(bool pgroup);
+/* What init_signals_start does but the thread: in place (--exec) the init
+ * starts no thread, since a runtime's profile may deny clone before our load;
+ * signals that come meanwhile stay pending, blocked, and take their default
+ * action when the mask is cleared right before the execve, as they would on a
+ * workload that has not started yet. */
+void init_signals_defaults(void);
 /* The workload runs as pid: forward the signals that came before, and the
  * next ones. -1 once it is reaped: signals are dropped from then on. */
 void init_signals_workload(pid_t pid);

@@ -75,6 +75,8 @@ int init_privs_threads(const struct init_caps *caps)
                 return INIT_EXIT_PRIVS;
         if (check_self(caps, "main") < 0)
                 return INIT_EXIT_PRIVS;
+        if (init_signals_tid() <= 0)
+                return 0; /* in place: the main thread is the only one */
         job = (struct job){.caps = caps, .rc = -1};
         if (init_signals_run(signal_thread_job, &job) < 0)
                 return INIT_EXIT_PRIVS;

@@ -46,7 +46,7 @@ static int choose_route(size_t n)
 
         for (size_t i = 0; i < n; i++)
                 stack[i] = (struct tsync_stack_prog){.insns = filters[i].prog, .len = filters[i].len};
-        int r = tsync_init_route(stack, n, caps.caps_after_filter, &route, &denied, &action, &err);
+        int r = tsync_init_route(stack, n, 0, caps.caps_after_filter, &route, &denied, &action, &err);
         if (r == -EOPNOTSUPP)
                 return 0; /* no numbering for this architecture: the calls decide for themselves */
         if (r < 0) {
@@ -138,19 +138,23 @@ int shim_main(int argc, char **argv)
                 init_log("subreaper", "cannot become the workload's subreaper: %s", init_strerror(errno));
                 return INIT_EXIT_CANNOT_EXEC;
         }
-        if (init_signals_start(cfg.pgroup) < 0)
+        /* In place the init needs no thread of its own, and a runtime's profile
+         * that denies clone (or getdents64) before our load cannot stop it. */
+        if (cfg.exec)
+                init_signals_defaults();
+        else if (init_signals_start(cfg.pgroup) < 0)
                 return INIT_EXIT_CANNOT_EXEC;
         code = init_privs_threads(&caps);
         if (code)
                 return code;
         /* Final already (NO_NEW_PRIVS loads without CAP_SYS_ADMIN): proven
          * before the load too, so that a refusal comes before any filter. */
-        if (!caps.caps_after_filter) {
+        if (!caps.caps_after_filter && !cfg.exec) {
                 code = init_privs_prove(&caps);
                 if (code)
                         return code;
         }
-        code = init_proof_prepare(&proof);
+        code = init_proof_prepare(&proof, !cfg.exec);
         if (code)
                 return code;
 

@@ -133,12 +133,9 @@ int init_signals_block(void)
         return 0;
 }
 
-int init_signals_start(bool pgroup)
+void init_signals_defaults(void)
 {
         struct sigaction dfl = {.sa_handler = SIG_DFL};
-        pthread_attr_t attr;
-        pthread_t thread;
-        int r;
 
         /* Dispositions back to default: an ignored SIGCHLD inherited from our
          * parent would make the kernel reap children before we can see them,
@@ -146,6 +143,15 @@ int init_signals_start(bool pgroup)
         for (int sig = 1; sig < NSIG; sig++)
                 if (sig != SIGKILL && sig != SIGSTOP)
                         (void)sigaction(sig, &dfl, NULL);
+}
+
+int init_signals_start(bool pgroup)
+{
+        pthread_attr_t attr;
+        pthread_t thread;
+        int r;
+
+        init_signals_defaults();
         group = pgroup;
         main_pid = getpid();
         main_tid = gettid();

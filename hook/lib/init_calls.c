@@ -20,6 +20,11 @@
  * look at them. Everything else happens before: the status files the proof
  * reads are opened then. Keep it in step with the init. */
 const struct tsync_init_call tsync_init_calls[] = {
+        /* Before the load, under the runtime's profile only. */
+        {"clone3", SYS_clone3, {0}, SUPERVISE, TSYNC_CALL_BEFORE_LOAD | TSYNC_CALL_THREAD, "start its signal thread"},
+        {"getdents64", SYS_getdents64, {0}, SUPERVISE, TSYNC_CALL_BEFORE_LOAD, "list its threads for the proof"},
+        {"openat", SYS_openat, {0}, BOTH, TSYNC_CALL_BEFORE_LOAD, "open the /proc files its proof reads"},
+        /* After it. */
         {"seccomp", SYS_seccomp, {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC}, BOTH, TSYNC_CALL_MORE_FILTERS,
          "load the next filter"},
         {"read", SYS_read, {0}, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters"},
@@ -53,16 +58,21 @@ const char *tsync_init_route_name(enum tsync_init_route route)
 }
 
 #ifdef TSYNC_NATIVE_AUDIT_ARCH
-/* The most restrictive answer of the stack, as the kernel picks it: the
- * lowest action wins; ALLOW and LOG let the call through. */
-static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const struct tsync_init_call *c,
-                        uint32_t *ret, struct tsync_err *err)
+/* glibc's clone flags for a thread, when clone3 is ENOSYS. */
+#define THREAD_FLAGS                                                                                               \
+        (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |         \
+         CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+
+/* The most restrictive answer of the stack to nr with args, as the kernel
+ * picks it: the lowest action wins; ALLOW and LOG let the call through. */
+static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, const uint64_t args[6], uint32_t *ret,
+                     struct tsync_err *err)
 {
-        struct tsync_bpf_input in = {.nr = (int32_t)c->nr, .arch = TSYNC_NATIVE_AUDIT_ARCH};
+        struct tsync_bpf_input in = {.nr = (int32_t)nr, .arch = TSYNC_NATIVE_AUDIT_ARCH};
         uint32_t worst = SECCOMP_RET_ALLOW;
 
         for (size_t i = 0; i < 6; i++)
-                in.args[i] = c->args[i];
+                in.args[i] = args[i];
         for (size_t i = 0; i < n; i++) {
                 struct tsync_bpf_result res;
                 int r = tsync_bpf_simulate(progs[i].insns, progs[i].len, &in, &res, err);
@@ -81,9 +91,22 @@ static bool lets_through(uint32_t ret)
         return action == SECCOMP_RET_ALLOW || action == SECCOMP_RET_LOG;
 }
 
+static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const struct tsync_init_call *c,
+                        uint32_t *ret, struct tsync_err *err)
+{
+        int r = answer_of(progs, n, c->nr, c->args, ret, err);
+        /* glibc falls back to clone when clone3 is ENOSYS (Docker's and Podman's profiles). */
+        if (r == 0 && (c->when & TSYNC_CALL_THREAD) && *ret == (SECCOMP_RET_ERRNO | ENOSYS)) {
+                const uint64_t args[6] = {THREAD_FLAGS};
+                r = answer_of(progs, n, SYS_clone, args, ret, err);
+        }
+        return r;
+}
+
 /* The first call of route the stack refuses, or NULL. */
-static int first_refused(const struct tsync_stack_prog *progs, size_t n, bool caps_after, enum tsync_init_route route,
-                         const struct tsync_init_call **ret, uint32_t *ret_action, struct tsync_err *err)
+static int first_refused(const struct tsync_stack_prog *progs, size_t n, size_t n_before, bool caps_after,
+                         enum tsync_init_route route, const struct tsync_init_call **ret, uint32_t *ret_action,
+                         struct tsync_err *err)
 {
         for (size_t i = 0; i < tsync_init_ncalls; i++) {
                 const struct tsync_init_call *c = &tsync_init_calls[i];
@@ -96,6 +119,11 @@ static int first_refused(const struct tsync_stack_prog *progs, size_t n, bool ca
                         if (n < 2)
                                 continue;
                         judges = n - 1;
+                }
+                if (c->when & TSYNC_CALL_BEFORE_LOAD) {
+                        if (n_before == 0)
+                                continue;
+                        judges = n_before;
                 }
                 int r = stack_answer(progs, judges, c, &answer, err);
                 if (r < 0)
@@ -110,13 +138,14 @@ static int first_refused(const struct tsync_stack_prog *progs, size_t n, bool ca
         return 0;
 }
 
-int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, bool caps_after, enum tsync_init_route *ret_route,
-                     const struct tsync_init_call **ret_denied, uint32_t *ret_action, struct tsync_err *err)
+int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_before, bool caps_after,
+                     enum tsync_init_route *ret_route, const struct tsync_init_call **ret_denied, uint32_t *ret_action,
+                     struct tsync_err *err)
 {
         const struct tsync_init_call *supervise, *in_place;
         uint32_t supervise_action = SECCOMP_RET_ALLOW, in_place_action = SECCOMP_RET_ALLOW;
 
-        int r = first_refused(progs, n, caps_after, TSYNC_ROUTE_SUPERVISE, &supervise, &supervise_action, err);
+        int r = first_refused(progs, n, n_before, caps_after, TSYNC_ROUTE_SUPERVISE, &supervise, &supervise_action, err);
         if (r < 0)
                 return r;
         if (!supervise) {
@@ -125,7 +154,7 @@ int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, bool caps_a
                 *ret_action = SECCOMP_RET_ALLOW;
                 return 0;
         }
-        r = first_refused(progs, n, caps_after, TSYNC_ROUTE_IN_PLACE, &in_place, &in_place_action, err);
+        r = first_refused(progs, n, n_before, caps_after, TSYNC_ROUTE_IN_PLACE, &in_place, &in_place_action, err);
         if (r < 0)
                 return r;
         *ret_route = in_place ? TSYNC_ROUTE_NONE : TSYNC_ROUTE_IN_PLACE;
@@ -134,10 +163,11 @@ int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, bool caps_a
         return 0;
 }
 #else
-int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, bool caps_after, enum tsync_init_route *ret_route,
-                     const struct tsync_init_call **ret_denied, uint32_t *ret_action, struct tsync_err *err)
+int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_before, bool caps_after,
+                     enum tsync_init_route *ret_route, const struct tsync_init_call **ret_denied, uint32_t *ret_action,
+                     struct tsync_err *err)
 {
-        (void)progs, (void)n, (void)caps_after, (void)ret_route, (void)ret_denied, (void)ret_action;
+        (void)progs, (void)n, (void)n_before, (void)caps_after, (void)ret_route, (void)ret_denied, (void)ret_action;
         return tsync_error(err, EOPNOTSUPP, "the init's calls are not known for this architecture");
 }
 #endif

@@ -191,6 +191,21 @@ int tsync_json_append(struct tsync_json *arr, struct tsync_json *value)
         return 0;
 }
 
+int tsync_json_insert(struct tsync_json *arr, size_t at, struct tsync_json *value)
+{
+        if (arr && arr->type == TSYNC_JSON_ARRAY && at > arr->u.array.len) {
+                tsync_json_free(value);
+                return -EINVAL;
+        }
+        int r = tsync_json_append(arr, value);
+        if (r < 0)
+                return r;
+        struct tsync_json **items = arr->u.array.items;
+        memmove(items + at + 1, items + at, (arr->u.array.len - 1 - at) * sizeof(*items));
+        items[at] = value;
+        return 0;
+}
+
 static int gen(yajl_gen g, const struct tsync_json *v)
 {
         yajl_gen_status s = yajl_gen_status_ok;

@@ -278,6 +278,24 @@ int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_
         return 0;
 }
 
+int tsync_rewrite_set_exec(struct tsync_json *config, struct tsync_err *err)
+{
+        struct tsync_json *args = tsync_json_get_mut(tsync_json_get_mut(config, "process"), "args");
+        if (!args || args->type != TSYNC_JSON_ARRAY || args->u.array.len == 0 ||
+            args->u.array.items[0]->type != TSYNC_JSON_STRING ||
+            strcmp(args->u.array.items[0]->u.string.ptr, TSYNC_CONTAINER_INIT) != 0)
+                return tsync_error(err, EINVAL, "process.args[0]: not %s: the config was not rewritten",
+                                   TSYNC_CONTAINER_INIT);
+        /* init_args writes --exec right after the init's path. */
+        if (args->u.array.len > 1 && args->u.array.items[1]->type == TSYNC_JSON_STRING &&
+            strcmp(args->u.array.items[1]->u.string.ptr, "--exec") == 0)
+                return 0;
+        int r = tsync_json_insert(args, 1, tsync_json_new_string("--exec"));
+        if (r < 0)
+                return tsync_error(err, -r, "process.args: %s", strerror(-r));
+        return 0;
+}
+
 /* rewrite_fresh: the rewrite of a config that carries no plan. start_hook_check
  * refuses lent capabilities that no hook at start takes back from exec'd
  * processes (off only when re-computing what an earlier inject wrote). */

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Profiles a runtime can apply, our init can apply (issue 17): each profile of
 # runc's and crun's own seccomp tests, once as the config's linux.seccomp under
-# the plain runtime (the reference), once as a layer (inject --profile) and once
-# moved to our init (inject --replace). The workload must run exactly as the
+# the plain runtime (the reference), once as a layer (inject --profile), once
+# moved to our init (inject --replace), and once left to the runtime with a
+# layer of ours on top (the runtime applies it to our init too). The workload must run exactly as the
 # reference (same output, same exit status), and nothing may be left running.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -79,16 +80,27 @@ compare() {
         ref_rc=$rc
         assertEquals "$RT alone: the workload runs ($(cat "$TSYNC_TMP/$id.err"))" 0 "$ref_rc"
         ref_out=$(cat "$TSYNC_TMP/$id.out")
-        for mode in layer replace; do
+        for mode in layer replace baseline; do
                 rm -rf "$TSYNC_TMP/$mode"
-                bundle "$TSYNC_TMP/$mode" "$profile" || fail "bundle"
-                if [ "$mode" = layer ]; then
+                case "$mode" in
+                layer)
+                        bundle "$TSYNC_TMP/$mode" "$profile" || fail "bundle"
                         echo "$profile" >"$TSYNC_TMP/layer.json"
                         tsync_json_edit "$TSYNC_TMP/$mode/config.json" 'del(.linux.seccomp)'
                         inject --profile "$TSYNC_TMP/layer.json" "$TSYNC_TMP/$mode" >/dev/null 2>&1 || fail "inject"
-                else
+                        ;;
+                replace)
+                        bundle "$TSYNC_TMP/$mode" "$profile" || fail "bundle"
                         inject --replace "$TSYNC_TMP/$mode" >/dev/null 2>&1 || fail "inject --replace"
-                fi
+                        ;;
+                baseline)
+                        # The runtime applies the profile (to our init too), and a layer of ours goes on top:
+                        # inject must see that the init cannot supervise under the runtime's profile.
+                        bundle "$TSYNC_TMP/$mode" "$ref" || fail "bundle"
+                        inject --profile "$TSYNC_TOP/configs/profiles/deny-ptrace.json" "$TSYNC_TMP/$mode" \
+                                >/dev/null 2>"$TSYNC_TMP/inject.err" || fail "inject: $(cat "$TSYNC_TMP/inject.err")"
+                        ;;
+                esac
                 id=$(tsync_unique_id "$mode")
                 run_bounded "$id" "$TSYNC_TMP/$mode"
                 assertEquals "$RT $mode: exit status as the plain runtime's ($(cat "$TSYNC_TMP/$id.err"))" \

@@ -80,6 +80,7 @@ struct row {
         bool caps_after;
         enum tsync_init_route route;
         const char *denied; /* NULL for SUPERVISE */
+        size_t n_before;    /* the first profiles are the runtime's own, in place before the init starts */
 };
 
 /* runc's tests/integration/testdata errnoRet-style allow-list: no clone. */
@@ -105,23 +106,30 @@ struct row {
         "\"action\":\"SCMP_ACT_ALLOW\"}]}"
 
 static const struct row rows[] = {
-        {"allow-all", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}"}, false, TSYNC_ROUTE_SUPERVISE, NULL},
-        {"deny-namespaces' clone rule lets fork through", {"@configs/profiles/deny-namespaces.json"}, false, TSYNC_ROUTE_SUPERVISE, NULL},
-        {"allow-list without clone", {ALLOW_LIST_NO_CLONE}, false, TSYNC_ROUTE_IN_PLACE, "clone"},
-        {"crun's errno-default list", {CRUN_ERRNO_DEFAULT}, false, TSYNC_ROUTE_IN_PLACE, "clone"},
-        {"KILL_THREAD default without getdents64", {KILL_DEFAULT_NO_GETDENTS}, false, TSYNC_ROUTE_SUPERVISE, NULL},
-        {"read denied", {DENY("read")}, false, TSYNC_ROUTE_NONE, "read"},
+        {"allow-all", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}"}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
+        {"deny-namespaces' clone rule lets fork through", {"@configs/profiles/deny-namespaces.json"}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
+        {"allow-list without clone", {ALLOW_LIST_NO_CLONE}, false, TSYNC_ROUTE_IN_PLACE, "clone", 0},
+        {"crun's errno-default list", {CRUN_ERRNO_DEFAULT}, false, TSYNC_ROUTE_IN_PLACE, "clone", 0},
+        {"KILL_THREAD default without getdents64", {KILL_DEFAULT_NO_GETDENTS}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
+        {"read denied", {DENY("read")}, false, TSYNC_ROUTE_NONE, "read", 0},
         {"wait4 denied in the second filter", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("wait4")}, false,
-         TSYNC_ROUTE_IN_PLACE, "wait4"},
-        {"execve denied", {DENY("execve")}, false, TSYNC_ROUTE_NONE, "execve"},
-        {"capset denied, NO_NEW_PRIVS", {DENY("capset")}, false, TSYNC_ROUTE_SUPERVISE, NULL},
-        {"capset denied, caps after the load", {DENY("capset")}, true, TSYNC_ROUTE_NONE, "capset"},
-        {"kill denied", {DENY("kill")}, false, TSYNC_ROUTE_IN_PLACE, "kill"},
-        {"seccomp denied, one filter", {DENY("seccomp")}, false, TSYNC_ROUTE_SUPERVISE, NULL},
+         TSYNC_ROUTE_IN_PLACE, "wait4", 0},
+        {"execve denied", {DENY("execve")}, false, TSYNC_ROUTE_NONE, "execve", 0},
+        {"capset denied, NO_NEW_PRIVS", {DENY("capset")}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
+        {"capset denied, caps after the load", {DENY("capset")}, true, TSYNC_ROUTE_NONE, "capset", 0},
+        {"kill denied", {DENY("kill")}, false, TSYNC_ROUTE_IN_PLACE, "kill", 0},
+        {"seccomp denied, one filter", {DENY("seccomp")}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
         {"seccomp denied by the first of two", {DENY("seccomp"), "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}"}, false,
-         TSYNC_ROUTE_NONE, "seccomp"},
+         TSYNC_ROUTE_NONE, "seccomp", 0},
+        {"a runtime's profile without getdents64", {DENY("getdents64"), "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}"},
+         false, TSYNC_ROUTE_IN_PLACE, "getdents64", 1},
+        {"getdents64 denied by a layer only", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("getdents64")}, false,
+         TSYNC_ROUTE_SUPERVISE, NULL, 1},
+        {"a runtime's profile: clone3 ENOSYS, clone allowed", {"@configs/profiles/deny-namespaces.json"}, false,
+         TSYNC_ROUTE_SUPERVISE, NULL, 1},
+        {"a runtime's profile: clone3 EPERM", {DENY("clone3")}, false, TSYNC_ROUTE_IN_PLACE, "clone3", 1},
         {"seccomp denied by the last of two", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("seccomp")}, false,
-         TSYNC_ROUTE_SUPERVISE, NULL},
+         TSYNC_ROUTE_SUPERVISE, NULL, 0},
 };
 
 static void test_init_calls_route(const struct row *row)
@@ -142,7 +150,7 @@ static void test_init_calls_route(const struct row *row)
         enum tsync_init_route route;
         const struct tsync_init_call *denied;
         uint32_t action;
-        int r = tsync_init_route(stack, n, row->caps_after, &route, &denied, &action, &err);
+        int r = tsync_init_route(stack, n, row->n_before, row->caps_after, &route, &denied, &action, &err);
         tap_ok(r == 0 && route == row->route, "test_init_calls_route %s: %s (got %s%s%s)", row->name,
                tsync_init_route_name(row->route), r < 0 ? err.msg : tsync_init_route_name(route),
                denied ? ", denied " : "", denied ? denied->name : "");
@@ -150,7 +158,9 @@ static void test_init_calls_route(const struct row *row)
                "test_init_calls_route %s: names %s", row->name, row->denied ? row->denied : "no call");
         if (r == 0 && denied) {
                 /* The next filter is loaded under the ones before it only. */
-                size_t judges = denied->when & TSYNC_CALL_MORE_FILTERS ? n - 1 : n;
+                size_t judges = denied->when & TSYNC_CALL_MORE_FILTERS ? n - 1
+                                : denied->when & TSYNC_CALL_BEFORE_LOAD ? row->n_before
+                                                                        : n;
                 int k = kernel_lets_through(progs, judges, denied);
                 tap_ok(k == 0, "test_init_calls_route %s: the kernel refuses %s too (%d)", row->name, denied->name,
                        k);

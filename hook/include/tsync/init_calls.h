@@ -45,6 +45,8 @@ enum {
         TSYNC_CALL_ALWAYS = 0,
         TSYNC_CALL_CAPS_AFTER = 1u << 0,    /* without NO_NEW_PRIVS: capabilities change after the load */
         TSYNC_CALL_MORE_FILTERS = 1u << 1,  /* loading each filter after the first, under those before it */
+        TSYNC_CALL_BEFORE_LOAD = 1u << 2,   /* before the init loads anything: judged by the runtime's profile alone */
+        TSYNC_CALL_THREAD = 1u << 3,        /* glibc's pthread_create: clone3, or clone where clone3 is ENOSYS */
 };
 
 struct tsync_init_call {
@@ -67,14 +69,18 @@ struct tsync_stack_prog {
 
 /* The route the init can take under the stack: SUPERVISE when every call of
  * that route is allowed (ALLOW or LOG by every program), else IN_PLACE when
- * every call of that route is, else NONE. caps_after: the init changes its
+ * every call of that route is, else NONE. The first n_before programs are in
+ * place before the init starts (the runtime's own profile, which the host
+ * knows and the init does not): they alone judge the calls the init makes
+ * before its load. caps_after: the init changes its
  * capabilities after the load (no NO_NEW_PRIVS). *ret_denied: NULL for
  * SUPERVISE, the first supervising call refused for IN_PLACE, the first
  * in-place call refused for NONE; *ret_action: the SECCOMP_RET_* value it got.
  * -EINVAL if a program cannot be simulated (the message names it), or
  * -EOPNOTSUPP on an architecture whose seccomp_data arch is not known here. */
-int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, bool caps_after, enum tsync_init_route *ret_route,
-                     const struct tsync_init_call **ret_denied, uint32_t *ret_action, struct tsync_err *err);
+int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_before, bool caps_after,
+                     enum tsync_init_route *ret_route, const struct tsync_init_call **ret_denied, uint32_t *ret_action,
+                     struct tsync_err *err);
 
 /* "supervise", "in place", "none". */
 const char *tsync_init_route_name(enum tsync_init_route route);

@@ -29,6 +29,8 @@ struct tsync_json *tsync_json_get_object(struct tsync_json *obj, const char *key
 void tsync_json_remove(struct tsync_json *obj, const char *key);
 /* Takes ownership of value (freed on failure). */
 int tsync_json_append(struct tsync_json *arr, struct tsync_json *value);
+/* The same at index at (0..len), moving the later items up. */
+int tsync_json_insert(struct tsync_json *arr, size_t at, struct tsync_json *value);
 
 /* Writes v as JSON text (pretty with indentation when pretty). Caller frees *ret. */
 int tsync_json_write(const struct tsync_json *v, bool pretty, char **ret, size_t *ret_len, struct tsync_err *err);

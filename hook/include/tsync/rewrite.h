@@ -35,3 +35,10 @@ struct tsync_plan;
  * as written), or *ret = NULL when it lends nothing: noNewPrivileges, no
  * capabilities, or the sets hold what it lends already. 0 or -errno. */
 int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret);
+
+/* Makes a config tsync_rewrite wrote run the workload in place of the init
+ * (process.args gains the init's --exec), as tsync_rewrite with o->exec would
+ * have written it: for a route decided after the rewrite, once the filters
+ * are compiled. Nothing changes when --exec is there already. 0 or -errno
+ * with a message. */
+int tsync_rewrite_set_exec(struct tsync_json *config, struct tsync_err *err);
