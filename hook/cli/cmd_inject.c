@@ -126,6 +126,19 @@ int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opt
                 return -1;
         }
         cli_warnings(where, &ignored);
+        /* crun's annotations that change what it makes of linux.seccomp: in replace mode the
+         * section is ours to apply, and we cannot do what they ask. */
+        static const char *const crun_only[] = { "run.oci.seccomp_bpf_data", "run.oci.seccomp.receiver",
+                                                 "run.oci.seccomp.plugins" };
+        for (size_t i = 0; plan->replace && i < ARRAY_SIZE(crun_only); i++) {
+                if (tsync_json_get(tsync_json_get(config, "annotations"), crun_only[i])) {
+                        cli_errorf(where,
+                                   "annotations.%s: crun's own way of applying linux.seccomp, which replace mode "
+                                   "cannot honour: use layer mode under crun, or remove the annotation",
+                                   crun_only[i]);
+                        return -1;
+                }
+        }
         if (compile_baseline(config, plan, &progs[0], &err) < 0) {
                 cli_error(where, &err);
                 return -1;
@@ -137,7 +150,7 @@ int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opt
         for (size_t k = 0; k < n; k++) {
                 _cleanup_profile_ struct tsync_profile *p = NULL;
                 struct tsync_warnings w = { 0 };
-                struct tsync_compile_opts co = { 0 };
+                struct tsync_compile_opts co = { .strict = plan->fail_unknown_syscall };
                 uint64_t caps;
                 int r = tsync_plan_load_profile(plan, first + (long)k, o, &p, &caps, &w, &err);
                 if (r == 0)

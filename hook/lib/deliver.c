@@ -155,7 +155,7 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_deliver_opts
                 if (r < 0)
                         return r;
                 _cleanup_program_ struct tsync_program *prog = NULL;
-                struct tsync_compile_opts co = { 0 };
+                struct tsync_compile_opts co = { .strict = plan->fail_unknown_syscall };
                 r = tsync_cache_compile(o->cache_dir, p, &co, caps, &prog, w, err);
                 if (r < 0)
                         return i < 0 ? tsync_error_prefix(err, "linux.seccomp") : tsync_error_prefix(err, "layer '%s'", plan->layers[i]);

@@ -119,6 +119,9 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
         _cleanup_plan_ struct tsync_plan *p = calloc(1, sizeof(*p));
         if (!p)
                 return tsync_error(err, ENOMEM, "out of memory");
+        const struct tsync_json *strict =
+                tsync_json_get(tsync_json_get(config, "annotations"), TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN);
+        p->fail_unknown_syscall = strict && !(strict->type == TSYNC_JSON_STRING && strcmp(strict->u.string.ptr, "0") == 0);
         const char *mode;
         r = tsync_json_str(tsync_json_get(o, "mode"), "plan.mode", &mode, err);
         if (r < 0)

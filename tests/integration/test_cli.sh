@@ -108,6 +108,37 @@ testReplaceModeSaysWhatRunsWithoutTheProfile() {
                 "$WORK/err" || fail "$(cat "$WORK/err")"
 }
 
+testCrunsFailUnknownSyscallAnnotationIsHonoured() {
+        # crun refuses a profile with an unknown syscall name when the config carries
+        # run.oci.seccomp_fail_unknown_syscall (any value but "0"); so do we, for what we compile.
+        mkdir -p "$WORK/b/rootfs"
+        jq -n '{ociVersion: "1.0.2", root: {path: "rootfs"}, process: {args: ["sh"], noNewPrivileges: true},
+                annotations: {"run.oci.seccomp_fail_unknown_syscall": "1"},
+                linux: {seccomp: {defaultAction: "SCMP_ACT_ALLOW",
+                        syscalls: [{names: ["mkdir", "no_such_syscall_12345"], action: "SCMP_ACT_ERRNO"}]}}}' \
+                >"$WORK/config.json"
+        cp "$WORK/config.json" "$WORK/b/config.json"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --replace "$WORK/b"
+        assertOneLineError "is unknown to libseccomp .*'no_such_syscall_12345'"
+        cmp -s "$WORK/config.json" "$WORK/b/config.json" || fail "a refused inject changed the config"
+        echo '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["no_such_syscall_12345"], "action": "SCMP_ACT_ERRNO"}]}' \
+                >"$WORK/layer.json"
+        jq 'del(.linux.seccomp)' "$WORK/config.json" >"$WORK/b/config.json"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --profile "$WORK/layer.json" "$WORK/b"
+        assertOneLineError "is unknown to libseccomp .*'no_such_syscall_12345'"
+        # "0" and no annotation: a warning, the rule skipped, as crun does.
+        jq 'del(.linux.seccomp) | .annotations["run.oci.seccomp_fail_unknown_syscall"] = "0"' "$WORK/config.json" \
+                >"$WORK/b/config.json"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --profile "$WORK/layer.json" "$WORK/b"
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        grep -q "warning: skipped 1 syscall name unknown" "$WORK/err" || fail "$(cat "$WORK/err")"
+        # crun's own ways of applying linux.seccomp cannot be honoured once the section is ours.
+        jq '.annotations = {"run.oci.seccomp_bpf_data": "AAAA"} | .linux.seccomp.syscalls[0].names = ["mkdir"]' \
+                "$WORK/config.json" >"$WORK/b/config.json"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --replace "$WORK/b"
+        assertOneLineError "annotations.run.oci.seccomp_bpf_data: crun's own way of applying linux.seccomp"
+}
+
 testDockerCapsFromAnInjectedConfigAreTheOriginalOnes() {
         # inject lends CAP_SYS_ADMIN to the init: judging a Docker-format profile by the rewritten
         # config would say what the workload never gets (Podman's profile allows bpf with SYS_ADMIN).

@@ -114,6 +114,13 @@ oneTimeSetUp() {
         # One rootfs, copied per container test (cp of busybox is cheaper than make_rootfs's links).
         make_rootfs "$SUITE/rootfs" >/dev/null || exit 1
         "$OCI" compile -O tsync "$GOOD" -o "$SUITE/good.bpf" || exit 1
+        # A filter whose effect the init's simulation cannot foresee: it kills a read made from
+        # anywhere but instruction pointer 0, so the init's main thread dies at its proof.
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$SUITE/kill-read.bpf" \
+                0x20,0,0,0 0x15,0,3,0 0x20,0,0,8 0x15,1,0,0 0x06,0,0,0 0x06,0,0,0x7fff0000 || exit 1
+        echo '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["execve"], "action": "SCMP_ACT_ERRNO"}]}' \
+                >"$SUITE/deny-execve.json"
+        "$OCI" compile -O tsync "$SUITE/deny-execve.json" -o "$SUITE/deny-execve.bpf" || exit 1
         echo '{"defaultAction": "SCMP_ACT_ALLOW"}' >"$SUITE/allow.json"
         "$OCI" compile -O tsync "$SUITE/allow.json" -o "$SUITE/allow.bpf" || exit 1
         # Templates, made once with the real tools: a bundle's config (runc spec, running
@@ -792,6 +799,10 @@ N CapNameMixedCase 121 "--permitted: 'Sys_Admin' is not a capability" ':' '-f "$
 N CapNameWithASpace 121 "--ambient: 'CAP_SYS_ADMIN ' is not a capability" ':' '-f "$SUITE/good.bpf" --ambient "CAP_KILL,CAP_SYS_ADMIN "'
 N CapNameNumber 121 "--inheritable: '21' is not a capability" ':' '-f "$SUITE/good.bpf" --inheritable 21'
 N CapNameEmptyEntry 121 "--bounding: '' is not a capability" ':' '-f "$SUITE/good.bpf" --bounding CAP_KILL,,CAP_CHOWN'
+# Issue 17: a thread of the init killed before the workload runs ends the whole init; filters that
+# deny what every way of starting the workload needs are refused before anything is applied.
+N MainThreadKilledBeforeTheWorkload 124 "init: the main thread" ':' '-f "$SUITE/kill-read.bpf"'
+N FiltersDenyWhatEveryRouteNeeds 126 "touch: cannot be started: the filters answer execve with ERRNO(1)" ':' '-f "$SUITE/deny-execve.bpf"'
 stray_row() { # stray_row NAME INIT-OPTIONS: a thread the init does not know of keeps every capability
         row "Init$1" "timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc \"\$TSYNC_TOOLS/init_harness\" --stray -- $2 -- touch \"\$W/marker\" >\"\$W/out\" 2>\"\$W/err\"; rc=\$?;" \
                 "assert_refused 'seccomp-tsync-init: capabilities: thread ' '(stray) shows CapBnd ' 123;" \

@@ -43,6 +43,13 @@ profile() {
         chmod 644 "$T/$1.tsync"
 }
 
+# kill_read_filter FILE: a hand-made filter that kills the thread making a read from anywhere but
+# instruction pointer 0 (where the init's simulation, like the probe's, assumes every call is).
+kill_read_filter() {
+        python3 "$TOP/tests/tools/filter_file.py" "$1" \
+                0x20,0,0,0 0x15,0,3,0 0x20,0,0,8 0x15,1,0,0 0x06,0,0,0 0x06,0,0,0x7fff0000
+}
+
 # in_pidns CMD...: CMD as PID 1 of a new pid namespace with its own /proc. stdout goes to
 # $T/out, stderr to $T/err, the status to $rc. A hang ends in SIGKILL (137) after 60 s.
 in_pidns() {
@@ -724,28 +731,7 @@ testAProfileDenyingWhatEveryRouteNeedsIsRefusedBeforeAnythingRuns() {
 # which libseccomp never does) kills the main thread at its first read after
 # the load: the signal thread must not live on without a workload.
 testTheInitEndsWhenAFilterKillsItsMainThreadBeforeTheWorkloadRuns() {
-        python3 - "$T/kill-read.tsync" <<'EOF'
-import struct, sys
-def insn(code, jt, jf, k):
-    return struct.pack('=HBBI', code, jt, jf, k)
-prog = b''.join([
-    insn(0x20, 0, 0, 0),           # ld [nr]
-    insn(0x15, 0, 3, 0),           # jeq #0 (read) ? next : allow
-    insn(0x20, 0, 0, 8),           # ld [instruction_pointer low]
-    insn(0x15, 1, 0, 0),           # jeq #0 ? allow : kill
-    insn(0x06, 0, 0, 0),           # ret KILL_THREAD
-    insn(0x06, 0, 0, 0x7fff0000),  # ret ALLOW
-])
-def fnv(data):
-    h = 0x811c9dc5
-    for b in data:
-        h = ((h ^ b) * 0x01000193) & 0xffffffff
-    return h
-count = len(prog) // 8
-head = b'TSYNCBPF' + struct.pack('=IIII', 1, 0, count, 0) + struct.pack('=Q', 0)
-head = head[:20] + struct.pack('=I', fnv(head + prog)) + head[24:]
-open(sys.argv[1], 'wb').write(head + prog)
-EOF
+        kill_read_filter "$T/kill-read.tsync"
         chmod 644 "$T/kill-read.tsync"
         run_init -f "$T/kill-read.tsync" -- touch "$T/marker"
         assertRefused 124 "the main thread ([0-9]*) died before the workload ran"

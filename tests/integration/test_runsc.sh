@@ -244,24 +244,8 @@ testOnLinuxAFilterWhoseEffectIsNotTheSimulatedOneIsCaught() {
         # probe's simulation assumes and no real call has. The kernel lets the probe call through: the
         # proof fails. (Only mkdir: the calls the init itself needs simulate as allowed, so the init
         # gets as far as the proof.)
-        python3 - "$T/ip.tsync" <<'EOF'
-import struct, sys
-def insn(code, jt, jf, k):
-    return struct.pack('<HBBI', code, jt, jf, k)
-prog = (insn(0x20, 0, 0, 0)                 # ld [nr]
-        + insn(0x15, 0, 3, 83)              # jeq #83 (mkdir), next, allow
-        + insn(0x20, 0, 0, 8)               # ld [instruction_pointer] (low half)
-        + insn(0x15, 0, 1, 0)               # jeq #0, next, allow
-        + insn(0x06, 0, 0, 0x00050000 | 122)  # ret ERRNO(122)
-        + insn(0x06, 0, 0, 0x7fff0000))     # ret ALLOW
-def fnv(h, b):
-    for c in b:
-        h = ((h ^ c) * 16777619) & 0xffffffff
-    return h
-hdr = bytearray(b'TSYNCBPF' + struct.pack('<IIIIQ', 1, 0, len(prog) // 8, 0, 0))
-hdr[20:24] = struct.pack('<I', fnv(fnv(2166136261, hdr), prog))
-open(sys.argv[1], 'wb').write(hdr + prog)
-EOF
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$T/ip.tsync" \
+                0x20,0,0,0 0x15,0,3,83 0x20,0,0,8 0x15,0,1,0 0x06,0,0,0x0005007a 0x06,0,0,0x7fff0000
         in_pidns "$INIT" --verify probe -f "$T/ip.tsync" -- /bin/touch "$T/marker"
         assertEquals "$(cat "$T/err")" 125 "$rc"
         assertFalse "the workload ran" "[ -e '$T/marker' ]"

@@ -13,6 +13,9 @@
 #define TSYNC_ANNOTATION_LAYERS "io.oci-seccomp-tsync.layers"
 #define TSYNC_ANNOTATION_MODE "io.oci-seccomp-tsync.mode"
 #define TSYNC_ANNOTATION_PLAN "io.oci-seccomp-tsync.plan"
+/* crun's: any value but "0" makes an unknown syscall name in the profile an
+ * error instead of a skipped rule. Honoured for every filter we compile. */
+#define TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN "run.oci.seccomp_fail_unknown_syscall"
 /* Ours too: the id of the container whose exec'd processes read the original
  * capability sets from this config (exec_view.h). */
 #define TSYNC_ANNOTATION_RUNNING "io.oci-seccomp-tsync.running"
@@ -41,6 +44,8 @@ struct tsync_plan {
         struct tsync_json *capabilities; /* object, or NULL when the config had none */
         bool no_new_privileges;
         struct tsync_json *seccomp; /* replace mode: the section moved out of linux.seccomp */
+        /* From the config's annotations, not the plan: compile strictly. */
+        bool fail_unknown_syscall;
 };
 
 void tsync_plan_free(struct tsync_plan *p);
