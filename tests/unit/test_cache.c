@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "unit.h"
 #include "tsync/cache.h"
 #include "tsync/filterfile.h"
 
@@ -691,20 +692,10 @@ static void test_cache_compile(void)
         tsync_warnings_clear(&w);
 }
 
-static void cleanup(void)
-{
-        char cmd[128];
-        (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-        (void)system(cmd);
-}
-
 int main(void)
 {
-        if (!mkdtemp(top)) {
-                tap_ok(0, "mkdtemp: %s", strerror(errno));
+        if (unit_tmpdir(top) < 0)
                 return tap_done();
-        }
-        atexit(cleanup);
         test_cache_key();
         test_cache_bad_keys();
         test_cache_store_load();

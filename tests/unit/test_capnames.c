@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "unit.h"
 #include "tsync/capnames.h"
 #include "tsync/caps.h"
 #include "tsync/json.h"
@@ -37,15 +38,6 @@ static int kernel_last_cap(void)
                 fclose(f);
         }
         return v;
-}
-
-static struct tsync_json *parse(const char *s)
-{
-        struct tsync_json *doc = NULL;
-        struct tsync_err err = { 0 };
-        if (tsync_json_parse(s, strlen(s), NULL, &doc, &err) < 0)
-                tap_diag("parse: %s", err.msg);
-        return doc;
 }
 
 static void test_capnames_table_is_runcs(void)
@@ -142,12 +134,12 @@ static const char *odd_caps = "{\"bounding\": [\"CAP_KILL\", \"sys_admin\", \"CA
 static void test_capnames_a_configs_bounding_set_as_runc_reads_it(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *caps = parse(odd_caps);
+        struct tsync_json *caps = unit_parse(odd_caps);
         uint64_t b = 0;
         int r = tsync_caps_bounding_of(caps, "process.capabilities.bounding", &b, &err);
         tap_ok(r == 0 && b == BIT(5), "test_capnames_a_configs_bounding_set_as_runc_reads_it: CAP_KILL alone (0x%llx, %s)",
                (unsigned long long)b, err.msg);
-        struct tsync_json *bad = parse("{\"bounding\": [\"CAP_KILL\", 21]}");
+        struct tsync_json *bad = unit_parse("{\"bounding\": [\"CAP_KILL\", 21]}");
         r = tsync_caps_bounding_of(bad, "process.capabilities.bounding", &b, &err);
         tap_ok(r < 0 && strstr(err.msg, "process.capabilities.bounding[1]"),
                "test_capnames_a_number_is_a_config_error_as_in_runc (%s)", err.msg);
@@ -159,7 +151,7 @@ static void test_capnames_one_warning_in_runcs_words(void)
 {
         struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
-        struct tsync_json *caps = parse(odd_caps);
+        struct tsync_json *caps = unit_parse(odd_caps);
         int r = tsync_caps_warn_ignored(caps, &w, &err);
         const char *want = "process.capabilities: ignoring unknown or unavailable capabilities: "
                            "[ CAP_BAD\\x00 CAP_BOGUS CAP_KILL,CAP_SYS_ADMIN CAP_SYS_ADMIN  Sys_Admin cap_sys_admin "
@@ -167,7 +159,7 @@ static void test_capnames_one_warning_in_runcs_words(void)
         tap_ok(r == 0 && w.len == 1 && strncmp(w.msgs[0], want, strlen(want)) == 0,
                "test_capnames_one_warning_in_runcs_words: %s", w.len ? w.msgs[0] : "(none)");
         tsync_warnings_clear(&w);
-        struct tsync_json *fine = parse("{\"bounding\": [\"CAP_KILL\"], \"ambient\": []}");
+        struct tsync_json *fine = unit_parse("{\"bounding\": [\"CAP_KILL\"], \"ambient\": []}");
         r = tsync_caps_warn_ignored(fine, &w, &err);
         tap_ok(r == 0 && w.len == 0, "test_capnames_no_warning_for_exact_names");
         r = tsync_caps_warn_ignored(NULL, &w, &err);
@@ -195,7 +187,7 @@ static void test_capnames_the_init_gets_only_names_runc_honours(void)
         char *text = NULL;
         if (asprintf(&text, "{\"process\": {\"args\": [\"sh\"], \"capabilities\": %s}}", odd_caps) < 0)
                 return;
-        struct tsync_json *c = parse(text);
+        struct tsync_json *c = unit_parse(text);
         const char *layers[] = { "/a.json" };
         struct tsync_rewrite_opts o = { .layers = layers,
                                         .n_layers = 1,

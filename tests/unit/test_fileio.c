@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "unit.h"
 #include "tsync/fileio.h"
 
 static char top[] = "/tmp/test_fileio.XXXXXX";
@@ -216,20 +217,10 @@ static void test_fileio_private_dir(void)
         tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM, "test_fileio_private_dir_refuses_a_symlink");
 }
 
-static void cleanup(void)
-{
-        char cmd[128];
-        (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-        (void)system(cmd);
-}
-
 int main(void)
 {
-        if (!mkdtemp(top)) {
-                tap_ok(0, "mkdtemp: %s", strerror(errno));
+        if (unit_tmpdir(top) < 0)
                 return tap_done();
-        }
-        atexit(cleanup);
         test_fileio_new_and_replaced_files();
         test_fileio_strict_refusals();
         test_fileio_outputs();

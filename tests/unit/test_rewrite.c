@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "unit.h"
 #include "tsync/cleanup.h"
 #include "tsync/exec_view.h"
 #include "tsync/json.h"
@@ -23,15 +24,6 @@ static const char *base_config =
         " \"annotations\": {\"keep\": \"me\"},"
         " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": []},"
         "            \"namespaces\": [{\"type\": \"pid\"}], \"big\": 18446744073709551615}}";
-
-static struct tsync_json *parse(const char *s)
-{
-        struct tsync_json *doc = NULL;
-        struct tsync_err err = { 0 };
-        if (tsync_json_parse(s, strlen(s), NULL, &doc, &err) < 0)
-                tap_diag("parse: %s", err.msg);
-        return doc;
-}
 
 static char *text(const struct tsync_json *v)
 {
@@ -76,7 +68,7 @@ static bool has(const struct tsync_json *arr, const char *s)
 static void test_rewrite_layer_mode(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = parse(base_config);
+        struct tsync_json *c = unit_parse(base_config);
         const char *layers[] = { "/etc/p/a.json", "/etc/p/b.json" };
         int r = rewrite(c, false, layers, 2, false, &err);
         if (!tap_ok(r == 0, "test_rewrite_layer_mode_succeeds (%s)", err.msg))
@@ -127,7 +119,7 @@ static void test_rewrite_layer_mode(void)
 static void test_rewrite_twice_does_not_wrap_twice(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = parse(base_config);
+        struct tsync_json *c = unit_parse(base_config);
         const char *layers[] = { "/etc/p/a.json" };
         int r = rewrite(c, false, layers, 1, false, &err);
         char *once = text(c);
@@ -154,12 +146,12 @@ static void test_rewrite_twice_does_not_wrap_twice(void)
 static void test_rewrite_without_hooks_removes_ours_only(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = parse(base_config);
+        struct tsync_json *c = unit_parse(base_config);
         /* noNewPrivileges, so that nothing is lent that only a hook could take back */
         if (c)
                 (void)tsync_json_set(tsync_json_get_object(c, "process"), "noNewPrivileges", tsync_json_new_bool(true));
         struct tsync_json *hooks = c ? tsync_json_new_object() : NULL;
-        struct tsync_json *own = parse("[{\"path\": \"/usr/bin/mine\", \"args\": [\"mine\"]}]");
+        struct tsync_json *own = unit_parse("[{\"path\": \"/usr/bin/mine\", \"args\": [\"mine\"]}]");
         int r = hooks && own && tsync_json_set(c, "hooks", hooks) == 0 &&
                                 tsync_json_set(tsync_json_get_object(c, "hooks"), "poststop", own) == 0
                         ? 0
@@ -186,7 +178,7 @@ static void test_rewrite_without_hooks_removes_ours_only(void)
 static void test_rewrite_replace_moves_the_section(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = parse(base_config);
+        struct tsync_json *c = unit_parse(base_config);
         int r = rewrite(c, true, NULL, 0, false, &err);
         struct tsync_plan *plan = NULL;
         if (r == 0)
@@ -206,7 +198,7 @@ static void test_rewrite_replace_moves_the_section(void)
 static void test_rewrite_refusals(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = parse(base_config);
+        struct tsync_json *c = unit_parse(base_config);
         int r = rewrite(c, false, NULL, 0, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "nothing for the init to apply"), "test_rewrite_refuses_nothing_to_do (%s)",
                err.msg);
@@ -215,17 +207,17 @@ static void test_rewrite_refusals(void)
         tap_ok(r < 0 && strstr(err.msg, "not starting with '.'"), "test_rewrite_refuses_a_layer_name_with_a_path (%s)",
                err.msg);
         tsync_json_free(c);
-        c = parse("{\"process\": {\"args\": []}}");
+        c = unit_parse("{\"process\": {\"args\": []}}");
         const char *layers[] = { "/a.json" };
         r = rewrite(c, false, layers, 1, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "process.args: empty"), "test_rewrite_refuses_no_workload (%s)", err.msg);
         tsync_json_free(c);
-        c = parse("{\"process\": {\"args\": [\"sh\"]}, \"mounts\": [{\"destination\": \"//.oci-seccomp-tsync/init/\"}]}");
+        c = unit_parse("{\"process\": {\"args\": [\"sh\"]}, \"mounts\": [{\"destination\": \"//.oci-seccomp-tsync/init/\"}]}");
         r = rewrite(c, false, layers, 1, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "mounts[0].destination: under /.oci-seccomp-tsync"),
                "test_rewrite_refuses_a_mount_where_ours_go (%s)", err.msg);
         tsync_json_free(c);
-        c = parse("{\"process\": {\"args\": [\"sh\"], \"capabilities\": null, \"noNewPrivileges\": null}}");
+        c = unit_parse("{\"process\": {\"args\": [\"sh\"], \"capabilities\": null, \"noNewPrivileges\": null}}");
         r = rewrite(c, false, layers, 1, false, &err);
         char *once = c ? text(c) : NULL;
         r = r ?: rewrite(c, false, layers, 1, false, &err);
@@ -235,7 +227,7 @@ static void test_rewrite_refusals(void)
         free(once);
         free(twice);
         tsync_json_free(c);
-        c = parse("{\"process\": {\"args\": [\"sh\"]}}");
+        c = unit_parse("{\"process\": {\"args\": [\"sh\"]}}");
         r = rewrite(c, true, NULL, 0, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "replace mode: linux.seccomp: missing"),
                "test_rewrite_refuses_replace_without_a_section (%s)", err.msg);
@@ -245,7 +237,7 @@ static void test_rewrite_refusals(void)
 static void test_rewrite_no_new_privs_lends_nothing(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = parse("{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true,"
+        struct tsync_json *c = unit_parse("{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true,"
                                      " \"capabilities\": {\"bounding\": [\"CAP_KILL\"]}}}");
         const char *layers[] = { "/a.json" };
         int r = rewrite(c, false, layers, 1, false, &err);
@@ -261,7 +253,7 @@ static void test_rewrite_no_new_privs_lends_nothing(void)
 static void test_rewrite_without_hooks_refuses_lending(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = parse(base_config);
+        struct tsync_json *c = unit_parse(base_config);
         const char *layers[] = { "/etc/p/a.json" };
         struct tsync_rewrite_opts o = { .layers = layers,
                                         .n_layers = 1,
@@ -278,7 +270,7 @@ static void test_rewrite_without_hooks_refuses_lending(void)
                        "{\"process\": {\"args\": [\"sh\"], \"capabilities\": {\"bounding\": %s, \"effective\": %s, "
                        "\"inheritable\": %s, \"permitted\": %s, \"ambient\": %s}}}",
                        all, all, all, all, all);
-        c = parse(buf);
+        c = unit_parse(buf);
         err.msg[0] = '\0';
         r = tsync_rewrite(c, &o, &err);
         tap_ok(r == 0, "test_rewrite_without_hooks_accepts_sets_that_lend_nothing (%s)", err.msg);
@@ -288,7 +280,7 @@ static void test_rewrite_without_hooks_refuses_lending(void)
 static struct tsync_json *injected(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = parse(base_config);
+        struct tsync_json *c = unit_parse(base_config);
         const char *layers[] = { "/etc/p/a.json" };
         if (c && rewrite(c, false, layers, 1, false, &err) < 0) {
                 tap_diag("rewrite: %s", err.msg);
@@ -303,8 +295,8 @@ static bool forge_plan(struct tsync_json *c, const char *key, const char *value)
 {
         struct tsync_json *annotations = tsync_json_get_object(c, "annotations");
         const struct tsync_json *t = tsync_json_get(annotations, TSYNC_ANNOTATION_PLAN);
-        struct tsync_json *plan = t ? parse(t->u.string.ptr) : NULL;
-        struct tsync_json *v = parse(value);
+        struct tsync_json *plan = t ? unit_parse(t->u.string.ptr) : NULL;
+        struct tsync_json *v = unit_parse(value);
         char *out = NULL;
         bool ok = plan && v && tsync_json_set(plan, key, v) == 0 && (out = text(plan)) &&
                   tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(out)) == 0;
@@ -354,7 +346,7 @@ static void test_rewrite_refuses_a_forged_plan(void)
         tap_ok(r == -EPERM && strstr(err.msg, "annotations." TSYNC_ANNOTATION_PLAN ": set by oci-seccomp-tsync itself"),
                "test_rewrite_precreate_refuses_a_config_that_carries_a_plan (%s)", err.msg);
         tsync_json_free(c);
-        c = parse(base_config);
+        c = unit_parse(base_config);
         struct tsync_json *a = c ? tsync_json_get_object(c, "annotations") : NULL;
         r = a && tsync_json_set(a, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string("x")) == 0 ? tsync_rewrite(c, &o, &err)
                                                                                                 : 0;
@@ -380,12 +372,12 @@ static void test_rewrite_refuses_a_config_edited_after_inject(void)
                 struct tsync_err err = { 0 };
                 const char *w = edits[i].what;
                 bool replace = strcmp(w, "seccomp") == 0;
-                struct tsync_json *c = parse(base_config);
+                struct tsync_json *c = unit_parse(base_config);
                 const char *layers[] = { "/etc/p/a.json" };
                 int r = c ? rewrite(c, replace, layers, 1, false, &err) : -1;
                 struct tsync_json *process = c ? tsync_json_get_object(c, "process") : NULL;
                 if (r == 0 && strcmp(w, "args") == 0)
-                        r = tsync_json_set(process, "args", parse("[\"/.oci-seccomp-tsync/init\", \"--no-such\"]"));
+                        r = tsync_json_set(process, "args", unit_parse("[\"/.oci-seccomp-tsync/init\", \"--no-such\"]"));
                 else if (r == 0 && strcmp(w, "capabilities") == 0)
                         r = tsync_json_append(tsync_json_get_mut(tsync_json_get_mut(process, "capabilities"), "bounding"),
                                               tsync_json_new_string("CAP_SYS_MODULE"));
@@ -393,10 +385,10 @@ static void test_rewrite_refuses_a_config_edited_after_inject(void)
                         r = tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true));
                 else if (r == 0 && strcmp(w, "seccomp") == 0)
                         r = tsync_json_set(tsync_json_get_object(c, "linux"), "seccomp",
-                                           parse("{\"defaultAction\": \"SCMP_ACT_ALLOW\"}"));
+                                           unit_parse("{\"defaultAction\": \"SCMP_ACT_ALLOW\"}"));
                 else if (r == 0 && strcmp(w, "mounts") == 0)
                         r = tsync_json_set(tsync_json_get_mut(c, "mounts")->u.array.items[2], "options",
-                                           parse("[\"bind\", \"rw\"]"));
+                                           unit_parse("[\"bind\", \"rw\"]"));
                 else if (r == 0)
                         r = tsync_json_set(tsync_json_get_mut(tsync_json_get_mut(c, "hooks"), "createRuntime")->u.array.items[0],
                                            "path", tsync_json_new_string("/tmp/other"));

@@ -1,0 +1,42 @@
+/* What several unit tests share beyond TAP: JSON from a literal, and a
+ * temporary directory removed at exit. */
+#pragma once
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tsync/json.h"
+
+/* The document, or NULL with a TAP diagnostic. */
+static inline struct tsync_json *unit_parse(const char *s)
+{
+        struct tsync_json *doc = NULL;
+        struct tsync_err err = { 0 };
+        if (tsync_json_parse(s, strlen(s), NULL, &doc, &err) < 0)
+                tap_diag("parse: %s", err.msg);
+        return doc;
+}
+
+static char *unit_tmp;
+
+static inline void unit_tmp_remove(void)
+{
+        char cmd[4200];
+        (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", unit_tmp);
+        (void)system(cmd);
+}
+
+/* mkdtemp(tmpl), removed with everything in it at exit. 0, or -1 after a failed TAP line. */
+static inline int unit_tmpdir(char *tmpl)
+{
+        if (!mkdtemp(tmpl)) {
+                tap_ok(0, "mkdtemp: %s", strerror(errno));
+                return -1;
+        }
+        unit_tmp = tmpl;
+        atexit(unit_tmp_remove);
+        return 0;
+}
