@@ -74,14 +74,16 @@ extern const char *const cli_default_profile_dirs[];
 extern const size_t cli_n_default_profile_dirs;
 
 struct tsync_plan;
-struct tsync_deliver_opts;
-/* Loads and compiles everything a plan names, printing what fails; 0 or -1.
- * Then judges, with the config's own linux.seccomp in layer mode (the runtime
- * loads it on the init too), how the init can run the workload: refused when
- * it could not start it at all; *ret_in_place (with one warning) when it must
- * run it in place, as PID 1, which the caller writes into the config. */
-int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const struct tsync_json *config,
-                   bool *ret_in_place, const char *where);
+struct tsync_plan_paths;
+struct tsync_plan_programs;
+/* Compiles everything a plan names (tsync_plan_compile), printing warnings
+ * and what fails; 0 or -1. Then judges, with the config's own linux.seccomp
+ * in layer mode (the runtime loads it on the init too), how the init can run
+ * the workload: refused when it could not start it at all; plan->exec set
+ * (with one warning) when it must run it in place, as PID 1. ret: NULL, or
+ * the compiled stack (the caller clears it). */
+int cli_check_plan(struct tsync_plan *plan, const struct tsync_plan_paths *o, const struct tsync_json *config,
+                   struct tsync_plan_programs *ret, const char *where);
 
 /* The exec view (exec_view.c): at createRuntime, the original capability sets
  * go where the runtime's exec reads them (refused for a runtime we do not

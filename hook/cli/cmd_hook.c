@@ -18,11 +18,12 @@
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
+#include "tsync/stage.h"
 
 #define STATE_MAX_BYTES (1u << 20)
 
 struct hook_opts {
-        const char *stage;
+        enum tsync_stage stage;
         const char *cache_dir;
         const char *profile_dirs[8];
         size_t n_profile_dirs;
@@ -96,9 +97,9 @@ static int load_plan(const struct oci_state *st, struct tsync_plan **ret, struct
         return r;
 }
 
-static void deliver_opts(const struct hook_opts *h, const struct oci_state *st, struct tsync_deliver_opts *o)
+static void plan_paths(const struct hook_opts *h, const struct oci_state *st, struct tsync_plan_paths *o)
 {
-        *o = (struct tsync_deliver_opts){ .cache_dir = h->cache_dir,
+        *o = (struct tsync_plan_paths){ .cache_dir = h->cache_dir,
                                           .profile_dirs = h->profile_dirs,
                                           .n_profile_dirs = h->n_profile_dirs,
                                           .state_root = h->state_root,
@@ -110,7 +111,7 @@ static int stage_create(const struct hook_opts *h)
         struct tsync_err err = { 0 };
         struct oci_state st;
         if (read_state(&st, &err) < 0) {
-                cli_error(h->stage, &err);
+                cli_error(tsync_stage_name(h->stage), &err);
                 return CLI_EXIT_FAILED;
         }
         _cleanup_plan_ struct tsync_plan *plan = NULL;
@@ -118,11 +119,15 @@ static int stage_create(const struct hook_opts *h)
                 cli_error(st.id, &err);
                 return CLI_EXIT_FAILED;
         }
-        struct tsync_deliver_opts o;
-        deliver_opts(h, &st, &o);
+        struct tsync_plan_paths o;
+        plan_paths(h, &st, &o);
         struct tsync_warnings w = { 0 };
-        int r = tsync_deliver(plan, &o, &w, &err);
+        struct tsync_plan_programs progs = { 0 };
+        int r = tsync_plan_compile(plan, &o, NULL, &progs, &w, &err);
         cli_warnings(st.id, &w);
+        if (r == 0)
+                r = tsync_deliver(plan, &o, &progs, &err);
+        tsync_plan_programs_clear(&progs);
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
         if (delivered)
@@ -144,7 +149,7 @@ static int stage_poststop(const struct hook_opts *h)
         struct tsync_err err = { 0 };
         struct oci_state st;
         if (read_state(&st, &err) < 0) {
-                cli_error(h->stage, &err);
+                cli_error(tsync_stage_name(h->stage), &err);
                 return CLI_EXIT_FAILED;
         }
         _cleanup_plan_ struct tsync_plan *plan = NULL;
@@ -155,8 +160,8 @@ static int stage_poststop(const struct hook_opts *h)
                 cli_error(st.id, &err);
                 return CLI_EXIT_FAILED;
         }
-        struct tsync_deliver_opts o;
-        deliver_opts(h, &st, &o);
+        struct tsync_plan_paths o;
+        plan_paths(h, &st, &o);
         r = cli_exec_view_stop(plan, st.id, st.bundle, &err);
         if (r < 0)
                 cli_error(st.id, &err);
@@ -165,26 +170,6 @@ static int stage_poststop(const struct hook_opts *h)
                 return CLI_EXIT_FAILED;
         }
         return r < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
-}
-
-/* Splits "a,b c;d" into names; at most TSYNC_MAX_LAYERS. Podman's --annotation
- * splits its argument at commas, so spaces, ';' and ':' separate names too. */
-static int split_layers(char *list, const char **ret, size_t *ret_n, struct tsync_err *err)
-{
-        size_t n = 0;
-        char *save = NULL;
-        for (char *t = strtok_r(list, ",;: \t", &save); t; t = strtok_r(NULL, ",;: \t", &save)) {
-                if (n == TSYNC_MAX_LAYERS)
-                        return tsync_error(err, E2BIG, "annotations.%s: at most %d layers", TSYNC_ANNOTATION_LAYERS,
-                                           TSYNC_MAX_LAYERS);
-                if (!tsync_layer_name_valid(t))
-                        return tsync_error(err, EINVAL,
-                                           "annotations.%s: '%s' is not a profile name (letters, digits, '_', '-', "
-                                           "'.'; no paths)", TSYNC_ANNOTATION_LAYERS, t);
-                ret[n++] = t;
-        }
-        *ret_n = n;
-        return 0;
 }
 
 static int make_state_dir(const char *root, char *ret, size_t size, struct tsync_err *err)
@@ -210,6 +195,51 @@ static int make_state_dir(const char *root, char *ret, size_t size, struct tsync
         return 0;
 }
 
+/* Precreate once the config is read and the state directory made. */
+static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *state_dir)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_request req = { 0 };
+        char init_path[PATH_MAX];
+        if (tsync_request_from_annotations(config, &req, &err) < 0) {
+                cli_error("precreate", &err);
+                return -1;
+        }
+        struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path };
+        struct tsync_plan_paths o;
+        plan_paths(h, NULL, &o);
+        _cleanup_free_ char *running = NULL;
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        int r = tsync_rewrite_undo(config, true, &running, &err);
+        if (r == 0)
+                r = tsync_plan_new(config, &req, state_dir, &plan, &err);
+        tsync_request_clear(&req);
+        if (r < 0) {
+                cli_error("precreate", &err);
+                return -1;
+        }
+        if (cli_check_plan(plan, &o, config, NULL, "precreate") < 0)
+                return -1;
+        if (h->init ? !realpath(h->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
+                cli_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
+                return -1;
+        }
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        if (tsync_rewrite_apply(config, plan, &ro, running, &err) < 0 ||
+            tsync_json_write(config, false, &text, &len, &err) < 0) {
+                cli_error("precreate", &err);
+                return -1;
+        }
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+                cli_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
+                return -1;
+        }
+        if (plan->mode == TSYNC_MODE_REPLACE)
+                cli_warn_replace("precreate", config, "exec");
+        return 0;
+}
+
 static int stage_precreate(const struct hook_opts *h)
 {
         struct tsync_err err = { 0 };
@@ -219,79 +249,15 @@ static int stage_precreate(const struct hook_opts *h)
                 cli_errorf("precreate", "the config on stdin: %s", err.msg);
                 return CLI_EXIT_FAILED;
         }
-        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
-        const struct tsync_json *layers_v = tsync_json_get(annotations, TSYNC_ANNOTATION_LAYERS);
-        const struct tsync_json *mode_v = tsync_json_get(annotations, TSYNC_ANNOTATION_MODE);
-        const char *s = NULL;
-        bool replace = false;
-        if (mode_v) {
-                if (tsync_json_str(mode_v, "annotations." TSYNC_ANNOTATION_MODE, &s, &err) < 0) {
-                        cli_error("precreate", &err);
-                        return CLI_EXIT_FAILED;
-                }
-                if (strcmp(s, "replace") != 0 && strcmp(s, "layer") != 0) {
-                        cli_errorf("precreate", "annotations.%s: '%s' is not layer or replace", TSYNC_ANNOTATION_MODE,
-                                   s);
-                        return CLI_EXIT_FAILED;
-                }
-                replace = strcmp(s, "replace") == 0;
-        }
-        _cleanup_free_ char *list = NULL;
-        const char *layers[TSYNC_MAX_LAYERS];
-        size_t n_layers = 0;
-        if (layers_v) {
-                if (tsync_json_str(layers_v, "annotations." TSYNC_ANNOTATION_LAYERS, &s, &err) < 0 ||
-                    !(list = strdup(s)) || split_layers(list, layers, &n_layers, &err) < 0) {
-                        cli_error("precreate", &err);
-                        return CLI_EXIT_FAILED;
-                }
-        }
-        char init_path[PATH_MAX], state_dir[PATH_MAX];
-        if (h->init ? !realpath(h->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
-                cli_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
-                return CLI_EXIT_FAILED;
-        }
+        char state_dir[PATH_MAX];
         if (make_state_dir(h->state_root, state_dir, sizeof(state_dir), &err) < 0) {
                 cli_error("precreate", &err);
                 return CLI_EXIT_FAILED;
         }
-        struct tsync_rewrite_opts ro = { .replace = replace,
-                                         .layers_by_name = true,
-                                         .from_engine = true,
-                                         .layers = layers,
-                                         .n_layers = n_layers,
-                                         .state_dir = state_dir,
-                                         .init_path = init_path };
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        struct tsync_deliver_opts o;
-        deliver_opts(h, NULL, &o);
-        int r = tsync_rewrite(config, &ro, &err);
-        if (r == 0)
-                r = tsync_plan_from_config(config, &plan, &err);
-        bool in_place = false;
-        if (r < 0)
-                cli_error("precreate", &err);
-        else if (cli_check_plan(plan, &o, config, &in_place, "precreate") < 0)
-                r = -1;
-        else if (in_place && (r = tsync_rewrite_set_exec(config, &err)) < 0)
-                cli_error("precreate", &err);
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
-        if (r == 0 && tsync_json_write(config, false, &text, &len, &err) < 0) {
-                cli_error("precreate", &err);
-                r = -1;
-        }
-        if (r == 0 && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)) {
-                cli_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
-                r = -1;
-        }
-        if (r < 0) {
-                (void)rmdir(state_dir);
-                return CLI_EXIT_FAILED;
-        }
-        if (replace)
-                cli_warn_replace("precreate", config, "exec");
-        return CLI_EXIT_OK;
+        if (precreate(h, config, state_dir) == 0)
+                return CLI_EXIT_OK;
+        (void)rmdir(state_dir);
+        return CLI_EXIT_FAILED;
 }
 
 int cmd_hook(int argc, char **argv)
@@ -315,7 +281,12 @@ int cmd_hook(int argc, char **argv)
                 help(stderr);
                 return CLI_EXIT_USAGE;
         }
-        h.stage = argv[1];
+        if (tsync_stage_from_name(argv[1], &h.stage) < 0) {
+                char stages[128];
+                tsync_stage_list(stages, sizeof(stages));
+                cli_errorf("hook", "'%s' is not a stage (%s)", argv[1], stages);
+                return CLI_EXIT_USAGE;
+        }
         optind = 2;
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
                 switch (opt) {
@@ -356,12 +327,15 @@ int cmd_hook(int argc, char **argv)
                 for (size_t i = 0; i < cli_n_default_profile_dirs; i++)
                         h.profile_dirs[h.n_profile_dirs++] = cli_default_profile_dirs[i];
 
-        if (strcmp(h.stage, "precreate") == 0)
+        switch (h.stage) {
+        case TSYNC_STAGE_PRECREATE:
                 return stage_precreate(&h);
-        if (strcmp(h.stage, "prestart") == 0 || strcmp(h.stage, "createRuntime") == 0)
+        case TSYNC_STAGE_PRESTART:
+        case TSYNC_STAGE_CREATE_RUNTIME:
                 return stage_create(&h);
-        if (strcmp(h.stage, "poststop") == 0)
-                return stage_poststop(&h);
-        cli_errorf("hook", "'%s' is not a stage (precreate, prestart, createRuntime, poststop)", h.stage);
-        return CLI_EXIT_USAGE;
+        case TSYNC_STAGE_POSTSTOP:
+        case TSYNC_STAGE_COUNT:
+                break;
+        }
+        return stage_poststop(&h);
 }

@@ -10,10 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tsync/bpf.h"
-#include "tsync/init_calls.h"
 #include "tsync/cache.h"
-#include "tsync/caps.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
 #include "tsync/fileio.h"
@@ -45,150 +42,158 @@ static void help(FILE *f)
                 "                        or ../libexec/oci-seccomp-tsync/)\n"
                 "      --cache-dir DIR   where the hook keeps compiled filters (default %s)\n"
                 "      --no-cache        the hook compiles every time\n",
-                PROGRAM, "/var/cache/oci-seccomp-tsync");
-}
-
-/* Compiles everything the plan names now, so that a broken layer is reported
- * here and not at the container's start. */
-/* The runtime's own profile (layer mode): the runtime loads it on the init
- * before the init starts, so the init's calls after its load are judged by
- * it too. *ret NULL when the config has none, or in replace mode (then it is
- * one of the plan's filters). */
-static int compile_baseline(const struct tsync_json *config, const struct tsync_plan *plan,
-                            struct tsync_program **ret, struct tsync_err *err)
-{
-        *ret = NULL;
-        if (plan->replace || !tsync_json_get(tsync_json_get(config, "linux"), "seccomp"))
-                return 0;
-        struct tsync_source_opts so = { .format = TSYNC_FORMAT_CONFIG, .keys = TSYNC_KEYS_WARN };
-        struct tsync_source_info info;
-        struct tsync_warnings ignored = { 0 };
-        struct tsync_compile_opts co = { 0 };
-        _cleanup_profile_ struct tsync_profile *p = NULL;
-        int r = tsync_source_from_json(config, &so, &p, &info, err);
-        if (r == 0)
-                r = tsync_compile(p, &co, ret, &ignored, err);
-        tsync_warnings_clear(&ignored);
-        return r;
-}
-
-/* Whether the init can supervise the workload under the stack it will run
- * under, decided now so that the config says it (--exec) and the user hears
- * it once, here. */
-static int check_route(struct tsync_program *const *progs, size_t n, bool caps_after, bool with_baseline,
-                       bool *ret_in_place, const char *where)
-{
-        struct tsync_stack_prog stack[TSYNC_MAX_LAYERS + 2];
-        const struct tsync_init_call *denied;
-        enum tsync_init_route route;
-        struct tsync_err err = { 0 };
-        uint32_t action;
-        char answer[32];
-
-        for (size_t i = 0; i < n; i++)
-                stack[i] = (struct tsync_stack_prog){ .insns = progs[i]->insns, .len = progs[i]->len };
-        int r = tsync_init_route(stack, n, with_baseline ? 1 : 0, caps_after, &route, &denied, &action, &err);
-        *ret_in_place = false;
-        if (r == -EOPNOTSUPP || (r == 0 && route == TSYNC_ROUTE_SUPERVISE))
-                return 0;
-        if (r < 0) {
-                cli_error(where, &err);
-                return -1;
-        }
-        tsync_bpf_ret_name(action, answer, sizeof(answer));
-        const char *whose = with_baseline ? "the layers and the config's own linux.seccomp (which the runtime "
-                                            "applies to the init too)"
-                                          : "the filters";
-        if (route == TSYNC_ROUTE_NONE) {
-                cli_errorf(where, "%s answer %s with %s, which the init needs to %s: no workload could start under them",
-                           whose, denied->name, answer, denied->why);
-                return -1;
-        }
-        fprintf(stderr,
-                "%s: %s: warning: %s answer %s with %s, which the init needs to %s: the init runs the workload in "
-                "place, as PID 1, as the runtime alone would (--exec)\n",
-                PROGRAM, where, whose, denied->name, answer, denied->why);
-        *ret_in_place = true;
-        return 0;
-}
-
-int cli_check_plan(const struct tsync_plan *plan, const struct tsync_deliver_opts *o, const struct tsync_json *config,
-                   bool *ret_in_place, const char *where)
-{
-        struct tsync_err err = { 0 };
-        struct tsync_warnings ignored = { 0 };
-        struct tsync_program *progs[TSYNC_MAX_LAYERS + 2] = { NULL };
-        size_t n_progs = 0;
-        int rc = -1;
-        /* Said once, here (inject and precreate): the hook's later stages and the init stay quiet. */
-        if (tsync_caps_warn_ignored(plan->capabilities, &ignored, &err) < 0) {
-                cli_error(where, &err);
-                return -1;
-        }
-        cli_warnings(where, &ignored);
-        /* crun's annotations that change what it makes of linux.seccomp: in replace mode the
-         * section is ours to apply, and we cannot do what they ask. */
-        static const char *const crun_only[] = { "run.oci.seccomp_bpf_data", "run.oci.seccomp.receiver",
-                                                 "run.oci.seccomp.plugins" };
-        for (size_t i = 0; plan->replace && i < ARRAY_SIZE(crun_only); i++) {
-                if (tsync_json_get(tsync_json_get(config, "annotations"), crun_only[i])) {
-                        cli_errorf(where,
-                                   "annotations.%s: crun's own way of applying linux.seccomp, which replace mode "
-                                   "cannot honour: use layer mode under crun, or remove the annotation",
-                                   crun_only[i]);
-                        return -1;
-                }
-        }
-        if (compile_baseline(config, plan, &progs[0], &err) < 0) {
-                cli_error(where, &err);
-                return -1;
-        }
-        bool with_baseline = progs[0] != NULL;
-        n_progs = with_baseline ? 1 : 0;
-        size_t n = tsync_plan_filter_count(plan);
-        long first = plan->replace && plan->seccomp ? -1 : 0;
-        for (size_t k = 0; k < n; k++) {
-                _cleanup_profile_ struct tsync_profile *p = NULL;
-                struct tsync_warnings w = { 0 };
-                struct tsync_compile_opts co = { .strict = plan->fail_unknown_syscall };
-                uint64_t caps;
-                int r = tsync_plan_load_profile(plan, first + (long)k, o, &p, &caps, &w, &err);
-                if (r == 0)
-                        r = tsync_compile(p, &co, &progs[n_progs], &w, &err);
-                cli_warnings(where, &w);
-                if (r < 0) {
-                        cli_error(where, &err);
-                        goto out;
-                }
-                n_progs++;
-        }
-        rc = check_route(progs, n_progs, !plan->no_new_privileges, with_baseline, ret_in_place, where);
-out:
-        for (size_t i = 0; i < n_progs + 1 && i < ARRAY_SIZE(progs); i++)
-                tsync_program_free(progs[i]);
-        return rc;
+                PROGRAM, TSYNC_CACHE_DEFAULT_DIR);
 }
 
 /* --no-hooks: the filters go into the bundle now, replacing whatever an earlier
  * inject left there (fewer layers leave no stale file behind). Everything is
  * compiled before the first old file goes, so a refused layer changes nothing. */
-static int deliver_now(const struct tsync_plan *plan, const struct tsync_deliver_opts *o,
-                       const struct tsync_json *config, bool *ret_in_place, const char *where)
+static int deliver_now(const struct tsync_plan *plan, const struct tsync_plan_paths *o,
+                       const struct tsync_plan_programs *progs, const char *where)
 {
-        if (cli_check_plan(plan, o, config, ret_in_place, where) < 0)
-                return -1;
         struct tsync_err err = { 0 };
-        struct tsync_warnings w = { 0 };
         int r = tsync_deliver_clean(plan, o, &err);
         if (r == 0)
-                r = tsync_deliver(plan, o, &w, &err);
-        cli_warnings(where, &w);
+                r = tsync_deliver(plan, o, progs, &err);
         if (r < 0) {
                 cli_error(where, &err);
                 struct tsync_err ignored = { 0 };
                 (void)tsync_deliver_clean(plan, o, &ignored);
         }
         return r;
+}
+
+struct inject_opts {
+        const char *bundle_arg;
+        const char *init;
+        const char *cache_dir;
+        bool no_cache;
+        bool no_hooks;
+};
+
+/* The bundle's config.json, read only when it is a regular file: a bundle may
+ * belong to whoever made it, and its config.json must not lead root's read
+ * or write anywhere else. */
+static int read_config(const char *path, struct tsync_json **ret, mode_t *ret_mode)
+{
+        struct tsync_err err = { 0 };
+        struct stat st;
+        if (lstat(path, &st) < 0) {
+                cli_errorf("inject", "%s: %s", path, strerror(errno));
+                return -1;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                cli_errorf("inject", "%s: %s: refusing to read or replace it", path,
+                           S_ISLNK(st.st_mode)   ? "is a symbolic link"
+                           : S_ISDIR(st.st_mode) ? "is a directory"
+                                                 : "is not a regular file");
+                return -1;
+        }
+        if (tsync_json_parse_file(path, NULL, ret, &err) < 0) {
+                cli_error("inject", &err);
+                return -1;
+        }
+        *ret_mode = st.st_mode & 07777;
+        return 0;
+}
+
+/* Everything after the bundle is locked and its state directory exists. */
+static int inject_locked(const struct inject_opts *io, const struct tsync_request *req, const char *bundle,
+                         const char *state_dir)
+{
+        char init_path[PATH_MAX], self[PATH_MAX], config_path[PATH_MAX + 16];
+        struct tsync_err err = { 0 };
+
+        if (io->init ? !realpath(io->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
+                cli_errorf("inject", "cannot find seccomp-tsync-init%s%s; give --init PATH", io->init ? " at " : "",
+                           io->init ? io->init : "");
+                return -1;
+        }
+        if (cli_self_path(self, sizeof(self)) < 0) {
+                cli_errorf("inject", "cannot read /proc/self/exe: %s", strerror(errno));
+                return -1;
+        }
+        (void)snprintf(config_path, sizeof(config_path), "%s/config.json", bundle);
+        _cleanup_json_ struct tsync_json *config = NULL;
+        mode_t mode;
+        if (read_config(config_path, &config, &mode) < 0)
+                return -1;
+
+        const char *hook_args[2];
+        size_t n_hook_args = 0;
+        if (io->no_cache)
+                hook_args[n_hook_args++] = "--no-cache";
+        else if (io->cache_dir) {
+                hook_args[n_hook_args++] = "--cache-dir";
+                hook_args[n_hook_args++] = io->cache_dir;
+        }
+        struct tsync_rewrite_opts ro = { .init_path = init_path,
+                                         .hook_path = io->no_hooks ? NULL : self,
+                                         .hook_args = hook_args,
+                                         .n_hook_args = n_hook_args };
+        struct tsync_plan_paths paths = { .cache_dir = io->no_cache    ? NULL
+                                                       : io->cache_dir ? io->cache_dir
+                                                                       : TSYNC_CACHE_DEFAULT_DIR,
+                                          .state_root = TSYNC_STATE_ROOT,
+                                          .bundle = bundle };
+        _cleanup_free_ char *running = NULL;
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        if (tsync_rewrite_undo(config, false, &running, &err) < 0 ||
+            tsync_plan_new(config, req, state_dir, &plan, &err) < 0 ||
+            tsync_plan_check_state_dir(plan, &paths, &err) < 0) {
+                cli_error(config_path, &err);
+                return -1;
+        }
+        struct tsync_plan_programs progs = { 0 };
+        if (cli_check_plan(plan, &paths, config, &progs, config_path) < 0)
+                return -1;
+        int r = tsync_rewrite_apply(config, plan, &ro, running, &err);
+        if (r < 0)
+                cli_error(config_path, &err);
+        else if (io->no_hooks)
+                r = deliver_now(plan, &paths, &progs, config_path);
+        tsync_plan_programs_clear(&progs);
+        if (r < 0)
+                return -1;
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        if (tsync_json_write(config, true, &text, &len, &err) < 0 ||
+            tsync_write_atomic(config_path, text, len, mode, true, &err) < 0) {
+                cli_error("inject", &err);
+                if (io->no_hooks) /* the old config must not meet filters it did not ask for */
+                        (void)tsync_deliver_clean(plan, &paths, &err);
+                return -1;
+        }
+        if (plan->mode == TSYNC_MODE_REPLACE)
+                cli_warn_replace(bundle, config, "runc exec");
+        return 0;
+}
+
+static int inject(const struct inject_opts *io, const struct tsync_request *req)
+{
+        char bundle[PATH_MAX], state_dir[PATH_MAX + 32];
+        if (!realpath(io->bundle_arg, bundle)) {
+                cli_errorf("inject", "%s: %s", io->bundle_arg, strerror(errno));
+                return CLI_EXIT_FAILED;
+        }
+        (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
+        /* The hooks of a running container change config.json too (the exec view), under this lock. */
+        _cleanup_close_ int lock = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (lock < 0 || flock(lock, LOCK_EX) < 0) {
+                cli_errorf("inject", "%s: cannot lock: %s", bundle, strerror(errno));
+                return CLI_EXIT_FAILED;
+        }
+        bool made_state_dir = mkdir(state_dir, 0755) == 0;
+        if (!made_state_dir && errno != EEXIST) {
+                cli_errorf("inject", "%s: %s", state_dir, strerror(errno));
+                return CLI_EXIT_FAILED;
+        }
+        if (inject_locked(io, req, bundle, state_dir) == 0)
+                return CLI_EXIT_OK;
+        /* A refused inject leaves the bundle as it found it. */
+        if (made_state_dir)
+                (void)rmdir(state_dir);
+        return CLI_EXIT_FAILED;
 }
 
 int cmd_inject(int argc, char **argv)
@@ -202,169 +207,62 @@ int cmd_inject(int argc, char **argv)
                                                  { "exec", no_argument, NULL, 'E' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
-        char *layers[TSYNC_MAX_LAYERS];
-        size_t n_layers = 0;
-        bool replace = false, no_cache = false, no_hooks = false, exec = false, made_state_dir = false;
-        const char *init = NULL, *cache_dir = NULL;
-        int opt, rc = CLI_EXIT_FAILED, lock = -1;
+        struct tsync_request req = { 0 };
+        struct inject_opts io = { 0 };
+        char *layers[TSYNC_MAX_LAYERS] = { NULL };
+        int opt, rc = -1;
 
-        while ((opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
+        while (rc < 0 && (opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
                 switch (opt) {
                 case 'p':
-                        if (n_layers == TSYNC_MAX_LAYERS) {
+                        if (req.n_layers == TSYNC_MAX_LAYERS) {
                                 cli_errorf("inject", "at most %d layers", TSYNC_MAX_LAYERS);
-                                goto out;
-                        }
-                        if (!(layers[n_layers] = realpath(optarg, NULL))) {
+                                rc = CLI_EXIT_FAILED;
+                        } else if (!(layers[req.n_layers] = realpath(optarg, NULL))) {
                                 cli_errorf("inject", "--profile %s: %s", optarg, strerror(errno));
-                                goto out;
+                                rc = CLI_EXIT_FAILED;
+                        } else {
+                                req.layers[req.n_layers] = layers[req.n_layers];
+                                req.n_layers++;
                         }
-                        n_layers++;
                         break;
                 case 'R':
-                        replace = true;
+                        req.mode = TSYNC_MODE_REPLACE;
                         break;
                 case 'I':
-                        init = optarg;
+                        io.init = optarg;
                         break;
                 case 'D':
-                        cache_dir = optarg;
+                        io.cache_dir = optarg;
                         break;
                 case 'N':
-                        no_cache = true;
+                        io.no_cache = true;
                         break;
                 case 'H':
-                        no_hooks = true;
+                        io.no_hooks = true;
                         break;
                 case 'E':
-                        exec = true;
+                        req.exec = true;
                         break;
                 case 'h':
                         help(stdout);
                         rc = CLI_EXIT_OK;
-                        goto out;
+                        break;
                 default:
                         help(stderr);
                         rc = CLI_EXIT_USAGE;
-                        goto out;
+                        break;
                 }
         }
-        if (optind + 1 != argc) {
+        if (rc < 0 && optind + 1 != argc) {
                 help(stderr);
                 rc = CLI_EXIT_USAGE;
-                goto out;
         }
-        rc = CLI_EXIT_FAILED;
-        char bundle[PATH_MAX], init_path[PATH_MAX], self[PATH_MAX], config_path[PATH_MAX + 16],
-                state_dir[PATH_MAX + 32];
-        if (!realpath(argv[optind], bundle)) {
-                cli_errorf("inject", "%s: %s", argv[optind], strerror(errno));
-                goto out;
+        if (rc < 0) {
+                io.bundle_arg = argv[optind];
+                rc = inject(&io, &req);
         }
-        if (init ? !realpath(init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
-                cli_errorf("inject", "cannot find seccomp-tsync-init%s%s; give --init PATH", init ? " at " : "",
-                           init ? init : "");
-                goto out;
-        }
-        if (cli_self_path(self, sizeof(self)) < 0) {
-                cli_errorf("inject", "cannot read /proc/self/exe: %s", strerror(errno));
-                goto out;
-        }
-        (void)snprintf(config_path, sizeof(config_path), "%s/config.json", bundle);
-        (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
-
-        struct tsync_err err = { 0 };
-        /* The hooks of a running container change config.json too (the exec view), under this lock. */
-        lock = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (lock < 0 || flock(lock, LOCK_EX) < 0) {
-                cli_errorf("inject", "%s: cannot lock: %s", bundle, strerror(errno));
-                goto out;
-        }
-        _cleanup_json_ struct tsync_json *config = NULL;
-        struct stat st;
-        if (lstat(config_path, &st) < 0) {
-                cli_errorf("inject", "%s: %s", config_path, strerror(errno));
-                goto out;
-        }
-        /* A bundle may belong to whoever made it: its config.json must not
-         * lead root's read or write anywhere else. */
-        if (!S_ISREG(st.st_mode)) {
-                cli_errorf("inject", "%s: %s: refusing to read or replace it", config_path,
-                           S_ISLNK(st.st_mode)   ? "is a symbolic link"
-                           : S_ISDIR(st.st_mode) ? "is a directory"
-                                                 : "is not a regular file");
-                goto out;
-        }
-        if (tsync_json_parse_file(config_path, NULL, &config, &err) < 0) {
-                cli_error("inject", &err);
-                goto out;
-        }
-        if (mkdir(state_dir, 0755) == 0)
-                made_state_dir = true;
-        else if (errno != EEXIST) {
-                cli_errorf("inject", "%s: %s", state_dir, strerror(errno));
-                goto out;
-        }
-        const char *hook_args[2];
-        size_t n_hook_args = 0;
-        if (no_cache)
-                hook_args[n_hook_args++] = "--no-cache";
-        else if (cache_dir) {
-                hook_args[n_hook_args++] = "--cache-dir";
-                hook_args[n_hook_args++] = cache_dir;
-        }
-        struct tsync_rewrite_opts ro = { .replace = replace,
-                                         .exec = exec,
-                                         .layers = (const char *const *)layers,
-                                         .n_layers = n_layers,
-                                         .state_dir = state_dir,
-                                         .init_path = init_path,
-                                         .hook_path = no_hooks ? NULL : self,
-                                         .hook_args = hook_args,
-                                         .n_hook_args = n_hook_args };
-        if (tsync_rewrite(config, &ro, &err) < 0) {
-                cli_error(config_path, &err);
-                goto out;
-        }
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        if (tsync_plan_from_config(config, &plan, &err) < 0) {
-                cli_error(config_path, &err);
-                goto out;
-        }
-        struct tsync_deliver_opts dopts = { .cache_dir = no_cache ? NULL : cache_dir ? cache_dir : TSYNC_CACHE_DEFAULT_DIR,
-                                            .state_root = TSYNC_STATE_ROOT,
-                                            .bundle = bundle };
-        if (tsync_plan_check_state_dir(plan, &dopts, &err) < 0) {
-                cli_error(config_path, &err);
-                goto out;
-        }
-        bool in_place = false;
-        if (no_hooks ? deliver_now(plan, &dopts, config, &in_place, config_path) < 0
-                     : cli_check_plan(plan, &dopts, config, &in_place, config_path) < 0)
-                goto out;
-        if (in_place && !exec && tsync_rewrite_set_exec(config, &err) < 0) {
-                cli_error(config_path, &err);
-                goto out;
-        }
-        _cleanup_free_ char *text = NULL;
-        size_t len;
-        if (tsync_json_write(config, true, &text, &len, &err) < 0 ||
-            tsync_write_atomic(config_path, text, len, st.st_mode & 07777, true, &err) < 0) {
-                cli_error("inject", &err);
-                if (no_hooks) /* the old config must not meet filters it did not ask for */
-                        (void)tsync_deliver_clean(plan, &dopts, &err);
-                goto out;
-        }
-        if (replace)
-                cli_warn_replace(bundle, config, "runc exec");
-        rc = CLI_EXIT_OK;
-out:
-        /* A refused inject leaves the bundle as it found it. */
-        if (rc != CLI_EXIT_OK && made_state_dir)
-                (void)rmdir(state_dir);
-        for (size_t i = 0; i < n_layers; i++)
+        for (size_t i = 0; i < req.n_layers; i++)
                 free(layers[i]);
-        if (lock >= 0)
-                (void)close(lock);
         return rc;
 }

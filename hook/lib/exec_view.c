@@ -41,9 +41,9 @@ static int expect_capabilities(const struct tsync_json *config, const struct tsy
 int tsync_exec_view_lends(const struct tsync_plan *plan, struct tsync_err *err)
 {
         _cleanup_json_ struct tsync_json *lent = NULL;
-        int r = tsync_rewrite_lent_capabilities(plan, &lent);
+        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
         if (r < 0)
-                return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
+                return r;
         return lent != NULL;
 }
 
@@ -51,9 +51,9 @@ int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *
                             struct tsync_err *err)
 {
         _cleanup_json_ struct tsync_json *lent = NULL;
-        int r = tsync_rewrite_lent_capabilities(plan, &lent);
+        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
         if (r < 0)
-                return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
+                return r;
         if (!lent)
                 return 0;
         const char *holder = running_id(config);
@@ -68,13 +68,16 @@ int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *
         if (r < 0)
                 return r;
         r = set_capabilities(config, plan->capabilities);
-        if (r == 0 && id) {
-                struct tsync_json *annotations = tsync_json_get_object(config, "annotations");
-                r = annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string(id))
-                                : -EINVAL;
-        }
         if (r < 0)
                 return tsync_error(err, -r, "restoring process.capabilities: %s", strerror(-r));
+        if (!id)
+                return 0;
+        struct tsync_json *annotations = tsync_json_get_object(config, "annotations");
+        if (!annotations)
+                return tsync_error(err, EINVAL, "annotations: expected object");
+        r = tsync_json_set(annotations, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string(id));
+        if (r < 0)
+                return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_RUNNING, strerror(-r));
         return 0;
 }
 
@@ -83,9 +86,9 @@ int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *pla
 {
         *ret_changed = false;
         _cleanup_json_ struct tsync_json *lent = NULL;
-        int r = tsync_rewrite_lent_capabilities(plan, &lent);
+        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
         if (r < 0)
-                return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
+                return r;
         const char *holder = running_id(config);
         if (!lent || !holder || strcmp(holder, id) != 0)
                 return 0; /* not ours to give back */

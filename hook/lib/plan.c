@@ -22,9 +22,48 @@ void tsync_plan_free(struct tsync_plan *p)
         free(p);
 }
 
+int tsync_mode_from_name(const char *name, enum tsync_mode *ret)
+{
+        if (strcmp(name, "layer") == 0)
+                *ret = TSYNC_MODE_LAYER;
+        else if (strcmp(name, "replace") == 0)
+                *ret = TSYNC_MODE_REPLACE;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+const char *tsync_mode_name(enum tsync_mode m)
+{
+        return m == TSYNC_MODE_REPLACE ? "replace" : "layer";
+}
+
+void tsync_request_clear(struct tsync_request *r)
+{
+        free(r->names);
+        *r = (struct tsync_request){ 0 };
+}
+
+/* Whether the plan's first filter is the linux.seccomp moved from the runtime. */
+static bool moved_seccomp(const struct tsync_plan *p)
+{
+        return p->mode == TSYNC_MODE_REPLACE && p->seccomp;
+}
+
 size_t tsync_plan_filter_count(const struct tsync_plan *p)
 {
-        return (p->replace && p->seccomp ? 1 : 0) + p->n_layers;
+        return (moved_seccomp(p) ? 1 : 0) + p->n_layers;
+}
+
+void tsync_plan_filter_label(const struct tsync_plan *p, size_t k, char *buf, size_t size)
+{
+        size_t moved = moved_seccomp(p) ? 1 : 0;
+        if (k < moved)
+                (void)snprintf(buf, size, "linux.seccomp");
+        else if (k - moved < p->n_layers)
+                (void)snprintf(buf, size, "layer '%s'", p->layers[k - moved]);
+        else
+                (void)snprintf(buf, size, "filter %zu", k);
 }
 
 bool tsync_layer_name_valid(const char *name)
@@ -41,6 +80,129 @@ bool tsync_layer_name_valid(const char *name)
         return true;
 }
 
+/* crun's annotation: any value but "0" asks for it. */
+static bool fail_unknown_syscall(const struct tsync_json *config)
+{
+        const struct tsync_json *v =
+                tsync_json_get(tsync_json_get(config, "annotations"), TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN);
+        return v && !(v->type == TSYNC_JSON_STRING && strcmp(v->u.string.ptr, "0") == 0);
+}
+
+int tsync_request_from_annotations(const struct tsync_json *config, struct tsync_request *ret, struct tsync_err *err)
+{
+        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
+        const struct tsync_json *layers = tsync_json_get(annotations, TSYNC_ANNOTATION_LAYERS);
+        const struct tsync_json *mode = tsync_json_get(annotations, TSYNC_ANNOTATION_MODE);
+        const char *s;
+        int r;
+
+        *ret = (struct tsync_request){ .layers_by_name = true };
+        if (mode) {
+                r = tsync_json_str(mode, "annotations." TSYNC_ANNOTATION_MODE, &s, err);
+                if (r < 0)
+                        return r;
+                if (tsync_mode_from_name(s, &ret->mode) < 0)
+                        return tsync_error(err, EINVAL, "annotations.%s: '%s' is not layer or replace",
+                                           TSYNC_ANNOTATION_MODE, s);
+        }
+        if (!layers)
+                return 0;
+        r = tsync_json_str(layers, "annotations." TSYNC_ANNOTATION_LAYERS, &s, err);
+        if (r < 0)
+                return r;
+        if (!(ret->names = strdup(s)))
+                return tsync_error(err, ENOMEM, "out of memory");
+        char *save = NULL;
+        for (char *t = strtok_r(ret->names, ",;: \t", &save); t; t = strtok_r(NULL, ",;: \t", &save)) {
+                if (ret->n_layers == TSYNC_MAX_LAYERS)
+                        r = tsync_error(err, E2BIG, "annotations.%s: at most %d layers", TSYNC_ANNOTATION_LAYERS,
+                                        TSYNC_MAX_LAYERS);
+                else if (!tsync_layer_name_valid(t))
+                        r = tsync_error(err, EINVAL,
+                                        "annotations.%s: '%s' is not a profile name (letters, digits, '_', '-', "
+                                        "'.'; no paths)",
+                                        TSYNC_ANNOTATION_LAYERS, t);
+                if (r < 0) {
+                        tsync_request_clear(ret);
+                        return r;
+                }
+                ret->layers[ret->n_layers++] = t;
+        }
+        return 0;
+}
+
+int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
+                   struct tsync_plan **ret, struct tsync_err *err)
+{
+        const struct tsync_json *process = tsync_json_get(config, "process");
+        int r = tsync_json_expect(process, "process", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
+        const struct tsync_json *args = tsync_json_get(process, "args");
+        r = tsync_json_expect(args, "process.args", TSYNC_JSON_ARRAY, err);
+        if (r < 0)
+                return r;
+        if (args->u.array.len == 0)
+                return tsync_error(err, EINVAL, "process.args: empty: there is no workload to run");
+        for (size_t i = 0; i < args->u.array.len; i++) {
+                char path[64];
+                const char *s;
+                (void)snprintf(path, sizeof(path), "process.args[%zu]", i);
+                r = tsync_json_str(args->u.array.items[i], path, &s, err);
+                if (r < 0)
+                        return r;
+        }
+        if (req->n_layers > TSYNC_MAX_LAYERS)
+                return tsync_error(err, E2BIG, "%zu layers, at most %d", req->n_layers, TSYNC_MAX_LAYERS);
+
+        _cleanup_plan_ struct tsync_plan *plan = calloc(1, sizeof(*plan));
+        if (!plan)
+                return tsync_error(err, ENOMEM, "out of memory");
+        plan->mode = req->mode;
+        plan->layers_by_name = req->layers_by_name;
+        plan->exec = req->exec;
+        plan->args = tsync_json_copy(args);
+        plan->state_dir = strdup(state_dir);
+        plan->layers = calloc(req->n_layers ? req->n_layers : 1, sizeof(char *));
+        if (!plan->args || !plan->state_dir || !plan->layers)
+                return tsync_error(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < req->n_layers; i++) {
+                if (req->layers_by_name && !tsync_layer_name_valid(req->layers[i]))
+                        return tsync_error(err, EINVAL, "layer '%s': a profile name is letters, digits, '_', '-' "
+                                                        "and '.', not starting with '.'", req->layers[i]);
+                if (!(plan->layers[i] = strdup(req->layers[i])))
+                        return tsync_error(err, ENOMEM, "out of memory");
+                plan->n_layers++;
+        }
+        const struct tsync_json *caps = tsync_json_get(process, "capabilities");
+        if (caps && caps->type != TSYNC_JSON_NULL) {
+                r = tsync_json_expect(caps, "process.capabilities", TSYNC_JSON_OBJECT, err);
+                if (r < 0)
+                        return r;
+                if (!(plan->capabilities = tsync_json_copy(caps)))
+                        return tsync_error(err, ENOMEM, "out of memory");
+        }
+        const struct tsync_json *nnp = tsync_json_get(process, "noNewPrivileges");
+        if (nnp && nnp->type != TSYNC_JSON_NULL) {
+                r = tsync_json_bool(nnp, "process.noNewPrivileges", &plan->no_new_privileges, err);
+                if (r < 0)
+                        return r;
+        }
+        if (req->mode == TSYNC_MODE_REPLACE) {
+                const struct tsync_json *seccomp = tsync_json_get(tsync_json_get(config, "linux"), "seccomp");
+                if (!seccomp || seccomp->type == TSYNC_JSON_NULL)
+                        return tsync_error(err, EINVAL,
+                                           "replace mode: linux.seccomp: missing: there is no profile to move to the init");
+                if (!(plan->seccomp = tsync_json_copy(seccomp)))
+                        return tsync_error(err, ENOMEM, "out of memory");
+        }
+        if (tsync_plan_filter_count(plan) == 0)
+                return tsync_error(err, EINVAL, "no layers and not replace mode: there is nothing for the init to apply");
+        plan->fail_unknown_syscall = fail_unknown_syscall(config);
+        *ret = TAKE_PTR(plan);
+        return 0;
+}
+
 int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err *err)
 {
         _cleanup_json_ struct tsync_json *o = tsync_json_new_object();
@@ -51,7 +213,9 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
         if (r == 0)
                 r = tsync_json_set(o, "version", tsync_json_new_u64(TSYNC_PLAN_VERSION));
         if (r == 0)
-                r = tsync_json_set(o, "mode", tsync_json_new_string(p->replace ? "replace" : "layer"));
+                r = tsync_json_set(o, "mode", tsync_json_new_string(tsync_mode_name(p->mode)));
+        if (r == 0 && p->exec)
+                r = tsync_json_set(o, "exec", tsync_json_new_bool(true));
         if (r == 0)
                 r = tsync_json_set(o, "stateDir", tsync_json_new_string(p->state_dir));
         if (r == 0)
@@ -119,16 +283,20 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
         _cleanup_plan_ struct tsync_plan *p = calloc(1, sizeof(*p));
         if (!p)
                 return tsync_error(err, ENOMEM, "out of memory");
-        const struct tsync_json *strict =
-                tsync_json_get(tsync_json_get(config, "annotations"), TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN);
-        p->fail_unknown_syscall = strict && !(strict->type == TSYNC_JSON_STRING && strcmp(strict->u.string.ptr, "0") == 0);
+        p->fail_unknown_syscall = fail_unknown_syscall(config);
         const char *mode;
         r = tsync_json_str(tsync_json_get(o, "mode"), "plan.mode", &mode, err);
         if (r < 0)
                 return r;
-        if (strcmp(mode, "layer") != 0 && strcmp(mode, "replace") != 0)
+        if (tsync_mode_from_name(mode, &p->mode) < 0)
                 return tsync_error(err, EINVAL, "plan.mode: '%s' is not layer or replace", mode);
-        p->replace = strcmp(mode, "replace") == 0;
+        /* Absent in plans written before the init's options were recorded. */
+        const struct tsync_json *exec = tsync_json_get(o, "exec");
+        if (exec) {
+                r = tsync_json_bool(exec, "plan.exec", &p->exec, err);
+                if (r < 0)
+                        return r;
+        }
         r = plan_string(o, "stateDir", &p->state_dir, err);
         if (r < 0)
                 return r;

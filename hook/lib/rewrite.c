@@ -10,6 +10,7 @@
 #include "tsync/exec_view.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
+#include "tsync/stage.h"
 
 #define HOOK_MARKER "oci-seccomp-tsync"
 
@@ -66,12 +67,17 @@ static int restore(struct tsync_json *config, const struct tsync_plan *plan, str
          * (absent or null) stay, and verify_restore() checks that they were. */
         if (r == 0 && plan->capabilities)
                 r = tsync_json_set(process, "capabilities", tsync_json_copy(plan->capabilities));
-        if (r == 0 && plan->seccomp) {
-                struct tsync_json *linux_ = tsync_json_get_object(config, "linux");
-                r = linux_ ? tsync_json_set(linux_, "seccomp", tsync_json_copy(plan->seccomp)) : -EINVAL;
-        }
         if (r < 0)
-                return tsync_error(err, -r, "restoring the config from its plan: %s", strerror(-r));
+                return tsync_error(err, -r, "process: restoring it from the plan: %s", strerror(-r));
+        if (plan->seccomp) {
+                struct tsync_json *linux_ = tsync_json_get_object(config, "linux");
+                if (!linux_)
+                        return tsync_error(err, EINVAL, "linux: expected object, got %s",
+                                           tsync_json_type_name(tsync_json_get(config, "linux")->type));
+                r = tsync_json_set(linux_, "seccomp", tsync_json_copy(plan->seccomp));
+                if (r < 0)
+                        return tsync_error(err, -r, "linux.seccomp: restoring it from the plan: %s", strerror(-r));
+        }
 
         struct tsync_json *mounts = tsync_json_get_mut(config, "mounts");
         if (mounts && mounts->type == TSYNC_JSON_ARRAY) {
@@ -139,16 +145,19 @@ static int add_mount(struct tsync_json *mounts, const char *source, const char *
         return r;
 }
 
-static int add_hook(struct tsync_json *hooks, const char *stage, const struct tsync_rewrite_opts *o)
+static int add_hook(struct tsync_json *hooks, enum tsync_stage stage, const struct tsync_rewrite_opts *o,
+                    struct tsync_err *err)
 {
-        struct tsync_json *list = tsync_json_get_mut(hooks, stage);
+        const char *name = tsync_stage_name(stage);
+        struct tsync_json *list = tsync_json_get_mut(hooks, name);
         if (!list) {
-                if (tsync_json_set(hooks, stage, tsync_json_new_array()) < 0)
-                        return -ENOMEM;
-                list = tsync_json_get_mut(hooks, stage);
+                if (tsync_json_set(hooks, name, tsync_json_new_array()) < 0)
+                        return tsync_error(err, ENOMEM, "hooks.%s: out of memory", name);
+                list = tsync_json_get_mut(hooks, name);
         }
         if (list->type != TSYNC_JSON_ARRAY)
-                return -EINVAL;
+                return tsync_error(err, EINVAL, "hooks.%s: expected array, got %s", name,
+                                   tsync_json_type_name(list->type));
         struct tsync_json *h = tsync_json_new_object();
         struct tsync_json *args = tsync_json_new_array();
         int r = h && args ? 0 : -ENOMEM;
@@ -159,7 +168,7 @@ static int add_hook(struct tsync_json *hooks, const char *stage, const struct ts
         if (r == 0)
                 r = tsync_json_append(args, tsync_json_new_string("hook"));
         if (r == 0)
-                r = tsync_json_append(args, tsync_json_new_string(stage));
+                r = tsync_json_append(args, tsync_json_new_string(name));
         for (size_t i = 0; r == 0 && i < o->n_hook_args; i++)
                 r = tsync_json_append(args, tsync_json_new_string(o->hook_args[i]));
         if (r == 0) {
@@ -172,7 +181,9 @@ static int add_hook(struct tsync_json *hooks, const char *stage, const struct ts
         }
         tsync_json_free(args);
         tsync_json_free(h);
-        return r;
+        if (r < 0)
+                return tsync_error(err, -r, "hooks.%s: %s", name, strerror(-r));
+        return 0;
 }
 
 /* The init loads its filters without NO_NEW_PRIVS (the config did not ask for
@@ -180,7 +191,7 @@ static int add_hook(struct tsync_json *hooks, const char *stage, const struct ts
  * needs CAP_SETPCAP. Both are added to every set, so that they survive the
  * runtime's execve for root (bounding) and for other users (ambient); the init
  * gives them back before the workload runs. */
-static int lend_capabilities(struct tsync_json *caps)
+static int lend_capabilities(struct tsync_json *caps, struct tsync_err *err)
 {
         /* SETPCAP is lent even when the bounding set has it: for a non-root user
          * only the ambient set reaches the init's effective set. */
@@ -190,14 +201,16 @@ static int lend_capabilities(struct tsync_json *caps)
                 struct tsync_json *set = tsync_json_get_mut(caps, cap_sets[s]);
                 if (!set) {
                         if (tsync_json_set(caps, cap_sets[s], tsync_json_new_array()) < 0)
-                                return -ENOMEM;
+                                return tsync_error(err, ENOMEM, "process.capabilities.%s: out of memory", cap_sets[s]);
                         set = tsync_json_get_mut(caps, cap_sets[s]);
                 }
                 if (set->type != TSYNC_JSON_ARRAY)
-                        return -EINVAL;
+                        return tsync_error(err, EINVAL, "process.capabilities.%s: expected array, got %s",
+                                           cap_sets[s], tsync_json_type_name(set->type));
                 for (size_t i = 0; i < ARRAY_SIZE(lend) && lend[i]; i++)
                         if (!array_has(set, lend[i]) && tsync_json_append(set, tsync_json_new_string(lend[i])) < 0)
-                                return -ENOMEM;
+                                return tsync_error(err, ENOMEM, "process.capabilities.%s: out of memory",
+                                                   cap_sets[s]);
         }
         return 0;
 }
@@ -228,11 +241,11 @@ static char *join_caps(const struct tsync_json *set)
         return buf;
 }
 
-static int init_args(const struct tsync_plan *plan, bool exec, struct tsync_json **ret)
+static int init_args(const struct tsync_plan *plan, struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
-        if (r == 0 && exec)
+        if (r == 0 && plan->exec)
                 r = tsync_json_append(a, tsync_json_new_string("--exec"));
         size_t n = tsync_plan_filter_count(plan);
         for (size_t i = 0; r == 0 && i < n; i++) {
@@ -262,15 +275,15 @@ static int init_args(const struct tsync_plan *plan, bool exec, struct tsync_json
         return 0;
 }
 
-int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret)
+int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret, struct tsync_err *err)
 {
         *ret = NULL;
         if (!plan->capabilities || plan->no_new_privileges)
                 return 0;
         _cleanup_json_ struct tsync_json *lent = tsync_json_copy(plan->capabilities);
         if (!lent)
-                return -ENOMEM;
-        int r = lend_capabilities(lent);
+                return tsync_error(err, ENOMEM, "out of memory");
+        int r = lend_capabilities(lent, err);
         if (r < 0)
                 return r;
         if (!tsync_json_equal(lent, plan->capabilities, NULL, 0))
@@ -278,97 +291,16 @@ int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_
         return 0;
 }
 
-int tsync_rewrite_set_exec(struct tsync_json *config, struct tsync_err *err)
-{
-        struct tsync_json *args = tsync_json_get_mut(tsync_json_get_mut(config, "process"), "args");
-        if (!args || args->type != TSYNC_JSON_ARRAY || args->u.array.len == 0 ||
-            args->u.array.items[0]->type != TSYNC_JSON_STRING ||
-            strcmp(args->u.array.items[0]->u.string.ptr, TSYNC_CONTAINER_INIT) != 0)
-                return tsync_error(err, EINVAL, "process.args[0]: not %s: the config was not rewritten",
-                                   TSYNC_CONTAINER_INIT);
-        /* init_args writes --exec right after the init's path. */
-        if (args->u.array.len > 1 && args->u.array.items[1]->type == TSYNC_JSON_STRING &&
-            strcmp(args->u.array.items[1]->u.string.ptr, "--exec") == 0)
-                return 0;
-        int r = tsync_json_insert(args, 1, tsync_json_new_string("--exec"));
-        if (r < 0)
-                return tsync_error(err, -r, "process.args: %s", strerror(-r));
-        return 0;
-}
-
-/* rewrite_fresh: the rewrite of a config that carries no plan. start_hook_check
- * refuses lent capabilities that no hook at start takes back from exec'd
- * processes (off only when re-computing what an earlier inject wrote). */
-static int rewrite_fresh(struct tsync_json *config, const struct tsync_rewrite_opts *o, bool start_hook_check,
-                         struct tsync_err *err)
+/* The rewrite of a config that carries no plan (any earlier one undone) for
+ * plan. start_hook_check refuses lent capabilities that no hook at start takes
+ * back from exec'd processes (off only when re-computing what an earlier
+ * inject wrote). */
+static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
+                      bool start_hook_check, struct tsync_err *err)
 {
         int r;
 
-        struct tsync_json *process = tsync_json_get_mut(config, "process");
-        r = tsync_json_expect(process, "process", TSYNC_JSON_OBJECT, err);
-        if (r < 0)
-                return r;
-        const struct tsync_json *args = tsync_json_get(process, "args");
-        r = tsync_json_expect(args, "process.args", TSYNC_JSON_ARRAY, err);
-        if (r < 0)
-                return r;
-        if (args->u.array.len == 0)
-                return tsync_error(err, EINVAL, "process.args: empty: there is no workload to run");
-        for (size_t i = 0; i < args->u.array.len; i++) {
-                char path[64];
-                const char *s;
-                (void)snprintf(path, sizeof(path), "process.args[%zu]", i);
-                r = tsync_json_str(args->u.array.items[i], path, &s, err);
-                if (r < 0)
-                        return r;
-        }
-        if (o->n_layers > TSYNC_MAX_LAYERS)
-                return tsync_error(err, E2BIG, "%zu layers, at most %d", o->n_layers, TSYNC_MAX_LAYERS);
-
-        _cleanup_plan_ struct tsync_plan *plan = calloc(1, sizeof(*plan));
-        if (!plan)
-                return tsync_error(err, ENOMEM, "out of memory");
-        plan->replace = o->replace;
-        plan->layers_by_name = o->layers_by_name;
-        plan->args = tsync_json_copy(args);
-        plan->state_dir = strdup(o->state_dir);
-        plan->layers = calloc(o->n_layers ? o->n_layers : 1, sizeof(char *));
-        if (!plan->args || !plan->state_dir || !plan->layers)
-                return tsync_error(err, ENOMEM, "out of memory");
-        for (size_t i = 0; i < o->n_layers; i++) {
-                if (o->layers_by_name && !tsync_layer_name_valid(o->layers[i]))
-                        return tsync_error(err, EINVAL, "layer '%s': a profile name is letters, digits, '_', '-' "
-                                                        "and '.', not starting with '.'", o->layers[i]);
-                if (!(plan->layers[i] = strdup(o->layers[i])))
-                        return tsync_error(err, ENOMEM, "out of memory");
-                plan->n_layers++;
-        }
-        const struct tsync_json *caps = tsync_json_get(process, "capabilities");
-        if (caps && caps->type != TSYNC_JSON_NULL) {
-                r = tsync_json_expect(caps, "process.capabilities", TSYNC_JSON_OBJECT, err);
-                if (r < 0)
-                        return r;
-                if (!(plan->capabilities = tsync_json_copy(caps)))
-                        return tsync_error(err, ENOMEM, "out of memory");
-        }
-        const struct tsync_json *nnp = tsync_json_get(process, "noNewPrivileges");
-        if (nnp && nnp->type != TSYNC_JSON_NULL) {
-                r = tsync_json_bool(nnp, "process.noNewPrivileges", &plan->no_new_privileges, err);
-                if (r < 0)
-                        return r;
-        }
-        struct tsync_json *linux_ = tsync_json_get_mut(config, "linux");
-        const struct tsync_json *seccomp = tsync_json_get(linux_, "seccomp");
-        if (o->replace) {
-                if (!seccomp || seccomp->type == TSYNC_JSON_NULL)
-                        return tsync_error(err, EINVAL,
-                                           "replace mode: linux.seccomp: missing: there is no profile to move to the init");
-                if (!(plan->seccomp = tsync_json_copy(seccomp)))
-                        return tsync_error(err, ENOMEM, "out of memory");
-        }
-        if (tsync_plan_filter_count(plan) == 0)
-                return tsync_error(err, EINVAL, "no layers and not replace mode: there is nothing for the init to apply");
-        /* What restore() takes out again must have been ours. */
+        /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
         for (size_t i = 0; old_mounts && old_mounts->type == TSYNC_JSON_ARRAY && i < old_mounts->u.array.len; i++)
                 if (is_our_mount(old_mounts->u.array.items[i]))
@@ -386,9 +318,9 @@ static int rewrite_fresh(struct tsync_json *config, const struct tsync_rewrite_o
         }
         if (start_hook_check && !o->hook_path && !o->from_engine) {
                 _cleanup_json_ struct tsync_json *lent = NULL;
-                r = tsync_rewrite_lent_capabilities(plan, &lent);
+                r = tsync_rewrite_lent_capabilities(plan, &lent, err);
                 if (r < 0)
-                        return tsync_error(err, -r, "process.capabilities: %s", strerror(-r));
+                        return r;
                 if (lent)
                         return tsync_error(err, EPERM,
                                            "process.noNewPrivileges is false, so the init would be lent CAP_SYS_ADMIN "
@@ -396,55 +328,71 @@ static int rewrite_fresh(struct tsync_json *config, const struct tsync_rewrite_o
                                            "processes started with `runc exec` or `crun exec` (they read the same "
                                            "capabilities): set process.noNewPrivileges to true, or inject with hooks");
         }
+        struct tsync_json *process = tsync_json_get_mut(config, "process");
+        r = tsync_json_expect(process, "process", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
+        struct tsync_json *mounts = tsync_json_get_mut(config, "mounts");
+        if (mounts && mounts->type != TSYNC_JSON_ARRAY)
+                return tsync_error(err, EINVAL, "mounts: expected array, got %s", tsync_json_type_name(mounts->type));
 
         /* Decided; now change the config. */
-        if (o->replace)
-                tsync_json_remove(linux_, "seccomp");
+        if (plan->mode == TSYNC_MODE_REPLACE)
+                tsync_json_remove(tsync_json_get_mut(config, "linux"), "seccomp");
         _cleanup_json_ struct tsync_json *new_args = NULL;
-        r = init_args(plan, o->exec, &new_args);
+        r = init_args(plan, &new_args);
         if (r == 0) {
                 r = tsync_json_set(process, "args", new_args);
                 new_args = NULL;
         }
-        if (r == 0 && plan->capabilities && !plan->no_new_privileges)
-                r = lend_capabilities(tsync_json_get_mut(process, "capabilities"));
-        struct tsync_json *mounts = tsync_json_get_mut(config, "mounts");
-        if (r == 0 && !mounts) {
+        if (r < 0)
+                return tsync_error(err, -r, "process.args: %s", strerror(-r));
+        if (plan->capabilities && !plan->no_new_privileges) {
+                r = lend_capabilities(tsync_json_get_mut(process, "capabilities"), err);
+                if (r < 0)
+                        return r;
+        }
+        if (!mounts) {
                 r = tsync_json_set(config, "mounts", tsync_json_new_array());
                 mounts = tsync_json_get_mut(config, "mounts");
         }
-        if (r == 0 && mounts->type != TSYNC_JSON_ARRAY)
-                return tsync_error(err, EINVAL, "mounts: expected array, got %s", tsync_json_type_name(mounts->type));
         if (r == 0)
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
         if (r == 0)
-                r = add_mount(mounts, o->state_dir, TSYNC_CONTAINER_FILTERS, false);
-        if (r == 0 && o->hook_path) {
-                struct tsync_json *hooks = tsync_json_get_object(config, "hooks");
-                r = hooks ? add_hook(hooks, "createRuntime", o) : -EINVAL;
-                if (r == 0)
-                        r = add_hook(hooks, "poststop", o);
-        }
+                r = add_mount(mounts, plan->state_dir, TSYNC_CONTAINER_FILTERS, false);
         if (r < 0)
-                return tsync_error(err, -r, "rewriting the config: %s", strerror(-r));
+                return tsync_error(err, -r, "mounts: %s", strerror(-r));
+        if (o->hook_path) {
+                struct tsync_json *hooks = tsync_json_get_object(config, "hooks");
+                if (!hooks)
+                        return tsync_error(err, EINVAL, "hooks: expected object, got %s",
+                                           tsync_json_type_name(tsync_json_get(config, "hooks")->type));
+                r = add_hook(hooks, TSYNC_STAGE_CREATE_RUNTIME, o, err);
+                if (r == 0)
+                        r = add_hook(hooks, TSYNC_STAGE_POSTSTOP, o, err);
+                if (r < 0)
+                        return r;
+        }
 
         _cleanup_free_ char *text = NULL;
         r = tsync_plan_to_json(plan, &text, err);
         if (r < 0)
                 return r;
         struct tsync_json *annotations = tsync_json_get_object(config, "annotations");
-        r = annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        if (!annotations)
+                return tsync_error(err, EINVAL, "annotations: expected object, got %s",
+                                   tsync_json_type_name(tsync_json_get(config, "annotations")->type));
+        r = tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text));
         if (r < 0)
-                return tsync_error(err, -r, "annotations: cannot record the plan: %s", strerror(-r));
+                return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_PLAN, strerror(-r));
         return 0;
 }
 
 /* What an earlier inject was given beyond its plan, read back from the config
- * it wrote. A forged value here is harmless: restore() strips all of it, and
- * verify_restore() compares the whole config against what it implies. */
+ * it wrote. A forged value here is harmless: undo strips all of it, and
+ * verify_undo() compares the whole config against what it implies. */
 struct earlier_opts {
         const char *init_path;
-        bool exec;
         const char *hook_path;
         const char *hook_args[8];
         size_t n_hook_args;
@@ -466,10 +414,8 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
                         break;
                 }
         }
-        const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
-        e->exec = args && args->type == TSYNC_JSON_ARRAY && args->u.array.len > 1 &&
-                  strcmp(string_or(args->u.array.items[1], ""), "--exec") == 0;
-        const struct tsync_json *list = tsync_json_get(tsync_json_get(config, "hooks"), "createRuntime");
+        const struct tsync_json *list =
+                tsync_json_get(tsync_json_get(config, "hooks"), tsync_stage_name(TSYNC_STAGE_CREATE_RUNTIME));
         for (size_t i = 0; list && list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++) {
                 const struct tsync_json *h = list->u.array.items[i];
                 if (!is_our_hook(h))
@@ -482,18 +428,16 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
         }
 }
 
-/* The original settings come back from the plan only when the config is
- * exactly what inject wrote from that plan (or that with the exec view of a
- * running container, see exec_view.h): otherwise the plan could hand out what
- * the config itself never gave. Engines never pass a plan on: precreate
- * refuses one. ret_running: the container id of a kept exec view, or NULL. */
-static int verify_restore(struct tsync_json *config, const struct tsync_rewrite_opts *o, char **ret_running,
-                          struct tsync_err *err)
+int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_running, struct tsync_err *err)
 {
+        *ret_running = NULL;
+        int r = tsync_json_expect(config, "config", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
         const struct tsync_json *annotations = tsync_json_get(config, "annotations");
         bool has_plan = tsync_json_get(annotations, TSYNC_ANNOTATION_PLAN) != NULL;
         bool has_running = tsync_json_get(annotations, TSYNC_ANNOTATION_RUNNING) != NULL;
-        if (o->from_engine && (has_plan || has_running))
+        if (from_engine && (has_plan || has_running))
                 return tsync_error(err, EPERM,
                                    "annotations.%s: set by oci-seccomp-tsync itself and never by an engine, so "
                                    "whoever chose this container's annotations put it there: refused",
@@ -505,7 +449,7 @@ static int verify_restore(struct tsync_json *config, const struct tsync_rewrite_
                 return 0;
 
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = tsync_plan_from_config(config, &plan, err);
+        r = tsync_plan_from_config(config, &plan, err);
         if (r < 0)
                 return r;
         _cleanup_json_ struct tsync_json *found = tsync_json_copy(config);
@@ -524,27 +468,31 @@ static int verify_restore(struct tsync_json *config, const struct tsync_rewrite_
         if (r < 0)
                 return r;
 
+        /* The original settings come back from the plan only when the config
+         * is exactly what inject wrote from that plan (or that with the exec
+         * view of a running container, see exec_view.h): otherwise the plan
+         * could hand out what the config itself never gave. */
         _cleanup_json_ struct tsync_json *expected = tsync_json_copy(config);
         if (!expected)
                 return tsync_error(err, ENOMEM, "out of memory");
-        struct tsync_rewrite_opts eo = { .replace = plan->replace,
-                                         .layers_by_name = plan->layers_by_name,
-                                         .exec = e.exec,
-                                         .layers = (const char *const *)plan->layers,
-                                         .n_layers = plan->n_layers,
-                                         .state_dir = plan->state_dir,
-                                         .init_path = e.init_path,
+        struct tsync_request req = { .mode = plan->mode,
+                                     .layers_by_name = plan->layers_by_name,
+                                     .n_layers = plan->n_layers,
+                                     .exec = plan->exec };
+        for (size_t i = 0; i < plan->n_layers && i < TSYNC_MAX_LAYERS; i++)
+                req.layers[i] = plan->layers[i];
+        struct tsync_rewrite_opts eo = { .init_path = e.init_path,
                                          .hook_path = e.hook_path,
                                          .hook_args = e.hook_args,
                                          .n_hook_args = e.n_hook_args };
-        r = rewrite_fresh(expected, &eo, false, err);
+        _cleanup_plan_ struct tsync_plan *again = NULL;
+        r = tsync_plan_new(expected, &req, plan->state_dir, &again, err);
+        if (r == 0)
+                r = apply_plan(expected, again, &eo, false, err);
         if (r < 0)
                 return tsync_error_prefix(err, "annotations.%s: not a plan inject wrote", TSYNC_ANNOTATION_PLAN);
         if (running) {
-                _cleanup_plan_ struct tsync_plan *again = NULL;
-                r = tsync_plan_from_config(expected, &again, err);
-                if (r == 0)
-                        r = tsync_exec_view_restore(expected, again, running, err);
+                r = tsync_exec_view_restore(expected, again, running, err);
                 if (r < 0)
                         return r;
         }
@@ -560,22 +508,26 @@ static int verify_restore(struct tsync_json *config, const struct tsync_rewrite_
         return 0;
 }
 
-int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o, struct tsync_err *err)
+int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
+                        const char *running, struct tsync_err *err)
 {
-        int r = tsync_json_expect(config, "config", TSYNC_JSON_OBJECT, err);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *running = NULL;
-        r = verify_restore(config, o, &running, err);
-        if (r == 0)
-                r = rewrite_fresh(config, o, true, err);
+        int r = apply_plan(config, plan, o, true, err);
         if (r < 0 || !running)
                 return r;
         /* A container from this bundle has not stopped: its exec'd processes
          * still read their capabilities here, so the original ones stay. */
+        return tsync_exec_view_restore(config, plan, running, err);
+}
+
+int tsync_rewrite(struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
+                  const struct tsync_rewrite_opts *o, struct tsync_err *err)
+{
+        _cleanup_free_ char *running = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        r = tsync_plan_from_config(config, &plan, err);
+        int r = tsync_rewrite_undo(config, o->from_engine, &running, err);
         if (r == 0)
-                r = tsync_exec_view_restore(config, plan, running, err);
+                r = tsync_plan_new(config, req, state_dir, &plan, err);
+        if (r == 0)
+                r = tsync_rewrite_apply(config, plan, o, running, err);
         return r;
 }

@@ -91,15 +91,23 @@ static void check_init_args(const struct tsync_json *config, size_t filters)
                 config_fail("process.args has more than %zu filters", filters);
 }
 
-static void check_rewrite(const struct tsync_json *doc, const struct tsync_rewrite_opts *o)
+/* One way to rewrite: what is asked, where the filters go, the host paths. */
+struct rewrite_case {
+        struct tsync_request req;
+        const char *state_dir;
+        struct tsync_rewrite_opts opts;
+};
+
+static void check_rewrite(const struct tsync_json *doc, const struct rewrite_case *rc)
 {
+        const struct tsync_request *o = &rc->req;
         struct tsync_err err = { 0 };
         _cleanup_json_ struct tsync_json *config = tsync_json_copy(doc);
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         if (!config)
                 config_fail("tsync_json_copy failed");
 
-        int r = tsync_rewrite(config, o, &err);
+        int r = tsync_rewrite(config, o, rc->state_dir, &rc->opts, &err);
         config_check_err(r, &err, "tsync_rewrite");
         if (r < 0)
                 return;
@@ -109,9 +117,9 @@ static void check_rewrite(const struct tsync_json *doc, const struct tsync_rewri
         _cleanup_free_ char *text1 = plan_text(config, &plan);
         if (!text1)
                 config_fail("a rewritten config has no plan we can read");
-        size_t want = (o->replace ? 1 : 0) + o->n_layers;
-        if (plan->replace != o->replace || plan->layers_by_name != o->layers_by_name ||
-            strcmp(plan->state_dir, o->state_dir) != 0 || plan->n_layers != o->n_layers ||
+        size_t want = (o->mode == TSYNC_MODE_REPLACE ? 1 : 0) + o->n_layers;
+        if (plan->mode != o->mode || plan->layers_by_name != o->layers_by_name ||
+            strcmp(plan->state_dir, rc->state_dir) != 0 || plan->n_layers != o->n_layers ||
             tsync_plan_filter_count(plan) != want)
                 config_fail("the plan read back has %zu filters and %zu layers, not %zu and %zu: %s",
                             tsync_plan_filter_count(plan), plan->n_layers, want, o->n_layers, text1);
@@ -131,7 +139,7 @@ static void check_rewrite(const struct tsync_json *doc, const struct tsync_rewri
                 config_fail("the plan changed on the way through the file:\n%s\n%s", text1, text2 ? text2 : "(none)");
 
         /* A second rewrite restores first, so it does not wrap twice: the same plan, the same command line. */
-        r = tsync_rewrite(reread, o, &err);
+        r = tsync_rewrite(reread, o, rc->state_dir, &rc->opts, &err);
         config_check_err(r, &err, "tsync_rewrite (again)");
         if (r < 0)
                 config_fail("rewriting a rewritten config fails: %s", err.msg);
@@ -200,24 +208,19 @@ void fuzz_config(const uint8_t *data, size_t size)
         }
 
         /* precreate: layers by name, layer mode; inject: paths, replace mode, with hooks. */
-        const char *names[] = { "deny-ptrace", "custom_1.v2" };
-        const char *paths[] = { "/etc/oci-seccomp-tsync/extra.json" };
         const char *hook_args[] = { "--cache-dir", "/var/cache/oci-seccomp-tsync" };
-        const struct tsync_rewrite_opts modes[] = {
-                { .replace = false,
-                  .layers_by_name = true,
-                  .layers = names,
-                  .n_layers = 2,
+        const struct rewrite_case modes[] = {
+                { .req = { .layers_by_name = true, .layers = { "deny-ptrace", "custom_1.v2" }, .n_layers = 2 },
                   .state_dir = "/run/oci-seccomp-tsync/0123456789abcdef",
-                  .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" },
-                { .replace = true,
-                  .layers = paths,
-                  .n_layers = 1,
+                  .opts = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" } },
+                { .req = { .mode = TSYNC_MODE_REPLACE,
+                           .layers = { "/etc/oci-seccomp-tsync/extra.json" },
+                           .n_layers = 1 },
                   .state_dir = "/bundle/oci-seccomp-tsync",
-                  .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
-                  .hook_path = "/usr/bin/oci-seccomp-tsync",
-                  .hook_args = hook_args,
-                  .n_hook_args = 2 },
+                  .opts = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                            .hook_path = "/usr/bin/oci-seccomp-tsync",
+                            .hook_args = hook_args,
+                            .n_hook_args = 2 } },
         };
         for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
                 check_rewrite(doc, &modes[i]);

@@ -14,6 +14,7 @@
 #include "tsync/capnames.h"
 #include "tsync/caps.h"
 #include "tsync/json.h"
+#include "tsync/plan.h"
 #include "tsync/rewrite.h"
 
 #define BIT(c) ((uint64_t)1 << (c))
@@ -189,13 +190,11 @@ static void test_capnames_the_init_gets_only_names_runc_honours(void)
                 return;
         struct tsync_json *c = unit_parse(text);
         const char *layers[] = { "/a.json" };
-        struct tsync_rewrite_opts o = { .layers = layers,
-                                        .n_layers = 1,
-                                        .state_dir = "/bundle/oci-seccomp-tsync",
-                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+        struct tsync_request req = { .layers = { layers[0] }, .n_layers = 1 };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
                                         /* With hooks: without them lending (noNewPrivileges false) is refused. */
                                         .hook_path = "/usr/bin/oci-seccomp-tsync" };
-        int r = tsync_rewrite(c, &o, &err);
+        int r = tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
         static const struct {
                 const char *opt, *want;
         } want[] = {

@@ -39,16 +39,16 @@ static int rewrite(struct tsync_json *config, bool replace, const char *const *l
                    struct tsync_err *err)
 {
         const char *hook_args[] = { "--cache-dir", "/var/cache/x" };
-        struct tsync_rewrite_opts o = { .replace = replace,
-                                        .layers_by_name = by_name,
-                                        .layers = layers,
-                                        .n_layers = n,
-                                        .state_dir = "/bundle/oci-seccomp-tsync",
-                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+        struct tsync_request req = { .mode = replace ? TSYNC_MODE_REPLACE : TSYNC_MODE_LAYER,
+                                     .layers_by_name = by_name,
+                                     .n_layers = n };
+        for (size_t i = 0; i < n && i < TSYNC_MAX_LAYERS; i++)
+                req.layers[i] = layers[i];
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
                                         .hook_path = "/usr/bin/oci-seccomp-tsync",
                                         .hook_args = hook_args,
                                         .n_hook_args = 2 };
-        return tsync_rewrite(config, &o, err);
+        return tsync_rewrite(config, &req, "/bundle/oci-seccomp-tsync", &o, err);
 }
 
 static const struct tsync_json *at(const struct tsync_json *v, const char *a, const char *b)
@@ -109,7 +109,7 @@ static void test_rewrite_layer_mode(void)
         free(t);
         struct tsync_plan *plan = NULL;
         r = tsync_plan_from_config(c, &plan, &err);
-        tap_ok(r == 0 && plan && !plan->replace && plan->n_layers == 2 && !plan->no_new_privileges &&
+        tap_ok(r == 0 && plan && plan->mode == TSYNC_MODE_LAYER && plan->n_layers == 2 && !plan->no_new_privileges &&
                        plan->capabilities && tsync_plan_filter_count(plan) == 2,
                "test_rewrite_plan_records_the_original (%s)", err.msg);
         tsync_plan_free(plan);
@@ -162,11 +162,9 @@ static void test_rewrite_without_hooks_removes_ours_only(void)
         tap_ok(r == 0 && tsync_json_get(h, "createRuntime") && tsync_json_get(h, "poststop") &&
                        tsync_json_get(h, "poststop")->u.array.len == 2,
                "test_rewrite_adds_our_hooks_beside_the_configs_own (%s)", err.msg);
-        struct tsync_rewrite_opts o = { .layers = layers,
-                                        .n_layers = 1,
-                                        .state_dir = "/bundle/oci-seccomp-tsync",
-                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
-        r = r ?: tsync_rewrite(c, &o, &err);
+        struct tsync_request req = { .layers = { layers[0] }, .n_layers = 1 };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+        r = r ?: tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
         h = tsync_json_get(c, "hooks");
         const struct tsync_json *post = tsync_json_get(h, "poststop");
         tap_ok(r == 0 && !tsync_json_get(h, "createRuntime") && post && post->u.array.len == 1 &&
@@ -183,7 +181,7 @@ static void test_rewrite_replace_moves_the_section(void)
         struct tsync_plan *plan = NULL;
         if (r == 0)
                 r = tsync_plan_from_config(c, &plan, &err);
-        tap_ok(r == 0 && at(c, "linux", "seccomp") == NULL && plan && plan->seccomp && plan->replace &&
+        tap_ok(r == 0 && at(c, "linux", "seccomp") == NULL && plan && plan->seccomp && plan->mode == TSYNC_MODE_REPLACE &&
                        tsync_plan_filter_count(plan) == 1,
                "test_rewrite_replace_moves_linux_seccomp_into_the_plan (%s)", err.msg);
         tsync_plan_free(plan);
@@ -255,11 +253,9 @@ static void test_rewrite_without_hooks_refuses_lending(void)
         struct tsync_err err = { 0 };
         struct tsync_json *c = unit_parse(base_config);
         const char *layers[] = { "/etc/p/a.json" };
-        struct tsync_rewrite_opts o = { .layers = layers,
-                                        .n_layers = 1,
-                                        .state_dir = "/bundle/oci-seccomp-tsync",
-                                        .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
-        int r = tsync_rewrite(c, &o, &err);
+        struct tsync_request req = { .layers = { layers[0] }, .n_layers = 1 };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+        int r = tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
         tap_ok(r == -EPERM && strstr(err.msg, "set process.noNewPrivileges to true"),
                "test_rewrite_without_hooks_refuses_lent_capabilities (%s)", err.msg);
         tsync_json_free(c);
@@ -272,7 +268,7 @@ static void test_rewrite_without_hooks_refuses_lending(void)
                        all, all, all, all, all);
         c = unit_parse(buf);
         err.msg[0] = '\0';
-        r = tsync_rewrite(c, &o, &err);
+        r = tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
         tap_ok(r == 0, "test_rewrite_without_hooks_accepts_sets_that_lend_nothing (%s)", err.msg);
         tsync_json_free(c);
 }
@@ -336,19 +332,16 @@ static void test_rewrite_refuses_a_forged_plan(void)
         /* the precreate hook refuses any plan, honest or not */
         struct tsync_err err = { 0 };
         struct tsync_json *c = injected();
-        struct tsync_rewrite_opts o = { .layers_by_name = true,
-                                        .from_engine = true,
-                                        .layers = (const char *const[]){ "deny-ptrace" },
-                                        .n_layers = 1,
-                                        .state_dir = "/run/oci-seccomp-tsync/0",
-                                        .init_path = "/init" };
-        int r = c ? tsync_rewrite(c, &o, &err) : 0;
+        struct tsync_request req = { .layers_by_name = true, .layers = { "deny-ptrace" }, .n_layers = 1 };
+        struct tsync_rewrite_opts o = { .from_engine = true, .init_path = "/init" };
+        const char *state_dir = "/run/oci-seccomp-tsync/0";
+        int r = c ? tsync_rewrite(c, &req, state_dir, &o, &err) : 0;
         tap_ok(r == -EPERM && strstr(err.msg, "annotations." TSYNC_ANNOTATION_PLAN ": set by oci-seccomp-tsync itself"),
                "test_rewrite_precreate_refuses_a_config_that_carries_a_plan (%s)", err.msg);
         tsync_json_free(c);
         c = unit_parse(base_config);
         struct tsync_json *a = c ? tsync_json_get_object(c, "annotations") : NULL;
-        r = a && tsync_json_set(a, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string("x")) == 0 ? tsync_rewrite(c, &o, &err)
+        r = a && tsync_json_set(a, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string("x")) == 0 ? tsync_rewrite(c, &req, state_dir, &o, &err)
                                                                                                 : 0;
         tap_ok(r == -EPERM && strstr(err.msg, TSYNC_ANNOTATION_RUNNING),
                "test_rewrite_precreate_refuses_a_config_that_carries_a_running_record (%s)", err.msg);

@@ -4,9 +4,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "tsync/compile.h"
 #include "tsync/error.h"
 #include "tsync/json.h"
+#include "tsync/profile.h"
 
 /* Annotations. Users set LAYERS (comma-separated profile names) and MODE
  * ("layer", the default, or "replace"); PLAN is ours, written by inject and precreate. */
@@ -33,9 +36,38 @@
 #define TSYNC_PLAN_VERSION 1
 #define TSYNC_MAX_LAYERS 16
 
+enum tsync_mode {
+        TSYNC_MODE_LAYER,   /* the runtime keeps applying linux.seccomp; layers go on top */
+        TSYNC_MODE_REPLACE, /* linux.seccomp moves from the runtime to the init */
+};
+
+/* "layer" or "replace"; -EINVAL for anything else. */
+int tsync_mode_from_name(const char *name, enum tsync_mode *ret);
+const char *tsync_mode_name(enum tsync_mode m);
+
+/* What the user asked for (inject's options, or the annotations an engine
+ * passes on), before anything was checked against the config. */
+struct tsync_request {
+        enum tsync_mode mode;
+        bool layers_by_name; /* names in the profile directories (annotations), or absolute host paths (inject) */
+        const char *layers[TSYNC_MAX_LAYERS]; /* the caller's, or in names */
+        size_t n_layers;
+        bool exec;   /* the init execs the workload in its place instead of staying PID 1 */
+        char *names; /* owned: the annotation's layer list, split in place, or NULL */
+};
+
+/* Frees names (and nothing a caller put in layers). */
+void tsync_request_clear(struct tsync_request *r);
+
+/* The request an engine's config makes with our annotations (LAYERS, MODE).
+ * Names are split at ',', ';', ':' and blanks (Podman's --annotation splits
+ * its argument at commas) and must be profile names. */
+int tsync_request_from_annotations(const struct tsync_json *config, struct tsync_request *ret, struct tsync_err *err);
+
 struct tsync_plan {
-        bool replace;
+        enum tsync_mode mode;
         bool layers_by_name; /* precreate: names in the profile directories; inject: absolute paths */
+        bool exec;           /* the init runs the workload in place (asked, or decided by the route) */
         char *state_dir;
         char **layers;
         size_t n_layers;
@@ -55,8 +87,12 @@ static inline void tsync_plan_freep(struct tsync_plan **p)
 }
 #define _cleanup_plan_ __attribute__((cleanup(tsync_plan_freep)))
 
-/* Filters the init applies, in order: the moved section first, then the layers. */
-size_t tsync_plan_filter_count(const struct tsync_plan *p);
+/* The plan for config (as the user wrote it, or as an earlier rewrite is
+ * undone to) and request, with the init's filter files in state_dir on the
+ * host. Checks what the plan takes from the config (process.args,
+ * capabilities, noNewPrivileges, linux.seccomp in replace mode). */
+int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
+                   struct tsync_plan **ret, struct tsync_err *err);
 
 /* The plan annotation of a config, parsed; -ENOENT when the config has none. */
 int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **ret, struct tsync_err *err);
@@ -66,3 +102,62 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
 
 /* Checks a layer name from an annotation: [A-Za-z0-9_.-], not starting with '.', at most 64 bytes. */
 bool tsync_layer_name_valid(const char *name);
+
+/* The filters the init applies, in order: in replace mode the moved
+ * linux.seccomp, then the layers. Filter k (0 <= k < count) is NN.bpf. */
+size_t tsync_plan_filter_count(const struct tsync_plan *p);
+/* "linux.seccomp" or "layer 'NAME'", for messages about filter k. */
+void tsync_plan_filter_label(const struct tsync_plan *p, size_t k, char *buf, size_t size);
+
+/* Where the plan's inputs and outputs are on the host. */
+struct tsync_plan_paths {
+        const char *cache_dir;           /* NULL: no cache */
+        const char *const *profile_dirs; /* where layers named by annotation are looked up, in order */
+        size_t n_profile_dirs;
+        const char *state_root; /* precreate's per-container directories live here */
+        const char *bundle;     /* the container's bundle (inject keeps its directory there) */
+};
+
+/* Loads filter k of the plan with Docker-format capability conditions judged
+ * against the plan's original bounding set (*ret_caps: the set it was
+ * resolved against). Refuses profiles with NOTIFY actions or a listenerPath.
+ * An unknown key is an error in a layer and a warning (into w) in the moved
+ * linux.seccomp, which runc would have read ignoring it. */
+int tsync_plan_load_filter(const struct tsync_plan *plan, size_t k, const struct tsync_plan_paths *o,
+                           struct tsync_profile **ret, uint64_t *ret_caps, struct tsync_warnings *w,
+                           struct tsync_err *err);
+
+/* The compiled stack, in the order the kernel runs it on the init: the
+ * runtime's own linux.seccomp first when it applies one (layer mode), then
+ * the plan's filters. */
+struct tsync_plan_programs {
+        struct tsync_program *progs[TSYNC_MAX_LAYERS + 2];
+        size_t n;
+        size_t n_baseline; /* 0 or 1: progs[0] is the runtime's own profile */
+};
+void tsync_plan_programs_clear(struct tsync_plan_programs *p);
+
+/* Compiles every filter of the plan through the cache (o->cache_dir), and,
+ * when config is not NULL, the runtime's own profile in layer mode (never
+ * cached: only the route is judged by it). Unknown names are errors when the
+ * config asked crun to fail on them. Warnings go into w. */
+int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const struct tsync_json *config,
+                       struct tsync_plan_programs *ret, struct tsync_warnings *w, struct tsync_err *err);
+
+/* Refuses annotations that change how crun applies linux.seccomp in replace
+ * mode, where the section is ours to apply and we cannot do what they ask. */
+int tsync_plan_check_annotations(const struct tsync_plan *plan, const struct tsync_json *config,
+                                 struct tsync_err *err);
+
+enum tsync_state_dir_kind {
+        TSYNC_STATE_DIR_BUNDLE,    /* BUNDLE/oci-seccomp-tsync: inject's, kept for the next run */
+        TSYNC_STATE_DIR_PRECREATE, /* STATE_ROOT/<32 hex digits>: precreate's, removed at poststop */
+};
+
+/* Which of ours plan->state_dir is for o; -EPERM with a message when neither. */
+int tsync_plan_state_dir_kind(const struct tsync_plan *plan, const struct tsync_plan_paths *o,
+                              enum tsync_state_dir_kind *ret, struct tsync_err *err);
+
+/* Checks plan->state_dir is one of ours for this container and a real
+ * directory owned by us alone. */
+int tsync_plan_check_state_dir(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err);

@@ -8,37 +8,39 @@
 #include "tsync/error.h"
 #include "tsync/json.h"
 
+struct tsync_plan;
+struct tsync_request;
+
+/* What the rewrite needs beyond the plan: host paths it writes into the config. */
 struct tsync_rewrite_opts {
-        bool replace;               /* move linux.seccomp from the runtime to the init */
-        bool layers_by_name;        /* layers are profile names (precreate), not host paths (inject) */
-        bool exec;                  /* the init execs the workload (PID 1 as in a plain run) instead of
-                                     * staying PID 1 to reap and forward signals */
-        const char *const *layers;  /* applied in order, after the moved section */
-        size_t n_layers;
-        const char *state_dir;      /* host directory the hook fills with filter files */
-        const char *init_path;      /* host path of the static seccomp-tsync-init */
-        const char *hook_path;      /* inject: our binary, added as createRuntime and poststop hooks; NULL: none */
+        const char *init_path;        /* host path of the static seccomp-tsync-init */
+        const char *hook_path;        /* inject: our binary, added as createRuntime and poststop hooks; NULL: none */
         const char *const *hook_args; /* options passed to those hooks (after "hook STAGE") */
         size_t n_hook_args;
-        bool from_engine;           /* precreate: the engine chose the annotations (a plan among them is
-                                     * forged) and runs our createRuntime hook from its hooks directory */
+        bool from_engine; /* precreate: the engine chose the annotations (a plan among them is
+                           * forged) and runs our createRuntime hook from its hooks directory */
 };
 
-/* Rewrites config in place. A config rewritten before is first restored from
- * its plan, so running the rewrite twice does not wrap twice; but only when
- * it is exactly what the rewrite wrote from that plan (-EPERM naming the first
- * JSON path that differs otherwise), and never for an engine's config. */
-int tsync_rewrite(struct tsync_json *config, const struct tsync_rewrite_opts *o, struct tsync_err *err);
+/* Undoes an earlier rewrite, so that the rewrite never wraps twice: the
+ * config comes back from its plan, but only when it is exactly what the
+ * rewrite wrote from that plan (-EPERM naming the first JSON path that
+ * differs otherwise), and never for an engine's config (from_engine).
+ * *ret_running: the id of a container from this config that has not
+ * stopped (its exec view is kept), or NULL. Nothing changes without a plan. */
+int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_running, struct tsync_err *err);
 
-struct tsync_plan;
+/* Rewrites config (carrying no plan) for plan (tsync_plan_new of it): the
+ * init with the filters mounted beside it, the init's arguments, lent
+ * capabilities, our hooks, the plan annotation. running: from
+ * tsync_rewrite_undo; its exec view is kept. */
+int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
+                        const char *running, struct tsync_err *err);
+
+/* Undo, tsync_plan_new and apply in one, for callers with nothing to decide in between. */
+int tsync_rewrite(struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
+                  const struct tsync_rewrite_opts *o, struct tsync_err *err);
+
 /* The capability sets the rewrite lends the init for plan (process.capabilities
  * as written), or *ret = NULL when it lends nothing: noNewPrivileges, no
- * capabilities, or the sets hold what it lends already. 0 or -errno. */
-int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret);
-
-/* Makes a config tsync_rewrite wrote run the workload in place of the init
- * (process.args gains the init's --exec), as tsync_rewrite with o->exec would
- * have written it: for a route decided after the rewrite, once the filters
- * are compiled. Nothing changes when --exec is there already. 0 or -errno
- * with a message. */
-int tsync_rewrite_set_exec(struct tsync_json *config, struct tsync_err *err);
+ * capabilities, or the sets hold what it lends already. */
+int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret, struct tsync_err *err);

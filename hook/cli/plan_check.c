@@ -1,0 +1,81 @@
+/* What inject and precreate say about a plan before the config is written:
+ * every filter compiles, and the init can run the workload under them. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tsync/bpf.h"
+#include "tsync/caps.h"
+#include "tsync/init_calls.h"
+#include "tsync/plan.h"
+
+/* Whether the init can supervise the workload under the stack it will run
+ * under, decided now so that the config says it (--exec) and the user hears
+ * it once, here. */
+static int check_route(const struct tsync_plan_programs *progs, bool caps_after, bool *ret_in_place,
+                       const char *where)
+{
+        struct tsync_stack_prog stack[TSYNC_MAX_LAYERS + 2];
+        const struct tsync_init_call *denied;
+        enum tsync_init_route route;
+        struct tsync_err err = { 0 };
+        uint32_t action;
+        char answer[32];
+
+        for (size_t i = 0; i < progs->n; i++)
+                stack[i] = (struct tsync_stack_prog){ .insns = progs->progs[i]->insns, .len = progs->progs[i]->len };
+        int r = tsync_init_route(stack, progs->n, progs->n_baseline, caps_after, &route, &denied, &action, &err);
+        *ret_in_place = false;
+        if (r == -EOPNOTSUPP || (r == 0 && route == TSYNC_ROUTE_SUPERVISE))
+                return 0;
+        if (r < 0) {
+                cli_error(where, &err);
+                return -1;
+        }
+        tsync_bpf_ret_name(action, answer, sizeof(answer));
+        const char *whose = progs->n_baseline ? "the layers and the config's own linux.seccomp (which the runtime "
+                                                "applies to the init too)"
+                                              : "the filters";
+        if (route == TSYNC_ROUTE_NONE) {
+                cli_errorf(where, "%s answer %s with %s, which the init needs to %s: no workload could start under them",
+                           whose, denied->name, answer, denied->why);
+                return -1;
+        }
+        fprintf(stderr,
+                "%s: %s: warning: %s answer %s with %s, which the init needs to %s: the init runs the workload in "
+                "place, as PID 1, as the runtime alone would (--exec)\n",
+                PROGRAM, where, whose, denied->name, answer, denied->why);
+        *ret_in_place = true;
+        return 0;
+}
+
+int cli_check_plan(struct tsync_plan *plan, const struct tsync_plan_paths *o, const struct tsync_json *config,
+                   struct tsync_plan_programs *ret, const char *where)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_warnings w = { 0 };
+        struct tsync_plan_programs progs = { 0 };
+
+        /* Said once, here (inject and precreate): the hook's later stages and the init stay quiet. */
+        int r = tsync_caps_warn_ignored(plan->capabilities, &w, &err);
+        cli_warnings(where, &w);
+        if (r == 0)
+                r = tsync_plan_check_annotations(plan, config, &err);
+        if (r == 0)
+                r = tsync_plan_compile(plan, o, config, &progs, &w, &err);
+        cli_warnings(where, &w);
+        if (r < 0) {
+                cli_error(where, &err);
+                return -1;
+        }
+        bool in_place = false;
+        r = check_route(&progs, !plan->no_new_privileges, &in_place, where);
+        if (r == 0 && in_place)
+                plan->exec = true;
+        if (r == 0 && ret)
+                *ret = progs;
+        else
+                tsync_plan_programs_clear(&progs);
+        return r;
+}

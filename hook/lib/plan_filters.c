@@ -1,0 +1,233 @@
+/* The plan's filters on the host: where their profiles are, what they
+ * compile to, and the directory the init reads them from. */
+#include "tsync/plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tsync/cache.h"
+#include "tsync/caps.h"
+#include "tsync/cleanup.h"
+#include "tsync/fileio.h"
+#include "tsync/source.h"
+
+static int refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err)
+{
+        bool notify = p->default_action.kind == TSYNC_ACT_NOTIFY;
+        for (size_t i = 0; i < p->n_rules && !notify; i++)
+                notify = p->rules[i].action.kind == TSYNC_ACT_NOTIFY;
+        if (notify || p->listener_path)
+                return tsync_error(err, EOPNOTSUPP, "%s: SCMP_ACT_NOTIFY and listenerPath are not supported yet", what);
+        return 0;
+}
+
+static int open_named_layer(const struct tsync_plan_paths *o, const char *name, char **ret_path,
+                            struct tsync_err *err)
+{
+        if (!tsync_layer_name_valid(name))
+                return tsync_error(err, EINVAL, "layer '%s': not a profile name (letters, digits, '_', '-', '.')", name);
+        for (size_t d = 0; d < o->n_profile_dirs; d++) {
+                const char *suffixes[] = { ".json", "" };
+                for (size_t s = 0; s < ARRAY_SIZE(suffixes); s++) {
+                        _cleanup_free_ char *path = NULL;
+                        if (asprintf(&path, "%s/%s%s", o->profile_dirs[d], name, suffixes[s]) < 0)
+                                return tsync_error(err, ENOMEM, "out of memory");
+                        struct stat st;
+                        /* The name is one component; refuse a symlink planted in a profile directory. */
+                        if (lstat(path, &st) < 0)
+                                continue;
+                        if (!S_ISREG(st.st_mode))
+                                return tsync_error(err, EINVAL, "layer '%s': %s is not a regular file", name, path);
+                        *ret_path = TAKE_PTR(path);
+                        return 0;
+                }
+        }
+        return tsync_error(err, ENOENT, "layer '%s': no such profile in %s%s", name,
+                           o->n_profile_dirs ? o->profile_dirs[0] : "(no profile directory)",
+                           o->n_profile_dirs > 1 ? " or the other profile directories" : "");
+}
+
+static int load_moved(const struct tsync_plan *plan, struct tsync_source_opts *so, struct tsync_profile **ret,
+                      struct tsync_source_info *info, struct tsync_err *err)
+{
+        so->format = TSYNC_FORMAT_OCI;
+        int r = tsync_source_from_json(plan->seccomp, so, ret, info, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "linux.seccomp (replace mode)");
+        return refuse_notify(*ret, "linux.seccomp", err);
+}
+
+static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsync_plan_paths *o,
+                      struct tsync_source_opts *so, struct tsync_profile **ret, struct tsync_source_info *info,
+                      struct tsync_err *err)
+{
+        _cleanup_free_ char *path = NULL;
+        const char *name = plan->layers[i];
+        int r;
+        if (plan->layers_by_name) {
+                r = open_named_layer(o, name, &path, err);
+                if (r < 0)
+                        return r;
+        } else if (name[0] != '/') {
+                return tsync_error(err, EINVAL, "layer %zu: '%s' is not an absolute path", i, name);
+        } else if (!(path = strdup(name))) {
+                return tsync_error(err, ENOMEM, "out of memory");
+        }
+        r = tsync_source_load(path, so, ret, info, err);
+        if (r == 0)
+                r = refuse_notify(*ret, path, err);
+        return r < 0 ? tsync_error_prefix(err, "layer '%s'", name) : 0;
+}
+
+int tsync_plan_load_filter(const struct tsync_plan *plan, size_t k, const struct tsync_plan_paths *o,
+                           struct tsync_profile **ret, uint64_t *ret_caps, struct tsync_warnings *w,
+                           struct tsync_err *err)
+{
+        bool moved = plan->mode == TSYNC_MODE_REPLACE && plan->seccomp;
+        /* A layer must say exactly what it means; the moved linux.seccomp is read as runc would. */
+        struct tsync_source_opts so = { .format = TSYNC_FORMAT_AUTO,
+                                        .have_caps = true,
+                                        .keys = moved && k == 0 ? TSYNC_KEYS_WARN : TSYNC_KEYS_ERROR,
+                                        .warnings = w };
+        struct tsync_source_info info = { 0 };
+        *ret = NULL;
+        if (k >= tsync_plan_filter_count(plan))
+                return tsync_error(err, EINVAL, "filter %zu: the plan has %zu", k, tsync_plan_filter_count(plan));
+        int r = tsync_caps_bounding_of(plan->capabilities, "plan.capabilities.bounding", &so.caps, err);
+        if (r < 0)
+                return r;
+        if (moved && k == 0)
+                r = load_moved(plan, &so, ret, &info, err);
+        else
+                r = load_layer(plan, k - (moved ? 1 : 0), o, &so, ret, &info, err);
+        if (r < 0) {
+                tsync_profile_free(*ret);
+                *ret = NULL;
+                return r;
+        }
+        *ret_caps = info.caps;
+        return 0;
+}
+
+void tsync_plan_programs_clear(struct tsync_plan_programs *p)
+{
+        for (size_t i = 0; i < p->n; i++)
+                tsync_program_free(p->progs[i]);
+        *p = (struct tsync_plan_programs){ 0 };
+}
+
+/* The runtime's own profile (layer mode): the runtime loads it on the init
+ * before the init starts, so the init's calls after its load are judged by
+ * it too. *ret NULL when the config has none, or in replace mode (then it is
+ * one of the plan's filters). Its warnings were the runtime's to give. */
+static int compile_baseline(const struct tsync_json *config, const struct tsync_plan *plan,
+                            struct tsync_program **ret, struct tsync_err *err)
+{
+        *ret = NULL;
+        if (plan->mode == TSYNC_MODE_REPLACE || !tsync_json_get(tsync_json_get(config, "linux"), "seccomp"))
+                return 0;
+        struct tsync_source_opts so = { .format = TSYNC_FORMAT_CONFIG, .keys = TSYNC_KEYS_WARN };
+        struct tsync_source_info info;
+        struct tsync_warnings ignored = { 0 };
+        struct tsync_compile_opts co = { 0 };
+        _cleanup_profile_ struct tsync_profile *p = NULL;
+        int r = tsync_source_from_json(config, &so, &p, &info, err);
+        if (r == 0)
+                r = tsync_compile(p, &co, ret, &ignored, err);
+        tsync_warnings_clear(&ignored);
+        return r;
+}
+
+int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const struct tsync_json *config,
+                       struct tsync_plan_programs *ret, struct tsync_warnings *w, struct tsync_err *err)
+{
+        *ret = (struct tsync_plan_programs){ 0 };
+        int r = config ? compile_baseline(config, plan, &ret->progs[0], err) : 0;
+        if (r < 0)
+                return r;
+        ret->n = ret->n_baseline = ret->progs[0] ? 1 : 0;
+        size_t n = tsync_plan_filter_count(plan);
+        struct tsync_compile_opts co = { .strict = plan->fail_unknown_syscall };
+        for (size_t k = 0; r == 0 && k < n; k++) {
+                _cleanup_profile_ struct tsync_profile *p = NULL;
+                uint64_t caps = 0;
+                r = tsync_plan_load_filter(plan, k, o, &p, &caps, w, err);
+                if (r < 0)
+                        break;
+                r = tsync_cache_compile(o->cache_dir, p, &co, caps, &ret->progs[ret->n], w, err);
+                if (r < 0) {
+                        char label[128];
+                        tsync_plan_filter_label(plan, k, label, sizeof(label));
+                        (void)tsync_error_prefix(err, "%s", label);
+                        break;
+                }
+                ret->n++;
+        }
+        if (r < 0)
+                tsync_plan_programs_clear(ret);
+        return r;
+}
+
+int tsync_plan_check_annotations(const struct tsync_plan *plan, const struct tsync_json *config, struct tsync_err *err)
+{
+        static const char *const crun_only[] = { "run.oci.seccomp_bpf_data", "run.oci.seccomp.receiver",
+                                                 "run.oci.seccomp.plugins" };
+        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
+        for (size_t i = 0; plan->mode == TSYNC_MODE_REPLACE && i < ARRAY_SIZE(crun_only); i++)
+                if (tsync_json_get(annotations, crun_only[i]))
+                        return tsync_error(err, EINVAL,
+                                           "annotations.%s: crun's own way of applying linux.seccomp, which replace "
+                                           "mode cannot honour: use layer mode under crun, or remove the annotation",
+                                           crun_only[i]);
+        return 0;
+}
+
+static bool is_hex_token(const char *s)
+{
+        size_t n = strlen(s);
+        if (n != 32)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+                        return false;
+        return true;
+}
+
+int tsync_plan_state_dir_kind(const struct tsync_plan *plan, const struct tsync_plan_paths *o,
+                              enum tsync_state_dir_kind *ret, struct tsync_err *err)
+{
+        const char *d = plan->state_dir;
+        size_t rl = strlen(o->state_root);
+        if (strncmp(d, o->state_root, rl) == 0 && d[rl] == '/' && is_hex_token(d + rl + 1)) {
+                *ret = TSYNC_STATE_DIR_PRECREATE;
+                return 0;
+        }
+        if (o->bundle) {
+                size_t bl = strlen(o->bundle);
+                while (bl > 1 && o->bundle[bl - 1] == '/')
+                        bl--;
+                if (strncmp(d, o->bundle, bl) == 0 && d[bl] == '/' && strcmp(d + bl + 1, TSYNC_BUNDLE_STATE) == 0) {
+                        *ret = TSYNC_STATE_DIR_BUNDLE;
+                        return 0;
+                }
+        }
+        return tsync_error(err, EPERM, "plan.stateDir: '%s' is neither %s/<token> nor in the bundle", d,
+                           o->state_root);
+}
+
+int tsync_plan_check_state_dir(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err)
+{
+        enum tsync_state_dir_kind kind;
+        int r = tsync_plan_state_dir_kind(plan, o, &kind, err);
+        if (r < 0)
+                return r;
+        struct stat st;
+        if (lstat(plan->state_dir, &st) < 0)
+                return tsync_error(err, errno, "%s: %s", plan->state_dir, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+                return tsync_error(err, ENOTDIR, "%s: not a directory (a symlink?)", plan->state_dir);
+        return tsync_check_private_dir(plan->state_dir, &st, err);
+}
