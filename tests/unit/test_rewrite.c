@@ -431,6 +431,36 @@ static void test_exec_view_round_trip(void)
         tsync_json_free(c);
 }
 
+/* Every refusal of the rewrite names the JSON path it is about: none says
+ * only "Invalid argument" (as the old "rewriting the config: Invalid
+ * argument" did for these shapes). */
+static void test_rewrite_errors_name_their_path(void)
+{
+        static const struct {
+                const char *config, *want, *name;
+        } cases[] = {
+                { "{\"process\": {\"args\": [\"sh\"]}, \"hooks\": {\"createRuntime\": {}}}",
+                  "hooks.createRuntime: expected array, got object", "a_stage_not_a_list" },
+                { "{\"process\": {\"args\": [\"sh\"]}, \"hooks\": []}", "hooks: expected object, got array",
+                  "hooks_not_an_object" },
+                { "{\"process\": {\"args\": [\"sh\"], \"capabilities\": {\"ambient\": \"CAP_KILL\"}}}",
+                  "process.capabilities.ambient: expected array, got string", "a_capability_set_not_a_list" },
+                { "{\"process\": {\"args\": [\"sh\"]}, \"annotations\": []}",
+                  "annotations: expected object, got array", "annotations_not_an_object" },
+                { "{\"process\": {\"args\": [\"sh\"]}, \"mounts\": {}}", "mounts: expected array, got object",
+                  "mounts_not_a_list" },
+        };
+        const char *layers[] = { "/etc/p/a.json" };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_json *c = unit_parse(cases[i].config);
+                int r = c ? rewrite(c, false, layers, 1, false, &err) : 0;
+                tap_ok(r < 0 && strstr(err.msg, cases[i].want) && !strstr(err.msg, "rewriting the config"),
+                       "test_rewrite_refuses_%s_naming_its_path (%s)", cases[i].name, err.msg);
+                tsync_json_free(c);
+        }
+}
+
 int main(void)
 {
         test_rewrite_layer_mode();
@@ -443,5 +473,6 @@ int main(void)
         test_rewrite_refuses_a_forged_plan();
         test_rewrite_refuses_a_config_edited_after_inject();
         test_exec_view_round_trip();
+        test_rewrite_errors_name_their_path();
         return tap_done();
 }

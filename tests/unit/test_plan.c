@@ -1,0 +1,337 @@
+/* The plan module (hook/lib/plan.c, plan_filters.c) and delivery
+ * (deliver.c): what the annotations ask, the plan's round trip through its
+ * annotation, which filter is which, where filters may go, and what the
+ * filter files hold. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "unit.h"
+#include "tsync/deliver.h"
+#include "tsync/filterfile.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/rewrite.h"
+
+static const char *const deny_getpid =
+        "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"getpid\"], \"action\": "
+        "\"SCMP_ACT_ERRNO\"}]}";
+
+static struct tsync_json *config_with_annotations(const char *annotations)
+{
+        char buf[1024];
+        (void)snprintf(buf, sizeof(buf),
+                       "{\"process\": {\"args\": [\"sh\", \"-c\", \":\"], \"noNewPrivileges\": true, "
+                       "\"capabilities\": {\"bounding\": [\"CAP_KILL\"]}}, \"linux\": {\"seccomp\": %s}, "
+                       "\"annotations\": %s}",
+                       deny_getpid, annotations);
+        return unit_parse(buf);
+}
+
+static void test_request(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_request req;
+        struct tsync_json *c = config_with_annotations(
+                "{\"io.oci-seccomp-tsync.layers\": \"a,b c;d:e\", \"io.oci-seccomp-tsync.mode\": \"replace\"}");
+        int r = tsync_request_from_annotations(c, &req, &err);
+        tap_ok(r == 0 && req.n_layers == 5 && strcmp(req.layers[0], "a") == 0 && strcmp(req.layers[4], "e") == 0 &&
+                       req.mode == TSYNC_MODE_REPLACE && req.layers_by_name && !req.exec,
+               "test_request_splits_layer_names_at_commas_blanks_semicolons_and_colons (%s)", err.msg);
+        tsync_request_clear(&req);
+        tsync_json_free(c);
+
+        c = config_with_annotations("{}");
+        r = tsync_request_from_annotations(c, &req, &err);
+        tap_ok(r == 0 && req.n_layers == 0 && req.mode == TSYNC_MODE_LAYER,
+               "test_request_without_annotations_asks_for_nothing_in_layer_mode");
+        tsync_request_clear(&req);
+        tsync_json_free(c);
+
+        static const struct {
+                const char *annotations, *want, *name;
+        } bad[] = {
+                { "{\"io.oci-seccomp-tsync.mode\": \"stack\"}",
+                  "annotations.io.oci-seccomp-tsync.mode: 'stack' is not layer or replace", "an_unknown_mode" },
+                { "{\"io.oci-seccomp-tsync.mode\": 1}", "annotations.io.oci-seccomp-tsync.mode", "a_mode_not_a_string" },
+                { "{\"io.oci-seccomp-tsync.layers\": \"../etc/x\"}", "'../etc/x' is not a profile name", "a_path" },
+                { "{\"io.oci-seccomp-tsync.layers\": \".hidden\"}", "'.hidden' is not a profile name", "a_dot_name" },
+                { "{\"io.oci-seccomp-tsync.layers\": \"a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q\"}", "at most 16 layers",
+                  "seventeen_layers" },
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                c = config_with_annotations(bad[i].annotations);
+                err.msg[0] = '\0';
+                r = tsync_request_from_annotations(c, &req, &err);
+                tap_ok(r < 0 && strstr(err.msg, bad[i].want) && req.n_layers == 0 && !req.names,
+                       "test_request_refuses_%s (%s)", bad[i].name, err.msg);
+                tsync_json_free(c);
+        }
+}
+
+/* Everything a plan holds survives its annotation, field by field. */
+static void test_round_trip(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with_annotations("{\"run.oci.seccomp_fail_unknown_syscall\": \"1\"}");
+        struct tsync_request req = { .mode = TSYNC_MODE_REPLACE,
+                                     .layers_by_name = true,
+                                     .layers = { "deny-ptrace", "x.v2" },
+                                     .n_layers = 2,
+                                     .exec = true };
+        struct tsync_plan *plan = NULL, *back = NULL;
+        char *text = NULL;
+        int r = tsync_plan_new(c, &req, "/run/oci-seccomp-tsync/00112233445566778899aabbccddeeff", &plan, &err);
+        r = r ?: tsync_plan_to_json(plan, &text, &err);
+        struct tsync_json *annotations = c ? tsync_json_get_object(c, "annotations") : NULL;
+        r = r ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        r = r ?: tsync_plan_from_config(c, &back, &err);
+        tap_ok(r == 0 && back->mode == plan->mode && back->layers_by_name && back->exec &&
+                       strcmp(back->state_dir, plan->state_dir) == 0 && back->n_layers == 2 &&
+                       strcmp(back->layers[1], "x.v2") == 0 && tsync_json_equal(back->args, plan->args, NULL, 0) &&
+                       tsync_json_equal(back->capabilities, plan->capabilities, NULL, 0) && back->no_new_privileges &&
+                       tsync_json_equal(back->seccomp, plan->seccomp, NULL, 0) && back->fail_unknown_syscall,
+               "test_plan_survives_its_annotation_field_by_field (%s)", err.msg);
+        tap_ok(r == 0 && tsync_plan_filter_count(back) == 3, "test_plan_in_replace_mode_has_the_moved_section_first");
+        char label[64] = "";
+        if (r == 0)
+                tsync_plan_filter_label(back, 0, label, sizeof(label));
+        tap_ok(strcmp(label, "linux.seccomp") == 0, "test_plan_names_filter_0_linux_seccomp (%s)", label);
+        if (r == 0)
+                tsync_plan_filter_label(back, 2, label, sizeof(label));
+        tap_ok(strcmp(label, "layer 'x.v2'") == 0, "test_plan_names_filter_2_after_its_layer (%s)", label);
+        tsync_plan_free(back);
+        back = NULL;
+
+        /* A plan written without "exec" (before the init's options were recorded) reads as false. */
+        struct tsync_json *doc = NULL;
+        if (r == 0 && tsync_json_parse(text, strlen(text), NULL, &doc, &err) == 0) {
+                tsync_json_remove(doc, "exec");
+                char *again = NULL;
+                size_t len;
+                r = tsync_json_write(doc, false, &again, &len, &err);
+                r = r ?: tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(again));
+                r = r ?: tsync_plan_from_config(c, &back, &err);
+                tap_ok(r == 0 && !back->exec, "test_plan_without_exec_reads_as_false (%s)", err.msg);
+                free(again);
+                tsync_plan_free(back);
+                back = NULL;
+        } else {
+                tap_ok(0, "test_plan_without_exec_reads_as_false: %s", err.msg);
+        }
+        tsync_json_free(doc);
+
+        static const struct {
+                const char *from, *to, *want, *name;
+        } bad[] = {
+                { "\"version\":1", "\"version\":2", "plan.version: 2, this is version 1", "another_version" },
+                { "\"mode\":\"replace\"", "\"mode\":\"both\"", "plan.mode: 'both' is not layer or replace",
+                  "an_unknown_mode" },
+                { "\"exec\":true", "\"exec\":\"yes\"", "plan.exec", "an_exec_not_a_bool" },
+                { "\"layers\":[", "\"layers\":3,\"x\":[", "plan.layers", "layers_not_an_array" },
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                const char *at = text ? strstr(text, bad[i].from) : NULL;
+                if (!at) {
+                        tap_ok(0, "test_plan_refuses_%s: '%s' not in %s", bad[i].name, bad[i].from, text);
+                        continue;
+                }
+                char edited[4096];
+                (void)snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - text), text, bad[i].to,
+                               at + strlen(bad[i].from));
+                err.msg[0] = '\0';
+                r = tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(edited));
+                r = r ?: tsync_plan_from_config(c, &back, &err);
+                tap_ok(r < 0 && strstr(err.msg, bad[i].want), "test_plan_refuses_%s (%s)", bad[i].name, err.msg);
+                tsync_plan_free(back);
+                back = NULL;
+        }
+        tsync_json_remove(annotations, TSYNC_ANNOTATION_PLAN);
+        err.msg[0] = '\0';
+        r = tsync_plan_from_config(c, &back, &err);
+        tap_ok(r == -ENOENT && strstr(err.msg, "no " TSYNC_ANNOTATION_PLAN),
+               "test_plan_from_a_config_without_one_is_enoent (%s)", err.msg);
+        free(text);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+}
+
+static void test_plan_new_refusals(void)
+{
+        static const struct {
+                const char *config, *want, *name;
+                enum tsync_mode mode;
+                size_t n_layers;
+        } cases[] = {
+                { "{\"process\": {\"args\": []}}", "process.args: empty", "empty_args", TSYNC_MODE_LAYER, 1 },
+                { "{\"process\": {\"args\": [\"sh\", 1]}}", "process.args[1]", "a_number_in_args", TSYNC_MODE_LAYER,
+                  1 },
+                { "{\"process\": {\"args\": [\"sh\"], \"capabilities\": []}}", "process.capabilities",
+                  "capabilities_not_an_object", TSYNC_MODE_LAYER, 1 },
+                { "{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": \"yes\"}}", "process.noNewPrivileges",
+                  "a_string_for_noNewPrivileges", TSYNC_MODE_LAYER, 1 },
+                { "{\"process\": {\"args\": [\"sh\"]}}", "replace mode: linux.seccomp: missing",
+                  "replace_mode_without_a_profile", TSYNC_MODE_REPLACE, 0 },
+                { "{\"process\": {\"args\": [\"sh\"]}}", "nothing for the init to apply", "nothing_to_apply",
+                  TSYNC_MODE_LAYER, 0 },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_json *c = unit_parse(cases[i].config);
+                struct tsync_request req = { .mode = cases[i].mode, .layers = { "/a.json" }, .n_layers = cases[i].n_layers };
+                struct tsync_plan *plan = NULL;
+                int r = tsync_plan_new(c, &req, "/bundle/oci-seccomp-tsync", &plan, &err);
+                tap_ok(r < 0 && !plan && strstr(err.msg, cases[i].want), "test_plan_new_refuses_%s (%s)",
+                       cases[i].name, err.msg);
+                tsync_plan_free(plan);
+                tsync_json_free(c);
+        }
+}
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, name);
+        FILE *f = fopen(path, "w");
+        if (!f)
+                return -1;
+        fputs(text, f);
+        return fclose(f);
+}
+
+/* Filters loaded from profile directories, compiled, delivered and cleaned. */
+static void test_filters_and_delivery(const char *tmp)
+{
+        char profiles[4200], state_root[4200], bundle[4200], state_dir[4300];
+        (void)snprintf(profiles, sizeof(profiles), "%s/profiles", tmp);
+        (void)snprintf(state_root, sizeof(state_root), "%s/run", tmp);
+        (void)snprintf(bundle, sizeof(bundle), "%s/bundle", tmp);
+        (void)snprintf(state_dir, sizeof(state_dir), "%s/run/00112233445566778899aabbccddeeff", tmp);
+        if (mkdir(profiles, 0755) < 0 || mkdir(state_root, 0700) < 0 || mkdir(bundle, 0755) < 0 ||
+            mkdir(state_dir, 0755) < 0 || write_file(profiles, "deny-getpid.json", deny_getpid) < 0 ||
+            write_file(profiles, "notify.json",
+                       "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", "
+                       "\"syscalls\": [{\"names\": [\"mount\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}") < 0) {
+                tap_ok(0, "test setup: %s", strerror(errno));
+                return;
+        }
+        char link[4300];
+        (void)snprintf(link, sizeof(link), "%s/linked.json", profiles);
+        if (symlink("deny-getpid.json", link) < 0) {
+                tap_ok(0, "symlink: %s", strerror(errno));
+                return;
+        }
+        const char *dirs[] = { profiles };
+        struct tsync_plan_paths paths = {
+                .profile_dirs = dirs, .n_profile_dirs = 1, .state_root = state_root, .bundle = bundle
+        };
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with_annotations("{}");
+        struct tsync_request req = { .layers_by_name = true, .layers = { "deny-getpid" }, .n_layers = 1 };
+        struct tsync_plan *plan = NULL;
+        struct tsync_plan_programs progs = { 0 };
+        struct tsync_warnings w = { 0 };
+        int r = tsync_plan_new(c, &req, state_dir, &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, c, &progs, &w, &err);
+        tap_ok(r == 0 && progs.n == 2 && progs.n_baseline == 1,
+               "test_compile_in_layer_mode_puts_the_runtimes_own_profile_first (%s)", err.msg);
+        enum tsync_state_dir_kind kind = TSYNC_STATE_DIR_BUNDLE;
+        r = r ?: tsync_plan_state_dir_kind(plan, &paths, &kind, &err);
+        tap_ok(r == 0 && kind == TSYNC_STATE_DIR_PRECREATE, "test_a_token_in_the_state_root_is_precreates (%s)",
+               err.msg);
+        r = r ?: tsync_deliver(plan, &paths, &progs, &err);
+        char file[4400];
+        (void)snprintf(file, sizeof(file), "%s/00.bpf", state_dir);
+        struct stat st;
+        bool written = r == 0 && stat(file, &st) == 0 && (st.st_mode & 07777) == 0444;
+        (void)snprintf(file, sizeof(file), "%s/01.bpf", state_dir);
+        tap_ok(written && stat(file, &st) < 0, "test_deliver_writes_one_read_only_file_per_filter_not_the_baseline (%s)",
+               err.msg);
+        r = r ?: tsync_deliver_clean(plan, &paths, &err);
+        tap_ok(r == 0 && stat(state_dir, &st) < 0 && errno == ENOENT,
+               "test_clean_removes_precreates_directory_with_its_files (%s)", err.msg);
+        tsync_plan_programs_clear(&progs);
+        tsync_plan_free(plan);
+        plan = NULL;
+
+        /* The bundle's directory stays for the next run. */
+        char bundle_state[4300];
+        (void)snprintf(bundle_state, sizeof(bundle_state), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
+        r = mkdir(bundle_state, 0755) < 0 ? -errno : 0;
+        r = r ?: tsync_plan_new(c, &req, bundle_state, &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, NULL, &progs, &w, &err);
+        tap_ok(r == 0 && progs.n == 1 && progs.n_baseline == 0, "test_compile_without_a_config_has_no_baseline (%s)",
+               err.msg);
+        r = r ?: tsync_plan_state_dir_kind(plan, &paths, &kind, &err);
+        tap_ok(r == 0 && kind == TSYNC_STATE_DIR_BUNDLE, "test_the_bundles_directory_is_injects (%s)", err.msg);
+        r = r ?: tsync_deliver(plan, &paths, &progs, &err);
+        r = r ?: tsync_deliver_clean(plan, &paths, &err);
+        tap_ok(r == 0 && stat(bundle_state, &st) == 0, "test_clean_keeps_the_bundles_directory (%s)", err.msg);
+        tsync_plan_programs_clear(&progs);
+        tsync_plan_free(plan);
+        plan = NULL;
+
+        /* Directories that are not ours, and layers that may not load. */
+        static const struct {
+                const char *state_dir, *layer, *want, *name;
+        } bad[] = {
+                { "/tmp", "deny-getpid", "plan.stateDir: '/tmp' is neither", "a_state_dir_not_ours" },
+                { NULL, "absent", "layer 'absent': no such profile in", "a_missing_layer" },
+                { NULL, "linked", "is not a regular file", "a_symlinked_layer" },
+                { NULL, "notify", "SCMP_ACT_NOTIFY and listenerPath are not supported yet", "a_notify_layer" },
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct tsync_request one = { .layers_by_name = true, .layers = { bad[i].layer }, .n_layers = 1 };
+                err.msg[0] = '\0';
+                r = tsync_plan_new(c, &one, bad[i].state_dir ? bad[i].state_dir : bundle_state, &plan, &err);
+                if (r == 0 && bad[i].state_dir)
+                        r = tsync_plan_check_state_dir(plan, &paths, &err);
+                else if (r == 0)
+                        r = tsync_plan_compile(plan, &paths, NULL, &progs, &w, &err);
+                tap_ok(r < 0 && strstr(err.msg, bad[i].want) && progs.n == 0, "test_plan_refuses_%s (%s)", bad[i].name,
+                       err.msg);
+                tsync_plan_programs_clear(&progs);
+                tsync_plan_free(plan);
+                plan = NULL;
+        }
+        tsync_warnings_clear(&w);
+        tsync_json_free(c);
+}
+
+static void test_check_annotations(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with_annotations("{\"run.oci.seccomp_bpf_data\": \"AAAA\"}");
+        struct tsync_request req = { .mode = TSYNC_MODE_REPLACE };
+        struct tsync_plan *plan = NULL;
+        int r = tsync_plan_new(c, &req, "/b/oci-seccomp-tsync", &plan, &err);
+        r = r ?: tsync_plan_check_annotations(plan, c, &err);
+        tap_ok(r < 0 && strstr(err.msg, "annotations.run.oci.seccomp_bpf_data: crun's own way"),
+               "test_replace_mode_refuses_cruns_seccomp_annotations (%s)", err.msg);
+        tsync_plan_free(plan);
+        plan = NULL;
+        struct tsync_request layer = { .layers = { "/a.json" }, .n_layers = 1 };
+        err.msg[0] = '\0';
+        r = tsync_plan_new(c, &layer, "/b/oci-seccomp-tsync", &plan, &err);
+        r = r ?: tsync_plan_check_annotations(plan, c, &err);
+        tap_ok(r == 0, "test_layer_mode_leaves_cruns_seccomp_annotations_to_crun (%s)", err.msg);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+}
+
+int main(void)
+{
+        char tmp[] = "/tmp/test_plan.XXXXXX";
+        if (unit_tmpdir(tmp) < 0)
+                return tap_done();
+        test_request();
+        test_round_trip();
+        test_plan_new_refusals();
+        test_filters_and_delivery(tmp);
+        test_check_annotations();
+        return tap_done();
+}
