@@ -196,11 +196,11 @@ static int make_state_dir(const char *root, char *ret, size_t size, struct tsync
 }
 
 /* Precreate once the config is read and the state directory made. */
-static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *state_dir)
+static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *init_path,
+                     const char *state_dir)
 {
         struct tsync_err err = { 0 };
         struct tsync_request req = { 0 };
-        char init_path[PATH_MAX];
         if (tsync_request_from_annotations(config, &req, &err) < 0) {
                 cli_error("precreate", &err);
                 return -1;
@@ -220,10 +220,6 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         }
         if (cli_check_plan(plan, &o, config, NULL, "precreate") < 0)
                 return -1;
-        if (h->init ? !realpath(h->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
-                cli_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
-                return -1;
-        }
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         if (tsync_rewrite_apply(config, plan, &ro, running, &err) < 0 ||
@@ -249,12 +245,16 @@ static int stage_precreate(const struct hook_opts *h)
                 cli_errorf("precreate", "the config on stdin: %s", err.msg);
                 return CLI_EXIT_FAILED;
         }
-        char state_dir[PATH_MAX];
+        char init_path[PATH_MAX], state_dir[PATH_MAX];
+        if (h->init ? !realpath(h->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
+                cli_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
+                return CLI_EXIT_FAILED;
+        }
         if (make_state_dir(h->state_root, state_dir, sizeof(state_dir), &err) < 0) {
                 cli_error("precreate", &err);
                 return CLI_EXIT_FAILED;
         }
-        if (precreate(h, config, state_dir) == 0)
+        if (precreate(h, config, init_path, state_dir) == 0)
                 return CLI_EXIT_OK;
         (void)rmdir(state_dir);
         return CLI_EXIT_FAILED;

@@ -144,8 +144,12 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 cli_error(config_path, &err);
                 return -1;
         }
+        /* Compiled without the cache: a refused inject (even at the config's
+         * write) leaves the cache as it found it; createRuntime fills it. */
+        struct tsync_plan_paths uncached = paths;
+        uncached.cache_dir = NULL;
         struct tsync_plan_programs progs = { 0 };
-        if (cli_check_plan(plan, &paths, config, &progs, config_path) < 0)
+        if (cli_check_plan(plan, &uncached, config, &progs, config_path) < 0)
                 return -1;
         int r = tsync_rewrite_apply(config, plan, &ro, running, &err);
         if (r < 0)

@@ -246,6 +246,18 @@ assert_refused() {
         assertEquals "stderr lines: $err" 1 "${#lines[@]}"
         [[ $err == "$prefix"* ]] || fail "stderr does not start with '$prefix': $err"
         [[ $err == *"$cause"* ]] || fail "stderr does not name '$cause': $err"
+        assert_names_its_subject "$err"
+}
+
+# assert_names_its_subject LINE: an errno's text ends the line only after what it is about (a
+# file, a JSON path, a quoted name), never after words alone ("rewriting the config: Invalid
+# argument" said nothing a user could act on).
+assert_names_its_subject() {
+        local line=$1 before
+        [[ $line == *": Invalid argument" ]] || return 0
+        before=${line%: Invalid argument}
+        before=${before##*: }
+        [[ $before == *[./\[\']* ]] || fail "'Invalid argument' without what it is about: $line"
 }
 
 assert_no_temp() { # assert_no_temp DIR...: no temporary file left anywhere under DIRs
@@ -396,6 +408,12 @@ I ReplaceNotifyInLinuxSeccomp "SCMP_ACT_NOTIFY and listenerPath are not supporte
         '--replace'
 I InitMissing 'cannot find seccomp-tsync-init at $W/no-init' ':' '--init "$W/no-init" --profile "$GOOD"'
 I TooManyLayers "at most 16 layers" ':' "$(printf -- '--profile "$GOOD" %.0s' $(seq 17))"
+# One home per decision (issue 16): the rewrite's refusals name their JSON path.
+I ConfigHookStageNotAList "hooks.poststop: expected array, got object" 'tsync_json_edit "$W/b/config.json" ".hooks.poststop = {}"'
+I ConfigHooksNotAnObject "hooks: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".hooks = []"'
+I ConfigAmbientNotAList "process.capabilities.ambient: expected array, got string" \
+        'tsync_json_edit "$W/b/config.json" ".process.noNewPrivileges = false | .process.capabilities.ambient = \"CAP_KILL\""'
+I ConfigAnnotationsNotAnObject "annotations: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".annotations = []"'
 # Host files (issue 11): root's write must not follow a link planted in a bundle.
 I ConfigIsASymlink "config.json: is a symbolic link: refusing to read or replace it" 'mv "$W/b/config.json" "$W/real.json" && ln -s "$W/real.json" "$W/b/config.json"'
 # Privilege parity (issue 11, capability names): a name runc ignores is no longer a refusal
@@ -838,6 +856,7 @@ assert_runc_refused() {
         assertEquals "lines of ours in: $err" 1 "$(grep -o 'oci-seccomp-tsync: ' "$W/err" | wc -l)"
         [[ $err == *"oci-seccomp-tsync: $id: "* ]] || fail "no line naming $id: $err"
         [[ $err == *"$cause"* ]] || fail "no '$cause' in: $err"
+        assert_names_its_subject "$(grep 'oci-seccomp-tsync: ' "$W/err")"
         assert_no_filters "$W/b/oci-seccomp-tsync"
         assert_no_temp "$W/b" "$W/cache"
         assertEquals "container left" "" "$(runc list -q | grep -x "$id")"
