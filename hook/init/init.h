@@ -216,6 +216,6 @@ int init_exec(const char *path, char **argv);
  * it says so, kills the workload and returns 1. */
 int init_supervise(const char *path, char **argv, bool pgroup, bool tty);
 
-/* shim.c: the whole init; main() calls it (and test tools, after arranging
+/* flow.c: the whole init; main() calls it (and test tools, after arranging
  * the process they want to test). */
-int shim_main(int argc, char **argv);
+int init_flow_run(int argc, char **argv);

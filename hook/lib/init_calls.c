@@ -15,7 +15,7 @@
 #define BOTH      (SUPERVISE | IN_PLACE)
 #define NEG1      UINT64_MAX /* -1 as a register holds it */
 
-/* What the init does after its first filter (hook/init: shim.c, proof.c,
+/* What the init does after its first filter (hook/init: flow.c, proof.c,
  * caps.c, run.c, signals.c), with the arguments it passes where a profile may
  * look at them. Everything else happens before: the status files the proof
  * reads are opened then. Keep it in step with the init. */

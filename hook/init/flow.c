@@ -101,7 +101,7 @@ static int apply_filters(size_t n, bool *ret_probe)
         return 0;
 }
 
-int shim_main(int argc, char **argv)
+int init_flow_run(int argc, char **argv)
 {
         struct tsync_err err = {0};
         size_t n = 0;
