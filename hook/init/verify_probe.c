@@ -202,7 +202,7 @@ struct walk {
         struct tsync_err *err;
 };
 
-static int walk_one(const struct tsync_thread_status *st, void *data)
+static int walk_one(const struct init_thread_status *st, void *data)
 {
         struct walk *w = data;
         pid_t tid = st->tid;
@@ -233,7 +233,7 @@ int init_probe_verify(const struct init_filter *filters, const struct init_probe
         struct walk w = {.main_tid = gettid(), .sig_tid = init_signals_tid(), .counts_shown = counts_shown,
                          .err = &err};
 
-        if (tsync_apply_threads(walk_one, &w, &err) < 0) {
+        if (init_apply_threads(walk_one, &w, &err) < 0) {
                 init_log("verify", "%s", err.msg);
                 return INIT_EXIT_VERIFY;
         }
