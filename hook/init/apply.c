@@ -223,10 +223,10 @@ static int open_taskdir(struct tsync_err *err)
         return fd;
 }
 
-/* Calls fn(tid, data) for every thread listed in the task directory, which
- * must be freshly opened (a listing is never rewound: one syscall less). */
-/* Calls fn with the status of every thread still there: one that exits while we
- * list is skipped, a status that cannot be read is an error. */
+/* Calls fn(taskdir, tid, status, data) for every thread listed in the task
+ * directory, which must be freshly opened (a listing is never rewound: one
+ * syscall less). A thread that exits while we list is skipped; a status that
+ * cannot be read is an error. */
 static int for_each_task(int taskdir,
                          int (*fn)(int taskdir, pid_t tid, const struct init_thread_status *st, void *data),
                          void *data, struct tsync_err *err)
