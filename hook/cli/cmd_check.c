@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "tsync/analysis.h"
-#include "tsync/bpf.h"
 #include "tsync/init_calls.h"
 
 static void help(FILE *f)
@@ -30,7 +29,7 @@ static int describe_route(const struct tsync_program *prog, bool caps_after, cha
         enum tsync_init_route route;
         struct tsync_err err = { 0 };
         uint32_t action;
-        char answer[32];
+        char why[512];
 
         if (tsync_init_route(&stack, 1, 0, caps_after, &route, &denied, &action, &err) < 0) {
                 (void)snprintf(buf, size, "cannot be told: %s", err.msg);
@@ -41,17 +40,14 @@ static int describe_route(const struct tsync_program *prog, bool caps_after, cha
                                           "allowed)");
                 return 0;
         }
-        tsync_bpf_ret_name(action, answer, sizeof(answer));
         if (route == TSYNC_ROUTE_IN_PLACE) {
-                (void)snprintf(buf, size,
-                               "runs the workload in place, as PID 1, as the runtime alone would: the profile "
-                               "answers %s with %s, which the init needs to %s",
-                               denied->name, answer, denied->why);
+                (void)snprintf(buf, size, "runs the workload in place, as PID 1, as the runtime alone would: %s",
+                               tsync_init_route_explain("the profile answers", denied, action, false, why,
+                                                        sizeof(why)));
                 return 0;
         }
-        (void)snprintf(buf, size, "cannot start a workload under this profile: it answers %s with %s, which the init "
-                                  "needs to %s",
-                       denied->name, answer, denied->why);
+        (void)snprintf(buf, size, "cannot start a workload under this profile: %s",
+                       tsync_init_route_explain("it answers", denied, action, false, why, sizeof(why)));
         return 1;
 }
 

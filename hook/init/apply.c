@@ -39,7 +39,7 @@ static const char *errstr(int e)
         return s ? s : "unknown error";
 }
 
-const char *tsync_apply_flag_name(uint32_t bit)
+const char *init_apply_flag_name(uint32_t bit)
 {
         switch (bit) {
         case SECCOMP_FILTER_FLAG_TSYNC:
@@ -59,10 +59,10 @@ const char *tsync_apply_flag_name(uint32_t bit)
         }
 }
 
-/* The lines of a status file that hold capability sets, in enum tsync_capline's order. */
-static const char *const cap_lines[TSYNC_NCAPLINES] = {
-        [TSYNC_CAPLINE_BND] = "CapBnd:", [TSYNC_CAPLINE_PRM] = "CapPrm:", [TSYNC_CAPLINE_EFF] = "CapEff:",
-        [TSYNC_CAPLINE_INH] = "CapInh:", [TSYNC_CAPLINE_AMB] = "CapAmb:",
+/* The lines of a status file that hold capability sets, in enum init_capline's order. */
+static const char *const cap_lines[INIT_NCAPLINES] = {
+        [INIT_CAPLINE_BND] = "CapBnd:", [INIT_CAPLINE_PRM] = "CapPrm:", [INIT_CAPLINE_EFF] = "CapEff:",
+        [INIT_CAPLINE_INH] = "CapInh:", [INIT_CAPLINE_AMB] = "CapAmb:",
 };
 
 static int parse_int(const char *s, int *ret)
@@ -95,7 +95,7 @@ static int parse_mask(const char *s, uint64_t *ret)
         return 0;
 }
 
-static void status_line(const char *line, struct tsync_thread_status *st)
+static void status_line(const char *line, struct init_thread_status *st)
 {
         if (strncmp(line, "Seccomp:", 8) == 0) {
                 (void)parse_int(line + 8, &st->mode);
@@ -114,17 +114,17 @@ static void status_line(const char *line, struct tsync_thread_status *st)
                         p++;
                 st->state = *p;
         } else if (strncmp(line, "Cap", 3) == 0) {
-                for (int c = 0; c < TSYNC_NCAPLINES; c++)
+                for (int c = 0; c < INIT_NCAPLINES; c++)
                         if (strncmp(line, cap_lines[c], 7) == 0 && parse_mask(line + 7, &st->caps[c]) == 0)
                                 st->cap_shown[c] = true;
         }
 }
 
 /* Parses a status file from fd, read to its end with read(2) alone. */
-static int parse_status(int fd, pid_t tid, struct tsync_thread_status *ret)
+static int parse_status(int fd, pid_t tid, struct init_thread_status *ret)
 {
         char buf[4096];
-        struct tsync_thread_status st = {.tid = tid, .name = "?", .mode = -1, .filters = -1, .nnp = -1};
+        struct init_thread_status st = {.tid = tid, .name = "?", .mode = -1, .filters = -1, .nnp = -1};
         size_t have = 0;
         bool skipping = false;
 
@@ -166,7 +166,7 @@ static int parse_status(int fd, pid_t tid, struct tsync_thread_status *ret)
 
 /* Reads /proc/self/task/<tid>/status relative to the task directory. -ENOENT
  * or -ESRCH when the thread is gone. */
-static int read_status(int taskdir, pid_t tid, struct tsync_thread_status *ret)
+static int read_status(int taskdir, pid_t tid, struct init_thread_status *ret)
 {
         char path[32];
 
@@ -177,7 +177,7 @@ static int read_status(int taskdir, pid_t tid, struct tsync_thread_status *ret)
         return parse_status(fd, tid, ret);
 }
 
-int tsync_apply_status_open(pid_t tid, struct tsync_err *err)
+int init_apply_status_open(pid_t tid, struct tsync_err *err)
 {
         char path[48];
 
@@ -188,7 +188,7 @@ int tsync_apply_status_open(pid_t tid, struct tsync_err *err)
         return fd;
 }
 
-int tsync_apply_status_read(int fd, pid_t tid, struct tsync_thread_status *ret, struct tsync_err *err)
+int init_apply_status_read(int fd, pid_t tid, struct init_thread_status *ret, struct tsync_err *err)
 {
         int r = parse_status(fd, tid, ret);
         if (r < 0)
@@ -223,12 +223,12 @@ static int open_taskdir(struct tsync_err *err)
         return fd;
 }
 
-/* Calls fn(tid, data) for every thread listed in the task directory, which
- * must be freshly opened (a listing is never rewound: one syscall less). */
-/* Calls fn with the status of every thread still there: one that exits while we
- * list is skipped, a status that cannot be read is an error. */
+/* Calls fn(taskdir, tid, status, data) for every thread listed in the task
+ * directory, which must be freshly opened (a listing is never rewound: one
+ * syscall less). A thread that exits while we list is skipped; a status that
+ * cannot be read is an error. */
 static int for_each_task(int taskdir,
-                         int (*fn)(int taskdir, pid_t tid, const struct tsync_thread_status *st, void *data),
+                         int (*fn)(int taskdir, pid_t tid, const struct init_thread_status *st, void *data),
                          void *data, struct tsync_err *err)
 {
         char buf[8192] __attribute__((aligned(8)));
@@ -249,7 +249,7 @@ static int for_each_task(int taskdir,
                         long tid = strtol(d->d_name, &end, 10);
                         if (*end != '\0' || tid <= 0)
                                 continue; /* "." and ".." */
-                        struct tsync_thread_status st;
+                        struct init_thread_status st;
                         int r = read_status(taskdir, (pid_t)tid, &st);
                         if (r == -ENOENT || r == -ESRCH)
                                 continue;
@@ -264,15 +264,15 @@ static int for_each_task(int taskdir,
 }
 
 struct census_ctx {
-        struct tsync_census *census;
+        struct init_census *census;
         struct tsync_err *err;
 };
 
-static int census_one(int taskdir, pid_t tid, const struct tsync_thread_status *status, void *data)
+static int census_one(int taskdir, pid_t tid, const struct init_thread_status *status, void *data)
 {
         struct census_ctx *ctx = data;
-        struct tsync_census *c = ctx->census;
-        const struct tsync_thread_status st = *status;
+        struct init_census *c = ctx->census;
+        const struct init_thread_status st = *status;
 
         (void)taskdir;
         if (st.mode < 0)
@@ -282,15 +282,15 @@ static int census_one(int taskdir, pid_t tid, const struct tsync_thread_status *
                                    "/proc/self/task/%d/status has no Seccomp_filters line (Linux < 5.9 or gVisor): "
                                    "the filters could not be verified",
                                    (int)tid);
-        if (c->len == TSYNC_CENSUS_MAX)
-                return tsync_error(ctx->err, E2BIG, "more than %u threads", TSYNC_CENSUS_MAX);
-        c->tasks[c->len++] = (struct tsync_task){.tid = tid, .mode = st.mode, .filters = st.filters};
+        if (c->len == INIT_CENSUS_MAX)
+                return tsync_error(ctx->err, E2BIG, "more than %u threads", INIT_CENSUS_MAX);
+        c->tasks[c->len++] = (struct init_task){.tid = tid, .mode = st.mode, .filters = st.filters};
         if (tid == c->caller)
                 c->caller_filters = st.filters;
         return 0;
 }
 
-int tsync_apply_census(struct tsync_census *ret, struct tsync_err *err)
+int init_apply_census(struct init_census *ret, struct tsync_err *err)
 {
         _cleanup_close_ int taskdir = open_taskdir(err);
         if (taskdir < 0)
@@ -309,11 +309,11 @@ int tsync_apply_census(struct tsync_census *ret, struct tsync_err *err)
 }
 
 struct threads_ctx {
-        int (*fn)(const struct tsync_thread_status *st, void *data);
+        int (*fn)(const struct init_thread_status *st, void *data);
         void *data;
 };
 
-static int threads_one(int taskdir, pid_t tid, const struct tsync_thread_status *st, void *data)
+static int threads_one(int taskdir, pid_t tid, const struct init_thread_status *st, void *data)
 {
         struct threads_ctx *ctx = data;
 
@@ -322,7 +322,7 @@ static int threads_one(int taskdir, pid_t tid, const struct tsync_thread_status 
         return ctx->fn(st, ctx->data);
 }
 
-int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data, struct tsync_err *err)
+int init_apply_threads(int (*fn)(const struct init_thread_status *st, void *data), void *data, struct tsync_err *err)
 {
         _cleanup_close_ int taskdir = open_taskdir(err);
         if (taskdir < 0)
@@ -331,7 +331,7 @@ int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *da
         return for_each_task(taskdir, threads_one, &ctx, err);
 }
 
-int tsync_apply_probe_flags(uint32_t flags, struct tsync_err *err)
+int init_apply_probe_flags(uint32_t flags, struct tsync_err *err)
 {
         /* Each flag alone first, so that the message can name the one refused;
          * then all together, for refusals that depend on the combination. */
@@ -343,7 +343,7 @@ int tsync_apply_probe_flags(uint32_t flags, struct tsync_err *err)
                         return tsync_error(err, EPROTO, "the flag probe loaded a NULL program");
                 if (errno == PROBE_PASSED)
                         continue;
-                const char *name = tsync_apply_flag_name(f);
+                const char *name = init_apply_flag_name(f);
                 /* The kernel takes WAIT_KILLABLE_RECV only with NEW_LISTENER. */
                 const char *hint =
                         f == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV ? " (it needs a notification listener)" : "";
@@ -360,7 +360,7 @@ int tsync_apply_probe_flags(uint32_t flags, struct tsync_err *err)
         return 0;
 }
 
-int tsync_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, struct tsync_err *err)
+int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, struct tsync_err *err)
 {
         struct sock_fprog fprog = {.len = (unsigned short)len, .filter = (struct sock_filter *)prog};
         long r;
@@ -399,7 +399,7 @@ int tsync_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags,
         }
 }
 
-static const struct tsync_task *census_find(const struct tsync_census *c, pid_t tid)
+static const struct init_task *census_find(const struct init_census *c, pid_t tid)
 {
         for (size_t i = 0; i < c->len; i++)
                 if (c->tasks[i].tid == tid)
@@ -408,25 +408,25 @@ static const struct tsync_task *census_find(const struct tsync_census *c, pid_t 
 }
 
 struct verify_ctx {
-        const struct tsync_census *before;
+        const struct init_census *before;
         int expect;
-        struct tsync_verify_result result;
+        struct init_verify_result result;
         struct tsync_err *err;
 };
 
-static bool carries(const struct tsync_thread_status *st, int expect)
+static bool carries(const struct init_thread_status *st, int expect)
 {
         return st->mode == SECCOMP_MODE_FILTER && st->filters == expect;
 }
 
-static bool dead(const struct tsync_thread_status *st)
+static bool dead(const struct init_thread_status *st)
 {
         return st->state == 'Z' || st->state == 'X';
 }
 
 /* A thread the kernel skipped because it was already exiting never runs user
  * code again; give it a moment to disappear before calling it a miss. */
-static int recheck(int taskdir, pid_t tid, int expect, struct tsync_thread_status *st)
+static int recheck(int taskdir, pid_t tid, int expect, struct init_thread_status *st)
 {
         for (int i = 0; i < EXIT_POLL_TRIES; i++) {
                 struct timespec ts = {.tv_sec = 0, .tv_nsec = EXIT_POLL_NS};
@@ -442,11 +442,11 @@ static int recheck(int taskdir, pid_t tid, int expect, struct tsync_thread_statu
         return -EPERM;
 }
 
-static int verify_one(int taskdir, pid_t tid, const struct tsync_thread_status *status, void *data)
+static int verify_one(int taskdir, pid_t tid, const struct init_thread_status *status, void *data)
 {
         struct verify_ctx *ctx = data;
-        const struct tsync_task *was = census_find(ctx->before, tid);
-        struct tsync_thread_status st = *status;
+        const struct init_task *was = census_find(ctx->before, tid);
+        struct init_thread_status st = *status;
         int r;
 
         if (!was)
@@ -477,7 +477,7 @@ static int verify_one(int taskdir, pid_t tid, const struct tsync_thread_status *
         return 0;
 }
 
-int tsync_apply_verify(const struct tsync_census *before, unsigned n, struct tsync_verify_result *ret,
+int init_apply_verify(const struct init_census *before, unsigned n, struct init_verify_result *ret,
                        struct tsync_err *err)
 {
         if (before->caller_filters < 0)

@@ -15,23 +15,23 @@
 #include "tsync/error.h"
 
 /* Threads a census can record; a process with more is refused (fail closed). */
-#define TSYNC_CENSUS_MAX 16384
+#define INIT_CENSUS_MAX 16384
 
-struct tsync_task {
+struct init_task {
         pid_t tid;
         int mode;    /* "Seccomp:" 0 none, 1 strict, 2 filter */
         int filters; /* "Seccomp_filters:" */
 };
 
 /* Every thread of the process as /proc/self/task showed it before loading. */
-struct tsync_census {
+struct init_census {
         pid_t caller;       /* the thread that took it; the one that loads */
         int caller_filters; /* its Seccomp_filters */
         size_t len;
-        struct tsync_task tasks[TSYNC_CENSUS_MAX];
+        struct init_task tasks[INIT_CENSUS_MAX];
 };
 
-struct tsync_verify_result {
+struct init_verify_result {
         size_t checked;  /* threads seen carrying the filters */
         size_t exited;   /* threads that failed the check but were exiting (gone on a second look) */
         size_t appeared; /* threads not in the census (created meanwhile), checked like the others */
@@ -40,20 +40,20 @@ struct tsync_verify_result {
 /* Records the Seccomp mode and Seccomp_filters of every thread of the process
  * into *ret. -EOPNOTSUPP if the kernel does not show Seccomp_filters (before
  * Linux 5.9, gVisor): without it nothing can be verified. -E2BIG past
- * TSYNC_CENSUS_MAX threads; other -errno when /proc cannot be read. */
-int tsync_apply_census(struct tsync_census *ret, struct tsync_err *err);
+ * INIT_CENSUS_MAX threads; other -errno when /proc cannot be read. */
+int init_apply_census(struct init_census *ret, struct tsync_err *err);
 
 /* Asks the kernel, without loading anything, whether it accepts
  * SECCOMP_FILTER_FLAG_TSYNC | flags (a NULL program makes it stop right after
  * its flag checks). -EINVAL naming the first flag it refuses. */
-int tsync_apply_probe_flags(uint32_t flags, struct tsync_err *err);
+int init_apply_probe_flags(uint32_t flags, struct tsync_err *err);
 
 /* seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | flags, prog).
  * -ESRCH when another thread runs a filter that is not an ancestor of ours
  * (the message names its TID and comm); otherwise the kernel's -errno
  * (EACCES without NO_NEW_PRIVS or CAP_SYS_ADMIN, EINVAL for a refused flag or
  * program, ENOMEM). Never retries with fewer flags. */
-int tsync_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, struct tsync_err *err);
+int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, struct tsync_err *err);
 
 /* After n filters were loaded by before->caller: every thread of the process
  * must show "Seccomp: 2" and "Seccomp_filters" equal to the caller's count
@@ -61,42 +61,42 @@ int tsync_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags,
  * included). A thread failing that is looked at again a little later: if it
  * is gone it was exiting (the kernel skips exiting threads) and is counted in
  * ret->exited. -EPERM naming the first thread that lacks the filters. */
-int tsync_apply_verify(const struct tsync_census *before, unsigned n, struct tsync_verify_result *ret,
+int init_apply_verify(const struct init_census *before, unsigned n, struct init_verify_result *ret,
                        struct tsync_err *err);
 
 /* The capability lines of /proc/PID/status, in the order of the init's enum init_capset. */
-enum tsync_capline {
-        TSYNC_CAPLINE_BND,
-        TSYNC_CAPLINE_PRM,
-        TSYNC_CAPLINE_EFF,
-        TSYNC_CAPLINE_INH,
-        TSYNC_CAPLINE_AMB,
-        TSYNC_NCAPLINES,
+enum init_capline {
+        INIT_CAPLINE_BND,
+        INIT_CAPLINE_PRM,
+        INIT_CAPLINE_EFF,
+        INIT_CAPLINE_INH,
+        INIT_CAPLINE_AMB,
+        INIT_NCAPLINES,
 };
 
 /* One thread as its /proc/self/task/<tid>/status shows it. */
-struct tsync_thread_status {
+struct init_thread_status {
         pid_t tid;
         char name[64];                   /* "Name:" (its comm), "?" when missing */
         char state;                      /* first letter of "State:", 0 when missing */
         int mode;                        /* "Seccomp:", -1 when missing */
         int filters;                     /* "Seccomp_filters:", -1 when missing (gVisor, Linux < 5.9) */
         int nnp;                         /* "NoNewPrivs:", -1 when missing (gVisor) */
-        bool cap_shown[TSYNC_NCAPLINES]; /* the line is there (gVisor shows no CapAmb) */
-        uint64_t caps[TSYNC_NCAPLINES];
+        bool cap_shown[INIT_NCAPLINES]; /* the line is there (gVisor shows no CapAmb) */
+        uint64_t caps[INIT_NCAPLINES];
 };
 
 /* Calls fn with every thread in /proc/self/task as its status shows it.
  * Threads gone meanwhile are skipped. Stops at and returns fn's first negative
  * return. */
-int tsync_apply_threads(int (*fn)(const struct tsync_thread_status *st, void *data), void *data, struct tsync_err *err);
+int init_apply_threads(int (*fn)(const struct init_thread_status *st, void *data), void *data, struct tsync_err *err);
 
 /* A thread's status file, opened before the load so that the proof after it
  * needs no openat or getdents64, only read: a profile that a plain runtime
  * start works with may deny those. Read each descriptor once (a second read
  * starts at the end). -errno with a message. */
-int tsync_apply_status_open(pid_t tid, struct tsync_err *err);
-int tsync_apply_status_read(int fd, pid_t tid, struct tsync_thread_status *ret, struct tsync_err *err);
+int init_apply_status_open(pid_t tid, struct tsync_err *err);
+int init_apply_status_read(int fd, pid_t tid, struct init_thread_status *ret, struct tsync_err *err);
 
 /* "LOG", "SPEC_ALLOW", "WAIT_KILLABLE_RECV", ... for one SECCOMP_FILTER_FLAG_* bit; NULL if unknown. */
-const char *tsync_apply_flag_name(uint32_t bit);
+const char *init_apply_flag_name(uint32_t bit);

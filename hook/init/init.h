@@ -120,9 +120,9 @@ int init_privs_threads(const struct init_caps *caps);
 int init_privs_prove(const struct init_caps *caps);
 /* One thread's status against caps->expect and expect_nnp: -EPERM naming the
  * thread and the line that differs. */
-struct tsync_thread_status;
+struct init_thread_status;
 struct tsync_err;
-int init_privs_check(const struct init_caps *caps, const struct tsync_thread_status *st, struct tsync_err *err);
+int init_privs_check(const struct init_caps *caps, const struct init_thread_status *st, struct tsync_err *err);
 
 /* proof.c: the proof after the load, with reads alone. init_proof_prepare,
  * before the load: lists /proc/self/task and opens each thread's status file;
@@ -216,6 +216,6 @@ int init_exec(const char *path, char **argv);
  * it says so, kills the workload and returns 1. */
 int init_supervise(const char *path, char **argv, bool pgroup, bool tty);
 
-/* shim.c: the whole init; main() calls it (and test tools, after arranging
+/* flow.c: the whole init; main() calls it (and test tools, after arranging
  * the process they want to test). */
-int shim_main(int argc, char **argv);
+int init_flow_run(int argc, char **argv);

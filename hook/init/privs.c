@@ -16,10 +16,10 @@
 #include "apply.h"
 #include "init.h"
 
-_Static_assert((int)TSYNC_CAPLINE_BND == (int)INIT_CAP_BOUNDING && (int)TSYNC_CAPLINE_PRM == (int)INIT_CAP_PERMITTED &&
-                       (int)TSYNC_CAPLINE_EFF == (int)INIT_CAP_EFFECTIVE &&
-                       (int)TSYNC_CAPLINE_INH == (int)INIT_CAP_INHERITABLE &&
-                       (int)TSYNC_CAPLINE_AMB == (int)INIT_CAP_AMBIENT,
+_Static_assert((int)INIT_CAPLINE_BND == (int)INIT_CAP_BOUNDING && (int)INIT_CAPLINE_PRM == (int)INIT_CAP_PERMITTED &&
+                       (int)INIT_CAPLINE_EFF == (int)INIT_CAP_EFFECTIVE &&
+                       (int)INIT_CAPLINE_INH == (int)INIT_CAP_INHERITABLE &&
+                       (int)INIT_CAPLINE_AMB == (int)INIT_CAP_AMBIENT,
                "the status lines and the init's sets are indexed alike");
 
 static const char *const line_name[INIT_CAP_NSETS] = {
@@ -83,7 +83,7 @@ int init_privs_threads(const struct init_caps *caps)
         return job.rc < 0 ? INIT_EXIT_PRIVS : 0;
 }
 
-int init_privs_check(const struct init_caps *caps, const struct tsync_thread_status *st, struct tsync_err *err)
+int init_privs_check(const struct init_caps *caps, const struct init_thread_status *st, struct tsync_err *err)
 {
         for (int s = 0; s < INIT_CAP_NSETS; s++) {
                 if (!st->cap_shown[s]) {
@@ -114,7 +114,7 @@ struct proof {
         struct tsync_err *err;
 };
 
-static int prove_one(const struct tsync_thread_status *st, void *data)
+static int prove_one(const struct init_thread_status *st, void *data)
 {
         struct proof *p = data;
         int r = init_privs_check(p->caps, st, p->err);
@@ -129,7 +129,7 @@ int init_privs_prove(const struct init_caps *caps)
         struct tsync_err err = {0};
         struct proof p = {.caps = caps, .err = &err};
 
-        if (tsync_apply_threads(prove_one, &p, &err) < 0) {
+        if (init_apply_threads(prove_one, &p, &err) < 0) {
                 init_log("capabilities", "%s", err.msg);
                 return INIT_EXIT_PRIVS;
         }

@@ -19,7 +19,7 @@ struct prepare_ctx {
         struct tsync_err *err;
 };
 
-static int prepare_one(const struct tsync_thread_status *st, void *data)
+static int prepare_one(const struct init_thread_status *st, void *data)
 {
         struct prepare_ctx *ctx = data;
         struct init_proof *p = ctx->proof;
@@ -28,7 +28,7 @@ static int prepare_one(const struct tsync_thread_status *st, void *data)
                 return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two", INIT_PROOF_MAX_THREADS);
         if (st->mode < 0)
                 return tsync_error(ctx->err, EOPNOTSUPP, "/proc/self/task/%d/status has no Seccomp line", (int)st->tid);
-        int fd = tsync_apply_status_open(st->tid, ctx->err);
+        int fd = init_apply_status_open(st->tid, ctx->err);
         if (fd < 0)
                 return fd;
         p->threads[p->n++] = (struct init_proof_thread){.tid = st->tid, .fd = fd, .filters = st->filters};
@@ -38,13 +38,13 @@ static int prepare_one(const struct tsync_thread_status *st, void *data)
 }
 
 /* The calling thread's status now, read through a descriptor of its own. */
-static int read_self(struct tsync_thread_status *ret, struct tsync_err *err)
+static int read_self(struct init_thread_status *ret, struct tsync_err *err)
 {
         pid_t tid = gettid();
-        int fd = tsync_apply_status_open(tid, err);
+        int fd = init_apply_status_open(tid, err);
         if (fd < 0)
                 return fd;
-        int r = tsync_apply_status_read(fd, tid, ret, err);
+        int r = init_apply_status_read(fd, tid, ret, err);
         (void)close(fd);
         return r;
 }
@@ -57,12 +57,12 @@ int init_proof_prepare(struct init_proof *ret, bool list)
         *ret = (struct init_proof){.counts = true};
         struct prepare_ctx ctx = {.proof = ret, .err = &err};
         if (!list) {
-                struct tsync_thread_status st;
+                struct init_thread_status st;
                 r = read_self(&st, &err);
                 if (r == 0)
                         r = prepare_one(&st, &ctx);
         } else {
-                r = tsync_apply_threads(prepare_one, &ctx, &err);
+                r = init_apply_threads(prepare_one, &ctx, &err);
         }
         if (r < 0) {
                 init_log("verify", "%s", err.msg);
@@ -82,8 +82,8 @@ int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct
 
         for (size_t i = 0; i < p->n; i++) {
                 const struct init_proof_thread *t = &p->threads[i];
-                struct tsync_thread_status st;
-                if (tsync_apply_status_read(t->fd, t->tid, &st, &err) < 0) {
+                struct init_thread_status st;
+                if (init_apply_status_read(t->fd, t->tid, &st, &err) < 0) {
                         if (err.code == ESRCH || err.code == ENOENT)
                                 continue;
                         init_log("verify", "%s", err.msg);

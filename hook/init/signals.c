@@ -215,14 +215,20 @@ int init_signals_run(void (*fn)(void *arg), void *arg)
         return -1;
 }
 
-void init_signals_workload(pid_t pid)
+/* With the lock held, once deliver() has somewhere to send them. */
+static void deliver_pending(void)
 {
-        (void)pthread_mutex_lock(&lock);
-        __atomic_store_n(&workload, pid, __ATOMIC_RELEASE);
         for (int sig = 1; sig < 64; sig++)
                 if (pending & (UINT64_C(1) << sig))
                         deliver(sig);
         pending = 0;
+}
+
+void init_signals_workload(pid_t pid)
+{
+        (void)pthread_mutex_lock(&lock);
+        __atomic_store_n(&workload, pid, __ATOMIC_RELEASE);
+        deliver_pending();
         (void)pthread_mutex_unlock(&lock);
 }
 
@@ -230,10 +236,7 @@ void init_signals_handoff(void)
 {
         (void)pthread_mutex_lock(&lock);
         handoff = true;
-        for (int sig = 1; sig < 64; sig++)
-                if (pending & (UINT64_C(1) << sig))
-                        deliver(sig);
-        pending = 0;
+        deliver_pending();
         (void)pthread_mutex_unlock(&lock);
 }
 

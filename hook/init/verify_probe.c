@@ -12,7 +12,6 @@
  * an instruction pointer of 0: a filter that reads the instruction pointer
  * (libseccomp never does) may be simulated wrongly, and then fails the proof. */
 #include <errno.h>
-#include <linux/audit.h>
 #include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -23,22 +22,11 @@
 #include "apply.h"
 #include "init.h"
 #include "tsync/bpf.h"
+#include "tsync/init_calls.h"
 
 /* Candidates tried per filter before it is called unprovable. */
 #define TRIES_PER_FILTER 8
 #define MAX_TRIES (INIT_MAX_FILTERS * TRIES_PER_FILTER)
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define NATIVE_ARCH AUDIT_ARCH_RISCV64
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define NATIVE_ARCH AUDIT_ARCH_PPC64LE
-#elif defined(__s390x__)
-#define NATIVE_ARCH AUDIT_ARCH_S390X
-#endif
 
 struct outcome {
         long rc;
@@ -94,11 +82,11 @@ static void describe(const struct outcome *o, char *buf, size_t size)
                 (void)snprintf(buf, size, "success (%ld)", o->rc);
 }
 
-#ifdef NATIVE_ARCH
+#ifdef TSYNC_NATIVE_AUDIT_ARCH
 /* The SECCOMP_RET_* value filter f gives call c; -1 if it cannot be simulated. */
 static long simulate(const struct init_filter *f, const struct init_probe_call *c)
 {
-        struct tsync_bpf_input in = {.nr = (int32_t)c->nr, .arch = NATIVE_ARCH};
+        struct tsync_bpf_input in = {.nr = (int32_t)c->nr, .arch = TSYNC_NATIVE_AUDIT_ARCH};
         struct tsync_bpf_result res;
         struct tsync_err err = {0};
 
@@ -134,7 +122,7 @@ static int sole_errno(const struct init_filter *filters, size_t n, size_t i, con
 
 int init_probe_prepare(const struct init_filter *filters, size_t n, struct init_probe_plan *ret)
 {
-#ifndef NATIVE_ARCH
+#ifndef TSYNC_NATIVE_AUDIT_ARCH
         (void)filters;
         (void)n;
         (void)ret;
@@ -202,7 +190,7 @@ struct walk {
         struct tsync_err *err;
 };
 
-static int walk_one(const struct tsync_thread_status *st, void *data)
+static int walk_one(const struct init_thread_status *st, void *data)
 {
         struct walk *w = data;
         pid_t tid = st->tid;
@@ -233,7 +221,7 @@ int init_probe_verify(const struct init_filter *filters, const struct init_probe
         struct walk w = {.main_tid = gettid(), .sig_tid = init_signals_tid(), .counts_shown = counts_shown,
                          .err = &err};
 
-        if (tsync_apply_threads(walk_one, &w, &err) < 0) {
+        if (init_apply_threads(walk_one, &w, &err) < 0) {
                 init_log("verify", "%s", err.msg);
                 return INIT_EXIT_VERIFY;
         }

@@ -4,6 +4,7 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -15,7 +16,7 @@
 #define BOTH      (SUPERVISE | IN_PLACE)
 #define NEG1      UINT64_MAX /* -1 as a register holds it */
 
-/* What the init does after its first filter (hook/init: shim.c, proof.c,
+/* What the init does after its first filter (hook/init: flow.c, proof.c,
  * caps.c, run.c, signals.c), with the arguments it passes where a profile may
  * look at them. Everything else happens before: the status files the proof
  * reads are opened then. Keep it in step with the init. */
@@ -55,6 +56,19 @@ const char *tsync_init_route_name(enum tsync_init_route route)
                 break;
         }
         return "none";
+}
+
+const char *tsync_init_route_explain(const char *who, const struct tsync_init_call *denied, uint32_t action,
+                                     bool and_clause, char *buf, size_t size)
+{
+        char answer[32];
+
+        tsync_bpf_ret_name(action, answer, sizeof(answer));
+        (void)snprintf(buf, size,
+                       and_clause ? "%s %s with %s, and the init needs it to %s"
+                                  : "%s %s with %s, which the init needs to %s",
+                       who, denied->name, answer, denied->why);
+        return buf;
 }
 
 #ifdef TSYNC_NATIVE_AUDIT_ARCH

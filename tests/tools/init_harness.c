@@ -1,4 +1,4 @@
-/* Runs the real init flow (shim_main) after arranging the process the way a
+/* Runs the real init flow (init_flow_run) after arranging the process the way a
  * test needs it, which the init itself would never do:
  *   init_harness [--diverge TIDFILE] [--stray] [--pending-signal SIG] -- INIT-OPTIONS -- CMD [ARG...]
  *   --diverge TIDFILE     a sibling thread named "diverger" first installs a filter of
@@ -10,7 +10,7 @@
  *   --pending-signal SIG  SIG (a number) is sent to the process before the init starts,
  *                         so it is pending when the signal thread comes up: the init
  *                         must remember it and forward it to the workload
- * Exits with shim_main's status. */
+ * Exits with init_flow_run's status. */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -128,5 +128,5 @@ int main(int argc, char **argv)
         }
         /* argv[i] is "--": it becomes the init's argv[0]. */
         argv[i] = (char *)INIT_PROGRAM;
-        return shim_main(argc - i, argv + i);
+        return init_flow_run(argc - i, argv + i);
 }

@@ -31,7 +31,7 @@ static atomic_int loaded; /* rounds whose load has returned */
 static atomic_bool stop;
 static atomic_long created, checked, misses;
 static int expect_errno;
-static struct tsync_census census;
+static struct init_census census;
 static uint64_t file[(TSYNC_FILTER_MAX_SIZE + 8) / 8];
 
 static void self_check(void)
@@ -143,8 +143,8 @@ int main(int argc, char **argv)
         size_t vchecked = 0, vexited = 0, vappeared = 0, census_max = 0;
         for (int r = 1; r <= rounds && !failed; r++) {
                 struct tsync_err err = {0};
-                struct tsync_verify_result res;
-                if (tsync_apply_census(&census, &err) < 0 || tsync_apply_load(prog, len, flags, &err) < 0) {
+                struct init_verify_result res;
+                if (init_apply_census(&census, &err) < 0 || init_apply_load(prog, len, flags, &err) < 0) {
                         fprintf(stderr, "thread_storm: round %d: %s\n", r, err.msg);
                         failed = 1;
                         break;
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
                 atomic_store(&loaded, r);
                 if (census.len > census_max)
                         census_max = census.len;
-                if (tsync_apply_verify(&census, 1, &res, &err) < 0) {
+                if (init_apply_verify(&census, 1, &res, &err) < 0) {
                         fprintf(stderr, "thread_storm: round %d: verify: %s\n", r, err.msg);
                         failed = 1;
                         break;

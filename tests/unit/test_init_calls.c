@@ -178,9 +178,42 @@ static void test_init_calls_table_is_native(void)
         tap_ok(ok, "test_init_calls_table_is_native: every call has a number, a route and a reason");
 }
 
+static const struct tsync_init_call *call_named(const char *name)
+{
+        for (size_t i = 0; i < tsync_init_ncalls; i++)
+                if (strcmp(tsync_init_calls[i].name, name) == 0)
+                        return &tsync_init_calls[i];
+        return NULL;
+}
+
+/* The words the init, check and inject print (tests/integration grep them). */
+static void test_init_calls_explain(void)
+{
+        const struct tsync_init_call *clone = call_named("clone"), *execve = call_named("execve");
+        char buf[256], small[10];
+
+        if (!clone || !execve) {
+                tap_ok(0, "test_init_calls_explain: clone and execve are in the table");
+                return;
+        }
+        const char *got = tsync_init_route_explain("the profile answers", clone, SECCOMP_RET_ERRNO | 6, false, buf,
+                                                   sizeof(buf));
+        tap_ok(got == buf && strcmp(buf, "the profile answers clone with ERRNO(6), which the init needs to start "
+                                         "the workload as a child") == 0,
+               "test_init_calls_explain: which-clause (got '%s')", buf);
+        tsync_init_route_explain("the filters answer", execve, SECCOMP_RET_KILL_PROCESS, true, buf, sizeof(buf));
+        tap_ok(strcmp(buf, "the filters answer execve with KILL_PROCESS, and the init needs it to run the workload") ==
+                       0,
+               "test_init_calls_explain: and-clause (got '%s')", buf);
+        tsync_init_route_explain("the filters answer", execve, SECCOMP_RET_ERRNO | 1, false, small, sizeof(small));
+        tap_ok(strcmp(small, "the filte") == 0,
+               "test_init_calls_explain: cut at the buffer's size (got '%s')", small);
+}
+
 int main(void)
 {
         test_init_calls_table_is_native();
+        test_init_calls_explain();
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
                 test_init_calls_route(&rows[i]);
         return tap_done();

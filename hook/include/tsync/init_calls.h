@@ -84,3 +84,14 @@ int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_be
 
 /* "supervise", "in place", "none". */
 const char *tsync_init_route_name(enum tsync_init_route route);
+
+/* Why the init cannot supervise, or start, the workload, worded once for the
+ * init and the host: "<who> <call> with <action>, which the init needs to
+ * <why>", who naming the stack with its verb ("the filters answer", "the
+ * profile answers"); denied and action as tsync_init_route gave them (never
+ * NULL). and_clause ends it ", and the init needs it to <why>" instead: the
+ * init's own refusal, as its documented exit codes word it. Into buf as
+ * snprintf writes (cut at size, always terminated); never allocates: the init
+ * calls it. Returns buf. */
+const char *tsync_init_route_explain(const char *who, const struct tsync_init_call *denied, uint32_t action,
+                                     bool and_clause, char *buf, size_t size);

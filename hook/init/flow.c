@@ -17,7 +17,6 @@
 
 #include "apply.h"
 #include "init.h"
-#include "tsync/bpf.h"
 #include "tsync/init_calls.h"
 
 /* Static: no heap, and libcap's objects stay reachable (no leak reports
@@ -42,7 +41,7 @@ static int choose_route(size_t n)
         enum tsync_init_route route;
         struct tsync_err err = {0};
         uint32_t action;
-        char answer[32];
+        char why[256];
 
         for (size_t i = 0; i < n; i++)
                 stack[i] = (struct tsync_stack_prog){.insns = filters[i].prog, .len = filters[i].len};
@@ -55,16 +54,15 @@ static int choose_route(size_t n)
         }
         if (route == TSYNC_ROUTE_SUPERVISE || (route == TSYNC_ROUTE_IN_PLACE && cfg.exec))
                 return 0;
-        tsync_bpf_ret_name(action, answer, sizeof(answer));
         if (route == TSYNC_ROUTE_NONE) {
-                init_log(cfg.cmd[0], "cannot be started: the filters answer %s with %s, and the init needs it to %s",
-                         denied->name, answer, denied->why);
+                init_log(cfg.cmd[0], "cannot be started: %s",
+                         tsync_init_route_explain("the filters answer", denied, action, true, why, sizeof(why)));
                 return INIT_EXIT_CANNOT_EXEC;
         }
         init_warn("route",
-                  "the filters answer %s with %s, which the init needs to %s: the workload runs in place of the "
-                  "init, as PID 1, as in a plain runtime start (the init neither reaps nor forwards signals)",
-                  denied->name, answer, denied->why);
+                  "%s: the workload runs in place of the init, as PID 1, as in a plain runtime start (the init "
+                  "neither reaps nor forwards signals)",
+                  tsync_init_route_explain("the filters answer", denied, action, false, why, sizeof(why)));
         cfg.exec = true;
         cfg.pgroup = false;
         return 0;
@@ -92,7 +90,7 @@ static int apply_filters(size_t n, bool *ret_probe)
                         return code;
         }
         for (size_t i = 0; i < n; i++) {
-                if (tsync_apply_load(filters[i].prog, filters[i].len, filters[i].flags, &err) < 0) {
+                if (init_apply_load(filters[i].prog, filters[i].len, filters[i].flags, &err) < 0) {
                         init_log(filters[i].path, "%s", err.msg);
                         return INIT_EXIT_KERNEL;
                 }
@@ -101,7 +99,7 @@ static int apply_filters(size_t n, bool *ret_probe)
         return 0;
 }
 
-int shim_main(int argc, char **argv)
+int init_flow_run(int argc, char **argv)
 {
         struct tsync_err err = {0};
         size_t n = 0;
@@ -125,7 +123,7 @@ int shim_main(int argc, char **argv)
                 return code;
         /* A flag the kernel refuses is found before anything is applied. */
         for (size_t i = 0; i < n; i++) {
-                if (tsync_apply_probe_flags(filters[i].flags, &err) < 0) {
+                if (init_apply_probe_flags(filters[i].flags, &err) < 0) {
                         init_log(filters[i].path, "%s", err.msg);
                         return INIT_EXIT_KERNEL;
                 }
