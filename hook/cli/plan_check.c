@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "tsync/bpf.h"
 #include "tsync/caps.h"
 #include "tsync/init_calls.h"
 #include "tsync/plan.h"
@@ -21,7 +20,7 @@ static int check_route(const struct tsync_plan_programs *progs, bool caps_after,
         enum tsync_init_route route;
         struct tsync_err err = { 0 };
         uint32_t action;
-        char answer[32];
+        char why[512];
 
         for (size_t i = 0; i < progs->n; i++)
                 stack[i] = (struct tsync_stack_prog){ .insns = progs->progs[i]->insns, .len = progs->progs[i]->len };
@@ -33,19 +32,17 @@ static int check_route(const struct tsync_plan_programs *progs, bool caps_after,
                 cli_error(where, &err);
                 return -1;
         }
-        tsync_bpf_ret_name(action, answer, sizeof(answer));
-        const char *whose = progs->n_baseline ? "the layers and the config's own linux.seccomp (which the runtime "
-                                                "applies to the init too)"
-                                              : "the filters";
+        const char *who = progs->n_baseline ? "the layers and the config's own linux.seccomp (which the runtime "
+                                              "applies to the init too) answer"
+                                            : "the filters answer";
+        tsync_init_route_explain(who, denied, action, false, why, sizeof(why));
         if (route == TSYNC_ROUTE_NONE) {
-                cli_errorf(where, "%s answer %s with %s, which the init needs to %s: no workload could start under them",
-                           whose, denied->name, answer, denied->why);
+                cli_errorf(where, "%s: no workload could start under them", why);
                 return -1;
         }
-        fprintf(stderr,
-                "%s: %s: warning: %s answer %s with %s, which the init needs to %s: the init runs the workload in "
-                "place, as PID 1, as the runtime alone would (--exec)\n",
-                PROGRAM, where, whose, denied->name, answer, denied->why);
+        fprintf(stderr, "%s: %s: warning: %s: the init runs the workload in place, as PID 1, as the runtime alone "
+                        "would (--exec)\n",
+                PROGRAM, where, why);
         *ret_in_place = true;
         return 0;
 }
