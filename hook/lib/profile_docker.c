@@ -27,42 +27,6 @@
 #include "tsync/capnames.h"
 #include "tsync/cleanup.h"
 
-/* libseccomp-golang's ScmpArch.String(): what upstream compares
- * includes/excludes.arches against. */
-static const struct {
-        uint32_t token;
-        const char *name;
-} go_arch_names[] = {
-        { SCMP_ARCH_X86, "x86" },
-        { SCMP_ARCH_X86_64, "amd64" },
-        { SCMP_ARCH_X32, "x32" },
-        { SCMP_ARCH_ARM, "arm" },
-        { SCMP_ARCH_AARCH64, "arm64" },
-        { SCMP_ARCH_MIPS, "mips" },
-        { SCMP_ARCH_MIPS64, "mips64" },
-        { SCMP_ARCH_MIPS64N32, "mips64n32" },
-        { SCMP_ARCH_MIPSEL, "mipsel" },
-        { SCMP_ARCH_MIPSEL64, "mipsel64" },
-        { SCMP_ARCH_MIPSEL64N32, "mipsel64n32" },
-        { SCMP_ARCH_PPC, "ppc" },
-        { SCMP_ARCH_PPC64, "ppc64" },
-        { SCMP_ARCH_PPC64LE, "ppc64le" },
-        { SCMP_ARCH_S390, "s390" },
-        { SCMP_ARCH_S390X, "s390x" },
-        { SCMP_ARCH_PARISC, "parisc" },
-        { SCMP_ARCH_PARISC64, "parisc64" },
-        { SCMP_ARCH_RISCV64, "riscv64" },
-};
-
-static const char *go_arch_name(uint32_t token)
-{
-        for (size_t i = 0; i < ARRAY_SIZE(go_arch_names); i++)
-                if (go_arch_names[i].token == token)
-                        return go_arch_names[i].name;
-        /* Upstream then compares against a name no profile uses: nothing matches. */
-        return NULL;
-}
-
 /* containers/common's errnoArch table: the names it accepts in "errno" and
  * "defaultErrno", no more (so a profile we take is one Podman takes). */
 #define E(x) { #x, x }
@@ -354,7 +318,9 @@ static int parse_docker_names(const struct tsync_json *sc, const char *path, str
 static int parse_docker_syscall(const struct tsync_json *sc, size_t i, const struct tsync_docker_ctx *ctx,
                                 struct tsync_profile *p, struct tsync_err *err)
 {
-        const char *native = go_arch_name(ctx->native_arch);
+        /* Upstream compares against the Go name of the native arch; for an arch
+         * without one it compares against a name no profile uses: nothing matches. */
+        const char *native = tsync_arch_go_name(ctx->native_arch);
         char at[TSYNC_PATH_MAX], field[TSYNC_PATH_MAX];
         struct tsync_rule rule = { 0 };
         struct docker_filter inc, exc;

@@ -16,9 +16,6 @@
  * ERRNO, the 16 bits of SECCOMP_RET_DATA for TRACE), naming the field at path. */
 int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, struct tsync_err *err);
 
-/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (linux/seccomp.h of 5.19+, which the build host may lack). */
-#define TSYNC_FLAG_WAIT_KILLABLE_RECV (1u << 5)
-
 /* Refuses flags the kernel would refuse for this profile: WAIT_KILLABLE_RECV
  * needs a notification listener (NEW_LISTENER), which only SCMP_ACT_NOTIFY asks for. */
 int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err);
@@ -47,6 +44,10 @@ int tsync_parse_arches(const struct tsync_json *arches, const char *path, struct
 
 /* Reads an array of SECCOMP_FILTER_FLAG_* names into p->flags. */
 int tsync_parse_flags(const struct tsync_json *flags, const char *path, struct tsync_profile *p, struct tsync_err *err);
+
+/* libseccomp-golang's name of an architecture ("amd64"), which Docker-format
+ * includes/excludes.arches use; NULL if we know none. */
+const char *tsync_arch_go_name(uint32_t token);
 
 /* Appends arch to p->arches unless it is already there. */
 int tsync_profile_add_arch(struct tsync_profile *p, uint32_t arch);

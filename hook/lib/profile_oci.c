@@ -7,6 +7,7 @@
 
 #include "profile_internal.h"
 #include "tsync/cleanup.h"
+#include "tsync/seccomp_flags.h"
 
 void tsync_path(char buf[TSYNC_PATH_MAX], const char *fmt, ...)
 {
@@ -68,7 +69,7 @@ int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, s
 
 int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err)
 {
-        if (!(p->flags & TSYNC_FLAG_WAIT_KILLABLE_RECV))
+        if (!(p->flags & SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV))
                 return 0;
         bool notify = p->default_action.kind == TSYNC_ACT_NOTIFY;
         for (size_t i = 0; i < p->n_rules && !notify; i++)
