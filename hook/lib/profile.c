@@ -1,4 +1,4 @@
-/* The normalised profile: name tables, lifetime, canonical text. */
+/* The normalised profile: name tables, lifetime, questions about it, canonical text. */
 #include "tsync/profile.h"
 
 #include <errno.h>
@@ -174,6 +174,28 @@ void tsync_profile_free(struct tsync_profile *p)
         free(p->listener_path);
         free(p->listener_metadata);
         free(p);
+}
+
+bool tsync_profile_has_notify_action(const struct tsync_profile *p)
+{
+        if (p->default_action.kind == TSYNC_ACT_NOTIFY)
+                return true;
+        for (size_t i = 0; i < p->n_rules; i++)
+                if (p->rules[i].action.kind == TSYNC_ACT_NOTIFY)
+                        return true;
+        return false;
+}
+
+bool tsync_profile_uses_notify(const struct tsync_profile *p)
+{
+        return tsync_profile_has_notify_action(p) || p->listener_path;
+}
+
+int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err)
+{
+        if (tsync_profile_uses_notify(p))
+                return tsync_error(err, EOPNOTSUPP, "%s: SCMP_ACT_NOTIFY and listenerPath are not supported yet", what);
+        return 0;
 }
 
 static void put_str(FILE *f, const char *s)

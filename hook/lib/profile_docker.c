@@ -133,7 +133,7 @@ struct docker_filter {
         bool has_arches;        /* a non-empty arches list was given */
         bool native_listed;     /* ... and it names the native architecture */
         bool has_min_kernel;
-        unsigned kernel, major; /* minKernel */
+        unsigned kernel, minor; /* minKernel "5.8": kernel 5, minor 8 (moby calls the second number Major) */
 };
 
 static int parse_filter_caps(const struct tsync_json *v, const char *path, uint64_t *ret, struct tsync_err *err)
@@ -193,13 +193,14 @@ static int parse_filter_arches(const struct tsync_json *v, const char *path, con
         return 0;
 }
 
-/* "<kernel>.<major>", each 0..255, not both 0; "" means no condition (moby's
- * KernelVersion.UnmarshalJSON). */
+/* "<kernel>.<minor>", each 0..255, not both 0; "" means no condition (moby's
+ * KernelVersion.UnmarshalJSON, whose fields are named Kernel and Major; the
+ * message keeps moby's words). */
 static int parse_min_kernel(const struct tsync_json *v, const char *path, struct docker_filter *f,
                             struct tsync_err *err)
 {
         const char *s;
-        uint64_t kernel, major;
+        uint64_t kernel, minor;
         int r = tsync_json_str(v, path, &s, err);
         if (r < 0)
                 return r;
@@ -207,13 +208,13 @@ static int parse_min_kernel(const struct tsync_json *v, const char *path, struct
                 return 0;
         const char *dot = strchr(s, '.');
         if (!dot || parse_decimal(s, (size_t)(dot - s), 255, &kernel) < 0 ||
-            parse_decimal(dot + 1, strlen(dot + 1), 255, &major) < 0)
+            parse_decimal(dot + 1, strlen(dot + 1), 255, &minor) < 0)
                 goto bad;
-        if (kernel == 0 && major == 0)
+        if (kernel == 0 && minor == 0)
                 return tsync_error(err, EINVAL, "%s: kernel version '0.0' is not a version", path);
         f->has_min_kernel = true;
         f->kernel = (unsigned)kernel;
-        f->major = (unsigned)major;
+        f->minor = (unsigned)minor;
         return 0;
 bad:
         return tsync_error(err, EINVAL, "%s: '%s' is not a kernel version of the form '<kernel>.<major>' (e.g. '5.8')",
@@ -257,9 +258,9 @@ static int parse_filter(const struct tsync_json *sc, const char *path, const cha
         return 0;
 }
 
-static bool kernel_at_least(const struct tsync_docker_ctx *ctx, unsigned kernel, unsigned major)
+static bool kernel_at_least(const struct tsync_docker_ctx *ctx, unsigned kernel, unsigned minor)
 {
-        return ctx->kernel_major > kernel || (ctx->kernel_major == kernel && ctx->kernel_minor >= major);
+        return ctx->kernel_major > kernel || (ctx->kernel_major == kernel && ctx->kernel_minor >= minor);
 }
 
 static bool entry_applies(const struct docker_filter *inc, const struct docker_filter *exc,
@@ -269,13 +270,13 @@ static bool entry_applies(const struct docker_filter *inc, const struct docker_f
                 return false;
         if (exc->caps & ctx->caps) /* any listed capability held */
                 return false;
-        if (exc->has_min_kernel && kernel_at_least(ctx, exc->kernel, exc->major))
+        if (exc->has_min_kernel && kernel_at_least(ctx, exc->kernel, exc->minor))
                 return false;
         if (inc->has_arches && !inc->native_listed)
                 return false;
         if (inc->caps & ~ctx->caps) /* some listed capability missing */
                 return false;
-        if (inc->has_min_kernel && !kernel_at_least(ctx, inc->kernel, inc->major))
+        if (inc->has_min_kernel && !kernel_at_least(ctx, inc->kernel, inc->minor))
                 return false;
         return true;
 }
@@ -413,20 +414,6 @@ static int parse_arch_map(const struct tsync_json *map, const struct tsync_docke
         return 0;
 }
 
-static int copy_string(const struct tsync_json *doc, const char *key, char **ret, struct tsync_err *err)
-{
-        const struct tsync_json *v = tsync_json_get(doc, key);
-        const char *s;
-        if (!v || v->type == TSYNC_JSON_NULL)
-                return 0;
-        int r = tsync_json_str(v, key, &s, err);
-        if (r < 0)
-                return r;
-        if (!(*ret = strdup(s)))
-                return tsync_error(err, ENOMEM, "%s: out of memory", key);
-        return 0;
-}
-
 static bool nonempty_array(const struct tsync_json *v)
 {
         return v && v->type == TSYNC_JSON_ARRAY && v->u.array.len > 0;
@@ -472,10 +459,10 @@ int tsync_profile_from_docker(const struct tsync_json *doc, const struct tsync_d
                 if (r < 0)
                         return r;
         }
-        r = copy_string(doc, "listenerPath", &p->listener_path, err);
+        r = tsync_parse_optional_string(doc, "listenerPath", &p->listener_path, err);
         if (r < 0)
                 return r;
-        r = copy_string(doc, "listenerMetadata", &p->listener_metadata, err);
+        r = tsync_parse_optional_string(doc, "listenerMetadata", &p->listener_metadata, err);
         if (r < 0)
                 return r;
 

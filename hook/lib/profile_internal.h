@@ -1,4 +1,5 @@
-/* Parsing pieces shared by the OCI and the Docker-format readers (not installed). */
+/* Parsing pieces shared by the OCI and the Docker-format readers (not
+ * installed), in profile_parse.c unless said otherwise. */
 #pragma once
 
 #include "tsync/json.h"
@@ -24,7 +25,7 @@ int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err);
 void tsync_path(char buf[TSYNC_PATH_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reads obj[action_key] and obj[errno_key] (errno_key may be absent).
- * ERRNO without an errno means EPERM and TRACE without one means 1, as in runc;
+ * ERRNO and TRACE without an errno both mean EPERM, as in runc;
  * an errno with any other action is an error; errnos above
  * TSYNC_MAX_ERRNO_RET are refused (tsync_check_action_data). */
 int tsync_parse_action(const struct tsync_json *obj, const char *path, const char *action_key, const char *errno_key,
@@ -46,8 +47,12 @@ int tsync_parse_arches(const struct tsync_json *arches, const char *path, struct
 int tsync_parse_flags(const struct tsync_json *flags, const char *path, struct tsync_profile *p, struct tsync_err *err);
 
 /* libseccomp-golang's name of an architecture ("amd64"), which Docker-format
- * includes/excludes.arches use; NULL if we know none. */
+ * includes/excludes.arches use; NULL if we know none. In profile.c, beside the
+ * other names of each architecture. */
 const char *tsync_arch_go_name(uint32_t token);
+
+/* obj[key] as a new string in *ret; absent or null leaves *ret alone. */
+int tsync_parse_optional_string(const struct tsync_json *obj, const char *key, char **ret, struct tsync_err *err);
 
 /* Appends arch to p->arches unless it is already there. */
 int tsync_profile_add_arch(struct tsync_profile *p, uint32_t arch);

@@ -102,6 +102,19 @@ bool tsync_profile_is_docker(const struct tsync_json *doc);
 int tsync_profile_check_keys(const struct tsync_json *doc, bool docker, bool warn, const char *prefix,
                              struct tsync_warnings *w, struct tsync_err *err);
 
+/* True if p has an SCMP_ACT_NOTIFY action, as default or in a rule: loading it
+ * needs a notification listener (SECCOMP_FILTER_FLAG_NEW_LISTENER). */
+bool tsync_profile_has_notify_action(const struct tsync_profile *p);
+
+/* True if p asks for seccomp user notification in any way: a NOTIFY action or
+ * a listenerPath. The init hands over no listener yet, so such a profile is
+ * refused before delivery (the init refuses a USER_NOTIF return on its own). */
+bool tsync_profile_uses_notify(const struct tsync_profile *p);
+
+/* That refusal: -EOPNOTSUPP with "<what>: SCMP_ACT_NOTIFY and listenerPath are
+ * not supported yet" if tsync_profile_uses_notify(p), else 0. */
+int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err);
+
 /* Name tables (strings as in the runtime-spec). Return -EINVAL if unknown. */
 int tsync_action_parse(const char *name, enum tsync_act *ret);
 const char *tsync_action_name(enum tsync_act kind);
