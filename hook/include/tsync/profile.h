@@ -51,6 +51,10 @@ struct tsync_rule {
         char *origin; /* where it came from, for messages: "syscalls[12]" */
 };
 
+/* Every member of these structs that shapes the compiled program must reach
+ * tsync_profile_canonical (the cache key), or the cache serves the program of
+ * another profile. tests/unit/test_cache_key.c changes each member in turn and
+ * breaks the build when one is added here: give it a value and a change there. */
 struct tsync_profile {
         struct tsync_action default_action;
         uint32_t *arches; /* SCMP_ARCH_* tokens, as listed (native not necessarily included) */
