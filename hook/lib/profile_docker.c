@@ -454,15 +454,7 @@ int tsync_profile_from_docker(const struct tsync_json *doc, const struct tsync_d
                 if (r < 0)
                         return r;
         }
-        if ((v = tsync_json_get(doc, "flags")) && v->type != TSYNC_JSON_NULL) {
-                r = tsync_parse_flags(v, "flags", p, err);
-                if (r < 0)
-                        return r;
-        }
-        r = tsync_parse_optional_string(doc, "listenerPath", &p->listener_path, err);
-        if (r < 0)
-                return r;
-        r = tsync_parse_optional_string(doc, "listenerMetadata", &p->listener_metadata, err);
+        r = tsync_parse_shared_fields(doc, p, err);
         if (r < 0)
                 return r;
 

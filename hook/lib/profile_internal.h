@@ -54,6 +54,10 @@ const char *tsync_arch_go_name(uint32_t token);
 /* obj[key] as a new string in *ret; absent or null leaves *ret alone. */
 int tsync_parse_optional_string(const struct tsync_json *obj, const char *key, char **ret, struct tsync_err *err);
 
+/* The top-level members both formats define alike, read into p: flags,
+ * listenerPath, listenerMetadata. A new member of that kind belongs here. */
+int tsync_parse_shared_fields(const struct tsync_json *obj, struct tsync_profile *p, struct tsync_err *err);
+
 /* Appends arch to p->arches unless it is already there. */
 int tsync_profile_add_arch(struct tsync_profile *p, uint32_t arch);
 

@@ -57,15 +57,7 @@ int tsync_profile_from_oci(const struct tsync_json *seccomp, struct tsync_profil
                 if (r < 0)
                         return r;
         }
-        if ((v = tsync_json_get(seccomp, "flags")) && v->type != TSYNC_JSON_NULL) {
-                r = tsync_parse_flags(v, "flags", p, err);
-                if (r < 0)
-                        return r;
-        }
-        r = tsync_parse_optional_string(seccomp, "listenerPath", &p->listener_path, err);
-        if (r < 0)
-                return r;
-        r = tsync_parse_optional_string(seccomp, "listenerMetadata", &p->listener_metadata, err);
+        r = tsync_parse_shared_fields(seccomp, p, err);
         if (r < 0)
                 return r;
         if ((v = tsync_json_get(seccomp, "syscalls")) && v->type != TSYNC_JSON_NULL) {

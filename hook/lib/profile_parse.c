@@ -260,3 +260,19 @@ int tsync_parse_optional_string(const struct tsync_json *obj, const char *key, c
                 return tsync_error(err, ENOMEM, "%s: out of memory", key);
         return 0;
 }
+
+int tsync_parse_shared_fields(const struct tsync_json *obj, struct tsync_profile *p, struct tsync_err *err)
+{
+        const struct tsync_json *v = tsync_json_get(obj, "flags");
+        int r;
+
+        if (v && v->type != TSYNC_JSON_NULL) {
+                r = tsync_parse_flags(v, "flags", p, err);
+                if (r < 0)
+                        return r;
+        }
+        r = tsync_parse_optional_string(obj, "listenerPath", &p->listener_path, err);
+        if (r < 0)
+                return r;
+        return tsync_parse_optional_string(obj, "listenerMetadata", &p->listener_metadata, err);
+}
