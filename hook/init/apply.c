@@ -21,10 +21,7 @@
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
-
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
+#include "tsync/seccomp_flags.h"
 
 /* The kernel answers the flag probe this way when it got past the flag checks. */
 #define PROBE_PASSED EFAULT

@@ -1,14 +1,15 @@
-/* The normalised profile: name tables, lifetime, canonical text. */
+/* The normalised profile: name tables, lifetime, questions about it, canonical text. */
 #include "tsync/profile.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile_internal.h"
 #include "tsync/cleanup.h"
+#include "tsync/seccomp_flags.h"
 
 static const struct {
         const char *name;
@@ -70,26 +71,56 @@ const char *tsync_op_name(enum tsync_op op)
         return "SCMP_CMP_UNKNOWN";
 }
 
-/* The runtime-spec spells architectures "SCMP_ARCH_" + libseccomp's name in upper case. */
-static const char *const arch_names[] = {
-        "x86",    "x86_64",      "x32",   "arm",   "aarch64", "mips",    "mips64", "mips64n32", "mipsel", "mipsel64",
-        "mipsel64n32", "ppc", "ppc64", "ppc64le", "s390", "s390x", "parisc", "parisc64", "riscv64",
+/* One row per architecture we know:
+ *  name:      libseccomp's, which we accept as the short form ("x86_64");
+ *  spec_name: the runtime-spec's, "SCMP_ARCH_" + name in upper case, which we
+ *             accept as the long form and print;
+ *  go_name:   libseccomp-golang's ScmpArch.String(), what Docker-format
+ *             includes/excludes.arches are compared against ("amd64"). */
+static const struct tsync_arch_row {
+        uint32_t token;
+        const char *name;
+        const char *spec_name;
+        const char *go_name;
+} arch_rows[] = {
+        { SCMP_ARCH_X86, "x86", "SCMP_ARCH_X86", "x86" },
+        { SCMP_ARCH_X86_64, "x86_64", "SCMP_ARCH_X86_64", "amd64" },
+        { SCMP_ARCH_X32, "x32", "SCMP_ARCH_X32", "x32" },
+        { SCMP_ARCH_ARM, "arm", "SCMP_ARCH_ARM", "arm" },
+        { SCMP_ARCH_AARCH64, "aarch64", "SCMP_ARCH_AARCH64", "arm64" },
+        { SCMP_ARCH_MIPS, "mips", "SCMP_ARCH_MIPS", "mips" },
+        { SCMP_ARCH_MIPS64, "mips64", "SCMP_ARCH_MIPS64", "mips64" },
+        { SCMP_ARCH_MIPS64N32, "mips64n32", "SCMP_ARCH_MIPS64N32", "mips64n32" },
+        { SCMP_ARCH_MIPSEL, "mipsel", "SCMP_ARCH_MIPSEL", "mipsel" },
+        { SCMP_ARCH_MIPSEL64, "mipsel64", "SCMP_ARCH_MIPSEL64", "mipsel64" },
+        { SCMP_ARCH_MIPSEL64N32, "mipsel64n32", "SCMP_ARCH_MIPSEL64N32", "mipsel64n32" },
+        { SCMP_ARCH_PPC, "ppc", "SCMP_ARCH_PPC", "ppc" },
+        { SCMP_ARCH_PPC64, "ppc64", "SCMP_ARCH_PPC64", "ppc64" },
+        { SCMP_ARCH_PPC64LE, "ppc64le", "SCMP_ARCH_PPC64LE", "ppc64le" },
+        { SCMP_ARCH_S390, "s390", "SCMP_ARCH_S390", "s390" },
+        { SCMP_ARCH_S390X, "s390x", "SCMP_ARCH_S390X", "s390x" },
+        { SCMP_ARCH_PARISC, "parisc", "SCMP_ARCH_PARISC", "parisc" },
+        { SCMP_ARCH_PARISC64, "parisc64", "SCMP_ARCH_PARISC64", "parisc64" },
+        { SCMP_ARCH_RISCV64, "riscv64", "SCMP_ARCH_RISCV64", "riscv64" },
 };
+
+static const struct tsync_arch_row *arch_row(uint32_t token)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(arch_rows); i++)
+                if (arch_rows[i].token == token)
+                        return &arch_rows[i];
+        return NULL;
+}
 
 int tsync_arch_parse(const char *name, uint32_t *ret)
 {
-        const char *suffix = name;
-        if (strncmp(name, "SCMP_ARCH_", 10) == 0)
-                suffix = name + 10;
-        for (size_t i = 0; i < ARRAY_SIZE(arch_names); i++) {
-                if (strcasecmp(suffix, arch_names[i]) != 0)
+        bool long_form = strncmp(name, "SCMP_ARCH_", 10) == 0;
+        for (size_t i = 0; i < ARRAY_SIZE(arch_rows); i++) {
+                /* Exactly as listed: the short form in lower case, the long form in upper case, no mixtures. */
+                if (strcmp(name, long_form ? arch_rows[i].spec_name : arch_rows[i].name) != 0)
                         continue;
-                /* The short form must be lower case, the long form upper case: no mixtures. */
-                for (const char *c = suffix; *c; c++)
-                        if ((suffix != name && islower((unsigned char)*c)) ||
-                            (suffix == name && isupper((unsigned char)*c)))
-                                return -EINVAL;
-                uint32_t token = seccomp_arch_resolve_name(arch_names[i]);
+                /* The libseccomp we run with may be older than the header we were built with. */
+                uint32_t token = seccomp_arch_resolve_name(arch_rows[i].name);
                 if (token == 0)
                         return -EINVAL;
                 *ret = token;
@@ -100,36 +131,30 @@ int tsync_arch_parse(const char *name, uint32_t *ret)
 
 const char *tsync_arch_name(uint32_t token)
 {
-        static const char *const upper[] = {
-                "SCMP_ARCH_X86",    "SCMP_ARCH_X86_64",   "SCMP_ARCH_X32",      "SCMP_ARCH_ARM",     "SCMP_ARCH_AARCH64",
-                "SCMP_ARCH_MIPS",   "SCMP_ARCH_MIPS64",   "SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL", "SCMP_ARCH_MIPSEL64",
-                "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC", "SCMP_ARCH_PPC64", "SCMP_ARCH_PPC64LE", "SCMP_ARCH_S390",
-                "SCMP_ARCH_S390X",  "SCMP_ARCH_PARISC",   "SCMP_ARCH_PARISC64", "SCMP_ARCH_RISCV64",
-        };
-        for (size_t i = 0; i < ARRAY_SIZE(arch_names); i++)
-                if (seccomp_arch_resolve_name(arch_names[i]) == token)
-                        return upper[i];
-        return "SCMP_ARCH_UNKNOWN";
+        const struct tsync_arch_row *row = arch_row(token);
+        return row ? row->spec_name : "SCMP_ARCH_UNKNOWN";
+}
+
+const char *tsync_arch_go_name(uint32_t token)
+{
+        const struct tsync_arch_row *row = arch_row(token);
+        return row ? row->go_name : NULL;
 }
 
 int tsync_flag_parse(const char *name, uint32_t *ret)
 {
-        static const struct {
-                const char *name;
-                uint32_t bit;
-        } flags[] = {
-                /* We always load with TSYNC; naming it is harmless. */
-                { "SECCOMP_FILTER_FLAG_TSYNC", 0 },
-                { "SECCOMP_FILTER_FLAG_LOG", 1u << 1 },
-                { "SECCOMP_FILTER_FLAG_SPEC_ALLOW", 1u << 2 },
-                { "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", 1u << 5 },
-        };
-        for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
-                if (strcmp(name, flags[i].name) == 0) {
-                        *ret = flags[i].bit;
-                        return 0;
-                }
-        return -EINVAL;
+        uint32_t bit;
+        if (tsync_seccomp_flag_parse(name, &bit) < 0)
+                return -EINVAL;
+        /* We always load with TSYNC; naming it is harmless. */
+        if (bit == SECCOMP_FILTER_FLAG_TSYNC) {
+                *ret = 0;
+                return 0;
+        }
+        if (!(bit & TSYNC_SECCOMP_PROFILE_FLAGS))
+                return -EINVAL;
+        *ret = bit;
+        return 0;
 }
 
 void tsync_profile_free(struct tsync_profile *p)
@@ -149,6 +174,28 @@ void tsync_profile_free(struct tsync_profile *p)
         free(p->listener_path);
         free(p->listener_metadata);
         free(p);
+}
+
+bool tsync_profile_has_notify_action(const struct tsync_profile *p)
+{
+        if (p->default_action.kind == TSYNC_ACT_NOTIFY)
+                return true;
+        for (size_t i = 0; i < p->n_rules; i++)
+                if (p->rules[i].action.kind == TSYNC_ACT_NOTIFY)
+                        return true;
+        return false;
+}
+
+bool tsync_profile_uses_notify(const struct tsync_profile *p)
+{
+        return tsync_profile_has_notify_action(p) || p->listener_path;
+}
+
+int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err)
+{
+        if (tsync_profile_uses_notify(p))
+                return tsync_error(err, EOPNOTSUPP, "%s: SCMP_ACT_NOTIFY and listenerPath are not supported yet", what);
+        return 0;
 }
 
 static void put_str(FILE *f, const char *s)

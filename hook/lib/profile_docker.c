@@ -27,42 +27,6 @@
 #include "tsync/capnames.h"
 #include "tsync/cleanup.h"
 
-/* libseccomp-golang's ScmpArch.String(): what upstream compares
- * includes/excludes.arches against. */
-static const struct {
-        uint32_t token;
-        const char *name;
-} go_arch_names[] = {
-        { SCMP_ARCH_X86, "x86" },
-        { SCMP_ARCH_X86_64, "amd64" },
-        { SCMP_ARCH_X32, "x32" },
-        { SCMP_ARCH_ARM, "arm" },
-        { SCMP_ARCH_AARCH64, "arm64" },
-        { SCMP_ARCH_MIPS, "mips" },
-        { SCMP_ARCH_MIPS64, "mips64" },
-        { SCMP_ARCH_MIPS64N32, "mips64n32" },
-        { SCMP_ARCH_MIPSEL, "mipsel" },
-        { SCMP_ARCH_MIPSEL64, "mipsel64" },
-        { SCMP_ARCH_MIPSEL64N32, "mipsel64n32" },
-        { SCMP_ARCH_PPC, "ppc" },
-        { SCMP_ARCH_PPC64, "ppc64" },
-        { SCMP_ARCH_PPC64LE, "ppc64le" },
-        { SCMP_ARCH_S390, "s390" },
-        { SCMP_ARCH_S390X, "s390x" },
-        { SCMP_ARCH_PARISC, "parisc" },
-        { SCMP_ARCH_PARISC64, "parisc64" },
-        { SCMP_ARCH_RISCV64, "riscv64" },
-};
-
-static const char *go_arch_name(uint32_t token)
-{
-        for (size_t i = 0; i < ARRAY_SIZE(go_arch_names); i++)
-                if (go_arch_names[i].token == token)
-                        return go_arch_names[i].name;
-        /* Upstream then compares against a name no profile uses: nothing matches. */
-        return NULL;
-}
-
 /* containers/common's errnoArch table: the names it accepts in "errno" and
  * "defaultErrno", no more (so a profile we take is one Podman takes). */
 #define E(x) { #x, x }
@@ -169,7 +133,7 @@ struct docker_filter {
         bool has_arches;        /* a non-empty arches list was given */
         bool native_listed;     /* ... and it names the native architecture */
         bool has_min_kernel;
-        unsigned kernel, major; /* minKernel */
+        unsigned kernel, minor; /* minKernel "5.8": kernel 5, minor 8 (moby calls the second number Major) */
 };
 
 static int parse_filter_caps(const struct tsync_json *v, const char *path, uint64_t *ret, struct tsync_err *err)
@@ -229,13 +193,14 @@ static int parse_filter_arches(const struct tsync_json *v, const char *path, con
         return 0;
 }
 
-/* "<kernel>.<major>", each 0..255, not both 0; "" means no condition (moby's
- * KernelVersion.UnmarshalJSON). */
+/* "<kernel>.<minor>", each 0..255, not both 0; "" means no condition (moby's
+ * KernelVersion.UnmarshalJSON, whose fields are named Kernel and Major; the
+ * message keeps moby's words). */
 static int parse_min_kernel(const struct tsync_json *v, const char *path, struct docker_filter *f,
                             struct tsync_err *err)
 {
         const char *s;
-        uint64_t kernel, major;
+        uint64_t kernel, minor;
         int r = tsync_json_str(v, path, &s, err);
         if (r < 0)
                 return r;
@@ -243,13 +208,13 @@ static int parse_min_kernel(const struct tsync_json *v, const char *path, struct
                 return 0;
         const char *dot = strchr(s, '.');
         if (!dot || parse_decimal(s, (size_t)(dot - s), 255, &kernel) < 0 ||
-            parse_decimal(dot + 1, strlen(dot + 1), 255, &major) < 0)
+            parse_decimal(dot + 1, strlen(dot + 1), 255, &minor) < 0)
                 goto bad;
-        if (kernel == 0 && major == 0)
+        if (kernel == 0 && minor == 0)
                 return tsync_error(err, EINVAL, "%s: kernel version '0.0' is not a version", path);
         f->has_min_kernel = true;
         f->kernel = (unsigned)kernel;
-        f->major = (unsigned)major;
+        f->minor = (unsigned)minor;
         return 0;
 bad:
         return tsync_error(err, EINVAL, "%s: '%s' is not a kernel version of the form '<kernel>.<major>' (e.g. '5.8')",
@@ -293,9 +258,9 @@ static int parse_filter(const struct tsync_json *sc, const char *path, const cha
         return 0;
 }
 
-static bool kernel_at_least(const struct tsync_docker_ctx *ctx, unsigned kernel, unsigned major)
+static bool kernel_at_least(const struct tsync_docker_ctx *ctx, unsigned kernel, unsigned minor)
 {
-        return ctx->kernel_major > kernel || (ctx->kernel_major == kernel && ctx->kernel_minor >= major);
+        return ctx->kernel_major > kernel || (ctx->kernel_major == kernel && ctx->kernel_minor >= minor);
 }
 
 static bool entry_applies(const struct docker_filter *inc, const struct docker_filter *exc,
@@ -305,13 +270,13 @@ static bool entry_applies(const struct docker_filter *inc, const struct docker_f
                 return false;
         if (exc->caps & ctx->caps) /* any listed capability held */
                 return false;
-        if (exc->has_min_kernel && kernel_at_least(ctx, exc->kernel, exc->major))
+        if (exc->has_min_kernel && kernel_at_least(ctx, exc->kernel, exc->minor))
                 return false;
         if (inc->has_arches && !inc->native_listed)
                 return false;
         if (inc->caps & ~ctx->caps) /* some listed capability missing */
                 return false;
-        if (inc->has_min_kernel && !kernel_at_least(ctx, inc->kernel, inc->major))
+        if (inc->has_min_kernel && !kernel_at_least(ctx, inc->kernel, inc->minor))
                 return false;
         return true;
 }
@@ -354,7 +319,9 @@ static int parse_docker_names(const struct tsync_json *sc, const char *path, str
 static int parse_docker_syscall(const struct tsync_json *sc, size_t i, const struct tsync_docker_ctx *ctx,
                                 struct tsync_profile *p, struct tsync_err *err)
 {
-        const char *native = go_arch_name(ctx->native_arch);
+        /* Upstream compares against the Go name of the native arch; for an arch
+         * without one it compares against a name no profile uses: nothing matches. */
+        const char *native = tsync_arch_go_name(ctx->native_arch);
         char at[TSYNC_PATH_MAX], field[TSYNC_PATH_MAX];
         struct tsync_rule rule = { 0 };
         struct docker_filter inc, exc;
@@ -447,20 +414,6 @@ static int parse_arch_map(const struct tsync_json *map, const struct tsync_docke
         return 0;
 }
 
-static int copy_string(const struct tsync_json *doc, const char *key, char **ret, struct tsync_err *err)
-{
-        const struct tsync_json *v = tsync_json_get(doc, key);
-        const char *s;
-        if (!v || v->type == TSYNC_JSON_NULL)
-                return 0;
-        int r = tsync_json_str(v, key, &s, err);
-        if (r < 0)
-                return r;
-        if (!(*ret = strdup(s)))
-                return tsync_error(err, ENOMEM, "%s: out of memory", key);
-        return 0;
-}
-
 static bool nonempty_array(const struct tsync_json *v)
 {
         return v && v->type == TSYNC_JSON_ARRAY && v->u.array.len > 0;
@@ -501,15 +454,7 @@ int tsync_profile_from_docker(const struct tsync_json *doc, const struct tsync_d
                 if (r < 0)
                         return r;
         }
-        if ((v = tsync_json_get(doc, "flags")) && v->type != TSYNC_JSON_NULL) {
-                r = tsync_parse_flags(v, "flags", p, err);
-                if (r < 0)
-                        return r;
-        }
-        r = copy_string(doc, "listenerPath", &p->listener_path, err);
-        if (r < 0)
-                return r;
-        r = copy_string(doc, "listenerMetadata", &p->listener_metadata, err);
+        r = tsync_parse_shared_fields(doc, p, err);
         if (r < 0)
                 return r;
 

@@ -1,4 +1,5 @@
-/* Parsing pieces shared by the OCI and the Docker-format readers (not installed). */
+/* Parsing pieces shared by the OCI and the Docker-format readers (not
+ * installed), in profile_parse.c unless said otherwise. */
 #pragma once
 
 #include "tsync/json.h"
@@ -16,9 +17,6 @@
  * ERRNO, the 16 bits of SECCOMP_RET_DATA for TRACE), naming the field at path. */
 int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, struct tsync_err *err);
 
-/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (linux/seccomp.h of 5.19+, which the build host may lack). */
-#define TSYNC_FLAG_WAIT_KILLABLE_RECV (1u << 5)
-
 /* Refuses flags the kernel would refuse for this profile: WAIT_KILLABLE_RECV
  * needs a notification listener (NEW_LISTENER), which only SCMP_ACT_NOTIFY asks for. */
 int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err);
@@ -27,7 +25,7 @@ int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err);
 void tsync_path(char buf[TSYNC_PATH_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reads obj[action_key] and obj[errno_key] (errno_key may be absent).
- * ERRNO without an errno means EPERM and TRACE without one means 1, as in runc;
+ * ERRNO and TRACE without an errno both mean EPERM, as in runc;
  * an errno with any other action is an error; errnos above
  * TSYNC_MAX_ERRNO_RET are refused (tsync_check_action_data). */
 int tsync_parse_action(const struct tsync_json *obj, const char *path, const char *action_key, const char *errno_key,
@@ -47,6 +45,18 @@ int tsync_parse_arches(const struct tsync_json *arches, const char *path, struct
 
 /* Reads an array of SECCOMP_FILTER_FLAG_* names into p->flags. */
 int tsync_parse_flags(const struct tsync_json *flags, const char *path, struct tsync_profile *p, struct tsync_err *err);
+
+/* libseccomp-golang's name of an architecture ("amd64"), which Docker-format
+ * includes/excludes.arches use; NULL if we know none. In profile.c, beside the
+ * other names of each architecture. */
+const char *tsync_arch_go_name(uint32_t token);
+
+/* obj[key] as a new string in *ret; absent or null leaves *ret alone. */
+int tsync_parse_optional_string(const struct tsync_json *obj, const char *key, char **ret, struct tsync_err *err);
+
+/* The top-level members both formats define alike, read into p: flags,
+ * listenerPath, listenerMetadata. A new member of that kind belongs here. */
+int tsync_parse_shared_fields(const struct tsync_json *obj, struct tsync_profile *p, struct tsync_err *err);
 
 /* Appends arch to p->arches unless it is already there. */
 int tsync_profile_add_arch(struct tsync_profile *p, uint32_t arch);

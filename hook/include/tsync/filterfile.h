@@ -17,14 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tsync/seccomp_flags.h"
+
 #define TSYNC_FILTER_MAGIC "TSYNCBPF"
 #define TSYNC_FILTER_VERSION 1u
 #define TSYNC_FILTER_HEADER_SIZE 32u
 #define TSYNC_FILTER_MAX_INSNS 4096u /* BPF_MAXINSNS */
 #define TSYNC_FILTER_MAX_SIZE (TSYNC_FILTER_HEADER_SIZE + 8u * TSYNC_FILTER_MAX_INSNS)
 
-/* SECCOMP_FILTER_FLAG_* bits a filter file may carry. */
-#define TSYNC_FILTER_ALLOWED_FLAGS ((1u << 1) | (1u << 2) | (1u << 5)) /* LOG, SPEC_ALLOW, WAIT_KILLABLE_RECV */
+/* SECCOMP_FILTER_FLAG_* bits a filter file may carry: those a profile may ask for. */
+#define TSYNC_FILTER_ALLOWED_FLAGS TSYNC_SECCOMP_PROFILE_FLAGS
 
 struct tsync_filter_header {
         char magic[8];

@@ -1,9 +1,20 @@
 /* A small JSON tree built from yajl's callback parser.
  *
- * Why not yajl_tree: it stores integers as long long (uint64 values above
- * INT64_MAX would be lost), keeps duplicate keys, and has no depth limit.
- * This tree keeps every number's text as written, rejects duplicate keys and
- * keys containing NUL, and enforces size and depth limits while parsing. */
+ * Why not yajl_tree (2.1), which keeps each number's text as well and would
+ * serve for the values themselves:
+ *  - its errors are yajl's text and an offset; ours name the JSON path
+ *    ("linux.seccomp.syscalls[3].names: ..."), which is what a user can fix;
+ *  - it keeps duplicate keys and its lookup answers with the first, while Go's
+ *    encoding/json (runc, Podman) takes the last: one document, two readings.
+ *    We refuse duplicate keys;
+ *  - it has no depth limit and frees recursively, so a deeply nested document
+ *    exhausts the stack. We stop at a depth limit (and a size limit) while
+ *    parsing, and tsync_json_free needs neither recursion nor memory;
+ *  - it reads up to the first NUL and keeps strings as C strings; we keep each
+ *    string's length and refuse NUL in keys;
+ *  - yajl decodes an unpaired UTF-16 surrogate escape into '?' and drops the
+ *    character after it, which would silently change a name: json.c checks the
+ *    raw escapes and refuses them (and any invalid UTF-8). */
 #pragma once
 
 #include <stdbool.h>

@@ -51,6 +51,10 @@ struct tsync_rule {
         char *origin; /* where it came from, for messages: "syscalls[12]" */
 };
 
+/* Every member of these structs that shapes the compiled program must reach
+ * tsync_profile_canonical (the cache key), or the cache serves the program of
+ * another profile. tests/unit/test_cache_key.c changes each member in turn and
+ * breaks the build when one is added here: give it a value and a change there. */
 struct tsync_profile {
         struct tsync_action default_action;
         uint32_t *arches; /* SCMP_ARCH_* tokens, as listed (native not necessarily included) */
@@ -101,6 +105,19 @@ bool tsync_profile_is_docker(const struct tsync_json *doc);
  * runc ignores unknown keys). */
 int tsync_profile_check_keys(const struct tsync_json *doc, bool docker, bool warn, const char *prefix,
                              struct tsync_warnings *w, struct tsync_err *err);
+
+/* True if p has an SCMP_ACT_NOTIFY action, as default or in a rule: loading it
+ * needs a notification listener (SECCOMP_FILTER_FLAG_NEW_LISTENER). */
+bool tsync_profile_has_notify_action(const struct tsync_profile *p);
+
+/* True if p asks for seccomp user notification in any way: a NOTIFY action or
+ * a listenerPath. The init hands over no listener yet, so such a profile is
+ * refused before delivery (the init refuses a USER_NOTIF return on its own). */
+bool tsync_profile_uses_notify(const struct tsync_profile *p);
+
+/* That refusal: -EOPNOTSUPP with "<what>: SCMP_ACT_NOTIFY and listenerPath are
+ * not supported yet" if tsync_profile_uses_notify(p), else 0. */
+int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err);
 
 /* Name tables (strings as in the runtime-spec). Return -EINVAL if unknown. */
 int tsync_action_parse(const char *name, enum tsync_act *ret);

@@ -1,0 +1,171 @@
+/* The name tables of the profile (architectures, seccomp filter flags) and the
+ * questions about notification: which spellings are taken, what is printed,
+ * and that the flag bits are the kernel's. */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tsync/cleanup.h"
+#include "tsync/filterfile.h"
+#include "tsync/profile.h"
+#include "tsync/seccomp_flags.h"
+
+static void test_profile_tables_arches(void)
+{
+        static const struct {
+                const char *name;
+                uint32_t token; /* 0: refused */
+        } cases[] = {
+                { "SCMP_ARCH_X86_64", SCMP_ARCH_X86_64 },
+                { "x86_64", SCMP_ARCH_X86_64 },
+                { "SCMP_ARCH_X86", SCMP_ARCH_X86 },
+                { "x86", SCMP_ARCH_X86 },
+                { "SCMP_ARCH_X32", SCMP_ARCH_X32 },
+                { "SCMP_ARCH_AARCH64", SCMP_ARCH_AARCH64 },
+                { "aarch64", SCMP_ARCH_AARCH64 },
+                { "SCMP_ARCH_MIPSEL64N32", SCMP_ARCH_MIPSEL64N32 },
+                { "SCMP_ARCH_RISCV64", SCMP_ARCH_RISCV64 },
+                { "ppc64le", SCMP_ARCH_PPC64LE },
+                { "X86_64", 0 },           /* the short form is lower case */
+                { "SCMP_ARCH_x86_64", 0 }, /* the long form upper case */
+                { "scmp_arch_x86_64", 0 },
+                { "SCMP_ARCH_Aarch64", 0 },
+                { "amd64", 0 },            /* Go's names only in Docker includes/excludes */
+                { "SCMP_ARCH_AMD64", 0 },
+                { "SCMP_ARCH_NATIVE", 0 },
+                { "SCMP_ARCH_", 0 },
+                { "", 0 },
+                { "x86_64 ", 0 },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                uint32_t token = 7;
+                int r = tsync_arch_parse(cases[i].name, &token);
+                if (cases[i].token == 0)
+                        tap_ok(r == -EINVAL && token == 7, "test_profile_tables_arch_refuses_'%s'", cases[i].name);
+                else
+                        tap_ok(r == 0 && token == cases[i].token, "test_profile_tables_arch_takes_'%s'", cases[i].name);
+        }
+
+        /* Every long name parses to libseccomp's token for its short form, which
+         * parses alike, and the token prints as the long name again. */
+        static const char *const spec[] = {
+                "SCMP_ARCH_X86",     "SCMP_ARCH_X86_64",   "SCMP_ARCH_X32",         "SCMP_ARCH_ARM",
+                "SCMP_ARCH_AARCH64", "SCMP_ARCH_MIPS",     "SCMP_ARCH_MIPS64",      "SCMP_ARCH_MIPS64N32",
+                "SCMP_ARCH_MIPSEL",  "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",
+                "SCMP_ARCH_PPC64",   "SCMP_ARCH_PPC64LE",  "SCMP_ARCH_S390",        "SCMP_ARCH_S390X",
+                "SCMP_ARCH_PARISC",  "SCMP_ARCH_PARISC64", "SCMP_ARCH_RISCV64",
+        };
+        size_t round_trips = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(spec); i++) {
+                char lower[32];
+                uint32_t token = 0, short_token = 1;
+                size_t k = 0;
+                for (const char *c = spec[i] + 10; *c && k + 1 < sizeof(lower); c++)
+                        lower[k++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+                lower[k] = '\0';
+                if (tsync_arch_parse(spec[i], &token) == 0 && tsync_arch_parse(lower, &short_token) == 0 &&
+                    token == short_token && token == seccomp_arch_resolve_name(lower) &&
+                    strcmp(tsync_arch_name(token), spec[i]) == 0)
+                        round_trips++;
+                else
+                        tap_diag("%s (%s) does not round-trip", spec[i], lower);
+        }
+        tap_ok(round_trips == ARRAY_SIZE(spec), "test_profile_tables_arch_names_round_trip: %zu of %zu", round_trips,
+               ARRAY_SIZE(spec));
+        tap_ok(strcmp(tsync_arch_name(0), "SCMP_ARCH_UNKNOWN") == 0 &&
+                       strcmp(tsync_arch_name(12345), "SCMP_ARCH_UNKNOWN") == 0,
+               "test_profile_tables_arch_unknown_token_prints_unknown");
+}
+
+static void test_profile_tables_flags(void)
+{
+        /* The values are kernel ABI: compare with the literal bits, not our own macros. */
+        tap_ok(SECCOMP_FILTER_FLAG_TSYNC == 1 && SECCOMP_FILTER_FLAG_LOG == 2 && SECCOMP_FILTER_FLAG_SPEC_ALLOW == 4 &&
+                       SECCOMP_FILTER_FLAG_NEW_LISTENER == 8 && SECCOMP_FILTER_FLAG_TSYNC_ESRCH == 16 &&
+                       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV == 32,
+               "test_profile_tables_flag_bits_are_the_kernels");
+        tap_ok(TSYNC_FILTER_ALLOWED_FLAGS == (2u | 4u | 32u) && TSYNC_SECCOMP_PROFILE_FLAGS == TSYNC_FILTER_ALLOWED_FLAGS,
+               "test_profile_tables_filter_file_carries_what_a_profile_may_ask: %#x", TSYNC_FILTER_ALLOWED_FLAGS);
+
+        static const struct {
+                const char *name;
+                int r;
+                uint32_t bit;
+        } cases[] = {
+                { "SECCOMP_FILTER_FLAG_TSYNC", 0, 0 }, /* always ours: naming it changes nothing */
+                { "SECCOMP_FILTER_FLAG_LOG", 0, 2 },
+                { "SECCOMP_FILTER_FLAG_SPEC_ALLOW", 0, 4 },
+                { "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", 0, 32 },
+                { "SECCOMP_FILTER_FLAG_NEW_LISTENER", -EINVAL, 0 }, /* ours to choose, not the profile's */
+                { "SECCOMP_FILTER_FLAG_TSYNC_ESRCH", -EINVAL, 0 },
+                { "SECCOMP_FILTER_FLAG_", -EINVAL, 0 },
+                { "LOG", -EINVAL, 0 },
+                { "seccomp_filter_flag_log", -EINVAL, 0 },
+                { "SECCOMP_FILTER_FLAG_log", -EINVAL, 0 },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                uint32_t bit = 99;
+                int r = tsync_flag_parse(cases[i].name, &bit);
+                tap_ok(r == cases[i].r && bit == (r == 0 ? cases[i].bit : 99u), "test_profile_tables_flag_'%s': %d %u",
+                       cases[i].name, r, bit);
+        }
+
+        size_t n;
+        const struct tsync_seccomp_flag *all = tsync_seccomp_flags(&n);
+        bool round = n == 6;
+        for (size_t i = 0; round && i < n; i++) {
+                char full[64];
+                uint32_t bit;
+                (void)snprintf(full, sizeof(full), "SECCOMP_FILTER_FLAG_%s", all[i].name);
+                round = all[i].bit == 1u << i && tsync_seccomp_flag_parse(full, &bit) == 0 && bit == all[i].bit &&
+                        strcmp(tsync_seccomp_flag_name(bit), all[i].name) == 0;
+        }
+        tap_ok(round, "test_profile_tables_flag_table_in_bit_order_and_names_round_trip");
+        tap_ok(tsync_seccomp_flag_name(1u << 6) == NULL && tsync_seccomp_flag_name(0) == NULL &&
+                       tsync_seccomp_flag_name(3) == NULL,
+               "test_profile_tables_flag_name_of_unknown_bits_is_null");
+}
+
+static void test_profile_tables_notify(void)
+{
+        struct tsync_rule rules[2] = {
+                { .action = { TSYNC_ACT_ALLOW, 0 } },
+                { .action = { TSYNC_ACT_ERRNO, 1 } },
+        };
+        struct tsync_profile p = { .default_action = { TSYNC_ACT_ERRNO, 1 }, .rules = rules, .n_rules = 2 };
+        struct tsync_err err = { 0 };
+
+        tap_ok(!tsync_profile_has_notify_action(&p) && !tsync_profile_uses_notify(&p) &&
+                       tsync_profile_refuse_notify(&p, "layer 'x'", &err) == 0,
+               "test_profile_tables_notify_none");
+        p.listener_metadata = (char *)"meta";
+        tap_ok(!tsync_profile_uses_notify(&p), "test_profile_tables_notify_metadata_alone_asks_for_nothing");
+
+        rules[1].action.kind = TSYNC_ACT_NOTIFY;
+        tap_ok(tsync_profile_has_notify_action(&p) && tsync_profile_uses_notify(&p),
+               "test_profile_tables_notify_in_the_last_rule");
+        p.n_rules = 1;
+        tap_ok(!tsync_profile_has_notify_action(&p), "test_profile_tables_notify_rules_past_n_rules_do_not_count");
+        p.default_action.kind = TSYNC_ACT_NOTIFY;
+        tap_ok(tsync_profile_has_notify_action(&p), "test_profile_tables_notify_as_default");
+
+        p.default_action.kind = TSYNC_ACT_ERRNO;
+        p.listener_path = (char *)"/run/l.sock";
+        tap_ok(!tsync_profile_has_notify_action(&p) && tsync_profile_uses_notify(&p),
+               "test_profile_tables_notify_listener_path_alone_uses_notify");
+        int r = tsync_profile_refuse_notify(&p, "layer 'x'", &err);
+        tap_ok(r == -EOPNOTSUPP && err.code == EOPNOTSUPP &&
+                       strcmp(err.msg, "layer 'x': SCMP_ACT_NOTIFY and listenerPath are not supported yet") == 0,
+               "test_profile_tables_notify_refusal_words: %s", err.msg);
+}
+
+int main(void)
+{
+        test_profile_tables_arches();
+        test_profile_tables_flags();
+        test_profile_tables_notify();
+        return tap_done();
+}
