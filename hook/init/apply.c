@@ -36,26 +36,6 @@ static const char *errstr(int e)
         return s ? s : "unknown error";
 }
 
-const char *init_apply_flag_name(uint32_t bit)
-{
-        switch (bit) {
-        case SECCOMP_FILTER_FLAG_TSYNC:
-                return "TSYNC";
-        case SECCOMP_FILTER_FLAG_LOG:
-                return "LOG";
-        case SECCOMP_FILTER_FLAG_SPEC_ALLOW:
-                return "SPEC_ALLOW";
-        case SECCOMP_FILTER_FLAG_NEW_LISTENER:
-                return "NEW_LISTENER";
-        case SECCOMP_FILTER_FLAG_TSYNC_ESRCH:
-                return "TSYNC_ESRCH";
-        case SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV:
-                return "WAIT_KILLABLE_RECV";
-        default:
-                return NULL;
-        }
-}
-
 /* The lines of a status file that hold capability sets, in enum init_capline's order. */
 static const char *const cap_lines[INIT_NCAPLINES] = {
         [INIT_CAPLINE_BND] = "CapBnd:", [INIT_CAPLINE_PRM] = "CapPrm:", [INIT_CAPLINE_EFF] = "CapEff:",
@@ -340,7 +320,7 @@ int init_apply_probe_flags(uint32_t flags, struct tsync_err *err)
                         return tsync_error(err, EPROTO, "the flag probe loaded a NULL program");
                 if (errno == PROBE_PASSED)
                         continue;
-                const char *name = init_apply_flag_name(f);
+                const char *name = tsync_seccomp_flag_name(f);
                 /* The kernel takes WAIT_KILLABLE_RECV only with NEW_LISTENER. */
                 const char *hint =
                         f == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV ? " (it needs a notification listener)" : "";

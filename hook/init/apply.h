@@ -97,6 +97,3 @@ int init_apply_threads(int (*fn)(const struct init_thread_status *st, void *data
  * starts at the end). -errno with a message. */
 int init_apply_status_open(pid_t tid, struct tsync_err *err);
 int init_apply_status_read(int fd, pid_t tid, struct init_thread_status *ret, struct tsync_err *err);
-
-/* "LOG", "SPEC_ALLOW", "WAIT_KILLABLE_RECV", ... for one SECCOMP_FILTER_FLAG_* bit; NULL if unknown. */
-const char *init_apply_flag_name(uint32_t bit);

@@ -14,16 +14,6 @@
 #include "tsync/fileio.h"
 #include "tsync/source.h"
 
-static int refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err)
-{
-        bool notify = p->default_action.kind == TSYNC_ACT_NOTIFY;
-        for (size_t i = 0; i < p->n_rules && !notify; i++)
-                notify = p->rules[i].action.kind == TSYNC_ACT_NOTIFY;
-        if (notify || p->listener_path)
-                return tsync_error(err, EOPNOTSUPP, "%s: SCMP_ACT_NOTIFY and listenerPath are not supported yet", what);
-        return 0;
-}
-
 static int open_named_layer(const struct tsync_plan_paths *o, const char *name, char **ret_path,
                             struct tsync_err *err)
 {
@@ -57,7 +47,7 @@ static int load_moved(const struct tsync_plan *plan, struct tsync_source_opts *s
         int r = tsync_source_from_json(plan->seccomp, so, ret, info, err);
         if (r < 0)
                 return tsync_error_prefix(err, "linux.seccomp (replace mode)");
-        return refuse_notify(*ret, "linux.seccomp", err);
+        return tsync_profile_refuse_notify(*ret, "linux.seccomp", err);
 }
 
 static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsync_plan_paths *o,
@@ -78,7 +68,7 @@ static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsyn
         }
         r = tsync_source_load(path, so, ret, info, err);
         if (r == 0)
-                r = refuse_notify(*ret, path, err);
+                r = tsync_profile_refuse_notify(*ret, path, err);
         return r < 0 ? tsync_error_prefix(err, "layer '%s'", name) : 0;
 }
 
