@@ -79,7 +79,7 @@ struct tsync_plan_programs;
 /* Compiles everything a plan names (tsync_plan_compile), printing warnings
  * and what fails; 0 or -1. Then judges, with the config's own linux.seccomp
  * in layer mode (the runtime loads it on the init too), how the init can run
- * the workload: refused when it could not start it at all; plan->exec set
+ * the workload: refused when it could not start it at all; plan->init.exec set
  * (with one warning) when it must run it in place, as PID 1. ret: NULL, or
  * the compiled stack (the caller clears it). */
 int cli_check_plan(struct tsync_plan *plan, const struct tsync_plan_paths *o, const struct tsync_json *config,

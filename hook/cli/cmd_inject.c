@@ -246,7 +246,7 @@ int cmd_inject(int argc, char **argv)
                         io.no_hooks = true;
                         break;
                 case 'E':
-                        req.exec = true;
+                        req.init.exec = true;
                         break;
                 case 'h':
                         help(stdout);

@@ -69,7 +69,7 @@ int cli_check_plan(struct tsync_plan *plan, const struct tsync_plan_paths *o, co
         bool in_place = false;
         r = check_route(&progs, !plan->no_new_privileges, &in_place, where);
         if (r == 0 && in_place)
-                plan->exec = true;
+                plan->init.exec = true;
         if (r == 0 && ret)
                 *ret = progs;
         else

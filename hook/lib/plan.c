@@ -160,7 +160,7 @@ int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *
                 return tsync_error(err, ENOMEM, "out of memory");
         plan->mode = req->mode;
         plan->layers_by_name = req->layers_by_name;
-        plan->exec = req->exec;
+        plan->init = req->init;
         plan->args = tsync_json_copy(args);
         plan->state_dir = strdup(state_dir);
         plan->layers = calloc(req->n_layers ? req->n_layers : 1, sizeof(char *));
@@ -214,7 +214,7 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
                 r = tsync_json_set(o, "version", tsync_json_new_u64(TSYNC_PLAN_VERSION));
         if (r == 0)
                 r = tsync_json_set(o, "mode", tsync_json_new_string(tsync_mode_name(p->mode)));
-        if (r == 0 && p->exec)
+        if (r == 0 && p->init.exec)
                 r = tsync_json_set(o, "exec", tsync_json_new_bool(true));
         if (r == 0)
                 r = tsync_json_set(o, "stateDir", tsync_json_new_string(p->state_dir));
@@ -293,7 +293,7 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
         /* Absent in plans written before the init's options were recorded. */
         const struct tsync_json *exec = tsync_json_get(o, "exec");
         if (exec) {
-                r = tsync_json_bool(exec, "plan.exec", &p->exec, err);
+                r = tsync_json_bool(exec, "plan.exec", &p->init.exec, err);
                 if (r < 0)
                         return r;
         }

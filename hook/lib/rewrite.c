@@ -245,7 +245,7 @@ static int init_args(const struct tsync_plan *plan, struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
-        if (r == 0 && plan->exec)
+        if (r == 0 && plan->init.exec)
                 r = tsync_json_append(a, tsync_json_new_string("--exec"));
         size_t n = tsync_plan_filter_count(plan);
         for (size_t i = 0; r == 0 && i < n; i++) {
@@ -478,7 +478,7 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
         struct tsync_request req = { .mode = plan->mode,
                                      .layers_by_name = plan->layers_by_name,
                                      .n_layers = plan->n_layers,
-                                     .exec = plan->exec };
+                                     .init = plan->init };
         for (size_t i = 0; i < plan->n_layers && i < TSYNC_MAX_LAYERS; i++)
                 req.layers[i] = plan->layers[i];
         struct tsync_rewrite_opts eo = { .init_path = e.init_path,

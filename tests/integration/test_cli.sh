@@ -27,6 +27,25 @@ assertOneLineError() {
         grep -q -- "$1" "$WORK/err" || fail "expected '$1' in: $(cat "$WORK/err")"
 }
 
+# One name per stage (hook/lib/stage.c): every hooks.d file we ship names one stage three times
+# (file name, "stages", the hook's argument) and the hook knows it; any other word is refused
+# with the list of stages.
+testHooksDFilesNameStagesTheHookKnows() {
+        local f stage n=0
+        for f in "$TOP"/configs/hooks.d/*.json.in; do
+                stage=${f##*/oci-seccomp-tsync-}
+                stage=${stage%.json.in}
+                assertEquals "$f: stages" "[\"$stage\"]" "$(jq -c .stages "$f")"
+                assertEquals "$f: the hook's stage" "$stage" "$(jq -r '.hook.args[2]' "$f")"
+                run hook "$stage" --help
+                assertEquals "hook $stage --help: $(cat "$WORK/err")" 0 "$rc"
+                n=$((n + 1))
+        done
+        assertEquals "hooks.d files" 3 "$n"
+        run hook preStart
+        assertOneLineError "'preStart' is not a stage (precreate, prestart, createRuntime, poststop)"
+}
+
 testCompileWritesWholeInstructions() {
         run compile "$FIXTURES/basic.json" -o "$WORK/basic.bpf"
         assertEquals 0 "$rc"

@@ -40,7 +40,7 @@ static void test_request(void)
                 "{\"io.oci-seccomp-tsync.layers\": \"a,b c;d:e\", \"io.oci-seccomp-tsync.mode\": \"replace\"}");
         int r = tsync_request_from_annotations(c, &req, &err);
         tap_ok(r == 0 && req.n_layers == 5 && strcmp(req.layers[0], "a") == 0 && strcmp(req.layers[4], "e") == 0 &&
-                       req.mode == TSYNC_MODE_REPLACE && req.layers_by_name && !req.exec,
+                       req.mode == TSYNC_MODE_REPLACE && req.layers_by_name && !req.init.exec,
                "test_request_splits_layer_names_at_commas_blanks_semicolons_and_colons (%s)", err.msg);
         tsync_request_clear(&req);
         tsync_json_free(c);
@@ -82,7 +82,7 @@ static void test_round_trip(void)
                                      .layers_by_name = true,
                                      .layers = { "deny-ptrace", "x.v2" },
                                      .n_layers = 2,
-                                     .exec = true };
+                                     .init = { .exec = true } };
         struct tsync_plan *plan = NULL, *back = NULL;
         char *text = NULL;
         int r = tsync_plan_new(c, &req, "/run/oci-seccomp-tsync/00112233445566778899aabbccddeeff", &plan, &err);
@@ -90,7 +90,7 @@ static void test_round_trip(void)
         struct tsync_json *annotations = c ? tsync_json_get_object(c, "annotations") : NULL;
         r = r ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
         r = r ?: tsync_plan_from_config(c, &back, &err);
-        tap_ok(r == 0 && back->mode == plan->mode && back->layers_by_name && back->exec &&
+        tap_ok(r == 0 && back->mode == plan->mode && back->layers_by_name && back->init.exec &&
                        strcmp(back->state_dir, plan->state_dir) == 0 && back->n_layers == 2 &&
                        strcmp(back->layers[1], "x.v2") == 0 && tsync_json_equal(back->args, plan->args, NULL, 0) &&
                        tsync_json_equal(back->capabilities, plan->capabilities, NULL, 0) && back->no_new_privileges &&
@@ -116,7 +116,7 @@ static void test_round_trip(void)
                 r = tsync_json_write(doc, false, &again, &len, &err);
                 r = r ?: tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(again));
                 r = r ?: tsync_plan_from_config(c, &back, &err);
-                tap_ok(r == 0 && !back->exec, "test_plan_without_exec_reads_as_false (%s)", err.msg);
+                tap_ok(r == 0 && !back->init.exec, "test_plan_without_exec_reads_as_false (%s)", err.msg);
                 free(again);
                 tsync_plan_free(back);
                 back = NULL;

@@ -45,6 +45,14 @@ enum tsync_mode {
 int tsync_mode_from_name(const char *name, enum tsync_mode *ret);
 const char *tsync_mode_name(enum tsync_mode m);
 
+/* The init's own options, which the rewrite writes into its arguments: asked
+ * for in a request, kept in the plan (so a second inject and the hook stages
+ * know them). A new one is a member here, its JSON key in plan.c, its
+ * argument in rewrite.c (init_args) and the init's parser (init/options.c). */
+struct tsync_init_opts {
+        bool exec; /* the init execs the workload in its place instead of staying PID 1 */
+};
+
 /* What the user asked for (inject's options, or the annotations an engine
  * passes on), before anything was checked against the config. */
 struct tsync_request {
@@ -52,7 +60,7 @@ struct tsync_request {
         bool layers_by_name; /* names in the profile directories (annotations), or absolute host paths (inject) */
         const char *layers[TSYNC_MAX_LAYERS]; /* the caller's, or in names */
         size_t n_layers;
-        bool exec;   /* the init execs the workload in its place instead of staying PID 1 */
+        struct tsync_init_opts init;
         char *names; /* owned: the annotation's layer list, split in place, or NULL */
 };
 
@@ -67,7 +75,7 @@ int tsync_request_from_annotations(const struct tsync_json *config, struct tsync
 struct tsync_plan {
         enum tsync_mode mode;
         bool layers_by_name; /* precreate: names in the profile directories; inject: absolute paths */
-        bool exec;           /* the init runs the workload in place (asked, or decided by the route) */
+        struct tsync_init_opts init; /* as asked; init.exec also when the route decides it */
         char *state_dir;
         char **layers;
         size_t n_layers;
