@@ -44,19 +44,25 @@ void cli_warn_replace(const char *where, const struct tsync_json *config, const 
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, -1 after printing an error. */
 int cli_input_option(struct cli_input *in, int opt, const char *arg);
-#define CLI_INPUT_OPTIONS                                                                                       \
-        { "format", required_argument, NULL, 'f' }, { "caps", required_argument, NULL, 'C' },                   \
-                { "config", required_argument, NULL, 'c' }, { "arch", required_argument, NULL, 'a' },           \
-                { "strict", no_argument, NULL, 's' }, { "cache-dir", required_argument, NULL, 'D' },            \
-                { "no-cache", no_argument, NULL, 'N' }
+/* One option per line: clang-format makes a staircase of a macro's list. */
+/* clang-format off */
+#define CLI_INPUT_OPTIONS                               \
+        { "format", required_argument, NULL, 'f' },    \
+        { "caps", required_argument, NULL, 'C' },      \
+        { "config", required_argument, NULL, 'c' },    \
+        { "arch", required_argument, NULL, 'a' },      \
+        { "strict", no_argument, NULL, 's' },          \
+        { "cache-dir", required_argument, NULL, 'D' }, \
+        { "no-cache", no_argument, NULL, 'N' }
+/* clang-format on */
 #define CLI_INPUT_SHORT "f:C:c:a:sD:N"
-#define CLI_INPUT_HELP                                                                                          \
-        "  -f, --format FORMAT   auto (default), config (an OCI config.json), oci (a linux.seccomp object),\n"  \
-        "                        docker (a Docker/containers-common profile)\n"                                 \
-        "      --caps LIST       capabilities for Docker-format includes/excludes: CAP_CHOWN,CAP_KILL,...,\n"   \
-        "                        'all' or 'none'\n"                                                            \
-        "  -c, --config FILE     take those capabilities from FILE's process.capabilities.bounding\n"          \
-        "  -a, --arch ARCH       compile for ARCH (SCMP_ARCH_X86_64, x86_64, ...) instead of this machine's\n" \
+#define CLI_INPUT_HELP                                                                                                 \
+        "  -f, --format FORMAT   auto (default), config (an OCI config.json), oci (a linux.seccomp object),\n"         \
+        "                        docker (a Docker/containers-common profile)\n"                                        \
+        "      --caps LIST       capabilities for Docker-format includes/excludes: CAP_CHOWN,CAP_KILL,...,\n"          \
+        "                        'all' or 'none'\n"                                                                    \
+        "  -c, --config FILE     take those capabilities from FILE's process.capabilities.bounding\n"                  \
+        "  -a, --arch ARCH       compile for ARCH (SCMP_ARCH_X86_64, x86_64, ...) instead of this machine's\n"         \
         "  -s, --strict          unknown syscall names are errors, not warnings\n"
 
 /* Loads the profile at path with in's options (resolving --config first). */

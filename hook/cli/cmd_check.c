@@ -14,8 +14,8 @@ static void help(FILE *f)
                 "       %s check --runtime RUNTIME [--runtime-arg ARG]...  (see check --runtime X --help)\n"
                 "Lints PROFILE: unknown syscall names, names listed twice, rules equal to the default action,\n"
                 "conditions that can never match, and rules shadowed by others in the compiled program.\n"
-                "Exits 1 if PROFILE does not compile or there are errors (with --strict, unknown names are errors).\n\n"
-                CLI_INPUT_HELP,
+                "Exits 1 if PROFILE does not compile or there are errors (with --strict, unknown names are "
+                "errors).\n\n" CLI_INPUT_HELP,
                 PROGRAM, PROGRAM);
 }
 
@@ -36,14 +36,15 @@ static int describe_route(const struct tsync_program *prog, bool caps_after, cha
                 return -1;
         }
         if (route == TSYNC_ROUTE_SUPERVISE) {
-                (void)snprintf(buf, size, "supervises the workload as PID 1 (every call it makes after its load is "
-                                          "allowed)");
+                (void)snprintf(buf, size,
+                               "supervises the workload as PID 1 (every call it makes after its load is "
+                               "allowed)");
                 return 0;
         }
         if (route == TSYNC_ROUTE_IN_PLACE) {
-                (void)snprintf(buf, size, "runs the workload in place, as PID 1, as the runtime alone would: %s",
-                               tsync_init_route_explain("the profile answers", denied, action, false, why,
-                                                        sizeof(why)));
+                (void)snprintf(
+                        buf, size, "runs the workload in place, as PID 1, as the runtime alone would: %s",
+                        tsync_init_route_explain("the profile answers", denied, action, false, why, sizeof(why)));
                 return 0;
         }
         (void)snprintf(buf, size, "cannot start a workload under this profile: %s",

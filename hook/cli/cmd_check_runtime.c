@@ -282,9 +282,9 @@ out:
 int cmd_check_runtime(int argc, char **argv)
 {
         static const struct option options[] = { { "runtime", required_argument, NULL, 'r' },
-                                                  { "runtime-arg", required_argument, NULL, 'A' },
-                                                  { "help", no_argument, NULL, 'h' },
-                                                  {} };
+                                                 { "runtime-arg", required_argument, NULL, 'A' },
+                                                 { "help", no_argument, NULL, 'h' },
+                                                 {} };
         struct runtime rt = { 0 };
         int opt;
 

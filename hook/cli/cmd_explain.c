@@ -14,8 +14,8 @@ static void help(FILE *f)
         fprintf(f,
                 "Usage: %s explain [OPTIONS] PROFILE SYSCALL [ARG0 [ARG1 ... ARG5]]\n"
                 "Compiles PROFILE, runs the program on one call as the kernel would, and prints the action\n"
-                "and the rule that decided it. SYSCALL is a name or a number; ARGs are numbers (0x.. for hex).\n\n"
-                CLI_INPUT_HELP
+                "and the rule that decided it. SYSCALL is a name or a number; ARGs are numbers (0x.. for "
+                "hex).\n\n" CLI_INPUT_HELP
                 "  -A, --abi ABI         the ABI the call is made through (x86_64, x86 for int 0x80, x32, ...);\n"
                 "                        default: the compiled architecture\n",
                 PROGRAM);
@@ -57,10 +57,9 @@ static const char *decider_text(const struct tsync_profile *p, const struct tsyn
 
 int cmd_explain(int argc, char **argv)
 {
-        static const struct option options[] = { CLI_INPUT_OPTIONS,
-                                                 { "abi", required_argument, NULL, 'A' },
-                                                 { "help", no_argument, NULL, 'h' },
-                                                 {} };
+        static const struct option options[] = {
+                CLI_INPUT_OPTIONS, { "abi", required_argument, NULL, 'A' }, { "help", no_argument, NULL, 'h' }, {}
+        };
         struct cli_input in = { 0 };
         const char *abi_name = NULL;
         int opt;
@@ -86,8 +85,7 @@ int cmd_explain(int argc, char **argv)
         uint64_t args[6] = { 0 };
         for (int i = optind + 2; i < argc; i++)
                 if (parse_u64(argv[i], &args[i - optind - 2]) < 0) {
-                        cli_errorf("explain", "argument '%s' is not a number from 0 to 18446744073709551615",
-                                   argv[i]);
+                        cli_errorf("explain", "argument '%s' is not a number from 0 to 18446744073709551615", argv[i]);
                         return CLI_EXIT_USAGE;
                 }
 
@@ -109,8 +107,7 @@ int cmd_explain(int argc, char **argv)
         } else {
                 nr = seccomp_syscall_resolve_name_arch(abi, syscall_name);
                 if (nr < 0) {
-                        cli_errorf("explain", "syscall '%s' does not exist on %s", syscall_name,
-                                   tsync_arch_name(abi));
+                        cli_errorf("explain", "syscall '%s' does not exist on %s", syscall_name, tsync_arch_name(abi));
                         return CLI_EXIT_USAGE;
                 }
         }

@@ -100,10 +100,10 @@ static int load_plan(const struct oci_state *st, struct tsync_plan **ret, struct
 static void plan_paths(const struct hook_opts *h, const struct oci_state *st, struct tsync_plan_paths *o)
 {
         *o = (struct tsync_plan_paths){ .cache_dir = h->cache_dir,
-                                          .profile_dirs = h->profile_dirs,
-                                          .n_profile_dirs = h->n_profile_dirs,
-                                          .state_root = h->state_root,
-                                          .bundle = st ? st->bundle : NULL };
+                                        .profile_dirs = h->profile_dirs,
+                                        .n_profile_dirs = h->n_profile_dirs,
+                                        .state_root = h->state_root,
+                                        .bundle = st ? st->bundle : NULL };
 }
 
 static int stage_create(const struct hook_opts *h)
@@ -196,8 +196,7 @@ static int make_state_dir(const char *root, char *ret, size_t size, struct tsync
 }
 
 /* Precreate once the config is read and the state directory made. */
-static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *init_path,
-                     const char *state_dir)
+static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *init_path, const char *state_dir)
 {
         struct tsync_err err = { 0 };
         struct tsync_request req = { 0 };

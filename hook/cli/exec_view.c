@@ -108,8 +108,8 @@ static int crun_state_root(pid_t ppid, char *ret, size_t size, struct tsync_err 
         static const struct {
                 const char *name;
                 bool arg, root;
-        } opts[] = { { "debug", false, false },       { "cgroup-manager", true, false }, { "systemd-cgroup", false, false },
-                     { "log", true, false },          { "log-format", true, false },     { "root", true, true },
+        } opts[] = { { "debug", false, false }, { "cgroup-manager", true, false }, { "systemd-cgroup", false, false },
+                     { "log", true, false },    { "log-format", true, false },     { "root", true, true },
                      { "rootless", true, true } };
         _cleanup_free_ char *cmd = malloc(65536);
         if (!cmd)
@@ -189,8 +189,9 @@ static int restore_crun_copy(pid_t ppid, const char *id, const char *bundle, con
         if (r < 0)
                 return tsync_error_prefix(err, "crun's copy of the config");
         if (lent_len != theirs_len || memcmp(lent, theirs, lent_len) != 0)
-                return tsync_error(err, EINVAL, "%s: not %s/config.json as crun read it: cannot tell what `crun exec` gives",
-                                   copy, bundle);
+                return tsync_error(err, EINVAL,
+                                   "%s: not %s/config.json as crun read it: cannot tell what `crun exec` gives", copy,
+                                   bundle);
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         struct tsync_json_limits lim = { .max_bytes = VIEW_MAX_BYTES };

@@ -10,8 +10,9 @@ static const struct {
         const char *summary;
 } commands[] = {
         { "compile", cmd_compile, "translate a profile into a BPF program" },
-        { "check", cmd_check, "lint a profile (unknown names, duplicates, shadowed rules, impossible conditions),\n"
-                     "             or with --runtime R: does runtime R apply linux.seccomp itself?" },
+        { "check", cmd_check,
+          "lint a profile (unknown names, duplicates, shadowed rules, impossible conditions),\n"
+          "             or with --runtime R: does runtime R apply linux.seccomp itself?" },
         { "explain", cmd_explain, "which action a syscall gets, and the rule that decides it" },
         { "dump", cmd_dump, "the compiled program, one instruction a line" },
         { "inject", cmd_inject, "rewrite a bundle's config.json so the workload starts under seccomp-tsync-init" },

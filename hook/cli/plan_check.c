@@ -12,8 +12,7 @@
 /* Whether the init can supervise the workload under the stack it will run
  * under, decided now so that the config says it (--exec) and the user hears
  * it once, here. */
-static int check_route(const struct tsync_plan_programs *progs, bool caps_after, bool *ret_in_place,
-                       const char *where)
+static int check_route(const struct tsync_plan_programs *progs, bool caps_after, bool *ret_in_place, const char *where)
 {
         struct tsync_stack_prog stack[TSYNC_MAX_LAYERS + 2];
         const struct tsync_init_call *denied;
@@ -40,8 +39,9 @@ static int check_route(const struct tsync_plan_programs *progs, bool caps_after,
                 cli_errorf(where, "%s: no workload could start under them", why);
                 return -1;
         }
-        fprintf(stderr, "%s: %s: warning: %s: the init runs the workload in place, as PID 1, as the runtime alone "
-                        "would (--exec)\n",
+        fprintf(stderr,
+                "%s: %s: warning: %s: the init runs the workload in place, as PID 1, as the runtime alone "
+                "would (--exec)\n",
                 PROGRAM, where, why);
         *ret_in_place = true;
         return 0;

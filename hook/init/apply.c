@@ -101,7 +101,7 @@ static void status_line(const char *line, struct init_thread_status *st)
 static int parse_status(int fd, pid_t tid, struct init_thread_status *ret)
 {
         char buf[4096];
-        struct init_thread_status st = {.tid = tid, .name = "?", .mode = -1, .filters = -1, .nnp = -1};
+        struct init_thread_status st = { .tid = tid, .name = "?", .mode = -1, .filters = -1, .nnp = -1 };
         size_t have = 0;
         bool skipping = false;
 
@@ -205,8 +205,8 @@ static int open_taskdir(struct tsync_err *err)
  * syscall less). A thread that exits while we list is skipped; a status that
  * cannot be read is an error. */
 static int for_each_task(int taskdir,
-                         int (*fn)(int taskdir, pid_t tid, const struct init_thread_status *st, void *data),
-                         void *data, struct tsync_err *err)
+                         int (*fn)(int taskdir, pid_t tid, const struct init_thread_status *st, void *data), void *data,
+                         struct tsync_err *err)
 {
         char buf[8192] __attribute__((aligned(8)));
 
@@ -261,7 +261,7 @@ static int census_one(int taskdir, pid_t tid, const struct init_thread_status *s
                                    (int)tid);
         if (c->len == INIT_CENSUS_MAX)
                 return tsync_error(ctx->err, E2BIG, "more than %u threads", INIT_CENSUS_MAX);
-        c->tasks[c->len++] = (struct init_task){.tid = tid, .mode = st.mode, .filters = st.filters};
+        c->tasks[c->len++] = (struct init_task){ .tid = tid, .mode = st.mode, .filters = st.filters };
         if (tid == c->caller)
                 c->caller_filters = st.filters;
         return 0;
@@ -276,7 +276,7 @@ int init_apply_census(struct init_census *ret, struct tsync_err *err)
         ret->caller = gettid();
         ret->caller_filters = -1;
         ret->len = 0;
-        struct census_ctx ctx = {.census = ret, .err = err};
+        struct census_ctx ctx = { .census = ret, .err = err };
         int r = for_each_task(taskdir, census_one, &ctx, err);
         if (r < 0)
                 return r;
@@ -304,7 +304,7 @@ int init_apply_threads(int (*fn)(const struct init_thread_status *st, void *data
         _cleanup_close_ int taskdir = open_taskdir(err);
         if (taskdir < 0)
                 return taskdir;
-        struct threads_ctx ctx = {.fn = fn, .data = data};
+        struct threads_ctx ctx = { .fn = fn, .data = data };
         return for_each_task(taskdir, threads_one, &ctx, err);
 }
 
@@ -339,7 +339,7 @@ int init_apply_probe_flags(uint32_t flags, struct tsync_err *err)
 
 int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, struct tsync_err *err)
 {
-        struct sock_fprog fprog = {.len = (unsigned short)len, .filter = (struct sock_filter *)prog};
+        struct sock_fprog fprog = { .len = (unsigned short)len, .filter = (struct sock_filter *)prog };
         long r;
 
         if (len == 0 || len > BPF_MAXINSNS)
@@ -406,7 +406,7 @@ static bool dead(const struct init_thread_status *st)
 static int recheck(int taskdir, pid_t tid, int expect, struct init_thread_status *st)
 {
         for (int i = 0; i < EXIT_POLL_TRIES; i++) {
-                struct timespec ts = {.tv_sec = 0, .tv_nsec = EXIT_POLL_NS};
+                struct timespec ts = { .tv_sec = 0, .tv_nsec = EXIT_POLL_NS };
                 (void)clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
                 int r = read_status(taskdir, tid, st);
                 if (r == -ENOENT || r == -ESRCH || (r == 0 && dead(st)))
@@ -455,7 +455,7 @@ static int verify_one(int taskdir, pid_t tid, const struct init_thread_status *s
 }
 
 int init_apply_verify(const struct init_census *before, unsigned n, struct init_verify_result *ret,
-                       struct tsync_err *err)
+                      struct tsync_err *err)
 {
         if (before->caller_filters < 0)
                 return tsync_error(err, EINVAL, "no census was taken");
@@ -463,7 +463,7 @@ int init_apply_verify(const struct init_census *before, unsigned n, struct init_
         if (taskdir < 0)
                 return taskdir;
 
-        struct verify_ctx ctx = {.before = before, .expect = before->caller_filters + (int)n, .err = err};
+        struct verify_ctx ctx = { .before = before, .expect = before->caller_filters + (int)n, .err = err };
         int r = for_each_task(taskdir, verify_one, &ctx, err);
         if (r < 0)
                 return r;

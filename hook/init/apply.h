@@ -62,7 +62,7 @@ int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, 
  * is gone it was exiting (the kernel skips exiting threads) and is counted in
  * ret->exited. -EPERM naming the first thread that lacks the filters. */
 int init_apply_verify(const struct init_census *before, unsigned n, struct init_verify_result *ret,
-                       struct tsync_err *err);
+                      struct tsync_err *err);
 
 /* The capability lines of /proc/PID/status, in the order of the init's enum init_capset. */
 enum init_capline {
@@ -77,11 +77,11 @@ enum init_capline {
 /* One thread as its /proc/self/task/<tid>/status shows it. */
 struct init_thread_status {
         pid_t tid;
-        char name[64];                   /* "Name:" (its comm), "?" when missing */
-        char state;                      /* first letter of "State:", 0 when missing */
-        int mode;                        /* "Seccomp:", -1 when missing */
-        int filters;                     /* "Seccomp_filters:", -1 when missing (gVisor, Linux < 5.9) */
-        int nnp;                         /* "NoNewPrivs:", -1 when missing (gVisor) */
+        char name[64];                  /* "Name:" (its comm), "?" when missing */
+        char state;                     /* first letter of "State:", 0 when missing */
+        int mode;                       /* "Seccomp:", -1 when missing */
+        int filters;                    /* "Seccomp_filters:", -1 when missing (gVisor, Linux < 5.9) */
+        int nnp;                        /* "NoNewPrivs:", -1 when missing (gVisor) */
         bool cap_shown[INIT_NCAPLINES]; /* the line is there (gVisor shows no CapAmb) */
         uint64_t caps[INIT_NCAPLINES];
 };

@@ -114,8 +114,8 @@ static int refuse_extra(uint64_t extra, const char *what)
 
 int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *ret_exit)
 {
-        uint64_t cur[INIT_CAP_NSETS] = {0}, end[INIT_CAP_NSETS];
-        struct init_caps c = {0};
+        uint64_t cur[INIT_CAP_NSETS] = { 0 }, end[INIT_CAP_NSETS];
+        struct init_caps c = { 0 };
         int nnp;
 
         *ret_exit = INIT_EXIT_USAGE;
@@ -232,9 +232,9 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
                 static const struct {
                         enum init_capset set;
                         cap_flag_t flag;
-                } map[] = {{INIT_CAP_PERMITTED, CAP_PERMITTED},
-                           {INIT_CAP_EFFECTIVE, CAP_EFFECTIVE},
-                           {INIT_CAP_INHERITABLE, CAP_INHERITABLE}};
+                } map[] = { { INIT_CAP_PERMITTED, CAP_PERMITTED },
+                            { INIT_CAP_EFFECTIVE, CAP_EFFECTIVE },
+                            { INIT_CAP_INHERITABLE, CAP_INHERITABLE } };
                 c.proc = cap_init();
                 if (!c.proc) {
                         init_log("capabilities", "%s", init_strerror(errno));

@@ -120,7 +120,7 @@ static long find_user_notif(const struct sock_filter *prog, size_t len)
 
 static int read_one(const char *path, void *buf, struct init_filter *ret)
 {
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         const struct sock_filter *prog;
         const char *why = NULL;
         size_t size = 0, len;
@@ -174,7 +174,7 @@ static int read_one(const char *path, void *buf, struct init_filter *ret)
                          at);
                 return -1;
         }
-        *ret = (struct init_filter){.path = path, .prog = prog, .len = len, .flags = flags};
+        *ret = (struct init_filter){ .path = path, .prog = prog, .len = len, .flags = flags };
         return 0;
 }
 

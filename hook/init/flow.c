@@ -39,12 +39,12 @@ static int choose_route(size_t n)
         struct tsync_stack_prog stack[INIT_MAX_FILTERS];
         const struct tsync_init_call *denied;
         enum tsync_init_route route;
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         uint32_t action;
         char why[256];
 
         for (size_t i = 0; i < n; i++)
-                stack[i] = (struct tsync_stack_prog){.insns = filters[i].prog, .len = filters[i].len};
+                stack[i] = (struct tsync_stack_prog){ .insns = filters[i].prog, .len = filters[i].len };
         int r = tsync_init_route(stack, n, 0, caps.caps_after_filter, &route, &denied, &action, &err);
         if (r == -EOPNOTSUPP)
                 return 0; /* no numbering for this architecture: the calls decide for themselves */
@@ -74,12 +74,13 @@ static int choose_route(size_t n)
  * proof at all is a refusal, never a silent pass. */
 static int apply_filters(size_t n, bool *ret_probe)
 {
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         int code;
 
         if (!proof.counts && cfg.verify == INIT_VERIFY_PROC) {
-                init_log("verify", "/proc/self/task/%d/status has no Seccomp_filters line (Linux < 5.9 or gVisor): "
-                                   "the filters could not be verified",
+                init_log("verify",
+                         "/proc/self/task/%d/status has no Seccomp_filters line (Linux < 5.9 or gVisor): "
+                         "the filters could not be verified",
                          (int)gettid());
                 return INIT_EXIT_VERIFY;
         }
@@ -101,7 +102,7 @@ static int apply_filters(size_t n, bool *ret_probe)
 
 int init_flow_run(int argc, char **argv)
 {
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         size_t n = 0;
         int r, code;
 

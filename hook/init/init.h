@@ -194,8 +194,8 @@ extern const size_t init_probe_ncalls;
  * each call and requires that filter's errno, and "Seccomp: 2" where /proc
  * shows the mode. Both print and return an exit code (125) or 0. */
 struct init_probe {
-        size_t call;     /* index into init_probe_calls */
-        int expect;      /* the errno the filter returns */
+        size_t call; /* index into init_probe_calls */
+        int expect;  /* the errno the filter returns */
 };
 struct init_probe_plan {
         size_t n;

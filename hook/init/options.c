@@ -119,19 +119,19 @@ static int set_once(const char **slot, const char *name, const char *value)
 int init_parse_options(int argc, char **argv, struct init_config *cfg)
 {
         static const struct option options[] = {
-                {"filter", required_argument, NULL, 'f'},
-                {"bounding", required_argument, NULL, OPT_BOUNDING},
-                {"permitted", required_argument, NULL, OPT_PERMITTED},
-                {"effective", required_argument, NULL, OPT_EFFECTIVE},
-                {"inheritable", required_argument, NULL, OPT_INHERITABLE},
-                {"ambient", required_argument, NULL, OPT_AMBIENT},
-                {"no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS},
-                {"allow-nnp", no_argument, NULL, OPT_ALLOW_NNP},
-                {"exec", no_argument, NULL, OPT_EXEC},
-                {"pgroup", no_argument, NULL, 'g'},
-                {"verify", required_argument, NULL, OPT_VERIFY},
-                {"help", no_argument, NULL, 'h'},
-                {"version", no_argument, NULL, OPT_VERSION},
+                { "filter", required_argument, NULL, 'f' },
+                { "bounding", required_argument, NULL, OPT_BOUNDING },
+                { "permitted", required_argument, NULL, OPT_PERMITTED },
+                { "effective", required_argument, NULL, OPT_EFFECTIVE },
+                { "inheritable", required_argument, NULL, OPT_INHERITABLE },
+                { "ambient", required_argument, NULL, OPT_AMBIENT },
+                { "no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS },
+                { "allow-nnp", no_argument, NULL, OPT_ALLOW_NNP },
+                { "exec", no_argument, NULL, OPT_EXEC },
+                { "pgroup", no_argument, NULL, 'g' },
+                { "verify", required_argument, NULL, OPT_VERIFY },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, OPT_VERSION },
                 {},
         };
         int opt;

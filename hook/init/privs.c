@@ -77,7 +77,7 @@ int init_privs_threads(const struct init_caps *caps)
                 return INIT_EXIT_PRIVS;
         if (init_signals_tid() <= 0)
                 return 0; /* in place: the main thread is the only one */
-        job = (struct job){.caps = caps, .rc = -1};
+        job = (struct job){ .caps = caps, .rc = -1 };
         if (init_signals_run(signal_thread_job, &job) < 0)
                 return INIT_EXIT_PRIVS;
         return job.rc < 0 ? INIT_EXIT_PRIVS : 0;
@@ -103,8 +103,8 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
         if (st->nnp < 0 && caps->nnp_shown)
                 return tsync_error(err, EPERM, "thread %d (%s) shows no NoNewPrivs line", (int)st->tid, st->name);
         if (st->nnp >= 0 && st->nnp != (int)caps->expect_nnp)
-                return tsync_error(err, EPERM, "thread %d (%s) shows NoNewPrivs %d; the workload gets %d",
-                                   (int)st->tid, st->name, st->nnp, (int)caps->expect_nnp);
+                return tsync_error(err, EPERM, "thread %d (%s) shows NoNewPrivs %d; the workload gets %d", (int)st->tid,
+                                   st->name, st->nnp, (int)caps->expect_nnp);
         return 0;
 }
 
@@ -126,8 +126,8 @@ static int prove_one(const struct init_thread_status *st, void *data)
 
 int init_privs_prove(const struct init_caps *caps)
 {
-        struct tsync_err err = {0};
-        struct proof p = {.caps = caps, .err = &err};
+        struct tsync_err err = { 0 };
+        struct proof p = { .caps = caps, .err = &err };
 
         if (init_apply_threads(prove_one, &p, &err) < 0) {
                 init_log("capabilities", "%s", err.msg);

@@ -25,13 +25,14 @@ static int prepare_one(const struct init_thread_status *st, void *data)
         struct init_proof *p = ctx->proof;
 
         if (p->n == INIT_PROOF_MAX_THREADS)
-                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two", INIT_PROOF_MAX_THREADS);
+                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two",
+                                   INIT_PROOF_MAX_THREADS);
         if (st->mode < 0)
                 return tsync_error(ctx->err, EOPNOTSUPP, "/proc/self/task/%d/status has no Seccomp line", (int)st->tid);
         int fd = init_apply_status_open(st->tid, ctx->err);
         if (fd < 0)
                 return fd;
-        p->threads[p->n++] = (struct init_proof_thread){.tid = st->tid, .fd = fd, .filters = st->filters};
+        p->threads[p->n++] = (struct init_proof_thread){ .tid = st->tid, .fd = fd, .filters = st->filters };
         if (st->filters < 0)
                 p->counts = false;
         return 0;
@@ -51,11 +52,11 @@ static int read_self(struct init_thread_status *ret, struct tsync_err *err)
 
 int init_proof_prepare(struct init_proof *ret, bool list)
 {
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         int r;
 
-        *ret = (struct init_proof){.counts = true};
-        struct prepare_ctx ctx = {.proof = ret, .err = &err};
+        *ret = (struct init_proof){ .counts = true };
+        struct prepare_ctx ctx = { .proof = ret, .err = &err };
         if (!list) {
                 struct init_thread_status st;
                 r = read_self(&st, &err);
@@ -77,7 +78,7 @@ int init_proof_prepare(struct init_proof *ret, bool list)
 
 int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct init_caps *caps)
 {
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         size_t seen = 0;
 
         for (size_t i = 0; i < p->n; i++) {
@@ -94,7 +95,8 @@ int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct
                         continue;
                 if (p->counts && nfilters > 0 &&
                     (st.mode != SECCOMP_MODE_FILTER || st.filters != t->filters + (int)nfilters)) {
-                        init_log("verify", "thread %d (%s) shows Seccomp %d, Seccomp_filters %d; expected 2, %d (%d before)",
+                        init_log("verify",
+                                 "thread %d (%s) shows Seccomp %d, Seccomp_filters %d; expected 2, %d (%d before)",
                                  (int)t->tid, st.name, st.mode, st.filters, t->filters + (int)nfilters, t->filters);
                         return INIT_EXIT_VERIFY;
                 }

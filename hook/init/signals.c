@@ -18,7 +18,7 @@
 
 #include "init.h"
 
-static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t workload;   /* > 0 once it runs; -1 once it is reaped */
@@ -35,8 +35,8 @@ static pid_t main_alive;
 static sem_t ready;
 /* init_signals_run: the main thread sends RUN_SIGNAL to the signal thread,
  * which calls run_fn and sets run_done (a futex word). */
-#define RUN_SIGNAL (SIGRTMIN + 2)
-#define RUN_WAIT_NS (100 * 1000 * 1000)
+#define RUN_SIGNAL     (SIGRTMIN + 2)
+#define RUN_WAIT_NS    (100 * 1000 * 1000)
 #define RUN_WAIT_TRIES 50
 static pid_t signal_tid;
 static void (*run_fn)(void *);
@@ -83,7 +83,7 @@ static void *signal_thread(void *arg)
                 siginfo_t info;
                 /* Until the workload runs, wake up now and then to see that the main thread lives. */
                 bool watching = __atomic_load_n(&workload, __ATOMIC_ACQUIRE) == 0;
-                struct timespec watch = {.tv_sec = 0, .tv_nsec = WATCH_NS};
+                struct timespec watch = { .tv_sec = 0, .tv_nsec = WATCH_NS };
                 int sig = watching ? sigtimedwait(&set, &info, &watch) : sigwaitinfo(&set, &info);
                 if (sig < 0 && errno == EAGAIN) {
                         if (__atomic_load_n(&main_alive, __ATOMIC_ACQUIRE) == 0) {
@@ -135,7 +135,7 @@ int init_signals_block(void)
 
 void init_signals_defaults(void)
 {
-        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
 
         /* Dispositions back to default: an ignored SIGCHLD inherited from our
          * parent would make the kernel reap children before we can see them,
@@ -198,7 +198,7 @@ int init_signals_run(void (*fn)(void *arg), void *arg)
                 return -1;
         }
         for (int i = 0; i < RUN_WAIT_TRIES; i++) {
-                struct timespec ts = {.tv_sec = 0, .tv_nsec = RUN_WAIT_NS};
+                struct timespec ts = { .tv_sec = 0, .tv_nsec = RUN_WAIT_NS };
                 if (__atomic_load_n(&run_done, __ATOMIC_ACQUIRE))
                         return 0;
                 if (syscall(SYS_futex, &run_done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0) < 0 && errno != EAGAIN &&

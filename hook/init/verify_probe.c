@@ -26,7 +26,7 @@
 
 /* Candidates tried per filter before it is called unprovable. */
 #define TRIES_PER_FILTER 8
-#define MAX_TRIES (INIT_MAX_FILTERS * TRIES_PER_FILTER)
+#define MAX_TRIES        (INIT_MAX_FILTERS * TRIES_PER_FILTER)
 
 struct outcome {
         long rc;
@@ -48,7 +48,7 @@ static void run_batch(void *arg)
                 const struct init_probe_call *c = &init_probe_calls[b->calls[i]];
                 errno = 0;
                 long rc = syscall(c->nr, c->args[0], c->args[1], c->args[2], c->args[3], c->args[4], c->args[5]);
-                b->out[i] = (struct outcome){.rc = rc, .err = rc < 0 ? errno : 0};
+                b->out[i] = (struct outcome){ .rc = rc, .err = rc < 0 ? errno : 0 };
         }
 }
 
@@ -57,9 +57,9 @@ static int run_everywhere(const size_t *calls, size_t n, struct outcome *out_mai
 {
         /* Static: a signal thread that answers after we gave up must not write into a dead stack. */
         static struct batch theirs;
-        struct batch mine = {.calls = calls, .n = n, .out = out_main};
+        struct batch mine = { .calls = calls, .n = n, .out = out_main };
 
-        theirs = (struct batch){.calls = calls, .n = n, .out = out_sig};
+        theirs = (struct batch){ .calls = calls, .n = n, .out = out_sig };
         run_batch(&mine);
         /* In place (--exec) the init has no signal thread: the main thread is all there is. */
         if (init_signals_tid() <= 0) {
@@ -86,9 +86,9 @@ static void describe(const struct outcome *o, char *buf, size_t size)
 /* The SECCOMP_RET_* value filter f gives call c; -1 if it cannot be simulated. */
 static long simulate(const struct init_filter *f, const struct init_probe_call *c)
 {
-        struct tsync_bpf_input in = {.nr = (int32_t)c->nr, .arch = TSYNC_NATIVE_AUDIT_ARCH};
+        struct tsync_bpf_input in = { .nr = (int32_t)c->nr, .arch = TSYNC_NATIVE_AUDIT_ARCH };
         struct tsync_bpf_result res;
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
 
         memcpy(in.args, c->args, sizeof(in.args));
         if (tsync_bpf_simulate(f->prog, f->len, &in, &res, &err) < 0)
@@ -169,7 +169,7 @@ int init_probe_prepare(const struct init_filter *filters, size_t n, struct init_
                         last = t;
                         if (denied_with(&before_main[t], expect[t]) || denied_with(&before_sig[t], expect[t]))
                                 continue;
-                        ret->probes[i] = (struct init_probe){.call = calls[t], .expect = expect[t]};
+                        ret->probes[i] = (struct init_probe){ .call = calls[t], .expect = expect[t] };
                         chosen = true;
                 }
                 if (!chosen) {
@@ -217,9 +217,10 @@ int init_probe_verify(const struct init_filter *filters, const struct init_probe
 {
         static size_t calls[INIT_MAX_FILTERS];
         static struct outcome after_main[INIT_MAX_FILTERS], after_sig[INIT_MAX_FILTERS];
-        struct tsync_err err = {0};
-        struct walk w = {.main_tid = gettid(), .sig_tid = init_signals_tid(), .counts_shown = counts_shown,
-                         .err = &err};
+        struct tsync_err err = { 0 };
+        struct walk w = {
+                .main_tid = gettid(), .sig_tid = init_signals_tid(), .counts_shown = counts_shown, .err = &err
+        };
 
         if (init_apply_threads(walk_one, &w, &err) < 0) {
                 init_log("verify", "%s", err.msg);
@@ -231,8 +232,8 @@ int init_probe_verify(const struct init_filter *filters, const struct init_probe
                 return INIT_EXIT_VERIFY;
         for (size_t i = 0; i < plan->n; i++) {
                 const struct init_probe *p = &plan->probes[i];
-                const struct outcome *got[2] = {&after_main[i], &after_sig[i]};
-                pid_t tid[2] = {w.main_tid, w.sig_tid};
+                const struct outcome *got[2] = { &after_main[i], &after_sig[i] };
+                pid_t tid[2] = { w.main_tid, w.sig_tid };
                 for (int t = 0; t < (w.sig_tid > 0 ? 2 : 1); t++) {
                         if (denied_with(got[t], p->expect))
                                 continue;

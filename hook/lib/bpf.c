@@ -17,7 +17,8 @@
 
 #include "tsync/cleanup.h"
 
-_Static_assert(sizeof(struct tsync_bpf_input) == sizeof(struct seccomp_data), "tsync_bpf_input must mirror seccomp_data");
+_Static_assert(sizeof(struct tsync_bpf_input) == sizeof(struct seccomp_data),
+               "tsync_bpf_input must mirror seccomp_data");
 _Static_assert(sizeof(struct seccomp_data) == 64, "seccomp_data is 64 bytes");
 
 /* The opcodes bpf_check_classic knows (its chk_code_allowed table). Some of
@@ -184,11 +185,12 @@ static int check_insn(const struct sock_filter *prog, size_t len, size_t pc, str
                                    f->code);
         if (f->code == (BPF_LD | BPF_W | BPF_ABS)) {
                 if (f->k >= sizeof(struct seccomp_data))
-                        return tsync_error(err, EINVAL, "instruction %zu: load from offset %u is past seccomp_data (%zu bytes)",
-                                           pc, f->k, sizeof(struct seccomp_data));
+                        return tsync_error(err, EINVAL,
+                                           "instruction %zu: load from offset %u is past seccomp_data (%zu bytes)", pc,
+                                           f->k, sizeof(struct seccomp_data));
                 if (f->k & 3)
-                        return tsync_error(err, EINVAL, "instruction %zu: load from offset %u is not 4-byte aligned", pc,
-                                           f->k);
+                        return tsync_error(err, EINVAL, "instruction %zu: load from offset %u is not 4-byte aligned",
+                                           pc, f->k);
         }
         return 0;
 }
@@ -220,8 +222,8 @@ static int check_memory(const struct sock_filter *prog, size_t len, struct tsync
                 case BPF_LDX | BPF_MEM:
                         if (!(memvalid & (1u << f->k)))
                                 return tsync_error(err, EINVAL,
-                                                   "instruction %zu: M[%u] is read before it is written on some path", pc,
-                                                   f->k);
+                                                   "instruction %zu: M[%u] is read before it is written on some path",
+                                                   pc, f->k);
                         break;
                 case BPF_JMP | BPF_JA:
                         masks[pc + 1 + f->k] &= memvalid;
@@ -461,8 +463,8 @@ void tsync_bpf_ret_name(uint32_t ret, char *buf, size_t size)
 
         /* ERRNO and TRACE always carry their data; the others show it only
          * when set, so that a disassembly stays lossless. */
-        if ((ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO || (ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRACE ||
-            data != 0)
+        if ((ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO ||
+            (ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRACE || data != 0)
                 (void)snprintf(buf, size, "%s(%u)", name, data);
         else
                 (void)snprintf(buf, size, "%s", name);

@@ -172,8 +172,9 @@ int tsync_caps_warn_ignored(const struct tsync_json *capabilities, struct tsync_
         }
         if (fclose(f) != 0)
                 return tsync_error(err, ENOMEM, "out of memory");
-        if (tsync_warn(w, "process.capabilities: ignoring unknown or unavailable capabilities: [%s] (left out, as "
-                          "runc leaves them out: only exact names such as CAP_SYS_ADMIN count)",
+        if (tsync_warn(w,
+                       "process.capabilities: ignoring unknown or unavailable capabilities: [%s] (left out, as "
+                       "runc leaves them out: only exact names such as CAP_SYS_ADMIN count)",
                        list) < 0)
                 return tsync_error(err, ENOMEM, "out of memory");
         return 0;

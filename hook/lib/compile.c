@@ -64,8 +64,12 @@ uint32_t tsync_compile_action(struct tsync_action a)
 static enum scmp_compare scmp_op(enum tsync_op op)
 {
         static const enum scmp_compare map[] = {
-                [TSYNC_OP_NE] = SCMP_CMP_NE, [TSYNC_OP_LT] = SCMP_CMP_LT, [TSYNC_OP_LE] = SCMP_CMP_LE,
-                [TSYNC_OP_EQ] = SCMP_CMP_EQ, [TSYNC_OP_GE] = SCMP_CMP_GE, [TSYNC_OP_GT] = SCMP_CMP_GT,
+                [TSYNC_OP_NE] = SCMP_CMP_NE,
+                [TSYNC_OP_LT] = SCMP_CMP_LT,
+                [TSYNC_OP_LE] = SCMP_CMP_LE,
+                [TSYNC_OP_EQ] = SCMP_CMP_EQ,
+                [TSYNC_OP_GE] = SCMP_CMP_GE,
+                [TSYNC_OP_GT] = SCMP_CMP_GT,
                 [TSYNC_OP_MASKED_EQ] = SCMP_CMP_MASKED_EQ,
         };
         return map[op];
@@ -79,8 +83,7 @@ static bool same_action(struct tsync_action a, struct tsync_action b)
 /* Adds one syscall of a rule. Like runc and crun: all conditions AND together
  * in one libseccomp rule, unless an argument index repeats, in which case each
  * condition becomes a rule of its own (OR). */
-static int add_syscall(scmp_filter_ctx ctx, const struct tsync_rule *r, int nr, const char *name,
-                       struct tsync_err *err)
+static int add_syscall(scmp_filter_ctx ctx, const struct tsync_rule *r, int nr, const char *name, struct tsync_err *err)
 {
         uint32_t act = tsync_compile_action(r->action);
         struct scmp_arg_cmp conds[6 * 8];

@@ -81,8 +81,8 @@ int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *
         return 0;
 }
 
-int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *plan, const char *id,
-                         bool *ret_changed, struct tsync_err *err)
+int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *plan, const char *id, bool *ret_changed,
+                         struct tsync_err *err)
 {
         *ret_changed = false;
         _cleanup_json_ struct tsync_json *lent = NULL;

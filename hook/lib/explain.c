@@ -91,10 +91,11 @@ int tsync_explain(const struct tsync_profile *p, const struct tsync_program *pro
         if (r < 0)
                 return r;
 
-        struct tsync_explanation e = {
-                .ret = res.ret, .executed = res.executed, .read_args = res.read_args, .decider = TSYNC_DECIDED_UNEXPLAINED,
-                .abi = abi
-        };
+        struct tsync_explanation e = { .ret = res.ret,
+                                       .executed = res.executed,
+                                       .read_args = res.read_args,
+                                       .decider = TSYNC_DECIDED_UNEXPLAINED,
+                                       .abi = abi };
         if (!abi_listed(p, native, abi)) {
                 e.decider = TSYNC_DECIDED_BY_BAD_ARCH;
         } else if (tsync_compile_has_stub(p) && res.ret == (SCMP_ACT_ERRNO(ENOSYS)) &&

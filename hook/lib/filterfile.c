@@ -12,7 +12,7 @@ _Static_assert(sizeof(struct sock_filter) == 8, "sock_filter layout");
 _Static_assert(sizeof(TSYNC_FILTER_MAGIC) - 1 == sizeof(((struct tsync_filter_header *)0)->magic), "magic size");
 
 #define FNV32_OFFSET 2166136261u
-#define FNV32_PRIME 16777619u
+#define FNV32_PRIME  16777619u
 
 /* FNV-1a is not cryptographic; it is here to catch torn writes and bit rot.
  * Each step (xor a byte, multiply by an odd prime mod 2^32) is a bijection of

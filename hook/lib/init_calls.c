@@ -22,26 +22,47 @@
  * reads are opened then. Keep it in step with the init. */
 const struct tsync_init_call tsync_init_calls[] = {
         /* Before the load, under the runtime's profile only. */
-        {"clone3", SYS_clone3, {0}, SUPERVISE, TSYNC_CALL_BEFORE_LOAD | TSYNC_CALL_THREAD, "start its signal thread"},
-        {"getdents64", SYS_getdents64, {0}, SUPERVISE, TSYNC_CALL_BEFORE_LOAD, "list its threads for the proof"},
-        {"openat", SYS_openat, {0}, BOTH, TSYNC_CALL_BEFORE_LOAD, "open the /proc files its proof reads"},
+        { "clone3",
+          SYS_clone3,
+          { 0 },
+          SUPERVISE,
+          TSYNC_CALL_BEFORE_LOAD | TSYNC_CALL_THREAD,
+          "start its signal thread" },
+        { "getdents64", SYS_getdents64, { 0 }, SUPERVISE, TSYNC_CALL_BEFORE_LOAD, "list its threads for the proof" },
+        { "openat", SYS_openat, { 0 }, BOTH, TSYNC_CALL_BEFORE_LOAD, "open the /proc files its proof reads" },
         /* After it. */
-        {"seccomp", SYS_seccomp, {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC}, BOTH, TSYNC_CALL_MORE_FILTERS,
-         "load the next filter"},
-        {"read", SYS_read, {0}, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters"},
-        {"capset", SYS_capset, {0}, BOTH, TSYNC_CALL_CAPS_AFTER, "drop the capabilities lent for the load"},
-        {"prctl", SYS_prctl, {PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL}, BOTH, TSYNC_CALL_CAPS_AFTER,
-         "set the ambient capabilities"},
+        { "seccomp",
+          SYS_seccomp,
+          { SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC },
+          BOTH,
+          TSYNC_CALL_MORE_FILTERS,
+          "load the next filter" },
+        { "read", SYS_read, { 0 }, BOTH, TSYNC_CALL_ALWAYS, "prove every thread carries the filters" },
+        { "capset", SYS_capset, { 0 }, BOTH, TSYNC_CALL_CAPS_AFTER, "drop the capabilities lent for the load" },
+        { "prctl",
+          SYS_prctl,
+          { PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL },
+          BOTH,
+          TSYNC_CALL_CAPS_AFTER,
+          "set the ambient capabilities" },
         /* glibc's fork. */
-        {"clone", SYS_clone, {CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | SIGCHLD}, SUPERVISE, TSYNC_CALL_ALWAYS,
-         "start the workload as a child"},
-        {"rt_sigprocmask", SYS_rt_sigprocmask, {SIG_SETMASK}, BOTH, TSYNC_CALL_ALWAYS,
-         "unblock signals for the workload"},
-        {"execve", SYS_execve, {0}, BOTH, TSYNC_CALL_ALWAYS, "run the workload"},
-        {"wait4", SYS_wait4, {NEG1, 0, __WALL}, SUPERVISE, TSYNC_CALL_ALWAYS, "reap the workload and orphans"},
-        {"rt_sigtimedwait", SYS_rt_sigtimedwait, {0}, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals"},
-        {"kill", SYS_kill, {0}, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals"},
-        {"exit_group", SYS_exit_group, {0}, SUPERVISE, TSYNC_CALL_ALWAYS, "exit with the workload's status"},
+        { "clone",
+          SYS_clone,
+          { CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | SIGCHLD },
+          SUPERVISE,
+          TSYNC_CALL_ALWAYS,
+          "start the workload as a child" },
+        { "rt_sigprocmask",
+          SYS_rt_sigprocmask,
+          { SIG_SETMASK },
+          BOTH,
+          TSYNC_CALL_ALWAYS,
+          "unblock signals for the workload" },
+        { "execve", SYS_execve, { 0 }, BOTH, TSYNC_CALL_ALWAYS, "run the workload" },
+        { "wait4", SYS_wait4, { NEG1, 0, __WALL }, SUPERVISE, TSYNC_CALL_ALWAYS, "reap the workload and orphans" },
+        { "rt_sigtimedwait", SYS_rt_sigtimedwait, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals" },
+        { "kill", SYS_kill, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals" },
+        { "exit_group", SYS_exit_group, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "exit with the workload's status" },
 };
 const size_t tsync_init_ncalls = sizeof(tsync_init_calls) / sizeof(tsync_init_calls[0]);
 
@@ -73,8 +94,8 @@ const char *tsync_init_route_explain(const char *who, const struct tsync_init_ca
 
 #ifdef TSYNC_NATIVE_AUDIT_ARCH
 /* glibc's clone flags for a thread, when clone3 is ENOSYS. */
-#define THREAD_FLAGS                                                                                               \
-        (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |         \
+#define THREAD_FLAGS                                                                                                   \
+        (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |             \
          CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
 
 /* The most restrictive answer of the stack to nr with args, as the kernel
@@ -82,7 +103,7 @@ const char *tsync_init_route_explain(const char *who, const struct tsync_init_ca
 static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, const uint64_t args[6], uint32_t *ret,
                      struct tsync_err *err)
 {
-        struct tsync_bpf_input in = {.nr = (int32_t)nr, .arch = TSYNC_NATIVE_AUDIT_ARCH};
+        struct tsync_bpf_input in = { .nr = (int32_t)nr, .arch = TSYNC_NATIVE_AUDIT_ARCH };
         uint32_t worst = SECCOMP_RET_ALLOW;
 
         for (size_t i = 0; i < 6; i++)
@@ -105,13 +126,13 @@ static bool lets_through(uint32_t ret)
         return action == SECCOMP_RET_ALLOW || action == SECCOMP_RET_LOG;
 }
 
-static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const struct tsync_init_call *c,
-                        uint32_t *ret, struct tsync_err *err)
+static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const struct tsync_init_call *c, uint32_t *ret,
+                        struct tsync_err *err)
 {
         int r = answer_of(progs, n, c->nr, c->args, ret, err);
         /* glibc falls back to clone when clone3 is ENOSYS (Docker's and Podman's profiles). */
         if (r == 0 && (c->when & TSYNC_CALL_THREAD) && *ret == (SECCOMP_RET_ERRNO | ENOSYS)) {
-                const uint64_t args[6] = {THREAD_FLAGS};
+                const uint64_t args[6] = { THREAD_FLAGS };
                 r = answer_of(progs, n, SYS_clone, args, ret, err);
         }
         return r;
@@ -159,7 +180,8 @@ int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_be
         const struct tsync_init_call *supervise, *in_place;
         uint32_t supervise_action = SECCOMP_RET_ALLOW, in_place_action = SECCOMP_RET_ALLOW;
 
-        int r = first_refused(progs, n, n_before, caps_after, TSYNC_ROUTE_SUPERVISE, &supervise, &supervise_action, err);
+        int r = first_refused(progs, n, n_before, caps_after, TSYNC_ROUTE_SUPERVISE, &supervise, &supervise_action,
+                              err);
         if (r < 0)
                 return r;
         if (!supervise) {

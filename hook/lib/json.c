@@ -525,8 +525,7 @@ int tsync_json_parse(const char *buf, size_t len, const struct tsync_json_limits
 {
         size_t max_bytes = max_bytes_of(limits);
         if (len > max_bytes)
-                return tsync_error(err, EFBIG, "input is %zu bytes, more than the limit of %zu bytes", len,
-                                   max_bytes);
+                return tsync_error(err, EFBIG, "input is %zu bytes, more than the limit of %zu bytes", len, max_bytes);
         size_t i = 0;
         while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
                 i++;
@@ -562,8 +561,7 @@ int tsync_json_parse(const char *buf, size_t len, const struct tsync_json_limits
 
 /* Reads fd to its end into a NUL-terminated buffer, refusing more than
  * max_bytes. size_hint (0 if unknown) sizes the first allocation. */
-static int read_all(int fd, size_t max_bytes, size_t size_hint, char **ret_buf, size_t *ret_len,
-                    struct tsync_err *err)
+static int read_all(int fd, size_t max_bytes, size_t size_hint, char **ret_buf, size_t *ret_len, struct tsync_err *err)
 {
         /* one byte past the limit tells "exactly at the limit" from "more" */
         size_t want = max_bytes < SIZE_MAX - 1 ? max_bytes + 1 : SIZE_MAX - 1;
@@ -602,8 +600,7 @@ static int read_all(int fd, size_t max_bytes, size_t size_hint, char **ret_buf, 
         return 0;
 }
 
-int tsync_json_parse_fd(int fd, const struct tsync_json_limits *limits, struct tsync_json **ret,
-                        struct tsync_err *err)
+int tsync_json_parse_fd(int fd, const struct tsync_json_limits *limits, struct tsync_json **ret, struct tsync_err *err)
 {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
@@ -773,8 +770,7 @@ int tsync_json_u64(const struct tsync_json *v, const char *path, uint64_t *ret, 
         uint64_t n = 0;
         for (; *s; s++)
                 if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, (uint64_t)(*s - '0'), &n))
-                        return tsync_error(err, EINVAL, "%s%s%s is above the largest 64-bit value", AT(path),
-                                           shown);
+                        return tsync_error(err, EINVAL, "%s%s%s is above the largest 64-bit value", AT(path), shown);
         *ret = n;
         return 0;
 }
@@ -787,8 +783,7 @@ int tsync_json_uint_max(const struct tsync_json *v, const char *path, uint64_t m
         if (r < 0)
                 return r;
         if (n > max)
-                return tsync_error(err, EINVAL, "%s%s%" PRIu64 " is above the maximum of %" PRIu64, AT(path), n,
-                                   max);
+                return tsync_error(err, EINVAL, "%s%s%" PRIu64 " is above the maximum of %" PRIu64, AT(path), n, max);
         *ret = n;
         return 0;
 }

@@ -235,8 +235,7 @@ static int gen(yajl_gen g, const struct tsync_json *v)
                         const char *k = v->u.object.keys[i];
                         s = yajl_gen_string(g, (const unsigned char *)k, strlen(k));
                         if (s == yajl_gen_status_ok)
-                                s = gen(g, v->u.object.values[i]) == 0 ? yajl_gen_status_ok
-                                                                      : yajl_gen_invalid_string;
+                                s = gen(g, v->u.object.values[i]) == 0 ? yajl_gen_status_ok : yajl_gen_invalid_string;
                 }
                 if (s == yajl_gen_status_ok)
                         s = yajl_gen_map_close(g);

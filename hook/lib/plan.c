@@ -168,8 +168,10 @@ int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *
                 return tsync_error(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < req->n_layers; i++) {
                 if (req->layers_by_name && !tsync_layer_name_valid(req->layers[i]))
-                        return tsync_error(err, EINVAL, "layer '%s': a profile name is letters, digits, '_', '-' "
-                                                        "and '.', not starting with '.'", req->layers[i]);
+                        return tsync_error(err, EINVAL,
+                                           "layer '%s': a profile name is letters, digits, '_', '-' "
+                                           "and '.', not starting with '.'",
+                                           req->layers[i]);
                 if (!(plan->layers[i] = strdup(req->layers[i])))
                         return tsync_error(err, ENOMEM, "out of memory");
                 plan->n_layers++;
@@ -191,13 +193,15 @@ int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *
         if (req->mode == TSYNC_MODE_REPLACE) {
                 const struct tsync_json *seccomp = tsync_json_get(tsync_json_get(config, "linux"), "seccomp");
                 if (!seccomp || seccomp->type == TSYNC_JSON_NULL)
-                        return tsync_error(err, EINVAL,
-                                           "replace mode: linux.seccomp: missing: there is no profile to move to the init");
+                        return tsync_error(
+                                err, EINVAL,
+                                "replace mode: linux.seccomp: missing: there is no profile to move to the init");
                 if (!(plan->seccomp = tsync_json_copy(seccomp)))
                         return tsync_error(err, ENOMEM, "out of memory");
         }
         if (tsync_plan_filter_count(plan) == 0)
-                return tsync_error(err, EINVAL, "no layers and not replace mode: there is nothing for the init to apply");
+                return tsync_error(err, EINVAL,
+                                   "no layers and not replace mode: there is nothing for the init to apply");
         plan->fail_unknown_syscall = fail_unknown_syscall(config);
         *ret = TAKE_PTR(plan);
         return 0;
@@ -259,8 +263,9 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
         int r;
 
         if (!text)
-                return tsync_error(err, ENOENT, "annotations: no %s: the config was not prepared by "
-                                                "'oci-seccomp-tsync inject' or the precreate hook",
+                return tsync_error(err, ENOENT,
+                                   "annotations: no %s: the config was not prepared by "
+                                   "'oci-seccomp-tsync inject' or the precreate hook",
                                    TSYNC_ANNOTATION_PLAN);
         r = tsync_json_str(text, "annotations." TSYNC_ANNOTATION_PLAN, &s, err);
         if (r < 0)
@@ -277,8 +282,8 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
         if (r < 0)
                 return r;
         if (version != TSYNC_PLAN_VERSION)
-                return tsync_error(err, EINVAL, "plan.version: %llu, this is version %u",
-                                   (unsigned long long)version, TSYNC_PLAN_VERSION);
+                return tsync_error(err, EINVAL, "plan.version: %llu, this is version %u", (unsigned long long)version,
+                                   TSYNC_PLAN_VERSION);
 
         _cleanup_plan_ struct tsync_plan *p = calloc(1, sizeof(*p));
         if (!p)

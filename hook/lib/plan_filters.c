@@ -14,11 +14,11 @@
 #include "tsync/fileio.h"
 #include "tsync/source.h"
 
-static int open_named_layer(const struct tsync_plan_paths *o, const char *name, char **ret_path,
-                            struct tsync_err *err)
+static int open_named_layer(const struct tsync_plan_paths *o, const char *name, char **ret_path, struct tsync_err *err)
 {
         if (!tsync_layer_name_valid(name))
-                return tsync_error(err, EINVAL, "layer '%s': not a profile name (letters, digits, '_', '-', '.')", name);
+                return tsync_error(err, EINVAL, "layer '%s': not a profile name (letters, digits, '_', '-', '.')",
+                                   name);
         for (size_t d = 0; d < o->n_profile_dirs; d++) {
                 const char *suffixes[] = { ".json", "" };
                 for (size_t s = 0; s < ARRAY_SIZE(suffixes); s++) {
@@ -113,8 +113,8 @@ void tsync_plan_programs_clear(struct tsync_plan_programs *p)
  * before the init starts, so the init's calls after its load are judged by
  * it too. *ret NULL when the config has none, or in replace mode (then it is
  * one of the plan's filters). Its warnings were the runtime's to give. */
-static int compile_baseline(const struct tsync_json *config, const struct tsync_plan *plan,
-                            struct tsync_program **ret, struct tsync_err *err)
+static int compile_baseline(const struct tsync_json *config, const struct tsync_plan *plan, struct tsync_program **ret,
+                            struct tsync_err *err)
 {
         *ret = NULL;
         if (plan->mode == TSYNC_MODE_REPLACE || !tsync_json_get(tsync_json_get(config, "linux"), "seccomp"))
@@ -204,8 +204,7 @@ int tsync_plan_state_dir_kind(const struct tsync_plan *plan, const struct tsync_
                         return 0;
                 }
         }
-        return tsync_error(err, EPERM, "plan.stateDir: '%s' is neither %s/<token> nor in the bundle", d,
-                           o->state_root);
+        return tsync_error(err, EPERM, "plan.stateDir: '%s' is neither %s/<token> nor in the bundle", d, o->state_root);
 }
 
 int tsync_plan_check_state_dir(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err)

@@ -49,8 +49,12 @@ const char *tsync_action_name(enum tsync_act kind)
 }
 
 static const char *const op_names[] = {
-        [TSYNC_OP_NE] = "SCMP_CMP_NE",         [TSYNC_OP_LT] = "SCMP_CMP_LT", [TSYNC_OP_LE] = "SCMP_CMP_LE",
-        [TSYNC_OP_EQ] = "SCMP_CMP_EQ",         [TSYNC_OP_GE] = "SCMP_CMP_GE", [TSYNC_OP_GT] = "SCMP_CMP_GT",
+        [TSYNC_OP_NE] = "SCMP_CMP_NE",
+        [TSYNC_OP_LT] = "SCMP_CMP_LT",
+        [TSYNC_OP_LE] = "SCMP_CMP_LE",
+        [TSYNC_OP_EQ] = "SCMP_CMP_EQ",
+        [TSYNC_OP_GE] = "SCMP_CMP_GE",
+        [TSYNC_OP_GT] = "SCMP_CMP_GT",
         [TSYNC_OP_MASKED_EQ] = "SCMP_CMP_MASKED_EQ",
 };
 

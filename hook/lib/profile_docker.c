@@ -29,28 +29,27 @@
 
 /* containers/common's errnoArch table: the names it accepts in "errno" and
  * "defaultErrno", no more (so a profile we take is one Podman takes). */
+/* clang-format off */
 #define E(x) { #x, x }
+/* clang-format on */
 static const struct {
         const char *name;
         int value;
 } errno_names[] = {
-        E(EPERM),        E(ENOENT),          E(ESRCH),           E(EIO),             E(ENXIO),
-        E(E2BIG),        E(ENOEXEC),         E(EBADF),           E(ECHILD),          E(EDEADLK),
-        E(ENOMEM),       E(EACCES),          E(EFAULT),          E(ENOTBLK),         E(EBUSY),
-        E(EEXIST),       E(EXDEV),           E(ENODEV),          E(ENOTDIR),         E(EISDIR),
-        E(EINVAL),       E(ENFILE),          E(EMFILE),          E(ENOTTY),          E(ETXTBSY),
-        E(EFBIG),        E(ENOSPC),          E(ESPIPE),          E(EROFS),           E(EMLINK),
-        E(EPIPE),        E(EDOM),            E(ERANGE),          E(EAGAIN),          E(EINPROGRESS),
-        E(EALREADY),     E(ENOTSOCK),        E(EDESTADDRREQ),    E(EMSGSIZE),        E(EPROTOTYPE),
-        E(ENOPROTOOPT),  E(EPROTONOSUPPORT), E(ESOCKTNOSUPPORT), E(EOPNOTSUPP),      E(EPFNOSUPPORT),
-        E(EAFNOSUPPORT), E(EADDRINUSE),      E(EADDRNOTAVAIL),   E(ENETDOWN),        E(ENETUNREACH),
-        E(ENETRESET),    E(ECONNABORTED),    E(ECONNRESET),      E(ENOBUFS),         E(EISCONN),
-        E(ENOTCONN),     E(ESHUTDOWN),       E(ETOOMANYREFS),    E(ETIMEDOUT),       E(ECONNREFUSED),
-        E(ELOOP),        E(ENAMETOOLONG),    E(EHOSTDOWN),       E(EHOSTUNREACH),    E(ENOTEMPTY),
-        E(EUSERS),       E(EDQUOT),          E(ESTALE),          E(EREMOTE),         E(ENOLCK),
-        E(ENOSYS),       E(EILSEQ),          E(ENOMEDIUM),       E(EMEDIUMTYPE),     E(EOVERFLOW),
-        E(ECANCELED),    E(EIDRM),           E(ENOMSG),          E(ENOTSUP),         E(EBADMSG),
-        E(ENOTRECOVERABLE), E(EOWNERDEAD),
+        E(EPERM),           E(ENOENT),       E(ESRCH),           E(EIO),          E(ENXIO),       E(E2BIG),
+        E(ENOEXEC),         E(EBADF),        E(ECHILD),          E(EDEADLK),      E(ENOMEM),      E(EACCES),
+        E(EFAULT),          E(ENOTBLK),      E(EBUSY),           E(EEXIST),       E(EXDEV),       E(ENODEV),
+        E(ENOTDIR),         E(EISDIR),       E(EINVAL),          E(ENFILE),       E(EMFILE),      E(ENOTTY),
+        E(ETXTBSY),         E(EFBIG),        E(ENOSPC),          E(ESPIPE),       E(EROFS),       E(EMLINK),
+        E(EPIPE),           E(EDOM),         E(ERANGE),          E(EAGAIN),       E(EINPROGRESS), E(EALREADY),
+        E(ENOTSOCK),        E(EDESTADDRREQ), E(EMSGSIZE),        E(EPROTOTYPE),   E(ENOPROTOOPT), E(EPROTONOSUPPORT),
+        E(ESOCKTNOSUPPORT), E(EOPNOTSUPP),   E(EPFNOSUPPORT),    E(EAFNOSUPPORT), E(EADDRINUSE),  E(EADDRNOTAVAIL),
+        E(ENETDOWN),        E(ENETUNREACH),  E(ENETRESET),       E(ECONNABORTED), E(ECONNRESET),  E(ENOBUFS),
+        E(EISCONN),         E(ENOTCONN),     E(ESHUTDOWN),       E(ETOOMANYREFS), E(ETIMEDOUT),   E(ECONNREFUSED),
+        E(ELOOP),           E(ENAMETOOLONG), E(EHOSTDOWN),       E(EHOSTUNREACH), E(ENOTEMPTY),   E(EUSERS),
+        E(EDQUOT),          E(ESTALE),       E(EREMOTE),         E(ENOLCK),       E(ENOSYS),      E(EILSEQ),
+        E(ENOMEDIUM),       E(EMEDIUMTYPE),  E(EOVERFLOW),       E(ECANCELED),    E(EIDRM),       E(ENOMSG),
+        E(ENOTSUP),         E(EBADMSG),      E(ENOTRECOVERABLE), E(EOWNERDEAD),
 };
 #undef E
 
@@ -129,9 +128,9 @@ static int parse_docker_action(const struct tsync_json *obj, const char *path, c
 
 /* One includes/excludes object, reduced to what the container is judged on. */
 struct docker_filter {
-        uint64_t caps;          /* the capabilities listed */
-        bool has_arches;        /* a non-empty arches list was given */
-        bool native_listed;     /* ... and it names the native architecture */
+        uint64_t caps;      /* the capabilities listed */
+        bool has_arches;    /* a non-empty arches list was given */
+        bool native_listed; /* ... and it names the native architecture */
         bool has_min_kernel;
         unsigned kernel, minor; /* minKernel "5.8": kernel 5, minor 8 (moby calls the second number Major) */
 };

@@ -15,19 +15,19 @@ struct keyset {
         const char *const *keys;
         size_t n;
 };
-#define KEYSET(a) ((struct keyset){(a), ARRAY_SIZE(a)})
+#define KEYSET(a) ((struct keyset){ (a), ARRAY_SIZE(a) })
 
-static const char *const oci_top[] = {"defaultAction", "defaultErrnoRet",  "architectures", "flags",
-                                      "listenerPath",  "listenerMetadata", "syscalls"};
-static const char *const oci_rule[] = {"names", "action", "errnoRet", "args"};
-static const char *const arg_keys[] = {"index", "value", "valueTwo", "op"};
-static const char *const docker_top[] = {"defaultAction", "defaultErrnoRet",  "defaultErrno",
-                                         "architectures", "archMap",          "flags",
-                                         "listenerPath",  "listenerMetadata", "syscalls"};
-static const char *const docker_rule[] = {"name", "names",   "action",   "errnoRet", "errno",
-                                          "args", "comment", "includes", "excludes"};
-static const char *const docker_filter[] = {"caps", "arches", "minKernel"};
-static const char *const docker_arch_map[] = {"architecture", "subArchitectures"};
+static const char *const oci_top[] = { "defaultAction", "defaultErrnoRet",  "architectures", "flags",
+                                       "listenerPath",  "listenerMetadata", "syscalls" };
+static const char *const oci_rule[] = { "names", "action", "errnoRet", "args" };
+static const char *const arg_keys[] = { "index", "value", "valueTwo", "op" };
+static const char *const docker_top[] = { "defaultAction", "defaultErrnoRet",  "defaultErrno",
+                                          "architectures", "archMap",          "flags",
+                                          "listenerPath",  "listenerMetadata", "syscalls" };
+static const char *const docker_rule[] = { "name", "names",   "action",   "errnoRet", "errno",
+                                           "args", "comment", "includes", "excludes" };
+static const char *const docker_filter[] = { "caps", "arches", "minKernel" };
+static const char *const docker_arch_map[] = { "architecture", "subArchitectures" };
 
 /* Case-insensitive edit distance, capped: only small ones matter here. */
 static size_t distance(const char *a, const char *b)
@@ -135,7 +135,7 @@ static int check_rule(const struct walk *k, const struct tsync_json *rule, const
         }
         if (!docker)
                 return 0;
-        static const char *const filters[] = {"includes", "excludes"};
+        static const char *const filters[] = { "includes", "excludes" };
         for (size_t f = 0; f < ARRAY_SIZE(filters); f++) {
                 tsync_path(path, "%s.%s", at, filters[f]);
                 r = check_object(k, tsync_json_get(rule, filters[f]), path, KEYSET(docker_filter));
@@ -148,7 +148,7 @@ static int check_rule(const struct walk *k, const struct tsync_json *rule, const
 int tsync_profile_check_keys(const struct tsync_json *doc, bool docker, bool warn, const char *prefix,
                              struct tsync_warnings *w, struct tsync_err *err)
 {
-        struct walk k = {.warn = warn, .prefix = prefix ? prefix : "", .w = w, .err = err};
+        struct walk k = { .warn = warn, .prefix = prefix ? prefix : "", .w = w, .err = err };
         char at[TSYNC_PATH_MAX];
         int r = check_object(&k, doc, "", docker ? KEYSET(docker_top) : KEYSET(oci_top));
         if (r < 0)

@@ -39,8 +39,9 @@ int tsync_parse_action(const struct tsync_json *obj, const char *path, const cha
                 uint64_t v;
                 tsync_path(at, "%s%s%s", path, *path ? "." : "", errno_key);
                 if (act.kind != TSYNC_ACT_ERRNO && act.kind != TSYNC_ACT_TRACE)
-                        return tsync_error(err, EINVAL, "%s: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not %s",
-                                           at, name);
+                        return tsync_error(err, EINVAL,
+                                           "%s: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not %s", at,
+                                           name);
                 r = tsync_json_u64(e, at, &v, err);
                 if (r < 0)
                         return r;

@@ -205,12 +205,11 @@ static int lend_capabilities(struct tsync_json *caps, struct tsync_err *err)
                         set = tsync_json_get_mut(caps, cap_sets[s]);
                 }
                 if (set->type != TSYNC_JSON_ARRAY)
-                        return tsync_error(err, EINVAL, "process.capabilities.%s: expected array, got %s",
-                                           cap_sets[s], tsync_json_type_name(set->type));
+                        return tsync_error(err, EINVAL, "process.capabilities.%s: expected array, got %s", cap_sets[s],
+                                           tsync_json_type_name(set->type));
                 for (size_t i = 0; i < ARRAY_SIZE(lend) && lend[i]; i++)
                         if (!array_has(set, lend[i]) && tsync_json_append(set, tsync_json_new_string(lend[i])) < 0)
-                                return tsync_error(err, ENOMEM, "process.capabilities.%s: out of memory",
-                                                   cap_sets[s]);
+                                return tsync_error(err, ENOMEM, "process.capabilities.%s: out of memory", cap_sets[s]);
         }
         return 0;
 }
@@ -304,17 +303,19 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
         for (size_t i = 0; old_mounts && old_mounts->type == TSYNC_JSON_ARRAY && i < old_mounts->u.array.len; i++)
                 if (is_our_mount(old_mounts->u.array.items[i]))
-                        return tsync_error(err, EINVAL, "mounts[%zu].destination: under %s, which is oci-seccomp-tsync's",
-                                           i, TSYNC_CONTAINER_DIR);
+                        return tsync_error(err, EINVAL,
+                                           "mounts[%zu].destination: under %s, which is oci-seccomp-tsync's", i,
+                                           TSYNC_CONTAINER_DIR);
         const struct tsync_json *old_hooks = tsync_json_get(config, "hooks");
-        for (size_t s = 0; !o->from_engine && old_hooks && old_hooks->type == TSYNC_JSON_OBJECT &&
-                           s < old_hooks->u.object.len; s++) {
+        for (size_t s = 0;
+             !o->from_engine && old_hooks && old_hooks->type == TSYNC_JSON_OBJECT && s < old_hooks->u.object.len; s++) {
                 const struct tsync_json *list = old_hooks->u.object.values[s];
                 for (size_t i = 0; list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++)
                         if (is_our_hook(list->u.array.items[i]))
                                 return tsync_error(err, EINVAL,
                                                    "hooks.%s[%zu]: an oci-seccomp-tsync hook in a config without its "
-                                                   "plan (inject adds its own)", old_hooks->u.object.keys[s], i);
+                                                   "plan (inject adds its own)",
+                                                   old_hooks->u.object.keys[s], i);
         }
         if (start_hook_check && !o->hook_path && !o->from_engine) {
                 _cleanup_json_ struct tsync_json *lent = NULL;

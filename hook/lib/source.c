@@ -70,7 +70,8 @@ int tsync_source_from_json(const struct tsync_json *doc, const struct tsync_sour
 
         struct tsync_source_info info = { .format = format, .caps = format == TSYNC_FORMAT_DOCKER ? opts->caps : 0 };
         bool warn = opts->keys == TSYNC_KEYS_WARN || (opts->keys == TSYNC_KEYS_AUTO && format == TSYNC_FORMAT_CONFIG);
-        const char *prefix = warn ? "linux.seccomp" : ""; /* warnings name the whole path; errors gain it on the way up */
+        const char *prefix =
+                warn ? "linux.seccomp" : ""; /* warnings name the whole path; errors gain it on the way up */
         switch (format) {
         case TSYNC_FORMAT_CONFIG: {
                 const struct tsync_json *seccomp = tsync_json_get(tsync_json_get(doc, "linux"), "seccomp");

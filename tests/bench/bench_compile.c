@@ -116,7 +116,7 @@ static int compile_checked(const struct bench *b, const struct tsync_profile *p,
                            struct tsync_err *err)
 {
         _cleanup_program_ struct tsync_program *prog = NULL;
-        struct tsync_warnings w = {0};
+        struct tsync_warnings w = { 0 };
         int r = tsync_cache_compile(cache_dir, p, &b->compile, b->caps, &prog, &w, err);
 
         tsync_warnings_clear(&w);
@@ -173,7 +173,7 @@ static int entry_id(const struct bench *b, struct entry_id *ret, struct tsync_er
 
         if (stat(b->entry, &st) < 0)
                 return tsync_error(err, errno, "%s: %s", b->entry, strerror(errno));
-        *ret = (struct entry_id){.ino = st.st_ino, .ctime = st.st_ctim};
+        *ret = (struct entry_id){ .ino = st.st_ino, .ctime = st.st_ctim };
         return 0;
 }
 
@@ -289,24 +289,24 @@ static const struct {
         phase_fn fn, before;
         bool cached;
 } phases[] = {
-        {"parse", do_parse, NULL, false},
-        {"compile", do_compile, NULL, false},
-        {"parse+compile (cold)", do_parse_compile, NULL, false},
-        {"cache miss+store", do_cache, remove_entry, true},
-        {"cache hit", do_cache, NULL, true},
-        {"parse+cache hit", do_parse_cache, NULL, true},
+        { "parse", do_parse, NULL, false },
+        { "compile", do_compile, NULL, false },
+        { "parse+compile (cold)", do_parse_compile, NULL, false },
+        { "cache miss+store", do_cache, remove_entry, true },
+        { "cache hit", do_cache, NULL, true },
+        { "parse+cache hit", do_parse_cache, NULL, true },
 };
 
 int main(int argc, char **argv)
 {
         static const struct option longopts[] = {
-                {"format", required_argument, NULL, 'f'},  {"caps", required_argument, NULL, 'C'},
-                {"config", required_argument, NULL, 'c'},  {"arch", required_argument, NULL, 'a'},
-                {"tmp-dir", required_argument, NULL, 'T'}, {"tsv", no_argument, NULL, 't'},
-                {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+                { "format", required_argument, NULL, 'f' },  { "caps", required_argument, NULL, 'C' },
+                { "config", required_argument, NULL, 'c' },  { "arch", required_argument, NULL, 'a' },
+                { "tmp-dir", required_argument, NULL, 'T' }, { "tsv", no_argument, NULL, 't' },
+                { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
         };
-        struct bench b = {.warmup = 3, .iterations = 50};
-        struct tsync_err err = {0};
+        struct bench b = { .warmup = 3, .iterations = 50 };
+        struct tsync_err err = { 0 };
         const char *config = NULL, *tmpdir = getenv("TMPDIR");
         bool tsv = false;
         int opt, r;
@@ -380,7 +380,7 @@ int main(int argc, char **argv)
 
         long rss_start = peak_rss_kib();
         _cleanup_profile_ struct tsync_profile *profile = NULL;
-        struct tsync_source_info info = {0};
+        struct tsync_source_info info = { 0 };
         r = tsync_source_load(b.path, &b.source, &profile, &info, &err);
         if (r < 0) {
                 report(&err, "load");
@@ -391,7 +391,7 @@ int main(int argc, char **argv)
 
         /* The reference program, and the warnings a real run would print (once). */
         _cleanup_program_ struct tsync_program *reference = NULL;
-        struct tsync_warnings w = {0};
+        struct tsync_warnings w = { 0 };
         r = tsync_compile(profile, &b.compile, &reference, &w, &err);
         for (size_t i = 0; i < w.len; i++)
                 fprintf(stderr, PROG ": warning: %s\n", w.msgs[i]);
@@ -423,7 +423,7 @@ int main(int argc, char **argv)
         }
 
         struct figures fig[ARRAY_SIZE(phases)];
-        struct entry_id before = {0}, after = {0};
+        struct entry_id before = { 0 }, after = { 0 };
         bool have_before = false;
         r = 0;
         for (size_t i = 0; i < ARRAY_SIZE(phases); i++) {

@@ -34,9 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROG "bench_tsync"
+#define PROG        "bench_tsync"
 #define MAX_THREADS 16384
-#define STACK_SIZE (64 * 1024)
+#define STACK_SIZE  (64 * 1024)
 
 static atomic_int started;
 static atomic_int release_word;
@@ -81,7 +81,7 @@ static int census(struct census_result *ret)
 
         if (!d)
                 return -errno;
-        *ret = (struct census_result){.min_filters = INT_MAX, .max_filters = -1};
+        *ret = (struct census_result){ .min_filters = INT_MAX, .max_filters = -1 };
         while ((de = readdir(d))) {
                 if (de->d_name[0] == '.')
                         continue;
@@ -129,8 +129,8 @@ struct sample {
 /* In the child: the threads, then one timed census, load and verification. */
 static void one_run(int threads, struct sample *s)
 {
-        static const struct sock_filter insns[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
-        const struct sock_fprog prog = {.len = 1, .filter = (struct sock_filter *)insns};
+        static const struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+        const struct sock_fprog prog = { .len = 1, .filter = (struct sock_filter *)insns };
         struct census_result before, after;
         pthread_attr_t attr;
         pthread_t tid;
@@ -206,7 +206,7 @@ static int run_child(int threads, struct sample *s)
                 return e;
         }
         if (pid == 0) {
-                struct sample mine = {0};
+                struct sample mine = { 0 };
                 (void)close(fds[0]);
                 one_run(threads, &mine);
                 /* One small write to a pipe is atomic; exit_group ends the blocked threads. */
@@ -260,7 +260,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-        static const int default_counts[] = {1, 16, 256, 4096};
+        static const int default_counts[] = { 1, 16, 256, 4096 };
         int reps = 15, opt;
 
         while ((opt = getopt(argc, argv, "n:h")) != -1) {
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (int i = 0; i < ncounts; i++) {
                 for (int k = 0; k < reps; k++) {
-                        struct sample s = {0};
+                        struct sample s = { 0 };
                         int r = run_child(counts[i], &s);
                         if (r < 0) {
                                 fprintf(stderr, PROG ": %d threads: fork/pipe: %s\n", counts[i], strerror(-r));
@@ -319,8 +319,7 @@ int main(int argc, char **argv)
                         }
                         if (s.err) {
                                 s.what[sizeof(s.what) - 1] = '\0';
-                                fprintf(stderr, PROG ": %d threads: %s: %s\n", counts[i], s.what,
-                                        strerror(s.err));
+                                fprintf(stderr, PROG ": %d threads: %s: %s\n", counts[i], s.what, strerror(s.err));
                                 rc = 1;
                                 goto out;
                         }

@@ -41,8 +41,8 @@ struct fuzz_stats fuzz_stats;
 
 /* Capability numbers of Podman's default_capabilities (containers.conf):
  * CHOWN DAC_OVERRIDE FOWNER FSETID KILL SETGID SETUID SETPCAP NET_BIND_SERVICE SYS_CHROOT SETFCAP. */
-#define PODMAN_CAPS                                                                                             \
-        ((1ull << 0) | (1ull << 1) | (1ull << 3) | (1ull << 4) | (1ull << 5) | (1ull << 6) | (1ull << 7) |     \
+#define PODMAN_CAPS                                                                                                    \
+        ((1ull << 0) | (1ull << 1) | (1ull << 3) | (1ull << 4) | (1ull << 5) | (1ull << 6) | (1ull << 7) |             \
          (1ull << 8) | (1ull << 10) | (1ull << 18) | (1ull << 31))
 
 __attribute__((noreturn, format(printf, 1, 2))) static void fail(const char *fmt, ...)
@@ -89,7 +89,8 @@ void fuzz_print_stats(const char *target)
                         fprintf(stderr, ", %lu %s", counts[i].n, counts[i].what);
         fputc('\n', stderr);
         if (s->flag_refusals)
-                fprintf(stderr, "fuzz: %s: the kernel refused %lu programs with their own flags (%#x); flags 0 loaded\n",
+                fprintf(stderr,
+                        "fuzz: %s: the kernel refused %lu programs with their own flags (%#x); flags 0 loaded\n",
                         target, s->flag_refusals, s->refused_flags);
 }
 
@@ -615,8 +616,7 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
         } else {
                 fuzz_stats.decoded++;
                 if (len == 0 || len > TSYNC_FILTER_MAX_INSNS || size != TSYNC_FILTER_HEADER_SIZE + 8 * len ||
-                    (flags & ~TSYNC_FILTER_ALLOWED_FLAGS) ||
-                    (const uint8_t *)prog != buf + TSYNC_FILTER_HEADER_SIZE)
+                    (flags & ~TSYNC_FILTER_ALLOWED_FLAGS) || (const uint8_t *)prog != buf + TSYNC_FILTER_HEADER_SIZE)
                         fail("tsync_filter_decode accepted a file that breaks its own layout");
                 /* Re-encoding gives the same bytes. */
                 _cleanup_free_ uint8_t *again = malloc(size);

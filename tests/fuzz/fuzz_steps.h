@@ -25,15 +25,15 @@ extern enum fuzz_kernel_mode fuzz_kernel_mode;
 /* What the steps saw, printed by the fuzz targets when they finish. */
 struct fuzz_stats {
         unsigned long inputs;
-        unsigned long parsed;          /* JSON accepted */
-        unsigned long profiles;        /* profile accepted */
-        unsigned long programs;        /* compiled, validated */
-        unsigned long kernel_loads;    /* loaded in a child with NO_NEW_PRIVS */
-        unsigned long flag_refusals;   /* the kernel refused the program's own flags (flags 0 loaded) */
-        uint32_t refused_flags;        /* the flag sets refused, or'ed */
-        unsigned long rewrites;        /* config rewrites checked (each of the two modes counts) */
-        unsigned long decoded;         /* filter files accepted by tsync_filter_decode */
-        unsigned long decoded_invalid; /* accepted by decode, then rejected by tsync_bpf_validate */
+        unsigned long parsed;            /* JSON accepted */
+        unsigned long profiles;          /* profile accepted */
+        unsigned long programs;          /* compiled, validated */
+        unsigned long kernel_loads;      /* loaded in a child with NO_NEW_PRIVS */
+        unsigned long flag_refusals;     /* the kernel refused the program's own flags (flags 0 loaded) */
+        uint32_t refused_flags;          /* the flag sets refused, or'ed */
+        unsigned long rewrites;          /* config rewrites checked (each of the two modes counts) */
+        unsigned long decoded;           /* filter files accepted by tsync_filter_decode */
+        unsigned long decoded_invalid;   /* accepted by decode, then rejected by tsync_bpf_validate */
         unsigned long validate_stricter; /* validate rejected, the kernel loaded it anyway */
 };
 extern struct fuzz_stats fuzz_stats;
@@ -65,20 +65,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* Defines the libFuzzer entry points of the target whose step is fn. */
-#define FUZZ_DEFINE_TARGET(fn)                                         \
-        static void print_stats(void)                                  \
-        {                                                              \
-                fuzz_print_stats(#fn);                                 \
-        }                                                              \
-        int LLVMFuzzerInitialize(int *argc, char ***argv)              \
-        {                                                              \
-                (void)argc;                                            \
-                (void)argv;                                            \
-                (void)atexit(print_stats);                             \
-                return 0;                                              \
-        }                                                              \
-        int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)   \
-        {                                                              \
-                fn(data, size);                                        \
-                return 0;                                              \
+#define FUZZ_DEFINE_TARGET(fn)                                                                                         \
+        static void print_stats(void)                                                                                  \
+        {                                                                                                              \
+                fuzz_print_stats(#fn);                                                                                 \
+        }                                                                                                              \
+        int LLVMFuzzerInitialize(int *argc, char ***argv)                                                              \
+        {                                                                                                              \
+                (void)argc;                                                                                            \
+                (void)argv;                                                                                            \
+                (void)atexit(print_stats);                                                                             \
+                return 0;                                                                                              \
+        }                                                                                                              \
+        int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                                   \
+        {                                                                                                              \
+                fn(data, size);                                                                                        \
+                return 0;                                                                                              \
         }

@@ -227,8 +227,11 @@ void fuzz_config(const uint8_t *data, size_t size)
 }
 
 const struct fuzz_target fuzz_targets[] = {
-        { "fuzz_json", fuzz_json },           { "fuzz_profile_oci", fuzz_profile_oci },
-        { "fuzz_profile_docker", fuzz_profile_docker }, { "fuzz_config", fuzz_config },
-        { "fuzz_state", fuzz_state },         { "fuzz_filterfile", fuzz_filterfile },
+        { "fuzz_json", fuzz_json },
+        { "fuzz_profile_oci", fuzz_profile_oci },
+        { "fuzz_profile_docker", fuzz_profile_docker },
+        { "fuzz_config", fuzz_config },
+        { "fuzz_state", fuzz_state },
+        { "fuzz_filterfile", fuzz_filterfile },
 };
 const size_t fuzz_n_targets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);

@@ -39,7 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define X32_BIT   0x40000000L
+#define X32_BIT     0x40000000L
 #define I386_MKDIR  39
 #define I386_GETPID 20
 
@@ -114,9 +114,9 @@ struct abi {
 };
 
 static const struct abi abis[] = {
-        {"x86_64", raw_syscall64, SYS_mkdir, SYS_getpid},
-        {"i386", raw_int80, I386_MKDIR, I386_GETPID},
-        {"x32", raw_syscall64, SYS_mkdir | X32_BIT, SYS_getpid | X32_BIT},
+        { "x86_64", raw_syscall64, SYS_mkdir, SYS_getpid },
+        { "i386", raw_int80, I386_MKDIR, I386_GETPID },
+        { "x32", raw_syscall64, SYS_mkdir | X32_BIT, SYS_getpid | X32_BIT },
 };
 
 /* Runs call(nr, a, b) in a child: "ok", "errno:N" or "signal:N" in buf; with want
@@ -183,7 +183,7 @@ static int cmd_abi(void)
 
 static int install(unsigned int flags, struct sock_filter *insns, unsigned short len)
 {
-        struct sock_fprog prog = {.len = len, .filter = insns};
+        struct sock_fprog prog = { .len = len, .filter = insns };
         return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
 }
 
@@ -222,7 +222,7 @@ struct notify_args {
 static void *notify_answerer(void *arg)
 {
         struct notify_args *na = arg;
-        struct pollfd p = {.fd = na->fd, .events = POLLIN};
+        struct pollfd p = { .fd = na->fd, .events = POLLIN };
         while (poll(&p, 1, 1000) > 0) {
                 struct seccomp_notif req;
                 struct seccomp_notif_resp resp;
@@ -240,7 +240,7 @@ static void *notify_answerer(void *arg)
 
 static int cmd_loosen(void)
 {
-        struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+        struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
         long rc;
 
         after("start", 0, 0);
@@ -259,11 +259,11 @@ static int cmd_loosen(void)
         pid_t pid = fork();
         if (pid == 0) {
                 long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 0, NULL);
-                long w[2] = {r, r < 0 ? errno : 0};
+                long w[2] = { r, r < 0 ? errno : 0 };
                 (void)write(fds[1], w, sizeof(w));
                 syscall(SYS_exit, 0);
         }
-        long w[2] = {-1, EIO};
+        long w[2] = { -1, EIO };
         (void)close(fds[1]);
         if (pid < 0 || read(fds[0], w, sizeof(w)) != (ssize_t)sizeof(w))
                 w[1] = EIO;
@@ -283,7 +283,7 @@ static int cmd_loosen(void)
 
         /* A listener that lets the call through: it only ever hears of calls
          * no stricter filter has decided already. */
-        struct notify_args na = {.fd = -1};
+        struct notify_args na = { .fd = -1 };
         na.fd = install_for_mkdir(SECCOMP_FILTER_FLAG_NEW_LISTENER, SECCOMP_RET_USER_NOTIF);
         int ne = errno;
         pthread_t t;

@@ -17,8 +17,8 @@
 
 #define MAX_THREADS 256
 
-static const char *fields[] = {"Uid",    "Seccomp", "Seccomp_filters", "NoNewPrivs", "CapInh",
-                               "CapPrm", "CapEff",  "CapBnd",          "CapAmb"};
+static const char *fields[] = { "Uid",    "Seccomp", "Seccomp_filters", "NoNewPrivs", "CapInh",
+                                "CapPrm", "CapEff",  "CapBnd",          "CapAmb" };
 static const char *call = "none", *call_arg;
 static pthread_barrier_t barrier;
 

@@ -33,8 +33,8 @@ static int diverge_error;
 
 static void *diverger(void *arg)
 {
-        struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
-        struct sock_fprog prog = {.len = 1, .filter = allow};
+        struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+        struct sock_fprog prog = { .len = 1, .filter = allow };
         sigset_t all;
         (void)arg;
 

@@ -36,13 +36,13 @@
 #include "tsync/cleanup.h"
 #include "tsync/error.h"
 
-#define PROG "seccomp_diff"
-#define X32_BIT 0x40000000u
-#define GRID_NR 1024
-#define NARGS 6
+#define PROG           "seccomp_diff"
+#define X32_BIT        0x40000000u
+#define GRID_NR        1024
+#define NARGS          6
 #define RANDOM_SAMPLES 64
-#define RET_EPERM (SECCOMP_RET_ERRNO | 1u)
-#define RET_ENOSYS (SECCOMP_RET_ERRNO | 38u)
+#define RET_EPERM      (SECCOMP_RET_ERRNO | 1u)
+#define RET_ENOSYS     (SECCOMP_RET_ERRNO | 38u)
 
 struct program {
         const char *path;
@@ -81,7 +81,7 @@ static void valset_free(struct valset *s)
 
 /* Constants the programs compare each argument half with. */
 struct arg_consts {
-        struct valset lo[NARGS], hi[NARGS]; /* compared with JEQ/JGT/JGE */
+        struct valset lo[NARGS], hi[NARGS];           /* compared with JEQ/JGT/JGE */
         struct valset lo_mask[NARGS], hi_mask[NARGS]; /* JSET and AND masks */
         bool used[NARGS];
 };
@@ -178,8 +178,7 @@ static int collect_consts(const struct program *p, struct arg_consts *c)
                         if (BPF_MODE(f->code) == BPF_ABS && f->k >= 16 && f->k < 64 && f->k % 4 == 0)
                                 a = 1u << ((f->k - 16) / 4); /* 2*arg + half */
                 } else if (cls == BPF_ALU) {
-                        if (BPF_SRC(f->code) == BPF_K &&
-                            (BPF_OP(f->code) == BPF_AND || BPF_OP(f->code) == BPF_OR))
+                        if (BPF_SRC(f->code) == BPF_K && (BPF_OP(f->code) == BPF_AND || BPF_OP(f->code) == BPF_OR))
                                 r = add_const(c, a, f->k, true);
                         else if (BPF_OP(f->code) != BPF_NEG && BPF_SRC(f->code) == BPF_K)
                                 r = add_const(c, a, f->k, false);
@@ -375,7 +374,7 @@ static const struct arch_range grid_arches[] = {
 
 /* Numbers past every table: the x32 bit in odd places, sign bits, -1. */
 static const uint32_t far_nrs[] = {
-        1024, 4095, 4096, 0x3fffffff, X32_BIT | 0x3ff, X32_BIT | 0x400, X32_BIT | 0x3fffffff,
+        1024,       4095,       4096,       0x3fffffff, X32_BIT | 0x3ff, X32_BIT | 0x400, X32_BIT | 0x3fffffff,
         0x7fffffff, 0x80000000, 0xc0000000, 0xfffffffe, 0xffffffff,
 };
 
@@ -386,10 +385,8 @@ static const struct arch_range far_arches[] = {
 
 /* Architectures the programs should refuse wholesale. */
 static const struct arch_range foreign_arches[] = {
-        { "aarch64", AUDIT_ARCH_AARCH64, 0, 0, false },
-        { "arm", AUDIT_ARCH_ARM, 0, 0, false },
-        { "ppc64le", AUDIT_ARCH_PPC64LE, 0, 0, false },
-        { "arch0", 0, 0, 0, false },
+        { "aarch64", AUDIT_ARCH_AARCH64, 0, 0, false }, { "arm", AUDIT_ARCH_ARM, 0, 0, false },
+        { "ppc64le", AUDIT_ARCH_PPC64LE, 0, 0, false }, { "arch0", 0, 0, 0, false },
         { "archffffffff", 0xffffffff, 0, 0, false },
 };
 static const uint32_t foreign_nrs[] = { 0, 1, 59, 0x40000000, 0xffffffff };
@@ -422,8 +419,8 @@ static int simulate(const struct program *p, const struct tsync_bpf_input *in, s
 static void report(struct diff_state *st, const struct arch_range *ar, const struct tsync_bpf_input *in, uint32_t ra,
                    uint32_t rb)
 {
-        bool allowed = st->allow_enosys &&
-                       ((ra == RET_ENOSYS && rb == RET_EPERM) || (ra == RET_EPERM && rb == RET_ENOSYS));
+        bool allowed =
+                st->allow_enosys && ((ra == RET_ENOSYS && rb == RET_EPERM) || (ra == RET_EPERM && rb == RET_ENOSYS));
         char na[64], nb[64];
 
         st->diffs++;
@@ -441,10 +438,10 @@ static void report(struct diff_state *st, const struct arch_range *ar, const str
                 snprintf(nrbuf, sizeof(nrbuf), "%" PRIu32, nr & ~ar->nr_base);
         else
                 snprintf(nrbuf, sizeof(nrbuf), "0x%" PRIx32, nr);
-        printf("%s %s (%s) args=0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64
-               ",0x%" PRIx64 ": A=%s B=%s%s\n",
-               ar->name, nrbuf, name ? name : "?", in->args[0], in->args[1], in->args[2],
-               in->args[3], in->args[4], in->args[5], na, nb, allowed ? " (allowed)" : "");
+        printf("%s %s (%s) args=0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64 ",0x%" PRIx64
+               ": A=%s B=%s%s\n",
+               ar->name, nrbuf, name ? name : "?", in->args[0], in->args[1], in->args[2], in->args[3], in->args[4],
+               in->args[5], na, nb, allowed ? " (allowed)" : "");
 }
 
 static void stats_add(struct stats *s, size_t executed)
@@ -523,8 +520,8 @@ static void print_stats(const struct diff_state *st, int which)
         const struct stats *s = st->stats[which];
         const struct stats *all = &s[ARRAY_SIZE(grid_arches)];
 
-        printf("%c: %s: %zu instructions; executed with zero args over %zu (arch, nr): mean %.2f max %zu", which ? 'B' : 'A',
-               p->path, p->len, all->n, mean(all), all->max);
+        printf("%c: %s: %zu instructions; executed with zero args over %zu (arch, nr): mean %.2f max %zu",
+               which ? 'B' : 'A', p->path, p->len, all->n, mean(all), all->max);
         for (size_t g = 0; g < ARRAY_SIZE(grid_arches); g++)
                 printf("; %s mean %.2f max %zu", grid_arches[g].name, mean(&s[g]), s[g].max);
         printf("\n");

@@ -175,8 +175,8 @@ static long dump_filters(pid_t pid, const char *outdir)
                 }
                 /* The tracee is stopped and filters are immutable, so the length cannot change. */
                 if (got != len) {
-                        fprintf(stderr, PROG ": %d: filter %lu changed length (%ld, then %ld)\n", (int)pid, index,
-                                len, got);
+                        fprintf(stderr, PROG ": %d: filter %lu changed length (%ld, then %ld)\n", (int)pid, index, len,
+                                got);
                         return -EPROTO;
                 }
                 int r = save_filter(outdir, (unsigned long)count - 1 - index, prog, (size_t)len);

@@ -31,11 +31,11 @@
 #define MAX_RECORDED 4096
 
 struct run {
-        pid_t pid;          /* the traced process (its main thread after the exec) */
-        const char *comm;   /* the program we wait for */
-        long point;         /* the system call to stop at, 1-based */
+        pid_t pid;        /* the traced process (its main thread after the exec) */
+        const char *comm; /* the program we wait for */
+        long point;       /* the system call to stop at, 1-based */
         int sig;
-        bool counting;      /* past the exec of comm */
+        bool counting; /* past the exec of comm */
         long entered;
         long recorded[MAX_RECORDED];
 };
@@ -124,7 +124,7 @@ static char proc_state(pid_t pid)
 
 static void sleep_ms(long ms)
 {
-        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
 }

@@ -77,7 +77,7 @@ static void *spawner(void *arg)
 
 static void sleep_ms(long ms)
 {
-        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
 }
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
         int failed = 0;
         size_t vchecked = 0, vexited = 0, vappeared = 0, census_max = 0;
         for (int r = 1; r <= rounds && !failed; r++) {
-                struct tsync_err err = {0};
+                struct tsync_err err = { 0 };
                 struct init_verify_result res;
                 if (init_apply_census(&census, &err) < 0 || init_apply_load(prog, len, flags, &err) < 0) {
                         fprintf(stderr, "thread_storm: round %d: %s\n", r, err.msg);

@@ -152,7 +152,8 @@ static void test_bpf_disassemble(void)
                                   "0004: jeq #0xc000003e jt 5 jf 5\n"
                                   "0005: ret ALLOW\n";
         _cleanup_free_ char *text2 = disassemble(merged, ARRAY_SIZE(merged), &r);
-        tap_ok(r == 0 && text2 && strcmp(text2, want_merged) == 0, "test_bpf_disassemble_names_arch_only_where_a_holds_it");
+        tap_ok(r == 0 && text2 && strcmp(text2, want_merged) == 0,
+               "test_bpf_disassemble_names_arch_only_where_a_holds_it");
         if (!text2 || strcmp(text2, want_merged) != 0)
                 tap_diag("got:\n%s", text2 ? text2 : "(null)");
 }
@@ -183,13 +184,14 @@ static void test_bpf_simulate_counts(void)
         static const struct {
                 uint32_t k, word;
         } words[] = {
-                { 0, 1 },           { 4, AUDIT_ARCH_X86_64 }, { 8, 0 },           { 12, 0x12345678 },
-                { 16, 0x50001 },    { 20, 0 },                { 56, 0x11223344 }, { 60, 0xaabbccdd },
+                { 0, 1 },  { 4, AUDIT_ARCH_X86_64 }, { 8, 0 },           { 12, 0x12345678 }, { 16, 0x50001 },
+                { 20, 0 }, { 56, 0x11223344 },       { 60, 0xaabbccdd },
         };
         in.instruction_pointer = 0x1234567800000000ull;
         in.args[5] = 0xaabbccdd11223344ull;
         for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
-                const struct sock_filter ld[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, words[i].k), BPF_STMT(BPF_RET | BPF_A, 0) };
+                const struct sock_filter ld[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, words[i].k),
+                                                  BPF_STMT(BPF_RET | BPF_A, 0) };
                 r = tsync_bpf_simulate(ld, ARRAY_SIZE(ld), &in, &res, &err);
                 tap_ok(r == 0 && res.ret == words[i].word && res.read_args == (words[i].k >= 8) && res.executed == 2,
                        "test_bpf_simulate_loads_seccomp_data_offset_%u (ret 0x%x read_args %d)", words[i].k, res.ret,
@@ -203,7 +205,8 @@ static void test_bpf_simulate_counts(void)
         };
         struct tsync_bpf_result untouched = { .ret = 0xdeadbeef, .executed = 42 };
         r = tsync_bpf_simulate(bad, ARRAY_SIZE(bad), &in, &untouched, &err);
-        tap_ok(r == -EINVAL && strstr(err.msg, "instruction 1") && untouched.ret == 0xdeadbeef && untouched.executed == 42,
+        tap_ok(r == -EINVAL && strstr(err.msg, "instruction 1") && untouched.ret == 0xdeadbeef &&
+                       untouched.executed == 42,
                "test_bpf_simulate_refuses_a_bad_program_naming_the_instruction ('%s')", err.msg);
 }
 
@@ -211,7 +214,7 @@ static void test_bpf_simulate_counts(void)
 /* ---- The kernel as the oracle ------------------------------------------ */
 
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
-#define X32_BIT 0x40000000L
+#define X32_BIT     0x40000000L
 
 /* What the child saw; written to shared memory with plain stores. */
 struct report {
@@ -412,7 +415,8 @@ static bool outcome_matches(uint32_t ret, const struct tsync_bpf_input *in, cons
 static bool sim_matches_kernel(const struct sock_filter *prog, size_t len, const struct call *c, uint32_t *ret_action,
                                char *why, size_t n)
 {
-        struct tsync_bpf_input in = { .nr = (int32_t)c->nr, .arch = c->abi == ABI_I386 ? AUDIT_ARCH_I386 : NATIVE_ARCH };
+        struct tsync_bpf_input in = { .nr = (int32_t)c->nr,
+                                      .arch = c->abi == ABI_I386 ? AUDIT_ARCH_I386 : NATIVE_ARCH };
         struct tsync_bpf_result res = { 0 };
         struct tsync_err err = { 0 };
         struct outcome o;
@@ -456,8 +460,8 @@ static void check_verdict(const char *name, bool bad, const struct sock_filter *
         int v = tsync_bpf_validate(prog, len, &err);
         int k = kernel_load_errno(prog, len);
         bool ok = bad ? v == -EINVAL && k == EINVAL : v == 0 && k == 0;
-        tap_ok(ok, "test_bpf_validate_%s_%s (validate %d '%s', kernel load errno %d)", bad ? "rejects" : "accepts", name,
-               v, v < 0 ? err.msg : "", k);
+        tap_ok(ok, "test_bpf_validate_%s_%s (validate %d '%s', kernel load errno %d)", bad ? "rejects" : "accepts",
+               name, v, v < 0 ? err.msg : "", k);
 }
 
 static void test_bpf_validate_hand_built_programs(void)
@@ -485,35 +489,53 @@ static void test_bpf_validate_hand_built_programs(void)
                 { "rsh_by_32", true, 2, { BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 32), RET_ALLOW } },
                 { "st_slot_16", true, 2, { BPF_STMT(BPF_ST, 16), RET_ALLOW } },
                 { "ld_mem_unwritten", true, 2, { BPF_STMT(BPF_LD | BPF_MEM, 0), RET_ALLOW } },
-                { "ldx_mem_written_elsewhere", true, 3,
+                { "ldx_mem_written_elsewhere",
+                  true,
+                  3,
                   { BPF_STMT(BPF_ST, 1), BPF_STMT(BPF_LDX | BPF_MEM, 0), RET_ALLOW } },
-                { "ld_mem_written_on_one_branch", true, 5,
-                  { BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1), BPF_STMT(BPF_ST, 2), BPF_STMT(BPF_ALU | BPF_ADD | BPF_K, 1),
-                    BPF_STMT(BPF_LD | BPF_MEM, 2), RET_ALLOW } },
-                { "ld_mem_reached_only_by_a_ja_over_the_store", true, 5,
-                  { BPF_STMT(BPF_ST, 4), BPF_STMT(BPF_JMP | BPF_JA, 1), BPF_STMT(BPF_ST, 5), BPF_STMT(BPF_LD | BPF_MEM, 5),
-                    RET_ALLOW } },
+                { "ld_mem_written_on_one_branch",
+                  true,
+                  5,
+                  { BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1), BPF_STMT(BPF_ST, 2),
+                    BPF_STMT(BPF_ALU | BPF_ADD | BPF_K, 1), BPF_STMT(BPF_LD | BPF_MEM, 2), RET_ALLOW } },
+                { "ld_mem_reached_only_by_a_ja_over_the_store",
+                  true,
+                  5,
+                  { BPF_STMT(BPF_ST, 4), BPF_STMT(BPF_JMP | BPF_JA, 1), BPF_STMT(BPF_ST, 5),
+                    BPF_STMT(BPF_LD | BPF_MEM, 5), RET_ALLOW } },
                 /* The kernel's walk carries its mask across a return into
                  * the (unreachable) next instruction. */
-                { "unreachable_ld_mem_after_ret", false, 4,
+                { "unreachable_ld_mem_after_ret",
+                  false,
+                  4,
                   { BPF_STMT(BPF_ST, 0), RET_ALLOW, BPF_STMT(BPF_LD | BPF_MEM, 0), BPF_STMT(BPF_RET | BPF_A, 0) } },
                 /* The kernel's walk resets its mask after a jump: what holds
                  * at the next instruction comes only from jumps to it. */
-                { "ld_mem_after_ja_reached_only_by_a_jump_that_stored", false, 6,
+                { "ld_mem_after_ja_reached_only_by_a_jump_that_stored",
+                  false,
+                  6,
                   { BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2), BPF_STMT(BPF_ST, 0),
                     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 1), BPF_STMT(BPF_JMP | BPF_JA, 1),
                     BPF_STMT(BPF_LD | BPF_MEM, 0), RET_ALLOW } },
-                { "ld_mem_after_jeq_reached_only_by_a_jump_that_stored", false, 6,
+                { "ld_mem_after_jeq_reached_only_by_a_jump_that_stored",
+                  false,
+                  6,
                   { BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2), BPF_STMT(BPF_ST, 0),
                     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 1), BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 0, 1, 1),
                     BPF_STMT(BPF_LD | BPF_MEM, 0), RET_ALLOW } },
-                { "ld_mem_written_on_both_branches", false, 6,
+                { "ld_mem_written_on_both_branches",
+                  false,
+                  6,
                   { BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2), BPF_STMT(BPF_ST, 2), BPF_STMT(BPF_JMP | BPF_JA, 1),
                     BPF_STMT(BPF_STX, 2), BPF_STMT(BPF_LD | BPF_MEM, 2), RET_ALLOW } },
-                { "every_seccomp_load", false, 8,
+                { "every_seccomp_load",
+                  false,
+                  8,
                   { LD_ABS(0), LD_ABS(4), LD_ABS(8), LD_ABS(60), BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
                     BPF_STMT(BPF_LDX | BPF_W | BPF_LEN, 0), BPF_STMT(BPF_LDX | BPF_IMM, 3), RET_ALLOW } },
-                { "shift_by_31_and_div_by_x", false, 4,
+                { "shift_by_31_and_div_by_x",
+                  false,
+                  4,
                   { BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 31), BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 31),
                     BPF_STMT(BPF_ALU | BPF_DIV | BPF_X, 0), RET_ALLOW } },
                 { "ret_a_alone", false, 1, { BPF_STMT(BPF_RET | BPF_A, 0) } },
@@ -563,8 +585,8 @@ static void test_bpf_validate_every_opcode(void)
         }
         /* Guard against a harness that never loads or never refuses. */
         tap_ok(mismatches == 0 && accepted > 50 && accepted < runs / 2,
-               "test_bpf_validate_agrees_with_kernel_on_every_opcode (%zu programs, %zu accepted, %zu mismatches)", runs,
-               accepted, mismatches);
+               "test_bpf_validate_agrees_with_kernel_on_every_opcode (%zu programs, %zu accepted, %zu mismatches)",
+               runs, accepted, mismatches);
 }
 
 /* ---- Simulation: hand-built programs, simulator against kernel --------- */
@@ -617,8 +639,13 @@ static void run_case(struct stats *st, const char *label, const struct pbuf *b, 
 }
 
 static const unsigned long pairs[][2] = {
-        { 7, 3 },           { 0xfffffff0, 0x20 },        { 0x12345678, 31 }, { 0x80000001, 33 },
-        { 5, 0 },           { 0xffffffff, 0xffffffff }, { 0xdeadbeef, 0x10001 },
+        { 7, 3 },
+        { 0xfffffff0, 0x20 },
+        { 0x12345678, 31 },
+        { 0x80000001, 33 },
+        { 5, 0 },
+        { 0xffffffff, 0xffffffff },
+        { 0xdeadbeef, 0x10001 },
         { 0x1ffffffffUL, 2 }, /* the high words must not leak into 32-bit A */
 };
 
@@ -643,8 +670,9 @@ static void test_bpf_simulate_alu(void)
                                         emit(&b, (struct sock_filter)LD_ABS(24));
                                         emit(&b, (struct sock_filter)BPF_STMT(BPF_MISC | BPF_TAX, 0));
                                         emit(&b, (struct sock_filter)LD_ABS(16));
-                                        emit(&b, (struct sock_filter)BPF_STMT(BPF_ALU | ops[i].op | (src ? BPF_X : BPF_K),
-                                                                              (uint32_t)pairs[j][1]));
+                                        emit(&b,
+                                             (struct sock_filter)BPF_STMT(BPF_ALU | ops[i].op | (src ? BPF_X : BPF_K),
+                                                                          (uint32_t)pairs[j][1]));
                                         tail(&b, part);
                                         run_case(&st, ops[i].name, &b, &c);
                                 }
@@ -662,8 +690,8 @@ static void test_bpf_simulate_jumps(void)
                 const char *name;
         } ops[] = { { BPF_JEQ, "jeq" }, { BPF_JGT, "jgt" }, { BPF_JGE, "jge" }, { BPF_JSET, "jset" } };
         static const unsigned long jpairs[][2] = {
-                { 5, 5 }, { 5, 6 }, { 6, 5 }, { 0x80000000, 0x7fffffff }, { 0xf0, 0x0f }, { 0xf0, 0x10 }, { 0, 0 },
-                { 0x100000005UL, 5 },
+                { 5, 5 },       { 5, 6 },       { 6, 5 }, { 0x80000000, 0x7fffffff },
+                { 0xf0, 0x0f }, { 0xf0, 0x10 }, { 0, 0 }, { 0x100000005UL, 5 },
         };
         for (size_t i = 0; i < ARRAY_SIZE(ops); i++) {
                 for (int src = 0; src < 2; src++) {
@@ -733,7 +761,7 @@ static void test_bpf_simulate_hand_built_programs(void)
                 { LD_ABS(0) },  { LD_ABS(4) },  { LD_ABS(16) }, { LD_ABS(20) },
                 { LD_ABS(24) }, { LD_ABS(28) }, { LD_ABS(48) }, { LD_ABS(60) },
         };
-        static const char *const word_names[] = { "ld_nr",      "ld_arch",    "ld_args0_lo", "ld_args0_hi",
+        static const char *const word_names[] = { "ld_nr",       "ld_arch",     "ld_args0_lo", "ld_args0_hi",
                                                   "ld_args1_lo", "ld_args1_hi", "ld_args4_lo", "ld_args5_hi" };
         for (size_t i = 0; i < ARRAY_SIZE(words); i++)
                 run_body(word_names[i], words[i], 1, true);
@@ -766,12 +794,9 @@ static void test_bpf_simulate_hand_built_programs(void)
         run_body("scratch_memory_across_branches", branches, ARRAY_SIZE(branches), true);
 
         const struct sock_filter len[] = {
-                BPF_STMT(BPF_LDX | BPF_W | BPF_LEN, 0),
-                BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
-                BPF_STMT(BPF_ALU | BPF_MUL | BPF_K, 3),
-                BPF_STMT(BPF_ALU | BPF_ADD | BPF_X, 0),
-                BPF_STMT(BPF_MISC | BPF_TAX, 0),
-                BPF_STMT(BPF_LD | BPF_IMM, 5),
+                BPF_STMT(BPF_LDX | BPF_W | BPF_LEN, 0), BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+                BPF_STMT(BPF_ALU | BPF_MUL | BPF_K, 3), BPF_STMT(BPF_ALU | BPF_ADD | BPF_X, 0),
+                BPF_STMT(BPF_MISC | BPF_TAX, 0),        BPF_STMT(BPF_LD | BPF_IMM, 5),
                 BPF_STMT(BPF_MISC | BPF_TXA, 0),
         };
         run_body("ld_len_ldx_len_txa", len, ARRAY_SIZE(len), true);
@@ -788,7 +813,9 @@ static void test_bpf_simulate_hand_built_programs(void)
 
 /* ---- Simulation: libseccomp's filters, simulator against kernel -------- */
 
+/* clang-format off */
 #define CMP(a, o, x, y) { .arg = (a), .op = (o), .datum_a = (x), .datum_b = (y) }
+/* clang-format on */
 
 struct rule {
         int nr; /* x86_64 number; libseccomp maps it to the other arches by name */
@@ -819,8 +846,10 @@ static const struct rule rules[] = {
 
 static struct utsname uts;
 
+/* clang-format off */
 #define N(nr, ...) { ABI_NATIVE, (nr), { __VA_ARGS__ } }
 #define I(nr, ...) { ABI_I386, (nr), { __VA_ARGS__ } }
+/* clang-format on */
 
 static const struct call native_calls[] = {
         N(__NR_getpid, 0),
@@ -869,9 +898,8 @@ static const struct call native_calls[] = {
  * gettid 224, getuid 24, getgid 47, getpgrp 65. Pointers would be
  * truncated, so none. */
 static const struct call i386_calls[] = {
-        I(20, 0),   I(122, 0),        I(64, 0),   I(64, 5),   I(64, 666), I(64, 777), I(64, 8, 3),
-        I(64, 8, 4), I(136, 0xffffffff), I(136, 0), I(224, 0), I(24, 0),   I(47, 7),   I(47, 8),
-        I(1000, 0), I(65, 0),
+        I(20, 0),           I(122, 0), I(64, 0),  I(64, 5), I(64, 666), I(64, 777), I(64, 8, 3), I(64, 8, 4),
+        I(136, 0xffffffff), I(136, 0), I(224, 0), I(24, 0), I(47, 7),   I(47, 8),   I(1000, 0),  I(65, 0),
 };
 
 /* What the rules above mean for each i386 call, read off the table by hand:
@@ -899,8 +927,8 @@ static void check_i386_rules(const char *variant, bool multi, const struct sock_
                 if (tsync_bpf_simulate(prog, len, &in, &res, &err) == 0 && res.ret == want)
                         continue;
                 mismatches++;
-                tap_diag("%s i386 nr %ld arg0 0x%lx: simulator 0x%08x (%s), rules say 0x%08x", variant, i386_calls[i].nr,
-                         i386_calls[i].args[0], res.ret, err.msg, want);
+                tap_diag("%s i386 nr %ld arg0 0x%lx: simulator 0x%08x (%s), rules say 0x%08x", variant,
+                         i386_calls[i].nr, i386_calls[i].args[0], res.ret, err.msg, want);
         }
         tap_ok(mismatches == 0, "test_bpf_simulate_follows_the_rules_libseccomp_%s_i386 (%zu calls)", variant,
                ARRAY_SIZE(i386_calls));
@@ -941,7 +969,8 @@ static int build_filter(bool multi, bool tree, struct sock_filter **ret_prog, si
                 (void)snprintf(why, n, "seccomp_init failed");
                 return -ENOMEM;
         }
-        if (multi && ((r = seccomp_arch_add(ctx, SCMP_ARCH_X86)) < 0 || (r = seccomp_arch_add(ctx, SCMP_ARCH_X32)) < 0)) {
+        if (multi &&
+            ((r = seccomp_arch_add(ctx, SCMP_ARCH_X86)) < 0 || (r = seccomp_arch_add(ctx, SCMP_ARCH_X32)) < 0)) {
                 (void)snprintf(why, n, "seccomp_arch_add: %s", strerror(-r));
                 goto out;
         }
@@ -1032,8 +1061,8 @@ static void run_calls(const char *variant, const char *abi, const struct sock_fi
                 }
         }
         tap_ok(st.mismatches == 0 && (seen & want_seen) == want_seen,
-               "test_bpf_simulate_matches_kernel_libseccomp_%s_%s (%zu calls, %zu instructions, outcomes 0x%x)", variant,
-               abi, st.runs, len, seen);
+               "test_bpf_simulate_matches_kernel_libseccomp_%s_%s (%zu calls, %zu instructions, outcomes 0x%x)",
+               variant, abi, st.runs, len, seen);
 }
 
 static void test_bpf_simulate_libseccomp_filters(void)
@@ -1097,10 +1126,10 @@ static void test_bpf_kernel_skipped(void)
 {
         tap_ok(1, "test_bpf_kernel_comparisons # SKIP written for x86_64 system call numbers");
 }
-#define test_bpf_validate_hand_built_programs test_bpf_kernel_skipped
-#define test_bpf_validate_every_opcode() ((void)0)
+#define test_bpf_validate_hand_built_programs   test_bpf_kernel_skipped
+#define test_bpf_validate_every_opcode()        ((void)0)
 #define test_bpf_simulate_hand_built_programs() ((void)0)
-#define test_bpf_simulate_libseccomp_filters() ((void)0)
+#define test_bpf_simulate_libseccomp_filters()  ((void)0)
 
 #endif
 

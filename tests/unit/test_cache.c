@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "unit.h"
 #include "tsync/cache.h"
 #include "tsync/filterfile.h"
+#include "unit.h"
 
 static char top[] = "/tmp/test_cache.XXXXXX";
 
@@ -53,10 +53,9 @@ static void make_profile(struct test_profile *t, const char *name)
 {
         memset(t, 0, sizeof(*t));
         t->names[0] = (char *)name;
-        t->rule = (struct tsync_rule){ .names = t->names,
-                                       .n_names = 1,
-                                       .action = { TSYNC_ACT_ERRNO, 42 },
-                                       .origin = (char *)"syscalls[0]" };
+        t->rule = (struct tsync_rule){
+                .names = t->names, .n_names = 1, .action = { TSYNC_ACT_ERRNO, 42 }, .origin = (char *)"syscalls[0]"
+        };
         t->arches[0] = SCMP_ARCH_X86_64;
         t->p = (struct tsync_profile){ .default_action = { TSYNC_ACT_ALLOW, 0 },
                                        .arches = t->arches,
@@ -114,8 +113,8 @@ static void test_cache_key(void)
 
         make_profile(&t, "getppid");
         int r = tsync_cache_key(&t.p, &o, 0, k1, &err);
-        tap_ok(r == 0 && strlen(k1) == 64 && strspn(k1, "0123456789abcdef") == 64, "test_cache_key_is_64_lowercase_hex: %s",
-               r == 0 ? k1 : err.msg);
+        tap_ok(r == 0 && strlen(k1) == 64 && strspn(k1, "0123456789abcdef") == 64,
+               "test_cache_key_is_64_lowercase_hex: %s", r == 0 ? k1 : err.msg);
         r = tsync_cache_key(&t.p, &o, 0, k2, &err);
         tap_ok(r == 0 && strcmp(k1, k2) == 0, "test_cache_key_is_deterministic");
 
@@ -158,7 +157,7 @@ static void test_cache_key(void)
         cases[n++].changed = tsync_cache_key(&t.p, &o, 1ull << 21, k2, &err) == 0 && strcmp(k1, k2) != 0;
 
         struct tsync_compile_opts o2 = { .native_arch = seccomp_arch_native() == SCMP_ARCH_X86 ? SCMP_ARCH_X86_64
-                                                                                                 : SCMP_ARCH_X86 };
+                                                                                               : SCMP_ARCH_X86 };
         cases[n].name = "native_arch";
         cases[n++].changed = tsync_cache_key(&t.p, &o2, 0, k2, &err) == 0 && strcmp(k1, k2) != 0;
 
@@ -287,7 +286,8 @@ static void check_damage(const char *dir, const char *what, int (*damage)(const 
         }
         int r = tsync_cache_load(dir, key_a, &out, &err);
         int gone = lstat(path, &st) < 0 && errno == ENOENT;
-        tap_ok(r == -ENOENT && out == NULL && gone, "test_cache_detects_%s: r=%d removed=%d (%s)", what, r, gone, err.msg);
+        tap_ok(r == -ENOENT && out == NULL && gone, "test_cache_detects_%s: r=%d removed=%d (%s)", what, r, gone,
+               err.msg);
         tsync_program_free(out);
         out = NULL;
         r = tsync_cache_store(dir, key_a, &prog, &err);
@@ -437,8 +437,8 @@ static void test_cache_refuses_bad_dirs(void)
         char base[80];
         (void)snprintf(base, sizeof(base), "%s.bpf", key_b);
         int strays = count_strays(real, base, odd);
-        tap_ok(r < 0 && strays == 0, "test_cache_failed_rename_leaves_no_temp: r=%d (%s) strays=%d %s", r, err.msg, strays,
-               odd);
+        tap_ok(r < 0 && strays == 0, "test_cache_failed_rename_leaves_no_temp: r=%d (%s) strays=%d %s", r, err.msg,
+               strays, odd);
         /* load of a directory under the entry name: reported, not trusted. */
         r = tsync_cache_load(real, key_b, &out, &err);
         tap_ok(r < 0 && out == NULL, "test_cache_load_directory_entry_refused: %d %s", r, err.msg);
@@ -462,8 +462,8 @@ static void check_bad_dir(const char *what, mode_t mode, uid_t owner)
                "test_cache_store_refuses_%s_dir: %d %s", what, r, err.msg);
         memset(&err, 0, sizeof(err));
         r = tsync_cache_load(dir, key_a, &out, &err);
-        tap_ok(r == -EPERM && out == NULL && strstr(err.msg, "writable by it alone"), "test_cache_load_refuses_%s_dir: %d %s",
-               what, r, err.msg);
+        tap_ok(r == -EPERM && out == NULL && strstr(err.msg, "writable by it alone"),
+               "test_cache_load_refuses_%s_dir: %d %s", what, r, err.msg);
         tsync_program_free(out);
 }
 
@@ -507,7 +507,8 @@ static void test_cache_swapped_entries(void)
         make_profile(&strong, "ptrace");
         strong.rule.action = (struct tsync_action){ TSYNC_ACT_KILL_PROCESS, 0 };
         (void)snprintf(dir, sizeof(dir), "%s/swap", top);
-        if (tsync_compile(&weak.p, &o, &weak_direct, &w, &err) < 0 || tsync_compile(&strong.p, &o, &strong_direct, &w, &err) < 0 ||
+        if (tsync_compile(&weak.p, &o, &weak_direct, &w, &err) < 0 ||
+            tsync_compile(&strong.p, &o, &strong_direct, &w, &err) < 0 ||
             tsync_cache_key(&weak.p, &o, 0, kw, &err) < 0 || tsync_cache_key(&strong.p, &o, 0, ks, &err) < 0 ||
             tsync_cache_compile(dir, &weak.p, &o, 0, &got, &w, &err) < 0) {
                 tap_ok(0, "test_cache_swapped_entry: setup: %s", err.msg);
@@ -525,8 +526,8 @@ static void test_cache_swapped_entries(void)
         got = NULL;
         tap_ok(!same_prog(weak_direct, strong_direct), "test_cache_swapped_entry_programs_differ");
         int r = tsync_cache_load(dir, ks, &got, &err);
-        tap_ok(r == -ENOENT && got == NULL && strstr(err.msg, "another key"), "test_cache_swapped_entry_detected: %d %s", r,
-               err.msg);
+        tap_ok(r == -ENOENT && got == NULL && strstr(err.msg, "another key"),
+               "test_cache_swapped_entry_detected: %d %s", r, err.msg);
         tsync_program_free(got);
         got = NULL;
         /* Once more, through compile: the swapped entry is back in place. */
@@ -541,7 +542,8 @@ static void test_cache_swapped_entries(void)
         tap_ok(r == 0 && same_prog(got, strong_direct), "test_cache_swapped_entry_compiles_its_own_program: %d %s", r,
                r ? err.msg : "");
         r = tsync_cache_load(dir, ks, &again, &err);
-        tap_ok(r == 0 && same_prog(again, strong_direct), "test_cache_swapped_entry_repaired: %d %s", r, r ? err.msg : "");
+        tap_ok(r == 0 && same_prog(again, strong_direct), "test_cache_swapped_entry_repaired: %d %s", r,
+               r ? err.msg : "");
 out:
         tsync_program_free(weak_direct);
         tsync_program_free(strong_direct);
@@ -608,8 +610,8 @@ static void test_cache_full_disk(void)
                 tap_ok(1, "test_cache_full_disk_leaves_no_temp # skip cannot mount a tmpfs here");
                 return;
         }
-        tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "test_cache_full_disk_leaves_no_temp: status %#x",
-               status);
+        tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+               "test_cache_full_disk_leaves_no_temp: status %#x", status);
 }
 
 static void test_cache_compile(void)
@@ -682,8 +684,8 @@ static void test_cache_compile(void)
         if (fd >= 0)
                 (void)close(fd);
         r = tsync_cache_compile(file, &t.p, &o, 0, &untouched, &w, &err);
-        tap_ok(r < 0 && untouched == (struct tsync_program *)&t, "test_cache_compile_store_failure_is_an_error: %d %s", r,
-               err.msg);
+        tap_ok(r < 0 && untouched == (struct tsync_program *)&t, "test_cache_compile_store_failure_is_an_error: %d %s",
+               r, err.msg);
 
         tsync_program_free(direct);
         tsync_program_free(first);

@@ -20,17 +20,17 @@
 #include "tsync/seccomp_flags.h"
 
 /* The number of arguments, up to 16 (parenthesised arguments count as one). */
-#define NARGS(...) NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define NARGS(...)                                                                            NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, n, ...) n
 
 /* Positional initializers, one value per member in declaration order, so that
  * a member added to the struct is a member missing here. The counts below go
  * through the same macros: a parameter added to one of them breaks the count's
  * line too, and the count then asks for a row in the tables of changes. */
-#define ACTION(kind, data) kind, data
-#define ARG(index, value, value_two, op) index, value, value_two, op
+#define ACTION(kind, data)                                 kind, data
+#define ARG(index, value, value_two, op)                   index, value, value_two, op
 #define RULE(names, n_names, action, args, n_args, origin) names, n_names, action, args, n_args, origin
-#define PROFILE(default_action, arches, n_arches, flags, listener_path, listener_metadata, rules, n_rules)              \
+#define PROFILE(default_action, arches, n_arches, flags, listener_path, listener_metadata, rules, n_rules)             \
         default_action, arches, n_arches, flags, listener_path, listener_metadata, rules, n_rules
 
 #define ACTION_MEMBERS  NARGS(ACTION(0, 0))
@@ -61,9 +61,10 @@ static void fixture_init(struct fixture *f)
         f->names1[0] = (char *)"ptrace";
         f->args0[0] = (struct tsync_arg){ ARG(0, 3, 0, TSYNC_OP_EQ) };
         f->args0[1] = (struct tsync_arg){ ARG(2, 0xff00000000000001ull, 0x0f, TSYNC_OP_MASKED_EQ) };
-        f->rules[0] = (struct tsync_rule){ RULE(f->names0, 3, act(TSYNC_ACT_ERRNO, 1), f->args0, 2,
-                                                (char *)"syscalls[0]") };
-        f->rules[1] = (struct tsync_rule){ RULE(f->names1, 1, act(TSYNC_ACT_TRACE, 7), NULL, 0, (char *)"syscalls[1]") };
+        f->rules[0] =
+                (struct tsync_rule){ RULE(f->names0, 3, act(TSYNC_ACT_ERRNO, 1), f->args0, 2, (char *)"syscalls[0]") };
+        f->rules[1] =
+                (struct tsync_rule){ RULE(f->names1, 1, act(TSYNC_ACT_TRACE, 7), NULL, 0, (char *)"syscalls[1]") };
         f->arches[0] = SCMP_ARCH_X86_64;
         f->arches[1] = SCMP_ARCH_X86;
         f->p = (struct tsync_profile){ PROFILE(act(TSYNC_ACT_ERRNO, 38), f->arches, 2, SECCOMP_FILTER_FLAG_LOG,
@@ -218,12 +219,9 @@ static const struct {
         void (*change)(struct tsync_rule *r, struct fixture *f);
         bool in_key; /* false: for messages only, the program does not depend on it */
 } rule_changes[] = {
-        { "names", rule_names, true },
-        { "names_boundary", rule_names_boundary, true },
-        { "n_names", rule_n_names, true },
-        { "action", rule_action, true },
-        { "args", rule_args, true },
-        { "n_args", rule_n_args, true },
+        { "names", rule_names, true },     { "names_boundary", rule_names_boundary, true },
+        { "n_names", rule_n_names, true }, { "action", rule_action, true },
+        { "args", rule_args, true },       { "n_args", rule_n_args, true },
         { "origin", rule_origin, false },
 };
 _Static_assert(ARRAY_SIZE(rule_changes) >= RULE_MEMBERS,

@@ -10,22 +10,57 @@
 #include <string.h>
 
 #include "tap.h"
-#include "unit.h"
 #include "tsync/capnames.h"
 #include "tsync/caps.h"
 #include "tsync/json.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
+#include "unit.h"
 
 #define BIT(c) ((uint64_t)1 << (c))
 
 /* gocapability's String() names, in List() order (its enum_gen.go as vendored by runc 1.1.5). */
 static const char *const runc_names[] = {
-        "chown", "dac_override", "dac_read_search", "fowner", "fsetid", "kill", "setgid", "setuid", "setpcap",
-        "linux_immutable", "net_bind_service", "net_broadcast", "net_admin", "net_raw", "ipc_lock", "ipc_owner",
-        "sys_module", "sys_rawio", "sys_chroot", "sys_ptrace", "sys_pacct", "sys_admin", "sys_boot", "sys_nice",
-        "sys_resource", "sys_time", "sys_tty_config", "mknod", "lease", "audit_write", "audit_control", "setfcap",
-        "mac_override", "mac_admin", "syslog", "wake_alarm", "block_suspend", "audit_read", "perfmon", "bpf",
+        "chown",
+        "dac_override",
+        "dac_read_search",
+        "fowner",
+        "fsetid",
+        "kill",
+        "setgid",
+        "setuid",
+        "setpcap",
+        "linux_immutable",
+        "net_bind_service",
+        "net_broadcast",
+        "net_admin",
+        "net_raw",
+        "ipc_lock",
+        "ipc_owner",
+        "sys_module",
+        "sys_rawio",
+        "sys_chroot",
+        "sys_ptrace",
+        "sys_pacct",
+        "sys_admin",
+        "sys_boot",
+        "sys_nice",
+        "sys_resource",
+        "sys_time",
+        "sys_tty_config",
+        "mknod",
+        "lease",
+        "audit_write",
+        "audit_control",
+        "setfcap",
+        "mac_override",
+        "mac_admin",
+        "syslog",
+        "wake_alarm",
+        "block_suspend",
+        "audit_read",
+        "perfmon",
+        "bpf",
         "checkpoint_restore",
 };
 
@@ -100,7 +135,8 @@ static void test_capnames_odd_names_are_not_names(void)
                 char shown[96];
                 size_t k = 0;
                 for (size_t j = 0; j < len && k + 5 < sizeof(shown); j++)
-                        k += (size_t)snprintf(shown + k, sizeof(shown) - k, isprint((unsigned char)cases[i].name[j]) ? "%c" : "\\x%02x",
+                        k += (size_t)snprintf(shown + k, sizeof(shown) - k,
+                                              isprint((unsigned char)cases[i].name[j]) ? "%c" : "\\x%02x",
                                               (unsigned char)cases[i].name[j]);
                 shown[k] = '\0';
                 tap_ok(got == cases[i].want, "test_capnames_odd_names_are_not_names: '%s' -> %d, want %d", shown, got,
@@ -123,14 +159,15 @@ static void test_capnames_runc_leaves_out_what_the_kernel_lacks(void)
                         return;
                 }
         }
-        tap_ok(tsync_cap_runc("sys_admin", 9) == -1, "test_capnames_runc_leaves_out_what_the_kernel_lacks (cap_last_cap %d)",
-               last);
+        tap_ok(tsync_cap_runc("sys_admin", 9) == -1,
+               "test_capnames_runc_leaves_out_what_the_kernel_lacks (cap_last_cap %d)", last);
 }
 
-static const char *odd_caps = "{\"bounding\": [\"CAP_KILL\", \"sys_admin\", \"CAP_KILL,CAP_SYS_ADMIN\", \"CAP_SYS_ADMIN \","
-                              "  \"Sys_Admin\", \"cap_sys_admin\", \"\", \"CAP_BOGUS\", \"CAP_BAD\\u0000\"],"
-                              " \"effective\": [\"CAP_KILL\", \"sys_admin\"], \"permitted\": [\"CAP_KILL\", \"sys_admin\"],"
-                              " \"inheritable\": [], \"ambient\": [\"sys_admin\"]}";
+static const char *odd_caps =
+        "{\"bounding\": [\"CAP_KILL\", \"sys_admin\", \"CAP_KILL,CAP_SYS_ADMIN\", \"CAP_SYS_ADMIN \","
+        "  \"Sys_Admin\", \"cap_sys_admin\", \"\", \"CAP_BOGUS\", \"CAP_BAD\\u0000\"],"
+        " \"effective\": [\"CAP_KILL\", \"sys_admin\"], \"permitted\": [\"CAP_KILL\", \"sys_admin\"],"
+        " \"inheritable\": [], \"ambient\": [\"sys_admin\"]}";
 
 static void test_capnames_a_configs_bounding_set_as_runc_reads_it(void)
 {
@@ -138,7 +175,8 @@ static void test_capnames_a_configs_bounding_set_as_runc_reads_it(void)
         struct tsync_json *caps = unit_parse(odd_caps);
         uint64_t b = 0;
         int r = tsync_caps_bounding_of(caps, "process.capabilities.bounding", &b, &err);
-        tap_ok(r == 0 && b == BIT(5), "test_capnames_a_configs_bounding_set_as_runc_reads_it: CAP_KILL alone (0x%llx, %s)",
+        tap_ok(r == 0 && b == BIT(5),
+               "test_capnames_a_configs_bounding_set_as_runc_reads_it: CAP_KILL alone (0x%llx, %s)",
                (unsigned long long)b, err.msg);
         struct tsync_json *bad = unit_parse("{\"bounding\": [\"CAP_KILL\", 21]}");
         r = tsync_caps_bounding_of(bad, "process.capabilities.bounding", &b, &err);
@@ -203,8 +241,9 @@ static void test_capnames_the_init_gets_only_names_runc_honours(void)
         };
         for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
                 const char *got = r == 0 ? init_option(c, want[i].opt) : NULL;
-                tap_ok(got && strcmp(got, want[i].want) == 0, "test_capnames_the_init_gets_only_names_runc_honours: %s %s (%s)",
-                       want[i].opt, got ? got : "(missing)", r == 0 ? "" : err.msg);
+                tap_ok(got && strcmp(got, want[i].want) == 0,
+                       "test_capnames_the_init_gets_only_names_runc_honours: %s %s (%s)", want[i].opt,
+                       got ? got : "(missing)", r == 0 ? "" : err.msg);
         }
         tsync_json_free(c);
         free(text);

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "tap.h"
-#include "unit.h"
 #include "tsync/capnames.h"
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
+#include "unit.h"
 
 #define BIT(n) ((uint64_t)1 << (n))
 
@@ -39,11 +39,23 @@ static void test_caps_from_name(void)
                 const char *name;
                 int want; /* -1: refused */
         } cases[] = {
-                { "CAP_SYS_ADMIN", 21 }, { "cap_sys_admin", 21 }, { "Cap_Sys_Admin", 21 }, { "sys_admin", 21 },
-                { "SYS_ADMIN", 21 },     { "chown", 0 },          { "CAP_CHOWN", 0 },      { "kill", 5 },
+                { "CAP_SYS_ADMIN", 21 },
+                { "cap_sys_admin", 21 },
+                { "Cap_Sys_Admin", 21 },
+                { "sys_admin", 21 },
+                { "SYS_ADMIN", 21 },
+                { "chown", 0 },
+                { "CAP_CHOWN", 0 },
+                { "kill", 5 },
                 { "CAP_CHECKPOINT_RESTORE", 40 },
-                { "", -1 },              { "CAP_", -1 },          { "cap_", -1 },          { "bogus", -1 },
-                { "CAP_CAP_CHOWN", -1 }, { " CAP_CHOWN", -1 },    { "CAP_CHOWN ", -1 },    { "sys-admin", -1 },
+                { "", -1 },
+                { "CAP_", -1 },
+                { "cap_", -1 },
+                { "bogus", -1 },
+                { "CAP_CAP_CHOWN", -1 },
+                { " CAP_CHOWN", -1 },
+                { "CAP_CHOWN ", -1 },
+                { "sys-admin", -1 },
                 { "CAP_SYS_ADMIN_AND_THEN_A_VERY_LONG_TAIL_THAT_NO_NAME_HAS_AT_ALL_", -1 },
         };
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -65,8 +77,8 @@ static void test_caps_parse_list(void)
 
         r = tsync_caps_parse_list("all", &caps, &err);
         tap_ok(proc_last_cap() > 0 && r == 0 && caps == all_of_kernel(),
-               "test_caps_parse_list_all_is_every_capability_of_this_kernel: %#llx (last %d)",
-               (unsigned long long)caps, proc_last_cap());
+               "test_caps_parse_list_all_is_every_capability_of_this_kernel: %#llx (last %d)", (unsigned long long)caps,
+               proc_last_cap());
         caps = 12345;
         r = tsync_caps_parse_list("none", &caps, &err);
         tap_ok(r == 0 && caps == 0, "test_caps_parse_list_none_is_empty");
@@ -106,7 +118,8 @@ static void test_caps_runc_rule(void)
                 tap_ok(tsync_cap_runc("CAP_CHECKPOINT_RESTORE", 22) == -1,
                        "test_caps_runc_ignores_a_capability_this_kernel_lacks");
         else
-                tap_skip("this kernel has every capability of the table", "test_caps_runc_ignores_a_capability_this_kernel_lacks");
+                tap_skip("this kernel has every capability of the table",
+                         "test_caps_runc_ignores_a_capability_this_kernel_lacks");
 }
 
 static void test_caps_from_json(void)
@@ -114,10 +127,10 @@ static void test_caps_from_json(void)
         struct tsync_err err = { 0 };
         uint64_t caps = 12345;
         int r;
-        _cleanup_json_ struct tsync_json *doc = unit_parse(
-                "{\"good\": [\"CAP_CHOWN\", \"CAP_KILL\", \"cap_net_raw\", \"CAP_BOGUS\", \"NET_ADMIN\"],"
-                " \"empty\": [], \"notarray\": {\"a\": 1}, \"badentry\": [\"CAP_CHOWN\", 7],"
-                " \"nullentry\": [null]}");
+        _cleanup_json_ struct tsync_json *doc =
+                unit_parse("{\"good\": [\"CAP_CHOWN\", \"CAP_KILL\", \"cap_net_raw\", \"CAP_BOGUS\", \"NET_ADMIN\"],"
+                           " \"empty\": [], \"notarray\": {\"a\": 1}, \"badentry\": [\"CAP_CHOWN\", 7],"
+                           " \"nullentry\": [null]}");
 
         r = tsync_caps_from_json(tsync_json_get(doc, "good"), "process.capabilities.bounding", &caps, &err);
         tap_ok(r == 0 && caps == (BIT(0) | BIT(5)), "test_caps_from_json_keeps_exact_names_and_ignores_the_rest: %#llx",
@@ -175,12 +188,12 @@ static void test_caps_warn_ignored(void)
         struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
         int r;
-        _cleanup_json_ struct tsync_json *doc = unit_parse(
-                "{\"clean\": {\"bounding\": [\"CAP_KILL\"], \"effective\": [\"CAP_KILL\"]},"
-                " \"dirty\": {\"bounding\": [\"CAP_KILL\", \"cap_zeta\", \"CAP_BOGUS\"],"
-                "             \"effective\": [\"CAP_BOGUS\", 5, \"\\u0001x\\\\\"],"
-                "             \"ambient\": [\"CAP_ALPHA\"], \"other\": [\"CAP_NOT_A_SET\"],"
-                "             \"permitted\": \"CAP_NOT_AN_ARRAY\"}}");
+        _cleanup_json_ struct tsync_json *doc =
+                unit_parse("{\"clean\": {\"bounding\": [\"CAP_KILL\"], \"effective\": [\"CAP_KILL\"]},"
+                           " \"dirty\": {\"bounding\": [\"CAP_KILL\", \"cap_zeta\", \"CAP_BOGUS\"],"
+                           "             \"effective\": [\"CAP_BOGUS\", 5, \"\\u0001x\\\\\"],"
+                           "             \"ambient\": [\"CAP_ALPHA\"], \"other\": [\"CAP_NOT_A_SET\"],"
+                           "             \"permitted\": \"CAP_NOT_AN_ARRAY\"}}");
 
         r = tsync_caps_warn_ignored(tsync_json_get(doc, "clean"), &w, &err);
         tap_ok(r == 0 && w.len == 0, "test_caps_warn_ignored_nothing_when_every_name_counts");

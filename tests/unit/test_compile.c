@@ -3,8 +3,8 @@
  * through the real kernel with the program loaded (int 0x80 for the i386 ABI). */
 #include <errno.h>
 #include <linux/seccomp.h>
-#include <signal.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +24,10 @@
 static long int80(long nr, long a, long b, long c)
 {
         long ret;
-        __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory", "r8", "r9", "r10", "r11");
+        __asm__ volatile("int $0x80"
+                         : "=a"(ret)
+                         : "a"(nr), "b"(a), "c"(b), "d"(c)
+                         : "memory", "r8", "r9", "r10", "r11");
         return ret;
 }
 
@@ -135,7 +138,7 @@ static void run_table(const char *name)
                 const char *abi_name = tok[0], *sc = tok[1], *expect = tok[n - 1];
                 uint32_t abi = seccomp_arch_resolve_name(abi_name);
                 int nr = (sc[0] >= '0' && sc[0] <= '9') ? (int)strtol(sc, NULL, 0)
-                                                         : seccomp_syscall_resolve_name_arch(abi, sc);
+                                                        : seccomp_syscall_resolve_name_arch(abi, sc);
                 uint64_t args[6] = { 0 };
                 for (int i = 2; i < n - 1; i++)
                         args[i - 2] = strtoull(tok[i], NULL, 0);

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "unit.h"
 #include "tsync/fileio.h"
+#include "unit.h"
 
 static char top[] = "/tmp/test_fileio.XXXXXX";
 
@@ -70,7 +70,7 @@ static int only(const char *const *names, size_t n)
 
 static void test_fileio_new_and_replaced_files(void)
 {
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         char p[256], link2[256], text[64];
         struct stat st;
 
@@ -93,14 +93,14 @@ static void test_fileio_new_and_replaced_files(void)
                "test_fileio_replaces_our_file");
         tap_ok(read_text(link2, text, sizeof(text)) == 0 && strcmp(text, "one") == 0,
                "test_fileio_replacement_is_a_rename_not_a_rewrite");
-        static const char *const names[] = {"new", "hardlink"};
+        static const char *const names[] = { "new", "hardlink" };
         tap_ok(only(names, 2), "test_fileio_leaves_no_temp_file");
 }
 
 /* Every kind of name that strict writers (inject, the hook) must refuse and leave alone. */
 static void test_fileio_strict_refusals(void)
 {
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         char p[256], target[256], text[64];
         struct stat st;
         int r;
@@ -160,7 +160,7 @@ static void test_fileio_strict_refusals(void)
 /* A user-named output: devices and FIFOs with a reader in place, never a wait. */
 static void test_fileio_outputs(void)
 {
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
         char p[256], text[64];
         struct stat st;
         int r;
@@ -197,8 +197,8 @@ static void test_fileio_outputs(void)
 
 static void test_fileio_private_dir(void)
 {
-        struct tsync_err err = {0};
-        struct stat st = {.st_mode = S_IFDIR | 0755, .st_uid = geteuid()};
+        struct tsync_err err = { 0 };
+        struct stat st = { .st_mode = S_IFDIR | 0755, .st_uid = geteuid() };
         tap_ok(tsync_check_private_dir("d", &st, &err) == 0, "test_fileio_private_dir_accepts_0755_of_ours");
         char want[128];
         (void)snprintf(want, sizeof(want), "d: must be a directory owned by uid %u and writable by it alone",

@@ -23,7 +23,7 @@ static const struct sock_filter test_prog[] = {
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | TEST_ERRNO),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
-#define TEST_LEN (sizeof(test_prog) / sizeof(test_prog[0]))
+#define TEST_LEN  (sizeof(test_prog) / sizeof(test_prog[0]))
 #define TEST_SIZE (TSYNC_FILTER_HEADER_SIZE + 8 * TEST_LEN)
 
 /* Aligned scratch space big enough for the largest file plus slack. */
@@ -132,7 +132,8 @@ static void test_filterfile_round_trip(void)
 
 static void test_filterfile_encode_refuses(void)
 {
-        tap_ok(tsync_filter_encode(test_prog, 0, 0, buf.b, sizeof(buf.b)) == -EINVAL, "test_filterfile_encode_refuses_empty");
+        tap_ok(tsync_filter_encode(test_prog, 0, 0, buf.b, sizeof(buf.b)) == -EINVAL,
+               "test_filterfile_encode_refuses_empty");
         static struct sock_filter big[TSYNC_FILTER_MAX_INSNS + 1];
         tap_ok(tsync_filter_encode(big, TSYNC_FILTER_MAX_INSNS + 1, 0, buf.b, sizeof(buf.b)) == -EINVAL,
                "test_filterfile_encode_refuses_too_long");
@@ -168,8 +169,8 @@ static void test_filterfile_refuses_every_byte_change(void)
                         }
                 }
         }
-        tap_ok(accepted == 0 && tried == TEST_SIZE * 255, "test_filterfile_refuses_every_byte_change: %zu of %zu accepted",
-               accepted, tried);
+        tap_ok(accepted == 0 && tried == TEST_SIZE * 255,
+               "test_filterfile_refuses_every_byte_change: %zu of %zu accepted", accepted, tried);
 }
 
 static void test_filterfile_refuses_truncation_and_extra(void)
@@ -228,15 +229,15 @@ static void test_filterfile_refusal_reasons(void)
                         put32(buf.b, cases[i].off, cases[i].value);
                 reseal(buf.b, TEST_SIZE);
                 int r = decode(buf.b, TEST_SIZE, &why);
-                tap_ok(r == -EBADMSG && why && strcmp(why, cases[i].why) == 0, "test_filterfile_refuses_%s: r=%d why=%s",
-                       cases[i].name, r, why ? why : "-");
+                tap_ok(r == -EBADMSG && why && strcmp(why, cases[i].why) == 0,
+                       "test_filterfile_refuses_%s: r=%d why=%s", cases[i].name, r, why ? why : "-");
         }
 
         (void)tsync_filter_encode(test_prog, TEST_LEN, 0, buf.b, sizeof(buf.b));
         buf.b[TEST_SIZE - 1] ^= 1;
         int r = decode(buf.b, TEST_SIZE, &why);
-        tap_ok(r == -EBADMSG && why && strcmp(why, "checksum mismatch") == 0, "test_filterfile_refuses_checksum_mismatch: %s",
-               why ? why : "-");
+        tap_ok(r == -EBADMSG && why && strcmp(why, "checksum mismatch") == 0,
+               "test_filterfile_refuses_checksum_mismatch: %s", why ? why : "-");
 
         /* A reseal after the same change makes it valid again: the checksum is the only thing that caught it. */
         reseal(buf.b, TEST_SIZE);

@@ -20,14 +20,14 @@
 /* A profile's JSON text, or "@path" for a file under the source tree. */
 static struct tsync_program *compile_text(const char *text)
 {
-        struct tsync_err err = {0};
-        struct tsync_source_opts so = {.format = TSYNC_FORMAT_AUTO};
+        struct tsync_err err = { 0 };
+        struct tsync_source_opts so = { .format = TSYNC_FORMAT_AUTO };
         struct tsync_source_info info;
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_profile_ struct tsync_profile *p = NULL;
         struct tsync_program *prog = NULL;
-        struct tsync_compile_opts co = {0};
-        struct tsync_warnings w = {0};
+        struct tsync_compile_opts co = { 0 };
+        struct tsync_warnings w = { 0 };
         char path[4096];
         int r;
 
@@ -57,7 +57,7 @@ static int kernel_lets_through(struct tsync_program *const *progs, size_t n, con
                 if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                         _exit(3);
                 for (size_t i = 0; i < n; i++) {
-                        struct sock_fprog f = {.len = (unsigned short)progs[i]->len, .filter = progs[i]->insns};
+                        struct sock_fprog f = { .len = (unsigned short)progs[i]->len, .filter = progs[i]->insns };
                         if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f) < 0)
                                 _exit(3);
                 }
@@ -84,60 +84,94 @@ struct row {
 };
 
 /* runc's tests/integration/testdata errnoRet-style allow-list: no clone. */
-#define ALLOW_LIST_NO_CLONE                                                                                        \
-        "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":6,\"syscalls\":[{\"names\":[\"read\","        \
-        "\"write\",\"openat\",\"getdents64\",\"close\",\"execve\",\"rt_sigprocmask\",\"exit_group\",\"brk\","      \
+#define ALLOW_LIST_NO_CLONE                                                                                            \
+        "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":6,\"syscalls\":[{\"names\":[\"read\","              \
+        "\"write\",\"openat\",\"getdents64\",\"close\",\"execve\",\"rt_sigprocmask\",\"exit_group\",\"brk\","          \
         "\"mmap\",\"arch_prctl\",\"set_tid_address\",\"capset\",\"prctl\"],\"action\":\"SCMP_ACT_ALLOW\"}]}"
 /* crun's test_seccomp_errno_default list: no clone, no getdents64. */
-#define CRUN_ERRNO_DEFAULT                                                                                         \
-        "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":1,\"syscalls\":[{\"names\":[\"read\","        \
-        "\"write\",\"exit\",\"exit_group\",\"rt_sigreturn\",\"brk\",\"mmap\",\"munmap\",\"mprotect\","             \
-        "\"arch_prctl\",\"set_tid_address\",\"set_robust_list\",\"rseq\",\"prlimit64\",\"futex\",\"getrandom\","   \
-        "\"close\",\"execve\",\"openat\",\"newfstatat\",\"fstat\",\"access\",\"readlink\",\"getuid\",\"getgid\","  \
-        "\"geteuid\",\"getegid\",\"prctl\",\"uname\",\"readlinkat\",\"fcntl\",\"dup\",\"dup2\",\"dup3\",\"lseek\","\
-        "\"ioctl\",\"getcwd\",\"chdir\",\"rt_sigaction\",\"rt_sigprocmask\",\"sigaltstack\",\"clock_gettime\","    \
+#define CRUN_ERRNO_DEFAULT                                                                                             \
+        "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":1,\"syscalls\":[{\"names\":[\"read\","              \
+        "\"write\",\"exit\",\"exit_group\",\"rt_sigreturn\",\"brk\",\"mmap\",\"munmap\",\"mprotect\","                 \
+        "\"arch_prctl\",\"set_tid_address\",\"set_robust_list\",\"rseq\",\"prlimit64\",\"futex\",\"getrandom\","       \
+        "\"close\",\"execve\",\"openat\",\"newfstatat\",\"fstat\",\"access\",\"readlink\",\"getuid\",\"getgid\","      \
+        "\"geteuid\",\"getegid\",\"prctl\",\"uname\",\"readlinkat\",\"fcntl\",\"dup\",\"dup2\",\"dup3\",\"lseek\","    \
+        "\"ioctl\",\"getcwd\",\"chdir\",\"rt_sigaction\",\"rt_sigprocmask\",\"sigaltstack\",\"clock_gettime\","        \
         "\"gettid\",\"tgkill\",\"getpid\",\"getppid\",\"wait4\"],\"action\":\"SCMP_ACT_ALLOW\"}]}"
-#define DENY(call)                                                                                                 \
-        "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"" call "\"],"                            \
+#define DENY(call)                                                                                                     \
+        "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"" call "\"],"                               \
         "\"action\":\"SCMP_ACT_ERRNO\"}]}"
-#define KILL_DEFAULT_NO_GETDENTS                                                                                   \
-        "{\"defaultAction\":\"SCMP_ACT_KILL\",\"syscalls\":[{\"names\":[\"read\",\"write\",\"openat\",\"close\","  \
-        "\"execve\",\"clone\",\"wait4\",\"rt_sigprocmask\",\"rt_sigtimedwait\",\"kill\",\"exit_group\"],"         \
+#define KILL_DEFAULT_NO_GETDENTS                                                                                       \
+        "{\"defaultAction\":\"SCMP_ACT_KILL\",\"syscalls\":[{\"names\":[\"read\",\"write\",\"openat\",\"close\","      \
+        "\"execve\",\"clone\",\"wait4\",\"rt_sigprocmask\",\"rt_sigtimedwait\",\"kill\",\"exit_group\"],"              \
         "\"action\":\"SCMP_ACT_ALLOW\"}]}"
 
 static const struct row rows[] = {
-        {"allow-all", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}"}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
-        {"deny-namespaces' clone rule lets fork through", {"@configs/profiles/deny-namespaces.json"}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
-        {"allow-list without clone", {ALLOW_LIST_NO_CLONE}, false, TSYNC_ROUTE_IN_PLACE, "clone", 0},
-        {"crun's errno-default list", {CRUN_ERRNO_DEFAULT}, false, TSYNC_ROUTE_IN_PLACE, "clone", 0},
-        {"KILL_THREAD default without getdents64", {KILL_DEFAULT_NO_GETDENTS}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
-        {"read denied", {DENY("read")}, false, TSYNC_ROUTE_NONE, "read", 0},
-        {"wait4 denied in the second filter", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("wait4")}, false,
-         TSYNC_ROUTE_IN_PLACE, "wait4", 0},
-        {"execve denied", {DENY("execve")}, false, TSYNC_ROUTE_NONE, "execve", 0},
-        {"capset denied, NO_NEW_PRIVS", {DENY("capset")}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
-        {"capset denied, caps after the load", {DENY("capset")}, true, TSYNC_ROUTE_NONE, "capset", 0},
-        {"kill denied", {DENY("kill")}, false, TSYNC_ROUTE_IN_PLACE, "kill", 0},
-        {"seccomp denied, one filter", {DENY("seccomp")}, false, TSYNC_ROUTE_SUPERVISE, NULL, 0},
-        {"seccomp denied by the first of two", {DENY("seccomp"), "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}"}, false,
-         TSYNC_ROUTE_NONE, "seccomp", 0},
-        {"a runtime's profile without getdents64", {DENY("getdents64"), "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}"},
-         false, TSYNC_ROUTE_IN_PLACE, "getdents64", 1},
-        {"getdents64 denied by a layer only", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("getdents64")}, false,
-         TSYNC_ROUTE_SUPERVISE, NULL, 1},
-        {"a runtime's profile: clone3 ENOSYS, clone allowed", {"@configs/profiles/deny-namespaces.json"}, false,
-         TSYNC_ROUTE_SUPERVISE, NULL, 1},
-        {"a runtime's profile: clone3 EPERM", {DENY("clone3")}, false, TSYNC_ROUTE_IN_PLACE, "clone3", 1},
-        {"seccomp denied by the last of two", {"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("seccomp")}, false,
-         TSYNC_ROUTE_SUPERVISE, NULL, 0},
+        { "allow-all", { "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}" }, false, TSYNC_ROUTE_SUPERVISE, NULL, 0 },
+        { "deny-namespaces' clone rule lets fork through",
+          { "@configs/profiles/deny-namespaces.json" },
+          false,
+          TSYNC_ROUTE_SUPERVISE,
+          NULL,
+          0 },
+        { "allow-list without clone", { ALLOW_LIST_NO_CLONE }, false, TSYNC_ROUTE_IN_PLACE, "clone", 0 },
+        { "crun's errno-default list", { CRUN_ERRNO_DEFAULT }, false, TSYNC_ROUTE_IN_PLACE, "clone", 0 },
+        { "KILL_THREAD default without getdents64",
+          { KILL_DEFAULT_NO_GETDENTS },
+          false,
+          TSYNC_ROUTE_SUPERVISE,
+          NULL,
+          0 },
+        { "read denied", { DENY("read") }, false, TSYNC_ROUTE_NONE, "read", 0 },
+        { "wait4 denied in the second filter",
+          { "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("wait4") },
+          false,
+          TSYNC_ROUTE_IN_PLACE,
+          "wait4",
+          0 },
+        { "execve denied", { DENY("execve") }, false, TSYNC_ROUTE_NONE, "execve", 0 },
+        { "capset denied, NO_NEW_PRIVS", { DENY("capset") }, false, TSYNC_ROUTE_SUPERVISE, NULL, 0 },
+        { "capset denied, caps after the load", { DENY("capset") }, true, TSYNC_ROUTE_NONE, "capset", 0 },
+        { "kill denied", { DENY("kill") }, false, TSYNC_ROUTE_IN_PLACE, "kill", 0 },
+        { "seccomp denied, one filter", { DENY("seccomp") }, false, TSYNC_ROUTE_SUPERVISE, NULL, 0 },
+        { "seccomp denied by the first of two",
+          { DENY("seccomp"), "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}" },
+          false,
+          TSYNC_ROUTE_NONE,
+          "seccomp",
+          0 },
+        { "a runtime's profile without getdents64",
+          { DENY("getdents64"), "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}" },
+          false,
+          TSYNC_ROUTE_IN_PLACE,
+          "getdents64",
+          1 },
+        { "getdents64 denied by a layer only",
+          { "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("getdents64") },
+          false,
+          TSYNC_ROUTE_SUPERVISE,
+          NULL,
+          1 },
+        { "a runtime's profile: clone3 ENOSYS, clone allowed",
+          { "@configs/profiles/deny-namespaces.json" },
+          false,
+          TSYNC_ROUTE_SUPERVISE,
+          NULL,
+          1 },
+        { "a runtime's profile: clone3 EPERM", { DENY("clone3") }, false, TSYNC_ROUTE_IN_PLACE, "clone3", 1 },
+        { "seccomp denied by the last of two",
+          { "{\"defaultAction\":\"SCMP_ACT_ALLOW\"}", DENY("seccomp") },
+          false,
+          TSYNC_ROUTE_SUPERVISE,
+          NULL,
+          0 },
 };
 
 static void test_init_calls_route(const struct row *row)
 {
-        struct tsync_program *progs[2] = {NULL, NULL};
+        struct tsync_program *progs[2] = { NULL, NULL };
         struct tsync_stack_prog stack[2];
         size_t n = 0;
-        struct tsync_err err = {0};
+        struct tsync_err err = { 0 };
 
         for (; n < 2 && row->profiles[n]; n++) {
                 progs[n] = compile_text(row->profiles[n]);
@@ -145,7 +179,7 @@ static void test_init_calls_route(const struct row *row)
                         tap_ok(0, "test_init_calls_route %s: compiles", row->name);
                         goto out;
                 }
-                stack[n] = (struct tsync_stack_prog){.insns = progs[n]->insns, .len = progs[n]->len};
+                stack[n] = (struct tsync_stack_prog){ .insns = progs[n]->insns, .len = progs[n]->len };
         }
         enum tsync_init_route route;
         const struct tsync_init_call *denied;
@@ -158,12 +192,11 @@ static void test_init_calls_route(const struct row *row)
                "test_init_calls_route %s: names %s", row->name, row->denied ? row->denied : "no call");
         if (r == 0 && denied) {
                 /* The next filter is loaded under the ones before it only. */
-                size_t judges = denied->when & TSYNC_CALL_MORE_FILTERS ? n - 1
+                size_t judges = denied->when & TSYNC_CALL_MORE_FILTERS  ? n - 1
                                 : denied->when & TSYNC_CALL_BEFORE_LOAD ? row->n_before
                                                                         : n;
                 int k = kernel_lets_through(progs, judges, denied);
-                tap_ok(k == 0, "test_init_calls_route %s: the kernel refuses %s too (%d)", row->name, denied->name,
-                       k);
+                tap_ok(k == 0, "test_init_calls_route %s: the kernel refuses %s too (%d)", row->name, denied->name, k);
         }
 out:
         for (size_t i = 0; i < 2; i++)
@@ -196,8 +229,8 @@ static void test_init_calls_explain(void)
                 tap_ok(0, "test_init_calls_explain: clone and execve are in the table");
                 return;
         }
-        const char *got = tsync_init_route_explain("the profile answers", clone, SECCOMP_RET_ERRNO | 6, false, buf,
-                                                   sizeof(buf));
+        const char *got =
+                tsync_init_route_explain("the profile answers", clone, SECCOMP_RET_ERRNO | 6, false, buf, sizeof(buf));
         tap_ok(got == buf && strcmp(buf, "the profile answers clone with ERRNO(6), which the init needs to start "
                                          "the workload as a child") == 0,
                "test_init_calls_explain: which-clause (got '%s')", buf);
@@ -206,8 +239,7 @@ static void test_init_calls_explain(void)
                        0,
                "test_init_calls_explain: and-clause (got '%s')", buf);
         tsync_init_route_explain("the filters answer", execve, SECCOMP_RET_ERRNO | 1, false, small, sizeof(small));
-        tap_ok(strcmp(small, "the filte") == 0,
-               "test_init_calls_explain: cut at the buffer's size (got '%s')", small);
+        tap_ok(strcmp(small, "the filte") == 0, "test_init_calls_explain: cut at the buffer's size (got '%s')", small);
 }
 
 int main(void)

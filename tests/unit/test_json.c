@@ -85,8 +85,8 @@ static void test_json_u64(void)
                 n = 12345;
                 memset(&err, 0, sizeof(err));
                 r = tsync_json_u64(tsync_json_get(v, bad[i].key), "a.neg", &n, &err);
-                tap_ok(r == -EINVAL && n == 12345 && strcmp(err.msg, bad[i].msg) == 0,
-                       "test_json_u64_refuses_%s: %s", bad[i].key, err.msg);
+                tap_ok(r == -EINVAL && n == 12345 && strcmp(err.msg, bad[i].msg) == 0, "test_json_u64_refuses_%s: %s",
+                       bad[i].key, err.msg);
         }
 
         r = tsync_json_uint_max(tsync_json_get(v, "max"), "x", UINT64_MAX, &n, &err);
@@ -236,7 +236,8 @@ static void test_json_syntax(void)
         } bad[] = {
                 { "truncated_object", "{", "(root): invalid JSON at byte 1: premature EOF" },
                 { "truncated_after_key", "{\"linux\":", "linux: invalid JSON at byte 9: premature EOF" },
-                { "truncated_array", "{\"a\":{\"names\":[\"x\",", "a.names[1]: invalid JSON at byte 19: premature EOF" },
+                { "truncated_array", "{\"a\":{\"names\":[\"x\",",
+                  "a.names[1]: invalid JSON at byte 19: premature EOF" },
                 { "truncated_string", "[\"abc", "[0]: invalid JSON at byte 5" },
                 { "truncated_literal", "[tru", "[0]: invalid JSON at byte 4" },
                 { "trailing_garbage", "{} x", "(root): invalid JSON at byte 4: trailing garbage" },
@@ -273,8 +274,8 @@ static void test_json_duplicates(void)
         refused("test_json_duplicate_key_top_level", "{\"a\":1,\"b\":2,\"a\":3}", SIZE_MAX, NULL, EINVAL,
                 "(root): duplicate key 'a'", NULL);
         refused("test_json_duplicate_key_nested",
-                "{\"linux\":{\"seccomp\":{\"syscalls\":[],\"defaultAction\":\"x\",\"syscalls\":[]}}}", SIZE_MAX,
-                NULL, EINVAL, "linux.seccomp: duplicate key 'syscalls'", NULL);
+                "{\"linux\":{\"seccomp\":{\"syscalls\":[],\"defaultAction\":\"x\",\"syscalls\":[]}}}", SIZE_MAX, NULL,
+                EINVAL, "linux.seccomp: duplicate key 'syscalls'", NULL);
         refused("test_json_duplicate_key_in_array_element", "{\"s\":[{\"a\":1},{\"n\":1,\"n\":1}]}", SIZE_MAX, NULL,
                 EINVAL, "s[1]: duplicate key 'n'", NULL);
 
@@ -364,12 +365,12 @@ static void test_json_unicode(void)
 {
         struct tsync_err err;
         /* é, €, U+1F600 as a surrogate pair, and escapes next to escaped quotes and backslashes */
-        _cleanup_json_ struct tsync_json *v = parse(
-                "[\"\\u00e9\",\"\\u20AC\",\"\\ud83d\\ude00\",\"\\\\\\\"\\u0041\\\\\",\"\\/\\b\\f\\n\\r\\t\","
-                "\"caf\xc3\xa9\"]",
-                SIZE_MAX, NULL, &err);
-        static const char *const want[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\\\"A\\", "/\b\f\n\r\t",
-                                             "caf\xc3\xa9" };
+        _cleanup_json_ struct tsync_json *v =
+                parse("[\"\\u00e9\",\"\\u20AC\",\"\\ud83d\\ude00\",\"\\\\\\\"\\u0041\\\\\",\"\\/\\b\\f\\n\\r\\t\","
+                      "\"caf\xc3\xa9\"]",
+                      SIZE_MAX, NULL, &err);
+        static const char *const want[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+                                            "\\\"A\\",  "/\b\f\n\r\t",  "caf\xc3\xa9" };
         bool ok = v && v->u.array.len == ARRAY_SIZE(want);
         for (size_t i = 0; ok && i < ARRAY_SIZE(want); i++)
                 ok = strcmp(v->u.array.items[i]->u.string.ptr, want[i]) == 0 &&
@@ -472,8 +473,8 @@ static void test_json_pipes(void)
                 tap_diag("short write to pipe");
         (void)close(p[1]);
         int r = tsync_json_parse_fd(p[0], &lim, &v, &err);
-        tap_ok(r == -EFBIG && v == NULL && strstr(err.msg, "limit of 1000 bytes"), "test_json_parse_fd_refuses_over_limit: %s",
-               err.msg);
+        tap_ok(r == -EFBIG && v == NULL && strstr(err.msg, "limit of 1000 bytes"),
+               "test_json_parse_fd_refuses_over_limit: %s", err.msg);
         (void)close(p[0]);
 
         if (pipe2(p, O_CLOEXEC) < 0)

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "tap.h"
-#include "unit.h"
 #include "tsync/analysis.h"
 #include "tsync/cleanup.h"
 #include "tsync/compile.h"
 #include "tsync/profile.h"
+#include "unit.h"
 
 struct expect {
         enum tsync_severity severity;
@@ -135,14 +135,16 @@ static void test_lint_findings(void)
               " {\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1},"
               " {\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 2,"
               "  \"args\": [{\"index\": 0, \"value\": 5, \"op\": \"SCMP_CMP_EQ\"}]}]}",
-              false, { W, "syscalls[1]: 'read' never gets SCMP_ACT_ERRNO here: syscalls[0] decides it first (ERRNO(1))" });
+              false,
+              { W, "syscalls[1]: 'read' never gets SCMP_ACT_ERRNO here: syscalls[0] decides it first (ERRNO(1))" });
         CHECK("test_lint_shadowed_by_a_later_unconditional_rule",
               "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": ["
               " {\"names\": [\"close\"], \"action\": \"SCMP_ACT_KILL_PROCESS\","
               "  \"args\": [{\"index\": 0, \"value\": 5, \"op\": \"SCMP_CMP_GE\"}]},"
               " {\"names\": [\"close\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 6}]}",
               false,
-              { W, "syscalls[0]: 'close' never gets SCMP_ACT_KILL_PROCESS here: syscalls[1] decides it first (ERRNO(6))" });
+              { W, "syscalls[0]: 'close' never gets SCMP_ACT_KILL_PROCESS here: syscalls[1] decides it first "
+                   "(ERRNO(6))" });
 }
 
 static void test_lint_strict_makes_unknown_syscalls_errors(void)
@@ -151,9 +153,9 @@ static void test_lint_strict_makes_unknown_syscalls_errors(void)
         struct tsync_lint l = { 0 };
         struct tsync_compile_opts o = { .native_arch = SCMP_ARCH_X86_64 };
         struct tsync_warnings w = { 0 };
-        _cleanup_json_ struct tsync_json *doc = unit_parse(
-                "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": ["
-                " {\"names\": [\"no_such_call\", \"read\"], \"action\": \"SCMP_ACT_ALLOW\"}]}");
+        _cleanup_json_ struct tsync_json *doc =
+                unit_parse("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": ["
+                           " {\"names\": [\"no_such_call\", \"read\"], \"action\": \"SCMP_ACT_ALLOW\"}]}");
         _cleanup_profile_ struct tsync_profile *p = NULL;
         _cleanup_program_ struct tsync_program *prog = NULL;
 
@@ -164,8 +166,7 @@ static void test_lint_strict_makes_unknown_syscalls_errors(void)
                 return;
         }
         int r = tsync_lint(p, prog, SCMP_ARCH_X86_64, true, &l, &err);
-        tap_ok(r == 0 && l.len == 1 && l.errors == 1 && l.warnings == 0 &&
-                       l.findings[0].severity == TSYNC_LINT_ERROR &&
+        tap_ok(r == 0 && l.len == 1 && l.errors == 1 && l.warnings == 0 && l.findings[0].severity == TSYNC_LINT_ERROR &&
                        strcmp(l.findings[0].msg, "syscalls[0].names[0]: syscall 'no_such_call' is unknown") == 0,
                "test_lint_strict_makes_unknown_syscalls_errors: %s", l.len ? l.findings[0].msg : "-");
         tsync_lint_clear(&l);

@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "unit.h"
 #include "tsync/deliver.h"
 #include "tsync/filterfile.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
+#include "unit.h"
 
 static const char *const deny_getpid =
         "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"getpid\"], \"action\": "
@@ -57,7 +57,8 @@ static void test_request(void)
         } bad[] = {
                 { "{\"io.oci-seccomp-tsync.mode\": \"stack\"}",
                   "annotations.io.oci-seccomp-tsync.mode: 'stack' is not layer or replace", "an_unknown_mode" },
-                { "{\"io.oci-seccomp-tsync.mode\": 1}", "annotations.io.oci-seccomp-tsync.mode", "a_mode_not_a_string" },
+                { "{\"io.oci-seccomp-tsync.mode\": 1}", "annotations.io.oci-seccomp-tsync.mode",
+                  "a_mode_not_a_string" },
                 { "{\"io.oci-seccomp-tsync.layers\": \"../etc/x\"}", "'../etc/x' is not a profile name", "a_path" },
                 { "{\"io.oci-seccomp-tsync.layers\": \".hidden\"}", "'.hidden' is not a profile name", "a_dot_name" },
                 { "{\"io.oci-seccomp-tsync.layers\": \"a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q\"}", "at most 16 layers",
@@ -88,7 +89,9 @@ static void test_round_trip(void)
         int r = tsync_plan_new(c, &req, "/run/oci-seccomp-tsync/00112233445566778899aabbccddeeff", &plan, &err);
         r = r ?: tsync_plan_to_json(plan, &text, &err);
         struct tsync_json *annotations = c ? tsync_json_get_object(c, "annotations") : NULL;
-        r = r ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        r = r
+                    ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
+                                   : -EINVAL;
         r = r ?: tsync_plan_from_config(c, &back, &err);
         tap_ok(r == 0 && back->mode == plan->mode && back->layers_by_name && back->init.exec &&
                        strcmp(back->state_dir, plan->state_dir) == 0 && back->n_layers == 2 &&
@@ -182,11 +185,13 @@ static void test_plan_new_refusals(void)
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 struct tsync_err err = { 0 };
                 struct tsync_json *c = unit_parse(cases[i].config);
-                struct tsync_request req = { .mode = cases[i].mode, .layers = { "/a.json" }, .n_layers = cases[i].n_layers };
+                struct tsync_request req = { .mode = cases[i].mode,
+                                             .layers = { "/a.json" },
+                                             .n_layers = cases[i].n_layers };
                 struct tsync_plan *plan = NULL;
                 int r = tsync_plan_new(c, &req, "/bundle/oci-seccomp-tsync", &plan, &err);
-                tap_ok(r < 0 && !plan && strstr(err.msg, cases[i].want), "test_plan_new_refuses_%s (%s)",
-                       cases[i].name, err.msg);
+                tap_ok(r < 0 && !plan && strstr(err.msg, cases[i].want), "test_plan_new_refuses_%s (%s)", cases[i].name,
+                       err.msg);
                 tsync_plan_free(plan);
                 tsync_json_free(c);
         }
@@ -249,8 +254,8 @@ static void test_filters_and_delivery(const char *tmp)
         struct stat st;
         bool written = r == 0 && stat(file, &st) == 0 && (st.st_mode & 07777) == 0444;
         (void)snprintf(file, sizeof(file), "%s/01.bpf", state_dir);
-        tap_ok(written && stat(file, &st) < 0, "test_deliver_writes_one_read_only_file_per_filter_not_the_baseline (%s)",
-               err.msg);
+        tap_ok(written && stat(file, &st) < 0,
+               "test_deliver_writes_one_read_only_file_per_filter_not_the_baseline (%s)", err.msg);
         r = r ?: tsync_deliver_clean(plan, &paths, &err);
         tap_ok(r == 0 && stat(state_dir, &st) < 0 && errno == ENOENT,
                "test_clean_removes_precreates_directory_with_its_files (%s)", err.msg);

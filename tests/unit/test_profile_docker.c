@@ -18,7 +18,7 @@
 #include "tsync/profile.h"
 #include "tsync/source.h"
 
-#define SECCOMP_JSON "/usr/share/containers/seccomp.json"
+#define SECCOMP_JSON    "/usr/share/containers/seccomp.json"
 #define CONTAINERS_CONF "/usr/share/containers/containers.conf"
 
 #define BIT(c) ((uint64_t)1 << (c))
@@ -44,8 +44,9 @@ static struct tsync_json *parse_sq(const char *sq)
 
 static struct tsync_docker_ctx ctx_of(uint32_t arch, uint64_t caps, unsigned major, unsigned minor)
 {
-        struct tsync_docker_ctx ctx = { .native_arch = arch, .caps = caps, .kernel_major = major,
-                                        .kernel_minor = minor };
+        struct tsync_docker_ctx ctx = {
+                .native_arch = arch, .caps = caps, .kernel_major = major, .kernel_minor = minor
+        };
         return ctx;
 }
 
@@ -218,8 +219,8 @@ static void check_real_file(const struct tsync_json *doc, const struct tsync_pro
                 bool want = expect_entry(sc, go_arch, caps, &unsure);
 
                 if (want != (rule != NULL)) {
-                        tap_diag("%s: syscalls[%zu] %s but should%s be", label, i, rule ? "became a rule" : "is missing",
-                                 want ? "" : " not");
+                        tap_diag("%s: syscalls[%zu] %s but should%s be", label, i,
+                                 rule ? "became a rule" : "is missing", want ? "" : " not");
                         wrong_presence++;
                 }
                 if (!rule)
@@ -247,10 +248,11 @@ static void check_real_file(const struct tsync_json *doc, const struct tsync_pro
         }
         tap_ok(!unsure, "test_profile_docker_real_file_%s: the file has no minKernel (else extend this oracle)", label);
         tap_ok(wrong_presence == 0 && p->n_rules == expected,
-               "test_profile_docker_real_file_%s: every entry kept or dropped as its includes/excludes say (%zu rules of %zu entries)",
+               "test_profile_docker_real_file_%s: every entry kept or dropped as its includes/excludes say (%zu rules "
+               "of %zu entries)",
                label, p->n_rules, json_len(calls));
-        tap_ok(wrong_content == 0, "test_profile_docker_real_file_%s: each rule carries its entry's names, action, errno and args",
-               label);
+        tap_ok(wrong_content == 0,
+               "test_profile_docker_real_file_%s: each rule carries its entry's names, action, errno and args", label);
         tap_ok(p->n_rules >= 10 && p->n_rules < json_len(calls) && names > 300,
                "test_profile_docker_real_file_%s: rule count is sane (%zu rules, %zu syscall names)", label, p->n_rules,
                names);
@@ -265,8 +267,8 @@ static void check_real_file(const struct tsync_json *doc, const struct tsync_pro
 
 /* For each entry of the file whose includes (or excludes) lists cap: present
  * exactly when the set holds (does not hold) it. */
-static void check_cap_entries(const struct tsync_json *doc, const struct tsync_profile *p, const char *cap,
-                              bool held, const char *label)
+static void check_cap_entries(const struct tsync_json *doc, const struct tsync_profile *p, const char *cap, bool held,
+                              const char *label)
 {
         const struct tsync_json *calls = tsync_json_get(doc, "syscalls");
         size_t inc = 0, exc = 0, bad = 0;
@@ -312,7 +314,8 @@ static void test_profile_docker_real_file(void)
                (unsigned long long)podman);
         bool have_kernel = uname(&u) == 0 && sscanf(u.release, "%u.%u", &kmaj, &kmin) == 2 && kmaj >= 3;
         tap_ok(have_kernel, "test_profile_docker_real_file: running kernel %u.%u", kmaj, kmin);
-        tap_ok(tsync_profile_is_docker(doc), "test_profile_docker_is_docker: Debian's seccomp.json is the Docker format");
+        tap_ok(tsync_profile_is_docker(doc),
+               "test_profile_docker_is_docker: Debian's seccomp.json is the Docker format");
 
         struct tsync_docker_ctx ctx = ctx_of(SCMP_ARCH_X86_64, podman, kmaj, kmin);
         struct tsync_profile *p = NULL;
@@ -334,7 +337,8 @@ static void test_profile_docker_real_file(void)
         /* Architectures: exactly the file's archMap entry for SCMP_ARCH_X86_64. */
         const struct tsync_json *map = tsync_json_get(doc, "archMap"), *entry = NULL;
         for (size_t i = 0; i < json_len(map) && !entry; i++)
-                if (strcmp(tsync_json_get(map->u.array.items[i], "architecture")->u.string.ptr, "SCMP_ARCH_X86_64") == 0)
+                if (strcmp(tsync_json_get(map->u.array.items[i], "architecture")->u.string.ptr, "SCMP_ARCH_X86_64") ==
+                    0)
                         entry = map->u.array.items[i];
         size_t want_arches = 1 + json_len(tsync_json_get(entry, "subArchitectures"));
         tap_ok(entry && p->n_arches == want_arches && has_arch(p, SCMP_ARCH_X86_64) && has_arch(p, SCMP_ARCH_X86) &&
@@ -371,7 +375,8 @@ static void test_profile_docker_real_file(void)
         /* ppc64le has no archMap entry in the file: no arches listed (native only), as upstream. */
         ctx = ctx_of(SCMP_ARCH_PPC64LE, podman, kmaj, kmin);
         r = tsync_profile_from_docker(doc, &ctx, &p, &err);
-        tap_ok(r == 0 && p->n_arches == 0, "test_profile_docker_real_file: on ppc64le no archMap entry, no arches listed");
+        tap_ok(r == 0 && p->n_arches == 0,
+               "test_profile_docker_real_file: on ppc64le no archMap entry, no arches listed");
         if (r == 0)
                 check_real_file(doc, p, "ppc64le", ctx.caps, "podman_ppc64le");
         tsync_profile_free(p);
@@ -387,10 +392,10 @@ static const struct {
         unsigned kmaj, kmin;
         const char *present;
 } presence[] = {
-#define CAPS_PROFILE                                                                                               \
-        "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':["                                                           \
-        "{'names':['mount'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['CAP_SYS_ADMIN','CAP_NET_ADMIN']}},"     \
-        "{'names':['umount2'],'action':'SCMP_ACT_ALLOW','excludes':{'caps':['CAP_SYS_ADMIN','CAP_NET_ADMIN']}},"   \
+#define CAPS_PROFILE                                                                                                   \
+        "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':["                                                               \
+        "{'names':['mount'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['CAP_SYS_ADMIN','CAP_NET_ADMIN']}},"         \
+        "{'names':['umount2'],'action':'SCMP_ACT_ALLOW','excludes':{'caps':['CAP_SYS_ADMIN','CAP_NET_ADMIN']}},"       \
         "{'names':['read'],'action':'SCMP_ACT_ALLOW'}]}"
         { "includes_caps_none_held", CAPS_PROFILE, SCMP_ARCH_X86_64, 0, 6, 1, "1,2" },
         { "includes_caps_needs_all_first_missing", CAPS_PROFILE, SCMP_ARCH_X86_64, BIT(CAP_NET_ADMIN), 6, 1, "2" },
@@ -398,14 +403,14 @@ static const struct {
         { "includes_caps_all_held", CAPS_PROFILE, SCMP_ARCH_X86_64, BIT(CAP_SYS_ADMIN) | BIT(CAP_NET_ADMIN), 6, 1,
           "0,2" },
         { "excludes_caps_unrelated_held", CAPS_PROFILE, SCMP_ARCH_X86_64, BIT(CAP_CHOWN) | BIT(CAP_KILL), 6, 1, "1,2" },
-#define ARCH_PROFILE                                                                                               \
-        "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':["                                                           \
-        "{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['amd64']}},"                               \
-        "{'names':['b'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['x86_64']}},"                              \
-        "{'names':['c'],'action':'SCMP_ACT_ALLOW','excludes':{'arches':['amd64']}},"                               \
-        "{'names':['d'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['arm','arm64']}},"                         \
-        "{'names':['e'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['amd64','x32','x86']}},"                   \
-        "{'names':['f'],'action':'SCMP_ACT_ALLOW','excludes':{'arches':['arm64','loong64']}},"                     \
+#define ARCH_PROFILE                                                                                                   \
+        "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':["                                                               \
+        "{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['amd64']}},"                                   \
+        "{'names':['b'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['x86_64']}},"                                  \
+        "{'names':['c'],'action':'SCMP_ACT_ALLOW','excludes':{'arches':['amd64']}},"                                   \
+        "{'names':['d'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['arm','arm64']}},"                             \
+        "{'names':['e'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['amd64','x32','x86']}},"                       \
+        "{'names':['f'],'action':'SCMP_ACT_ALLOW','excludes':{'arches':['arm64','loong64']}},"                         \
         "{'names':['g'],'action':'SCMP_ACT_ALLOW','includes':{'arches':[]},'excludes':{'arches':[]}}]}"
         /* Go's names: "amd64" is x86_64, "x86_64" matches nothing. */
         { "arches_go_names_on_x86_64", ARCH_PROFILE, SCMP_ARCH_X86_64, 0, 6, 1, "0,4,5,6" },
@@ -413,12 +418,12 @@ static const struct {
         { "arches_go_names_on_x86", ARCH_PROFILE, SCMP_ARCH_X86, 0, 6, 1, "2,4,5,6" },
         { "arches_go_names_on_arm", ARCH_PROFILE, SCMP_ARCH_ARM, 0, 6, 1, "2,3,5,6" },
         { "arches_go_names_on_riscv64", ARCH_PROFILE, SCMP_ARCH_RISCV64, 0, 6, 1, "2,5,6" },
-#define KERNEL_PROFILE                                                                                             \
-        "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':["                                                           \
-        "{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':'5.8'}},"                                \
-        "{'names':['b'],'action':'SCMP_ACT_ERRNO','excludes':{'minKernel':'5.8'}},"                                \
-        "{'names':['c'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':'5.8'},'excludes':{'minKernel':'6.1'}}," \
-        "{'names':['d'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':''},'excludes':{'minKernel':null}},"    \
+#define KERNEL_PROFILE                                                                                                 \
+        "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':["                                                               \
+        "{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':'5.8'}},"                                    \
+        "{'names':['b'],'action':'SCMP_ACT_ERRNO','excludes':{'minKernel':'5.8'}},"                                    \
+        "{'names':['c'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':'5.8'},'excludes':{'minKernel':'6.1'}},"     \
+        "{'names':['d'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':''},'excludes':{'minKernel':null}},"         \
         "{'names':['e'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':'05.010'}}]}"
         { "min_kernel_older", KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, 5, 7, "1,3" },
         { "min_kernel_equal", KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, 5, 8, "0,2,3" },
@@ -443,16 +448,17 @@ static const struct {
 static void test_profile_docker_presence(void)
 {
         for (size_t i = 0; i < ARRAY_SIZE(presence); i++) {
-                struct tsync_docker_ctx ctx = ctx_of(presence[i].arch, presence[i].caps, presence[i].kmaj,
-                                                     presence[i].kmin);
+                struct tsync_docker_ctx ctx =
+                        ctx_of(presence[i].arch, presence[i].caps, presence[i].kmaj, presence[i].kmin);
                 struct tsync_err err = { 0 };
                 struct tsync_profile *p = NULL;
                 char got[256] = "";
                 int r = resolve(presence[i].profile, &ctx, &p, &err);
                 if (r == 0)
                         present_list(p, got, sizeof(got));
-                tap_ok(r == 0 && strcmp(got, presence[i].present) == 0, "test_profile_docker_%s: rules from [%s], want [%s]%s%s",
-                       presence[i].name, got, presence[i].present, r < 0 ? ": " : "", r < 0 ? err.msg : "");
+                tap_ok(r == 0 && strcmp(got, presence[i].present) == 0,
+                       "test_profile_docker_%s: rules from [%s], want [%s]%s%s", presence[i].name, got,
+                       presence[i].present, r < 0 ? ": " : "", r < 0 ? err.msg : "");
                 tsync_profile_free(p);
         }
 }
@@ -468,20 +474,24 @@ static const struct {
         { "default_action_unknown", "{'defaultAction':'SCMP_ACT_FOO'}", "defaultAction: action 'SCMP_ACT_FOO'" },
         { "default_errno_unknown", "{'defaultAction':'SCMP_ACT_ERRNO','defaultErrno':'EFOO'}", "defaultErrno" },
         { "default_errno_on_allow", "{'defaultAction':'SCMP_ACT_ALLOW','defaultErrno':'EPERM'}", "defaultErrno" },
-        { "action_unknown", "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_FOO'}]}",
+        { "action_unknown",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_FOO'}]}",
           "syscalls[0].action: action 'SCMP_ACT_FOO'" },
-        { "action_missing", "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read']}]}", "syscalls[0].action" },
+        { "action_missing", "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read']}]}",
+          "syscalls[0].action" },
         { "errno_ret_on_allow",
           "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ALLOW','errnoRet':1}]}",
           "syscalls[0].errnoRet" },
         { "errno_on_allow",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ALLOW','errno':'EPERM'}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ALLOW','errno':'EPERM'}]"
+          "}",
           "syscalls[0].errno" },
         { "errno_unknown",
           "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ERRNO','errno':'EFOO'}]}",
           "syscalls[0].errno: errno 'EFOO'" },
         { "errno_not_in_upstream_table",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ERRNO','errno':'ECHRNG'}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ERRNO','errno':'ECHRNG'}]"
+          "}",
           "syscalls[0].errno" },
         { "errno_past_max_errno",
           "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ERRNO','errno':'4096'}]}",
@@ -490,7 +500,8 @@ static const struct {
           "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ERRNO','errno':'4095'}]}",
           "syscalls[0].errno: 4095 is above the largest errno a filter can return, 4094" },
         { "errno_ret_libseccomp_refuses",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ERRNO','errnoRet':4095}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ERRNO','errnoRet':4095}]"
+          "}",
           "syscalls[0].errnoRet: 4095 is above the largest errno a filter can return, 4094" },
         { "wait_killable_recv_without_listener",
           "{'defaultAction':'SCMP_ACT_ERRNO','flags':['SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV'],'syscalls':[]}",
@@ -502,31 +513,40 @@ static const struct {
           "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['read'],'action':'SCMP_ACT_ERRNO','errno':1}]}",
           "syscalls[0].errno" },
         { "cap_unknown",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['CAP_FOO']}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['"
+          "CAP_FOO']}}]}",
           "syscalls[0].includes.caps[0]: capability 'CAP_FOO'" },
         { "cap_without_prefix",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','excludes':{'caps':['CAP_CHOWN','SYS_ADMIN']}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','excludes':{'caps':['"
+          "CAP_CHOWN','SYS_ADMIN']}}]}",
           "syscalls[0].excludes.caps[1]: capability 'SYS_ADMIN'" },
         { "cap_lower_case",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['cap_sys_admin']}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['"
+          "cap_sys_admin']}}]}",
           "syscalls[0].includes.caps[0]" },
         { "cap_number",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['CAP_21']}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['"
+          "CAP_21']}}]}",
           "syscalls[0].includes.caps[0]" },
         { "caps_not_an_array",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':'CAP_SYS_ADMIN'}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':'"
+          "CAP_SYS_ADMIN'}}]}",
           "syscalls[0].includes.caps" },
         { "caps_item_not_a_string",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':[21]}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':["
+          "21]}}]}",
           "syscalls[0].includes.caps[0]" },
         { "includes_not_an_object",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':'amd64'}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':'amd64'}]"
+          "}",
           "syscalls[0].includes" },
         { "arches_item_not_a_string",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','excludes':{'arches':[true]}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','excludes':{'arches':"
+          "[true]}}]}",
           "syscalls[0].excludes.arches[0]" },
         { "min_kernel_not_a_string",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':5.8}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'"
+          "minKernel':5.8}}]}",
           "syscalls[0].includes.minKernel" },
         { "name_and_names",
           "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'name':'read','names':['write'],'action':'SCMP_ACT_ALLOW'}]}",
@@ -546,14 +566,17 @@ static const struct {
           "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','comment':1}]}",
           "syscalls[0].comment" },
         { "args_bad_op",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','args':[{'index':0,'value':1,'op':'SCMP_CMP_FOO'}]}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','args':[{'index':0,'"
+          "value':1,'op':'SCMP_CMP_FOO'}]}]}",
           "syscalls[0].args[0].op" },
         { "syscalls_not_an_array", "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':{}}", "syscalls" },
-        { "syscall_not_an_object", "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW'},7]}",
+        { "syscall_not_an_object",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW'},7]}",
           "syscalls[1]" },
         /* The container below lacks CAP_SYS_ADMIN, so upstream would never look at this entry. */
         { "bad_entry_the_container_skips",
-          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_FOO','includes':{'caps':['CAP_SYS_ADMIN']}}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_FOO','includes':{'caps':['"
+          "CAP_SYS_ADMIN']}}]}",
           "syscalls[0].action" },
         { "architectures_and_arch_map",
           "{'defaultAction':'SCMP_ACT_ERRNO','architectures':['SCMP_ARCH_X86'],"
@@ -565,7 +588,8 @@ static const struct {
         { "arch_map_architecture_missing", "{'defaultAction':'SCMP_ACT_ERRNO','archMap':[{'subArchitectures':[]}]}",
           "archMap[0].architecture" },
         { "arch_map_native_sub_unknown",
-          "{'defaultAction':'SCMP_ACT_ERRNO','archMap':[{'architecture':'SCMP_ARCH_X86_64','subArchitectures':['SCMP_ARCH_FOO']}]}",
+          "{'defaultAction':'SCMP_ACT_ERRNO','archMap':[{'architecture':'SCMP_ARCH_X86_64','subArchitectures':['SCMP_"
+          "ARCH_FOO']}]}",
           "archMap[0].subArchitectures[0]" },
         { "arch_map_other_sub_not_a_string",
           "{'defaultAction':'SCMP_ACT_ERRNO','archMap':[{'architecture':'SCMP_ARCH_S390X','subArchitectures':[1]}]}",
@@ -574,8 +598,8 @@ static const struct {
         { "listener_path_not_a_string", "{'defaultAction':'SCMP_ACT_ERRNO','listenerPath':1}", "listenerPath" },
 };
 
-static const char *const bad_kernels[] = { "5", "5.8.1", "a.8", "5.", ".8", "0.0", "256.0", "5.256", "-5.8", "+5.8",
-                                           " 5.8", "5.8 ", "5,8", "0x5.8" };
+static const char *const bad_kernels[] = { "5",     "5.8.1", "a.8",  "5.",   ".8",   "0.0", "256.0",
+                                           "5.256", "-5.8",  "+5.8", " 5.8", "5.8 ", "5,8", "0x5.8" };
 
 static void test_profile_docker_refused(void)
 {
@@ -640,7 +664,8 @@ static void test_profile_docker_names_and_errno(void)
                "test_profile_docker_errno_wins_over_errno_ret: ERRNO(%u)", r1 ? r1->action.data : 0);
         tap_ok(r2 && r2->n_names == 1 && strcmp(r2->names[0], "mkdir") == 0 && r2->action.data == 38,
                "test_profile_docker_name_with_empty_names_and_numeric_errno");
-        tap_ok(r3 && r3->action.data == 5, "test_profile_docker_empty_errno_is_absent: ERRNO(%u)", r3 ? r3->action.data : 0);
+        tap_ok(r3 && r3->action.data == 5, "test_profile_docker_empty_errno_is_absent: ERRNO(%u)",
+               r3 ? r3->action.data : 0);
         tap_ok(r4 && r4->action.data == EPERM && r4->n_args == 0,
                "test_profile_docker_errno_action_without_errno_is_eperm");
         tap_ok(r5 && r5->action.kind == TSYNC_ACT_TRACE && r5->action.data == EACCES && r5->n_args == 1 &&
@@ -674,8 +699,9 @@ static void test_profile_docker_arch_map(void)
         p = NULL;
 
         /* Upstream compares "SCMP_ARCH_X86_64" literally: the short spelling is another machine. */
-        r = resolve("{'defaultAction':'SCMP_ACT_ERRNO','archMap':[{'architecture':'x86_64','subArchitectures':['x86']}]}",
-                    &ctx, &p, &err);
+        r = resolve(
+                "{'defaultAction':'SCMP_ACT_ERRNO','archMap':[{'architecture':'x86_64','subArchitectures':['x86']}]}",
+                &ctx, &p, &err);
         tap_ok(r == 0 && p->n_arches == 0, "test_profile_docker_arch_map_short_spelling_does_not_match");
         tsync_profile_free(p);
         p = NULL;
@@ -711,15 +737,18 @@ static void test_profile_docker_is_docker(void)
                 { "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW'},"
                   "{'name':'read','action':'SCMP_ACT_ALLOW'}]}",
                   true },
-                { "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{}}]}",
+                { "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{}"
+                  "}]}",
                   true },
-                { "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','excludes':{}}]}",
+                { "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':[{'names':['a'],'action':'SCMP_ACT_ALLOW','excludes':{}"
+                  "}]}",
                   true },
         };
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 struct tsync_json *doc = parse_sq(cases[i].profile);
-                tap_ok(doc && tsync_profile_is_docker(doc) == cases[i].docker, "test_profile_docker_is_docker_%zu: %s (%s)",
-                       i, cases[i].docker ? "yes" : "no", cases[i].profile);
+                tap_ok(doc && tsync_profile_is_docker(doc) == cases[i].docker,
+                       "test_profile_docker_is_docker_%zu: %s (%s)", i, cases[i].docker ? "yes" : "no",
+                       cases[i].profile);
                 tsync_json_free(doc);
         }
         tap_ok(!tsync_profile_is_docker(NULL), "test_profile_docker_is_docker_null");
@@ -744,21 +773,29 @@ static const struct {
         const char *sq;
         const char *message;
 } docker_unknown[] = {
-        { "top", "{'defaultAction': 'SCMP_ACT_ALLOW', 'archmap': [], 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO'}]}",
+        { "top",
+          "{'defaultAction': 'SCMP_ACT_ALLOW', 'archmap': [], 'syscalls': [{'name': 'getcwd', 'action': "
+          "'SCMP_ACT_ERRNO'}]}",
           "archmap: unknown key (did you mean 'archMap'?)" },
-        { "rule", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', 'comments': ''}]}",
+        { "rule",
+          "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', 'comments': "
+          "''}]}",
           "syscalls[0].comments: unknown key (did you mean 'comment'?)" },
-        { "arg", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', 'args': "
-                 "[{'index': 0, 'value': 1, 'op': 'SCMP_CMP_EQ', 'indx': 1}]}]}",
+        { "arg",
+          "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', 'args': "
+          "[{'index': 0, 'value': 1, 'op': 'SCMP_CMP_EQ', 'indx': 1}]}]}",
           "syscalls[0].args[0].indx: unknown key (did you mean 'index'?)" },
-        { "includes", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', "
-                      "'includes': {'cap': ['CAP_SYS_ADMIN']}}]}",
+        { "includes",
+          "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', "
+          "'includes': {'cap': ['CAP_SYS_ADMIN']}}]}",
           "syscalls[0].includes.cap: unknown key (did you mean 'caps'?)" },
-        { "excludes", "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', "
-                      "'excludes': {'minkernel': '4.8'}}]}",
+        { "excludes",
+          "{'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', "
+          "'excludes': {'minkernel': '4.8'}}]}",
           "syscalls[0].excludes.minkernel: unknown key (did you mean 'minKernel'?)" },
-        { "arch_map", "{'defaultAction': 'SCMP_ACT_ALLOW', 'archMap': [{'architecture': 'SCMP_ARCH_X86_64', "
-                      "'subArchitecture': ['SCMP_ARCH_X86']}]}",
+        { "arch_map",
+          "{'defaultAction': 'SCMP_ACT_ALLOW', 'archMap': [{'architecture': 'SCMP_ARCH_X86_64', "
+          "'subArchitecture': ['SCMP_ARCH_X86']}]}",
           "archMap[0].subArchitecture: unknown key (did you mean 'subArchitectures'?)" },
 };
 
@@ -783,7 +820,8 @@ static void test_profile_docker_unknown_keys(void)
                 "{'defaultAction': 'SCMP_ACT_ERRNO', 'defaultErrnoRet': 1, 'defaultErrno': 'EPERM', 'archMap': "
                 "[{'architecture': 'SCMP_ARCH_X86_64', 'subArchitectures': ['SCMP_ARCH_X86', 'SCMP_ARCH_X32']}], "
                 "'flags': ['SECCOMP_FILTER_FLAG_LOG'], 'listenerPath': null, 'listenerMetadata': null, 'syscalls': ["
-                "{'names': ['clone'], 'action': 'SCMP_ACT_ALLOW', 'args': [{'index': 0, 'value': 2114060288, 'valueTwo': 0, "
+                "{'names': ['clone'], 'action': 'SCMP_ACT_ALLOW', 'args': [{'index': 0, 'value': 2114060288, "
+                "'valueTwo': 0, "
                 "'op': 'SCMP_CMP_MASKED_EQ'}], 'comment': 'x', 'includes': {'minKernel': '4.8'}, 'excludes': "
                 "{'caps': ['CAP_SYS_ADMIN'], 'arches': ['s390x']}}, "
                 "{'name': 'getcwd', 'action': 'SCMP_ACT_ERRNO', 'errnoRet': 1, 'errno': 'EPERM'}]}";

@@ -25,13 +25,16 @@ static const struct {
         const char *message; /* a part of the expected error */
 } refused[] = {
         { "missing_default", "{\"syscalls\": []}", "defaultAction: missing" },
-        { "unknown_default", "{\"defaultAction\": \"SCMP_ACT_FOO\"}", "defaultAction: action 'SCMP_ACT_FOO' is unknown" },
+        { "unknown_default", "{\"defaultAction\": \"SCMP_ACT_FOO\"}",
+          "defaultAction: action 'SCMP_ACT_FOO' is unknown" },
         { "default_not_string", "{\"defaultAction\": 3}", "defaultAction" },
         { "unknown_action",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_FOO\"}]}",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_FOO\"}]}",
           "syscalls[0].action: action 'SCMP_ACT_FOO' is unknown" },
         { "unknown_op",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\","
           " \"args\": [{\"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_FOO\"}]}]}",
           "syscalls[0].args[0].op: op 'SCMP_CMP_FOO' is unknown" },
         { "unknown_arch", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": [\"SCMP_ARCH_VAX\"]}",
@@ -39,21 +42,25 @@ static const struct {
         { "unknown_flag", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"flags\": [\"SECCOMP_FILTER_FLAG_FOO\"]}",
           "flags[0]: flag 'SECCOMP_FILTER_FLAG_FOO' is unknown" },
         { "index_past_5",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\","
           " \"args\": [{\"index\": 6, \"value\": 1, \"op\": \"SCMP_CMP_EQ\"}]}]}",
           "syscalls[0].args[0].index: 6 is past the last argument (5)" },
         { "errno_with_allow",
-          "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\","
+          "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ALLOW\","
           " \"errnoRet\": 1}]}",
           "syscalls[0].errnoRet: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not SCMP_ACT_ALLOW" },
         { "default_errno_with_kill", "{\"defaultAction\": \"SCMP_ACT_KILL\", \"defaultErrnoRet\": 1}",
           "defaultErrnoRet: only SCMP_ACT_ERRNO" },
         { "errno_the_kernel_would_cap",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\","
           " \"errnoRet\": 4096}]}",
           "syscalls[0].errnoRet" },
         { "errno_libseccomp_refuses",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\","
           " \"errnoRet\": 4095}]}",
           "syscalls[0].errnoRet: 4095 is above the largest errno a filter can return, 4094" },
         { "default_errno_libseccomp_refuses", "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 4095}",
@@ -65,15 +72,18 @@ static const struct {
           " \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\"}]}",
           "flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a notification listener" },
         { "negative_errno",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\","
           " \"errnoRet\": -1}]}",
           "syscalls[0].errnoRet" },
         { "value_above_uint64",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\","
           " \"args\": [{\"index\": 0, \"value\": 18446744073709551616, \"op\": \"SCMP_CMP_EQ\"}]}]}",
           "syscalls[0].args[0].value" },
         { "value_two_without_mask",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\","
           " \"args\": [{\"index\": 0, \"value\": 1, \"valueTwo\": 2, \"op\": \"SCMP_CMP_EQ\"}]}]}",
           "syscalls[0].args[0].valueTwo: only SCMP_CMP_MASKED_EQ" },
         { "names_missing", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"action\": \"SCMP_ACT_ERRNO\"}]}",
@@ -82,14 +92,17 @@ static const struct {
           "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [], \"action\": \"SCMP_ACT_ERRNO\"}]}",
           "syscalls[0].names: must name at least one syscall" },
         { "name_not_string",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\", 7], \"action\": \"SCMP_ACT_ERRNO\"}]}",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\", 7], \"action\": "
+          "\"SCMP_ACT_ERRNO\"}]}",
           "syscalls[0].names[1]" },
         { "name_with_nul",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"re\\u0000ad\"], \"action\": \"SCMP_ACT_ERRNO\"}]}",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"re\\u0000ad\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\"}]}",
           "syscalls[0].names[0]: contains a NUL byte" },
         { "syscalls_not_array", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": {}}", "syscalls" },
         { "args_not_array",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\","
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+          "\"SCMP_ACT_ERRNO\","
           " \"args\": 5}]}",
           "syscalls[0].args" },
         { "not_an_object", "[1, 2]", "expected object" },
@@ -109,16 +122,18 @@ static void test_profile_oci_refuses_with_the_json_path(void)
 static void test_profile_oci_reads_every_field(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_profile *p = parse(
-                "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 38,"
-                " \"architectures\": [\"SCMP_ARCH_X86_64\", \"SCMP_ARCH_X86\", \"SCMP_ARCH_X86\"],"
-                " \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\", \"SECCOMP_FILTER_FLAG_SPEC_ALLOW\", \"SECCOMP_FILTER_FLAG_TSYNC\"],"
-                " \"listenerPath\": \"/run/l.sock\", \"listenerMetadata\": \"meta\","
-                " \"syscalls\": [{\"names\": [\"read\", \"write\"], \"action\": \"SCMP_ACT_ALLOW\"},"
-                "  {\"names\": [\"clone\"], \"action\": \"SCMP_ACT_TRACE\", \"errnoRet\": 9,"
-                "   \"args\": [{\"index\": 0, \"value\": 18446744073709551615, \"valueTwo\": 0, \"op\": \"SCMP_CMP_MASKED_EQ\"}]}],"
-                " \"unknownField\": true}",
-                &err);
+        struct tsync_profile *p =
+                parse("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 38,"
+                      " \"architectures\": [\"SCMP_ARCH_X86_64\", \"SCMP_ARCH_X86\", \"SCMP_ARCH_X86\"],"
+                      " \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\", \"SECCOMP_FILTER_FLAG_SPEC_ALLOW\", "
+                      "\"SECCOMP_FILTER_FLAG_TSYNC\"],"
+                      " \"listenerPath\": \"/run/l.sock\", \"listenerMetadata\": \"meta\","
+                      " \"syscalls\": [{\"names\": [\"read\", \"write\"], \"action\": \"SCMP_ACT_ALLOW\"},"
+                      "  {\"names\": [\"clone\"], \"action\": \"SCMP_ACT_TRACE\", \"errnoRet\": 9,"
+                      "   \"args\": [{\"index\": 0, \"value\": 18446744073709551615, \"valueTwo\": 0, \"op\": "
+                      "\"SCMP_CMP_MASKED_EQ\"}]}],"
+                      " \"unknownField\": true}",
+                      &err);
         if (!tap_ok(p != NULL, "test_profile_oci_reads_every_field: parses (%s)", err.msg))
                 return;
         tap_ok(p->default_action.kind == TSYNC_ACT_ERRNO && p->default_action.data == 38,
@@ -159,16 +174,18 @@ static void test_profile_oci_canonical_ignores_layout(void)
         struct tsync_profile *a = parse("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"],"
                                         " \"action\": \"SCMP_ACT_ALLOW\"}]}",
                                         &err);
-        struct tsync_profile *b = parse("{ \"syscalls\" : [ { \"action\" : \"SCMP_ACT_ALLOW\", \"names\" : [ \"read\" ] } ],"
-                                        "\n \"defaultAction\" : \"SCMP_ACT_ERRNO\" }",
-                                        &err);
-        struct tsync_profile *c = parse("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"reade\"],"
-                                        " \"action\": \"SCMP_ACT_ALLOW\"}]}",
-                                        &err);
+        struct tsync_profile *b =
+                parse("{ \"syscalls\" : [ { \"action\" : \"SCMP_ACT_ALLOW\", \"names\" : [ \"read\" ] } ],"
+                      "\n \"defaultAction\" : \"SCMP_ACT_ERRNO\" }",
+                      &err);
+        struct tsync_profile *c =
+                parse("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"reade\"],"
+                      " \"action\": \"SCMP_ACT_ALLOW\"}]}",
+                      &err);
         char *ta = NULL, *tb = NULL, *tc = NULL;
         size_t la = 0, lb = 0, lc = 0;
-        int ok = a && b && c && tsync_profile_canonical(a, &ta, &la) == 0 && tsync_profile_canonical(b, &tb, &lb) == 0 &&
-                 tsync_profile_canonical(c, &tc, &lc) == 0;
+        int ok = a && b && c && tsync_profile_canonical(a, &ta, &la) == 0 &&
+                 tsync_profile_canonical(b, &tb, &lb) == 0 && tsync_profile_canonical(c, &tc, &lc) == 0;
         tap_ok(ok && la == lb && memcmp(ta, tb, la) == 0, "test_profile_oci_canonical_ignores_key_order_and_spaces");
         tap_ok(ok && (la != lc || memcmp(ta, tc, la) != 0), "test_profile_oci_canonical_sees_a_changed_name");
         free(ta);
@@ -195,7 +212,7 @@ static int load_text(const char *text, enum tsync_format format, enum tsync_keys
 }
 
 #define RULE(extra) "{\"names\": [\"getcwd\"], \"action\": \"SCMP_ACT_ERRNO\"" extra "}"
-#define ARG(extra) "{\"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_EQ\"" extra "}"
+#define ARG(extra)  "{\"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_EQ\"" extra "}"
 
 static const struct {
         const char *name;
@@ -208,12 +225,15 @@ static const struct {
           "defaultaction: unknown key (did you mean 'defaultAction'?)" },
         { "top_level_far_from_any", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"frobnicate\": 1}",
           "frobnicate: unknown key" },
-        { "rule_typo", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE("") ", " RULE(", \"arg\": []") "]}",
+        { "rule_typo",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE("") ", " RULE(", \"arg\": []") "]}",
           "syscalls[1].arg: unknown key (did you mean 'args'?)" },
-        { "rule_docker_only_key_in_oci", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE(", \"errnoret\": 1") "]}",
+        { "rule_docker_only_key_in_oci",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE(", \"errnoret\": 1") "]}",
           "syscalls[0].errnoret: unknown key (did you mean 'errnoRet'?)" },
         { "arg_typo",
-          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE(", \"args\": [" ARG("") ", " ARG(", \"valuetwo\": 2") "]") "]}",
+          "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [" RULE(
+                  ", \"args\": [" ARG("") ", " ARG(", \"valuetwo\": 2") "]") "]}",
           "syscalls[0].args[1].valuetwo: unknown key (did you mean 'valueTwo'?)" },
 };
 
@@ -230,18 +250,21 @@ static void test_profile_oci_unknown_keys(void)
                 r = load_text(unknown_keys[i].json, TSYNC_FORMAT_OCI, TSYNC_KEYS_WARN, &w, &err);
                 tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "linux.seccomp.") == w.msgs[0] &&
                                strstr(w.msgs[0], "ignored as runc ignores it"),
-                       "test_profile_oci_unknown_key_warns_in_a_config_section_%s: %d %zu '%s'", unknown_keys[i].name, r,
-                       w.len, w.len ? w.msgs[0] : err.msg);
+                       "test_profile_oci_unknown_key_warns_in_a_config_section_%s: %d %zu '%s'", unknown_keys[i].name,
+                       r, w.len, w.len ? w.msgs[0] : err.msg);
                 tsync_warnings_clear(&w);
         }
 
         /* A config.json read as such: warnings, whatever the file is called. */
         static const char config[] = "{\"ociVersion\": \"1.0.2\", \"linux\": {\"seccomp\": {\"defaultAction\": "
-                                     "\"SCMP_ACT_ALLOW\", \"syscall\": [], \"syscalls\": [" RULE(", \"args\": [" ARG(", \"vlaue\": 3") "]") "]}}}";
+                                     "\"SCMP_ACT_ALLOW\", \"syscall\": [], \"syscalls\": [" RULE(
+                                             ", \"args\": [" ARG(", \"vlaue\": 3") "]") "]}}}";
         struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
         int r = load_text(config, TSYNC_FORMAT_AUTO, TSYNC_KEYS_AUTO, &w, &err);
-        tap_ok(r == 0 && w.len == 2 && strcmp(w.msgs[0], "linux.seccomp.syscall: unknown key, ignored as runc ignores it (did you mean 'syscalls'?)") == 0 &&
+        tap_ok(r == 0 && w.len == 2 &&
+                       strcmp(w.msgs[0], "linux.seccomp.syscall: unknown key, ignored as runc ignores it (did you mean "
+                                         "'syscalls'?)") == 0 &&
                        strstr(w.msgs[1], "linux.seccomp.syscalls[0].args[0].vlaue: unknown key") == w.msgs[1],
                "test_profile_oci_config_section_warns: %d %zu '%s'", r, w.len, w.len ? w.msgs[0] : err.msg);
         tsync_warnings_clear(&w);
@@ -253,7 +276,8 @@ static void test_profile_oci_unknown_keys(void)
 
         /* Every key the runtime-spec defines passes, quietly. */
         static const char every[] =
-                "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 1, \"architectures\": [\"SCMP_ARCH_X86_64\"],"
+                "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 1, \"architectures\": "
+                "[\"SCMP_ARCH_X86_64\"],"
                 " \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\"], \"listenerPath\": null, \"listenerMetadata\": null,"
                 " \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 2, \"args\": [{"
                 "\"index\": 0, \"value\": 1, \"valueTwo\": 1, \"op\": \"SCMP_CMP_MASKED_EQ\"}]}]}";

@@ -33,7 +33,7 @@ static void test_profile_tables_arches(void)
                 { "SCMP_ARCH_x86_64", 0 }, /* the long form upper case */
                 { "scmp_arch_x86_64", 0 },
                 { "SCMP_ARCH_Aarch64", 0 },
-                { "amd64", 0 },            /* Go's names only in Docker includes/excludes */
+                { "amd64", 0 }, /* Go's names only in Docker includes/excludes */
                 { "SCMP_ARCH_AMD64", 0 },
                 { "SCMP_ARCH_NATIVE", 0 },
                 { "SCMP_ARCH_", 0 },
@@ -87,7 +87,8 @@ static void test_profile_tables_flags(void)
                        SECCOMP_FILTER_FLAG_NEW_LISTENER == 8 && SECCOMP_FILTER_FLAG_TSYNC_ESRCH == 16 &&
                        SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV == 32,
                "test_profile_tables_flag_bits_are_the_kernels");
-        tap_ok(TSYNC_FILTER_ALLOWED_FLAGS == (2u | 4u | 32u) && TSYNC_SECCOMP_PROFILE_FLAGS == TSYNC_FILTER_ALLOWED_FLAGS,
+        tap_ok(TSYNC_FILTER_ALLOWED_FLAGS == (2u | 4u | 32u) &&
+                       TSYNC_SECCOMP_PROFILE_FLAGS == TSYNC_FILTER_ALLOWED_FLAGS,
                "test_profile_tables_filter_file_carries_what_a_profile_may_ask: %#x", TSYNC_FILTER_ALLOWED_FLAGS);
 
         static const struct {

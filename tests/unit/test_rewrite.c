@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "tap.h"
-#include "unit.h"
 #include "tsync/cleanup.h"
 #include "tsync/exec_view.h"
 #include "tsync/json.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
+#include "unit.h"
 
 static const char *base_config =
         "{\"ociVersion\": \"1.0.2\","
@@ -75,10 +75,11 @@ static void test_rewrite_layer_mode(void)
                 return;
         const struct tsync_json *args = at(c, "process", "args");
         char *t = text(args);
-        tap_ok(t && strcmp(t, "[\"/.oci-seccomp-tsync/init\",\"--filter\",\"/.oci-seccomp-tsync/filters/00.bpf\","
-                               "\"--filter\",\"/.oci-seccomp-tsync/filters/01.bpf\",\"--bounding\",\"CAP_CHOWN,CAP_KILL\","
-                               "\"--effective\",\"CAP_KILL\",\"--inheritable\",\"none\",\"--permitted\",\"CAP_KILL\","
-                               "\"--ambient\",\"CAP_KILL\",\"--\",\"sh\",\"-c\",\"echo hi\"]") == 0,
+        tap_ok(t && strcmp(t,
+                           "[\"/.oci-seccomp-tsync/init\",\"--filter\",\"/.oci-seccomp-tsync/filters/00.bpf\","
+                           "\"--filter\",\"/.oci-seccomp-tsync/filters/01.bpf\",\"--bounding\",\"CAP_CHOWN,CAP_KILL\","
+                           "\"--effective\",\"CAP_KILL\",\"--inheritable\",\"none\",\"--permitted\",\"CAP_KILL\","
+                           "\"--ambient\",\"CAP_KILL\",\"--\",\"sh\",\"-c\",\"echo hi\"]") == 0,
                "test_rewrite_args_wrap_the_workload_with_the_original_capabilities (%s)", t);
         free(t);
         tap_ok(at(at(c, "linux", "seccomp"), "defaultAction", NULL) == NULL && tsync_json_get(c, "linux") &&
@@ -181,8 +182,8 @@ static void test_rewrite_replace_moves_the_section(void)
         struct tsync_plan *plan = NULL;
         if (r == 0)
                 r = tsync_plan_from_config(c, &plan, &err);
-        tap_ok(r == 0 && at(c, "linux", "seccomp") == NULL && plan && plan->seccomp && plan->mode == TSYNC_MODE_REPLACE &&
-                       tsync_plan_filter_count(plan) == 1,
+        tap_ok(r == 0 && at(c, "linux", "seccomp") == NULL && plan && plan->seccomp &&
+                       plan->mode == TSYNC_MODE_REPLACE && tsync_plan_filter_count(plan) == 1,
                "test_rewrite_replace_moves_linux_seccomp_into_the_plan (%s)", err.msg);
         tsync_plan_free(plan);
         plan = NULL;
@@ -210,7 +211,8 @@ static void test_rewrite_refusals(void)
         r = rewrite(c, false, layers, 1, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "process.args: empty"), "test_rewrite_refuses_no_workload (%s)", err.msg);
         tsync_json_free(c);
-        c = unit_parse("{\"process\": {\"args\": [\"sh\"]}, \"mounts\": [{\"destination\": \"//.oci-seccomp-tsync/init/\"}]}");
+        c = unit_parse(
+                "{\"process\": {\"args\": [\"sh\"]}, \"mounts\": [{\"destination\": \"//.oci-seccomp-tsync/init/\"}]}");
         r = rewrite(c, false, layers, 1, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "mounts[0].destination: under /.oci-seccomp-tsync"),
                "test_rewrite_refuses_a_mount_where_ours_go (%s)", err.msg);
@@ -236,7 +238,7 @@ static void test_rewrite_no_new_privs_lends_nothing(void)
 {
         struct tsync_err err = { 0 };
         struct tsync_json *c = unit_parse("{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true,"
-                                     " \"capabilities\": {\"bounding\": [\"CAP_KILL\"]}}}");
+                                          " \"capabilities\": {\"bounding\": [\"CAP_KILL\"]}}}");
         const char *layers[] = { "/a.json" };
         int r = rewrite(c, false, layers, 1, false, &err);
         const struct tsync_json *caps = at(c, "process", "capabilities");
@@ -325,7 +327,8 @@ static void test_rewrite_refuses_a_forged_plan(void)
                 bool ok = c && forge_plan(c, forged[i].key, forged[i].value);
                 const char *layers[] = { "/etc/p/a.json" };
                 int r = ok ? rewrite(c, false, layers, 1, false, &err) : 0;
-                tap_ok(ok && r < 0 && (strstr(err.msg, "not what inject wrote") || strstr(err.msg, "not a plan inject wrote")),
+                tap_ok(ok && r < 0 &&
+                               (strstr(err.msg, "not what inject wrote") || strstr(err.msg, "not a plan inject wrote")),
                        "test_rewrite_inject_refuses_a_plan_with_forged_%s (%s)", forged[i].key, err.msg);
                 tsync_json_free(c);
         }
@@ -341,8 +344,9 @@ static void test_rewrite_refuses_a_forged_plan(void)
         tsync_json_free(c);
         c = unit_parse(base_config);
         struct tsync_json *a = c ? tsync_json_get_object(c, "annotations") : NULL;
-        r = a && tsync_json_set(a, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string("x")) == 0 ? tsync_rewrite(c, &req, state_dir, &o, &err)
-                                                                                                : 0;
+        r = a && tsync_json_set(a, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string("x")) == 0
+                    ? tsync_rewrite(c, &req, state_dir, &o, &err)
+                    : 0;
         tap_ok(r == -EPERM && strstr(err.msg, TSYNC_ANNOTATION_RUNNING),
                "test_rewrite_precreate_refuses_a_config_that_carries_a_running_record (%s)", err.msg);
         tsync_json_free(c);
@@ -370,10 +374,12 @@ static void test_rewrite_refuses_a_config_edited_after_inject(void)
                 int r = c ? rewrite(c, replace, layers, 1, false, &err) : -1;
                 struct tsync_json *process = c ? tsync_json_get_object(c, "process") : NULL;
                 if (r == 0 && strcmp(w, "args") == 0)
-                        r = tsync_json_set(process, "args", unit_parse("[\"/.oci-seccomp-tsync/init\", \"--no-such\"]"));
+                        r = tsync_json_set(process, "args",
+                                           unit_parse("[\"/.oci-seccomp-tsync/init\", \"--no-such\"]"));
                 else if (r == 0 && strcmp(w, "capabilities") == 0)
-                        r = tsync_json_append(tsync_json_get_mut(tsync_json_get_mut(process, "capabilities"), "bounding"),
-                                              tsync_json_new_string("CAP_SYS_MODULE"));
+                        r = tsync_json_append(
+                                tsync_json_get_mut(tsync_json_get_mut(process, "capabilities"), "bounding"),
+                                tsync_json_new_string("CAP_SYS_MODULE"));
                 else if (r == 0 && strcmp(w, "noNewPrivileges") == 0)
                         r = tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true));
                 else if (r == 0 && strcmp(w, "seccomp") == 0)
@@ -383,8 +389,9 @@ static void test_rewrite_refuses_a_config_edited_after_inject(void)
                         r = tsync_json_set(tsync_json_get_mut(c, "mounts")->u.array.items[2], "options",
                                            unit_parse("[\"bind\", \"rw\"]"));
                 else if (r == 0)
-                        r = tsync_json_set(tsync_json_get_mut(tsync_json_get_mut(c, "hooks"), "createRuntime")->u.array.items[0],
-                                           "path", tsync_json_new_string("/tmp/other"));
+                        r = tsync_json_set(
+                                tsync_json_get_mut(tsync_json_get_mut(c, "hooks"), "createRuntime")->u.array.items[0],
+                                "path", tsync_json_new_string("/tmp/other"));
                 r = r == 0 ? rewrite(c, replace, layers, 1, false, &err) : 0;
                 tap_ok(r == -EPERM && strncmp(err.msg, edits[i].path, strlen(edits[i].path)) == 0 &&
                                strstr(err.msg, "edited after inject"),
@@ -445,8 +452,8 @@ static void test_rewrite_errors_name_their_path(void)
                   "hooks_not_an_object" },
                 { "{\"process\": {\"args\": [\"sh\"], \"capabilities\": {\"ambient\": \"CAP_KILL\"}}}",
                   "process.capabilities.ambient: expected array, got string", "a_capability_set_not_a_list" },
-                { "{\"process\": {\"args\": [\"sh\"]}, \"annotations\": []}",
-                  "annotations: expected object, got array", "annotations_not_an_object" },
+                { "{\"process\": {\"args\": [\"sh\"]}, \"annotations\": []}", "annotations: expected object, got array",
+                  "annotations_not_an_object" },
                 { "{\"process\": {\"args\": [\"sh\"]}, \"mounts\": {}}", "mounts: expected array, got object",
                   "mounts_not_a_list" },
         };

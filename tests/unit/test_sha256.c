@@ -26,7 +26,8 @@ static void test_sha256_vectors(void)
                 { "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
                 { "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
                   "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
-                { "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+                { "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnop"
+                  "qrstnopqrstu",
                   "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
         };
         char out[65];
@@ -122,8 +123,9 @@ static void test_sha256_matches_sha256sum(void)
 
                 tsync_sha256_hex(buf, lens[i], ours);
                 int r = sha256sum_of(buf, lens[i], theirs);
-                tap_ok(r == 0 && strcmp(ours, theirs) == 0, "test_sha256_matches_sha256sum (%zu random bytes): ours %s, sha256sum %s",
-                       lens[i], ours, r == 0 ? theirs : "(failed to run)");
+                tap_ok(r == 0 && strcmp(ours, theirs) == 0,
+                       "test_sha256_matches_sha256sum (%zu random bytes): ours %s, sha256sum %s", lens[i], ours,
+                       r == 0 ? theirs : "(failed to run)");
 
                 /* Same data in two updates split in the middle: same digest. */
                 tsync_sha256_init(&s);

@@ -17,13 +17,13 @@ enum tsync_decider {
 };
 
 struct tsync_explanation {
-        uint32_t ret;      /* SECCOMP_RET_* the program returned */
-        size_t executed;   /* instructions executed */
-        bool read_args;    /* the path read arguments (not cacheable by the kernel) */
+        uint32_t ret;    /* SECCOMP_RET_* the program returned */
+        size_t executed; /* instructions executed */
+        bool read_args;  /* the path read arguments (not cacheable by the kernel) */
         enum tsync_decider decider;
-        size_t rule;       /* index into p->rules when decider is RULE */
-        uint32_t abi;      /* the ABI the filter sees: x32 asked for a number without
-                            * X32_SYSCALL_BIT is an x86_64 call to the kernel */
+        size_t rule;  /* index into p->rules when decider is RULE */
+        uint32_t abi; /* the ABI the filter sees: x32 asked for a number without
+                       * X32_SYSCALL_BIT is an x86_64 call to the kernel */
 };
 
 /* Simulates prog for syscall nr made through ABI abi (a SCMP_ARCH_* token; x32

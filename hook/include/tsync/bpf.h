@@ -18,9 +18,9 @@ struct tsync_bpf_input {
 };
 
 struct tsync_bpf_result {
-        uint32_t ret;          /* the SECCOMP_RET_* value returned */
-        size_t executed;       /* instructions executed, including the return */
-        bool read_args;        /* the path loaded args[] or instruction_pointer */
+        uint32_t ret;    /* the SECCOMP_RET_* value returned */
+        size_t executed; /* instructions executed, including the return */
+        bool read_args;  /* the path loaded args[] or instruction_pointer */
 };
 
 /* Runs prog on in as the kernel would. Fails (-EINVAL, message names the

@@ -6,7 +6,7 @@
 #include "tsync/profile.h"
 
 #define TSYNC_CACHE_DEFAULT_DIR "/var/cache/oci-seccomp-tsync"
-#define TSYNC_CACHE_KEY_LEN 64 /* hex digits of SHA-256 */
+#define TSYNC_CACHE_KEY_LEN     64 /* hex digits of SHA-256 */
 /* An entry: this header (magic, version, its own key, a SHA-256), then a filter file. */
 #define TSYNC_CACHE_ENTRY_HEADER_SIZE 120
 

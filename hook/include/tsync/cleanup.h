@@ -20,18 +20,18 @@ static inline void closep(int *fd)
 #define _cleanup_close_ _cleanup_(closep)
 
 /* Hands ownership out of a cleanup-managed variable. */
-#define TAKE_PTR(p)                          \
-        ({                                   \
-                __typeof__(p) _tmp_ = (p);   \
-                (p) = NULL;                  \
-                _tmp_;                       \
+#define TAKE_PTR(p)                                                                                                    \
+        ({                                                                                                             \
+                __typeof__(p) _tmp_ = (p);                                                                             \
+                (p) = NULL;                                                                                            \
+                _tmp_;                                                                                                 \
         })
 
-#define TAKE_FD(fd)                          \
-        ({                                   \
-                int _tmp_ = (fd);            \
-                (fd) = -1;                   \
-                _tmp_;                       \
+#define TAKE_FD(fd)                                                                                                    \
+        ({                                                                                                             \
+                int _tmp_ = (fd);                                                                                      \
+                (fd) = -1;                                                                                             \
+                _tmp_;                                                                                                 \
         })
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

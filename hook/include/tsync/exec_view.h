@@ -30,5 +30,5 @@ int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *
 
 /* The reverse, when container id is the one recorded: the lent sets come back
  * and the record goes; *ret_changed tells whether config changed. */
-int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *plan, const char *id,
-                         bool *ret_changed, struct tsync_err *err);
+int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *plan, const char *id, bool *ret_changed,
+                         struct tsync_err *err);

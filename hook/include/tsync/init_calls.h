@@ -43,10 +43,10 @@ enum tsync_init_route {
 /* When a call is made, beyond its route. */
 enum {
         TSYNC_CALL_ALWAYS = 0,
-        TSYNC_CALL_CAPS_AFTER = 1u << 0,    /* without NO_NEW_PRIVS: capabilities change after the load */
-        TSYNC_CALL_MORE_FILTERS = 1u << 1,  /* loading each filter after the first, under those before it */
-        TSYNC_CALL_BEFORE_LOAD = 1u << 2,   /* before the init loads anything: judged by the runtime's profile alone */
-        TSYNC_CALL_THREAD = 1u << 3,        /* glibc's pthread_create: clone3, or clone where clone3 is ENOSYS */
+        TSYNC_CALL_CAPS_AFTER = 1u << 0,   /* without NO_NEW_PRIVS: capabilities change after the load */
+        TSYNC_CALL_MORE_FILTERS = 1u << 1, /* loading each filter after the first, under those before it */
+        TSYNC_CALL_BEFORE_LOAD = 1u << 2,  /* before the init loads anything: judged by the runtime's profile alone */
+        TSYNC_CALL_THREAD = 1u << 3,       /* glibc's pthread_create: clone3, or clone where clone3 is ENOSYS */
 };
 
 struct tsync_init_call {

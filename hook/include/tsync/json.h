@@ -72,8 +72,7 @@ int tsync_json_parse_file(const char *path, const struct tsync_json_limits *limi
                           struct tsync_err *err);
 
 /* Reads all of fd (a pipe is fine) up to the limit and parses it. */
-int tsync_json_parse_fd(int fd, const struct tsync_json_limits *limits, struct tsync_json **ret,
-                        struct tsync_err *err);
+int tsync_json_parse_fd(int fd, const struct tsync_json_limits *limits, struct tsync_json **ret, struct tsync_err *err);
 
 void tsync_json_free(struct tsync_json *v);
 static inline void tsync_json_freep(struct tsync_json **v)

@@ -14,8 +14,8 @@
 /* Annotations. Users set LAYERS (comma-separated profile names) and MODE
  * ("layer", the default, or "replace"); PLAN is ours, written by inject and precreate. */
 #define TSYNC_ANNOTATION_LAYERS "io.oci-seccomp-tsync.layers"
-#define TSYNC_ANNOTATION_MODE "io.oci-seccomp-tsync.mode"
-#define TSYNC_ANNOTATION_PLAN "io.oci-seccomp-tsync.plan"
+#define TSYNC_ANNOTATION_MODE   "io.oci-seccomp-tsync.mode"
+#define TSYNC_ANNOTATION_PLAN   "io.oci-seccomp-tsync.plan"
 /* crun's: any value but "0" makes an unknown syscall name in the profile an
  * error instead of a skipped rule. Honoured for every filter we compile. */
 #define TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN "run.oci.seccomp_fail_unknown_syscall"
@@ -24,17 +24,17 @@
 #define TSYNC_ANNOTATION_RUNNING "io.oci-seccomp-tsync.running"
 
 /* Inside the container: a directory the runtime creates as mount points. */
-#define TSYNC_CONTAINER_DIR "/.oci-seccomp-tsync"
-#define TSYNC_CONTAINER_INIT TSYNC_CONTAINER_DIR "/init"
+#define TSYNC_CONTAINER_DIR     "/.oci-seccomp-tsync"
+#define TSYNC_CONTAINER_INIT    TSYNC_CONTAINER_DIR "/init"
 #define TSYNC_CONTAINER_FILTERS TSYNC_CONTAINER_DIR "/filters"
 
 /* On the host: per-container filter directories of precreate; inject keeps
  * them in the bundle (BUNDLE/oci-seccomp-tsync) so the bundle can run again. */
-#define TSYNC_STATE_ROOT "/run/oci-seccomp-tsync"
+#define TSYNC_STATE_ROOT   "/run/oci-seccomp-tsync"
 #define TSYNC_BUNDLE_STATE "oci-seccomp-tsync"
 
 #define TSYNC_PLAN_VERSION 1
-#define TSYNC_MAX_LAYERS 16
+#define TSYNC_MAX_LAYERS   16
 
 enum tsync_mode {
         TSYNC_MODE_LAYER,   /* the runtime keeps applying linux.seccomp; layers go on top */
@@ -74,7 +74,7 @@ int tsync_request_from_annotations(const struct tsync_json *config, struct tsync
 
 struct tsync_plan {
         enum tsync_mode mode;
-        bool layers_by_name; /* precreate: names in the profile directories; inject: absolute paths */
+        bool layers_by_name;         /* precreate: names in the profile directories; inject: absolute paths */
         struct tsync_init_opts init; /* as asked; init.exec also when the route decides it */
         char *state_dir;
         char **layers;
@@ -154,8 +154,7 @@ int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_pa
 
 /* Refuses annotations that change how crun applies linux.seccomp in replace
  * mode, where the section is ours to apply and we cannot do what they ask. */
-int tsync_plan_check_annotations(const struct tsync_plan *plan, const struct tsync_json *config,
-                                 struct tsync_err *err);
+int tsync_plan_check_annotations(const struct tsync_plan *plan, const struct tsync_json *config, struct tsync_err *err);
 
 enum tsync_state_dir_kind {
         TSYNC_STATE_DIR_BUNDLE,    /* BUNDLE/oci-seccomp-tsync: inject's, kept for the next run */
