@@ -69,9 +69,11 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
 int cli_load(struct cli_input *in, const char *path, struct tsync_profile **ret, struct tsync_source_info *ret_info,
              struct tsync_err *err);
 
-/* Compiles (through the cache unless --no-cache or no --cache-dir). Prints warnings. */
-int cli_compile(struct cli_input *in, const char *where, const struct tsync_profile *p, uint64_t caps,
-                struct tsync_program **ret, struct tsync_err *err);
+/* cli_load, then compiles (through the cache unless --no-cache or no
+ * --cache-dir), printing warnings and errors (cmd names a load failure, path
+ * a compile failure); 0 or -1. ret_profile may be NULL. */
+int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, struct tsync_profile **ret_profile,
+                      struct tsync_program **ret_prog);
 
 /* /proc/self/exe, and the static init found beside it or in ../libexec/oci-seccomp-tsync. */
 int cli_self_path(char *buf, size_t size);

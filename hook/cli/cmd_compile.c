@@ -70,18 +70,10 @@ int cmd_compile(int argc, char **argv)
         }
         const char *path = argv[optind];
 
-        struct tsync_err err = { 0 };
-        _cleanup_profile_ struct tsync_profile *profile = NULL;
-        struct tsync_source_info info;
-        if (cli_load(&in, path, &profile, &info, &err) < 0) {
-                cli_error("compile", &err);
-                return CLI_EXIT_FAILED;
-        }
         _cleanup_program_ struct tsync_program *prog = NULL;
-        if (cli_compile(&in, path, profile, info.caps, &prog, &err) < 0) {
-                cli_error(path, &err);
+        struct tsync_err err = { 0 };
+        if (cli_load_compiled(&in, "compile", path, NULL, &prog) < 0)
                 return CLI_EXIT_FAILED;
-        }
 
         size_t size = prog->len * sizeof(struct sock_filter);
         _cleanup_free_ void *encoded = NULL;

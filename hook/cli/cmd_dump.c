@@ -32,17 +32,8 @@ int cmd_dump(int argc, char **argv)
                 return CLI_EXIT_USAGE;
         }
         const char *path = argv[optind];
-        struct tsync_err err = { 0 };
-        _cleanup_profile_ struct tsync_profile *profile = NULL;
-        struct tsync_source_info info;
-        if (cli_load(&in, path, &profile, &info, &err) < 0) {
-                cli_error("dump", &err);
-                return CLI_EXIT_FAILED;
-        }
         _cleanup_program_ struct tsync_program *prog = NULL;
-        if (cli_compile(&in, path, profile, info.caps, &prog, &err) < 0) {
-                cli_error(path, &err);
+        if (cli_load_compiled(&in, "dump", path, NULL, &prog) < 0)
                 return CLI_EXIT_FAILED;
-        }
         return tsync_bpf_disassemble(prog->insns, prog->len, stdout) < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }

@@ -112,18 +112,11 @@ int cmd_explain(int argc, char **argv)
                 }
         }
 
-        struct tsync_err err = { 0 };
         _cleanup_profile_ struct tsync_profile *profile = NULL;
-        struct tsync_source_info info;
-        if (cli_load(&in, path, &profile, &info, &err) < 0) {
-                cli_error("explain", &err);
-                return CLI_EXIT_FAILED;
-        }
         _cleanup_program_ struct tsync_program *prog = NULL;
-        if (cli_compile(&in, path, profile, info.caps, &prog, &err) < 0) {
-                cli_error(path, &err);
+        struct tsync_err err = { 0 };
+        if (cli_load_compiled(&in, "explain", path, &profile, &prog) < 0)
                 return CLI_EXIT_FAILED;
-        }
         struct tsync_explanation e;
         if (tsync_explain(profile, prog, native, abi, nr, args, &e, &err) < 0) {
                 cli_error(path, &err);

@@ -106,24 +106,40 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
                                         .bundle = st ? st->bundle : NULL };
 }
 
+/* What every stage after precreate starts from: the OCI state on stdin, the
+ * plan in the bundle's config.json, the host paths. 0; 1 when the config has
+ * no plan and that is fine (missing_ok); -1 after printing why not. */
+static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_plan **ret,
+                       struct tsync_plan_paths *o)
+{
+        struct tsync_err err = { 0 };
+        if (read_state(st, &err) < 0) {
+                cli_error(tsync_stage_name(h->stage), &err);
+                return -1;
+        }
+        int r = load_plan(st, ret, &err);
+        if (r == -ENOENT && missing_ok)
+                return 1;
+        if (r < 0) {
+                cli_error(st->id, &err);
+                return -1;
+        }
+        plan_paths(h, st, o);
+        return 0;
+}
+
 static int stage_create(const struct hook_opts *h)
 {
         struct tsync_err err = { 0 };
         struct oci_state st;
-        if (read_state(&st, &err) < 0) {
-                cli_error(tsync_stage_name(h->stage), &err);
-                return CLI_EXIT_FAILED;
-        }
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        if (load_plan(&st, &plan, &err) < 0) {
-                cli_error(st.id, &err);
-                return CLI_EXIT_FAILED;
-        }
         struct tsync_plan_paths o;
-        plan_paths(h, &st, &o);
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        int r = stage_begin(h, false, &st, &plan, &o);
+        if (r < 0)
+                return CLI_EXIT_FAILED;
         struct tsync_warnings w = { 0 };
         struct tsync_plan_programs progs = { 0 };
-        int r = tsync_plan_compile(plan, &o, NULL, &progs, &w, &err);
+        r = tsync_plan_compile(plan, &o, NULL, &progs, &w, &err);
         cli_warnings(st.id, &w);
         if (r == 0)
                 r = tsync_deliver(plan, &o, &progs, &err);
@@ -148,20 +164,13 @@ static int stage_poststop(const struct hook_opts *h)
 {
         struct tsync_err err = { 0 };
         struct oci_state st;
-        if (read_state(&st, &err) < 0) {
-                cli_error(tsync_stage_name(h->stage), &err);
-                return CLI_EXIT_FAILED;
-        }
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = load_plan(&st, &plan, &err);
-        if (r == -ENOENT)
-                return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
-        if (r < 0) {
-                cli_error(st.id, &err);
-                return CLI_EXIT_FAILED;
-        }
         struct tsync_plan_paths o;
-        plan_paths(h, &st, &o);
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        int r = stage_begin(h, true, &st, &plan, &o);
+        if (r > 0)
+                return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
+        if (r < 0)
+                return CLI_EXIT_FAILED;
         r = cli_exec_view_stop(plan, st.id, st.bundle, &err);
         if (r < 0)
                 cli_error(st.id, &err);

@@ -120,14 +120,27 @@ int cli_load(struct cli_input *in, const char *path, struct tsync_profile **ret,
         return r;
 }
 
-int cli_compile(struct cli_input *in, const char *where, const struct tsync_profile *p, uint64_t caps,
-                struct tsync_program **ret, struct tsync_err *err)
+int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, struct tsync_profile **ret_profile,
+                      struct tsync_program **ret_prog)
 {
+        struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
+        struct tsync_source_info info;
+        _cleanup_profile_ struct tsync_profile *p = NULL;
+        if (cli_load(in, path, &p, &info, &err) < 0) {
+                cli_error(cmd, &err);
+                return -1;
+        }
         const char *dir = in->no_cache ? NULL : in->cache_dir;
-        int r = tsync_cache_compile(dir, p, &in->compile, caps, ret, &w, err);
-        cli_warnings(where, &w);
-        return r;
+        int r = tsync_cache_compile(dir, p, &in->compile, info.caps, ret_prog, &w, &err);
+        cli_warnings(path, &w);
+        if (r < 0) {
+                cli_error(path, &err);
+                return -1;
+        }
+        if (ret_profile)
+                *ret_profile = TAKE_PTR(p);
+        return 0;
 }
 
 void cli_warn_replace(const char *where, const struct tsync_json *config, const char *exec)

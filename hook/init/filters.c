@@ -75,7 +75,6 @@ static int open_no_symlinks(const char *path)
 static int read_all(const char *path, void *buf, size_t size, size_t *ret_len, bool *ret_more)
 {
         struct stat st;
-        size_t len = 0;
 
         _cleanup_close_ int fd = open_no_symlinks(path);
         if (fd < 0)
@@ -84,27 +83,12 @@ static int read_all(const char *path, void *buf, size_t size, size_t *ret_len, b
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return NOT_REGULAR;
-        while (len < size) {
-                ssize_t n = read(fd, (char *)buf + len, size - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        *ret_more = false;
-        if (len == size) {
-                char c;
-                ssize_t n;
-                do
-                        n = read(fd, &c, 1);
-                while (n < 0 && errno == EINTR);
-                *ret_more = n > 0;
-        }
-        *ret_len = len;
+        long len = tsync_filter_read(fd, buf, size);
+        if (len < 0)
+                return (int)len;
+        char c;
+        *ret_more = (size_t)len == size && tsync_filter_read(fd, &c, 1) > 0;
+        *ret_len = (size_t)len;
         return 0;
 }
 

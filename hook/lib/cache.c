@@ -150,20 +150,10 @@ static int bad_entry(int dfd, const char *dir, const char *name, int fd, const c
 /* Reads the whole file, at most max bytes; *ret_len > max means it is bigger. */
 static int read_bounded(int fd, unsigned char *buf, size_t max, size_t *ret_len)
 {
-        size_t len = 0;
-
-        while (len <= max) {
-                ssize_t n = read(fd, buf + len, max + 1 - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        *ret_len = len;
+        long len = tsync_filter_read(fd, buf, max + 1);
+        if (len < 0)
+                return (int)len;
+        *ret_len = (size_t)len;
         return 0;
 }
 

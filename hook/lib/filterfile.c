@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdalign.h>
 #include <string.h>
+#include <unistd.h>
 
 _Static_assert(sizeof(struct tsync_filter_header) == TSYNC_FILTER_HEADER_SIZE, "header layout");
 _Static_assert(sizeof(struct sock_filter) == 8, "sock_filter layout");
@@ -116,4 +117,22 @@ int tsync_filter_decode(const void *buf, size_t size, const struct sock_filter *
         if (ret_flags)
                 *ret_flags = hdr.flags;
         return 0;
+}
+
+long tsync_filter_read(int fd, void *buf, size_t size)
+{
+        size_t len = 0;
+
+        while (len < size) {
+                ssize_t n = read(fd, (char *)buf + len, size - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        return (long)len;
 }

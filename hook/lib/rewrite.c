@@ -16,6 +16,13 @@
 
 static const char *const cap_sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
 
+/* An object member that should be an object, for a message: what it is
+ * instead ("nothing" when making it ran out of memory). */
+static const char *type_of(const struct tsync_json *v)
+{
+        return v ? tsync_json_type_name(v->type) : "nothing (out of memory)";
+}
+
 static bool array_has(const struct tsync_json *arr, const char *s)
 {
         if (!arr || arr->type != TSYNC_JSON_ARRAY)
@@ -73,7 +80,7 @@ static int restore(struct tsync_json *config, const struct tsync_plan *plan, str
                 struct tsync_json *linux_ = tsync_json_get_object(config, "linux");
                 if (!linux_)
                         return tsync_error(err, EINVAL, "linux: expected object, got %s",
-                                           tsync_json_type_name(tsync_json_get(config, "linux")->type));
+                                           type_of(tsync_json_get(config, "linux")));
                 r = tsync_json_set(linux_, "seccomp", tsync_json_copy(plan->seccomp));
                 if (r < 0)
                         return tsync_error(err, -r, "linux.seccomp: restoring it from the plan: %s", strerror(-r));
@@ -367,7 +374,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 struct tsync_json *hooks = tsync_json_get_object(config, "hooks");
                 if (!hooks)
                         return tsync_error(err, EINVAL, "hooks: expected object, got %s",
-                                           tsync_json_type_name(tsync_json_get(config, "hooks")->type));
+                                           type_of(tsync_json_get(config, "hooks")));
                 r = add_hook(hooks, TSYNC_STAGE_CREATE_RUNTIME, o, err);
                 if (r == 0)
                         r = add_hook(hooks, TSYNC_STAGE_POSTSTOP, o, err);
@@ -382,7 +389,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         struct tsync_json *annotations = tsync_json_get_object(config, "annotations");
         if (!annotations)
                 return tsync_error(err, EINVAL, "annotations: expected object, got %s",
-                                   tsync_json_type_name(tsync_json_get(config, "annotations")->type));
+                                   type_of(tsync_json_get(config, "annotations")));
         r = tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text));
         if (r < 0)
                 return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_PLAN, strerror(-r));

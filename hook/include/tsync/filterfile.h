@@ -41,6 +41,11 @@ struct tsync_filter_header {
  * number of bytes written, or -EINVAL (len 0 or too long, flags not allowed) / -ENOSPC. */
 long tsync_filter_encode(const struct sock_filter *prog, size_t len, uint32_t flags, void *buf, size_t size);
 
+/* Reads fd into buf until size bytes or the end of the file, retrying on
+ * EINTR (a filter file, or a cache entry holding one). Returns the number
+ * of bytes read, or -errno. No allocation: the init uses it too. */
+long tsync_filter_read(int fd, void *buf, size_t size);
+
 /* Checks buf[0..size) is one complete filter file of this version. On success
  * sets *ret_prog to point into buf, *ret_len and *ret_flags. On failure returns
  * a negative errno and sets *ret_why to a static string naming the problem
