@@ -78,6 +78,10 @@ int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, s
 /* /proc/self/exe, and the static init found beside it or in ../libexec/oci-seccomp-tsync. */
 int cli_self_path(char *buf, size_t size);
 int cli_find_init(char *buf, size_t size);
+/* The compiled-filter cache when none is given: TSYNC_CACHE_DEFAULT_DIR for
+ * root; for anyone else $XDG_CACHE_HOME/oci-seccomp-tsync, else
+ * ~/.cache/oci-seccomp-tsync (in buf), else NULL: no cache. */
+const char *cli_default_cache_dir(char *buf, size_t size);
 extern const char *const cli_default_profile_dirs[];
 extern const size_t cli_n_default_profile_dirs;
 

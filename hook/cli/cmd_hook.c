@@ -38,15 +38,17 @@ static void help(FILE *f)
                 "The OCI hook. STAGE is one of:\n"
                 "  precreate       the runtime config on stdin, the rewritten config on stdout (Podman, CRI-O);\n"
                 "                  layers come from the annotation %s (comma-separated profile\n"
-                "                  names), the mode from %s (layer or replace)\n"
+                "                  names), the mode from %s (layer or replace); the filters\n"
+                "                  travel in the init's arguments\n"
                 "  prestart, createRuntime\n"
                 "                  the OCI state on stdin: compile the filters the config's plan names and hand\n"
                 "                  them to the container\n"
                 "  poststop        the OCI state on stdin: remove the container's filter files\n\n"
-                "  --cache-dir DIR    compiled-filter cache (default %s)\n"
+                "  --cache-dir DIR    compiled-filter cache (default %s for root, else\n"
+                "                     $XDG_CACHE_HOME/oci-seccomp-tsync or ~/.cache/oci-seccomp-tsync)\n"
                 "  --no-cache         compile every time\n"
                 "  --profile-dir DIR  where layer names are looked up (repeatable; default %s, then %s)\n"
-                "  --state-root DIR   per-container filter directories of precreate (default %s)\n"
+                "  --state-root DIR   per-container filter directories an older precreate made (default %s)\n"
                 "  --init PATH        the static seccomp-tsync-init to mount (precreate)\n",
                 PROGRAM, TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_CACHE_DEFAULT_DIR,
                 cli_default_profile_dirs[0], cli_default_profile_dirs[1], TSYNC_STATE_ROOT);
@@ -139,7 +141,9 @@ static int stage_create(const struct hook_opts *h)
                 return CLI_EXIT_FAILED;
         struct tsync_warnings w = { 0 };
         struct tsync_plan_programs progs = { 0 };
-        r = tsync_plan_compile(plan, &o, NULL, &progs, &w, &err);
+        /* Filters in the init's arguments were compiled when the config was written. */
+        if (plan->delivery == TSYNC_DELIVERY_FILES)
+                r = tsync_plan_compile(plan, &o, NULL, &progs, &w, &err);
         cli_warnings(st.id, &w);
         if (r == 0)
                 r = tsync_deliver(plan, &o, &progs, &err);
@@ -181,31 +185,12 @@ static int stage_poststop(const struct hook_opts *h)
         return r < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
-static int make_state_dir(const char *root, char *ret, size_t size, struct tsync_err *err)
-{
-        unsigned char rnd[16];
-        if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
-                return tsync_error(err, errno, "getrandom: %s", strerror(errno));
-        if (mkdir(root, 0711) < 0 && errno != EEXIST)
-                return tsync_error(err, errno, "%s: %s", root, strerror(errno));
-        struct stat st;
-        if (lstat(root, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", root, strerror(errno));
-        int r = tsync_check_private_dir(root, &st, err);
-        if (r < 0)
-                return r;
-        char hex[33];
-        for (size_t i = 0; i < sizeof(rnd); i++)
-                (void)snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
-        if ((size_t)snprintf(ret, size, "%s/%s", root, hex) >= size)
-                return tsync_error(err, ENAMETOOLONG, "%s: path too long", root);
-        if (mkdir(ret, 0755) < 0)
-                return tsync_error(err, errno, "%s: %s", ret, strerror(errno));
-        return 0;
-}
-
-/* Precreate once the config is read and the state directory made. */
-static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *init_path, const char *state_dir)
+/* Precreate once the config is read and the init found. The filters travel
+ * in the init's arguments, so nothing is kept on the host: the createRuntime
+ * and poststop stages (hooks.d files too) only keep the exec view, and
+ * createRuntime refuses a config without a plan (an engine that does not run
+ * precreate must not start the container without its filters). */
+static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *init_path)
 {
         struct tsync_err err = { 0 };
         struct tsync_request req = { 0 };
@@ -213,25 +198,28 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
                 cli_error("precreate", &err);
                 return -1;
         }
-        struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path };
+        req.delivery = TSYNC_DELIVERY_ARGS;
         struct tsync_plan_paths o;
         plan_paths(h, NULL, &o);
         _cleanup_free_ char *running = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         int r = tsync_rewrite_undo(config, true, &running, &err);
         if (r == 0)
-                r = tsync_plan_new(config, &req, state_dir, &plan, &err);
+                r = tsync_plan_new(config, &req, NULL, &plan, &err);
         tsync_request_clear(&req);
         if (r < 0) {
                 cli_error("precreate", &err);
                 return -1;
         }
-        if (cli_check_plan(plan, &o, config, NULL, "precreate") < 0)
+        struct tsync_plan_programs progs = { 0 };
+        if (cli_check_plan(plan, &o, config, &progs, "precreate") < 0)
                 return -1;
+        struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
+        r = tsync_rewrite_apply(config, plan, &ro, running, &err);
+        tsync_plan_programs_clear(&progs);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
-        if (tsync_rewrite_apply(config, plan, &ro, running, &err) < 0 ||
-            tsync_json_write(config, false, &text, &len, &err) < 0) {
+        if (r < 0 || tsync_json_write(config, false, &text, &len, &err) < 0) {
                 cli_error("precreate", &err);
                 return -1;
         }
@@ -253,19 +241,12 @@ static int stage_precreate(const struct hook_opts *h)
                 cli_errorf("precreate", "the config on stdin: %s", err.msg);
                 return CLI_EXIT_FAILED;
         }
-        char init_path[PATH_MAX], state_dir[PATH_MAX];
+        char init_path[PATH_MAX];
         if (h->init ? !realpath(h->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
                 cli_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
                 return CLI_EXIT_FAILED;
         }
-        if (make_state_dir(h->state_root, state_dir, sizeof(state_dir), &err) < 0) {
-                cli_error("precreate", &err);
-                return CLI_EXIT_FAILED;
-        }
-        if (precreate(h, config, init_path, state_dir) == 0)
-                return CLI_EXIT_OK;
-        (void)rmdir(state_dir);
-        return CLI_EXIT_FAILED;
+        return precreate(h, config, init_path) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
 }
 
 int cmd_hook(int argc, char **argv)
@@ -277,7 +258,9 @@ int cmd_hook(int argc, char **argv)
                                                  { "init", required_argument, NULL, 'I' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
-        struct hook_opts h = { .cache_dir = TSYNC_CACHE_DEFAULT_DIR, .state_root = TSYNC_STATE_ROOT };
+        char cache_buf[PATH_MAX];
+        struct hook_opts h = { .cache_dir = cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
+                               .state_root = TSYNC_STATE_ROOT };
         bool no_cache = false;
         int opt;
 

@@ -31,9 +31,10 @@ static void help(FILE *f)
                 "      --replace         move the config's linux.seccomp from the runtime to the init (for runtimes\n"
                 "                        that cannot apply seccomp). Processes started with `runc exec` then run\n"
                 "                        WITHOUT it.\n"
-                "      --no-hooks        compile the filters now, into BUNDLE/oci-seccomp-tsync, and add no hooks:\n"
-                "                        each start then skips two hook processes; a changed profile takes\n"
-                "                        effect at the next inject, not at the next start. Needs\n"
+                "      --no-hooks        compile the filters now, into the init's arguments, and add no hooks:\n"
+                "                        each start then skips two hook processes and the bundle holds no\n"
+                "                        state; a changed profile takes effect at the next inject, not at\n"
+                "                        the next start. Needs\n"
                 "                        process.noNewPrivileges true when capabilities would be lent to\n"
                 "                        the init: no hook would take them back from exec'd processes\n"
                 "      --exec            the init execs the workload once the filters hold, so the workload is\n"
@@ -45,22 +46,15 @@ static void help(FILE *f)
                 PROGRAM, TSYNC_CACHE_DEFAULT_DIR);
 }
 
-/* --no-hooks: the filters go into the bundle now, replacing whatever an earlier
- * inject left there (fewer layers leave no stale file behind). Everything is
- * compiled before the first old file goes, so a refused layer changes nothing. */
-static int deliver_now(const struct tsync_plan *plan, const struct tsync_plan_paths *o,
-                       const struct tsync_plan_programs *progs, const char *where)
+/* --no-hooks: the filters travel in the config; filter files an earlier
+ * inject (with hooks) left in the bundle are stale now. */
+static void remove_old_files(const char *bundle, const char *state_dir)
 {
-        struct tsync_err err = { 0 };
-        int r = tsync_deliver_clean(plan, o, &err);
-        if (r == 0)
-                r = tsync_deliver(plan, o, progs, &err);
-        if (r < 0) {
-                cli_error(where, &err);
-                struct tsync_err ignored = { 0 };
-                (void)tsync_deliver_clean(plan, o, &ignored);
-        }
-        return r;
+        struct tsync_plan old = { .delivery = TSYNC_DELIVERY_FILES, .state_dir = (char *)state_dir };
+        struct tsync_plan_paths paths = { .state_root = TSYNC_STATE_ROOT, .bundle = bundle };
+        struct tsync_err ignored = { 0 };
+        if (tsync_deliver_clean(&old, &paths, &ignored) == 0)
+                (void)rmdir(state_dir);
 }
 
 struct inject_opts {
@@ -97,10 +91,11 @@ static int read_config(const char *path, struct tsync_json **ret, mode_t *ret_mo
         return 0;
 }
 
-/* Everything after the bundle is locked and its state directory exists. */
+/* Everything after the bundle is locked and (for filter files) its state directory exists. */
 static int inject_locked(const struct inject_opts *io, const struct tsync_request *req, const char *bundle,
                          const char *state_dir)
 {
+        bool files = req->delivery == TSYNC_DELIVERY_FILES;
         char init_path[PATH_MAX], self[PATH_MAX], config_path[PATH_MAX + 16];
         struct tsync_err err = { 0 };
 
@@ -139,7 +134,7 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         _cleanup_free_ char *running = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         if (tsync_rewrite_undo(config, false, &running, &err) < 0 ||
-            tsync_plan_new(config, req, state_dir, &plan, &err) < 0 ||
+            tsync_plan_new(config, req, files ? state_dir : NULL, &plan, &err) < 0 ||
             tsync_plan_check_state_dir(plan, &paths, &err) < 0) {
                 cli_error(config_path, &err);
                 return -1;
@@ -151,23 +146,22 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         struct tsync_plan_programs progs = { 0 };
         if (cli_check_plan(plan, &uncached, config, &progs, config_path) < 0)
                 return -1;
+        ro.progs = &progs;
         int r = tsync_rewrite_apply(config, plan, &ro, running, &err);
-        if (r < 0)
-                cli_error(config_path, &err);
-        else if (io->no_hooks)
-                r = deliver_now(plan, &paths, &progs, config_path);
         tsync_plan_programs_clear(&progs);
-        if (r < 0)
+        if (r < 0) {
+                cli_error(config_path, &err);
                 return -1;
+        }
         _cleanup_free_ char *text = NULL;
         size_t len;
         if (tsync_json_write(config, true, &text, &len, &err) < 0 ||
             tsync_write_atomic(config_path, text, len, mode, true, &err) < 0) {
                 cli_error("inject", &err);
-                if (io->no_hooks) /* the old config must not meet filters it did not ask for */
-                        (void)tsync_deliver_clean(plan, &paths, &err);
                 return -1;
         }
+        if (!files)
+                remove_old_files(bundle, state_dir);
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace(bundle, config, "runc exec");
         return 0;
@@ -187,8 +181,8 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
                 cli_errorf("inject", "%s: cannot lock: %s", bundle, strerror(errno));
                 return CLI_EXIT_FAILED;
         }
-        bool made_state_dir = mkdir(state_dir, 0755) == 0;
-        if (!made_state_dir && errno != EEXIST) {
+        bool made_state_dir = req->delivery == TSYNC_DELIVERY_FILES && mkdir(state_dir, 0755) == 0;
+        if (req->delivery == TSYNC_DELIVERY_FILES && !made_state_dir && errno != EEXIST) {
                 cli_errorf("inject", "%s: %s", state_dir, strerror(errno));
                 return CLI_EXIT_FAILED;
         }
@@ -244,6 +238,7 @@ int cmd_inject(int argc, char **argv)
                         break;
                 case 'H':
                         io.no_hooks = true;
+                        req.delivery = TSYNC_DELIVERY_ARGS;
                         break;
                 case 'E':
                         req.init.exec = true;

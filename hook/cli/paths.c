@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tsync/cache.h"
 
 #ifndef TSYNC_PREFIX
 #define TSYNC_PREFIX "/usr/local"
@@ -51,3 +52,17 @@ int cli_find_init(char *buf, size_t size)
 const char *const cli_default_profile_dirs[] = { "/etc/oci-seccomp-tsync/profiles",
                                                  TSYNC_PREFIX "/share/oci-seccomp-tsync/profiles" };
 const size_t cli_n_default_profile_dirs = 2;
+
+const char *cli_default_cache_dir(char *buf, size_t size)
+{
+        if (geteuid() == 0)
+                return TSYNC_CACHE_DEFAULT_DIR;
+        /* Rootless engines run hooks as the user: a cache of the user's own. */
+        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+        int n = -1;
+        if (xdg && xdg[0] == '/')
+                n = snprintf(buf, size, "%s/oci-seccomp-tsync", xdg);
+        else if (home && home[0] == '/')
+                n = snprintf(buf, size, "%s/.cache/oci-seccomp-tsync", home);
+        return n > 0 && (size_t)n < size ? buf : NULL;
+}

@@ -16,6 +16,8 @@
 int tsync_deliver(const struct tsync_plan *plan, const struct tsync_plan_paths *o,
                   const struct tsync_plan_programs *progs, struct tsync_err *err)
 {
+        if (plan->delivery == TSYNC_DELIVERY_ARGS)
+                return 0; /* the rewrite wrote them into the init's arguments */
         int r = tsync_plan_check_state_dir(plan, o, err);
         if (r < 0)
                 return r;
@@ -44,6 +46,8 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_plan_paths *
 
 int tsync_deliver_clean(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err)
 {
+        if (plan->delivery == TSYNC_DELIVERY_ARGS)
+                return 0;
         enum tsync_state_dir_kind kind;
         if (tsync_plan_state_dir_kind(plan, o, &kind, err) < 0)
                 return -EPERM;

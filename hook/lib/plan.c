@@ -161,10 +161,13 @@ int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *
         plan->mode = req->mode;
         plan->layers_by_name = req->layers_by_name;
         plan->init = req->init;
+        plan->delivery = req->delivery;
+        if (req->delivery == TSYNC_DELIVERY_FILES && !state_dir)
+                return tsync_error(err, EINVAL, "filter files need a state directory");
         plan->args = tsync_json_copy(args);
-        plan->state_dir = strdup(state_dir);
+        plan->state_dir = req->delivery == TSYNC_DELIVERY_FILES ? strdup(state_dir) : NULL;
         plan->layers = calloc(req->n_layers ? req->n_layers : 1, sizeof(char *));
-        if (!plan->args || !plan->state_dir || !plan->layers)
+        if (!plan->args || (req->delivery == TSYNC_DELIVERY_FILES && !plan->state_dir) || !plan->layers)
                 return tsync_error(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < req->n_layers; i++) {
                 if (req->layers_by_name && !tsync_layer_name_valid(req->layers[i]))
@@ -220,7 +223,9 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
                 r = tsync_json_set(o, "mode", tsync_json_new_string(tsync_mode_name(p->mode)));
         if (r == 0 && p->init.exec)
                 r = tsync_json_set(o, "exec", tsync_json_new_bool(true));
-        if (r == 0)
+        if (r == 0 && p->delivery == TSYNC_DELIVERY_ARGS)
+                r = tsync_json_set(o, "delivery", tsync_json_new_string("args"));
+        if (r == 0 && p->state_dir)
                 r = tsync_json_set(o, "stateDir", tsync_json_new_string(p->state_dir));
         if (r == 0)
                 r = tsync_json_set(o, "layersByName", tsync_json_new_bool(p->layers_by_name));
@@ -302,9 +307,24 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
                 if (r < 0)
                         return r;
         }
-        r = plan_string(o, "stateDir", &p->state_dir, err);
-        if (r < 0)
-                return r;
+        /* Absent in plans written before the filters could travel in arguments. */
+        const struct tsync_json *delivery = tsync_json_get(o, "delivery");
+        if (delivery) {
+                const char *d;
+                r = tsync_json_str(delivery, "plan.delivery", &d, err);
+                if (r < 0)
+                        return r;
+                if (strcmp(d, "args") != 0 && strcmp(d, "files") != 0)
+                        return tsync_error(err, EINVAL, "plan.delivery: '%s' is not args or files", d);
+                p->delivery = strcmp(d, "args") == 0 ? TSYNC_DELIVERY_ARGS : TSYNC_DELIVERY_FILES;
+        }
+        if (p->delivery == TSYNC_DELIVERY_FILES) {
+                r = plan_string(o, "stateDir", &p->state_dir, err);
+                if (r < 0)
+                        return r;
+        } else if (tsync_json_get(o, "stateDir")) {
+                return tsync_error(err, EINVAL, "plan.stateDir: set, but the filters travel in the init's arguments");
+        }
         r = tsync_json_bool(tsync_json_get(o, "layersByName"), "plan.layersByName", &p->layers_by_name, err);
         if (r < 0)
                 return r;

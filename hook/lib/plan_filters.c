@@ -190,6 +190,8 @@ int tsync_plan_state_dir_kind(const struct tsync_plan *plan, const struct tsync_
                               enum tsync_state_dir_kind *ret, struct tsync_err *err)
 {
         const char *d = plan->state_dir;
+        if (!d)
+                return tsync_error(err, EINVAL, "plan: no state directory: the filters travel in the init's arguments");
         size_t rl = strlen(o->state_root);
         if (strncmp(d, o->state_root, rl) == 0 && d[rl] == '/' && is_hex_token(d + rl + 1)) {
                 *ret = TSYNC_STATE_DIR_PRECREATE;
@@ -209,6 +211,8 @@ int tsync_plan_state_dir_kind(const struct tsync_plan *plan, const struct tsync_
 
 int tsync_plan_check_state_dir(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err)
 {
+        if (plan->delivery == TSYNC_DELIVERY_ARGS)
+                return 0;
         enum tsync_state_dir_kind kind;
         int r = tsync_plan_state_dir_kind(plan, o, &kind, err);
         if (r < 0)

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsync/base64.h"
 #include "tsync/capnames.h"
 #include "tsync/cleanup.h"
 #include "tsync/exec_view.h"
+#include "tsync/filterfile.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/stage.h"
@@ -247,19 +249,79 @@ static char *join_caps(const struct tsync_json *set)
         return buf;
 }
 
-static int init_args(const struct tsync_plan *plan, struct tsync_json **ret)
+/* The filters as the init's --filter-data arguments: one base64 text per
+ * filter of the plan, in order. */
+struct filter_data {
+        char *text[TSYNC_MAX_LAYERS + 1];
+        size_t n;
+};
+
+static void filter_data_clear(struct filter_data *d)
+{
+        for (size_t i = 0; i < d->n; i++)
+                free(d->text[i]);
+        d->n = 0;
+}
+
+/* The kernel's limit on one argument (MAX_ARG_STRLEN, 32 pages), and ours
+ * on them all: the runtime's execve must not fail for their size. */
+#define ARG_MAX_ONE (32u * 4096u)
+#define ARG_MAX_ALL (1024u * 1024u)
+
+static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
+                          struct filter_data *ret, struct tsync_err *err)
+{
+        size_t n = tsync_plan_filter_count(plan), total = 0;
+        if (!progs || progs->n != progs->n_baseline + n)
+                return tsync_error(err, EINVAL, "the plan's %zu filters are not compiled", n);
+        *ret = (struct filter_data){ 0 };
+        for (size_t k = 0; k < n; k++) {
+                const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
+                size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
+                _cleanup_free_ void *buf = malloc(size);
+                long written = buf ? tsync_filter_encode(prog->insns, prog->len, prog->flags, buf, size) : -ENOMEM;
+                if (written < 0) {
+                        filter_data_clear(ret);
+                        return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
+                }
+                size_t len = tsync_base64_encoded_len((size_t)written);
+                char label[128];
+                tsync_plan_filter_label(plan, k, label, sizeof(label));
+                total += len + sizeof("--filter-data");
+                if (len >= ARG_MAX_ONE || total > ARG_MAX_ALL) {
+                        filter_data_clear(ret);
+                        return tsync_error(err, E2BIG,
+                                           "%s: %zu instructions make %s than the init's arguments may carry (%u "
+                                           "bytes of base64 per filter, %u in all)",
+                                           label, prog->len, len >= ARG_MAX_ONE ? "a filter larger" : "filters larger",
+                                           ARG_MAX_ONE - 1, ARG_MAX_ALL);
+                }
+                if (!(ret->text[k] = malloc(len + 1))) {
+                        filter_data_clear(ret);
+                        return tsync_error(err, ENOMEM, "out of memory");
+                }
+                tsync_base64_encode(buf, (size_t)written, ret->text[k]);
+                ret->n++;
+        }
+        return 0;
+}
+
+static int init_args(const struct tsync_plan *plan, const struct filter_data *data, struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
         if (r == 0 && plan->init.exec)
                 r = tsync_json_append(a, tsync_json_new_string("--exec"));
         size_t n = tsync_plan_filter_count(plan);
+        if (plan->delivery == TSYNC_DELIVERY_ARGS && data->n != n)
+                return -EINVAL;
         for (size_t i = 0; r == 0 && i < n; i++) {
                 char path[64];
                 (void)snprintf(path, sizeof(path), TSYNC_CONTAINER_FILTERS "/%02zu.bpf", i);
-                r = tsync_json_append(a, tsync_json_new_string("--filter"));
+                bool in_args = plan->delivery == TSYNC_DELIVERY_ARGS;
+                r = tsync_json_append(a, tsync_json_new_string(in_args ? "--filter-data" : "--filter"));
                 if (r == 0)
-                        r = tsync_json_append(a, tsync_json_new_string(path));
+                        r = tsync_json_append(a, tsync_json_new_string(in_args ? data->text[i] : path));
         }
         for (size_t s = 0; r == 0 && plan->capabilities && s < ARRAY_SIZE(cap_sets); s++) {
                 char opt[32];
@@ -302,7 +364,7 @@ int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_
  * back from exec'd processes (off only when re-computing what an earlier
  * inject wrote). */
 static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
-                      bool start_hook_check, struct tsync_err *err)
+                      const struct filter_data *data, bool start_hook_check, struct tsync_err *err)
 {
         int r;
 
@@ -348,7 +410,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         if (plan->mode == TSYNC_MODE_REPLACE)
                 tsync_json_remove(tsync_json_get_mut(config, "linux"), "seccomp");
         _cleanup_json_ struct tsync_json *new_args = NULL;
-        r = init_args(plan, &new_args);
+        r = init_args(plan, data, &new_args);
         if (r == 0) {
                 r = tsync_json_set(process, "args", new_args);
                 new_args = NULL;
@@ -366,7 +428,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         }
         if (r == 0)
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
-        if (r == 0)
+        if (r == 0 && plan->state_dir)
                 r = add_mount(mounts, plan->state_dir, TSYNC_CONTAINER_FILTERS, false);
         if (r < 0)
                 return tsync_error(err, -r, "mounts: %s", strerror(-r));
@@ -400,6 +462,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
  * it wrote. A forged value here is harmless: undo strips all of it, and
  * verify_undo() compares the whole config against what it implies. */
 struct earlier_opts {
+        struct filter_data data; /* copies of the --filter-data texts */
         const char *init_path;
         const char *hook_path;
         const char *hook_args[8];
@@ -409,6 +472,11 @@ struct earlier_opts {
 static const char *string_or(const struct tsync_json *v, const char *fallback)
 {
         return v && v->type == TSYNC_JSON_STRING ? v->u.string.ptr : fallback;
+}
+
+static void earlier_opts_clear(struct earlier_opts *e)
+{
+        filter_data_clear(&e->data);
 }
 
 static void read_earlier_opts(const struct tsync_json *config, struct earlier_opts *e)
@@ -421,6 +489,17 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
                         e->init_path = string_or(tsync_json_get(m, "source"), "");
                         break;
                 }
+        }
+        const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
+        for (size_t i = 1; args && args->type == TSYNC_JSON_ARRAY && i + 1 < args->u.array.len; i++) {
+                if (strcmp(string_or(args->u.array.items[i], ""), "--") == 0)
+                        break;
+                if (strcmp(string_or(args->u.array.items[i], ""), "--filter-data") != 0 ||
+                    e->data.n == ARRAY_SIZE(e->data.text))
+                        continue;
+                e->data.text[e->data.n] = strdup(string_or(args->u.array.items[i + 1], ""));
+                if (e->data.text[e->data.n])
+                        e->data.n++;
         }
         const struct tsync_json *list =
                 tsync_json_get(tsync_json_get(config, "hooks"), tsync_stage_name(TSYNC_STAGE_CREATE_RUNTIME));
@@ -470,7 +549,7 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
                 if (r < 0)
                         return r;
         }
-        struct earlier_opts e;
+        _cleanup_(earlier_opts_clear) struct earlier_opts e;
         read_earlier_opts(found, &e);
         r = restore(config, plan, err);
         if (r < 0)
@@ -486,7 +565,8 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
         struct tsync_request req = { .mode = plan->mode,
                                      .layers_by_name = plan->layers_by_name,
                                      .n_layers = plan->n_layers,
-                                     .init = plan->init };
+                                     .init = plan->init,
+                                     .delivery = plan->delivery };
         for (size_t i = 0; i < plan->n_layers && i < TSYNC_MAX_LAYERS; i++)
                 req.layers[i] = plan->layers[i];
         struct tsync_rewrite_opts eo = { .init_path = e.init_path,
@@ -496,7 +576,7 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
         _cleanup_plan_ struct tsync_plan *again = NULL;
         r = tsync_plan_new(expected, &req, plan->state_dir, &again, err);
         if (r == 0)
-                r = apply_plan(expected, again, &eo, false, err);
+                r = apply_plan(expected, again, &eo, &e.data, false, err);
         if (r < 0)
                 return tsync_error_prefix(err, "annotations.%s: not a plan inject wrote", TSYNC_ANNOTATION_PLAN);
         if (running) {
@@ -519,7 +599,11 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
 int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
                         const char *running, struct tsync_err *err)
 {
-        int r = apply_plan(config, plan, o, true, err);
+        struct filter_data data = { 0 };
+        int r = plan->delivery == TSYNC_DELIVERY_ARGS ? encode_filters(plan, o->progs, &data, err) : 0;
+        if (r == 0)
+                r = apply_plan(config, plan, o, &data, true, err);
+        filter_data_clear(&data);
         if (r < 0 || !running)
                 return r;
         /* A container from this bundle has not stopped: its exec'd processes

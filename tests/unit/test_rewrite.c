@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "tap.h"
+#include "tsync/base64.h"
 #include "tsync/cleanup.h"
 #include "tsync/exec_view.h"
+#include "tsync/filterfile.h"
 #include "tsync/json.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
@@ -468,6 +470,79 @@ static void test_rewrite_errors_name_their_path(void)
         }
 }
 
+/* The arguments after "--filter-data" in process.args, decoded as filter files: how many decode. */
+static size_t decodable_filter_data(const struct tsync_json *config, size_t *ret_found)
+{
+        const struct tsync_json *args = at(config, "process", "args");
+        size_t found = 0, good = 0;
+        for (size_t i = 0; args && i + 1 < args->u.array.len; i++) {
+                const struct tsync_json *a = args->u.array.items[i];
+                if (a->type != TSYNC_JSON_STRING || strcmp(a->u.string.ptr, "--filter-data") != 0)
+                        continue;
+                found++;
+                static _Alignas(8) unsigned char buf[TSYNC_FILTER_MAX_SIZE];
+                const struct sock_filter *prog;
+                size_t len;
+                uint32_t flags;
+                const char *why;
+                long n = tsync_base64_decode(args->u.array.items[i + 1]->u.string.ptr, buf, sizeof(buf));
+                if (n > 0 && tsync_filter_decode(buf, (size_t)n, &prog, &len, &flags, &why) == 0 && len == 2)
+                        good++;
+        }
+        *ret_found = found;
+        return good;
+}
+
+/* Filters in the init's arguments (precreate, inject --no-hooks): no state
+ * directory, no mount, the plan says so, and a second rewrite recomputes the
+ * same config. */
+static void test_rewrite_filters_in_the_init_arguments(void)
+{
+        struct tsync_err err = { 0 };
+        struct sock_filter insns[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_STMT(BPF_RET | BPF_K, 0x7fff0000) };
+        struct tsync_program a = { .insns = insns, .len = 2 }, b = { .insns = insns, .len = 2 };
+        struct tsync_plan_programs progs = { .progs = { &a, &b }, .n = 2 };
+        struct tsync_request req = { .layers = { "/etc/p/a.json", "/etc/p/b.json" },
+                                     .n_layers = 2,
+                                     .delivery = TSYNC_DELIVERY_ARGS };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        .progs = &progs };
+        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
+        int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
+        r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
+        size_t found = 0, good = r == 0 ? decodable_filter_data(c, &found) : 0;
+        tap_ok(r == 0 && found == 2 && good == 2, "test_rewrite_puts_each_filter_file_in_the_init_arguments (%s)",
+               err.msg);
+        const struct tsync_json *mounts = c ? tsync_json_get(c, "mounts") : NULL;
+        bool filters_mount = false;
+        for (size_t i = 0; mounts && i < mounts->u.array.len; i++) {
+                const struct tsync_json *d = tsync_json_get(mounts->u.array.items[i], "destination");
+                filters_mount |= d && strcmp(d->u.string.ptr, TSYNC_CONTAINER_FILTERS) == 0;
+        }
+        struct tsync_plan *plan = NULL;
+        r = r ?: tsync_plan_from_config(c, &plan, &err);
+        tap_ok(r == 0 && !filters_mount && plan->delivery == TSYNC_DELIVERY_ARGS && !plan->state_dir,
+               "test_rewrite_with_filters_in_arguments_mounts_no_filter_directory (%s)", err.msg);
+        tsync_plan_free(plan);
+        char *before = c ? text(c) : NULL;
+        r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
+        char *after = c ? text(c) : NULL;
+        tap_ok(r == 0 && before && after && strcmp(before, after) == 0,
+               "test_rewrite_twice_with_filters_in_arguments_writes_the_same_config (%s)", err.msg);
+        free(before);
+        free(after);
+        struct tsync_plan_programs none = { 0 };
+        o.progs = &none;
+        struct tsync_json *fresh = unit_parse(base_config);
+        err.msg[0] = '\0';
+        r = fresh ? tsync_rewrite(fresh, &req, NULL, &o, &err) : 0;
+        tap_ok(r == -EINVAL && strstr(err.msg, "not compiled"),
+               "test_rewrite_refuses_filters_in_arguments_it_was_not_given (%s)", err.msg);
+        tsync_json_free(fresh);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         test_rewrite_layer_mode();
@@ -481,5 +556,6 @@ int main(void)
         test_rewrite_refuses_a_config_edited_after_inject();
         test_exec_view_round_trip();
         test_rewrite_errors_name_their_path();
+        test_rewrite_filters_in_the_init_arguments();
         return tap_done();
 }

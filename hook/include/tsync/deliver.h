@@ -5,6 +5,8 @@
 #include "tsync/error.h"
 #include "tsync/plan.h"
 
+/* Both do nothing for TSYNC_DELIVERY_ARGS, whose filters are in the config. */
+
 /* Writes the plan's compiled filters (progs, as tsync_plan_compile made them;
  * the baseline is not the init's to apply) as NN.bpf filter files (mode 0444)
  * into the plan's state directory, after checking it is one of ours. */

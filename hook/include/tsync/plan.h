@@ -53,6 +53,18 @@ struct tsync_init_opts {
         bool exec; /* the init execs the workload in its place instead of staying PID 1 */
 };
 
+/* How the compiled filters reach the init. */
+enum tsync_delivery {
+        /* Filter files (NN.bpf) in the plan's state directory on the host, written
+         * by the createRuntime hook at every start and bind-mounted read-only at
+         * TSYNC_CONTAINER_FILTERS: a changed profile counts at the next start. */
+        TSYNC_DELIVERY_FILES,
+        /* In the init's own arguments (--filter-data, base64 of the filter file),
+         * compiled when the config is written: no host state, no hook at start
+         * unless capabilities are lent (the exec view). */
+        TSYNC_DELIVERY_ARGS,
+};
+
 /* What the user asked for (inject's options, or the annotations an engine
  * passes on), before anything was checked against the config. */
 struct tsync_request {
@@ -61,6 +73,7 @@ struct tsync_request {
         const char *layers[TSYNC_MAX_LAYERS]; /* the caller's, or in names */
         size_t n_layers;
         struct tsync_init_opts init;
+        enum tsync_delivery delivery;
         char *names; /* owned: the annotation's layer list, split in place, or NULL */
 };
 
@@ -76,7 +89,8 @@ struct tsync_plan {
         enum tsync_mode mode;
         bool layers_by_name;         /* precreate: names in the profile directories; inject: absolute paths */
         struct tsync_init_opts init; /* as asked; init.exec also when the route decides it */
-        char *state_dir;
+        enum tsync_delivery delivery;
+        char *state_dir; /* TSYNC_DELIVERY_FILES: where the filter files go; else NULL */
         char **layers;
         size_t n_layers;
         /* What the config said before the rewrite. */
@@ -97,7 +111,7 @@ static inline void tsync_plan_freep(struct tsync_plan **p)
 
 /* The plan for config (as the user wrote it, or as an earlier rewrite is
  * undone to) and request, with the init's filter files in state_dir on the
- * host. Checks what the plan takes from the config (process.args,
+ * host (TSYNC_DELIVERY_FILES; NULL otherwise). Checks what the plan takes from the config (process.args,
  * capabilities, noNewPrivileges, linux.seccomp in replace mode). */
 int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
                    struct tsync_plan **ret, struct tsync_err *err);
@@ -166,5 +180,5 @@ int tsync_plan_state_dir_kind(const struct tsync_plan *plan, const struct tsync_
                               enum tsync_state_dir_kind *ret, struct tsync_err *err);
 
 /* Checks plan->state_dir is one of ours for this container and a real
- * directory owned by us alone. */
+ * directory owned by us alone (nothing to check for TSYNC_DELIVERY_ARGS). */
 int tsync_plan_check_state_dir(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err);

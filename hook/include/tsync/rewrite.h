@@ -9,6 +9,7 @@
 #include "tsync/json.h"
 
 struct tsync_plan;
+struct tsync_plan_programs;
 struct tsync_request;
 
 /* What the rewrite needs beyond the plan: host paths it writes into the config. */
@@ -19,6 +20,9 @@ struct tsync_rewrite_opts {
         size_t n_hook_args;
         bool from_engine; /* precreate: the engine chose the annotations (a plan among them is
                            * forged) and runs our createRuntime hook from its hooks directory */
+        /* TSYNC_DELIVERY_ARGS: the plan's filters compiled (tsync_plan_compile),
+         * written into the init's arguments. */
+        const struct tsync_plan_programs *progs;
 };
 
 /* Undoes an earlier rewrite, so that the rewrite never wraps twice: the
