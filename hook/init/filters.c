@@ -1,16 +1,18 @@
-/* Reading the filter files: every one is read whole into a static buffer,
- * decoded (tsync/filterfile.h) and checked like the kernel would check it
- * (tsync/bpf.h) before the first is applied, so a bad second file never
- * leaves the process half filtered. */
+/* Reading the filter files: every one is read whole into a static buffer (or
+ * decoded there from the base64 of --filter-data), decoded (tsync/filterfile.h)
+ * and checked like the kernel would check it (tsync/bpf.h) before the first is
+ * applied, so a bad second file never leaves the process half filtered. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "init.h"
+#include "tsync/base64.h"
 #include "tsync/bpf.h"
 #include "tsync/cleanup.h"
 #include "tsync/filterfile.h"
@@ -20,6 +22,10 @@
  * tsync_filter_decode requires. Zero pages cost nothing until read into. */
 #define BUF_WORDS ((TSYNC_FILTER_MAX_SIZE + 8) / 8)
 static uint64_t buffers[INIT_MAX_FILTERS][BUF_WORDS];
+
+/* "filter N (--filter-data)": the data itself is never printed (it may be
+ * 44 KiB on one line, and says nothing to a reader). */
+static char labels[INIT_MAX_FILTERS][32];
 
 /* Opens path without following a symlink in any component: the filter
  * directory is a mount point in the container's root filesystem, and a
@@ -102,17 +108,13 @@ static long find_user_notif(const struct sock_filter *prog, size_t len)
         return -1;
 }
 
-static int read_one(const char *path, void *buf, struct init_filter *ret)
+/* The file into buf. Prints and returns -1, or 0 with *ret_size. */
+static int load_file(const char *path, void *buf, size_t *ret_size)
 {
-        struct tsync_err err = { 0 };
-        const struct sock_filter *prog;
-        const char *why = NULL;
-        size_t size = 0, len;
-        uint32_t flags;
+        size_t size = 0;
         bool more = false;
-        int r;
 
-        r = read_all(path, buf, BUF_WORDS * 8, &size, &more);
+        int r = read_all(path, buf, BUF_WORDS * 8, &size, &more);
         if (r == NOT_REGULAR) {
                 init_log(path, "not a regular file");
                 return -1;
@@ -136,37 +138,94 @@ static int read_one(const char *path, void *buf, struct init_filter *ret)
                          TSYNC_FILTER_MAX_INSNS);
                 return -1;
         }
+        *ret_size = size;
+        return 0;
+}
+
+/* The base64 text decoded into buf. Prints and returns -1, or 0 with
+ * *ret_size. The decoder says only -EINVAL; the reason is found here, without
+ * echoing the text. */
+static int load_data(const char *name, const char *text, void *buf, size_t *ret_size)
+{
+        static const char accepted[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+
+        long n = tsync_base64_decode(text, buf, TSYNC_FILTER_MAX_SIZE);
+        if (n == -ENOSPC) {
+                init_log(name, "bad filter file: larger than %u bytes (over %u instructions)", TSYNC_FILTER_MAX_SIZE,
+                         TSYNC_FILTER_MAX_INSNS);
+                return -1;
+        }
+        if (n < 0) {
+                size_t len = strlen(text), ok = strspn(text, accepted);
+                if (ok < len)
+                        init_log(name,
+                                 "not base64: byte %zu (%#04x) is outside A-Z a-z 0-9 + / and '=' (one line, no "
+                                 "spaces)",
+                                 ok, (unsigned)(unsigned char)text[ok]);
+                else if (len % 4 != 0)
+                        init_log(name, "not base64: its length (%zu) is not a multiple of 4", len);
+                else
+                        init_log(name, "not base64: misplaced '=' padding, or bits set after the last byte");
+                return -1;
+        }
+        *ret_size = (size_t)n;
+        return 0;
+}
+
+/* The same checks for a filter from a file or from --filter-data. */
+static int check_one(const char *name, void *buf, size_t size, struct init_filter *ret)
+{
+        struct tsync_err err = { 0 };
+        const struct sock_filter *prog;
+        const char *why = NULL;
+        size_t len;
+        uint32_t flags;
+        int r;
+
         if (size % 8 != 0) {
-                init_log(path, "bad filter file: its size (%zu bytes) is not a multiple of 8", size);
+                init_log(name, "bad filter file: its size (%zu bytes) is not a multiple of 8", size);
                 return -1;
         }
         r = tsync_filter_decode(buf, size, &prog, &len, &flags, &why);
         if (r < 0) {
-                init_log(path, "bad filter file: %s", why ? why : init_strerror(r));
+                init_log(name, "bad filter file: %s", why ? why : init_strerror(r));
                 return -1;
         }
         r = tsync_bpf_validate(prog, len, &err);
         if (r < 0) {
-                init_log(path, "bad filter program: %s", err.msg);
+                init_log(name, "bad filter program: %s", err.msg);
                 return -1;
         }
         long at = find_user_notif(prog, len);
         if (at >= 0) {
-                init_log(path,
+                init_log(name,
                          "instruction %ld returns SECCOMP_RET_USER_NOTIF: notify actions and listenerPath are "
                          "not supported yet",
                          at);
                 return -1;
         }
-        *ret = (struct init_filter){ .path = path, .prog = prog, .len = len, .flags = flags };
+        *ret = (struct init_filter){ .name = name, .prog = prog, .len = len, .flags = flags };
         return 0;
 }
 
 int init_filters_read(const struct init_config *cfg, struct init_filter *ret, size_t *ret_n)
 {
-        for (size_t i = 0; i < cfg->nfilters; i++)
-                if (read_one(cfg->filter_paths[i], buffers[i], &ret[i]) < 0)
+        for (size_t i = 0; i < cfg->nfilters; i++) {
+                const struct init_filter_source *src = &cfg->filters[i];
+                const char *name = src->file;
+                size_t size = 0;
+                int r;
+
+                if (src->data) {
+                        (void)snprintf(labels[i], sizeof(labels[i]), "filter %zu (--filter-data)", i + 1);
+                        name = labels[i];
+                        r = load_data(name, src->data, buffers[i], &size);
+                } else {
+                        r = load_file(name, buffers[i], &size);
+                }
+                if (r < 0 || check_one(name, buffers[i], size, &ret[i]) < 0)
                         return -1;
+        }
         *ret_n = cfg->nfilters;
         return 0;
 }

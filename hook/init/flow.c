@@ -92,7 +92,7 @@ static int apply_filters(size_t n, bool *ret_probe)
         }
         for (size_t i = 0; i < n; i++) {
                 if (init_apply_load(filters[i].prog, filters[i].len, filters[i].flags, &err) < 0) {
-                        init_log(filters[i].path, "%s", err.msg);
+                        init_log(filters[i].name, "%s", err.msg);
                         return INIT_EXIT_KERNEL;
                 }
         }
@@ -125,7 +125,7 @@ int init_flow_run(int argc, char **argv)
         /* A flag the kernel refuses is found before anything is applied. */
         for (size_t i = 0; i < n; i++) {
                 if (init_apply_probe_flags(filters[i].flags, &err) < 0) {
-                        init_log(filters[i].path, "%s", err.msg);
+                        init_log(filters[i].name, "%s", err.msg);
                         return INIT_EXIT_KERNEL;
                 }
         }

@@ -36,7 +36,7 @@ enum init_capset {
 };
 
 struct init_filter {
-        const char *path;
+        const char *name; /* for messages: its path, or "filter N (--filter-data)" */
         const struct sock_filter *prog; /* points into the file's static buffer */
         size_t len;
         uint32_t flags;
@@ -49,8 +49,16 @@ enum init_verify {
         INIT_VERIFY_PROBE, /* the probe, and the counts too when the kernel shows them */
 };
 
+/* Where one filter comes from, in command-line order: exactly one is set. The
+ * data is the filter file in base64, carried in the init's own arguments so
+ * that the host keeps no per-container file for it (issue 15). */
+struct init_filter_source {
+        const char *file; /* --filter */
+        const char *data; /* --filter-data */
+};
+
 struct init_config {
-        const char *filter_paths[INIT_MAX_FILTERS];
+        struct init_filter_source filters[INIT_MAX_FILTERS];
         size_t nfilters;
         const char *caps[INIT_CAP_NSETS]; /* the option's text; NULL when not given */
         bool no_new_privs;
@@ -71,9 +79,9 @@ const char *init_strerror(int e);
  * after printing help or version (exit 0), 0 to go on. */
 int init_parse_options(int argc, char **argv, struct init_config *cfg);
 
-/* filters.c: reads every file of cfg into static buffers, decodes and
- * validates it, and refuses USER_NOTIF returns. Prints and returns -1 on the
- * first bad file. */
+/* filters.c: reads every file of cfg, or decodes its base64, into static
+ * buffers, decodes and validates the filter file, and refuses USER_NOTIF
+ * returns. Prints and returns -1 on the first bad filter. */
 int init_filters_read(const struct init_config *cfg, struct init_filter *ret, size_t *ret_n);
 
 /* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first filter. */

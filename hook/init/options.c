@@ -23,6 +23,7 @@ enum {
         OPT_EXEC,
         OPT_VERIFY,
         OPT_VERSION,
+        OPT_FILTER_DATA,
 };
 
 static const char *const capset_option[INIT_CAP_NSETS] = {
@@ -43,6 +44,10 @@ static void help(FILE *f)
                    "  -f, --filter FILE     a filter file (oci-seccomp-tsync compile -O tsync); repeatable,\n"
                    "                        applied in order, each with TSYNC and the flags it carries.\n"
                    "                        All are read and checked before the first is applied.\n"
+                   "      --filter-data B64 a filter file in base64 (RFC 4648, '=' padding, one line):\n"
+                   "                        the same as --filter without a file; repeatable, and applied\n"
+                   "                        in command-line order together with --filter. While the init\n"
+                   "                        lives, /proc/1/cmdline shows the data to whoever may read it.\n"
                    "      --bounding CAPS   the bounding set to end with (needs CAP_SETPCAP to drop)\n"
                    "      --permitted CAPS  the permitted set\n"
                    "      --effective CAPS  the effective set\n"
@@ -72,7 +77,7 @@ static void help(FILE *f)
                    "When CMD never started:\n"
                    "  121  bad command line\n"
                    "  122  a filter file is missing, malformed (version, size, checksum, flags, over\n"
-                   "       4096 instructions) or returns USER_NOTIF\n"
+                   "       4096 instructions) or returns USER_NOTIF; or --filter-data is not base64\n"
                    "  123  the capability sets or NO_NEW_PRIVS cannot be arranged, or a thread's\n"
                    "       capability sets, securebits or NO_NEW_PRIVS differ from what the workload\n"
                    "       is handed (thread and set named), or PID 1 cannot be made non-dumpable\n"
@@ -120,6 +125,7 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
 {
         static const struct option options[] = {
                 { "filter", required_argument, NULL, 'f' },
+                { "filter-data", required_argument, NULL, OPT_FILTER_DATA },
                 { "bounding", required_argument, NULL, OPT_BOUNDING },
                 { "permitted", required_argument, NULL, OPT_PERMITTED },
                 { "effective", required_argument, NULL, OPT_EFFECTIVE },
@@ -144,11 +150,13 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
         while ((opt = getopt_long(argc, argv, "+:f:gh", options, NULL)) != -1) {
                 switch (opt) {
                 case 'f':
+                case OPT_FILTER_DATA:
                         if (cfg->nfilters == INIT_MAX_FILTERS) {
                                 init_log("command line", "more than %d filters", INIT_MAX_FILTERS);
                                 return -1;
                         }
-                        cfg->filter_paths[cfg->nfilters++] = optarg;
+                        cfg->filters[cfg->nfilters++] = opt == 'f' ? (struct init_filter_source){ .file = optarg }
+                                                                   : (struct init_filter_source){ .data = optarg };
                         break;
                 case OPT_BOUNDING:
                 case OPT_PERMITTED:

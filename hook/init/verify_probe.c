@@ -149,7 +149,7 @@ int init_probe_prepare(const struct init_filter *filters, size_t n, struct init_
                         found++;
                 }
                 if (!found) {
-                        init_log(filters[i].path,
+                        init_log(filters[i].name,
                                  "/proc shows no Seccomp_filters (gVisor?) and this filter answers none of the "
                                  "harmless calls the init can probe with an errno that the other filters leave "
                                  "alone (see --help, PROBE): its presence on every thread cannot be proven");
@@ -173,7 +173,7 @@ int init_probe_prepare(const struct init_filter *filters, size_t n, struct init_
                         chosen = true;
                 }
                 if (!chosen) {
-                        init_log(filters[i].path,
+                        init_log(filters[i].name,
                                  "every call it denies that the init can probe (%s the last) already fails with "
                                  "%s before loading: its effect cannot be told apart",
                                  init_probe_calls[calls[last]].name, init_strerror(expect[last]));
@@ -239,7 +239,7 @@ int init_probe_verify(const struct init_filter *filters, const struct init_probe
                                 continue;
                         char what[96];
                         describe(got[t], what, sizeof(what));
-                        init_log(filters[i].path,
+                        init_log(filters[i].name,
                                  "thread %d (%s): the probe %s() got %s, not the filter's errno %d (%s): the thread "
                                  "does not carry the filter",
                                  (int)tid[t], t ? "signals" : "main", init_probe_calls[p->call].name, what, p->expect,
