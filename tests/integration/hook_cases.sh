@@ -125,20 +125,29 @@ nnp_bundle() {
         tsync_json_edit "$1/config.json" '.process.noNewPrivileges = true'
 }
 
+# filter_data BUNDLE: how many --filter-data arguments the init gets.
+filter_data() {
+        jq '[.process.args[] | select(. == "--filter-data")] | length' "$1/config.json"
+}
+
 testNoHooksDeliversAtInjectAndRunsEveryThreadFiltered() {
         [ -x "$TSYNC_BUILD/tests/static/threads_probe" ] || fail "threads_probe is not built"
         podman_bundle "$TSYNC_TMP/b" "exec /bin/threads_probe -n 4 mkdir /tmp/t" && nnp_bundle "$TSYNC_TMP/b" || fail "bundle"
-        # Earlier injects: one with hooks (they must go), one with two layers (its second
-        # filter file must not survive).
+        # Earlier injects: one with hooks (they, and the filter files they wrote, must go), one with
+        # two layers (its second filter must not survive).
         inject --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
+        echo stale >"$TSYNC_TMP/b/oci-seccomp-tsync/00.bpf" || fail "a filter file of the hooked inject"
         inject --no-hooks --profile "$PROFILES/deny-getcwd.json" --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" ||
                 fail "inject"
-        assertEquals "filter files of two layers" "00.bpf 01.bpf" "$(ls "$TSYNC_TMP/b/oci-seccomp-tsync" | tr '\n' ' ' | sed 's/ $//')"
+        assertEquals "filters of two layers" 2 "$(filter_data "$TSYNC_TMP/b")"
         inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject --no-hooks"
         assertEquals "hooks of ours left in the config" "" \
                 "$(jq -r '[.hooks // {} | .[] | .[] | select(.args[0] == "oci-seccomp-tsync")] | length | select(. > 0)' \
                         "$TSYNC_TMP/b/config.json")"
-        assertEquals "filter files in the bundle" "00.bpf" "$(ls "$TSYNC_TMP/b/oci-seccomp-tsync" | tr '\n' ' ' | sed 's/ $//')"
+        assertEquals "filters in the init's arguments" 1 "$(filter_data "$TSYNC_TMP/b")"
+        assertFalse "the bundle keeps a state directory" "[ -e $TSYNC_TMP/b/oci-seccomp-tsync ]"
+        assertEquals "a mount of filter files" "" \
+                "$(jq -r '.mounts[] | select(.destination == "/.oci-seccomp-tsync/filters") | .source' "$TSYNC_TMP/b/config.json")"
         rt_run nohooks-$$ "$TSYNC_TMP/b"
         out="$TSYNC_TMP/nohooks-$$.out"
         assertEquals "$(cat "$TSYNC_TMP/nohooks-$$.err")" 0 "$rc"
@@ -146,25 +155,26 @@ testNoHooksDeliversAtInjectAndRunsEveryThreadFiltered() {
         assertEquals "threads not filtered" "" "$(grep '^tid=' "$out" | grep -v ' Seccomp=2 Seccomp_filters=2 ' || true)"
         assertEquals "threads where mkdir did not fail with EDQUOT" "" \
                 "$(grep '^tid=' "$out" | grep -v 'call=mkdir rc=-1 errno=122' || true)"
-        # Nothing removes them at the container's end: they belong to the bundle.
-        assertEquals "filter files after the run" "00.bpf" "$(ls "$TSYNC_TMP/b/oci-seccomp-tsync" | tr '\n' ' ' | sed 's/ $//')"
-        # Without the hooks, a missing filter file is the init's to refuse.
-        rm -f "$TSYNC_TMP/b/oci-seccomp-tsync/00.bpf"
+        assertFalse "the run left a state directory" "[ -e $TSYNC_TMP/b/oci-seccomp-tsync ]"
+        # Without the hooks, filter data edited in the config is the init's to refuse (its checksum).
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '(.process.args | index("--filter-data")) as $i
+                | .process.args[$i + 1] |= (.[0:60] + (if .[60:61] == "A" then "B" else "A" end) + .[61:])'
         rt_run nohooks2-$$ "$TSYNC_TMP/b"
-        assertNotEquals "ran without its filter file" 0 "$rc"
-        grep -q "00.bpf" "$TSYNC_TMP/nohooks2-$$.err" || fail "no word of the missing filter: $(cat "$TSYNC_TMP/nohooks2-$$.err")"
+        assertNotEquals "ran with a forged filter" 0 "$rc"
+        grep -q "filter 1 (--filter-data)" "$TSYNC_TMP/nohooks2-$$.err" ||
+                fail "no word of the forged filter: $(cat "$TSYNC_TMP/nohooks2-$$.err")"
+        assertFalse "the workload ran" "grep -q '^tid=' $TSYNC_TMP/nohooks2-$$.out"
 }
 
 testNoHooksRefusedLayerLeavesConfigAndFiltersAsTheyWere() {
         podman_bundle "$TSYNC_TMP/b" "mkdir /tmp/x || touch /tmp/denied" && nnp_bundle "$TSYNC_TMP/b" || fail "bundle"
         inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
         cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
-        sum=$(cat "$TSYNC_TMP/b/oci-seccomp-tsync/"* | sha256sum)
         "$OCI" inject --no-hooks --profile "$PROFILES/broken.json" "$TSYNC_TMP/b" 2>"$TSYNC_TMP/err"
         assertNotEquals 0 $?
         assertEquals "$(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
         cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "a refused inject changed config.json"
-        assertEquals "a refused inject changed the filter files" "$sum" "$(cat "$TSYNC_TMP/b/oci-seccomp-tsync/"* | sha256sum)"
+        assertFalse "a refused inject made a state directory" "[ -e $TSYNC_TMP/b/oci-seccomp-tsync ]"
         rt_run nohooks3-$$ "$TSYNC_TMP/b"
         assertEquals "$(cat "$TSYNC_TMP/nohooks3-$$.err")" 0 "$rc"
         assertTrue "the earlier layer no longer holds" "[ -e $TSYNC_TMP/b/rootfs/tmp/denied ]"

@@ -731,51 +731,54 @@ C TooManyLayers "at most 16 layers" 'annotated "$(printf "good,%.0s" $(seq 17))"
 C NoLayersNoReplace "no layers and not replace mode" 'annotated ""'
 C ReplaceWithoutSeccompAndNoLayers "replace mode: linux.seccomp: missing: there is no profile to move to the init" 'annotated "" replace'
 C InitMissing "cannot find seccomp-tsync-init" 'annotated good' '--init "$W/no-init"'
-C StateRootWorldWritable "must be a directory owned by uid 0 and writable by it alone" 'chmod 0777 "$W/run"; annotated good'
-C StateRootSymlink "must be a directory owned by uid 0 and writable by it alone" 'mkdir -m 0711 "$W/real-run"; ln -s real-run "$W/real-run-link"; annotated good' '--state-root "$W/real-run-link"'
+# Precreate compiles through the cache (issue 15): a cache that is not ours alone is refused.
+C CacheDirWorldWritable "must be a directory owned by uid 0 and writable by it alone" 'chmod 0777 "$W/cache"; annotated good'
+C CacheDirSymlink "$W/cache-link" 'mkdir -m 0700 "$W/real-cache"; ln -s real-cache "$W/cache-link"; annotated good' '--cache-dir "$W/cache-link"'
 # Plan trust (issue 11, wip-execparity): an engine's config never carries our plan or running record.
 C ForgedPlan "annotations.io.oci-seccomp-tsync.plan: set by oci-seccomp-tsync itself and never by an engine" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.plan\"] = (\$p | tojson)" --argjson p "{\"version\": 1, \"mode\": \"replace\", \"stateDir\": \"$W/run/x\", \"layersByName\": true, \"layers\": [], \"args\": [\"sh\"], \"noNewPrivileges\": false, \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\"}}"'
 C ForgedRunningRecord "annotations.io.oci-seccomp-tsync.running: set by oci-seccomp-tsync itself" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.running\"] = \"x\""'
 
-testHookPrecreateWithAFullStateRoot() {
-        # Precreate only makes a directory: a state root without a free inode.
-        full_tmpfs "$W/full" "nr_inodes=4,mode=0711"
+testHookPrecreateWithAFullCache() {
+        # Precreate stores what it compiles: a cache without a free inode is refused, not skipped.
+        full_tmpfs "$W/full" "nr_inodes=4,mode=0700"
         for i in 1 2 3 4 5; do touch "$W/full/i$i" 2>/dev/null || break; done
         mkdir -p "$W/profiles" && cp "$GOOD" "$W/profiles/good.json"
-        annotated good | precreate --state-root "$W/full"
-        assert_refused "oci-seccomp-tsync: precreate: $W/full/" "No space left on device" 1
+        annotated good | precreate --cache-dir "$W/full"
+        assert_refused "oci-seccomp-tsync: precreate: " "No space left on device" 1
         assertEquals "config written to stdout" "" "$(cat "$W/out")"
-        assertEquals "state directories left" "" "$(find "$W/full" -mindepth 1 -type d)"
+        assert_no_temp "$W/full"
 }
 
-# The precreate state directory (/run/oci-seccomp-tsync/<hex>, here $W/run/<hex>) is gone after a
-# refused createRuntime, and after poststop.
+# Precreate keeps nothing on the host (issue 15): the filters travel in the init's arguments, so
+# there is no state directory to leak when the config never runs, and createRuntime compiles
+# nothing (a profile broken after precreate does not matter: the filters were fixed then).
 precreate_bundle() {
         mkdir -p "$W/profiles" "$W/b/rootfs" && cp "$GOOD" "$W/profiles/good.json"
         annotated good | precreate
         assertEquals "precreate: $(cat "$W/err")" 0 "$rc"
         cp "$W/out" "$W/b/config.json"
-        [ "$(ls "$W/run" | wc -l)" = 1 ] || fail "precreate made no state directory"
+        assertEquals "state directories" "" "$(ls -A "$W/run")"
+        assertEquals "filters in the init's arguments" 1 \
+                "$(jq '[.process.args[] | select(. == "--filter-data")] | length' "$W/b/config.json")"
 }
 
-testHookPrecreateStateIsGoneAfterARefusedCreateRuntime() {
+testHookPrecreateLeavesNoStateAndCreateRuntimeCompilesNothing() {
         precreate_bundle
         echo '{"defaultAction": "SCMP_ACT_NEVER"}' >"$W/profiles/good.json"
         state fc-pre "$W/b" | hook createRuntime --profile-dir "$W/profiles" --state-root "$W/run" --cache-dir "$W/cache"
-        assert_refused "oci-seccomp-tsync: fc-pre: layer 'good': " "action 'SCMP_ACT_NEVER' is unknown" 1
-        assertEquals "state left" "" "$(ls -A "$W/run")"
-        state fc-pre "$W/b" | hook poststop --profile-dir "$W/profiles" --state-root "$W/run"
-        assertEquals "poststop after the state is gone: $(cat "$W/err")" 0 "$rc"
-}
-
-testHookPrecreateStateIsGoneAfterPoststop() {
-        precreate_bundle
-        state fc-pre "$W/b" | hook createRuntime --profile-dir "$W/profiles" --state-root "$W/run" --cache-dir "$W/cache"
         assertEquals "createRuntime: $(cat "$W/err")" 0 "$rc"
-        assertEquals "filters delivered" "00.bpf" "$(ls "$W/run"/*/)"
         state fc-pre "$W/b" | hook poststop --profile-dir "$W/profiles" --state-root "$W/run"
         assertEquals "poststop: $(cat "$W/err")" 0 "$rc"
         assertEquals "state left" "" "$(ls -A "$W/run")"
+}
+
+testHookCreateRuntimeRefusesAConfigPrecreateNeverSaw() {
+        # An engine that runs the hooks.d createRuntime stage but not precreate (CRI-O) must not
+        # start the container without the filters its annotations ask for.
+        mkdir -p "$W/b/rootfs"
+        annotated good >"$W/b/config.json"
+        state fc-nopre "$W/b" | hook createRuntime --profile-dir "$W/profiles" --state-root "$W/run" --cache-dir "$W/cache"
+        assert_refused "oci-seccomp-tsync: fc-nopre: " "no io.oci-seccomp-tsync.plan" 1
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -163,6 +163,60 @@ static void test_round_trip(void)
         tsync_json_free(c);
 }
 
+/* Filters in the init's arguments: the plan names no state directory, says
+ * so, and reads back the same; a plan that mixes the two is refused. */
+static void test_args_delivery(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with_annotations("{}");
+        struct tsync_request req = { .layers = { "/a.json" }, .n_layers = 1, .delivery = TSYNC_DELIVERY_ARGS };
+        struct tsync_plan *plan = NULL, *back = NULL;
+        char *text = NULL;
+        int r = tsync_plan_new(c, &req, NULL, &plan, &err);
+        r = r ?: tsync_plan_to_json(plan, &text, &err);
+        struct tsync_json *annotations = c ? tsync_json_get_object(c, "annotations") : NULL;
+        r = r ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        r = r ?: tsync_plan_from_config(c, &back, &err);
+        tap_ok(r == 0 && back->delivery == TSYNC_DELIVERY_ARGS && !back->state_dir && strstr(text, "\"delivery\":\"args\"") &&
+                       !strstr(text, "stateDir"),
+               "test_plan_with_filters_in_arguments_has_no_state_directory (%s)", err.msg);
+        tsync_plan_free(back);
+        back = NULL;
+        struct tsync_plan_paths paths = { .state_root = "/run/oci-seccomp-tsync" };
+        tap_ok(r == 0 && tsync_plan_check_state_dir(plan, &paths, &err) == 0,
+               "test_plan_with_filters_in_arguments_has_no_directory_to_check (%s)", err.msg);
+        static const struct {
+                const char *from, *to, *want, *name;
+        } bad[] = {
+                { "\"delivery\":\"args\"", "\"delivery\":\"args\",\"stateDir\":\"/tmp\"",
+                  "plan.stateDir: set, but the filters travel in the init's arguments", "a_state_dir_with_args" },
+                { "\"delivery\":\"args\"", "\"delivery\":\"mail\"", "plan.delivery: 'mail' is not args or files",
+                  "an_unknown_delivery" },
+                { "\"delivery\":\"args\",", "", "plan.stateDir", "files_without_a_state_dir" },
+        };
+        for (size_t i = 0; r == 0 && i < sizeof(bad) / sizeof(bad[0]); i++) {
+                const char *at = strstr(text, bad[i].from);
+                char edited[4096] = "";
+                if (at)
+                        (void)snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - text), text, bad[i].to,
+                                       at + strlen(bad[i].from));
+                err.msg[0] = '\0';
+                int q = at ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(edited)) : -1;
+                q = q ?: tsync_plan_from_config(c, &back, &err);
+                tap_ok(q < 0 && strstr(err.msg, bad[i].want), "test_plan_refuses_%s (%s)", bad[i].name, err.msg);
+                tsync_plan_free(back);
+                back = NULL;
+        }
+        struct tsync_request files = { .layers = { "/a.json" }, .n_layers = 1 };
+        struct tsync_plan *none = NULL;
+        err.msg[0] = '\0';
+        r = tsync_plan_new(c, &files, NULL, &none, &err);
+        tap_ok(r < 0 && !none, "test_plan_with_filter_files_needs_a_state_directory (%s)", err.msg);
+        free(text);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+}
+
 static void test_plan_new_refusals(void)
 {
         static const struct {
@@ -336,6 +390,7 @@ int main(void)
         test_request();
         test_round_trip();
         test_plan_new_refusals();
+        test_args_delivery();
         test_filters_and_delivery(tmp);
         test_check_annotations();
         return tap_done();
