@@ -39,8 +39,13 @@ static void test_base64_rfc4648_vectors(void)
         static const struct {
                 const char *plain, *coded;
         } v[] = {
-                { "", "" },         { "f", "Zg==" },        { "fo", "Zm8=" },       { "foo", "Zm9v" },
-                { "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+                { "", "" },
+                { "f", "Zg==" },
+                { "fo", "Zm8=" },
+                { "foo", "Zm9v" },
+                { "foob", "Zm9vYg==" },
+                { "fooba", "Zm9vYmE=" },
+                { "foobar", "Zm9vYmFy" },
         };
         for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
                 char enc[16], dec[16];
