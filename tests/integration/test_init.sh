@@ -473,6 +473,14 @@ testBadFilterDataIsRefusedByItsPlaceBeforeAnythingRuns() {
         # Empty: no bytes, a truncated file.
         run_init --filter-data "" -- touch "$T/marker"
         assertRefused 122 "filter 1 (--filter-data): bad filter file: truncated"
+        # The label follows the filter past reading: a flag the kernel refuses at the load, and a
+        # notify action.
+        run_init -f "$T/deny.tsync" --filter-data "$(base64 -w0 "$T/bad/wait-killable-recv.tsync")" -- touch "$T/marker"
+        assertRefused 124 "filter 2 (--filter-data): the kernel refuses flag SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"
+        profile notify '{"defaultAction": "SCMP_ACT_ALLOW",
+                         "syscalls": [{"names": ["getppid"], "action": "SCMP_ACT_NOTIFY"}]}'
+        run_init --filter-data "$(base64 -w0 "$T/notify.tsync")" -- touch "$T/marker"
+        assertRefused 122 "filter 1 (--filter-data): instruction [0-9]* returns SECCOMP_RET_USER_NOTIF"
         # A bad file after good data is still named by its path.
         run_init --filter-data "$data" -f "$T/no-such-file.tsync" -- touch "$T/marker"
         assertRefused 122 "no-such-file.tsync: cannot read the filter file: No such file or directory"
