@@ -36,7 +36,7 @@ enum init_capset {
 };
 
 struct init_filter {
-        const char *name; /* for messages: its path, or "filter N (--filter-data)" */
+        const char *name;               /* for messages: its path, or "filter N (--filter-data)" */
         const struct sock_filter *prog; /* points into the file's static buffer */
         size_t len;
         uint32_t flags;

@@ -832,6 +832,18 @@ stray_row() { # stray_row NAME INIT-OPTIONS: a thread the init does not know of 
 }
 stray_row AThreadWithOtherCapabilitiesIsNamedAfterTheLoad '-f "$SUITE/good.bpf" --bounding CAP_KILL'
 stray_row AThreadWithOtherCapabilitiesIsNamedBeforeTheLoad '--no-new-privs -f "$SUITE/good.bpf" --bounding CAP_KILL'
+# issue 15: --filter-data. A filter in the init's arguments (base64 of the filter file) gets every
+# check a file gets, and is named by its place among all filters, never by its data.
+N DataWrappedLines 122 "filter 2 (--filter-data): not base64: byte 76 (0x0a)" ':' '-f "$SUITE/good.bpf" --filter-data "$(base64 -w76 "$SUITE/good.bpf")"'
+N DataUrlSafeAlphabet 122 "filter 1 (--filter-data): not base64: byte 0 (0x2d)" ':' '--filter-data "-$(base64 -w0 "$SUITE/good.bpf" | cut -c 2-)"'
+N DataLength 122 "filter 1 (--filter-data): not base64: its length" ':' '--filter-data "$(base64 -w0 "$SUITE/good.bpf" | cut -c 2-)"'
+N DataEmpty 122 "filter 1 (--filter-data): bad filter file: truncated" ':' '--filter-data ""'
+N DataTruncated 122 "filter 2 (--filter-data): bad filter file" ':' '-f "$SUITE/good.bpf" --filter-data "$(head -c -8 "$SUITE/good.bpf" | base64 -w0)"'
+N DataHeaderOnly 122 "filter 1 (--filter-data): bad filter file: truncated" ':' '--filter-data "$(head -c 24 "$SUITE/good.bpf" | base64 -w0)"'
+N DataChecksum 122 "filter 1 (--filter-data): bad filter file: checksum mismatch" 'cp "$SUITE/good.bpf" "$W/f.bpf"; printf "\\x28" | dd of="$W/f.bpf" bs=1 seek=32 conv=notrunc 2>/dev/null; ! cmp -s "$W/f.bpf" "$SUITE/good.bpf" || fail "unchanged"' '--filter-data "$(base64 -w0 "$W/f.bpf")"'
+N DataHuge 122 "filter 1 (--filter-data): bad filter file: larger than 32800 bytes" ':' '--filter-data "$(head -c 40000 /dev/zero | base64 -w0)"'
+N DataAfterABadFile 122 "\$W/none.bpf: cannot read the filter file" ':' '--filter-data "$(base64 -w0 "$SUITE/good.bpf")" -f "$W/none.bpf"'
+N DataTooManyFilters 121 "more than 16 filters" ':' "$(printf -- '-f "$SUITE/good.bpf" %.0s' $(seq 16)) --filter-data \"\$(base64 -w0 \"\$SUITE/good.bpf\")\""
 
 testInitNoCommand() {
         init_run -f "$SUITE/good.bpf" --

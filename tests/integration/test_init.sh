@@ -197,11 +197,11 @@ testAWorkloadKilledByItsFilterExits159() {
         assertFalse "mkdir succeeded" "[ -d '$T/d' ]"
 }
 
-testEveryThreadOfTheInitAndOfTheWorkloadCarriesTheFilter() {
+# assertEveryThreadDenied: after `threads_probe -n 8 mkdir $T/denied` started by a shell that
+# wrote the init's threads to $T/init-threads, under one filter denying mkdir: every thread of
+# the init and of the workload carries it, and mkdir failed with its errno in each.
+assertEveryThreadDenied() {
         local line n
-        run_init -f "$T/deny.tsync" -- sh -c \
-                "grep -H -E '^(Name|Seccomp|Seccomp_filters):' /proc/1/task/*/status >'$T/init-threads';
-                 exec '$PROBE' -n 8 mkdir '$T/denied'"
         assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
         # The init: its main thread and its signal thread, both filtered.
         assertEquals "init threads: $(cat "$T/init-threads")" 2 "$(grep -c ':Name:' "$T/init-threads")"
@@ -220,6 +220,21 @@ testEveryThreadOfTheInitAndOfTheWorkloadCarriesTheFilter() {
         done < <(probe_lines)
         assertEquals 9 "$n"
         assertFalse "mkdir succeeded" "[ -d '$T/denied' ]"
+}
+
+# A shell that records the init's threads in $T/init-threads, then runs the probe's 9 threads.
+PROBE_EVERY_THREAD='grep -H -E "^(Name|Seccomp|Seccomp_filters):" /proc/1/task/*/status >"$0/init-threads";
+                    exec "$1" -n 8 mkdir "$0/denied"'
+
+testEveryThreadOfTheInitAndOfTheWorkloadCarriesTheFilter() {
+        run_init -f "$T/deny.tsync" -- sh -c "$PROBE_EVERY_THREAD" "$T" "$PROBE"
+        assertEveryThreadDenied
+}
+
+# Issue 15: the same filter carried in the init's arguments instead of a file.
+testFilterDataDeniesItsCallOnEveryThreadLikeAFilterFile() {
+        run_init --filter-data "$(base64 -w0 "$T/deny.tsync")" -- sh -c "$PROBE_EVERY_THREAD" "$T" "$PROBE"
+        assertEveryThreadDenied
 }
 
 testWithoutAFilterTheProbeSeesNone() {
@@ -387,6 +402,88 @@ testBadFilterFilesAreRefusedBeforeAnythingRuns() {
         ln -s "$T/bad" "$T/linkdir"
         run_init -f "$T/linkdir/reseal.tsync" -- touch "$T/marker"
         assertRefused 122 "linkdir/reseal.tsync: refused: a symbolic link in its path"
+}
+
+# --filter and --filter-data mix, applied in command-line order: two filters deny mkdir with
+# different errnos, and the kernel answers with the last one loaded (it runs filters newest first
+# and keeps the first of equal precedence), so the errno tells the order.
+testFilterAndFilterDataApplyInCommandLineOrder() {
+        local line
+        profile deny72 '{"defaultAction": "SCMP_ACT_ALLOW",
+                         "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 72}]}'
+        run_init -f "$T/deny.tsync" --filter-data "$(base64 -w0 "$T/deny72.tsync")" -- "$PROBE" -n 2 mkdir "$T/denied"
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        assertEquals "$(cat "$T/out")" 3 "$(probe_lines | wc -l)"
+        while read -r line; do
+                assertEquals "$line" 2 "$(field Seccomp_filters "$line")"
+                assertEquals "$line" 72 "$(field errno "$line")"
+        done < <(probe_lines)
+        run_init --filter-data "$(base64 -w0 "$T/deny72.tsync")" -f "$T/deny.tsync" -- "$PROBE" -n 2 mkdir "$T/denied"
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        assertEquals "$(cat "$T/out")" 3 "$(probe_lines | wc -l)"
+        while read -r line; do
+                assertEquals "$line" 2 "$(field Seccomp_filters "$line")"
+                assertEquals "$line" "$DENIED" "$(field errno "$line")"
+        done < <(probe_lines)
+        assertFalse "mkdir succeeded" "[ -d '$T/denied' ]"
+}
+
+# assertRefusedData STATUS PATTERN DATA: assertRefused, and the line does not carry the data.
+assertRefusedData() {
+        assertRefused "$1" "$2"
+        [ -n "$3" ] && grep -qF -- "$3" "$T/err" && fail "the message carries the data: $(cat "$T/err")"
+}
+
+testBadFilterDataIsRefusedByItsPlaceBeforeAnythingRuns() {
+        local kind data
+        mkdir "$T/bad"
+        mkbad "$T/deny.tsync" "$T/bad"
+        # The control: the resealed file, as data, runs the workload.
+        run_init -f "$T/deny.tsync" --filter-data "$(base64 -w0 "$T/bad/reseal.tsync")" -- touch "$T/marker"
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        rm -f "$T/marker"
+        # Every way of breaking the file, as data after a good file: the same refusal, named as
+        # filter 2. too-many-insns is over the size limit before its count is read.
+        for kind in version:"unsupported version" magic:"bad magic" truncated:truncated \
+                not-multiple-of-8:"not a multiple of 8" checksum:"checksum mismatch" unknown-flag:"unknown flags" \
+                too-many-insns:"larger than 32800 bytes (over 4096 instructions)"; do
+                data=$(base64 -w0 "$T/bad/${kind%%:*}.tsync")
+                run_init -f "$T/deny.tsync" --filter-data "$data" -- touch "$T/marker"
+                assertRefusedData 122 "filter 2 (--filter-data): bad filter file: .*${kind#*:}" "$data"
+        done
+        # Not base64: line breaks (what base64 writes without -w0), a character of another
+        # alphabet, a cut, bits after the last byte, padding inside.
+        data=$(base64 -w76 "$T/deny.tsync")
+        run_init --filter-data "$data" -- touch "$T/marker"
+        assertRefusedData 122 "filter 1 (--filter-data): not base64: byte 76 (0x0a) is outside" "${data:0:40}"
+        data=$(base64 -w0 "$T/deny.tsync" | tr 'A' '_')
+        run_init --filter-data "$data" -- touch "$T/marker"
+        assertRefusedData 122 "filter 1 (--filter-data): not base64: byte [0-9]* (0x5f) is outside" "${data:0:40}"
+        data=$(base64 -w0 "$T/deny.tsync")
+        run_init --filter-data "${data}A" -- touch "$T/marker"
+        assertRefusedData 122 "filter 1 (--filter-data): not base64: its length ($((${#data} + 1))) is not" "${data:0:40}"
+        run_init --filter-data "Zh==" -- touch "$T/marker"
+        assertRefused 122 "filter 1 (--filter-data): not base64: misplaced '=' padding, or bits set"
+        run_init --filter-data "Zg==${data}" -- touch "$T/marker"
+        assertRefusedData 122 "filter 1 (--filter-data): not base64: misplaced '=' padding" "${data:0:40}"
+        # Oversize: a whole file's worth of zeroes and more, refused by size before anything else.
+        run_init -f "$T/deny.tsync" -f "$T/deny.tsync" --filter-data "$(head -c 40000 /dev/zero | base64 -w0)" -- \
+                touch "$T/marker"
+        assertRefused 122 "filter 3 (--filter-data): bad filter file: larger than 32800 bytes"
+        # Empty: no bytes, a truncated file.
+        run_init --filter-data "" -- touch "$T/marker"
+        assertRefused 122 "filter 1 (--filter-data): bad filter file: truncated"
+        # The label follows the filter past reading: a flag the kernel refuses at the load, and a
+        # notify action.
+        run_init -f "$T/deny.tsync" --filter-data "$(base64 -w0 "$T/bad/wait-killable-recv.tsync")" -- touch "$T/marker"
+        assertRefused 124 "filter 2 (--filter-data): the kernel refuses flag SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"
+        profile notify '{"defaultAction": "SCMP_ACT_ALLOW",
+                         "syscalls": [{"names": ["getppid"], "action": "SCMP_ACT_NOTIFY"}]}'
+        run_init --filter-data "$(base64 -w0 "$T/notify.tsync")" -- touch "$T/marker"
+        assertRefused 122 "filter 1 (--filter-data): instruction [0-9]* returns SECCOMP_RET_USER_NOTIF"
+        # A bad file after good data is still named by its path.
+        run_init --filter-data "$data" -f "$T/no-such-file.tsync" -- touch "$T/marker"
+        assertRefused 122 "no-such-file.tsync: cannot read the filter file: No such file or directory"
 }
 
 testNotifyActionsAreRefused() {

@@ -39,8 +39,13 @@ static void test_base64_rfc4648_vectors(void)
         static const struct {
                 const char *plain, *coded;
         } v[] = {
-                { "", "" },         { "f", "Zg==" },        { "fo", "Zm8=" },       { "foo", "Zm9v" },
-                { "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+                { "", "" },
+                { "f", "Zg==" },
+                { "fo", "Zm8=" },
+                { "foo", "Zm9v" },
+                { "foob", "Zm9vYg==" },
+                { "fooba", "Zm9vYmE=" },
+                { "foobar", "Zm9vYmFy" },
         };
         for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
                 char enc[16], dec[16];
@@ -153,6 +158,40 @@ static void test_base64_accepts_only_the_alphabet(void)
                wrong);
 }
 
+/* Canonical: every text the decoder accepts is exactly what the encoder writes
+ * for its bytes, so one filter has one spelling. Random short texts over the
+ * alphabet and '=' (short, so that many are accepted). */
+static void test_base64_accepts_only_canonical_text(void)
+{
+        static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+        int wrong = 0, accepted = 0, refused = 0;
+
+        srand(4686);
+        for (int i = 0; i < 200000; i++) {
+                char text[13], again[13];
+                unsigned char out[9];
+                size_t len = (size_t)(rand() % 13);
+                for (size_t k = 0; k < len; k++)
+                        text[k] = chars[rand() % (int)(sizeof(chars) - 1)];
+                text[len] = '\0';
+                long r = tsync_base64_decode(text, out, sizeof(out));
+                if (r < 0) {
+                        refused++;
+                        wrong += r != -EINVAL;
+                        continue;
+                }
+                accepted++;
+                tsync_base64_encode(out, (size_t)r, again);
+                if (strcmp(again, text) != 0) {
+                        if (wrong < 5)
+                                tap_diag("\"%s\" decodes to %ld bytes that encode as \"%s\"", text, r, again);
+                        wrong++;
+                }
+        }
+        tap_ok(wrong == 0 && accepted > 1000 && refused > 1000,
+               "test_base64_accepts_only_canonical_text: %d accepted, %d refused, %d wrong", accepted, refused, wrong);
+}
+
 /* Text that is not base64 is -EINVAL even when it would not fit: the init
  * names what is wrong, not a size. */
 static void test_base64_invalid_before_too_big(void)
@@ -171,6 +210,7 @@ int main(void)
         test_base64_round_trips_every_length();
         test_base64_refuses();
         test_base64_accepts_only_the_alphabet();
+        test_base64_accepts_only_canonical_text();
         test_base64_invalid_before_too_big();
         return tap_done();
 }
