@@ -175,10 +175,12 @@ static void test_args_delivery(void)
         int r = tsync_plan_new(c, &req, NULL, &plan, &err);
         r = r ?: tsync_plan_to_json(plan, &text, &err);
         struct tsync_json *annotations = c ? tsync_json_get_object(c, "annotations") : NULL;
-        r = r ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        r = r
+                    ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
+                                   : -EINVAL;
         r = r ?: tsync_plan_from_config(c, &back, &err);
-        tap_ok(r == 0 && back->delivery == TSYNC_DELIVERY_ARGS && !back->state_dir && strstr(text, "\"delivery\":\"args\"") &&
-                       !strstr(text, "stateDir"),
+        tap_ok(r == 0 && back->delivery == TSYNC_DELIVERY_ARGS && !back->state_dir &&
+                       strstr(text, "\"delivery\":\"args\"") && !strstr(text, "stateDir"),
                "test_plan_with_filters_in_arguments_has_no_state_directory (%s)", err.msg);
         tsync_plan_free(back);
         back = NULL;
