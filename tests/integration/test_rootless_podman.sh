@@ -86,7 +86,6 @@ oneTimeTearDown() {
 
 setUp() {
         tsync_test_begin || exit 1
-        chmod 0755 "$TSYNC_TMP"
 }
 
 tearDown() {
@@ -200,10 +199,10 @@ testNothingOfOursIsLeftAfterPodmanRm() {
         id=$(upodman inspect --format '{{.ID}}' "rl-rm-$$")
         bundle=$(dirname "$(upodman inspect --format '{{.OCIConfigPath}}' "rl-rm-$$")")
         assertTrue "bundle $bundle" "[ -f '$bundle/config.json' ]"
-        assertEquals "state in the running container's bundle" "" "$(ls -A "$bundle" | grep -i tsync)"
+        assertEquals "state in the running container's bundle" "" "$(find "$bundle" -iname "*tsync*")"
         assertEquals "left while running" "" "$(our_leftovers "$id")"
         upodman stop -t 0 "rl-rm-$$" >/dev/null 2>&1
-        assertEquals "state in the stopped container's bundle" "" "$(ls -A "$bundle" | grep -i tsync)"
+        assertEquals "state in the stopped container's bundle" "" "$(find "$bundle" -iname "*tsync*")"
         upodman rm "rl-rm-$$" >/dev/null || fail "podman rm"
         assertFalse "the bundle outlived podman rm" "[ -e '$bundle' ]"
         assertEquals "left after podman rm" "" "$(our_leftovers "$id")"
