@@ -79,8 +79,10 @@ int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, s
 int cli_self_path(char *buf, size_t size);
 int cli_find_init(char *buf, size_t size);
 /* The compiled-filter cache when none is given: TSYNC_CACHE_DEFAULT_DIR for
- * root; for anyone else $XDG_CACHE_HOME/oci-seccomp-tsync, else
- * ~/.cache/oci-seccomp-tsync (in buf), else NULL: no cache. */
+ * root (uid 0 of the parent user namespace, not root of a rootless engine's);
+ * for anyone else $XDG_CACHE_HOME/oci-seccomp-tsync, else
+ * ~/.cache/oci-seccomp-tsync ($HOME, else the passwd entry's home; in buf),
+ * else NULL: no cache. */
 const char *cli_default_cache_dir(char *buf, size_t size);
 extern const char *const cli_default_profile_dirs[];
 extern const size_t cli_n_default_profile_dirs;

@@ -1,6 +1,7 @@
 /* Where our other parts live: the init beside us in the build tree or in libexec once installed. */
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,12 +54,37 @@ const char *const cli_default_profile_dirs[] = { "/etc/oci-seccomp-tsync/profile
                                                  TSYNC_PREFIX "/share/oci-seccomp-tsync/profiles" };
 const size_t cli_n_default_profile_dirs = 2;
 
+/* The uid our euid stands for in the parent user namespace; our euid where
+ * the map cannot be read. Rootless Podman runs hooks as root of the user's
+ * namespace and with an empty environment, so euid 0 alone does not say root. */
+static uid_t parent_uid(void)
+{
+        uid_t me = geteuid();
+        FILE *f = fopen("/proc/self/uid_map", "re");
+        if (!f)
+                return me;
+        unsigned long inside, outside, count;
+        uid_t found = me;
+        while (fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+                if (me >= inside && me - inside < count) {
+                        found = (uid_t)(outside + (me - inside));
+                        break;
+                }
+        fclose(f);
+        return found;
+}
+
 const char *cli_default_cache_dir(char *buf, size_t size)
 {
-        if (geteuid() == 0)
+        uid_t owner = parent_uid();
+        if (owner == 0)
                 return TSYNC_CACHE_DEFAULT_DIR;
         /* Rootless engines run hooks as the user: a cache of the user's own. */
         const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+        if (!home || home[0] != '/') {
+                const struct passwd *pw = getpwuid(owner);
+                home = pw ? pw->pw_dir : NULL;
+        }
         int n = -1;
         if (xdg && xdg[0] == '/')
                 n = snprintf(buf, size, "%s/oci-seccomp-tsync", xdg);

@@ -31,7 +31,7 @@ hook_suite_teardown() {
 }
 
 # podman_hooks_dir DIR PROFILE_DIR STATE_ROOT CACHE_DIR: our hooks.d files for `podman --hooks-dir DIR`,
-# running this build with those directories.
+# running this build with those directories (an empty STATE_ROOT or CACHE_DIR: the hook's default).
 podman_hooks_dir() {
         local dir=$1 profiles=$2 state=$3 cache=$4 f bindir
         bindir=$(cd "$TSYNC_BUILD/bin" && pwd) || return 1
@@ -39,7 +39,9 @@ podman_hooks_dir() {
         for f in "$TSYNC_TOP"/configs/hooks.d/*.json.in; do
                 sed -e "s|@BINDIR@|$bindir|" "$f" |
                         jq --arg p "$profiles" --arg s "$state" --arg c "$cache" \
-                                '.hook.args += ["--profile-dir", $p, "--state-root", $s, "--cache-dir", $c]' \
+                                '.hook.args += ["--profile-dir", $p]
+                                 + (if $s != "" then ["--state-root", $s] else [] end)
+                                 + (if $c != "" then ["--cache-dir", $c] else [] end)' \
                                 >"$dir/$(basename "${f%.in}")" || return 1
         done
 }

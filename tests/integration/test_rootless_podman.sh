@@ -1,0 +1,229 @@
+#!/bin/bash
+# Rootless Podman (issue 15): a test user of this suite's own (subuid/subgid ranges of its own, home in
+# the suite's temp dir) runs `podman --runtime runc` with our hooks.d files. Podman runs the precreate
+# hook as root of the user's namespace with an empty environment; the filters travel in the init's
+# arguments and the hook caches in the user's ~/.cache. No systemd here: XDG_RUNTIME_DIR is made by
+# hand; there is no slirp4netns, so --network=none.
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/integration/lib.sh
+. "$HERE/lib.sh"
+# shellcheck source=tests/integration/hooklib.sh
+. "$HERE/hooklib.sh"
+
+RL_USER=tsyncrl$$
+STATUS_RE='^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):'
+ANN=io.oci-seccomp-tsync.layers=deny-mkdir
+
+# A subordinate range no line of /etc/subuid or /etc/subgid overlaps, derived from our pid.
+free_subid_start() {
+        local start=$((100000 + ($$ % 40000) * 65536)) tries
+        for tries in $(seq 20); do
+                if awk -F: -v s="$start" '$2 < s + 65536 && s < $2 + $3 { found = 1 } END { exit !found }' \
+                        /etc/subuid /etc/subgid; then
+                        start=$((start + 65536 * 7))
+                else
+                        echo "$start"
+                        return 0
+                fi
+        done
+        return 1
+}
+
+# remove_line FILE LINE: drops exactly that line, keeping the file's inode, owner and mode.
+remove_line() {
+        local kept
+        kept=$(grep -vxF -- "$2" "$1")
+        printf '%s\n' "$kept" | sed '/^$/d' >"$1"
+}
+
+oneTimeSetUp() {
+        tsync_need_built "$OCI" "$INIT" "$TSYNC_BUILD/tests/static/threads_probe"
+        SUITE_TMP=$(mktemp -d) && chmod 0755 "$SUITE_TMP" || exit 1
+        RL_HOME=$SUITE_TMP/home
+        # useradd would add login.defs' default ranges; the suite adds its own and removes exactly those.
+        useradd -m -d "$RL_HOME" -K SUB_UID_COUNT=0 -K SUB_GID_COUNT=0 -s /bin/sh "$RL_USER" || {
+                echo "useradd $RL_USER failed" >&2
+                exit 1
+        }
+        RL_UID=$(id -u "$RL_USER")
+        local start
+        start=$(free_subid_start) || {
+                echo "no free subordinate id range" >&2
+                exit 1
+        }
+        RL_SUBID="$RL_USER:$start:65536"
+        echo "$RL_SUBID" >>/etc/subuid
+        echo "$RL_SUBID" >>/etc/subgid
+        RL_RUNTIME=$SUITE_TMP/xdg-runtime
+        mkdir -m 0700 "$RL_RUNTIME" && chown "$RL_USER:" "$RL_RUNTIME" || exit 1
+        # The build must be reachable by the user; where a parent directory is not, run copies.
+        local build=$TSYNC_BUILD
+        if ! runuser -u "$RL_USER" -- test -x "$OCI" -a -r "$INIT"; then
+                build=$SUITE_TMP/build
+                mkdir -p "$build/bin" && cp "$OCI" "$INIT" "$build/bin/" && chmod -R a+rX "$build" || exit 1
+        fi
+        mkdir -p "$SUITE_TMP/profiles"
+        cp "$PROFILES/deny-mkdir.json" "$SUITE_TMP/profiles/"
+        HOOKS=$SUITE_TMP/hooks.d
+        # The hook's own defaults for the state root and the cache: they are what is tested.
+        TSYNC_BUILD=$build podman_hooks_dir "$HOOKS" "$SUITE_TMP/profiles" "" "" || exit 1
+        ROOTFS=$SUITE_TMP/rootfs
+        # Rootless Podman writes into the rootfs (/etc/mtab): the user's own, as an image would be.
+        make_rootfs "$ROOTFS" "$TSYNC_BUILD/tests/static/threads_probe" && chown -R "$RL_USER:" "$ROOTFS" || exit 1
+        chmod -R a+rX "$SUITE_TMP/profiles" "$HOOKS"
+}
+
+oneTimeTearDown() {
+        upodman rm -a -f -t 0 >/dev/null 2>&1
+        # The pause process rootless Podman keeps for the user's namespace: ours, by its pid.
+        local pause
+        pause=$(cat "$RL_RUNTIME/libpod/tmp/pause.pid" 2>/dev/null)
+        [ -n "$pause" ] && kill -9 "$pause" 2>/dev/null
+        [ -n "$RL_SUBID" ] && remove_line /etc/subuid "$RL_SUBID" && remove_line /etc/subgid "$RL_SUBID"
+        id "$RL_USER" >/dev/null 2>&1 && userdel "$RL_USER"
+        rm -rf "$SUITE_TMP"
+}
+
+setUp() {
+        tsync_test_begin || exit 1
+}
+
+tearDown() {
+        tsync_test_end
+}
+
+# upodman ARGS...: podman as the test user, with our hooks.
+upodman() {
+        (cd / && runuser -u "$RL_USER" -- env -i PATH="$PATH" HOME="$RL_HOME" XDG_RUNTIME_DIR="$RL_RUNTIME" \
+                podman --runtime runc --cgroup-manager=cgroupfs --events-backend=file --hooks-dir "$HOOKS" "$@")
+}
+
+# urun [PODMAN RUN OPTIONS...] -- SCRIPT: a rootless `podman run --rm`; output in $TSYNC_TMP/out, err; status $rc.
+urun() {
+        local opts=()
+        while [ "$1" != "--" ]; do
+                opts+=("$1")
+                shift
+        done
+        shift
+        rm -rf "$ROOTFS/tmp"/*
+        upodman run --rm --label tsync-test=$$ --network=none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+                "${opts[@]}" --rootfs "$ROOTFS" /bin/sh -c "$1" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        rc=$?
+}
+
+# ustart NAME [PODMAN RUN OPTIONS...]: a rootless container running `sleep 600`.
+ustart() {
+        local name=$1
+        shift
+        upodman run -d --name "$name" --label tsync-test=$$ --network=none --ulimit nofile=1024:1024 \
+                --ulimit nproc=1024:1024 "$@" --rootfs "$ROOTFS" /bin/sleep 600 </dev/null >/dev/null 2>"$TSYNC_TMP/err"
+}
+
+testALayerDeniesItsCallInEveryThreadUnderOurInitAsPid1() {
+        urun --annotation "$ANN" -- "$PROBE
+echo \"pid1: \$(tr '\\0' ' ' </proc/1/cmdline)\"
+exec /bin/threads_probe -n 8 mkdir /tmp/t"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        grep -q '^pid1: /\.oci-seccomp-tsync/init --filter-data ' "$TSYNC_TMP/out" ||
+                fail "PID 1: $(grep '^pid1' "$TSYNC_TMP/out" | cut -c1-120)"
+        assertTrue "init threads listed" "grep -q '^init ' $TSYNC_TMP/out"
+        assertEquals "init threads without both filters" "" "$(init_threads_without "$TSYNC_TMP/out" 2)"
+        assertEquals "threads reported" 9 "$(grep -c '^tid=' "$TSYNC_TMP/out")"
+        assertEquals "threads not filtered" "" \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -v ' Seccomp=2 Seccomp_filters=2 ' || true)"
+        assertEquals "threads where mkdir did not fail with EDQUOT" "" \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -v 'call=mkdir rc=-1 errno=122' || true)"
+}
+
+# rootless_parity [PODMAN RUN OPTIONS...]: the workload's capability and NoNewPrivs lines with the
+# annotation equal those of the same rootless run without it.
+rootless_parity() {
+        urun "$@" -- "$PROBE"
+        assertEquals "plain $*: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        cap_lines "$TSYNC_TMP/out" >"$TSYNC_TMP/plain.caps"
+        grep -q "mkdir: ok" "$TSYNC_TMP/out" || fail "plain $*: $(cat "$TSYNC_TMP/out")"
+        urun "$@" --annotation "$ANN" -- "$PROBE"
+        assertEquals "ours $*: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "ours $*: $(cat "$TSYNC_TMP/out")"
+        assertEquals "$*" "$(cat "$TSYNC_TMP/plain.caps")" "$(cap_lines "$TSYNC_TMP/out")"
+        assertEquals 6 "$(wc -l <"$TSYNC_TMP/plain.caps")"
+}
+
+testCapabilitiesMatchTheRootlessRunWithoutUs() {
+        rootless_parity
+        rootless_parity --user 1000:1000
+        rootless_parity --security-opt no-new-privileges --user 1000:1000
+        rootless_parity --cap-drop all --cap-add NET_RAW
+}
+
+# ustatus NAME: the compared status lines of a process `podman exec` starts in NAME.
+ustatus() {
+        upodman exec "$1" /bin/grep -E "$STATUS_RE" /proc/self/status | tr '\t' ' '
+}
+
+testPodmanExecGetsWhatItGetsWithoutUs() {
+        local opts plain ours
+        for opts in "" "--user 1000:1000" "--security-opt no-new-privileges --user 1000:1000"; do
+                # shellcheck disable=SC2086 # the options are words
+                ustart "rl-plain-$$" $opts || fail "plain $opts: $(cat "$TSYNC_TMP/err")"
+                # shellcheck disable=SC2086
+                ustart "rl-ours-$$" $opts --annotation "$ANN" || fail "ours $opts: $(cat "$TSYNC_TMP/err")"
+                plain=$(ustatus "rl-plain-$$")
+                ours=$(ustatus "rl-ours-$$")
+                assertNotEquals "$opts: no status from the plain container" "" "$plain"
+                assertEquals "podman exec, $opts" "$plain" "$ours"
+                assertEquals "$opts: PID 1 carries the layer" "Seccomp_filters: 2" \
+                        "$(upodman exec "rl-ours-$$" /bin/grep '^Seccomp_filters:' /proc/1/status | tr '\t' ' ')"
+                upodman rm -f -t 0 "rl-plain-$$" "rl-ours-$$" >/dev/null 2>&1
+        done
+}
+
+# Entries a rootless hook of ours could have left: in the state root, owned by the user or named
+# after the container; under the user's home and runtime directory, anything named like us but
+# the cache.
+our_leftovers() {
+        local id=$1
+        if [ -d "$TSYNC_STATE_ROOT" ]; then
+                find "$TSYNC_STATE_ROOT" -mindepth 1 \( -user "$RL_UID" -o -name "*$id*" \) 2>/dev/null
+        fi
+        find "$RL_HOME" "$RL_RUNTIME" \( -name '*oci-seccomp-tsync*' -o -name '*tsync*' \) \
+                -not -path "$RL_HOME/.cache/oci-seccomp-tsync" -not -path "$RL_HOME/.cache/oci-seccomp-tsync/*" \
+                2>/dev/null
+}
+
+testNothingOfOursIsLeftAfterPodmanRm() {
+        TSYNC_STATE_ROOT=/run/oci-seccomp-tsync
+        ustart "rl-rm-$$" --annotation "$ANN" || fail "$(cat "$TSYNC_TMP/err")"
+        local id bundle
+        id=$(upodman inspect --format '{{.ID}}' "rl-rm-$$")
+        bundle=$(dirname "$(upodman inspect --format '{{.OCIConfigPath}}' "rl-rm-$$")")
+        assertTrue "bundle $bundle" "[ -f '$bundle/config.json' ]"
+        assertEquals "state in the running container's bundle" "" "$(find "$bundle" -iname "*tsync*")"
+        assertEquals "left while running" "" "$(our_leftovers "$id")"
+        upodman stop -t 0 "rl-rm-$$" >/dev/null 2>&1
+        assertEquals "state in the stopped container's bundle" "" "$(find "$bundle" -iname "*tsync*")"
+        upodman rm "rl-rm-$$" >/dev/null || fail "podman rm"
+        assertFalse "the bundle outlived podman rm" "[ -e '$bundle' ]"
+        assertEquals "left after podman rm" "" "$(our_leftovers "$id")"
+}
+
+testTheUsersOwnCacheIsUsed() {
+        local cache=$RL_HOME/.cache/oci-seccomp-tsync entry
+        rm -rf "$cache"
+        urun --annotation "$ANN" -- "mkdir /tmp/x"
+        assertNotEquals "the layer did not deny mkdir" 0 "$rc"
+        grep -q "Disk quota exceeded" "$TSYNC_TMP/err" || fail "$(cat "$TSYNC_TMP/err")"
+        entry=$(find "$cache" -name '*.bpf' -user "$RL_UID" 2>/dev/null)
+        assertNotEquals "no entry of the user's in $cache" "" "$entry"
+        assertEquals "cache directory mode and owner" "700 $RL_USER" "$(stat -c '%a %U' "$cache")"
+        # A second run hits the entry: it is not written again.
+        local before
+        before=$(stat -c '%Y %i' "$entry")
+        sleep 1
+        urun --annotation "$ANN" -- "mkdir /tmp/x"
+        grep -q "Disk quota exceeded" "$TSYNC_TMP/err" || fail "second run: $(cat "$TSYNC_TMP/err")"
+        assertEquals "the entry was written again" "$before" "$(stat -c '%Y %i' "$entry")"
+}
+
+. shunit2
