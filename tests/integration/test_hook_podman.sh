@@ -10,7 +10,8 @@ oneTimeSetUp() {
         SUITE_TMP=$(mktemp -d)
         HOOKS="$SUITE_TMP/hooks.d"
         STATE="$SUITE_TMP/state"
-        mkdir -p "$SUITE_TMP/profiles"
+        # The state root an older precreate used: this one must leave it empty (issue 15).
+        mkdir -p "$SUITE_TMP/profiles" && mkdir -m 0711 "$STATE"
         cp "$PROFILES"/deny-mkdir.json "$PROFILES"/broken.json "$SUITE_TMP/profiles/"
         cp /usr/share/containers/seccomp.json "$SUITE_TMP/profiles/containers-default.json"
         podman_hooks_dir "$HOOKS" "$SUITE_TMP/profiles" "$STATE" "$SUITE_TMP/cache"
