@@ -32,6 +32,29 @@ static struct tsync_json *config_with_annotations(const char *annotations)
         return unit_parse(buf);
 }
 
+/* The config's plan annotation set to text, and the plan read back from it. */
+static int annotate_and_read(struct tsync_json *c, const char *text, struct tsync_plan **ret, struct tsync_err *err)
+{
+        struct tsync_json *annotations = c && text ? tsync_json_get_object(c, "annotations") : NULL;
+        int r = annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        return r ?: tsync_plan_from_config(c, ret, err);
+}
+
+/* The plan text with its first FROM replaced by TO is refused, naming WANT. */
+static void refused_after_edit(struct tsync_json *c, const char *text, const char *from, const char *to,
+                               const char *want, const char *name)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_plan *back = NULL;
+        const char *at = text ? strstr(text, from) : NULL;
+        char edited[4096] = "";
+        if (at)
+                (void)snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+        int r = at ? annotate_and_read(c, edited, &back, &err) : -1;
+        tap_ok(r < 0 && strstr(err.msg, want), "test_plan_refuses_%s (%s)", name, at ? err.msg : "nothing to edit");
+        tsync_plan_free(back);
+}
+
 static void test_request(void)
 {
         struct tsync_err err = { 0 };
@@ -88,11 +111,7 @@ static void test_round_trip(void)
         char *text = NULL;
         int r = tsync_plan_new(c, &req, "/run/oci-seccomp-tsync/00112233445566778899aabbccddeeff", &plan, &err);
         r = r ?: tsync_plan_to_json(plan, &text, &err);
-        struct tsync_json *annotations = c ? tsync_json_get_object(c, "annotations") : NULL;
-        r = r
-                    ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
-                                   : -EINVAL;
-        r = r ?: tsync_plan_from_config(c, &back, &err);
+        r = r ?: annotate_and_read(c, text, &back, &err);
         tap_ok(r == 0 && back->mode == plan->mode && back->layers_by_name && back->init.exec &&
                        strcmp(back->state_dir, plan->state_dir) == 0 && back->n_layers == 2 &&
                        strcmp(back->layers[1], "x.v2") == 0 && tsync_json_equal(back->args, plan->args, NULL, 0) &&
@@ -117,8 +136,7 @@ static void test_round_trip(void)
                 char *again = NULL;
                 size_t len;
                 r = tsync_json_write(doc, false, &again, &len, &err);
-                r = r ?: tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(again));
-                r = r ?: tsync_plan_from_config(c, &back, &err);
+                r = r ?: annotate_and_read(c, again, &back, &err);
                 tap_ok(r == 0 && !back->init.exec, "test_plan_without_exec_reads_as_false (%s)", err.msg);
                 free(again);
                 tsync_plan_free(back);
@@ -137,23 +155,9 @@ static void test_round_trip(void)
                 { "\"exec\":true", "\"exec\":\"yes\"", "plan.exec", "an_exec_not_a_bool" },
                 { "\"layers\":[", "\"layers\":3,\"x\":[", "plan.layers", "layers_not_an_array" },
         };
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-                const char *at = text ? strstr(text, bad[i].from) : NULL;
-                if (!at) {
-                        tap_ok(0, "test_plan_refuses_%s: '%s' not in %s", bad[i].name, bad[i].from, text);
-                        continue;
-                }
-                char edited[4096];
-                (void)snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - text), text, bad[i].to,
-                               at + strlen(bad[i].from));
-                err.msg[0] = '\0';
-                r = tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(edited));
-                r = r ?: tsync_plan_from_config(c, &back, &err);
-                tap_ok(r < 0 && strstr(err.msg, bad[i].want), "test_plan_refuses_%s (%s)", bad[i].name, err.msg);
-                tsync_plan_free(back);
-                back = NULL;
-        }
-        tsync_json_remove(annotations, TSYNC_ANNOTATION_PLAN);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                refused_after_edit(c, text, bad[i].from, bad[i].to, bad[i].want, bad[i].name);
+        tsync_json_remove(tsync_json_get_mut(c, "annotations"), TSYNC_ANNOTATION_PLAN);
         err.msg[0] = '\0';
         r = tsync_plan_from_config(c, &back, &err);
         tap_ok(r == -ENOENT && strstr(err.msg, "no " TSYNC_ANNOTATION_PLAN),
@@ -174,11 +178,7 @@ static void test_args_delivery(void)
         char *text = NULL;
         int r = tsync_plan_new(c, &req, NULL, &plan, &err);
         r = r ?: tsync_plan_to_json(plan, &text, &err);
-        struct tsync_json *annotations = c ? tsync_json_get_object(c, "annotations") : NULL;
-        r = r
-                    ?: annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
-                                   : -EINVAL;
-        r = r ?: tsync_plan_from_config(c, &back, &err);
+        r = r ?: annotate_and_read(c, text, &back, &err);
         tap_ok(r == 0 && back->delivery == TSYNC_DELIVERY_ARGS && !back->state_dir &&
                        strstr(text, "\"delivery\":\"args\"") && !strstr(text, "stateDir"),
                "test_plan_with_filters_in_arguments_has_no_state_directory (%s)", err.msg);
@@ -196,19 +196,8 @@ static void test_args_delivery(void)
                   "an_unknown_delivery" },
                 { "\"delivery\":\"args\",", "", "plan.stateDir", "files_without_a_state_dir" },
         };
-        for (size_t i = 0; r == 0 && i < sizeof(bad) / sizeof(bad[0]); i++) {
-                const char *at = strstr(text, bad[i].from);
-                char edited[4096] = "";
-                if (at)
-                        (void)snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - text), text, bad[i].to,
-                                       at + strlen(bad[i].from));
-                err.msg[0] = '\0';
-                int q = at ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(edited)) : -1;
-                q = q ?: tsync_plan_from_config(c, &back, &err);
-                tap_ok(q < 0 && strstr(err.msg, bad[i].want), "test_plan_refuses_%s (%s)", bad[i].name, err.msg);
-                tsync_plan_free(back);
-                back = NULL;
-        }
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                refused_after_edit(c, text, bad[i].from, bad[i].to, bad[i].want, bad[i].name);
         struct tsync_request files = { .layers = { "/a.json" }, .n_layers = 1 };
         struct tsync_plan *none = NULL;
         err.msg[0] = '\0';
