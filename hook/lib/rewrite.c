@@ -263,15 +263,17 @@ static void filter_data_clear(struct filter_data *d)
         d->n = 0;
 }
 
-/* The kernel's limit on one argument (MAX_ARG_STRLEN, 32 pages), and ours
- * on them all: the runtime's execve must not fail for their size. */
-#define ARG_MAX_ONE (32u * 4096u)
-#define ARG_MAX_ALL (1024u * 1024u)
+/* The largest filter file's base64 fits one argument (the kernel's
+ * MAX_ARG_STRLEN, 32 pages), and all of them together stay under 1 MiB, half
+ * the ARG_MAX of the default 8 MiB stack: nothing to check at run time. */
+_Static_assert((TSYNC_FILTER_MAX_SIZE + 2) / 3 * 4 < 32 * 4096, "a filter's base64 fits one argument");
+_Static_assert((TSYNC_MAX_LAYERS + 1) * ((TSYNC_FILTER_MAX_SIZE + 2) / 3 * 4 + 16) < 1024 * 1024,
+               "every filter's base64 fits the init's arguments");
 
 static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
                           struct filter_data *ret, struct tsync_err *err)
 {
-        size_t n = tsync_plan_filter_count(plan), total = 0;
+        size_t n = tsync_plan_filter_count(plan);
         if (!progs || progs->n != progs->n_baseline + n)
                 return tsync_error(err, EINVAL, "the plan's %zu filters are not compiled", n);
         *ret = (struct filter_data){ 0 };
@@ -285,17 +287,6 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
                         return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
                 }
                 size_t len = tsync_base64_encoded_len((size_t)written);
-                char label[128];
-                tsync_plan_filter_label(plan, k, label, sizeof(label));
-                total += len + sizeof("--filter-data");
-                if (len >= ARG_MAX_ONE || total > ARG_MAX_ALL) {
-                        filter_data_clear(ret);
-                        return tsync_error(err, E2BIG,
-                                           "%s: %zu instructions make %s than the init's arguments may carry (%u "
-                                           "bytes of base64 per filter, %u in all)",
-                                           label, prog->len, len >= ARG_MAX_ONE ? "a filter larger" : "filters larger",
-                                           ARG_MAX_ONE - 1, ARG_MAX_ALL);
-                }
                 if (!(ret->text[k] = malloc(len + 1))) {
                         filter_data_clear(ret);
                         return tsync_error(err, ENOMEM, "out of memory");
