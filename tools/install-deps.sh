@@ -8,7 +8,7 @@ packages="
   python3 python3-jsonschema jq shunit2
   busybox-static runc crun runsc podman golang-github-containers-common uidmap
   scdoc groff-base man-db git build-essential dpkg-dev debhelper lintian rpm
-  valgrind clang clang-format libclang-rt-14-dev
+  valgrind clang clang-format libclang-rt-14-dev catatonit
 "
 missing=""
 for p in $packages; do

@@ -22,6 +22,8 @@
 #            workload (PID 1 as in a plain run) instead of forking it
 #   hooks0   podman plus two hooks that are /bin/true (createRuntime, poststop):
 #            what the runtime spends on any two hooks, ours or not
+#   catatonit podman with catatonit as PID 1, bind-mounted as `podman run --init`
+#            does: the yardstick for an init in front of the workload (issue 15)
 # One untimed warm-up round (it also fills the hook's compile cache), then N
 # rounds (default 15); within a round every (runtime, mode) runs once, in an
 # order rotated from round to round so a slow drift hits all alike.
@@ -44,10 +46,10 @@ export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
 
 ROUNDS=15
 RUNTIMES="runc crun"
-MODES="none podman replace layer layer-nh layer-x hooks0"
+MODES="none podman replace layer layer-nh layer-x hooks0 catatonit"
 
 bench_args "$@"
-bench_need runc crun podman jq
+bench_need runc crun podman jq catatonit
 # The hooks run oci-seccomp-tsync on every start: an ASan build (scons
 # sanitize=1) costs far more than a release one, and would be measured.
 SANITIZED=
@@ -62,7 +64,7 @@ progress "building the bundles"
 podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
 jq -e '.linux.seccomp.syscalls | length > 0' "$T/podman/config.json" >/dev/null ||
         die "Podman's config has no seccomp profile"
-for m in none replace layer layer-nh layer-x hooks0; do
+for m in none replace layer layer-nh layer-x hooks0 catatonit; do
         cp -a "$T/podman" "$T/$m" || die "cannot copy the bundle"
 done
 tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
@@ -78,6 +80,9 @@ inject --no-hooks --exec --profile "$PROFILES/deny-mkdir.json" "$T/layer-x" 2>"$
         die "inject --no-hooks --exec: $(cat "$T/inject.err")"
 tsync_json_edit "$T/hooks0/config.json" '.hooks = {createRuntime: [{path: "/bin/true"}], poststop: [{path: "/bin/true"}]}' ||
         exit 1
+tsync_json_edit "$T/catatonit/config.json" '.mounts += [{destination: "/run/podman-init", type: "bind", source: $c,
+         options: ["bind", "ro"]}] | .process.args = ["/run/podman-init", "--"] + .process.args' \
+        --arg c "$(command -v catatonit)" || exit 1
 
 # time_run RUNTIME MODE: prints how long `RUNTIME run` of that bundle took, in ms.
 time_run() {
@@ -128,6 +133,12 @@ exec_floor() {
         fi
 }
 
+# times_of RUNTIME MODE: (MODE - podman) / (catatonit - podman), e.g. "1.40x".
+times_of() {
+        awk -v m="${MED[$1-$2]}" -v p="${MED[$1-podman]}" -v c="${MED[$1-catatonit]}" \
+                'BEGIN { if (c - p > 0) printf "%.2fx", (m - p) / (c - p); else printf "n/a" }'
+}
+
 declare -A MED
 echo "container start, ms: 'RUNTIME run' of sh -c : with Podman's config (busybox rootfs), $ROUNDS interleaved rounds"
 echo "host: $(nproc) CPUs, kernel $(uname -r), runc $(runc --version | sed -n 's/^runc version //p'), $(crun --version | head -n 1)"
@@ -147,6 +158,8 @@ for rt in $RUNTIMES; do
         echo "  $rt:   of which any two hooks cost the runtime (hooks0 - podman): $(sub "${MED[$rt-hooks0]}" "${MED[$rt-podman]}")"
         echo "  $rt: layer mode without hooks (layer-nh - podman):     $(sub "${MED[$rt-layer-nh]}" "${MED[$rt-podman]}")"
         echo "  $rt: ... and the init execs the workload (layer-x - podman): $(sub "${MED[$rt-layer-x]}" "${MED[$rt-podman]}")"
+        echo "  $rt: catatonit as PID 1 (catatonit - podman):       $(sub "${MED[$rt-catatonit]}" "${MED[$rt-podman]}")"
+        echo "  $rt:   our overhead over catatonit's: layer $(times_of "$rt" layer), layer-nh $(times_of "$rt" layer-nh), layer-x $(times_of "$rt" layer-x)"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
         echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
 done
