@@ -1,0 +1,82 @@
+#!/bin/bash
+# tests/bench/bench_podman.sh [-n N]: Podman's own start (`podman run --rm --runtime runc
+# --rootfs DIR sh -c :`, as root) with and without what oci-seccomp-tsync adds, timed from
+# before podman starts until it returns. Three ways:
+#   plain      no annotation: our hooks.d files are in --hooks-dir but do not fire
+#   init       `podman run --init`: catatonit as PID 1, Podman's own yardstick
+#   layer      --annotation io.oci-seccomp-tsync.layers=deny-mkdir: precreate compiles
+#              (cache hit after the warm-up) and puts the filter in the init's arguments,
+#              createRuntime and poststop run from hooks.d, our init is PID 1
+# One untimed warm-up round, then N rounds (default 10) in an order rotated from round to
+# round. Prints figures (ms); asserts nothing. Needs root, podman, runc, catatonit, jq,
+# busybox-static and a build (`scons`).
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
+# shellcheck source=tests/integration/lib.sh
+. "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/integration/hooklib.sh
+. "$TOP/tests/integration/hooklib.sh"
+# shellcheck source=tests/bench/benchlib.sh
+. "$TOP/tests/bench/benchlib.sh"
+
+ROUNDS=10
+MODES="plain init layer"
+
+bench_args "$@"
+bench_need podman runc catatonit jq
+tsync_test_begin || exit 1
+trap 'podman ps -aq --filter label=tsync-bench=$$ | xargs -r podman rm -f >/dev/null 2>&1; tsync_test_end' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+T=$TSYNC_TMP
+
+mkdir -p "$T/profiles" && cp "$PROFILES/deny-mkdir.json" "$T/profiles/" || die "profiles"
+podman_hooks_dir "$T/hooks.d" "$T/profiles" "" "$T/cache" || die "hooks.d"
+make_rootfs "$T/rootfs" || die "rootfs"
+
+# time_run MODE: how long one `podman run` took, in ms.
+time_run() {
+        local opts=() t0 t1 rc
+        case "$1" in
+        init) opts=(--init) ;;
+        layer) opts=(--annotation io.oci-seccomp-tsync.layers=deny-mkdir) ;;
+        esac
+        t0=$EPOCHREALTIME
+        podman --hooks-dir "$T/hooks.d" run --rm --runtime runc --network=none --label tsync-bench=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${opts[@]}" --rootfs "$T/rootfs" /bin/sh -c : \
+                </dev/null >"$T/run.out" 2>"$T/run.err"
+        rc=$?
+        t1=$EPOCHREALTIME
+        [ "$rc" -eq 0 ] || {
+                echo "$BENCH_NAME: podman run ($1) failed ($rc): $(tail -n 3 "$T/run.err")" >&2
+                return 1
+        }
+        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+}
+
+modes=($MODES)
+for m in "${modes[@]}"; do : >"$T/$m.ms"; done
+progress "$ROUNDS rounds of ${#modes[@]} podman runs (after one warm-up round)"
+for round in $(seq 0 "$ROUNDS"); do
+        for k in $(seq 0 $((${#modes[@]} - 1))); do
+                m=${modes[$(((k + round) % ${#modes[@]}))]}
+                ms=$(time_run "$m") || exit 1
+                [ "$round" -eq 0 ] || echo "$ms" >>"$T/$m.ms"
+        done
+done
+
+declare -A MED
+echo "podman run --rm --runtime runc --rootfs (busybox) sh -c :, ms; $ROUNDS interleaved rounds"
+echo "host: $(nproc) CPUs, $(podman --version), runc $(runc --version | sed -n 's/^runc version //p')"
+echo
+printf '%-6s %9s %19s\n' mode median "IQR (p25..p75)"
+for m in "${modes[@]}"; do
+        read -r med p25 p75 < <(stats "$T/$m.ms")
+        MED[$m]=$med
+        printf '%-6s %9s %19s\n' "$m" "$med" "$p25..$p75"
+done
+echo
+echo "differences of medians, ms:"
+echo "  --init, catatonit as PID 1 (init - plain): $(sub "${MED[init]}" "${MED[plain]}")"
+echo "  our annotation, a layer (layer - plain):   $(sub "${MED[layer]}" "${MED[plain]}")"
