@@ -13,6 +13,7 @@
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
+#include "tsync/exec_view.h"
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
@@ -31,12 +32,15 @@ static void help(FILE *f)
                 "      --replace         move the config's linux.seccomp from the runtime to the init (for runtimes\n"
                 "                        that cannot apply seccomp). Processes started with `runc exec` then run\n"
                 "                        WITHOUT it.\n"
-                "      --no-hooks        compile the filters now, into the init's arguments, and add no hooks:\n"
-                "                        each start then skips two hook processes and the bundle holds no\n"
-                "                        state; a changed profile takes effect at the next inject, not at\n"
-                "                        the next start. Needs\n"
-                "                        process.noNewPrivileges true when capabilities would be lent to\n"
-                "                        the init: no hook would take them back from exec'd processes\n"
+                "The filters are compiled now and carried in the init's own arguments: the bundle holds no\n"
+                "state, and a changed profile takes effect at the next inject. Hooks (createRuntime,\n"
+                "poststop) are added only when the init is lent capabilities (noNewPrivileges false), to\n"
+                "keep them from processes started with `runc exec` or `crun exec`.\n\n"
+                "      --compile-at-start  compile at every start instead, in a createRuntime hook, into\n"
+                "                        BUNDLE/oci-seccomp-tsync: a changed profile takes effect at the next\n"
+                "                        start (two hook processes per start)\n"
+                "      --no-hooks        never add hooks; refused when capabilities would be lent to the\n"
+                "                        init (set process.noNewPrivileges to true)\n"
                 "      --exec            the init execs the workload once the filters hold, so the workload is\n"
                 "                        PID 1 as in a plain run (no reaping or signal forwarding by the init)\n"
                 "      --init PATH       the static seccomp-tsync-init to mount (default: beside this program,\n"
@@ -46,7 +50,7 @@ static void help(FILE *f)
                 PROGRAM, TSYNC_CACHE_DEFAULT_DIR);
 }
 
-/* --no-hooks: the filters travel in the config; filter files an earlier
+/* Filters in the init's arguments: filter files an earlier
  * inject (with hooks) left in the bundle are stale now. */
 static void remove_old_files(const char *bundle, const char *state_dir)
 {
@@ -63,6 +67,7 @@ struct inject_opts {
         const char *cache_dir;
         bool no_cache;
         bool no_hooks;
+        bool at_start;
 };
 
 /* The bundle's config.json, read only when it is a regular file: a bundle may
@@ -123,7 +128,7 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 hook_args[n_hook_args++] = io->cache_dir;
         }
         struct tsync_rewrite_opts ro = { .init_path = init_path,
-                                         .hook_path = io->no_hooks ? NULL : self,
+                                         .hook_path = files ? self : NULL,
                                          .hook_args = hook_args,
                                          .n_hook_args = n_hook_args };
         struct tsync_plan_paths paths = { .cache_dir = io->no_cache    ? NULL
@@ -147,7 +152,12 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         if (cli_check_plan(plan, &uncached, config, &progs, config_path) < 0)
                 return -1;
         ro.progs = &progs;
-        int r = tsync_rewrite_apply(config, plan, &ro, running, &err);
+        /* Filters in the arguments need a hook only for the exec view. */
+        int r = !files && !io->no_hooks ? tsync_exec_view_lends(plan, &err) : 0;
+        if (r > 0)
+                ro.hook_path = self;
+        if (r >= 0)
+                r = tsync_rewrite_apply(config, plan, &ro, running, &err);
         tsync_plan_programs_clear(&progs);
         if (r < 0) {
                 cli_error(config_path, &err);
@@ -202,10 +212,11 @@ int cmd_inject(int argc, char **argv)
                                                  { "cache-dir", required_argument, NULL, 'D' },
                                                  { "no-cache", no_argument, NULL, 'N' },
                                                  { "no-hooks", no_argument, NULL, 'H' },
+                                                 { "compile-at-start", no_argument, NULL, 'S' },
                                                  { "exec", no_argument, NULL, 'E' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
-        struct tsync_request req = { 0 };
+        struct tsync_request req = { .delivery = TSYNC_DELIVERY_ARGS };
         struct inject_opts io = { 0 };
         char *layers[TSYNC_MAX_LAYERS] = { NULL };
         int opt, rc = -1;
@@ -238,7 +249,10 @@ int cmd_inject(int argc, char **argv)
                         break;
                 case 'H':
                         io.no_hooks = true;
-                        req.delivery = TSYNC_DELIVERY_ARGS;
+                        break;
+                case 'S':
+                        io.at_start = true;
+                        req.delivery = TSYNC_DELIVERY_FILES;
                         break;
                 case 'E':
                         req.init.exec = true;
@@ -252,6 +266,10 @@ int cmd_inject(int argc, char **argv)
                         rc = CLI_EXIT_USAGE;
                         break;
                 }
+        }
+        if (rc < 0 && io.no_hooks && io.at_start) {
+                cli_errorf("inject", "--no-hooks and --compile-at-start: compiling at start needs the hooks");
+                rc = CLI_EXIT_USAGE;
         }
         if (rc < 0 && optind + 1 != argc) {
                 help(stderr);

@@ -9,10 +9,11 @@
 #   replace  `inject --replace`: the profile moves to our init (createRuntime
 #            hook: cache lookup; init: TSYNC load + /proc verification)
 #   layer    `inject --profile deny-mkdir.json`: the runtime applies Podman's
-#            profile, our init adds the small layer on top (noNewPrivileges is
-#            false in Podman's config: createRuntime also puts the original
-#            capability sets back into config.json for exec'd processes, and
-#            poststop lends them again)
+#            profile, our init adds the small layer on top, carried in its
+#            arguments (noNewPrivileges is false in Podman's config, so the
+#            init is lent capabilities: createRuntime puts the original sets
+#            back into config.json for exec'd processes, and poststop lends
+#            them again)
 #   layer-nh the same with `inject --no-hooks`: filters compiled at inject time,
 #            no hook processes at start (only the init's mounts, exec and TSYNC).
 #            With noNewPrivileges set to true: --no-hooks refuses to lend the

@@ -135,7 +135,7 @@ testNoHooksDeliversAtInjectAndRunsEveryThreadFiltered() {
         podman_bundle "$TSYNC_TMP/b" "exec /bin/threads_probe -n 4 mkdir /tmp/t" && nnp_bundle "$TSYNC_TMP/b" || fail "bundle"
         # Earlier injects: one with hooks (they, and the filter files they wrote, must go), one with
         # two layers (its second filter must not survive).
-        inject --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
+        inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
         echo stale >"$TSYNC_TMP/b/oci-seccomp-tsync/00.bpf" || fail "a filter file of the hooked inject"
         inject --no-hooks --profile "$PROFILES/deny-getcwd.json" --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" ||
                 fail "inject"
@@ -209,7 +209,8 @@ testBrokenLayerIsRefusedByInject() {
 testLayerBrokenAfterInjectStopsTheContainer() {
         podman_bundle "$TSYNC_TMP/b" "touch /tmp/marker" || fail "bundle"
         cp "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/layer.json"
-        inject --profile "$TSYNC_TMP/layer.json" "$TSYNC_TMP/b" || fail "inject"
+        # Compiled at each start, so a layer broken after inject counts (by default it does not).
+        inject --compile-at-start --profile "$TSYNC_TMP/layer.json" "$TSYNC_TMP/b" || fail "inject"
         cp "$PROFILES/broken.json" "$TSYNC_TMP/layer.json"
         rt_run broken-$$ "$TSYNC_TMP/b"
         assertNotEquals "the container ran" 0 "$rc"
@@ -228,7 +229,8 @@ testLayerBrokenAfterInjectStopsTheContainer() {
 
 testSymlinkPlantedAtTheMountPointStopsTheContainer() {
         podman_bundle "$TSYNC_TMP/b" "touch /tmp/marker" || fail "bundle"
-        inject --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
+        # Filter files: the init reads them below the mount point, never through a link.
+        inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/b" || fail "inject"
         mkdir -p "$TSYNC_TMP/b/rootfs/elsewhere"
         ln -s /elsewhere "$TSYNC_TMP/b/rootfs/.oci-seccomp-tsync"
         rt_run symlink-$$ "$TSYNC_TMP/b"

@@ -220,7 +220,7 @@ testInjectAgainWhileAContainerRunsKeepsItsExecView() {
         assertEquals "lent again, by the new plan" "true" \
                 "$(jq '.process.capabilities.ambient | index("CAP_SYS_ADMIN") != null' "$T/b/config.json")"
         assertEquals "two filters in the new plan" 2 \
-                "$(jq '[.process.args[] | select(. == "--filter")] | length' "$T/b/config.json")"
+                "$(jq '[.process.args[] | select(. == "--filter" or . == "--filter-data")] | length' "$T/b/config.json")"
 }
 
 . shunit2

@@ -133,7 +133,7 @@ oneTimeSetUp() {
                         | .process.terminal = false | .root = {path: "rootfs", readonly: false}' || exit 1
         cp "$SUITE/tmpl/b/config.json" "$SUITE/plain.json"
         cp "$GOOD" "$SUITE/tmpl/layer.json"
-        "$OCI" inject --cache-dir "$SUITE/tmpl/cache" --profile "$SUITE/tmpl/layer.json" "$SUITE/tmpl/b" || exit 1
+        "$OCI" inject --compile-at-start --cache-dir "$SUITE/tmpl/cache" --profile "$SUITE/tmpl/layer.json" "$SUITE/tmpl/b" || exit 1
         cp "$SUITE/tmpl/b/config.json" "$SUITE/injected.json"
 }
 
@@ -214,7 +214,7 @@ testInjectedTemplateIsWhatInjectWrites() {
         injected
         mv "$W/b/config.json" "$W/template.json"
         cp "$SUITE/plain.json" "$W/b/config.json"
-        "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b" || fail "inject"
+        "$OCI" inject --compile-at-start --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b" || fail "inject"
         cmp "$W/template.json" "$W/b/config.json" || fail "$(diff "$W/template.json" "$W/b/config.json")"
 }
 
@@ -397,9 +397,9 @@ I ConfigNoProcess "process" 'tsync_json_edit "$W/b/config.json" "del(.process)"'
 I ConfigCapsWrongType "capabilities" 'tsync_json_edit "$W/b/config.json" ".process.capabilities.bounding = \"CAP_KILL\""'
 I ConfigMissing "config.json: No such file or directory" 'rm "$W/b/config.json"'
 I ConfigIsADirectory "is a directory" 'rm "$W/b/config.json" && mkdir "$W/b/config.json"'
-I StateDirIsASymlink "not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync"'
-I StateDirIsAFile "oci-seccomp-tsync" 'echo x >"$W/b/oci-seccomp-tsync"'
-I StateDirWorldWritable "writable by it alone" 'mkdir -m 0777 "$W/b/oci-seccomp-tsync" && chmod 0777 "$W/b/oci-seccomp-tsync"'
+I StateDirIsASymlink "not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync"' '--compile-at-start --profile "$GOOD"'
+I StateDirIsAFile "oci-seccomp-tsync" 'echo x >"$W/b/oci-seccomp-tsync"' '--compile-at-start --profile "$GOOD"'
+I StateDirWorldWritable "writable by it alone" 'mkdir -m 0777 "$W/b/oci-seccomp-tsync" && chmod 0777 "$W/b/oci-seccomp-tsync"' '--compile-at-start --profile "$GOOD"'
 I ReplaceBrokenLinuxSeccomp "errnoRet: 4095 is above the largest errno" \
         'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_ERRNO\", errnoRet: 4095}]}"' \
         '--replace'
@@ -409,8 +409,8 @@ I ReplaceNotifyInLinuxSeccomp "SCMP_ACT_NOTIFY and listenerPath are not supporte
 I InitMissing 'cannot find seccomp-tsync-init at $W/no-init' ':' '--init "$W/no-init" --profile "$GOOD"'
 I TooManyLayers "at most 16 layers" ':' "$(printf -- '--profile "$GOOD" %.0s' $(seq 17))"
 # One home per decision (issue 16): the rewrite's refusals name their JSON path.
-I ConfigHookStageNotAList "hooks.poststop: expected array, got object" 'tsync_json_edit "$W/b/config.json" ".hooks.poststop = {}"'
-I ConfigHooksNotAnObject "hooks: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".hooks = []"'
+I ConfigHookStageNotAList "hooks.poststop: expected array, got object" 'tsync_json_edit "$W/b/config.json" ".hooks.poststop = {}"' '--compile-at-start --profile "$GOOD"'
+I ConfigHooksNotAnObject "hooks: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".hooks = []"' '--compile-at-start --profile "$GOOD"'
 I ConfigAmbientNotAList "process.capabilities.ambient: expected array, got string" \
         'tsync_json_edit "$W/b/config.json" ".process.noNewPrivileges = false | .process.capabilities.ambient = \"CAP_KILL\""'
 I ConfigAnnotationsNotAnObject "annotations: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".annotations = []"'
@@ -435,7 +435,7 @@ testInjectLeavesOutCapabilityNamesRuncIgnoresWithOneWarning() {
 # Plan trust and exec parity (issue 11, wip-execparity): a plan is believed only when the config is
 # what inject wrote from it; --no-hooks cannot take lent capabilities back from exec'd processes.
 honest() { # honest: $W/b injected (without touching $W/cache), then the edit JQ of its plan or config
-        "$OCI" inject --no-cache --profile "$GOOD" "$W/b" && tsync_json_edit "$W/b/config.json" "$1"
+        "$OCI" inject --compile-at-start --no-cache --profile "$GOOD" "$W/b" && tsync_json_edit "$W/b/config.json" "$1"
 }
 I ForgedPlanCapabilities "process.args[" 'honest ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .capabilities.bounding += [\"CAP_SYS_ADMIN\"] | tojson)"'
 I ForgedPlanNoNewPrivileges "not what inject wrote from the recorded plan" 'honest ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .noNewPrivileges = false | tojson)"'
@@ -555,7 +555,7 @@ B CapsWrongType "capabilities" ok 'plan_edit ".capabilities.bounding = 7"'
 lending() { # lending: $W/b injected as the template, but with noNewPrivileges false
         bundle "$W/b" && cp "$GOOD" "$W/layer.json" && mkdir -p "$W/b/oci-seccomp-tsync" &&
                 tsync_json_edit "$W/b/config.json" ".process.noNewPrivileges = false" &&
-                "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b"
+                "$OCI" inject --compile-at-start --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b"
 }
 B UnknownRuntimeWithLentCapabilities "runtime 'timeout': process.noNewPrivileges is false" ok 'lending'
 
@@ -574,7 +574,7 @@ hook_profile_row() {
 testHookCreateRuntimeSecondLayerBrokenLeavesNoFirstFilter() {
         bundle "$W/b"
         cp "$GOOD" "$W/layer.json" && cp "$GOOD" "$W/layer2.json"
-        "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" --profile "$W/layer2.json" "$W/b" ||
+        "$OCI" inject --compile-at-start --cache-dir "$W/cache" --profile "$W/layer.json" --profile "$W/layer2.json" "$W/b" ||
                 fail "inject"
         echo '{"defaultAction": "SCMP_ACT_NEVER"}' >"$W/layer2.json"
         state fc-second "$W/b" | hook createRuntime --cache-dir "$W/cache"
@@ -954,7 +954,7 @@ testRuncFilterDirectorySwappedAfterTheHookKeepsTheDeliveredFilters() {
         id=$(tsync_unique_id swapdir)
         cp "$GOOD" "$W/layer.json"
         ROOTFS_TOO=1 bundle "$W/b" sh -c 'mkdir /tmp/d 2>/tmp/err; touch /tmp/marker'
-        "$OCI" inject --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b" || fail inject
+        "$OCI" inject --compile-at-start --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b" || fail inject
         _tsync_register runc "$id"
         runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
         mv "$W/b/oci-seccomp-tsync" "$W/b/old" && mkdir "$W/b/oci-seccomp-tsync" &&

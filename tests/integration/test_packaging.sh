@@ -206,7 +206,7 @@ testThePlanAnnotationOfInjectIsValidAgainstThePlanSchema() {
 # else, annotations, a baseline). Prints the names, one a line.
 rewritten_configs() {
         local dir=$1 bin="$SRC/build/bin" profiles="$TOP/configs/profiles" name
-        local -A opts=([layer]="" [replace]="--replace" [no-hooks]="--no-hooks --no-cache"
+        local -A opts=([layer]="--compile-at-start" [replace]="--replace" [no-hooks]="--no-hooks --no-cache"
                 [no-hooks-exec]="--no-hooks --exec --no-cache")
         mkdir -p "$dir/base/rootfs" "$dir/state" || return 1
         jq -n --slurpfile s "$profiles/deny-ptrace.json" \
@@ -233,7 +233,7 @@ rewritten_configs() {
                 echo "$name"
         done
         # injected twice (it starts again from the original), the hooks passing a cache option on
-        "$bin/oci-seccomp-tsync" inject --init "$bin/seccomp-tsync-init" --cache-dir "$dir/cache" \
+        "$bin/oci-seccomp-tsync" inject --init "$bin/seccomp-tsync-init" --compile-at-start --cache-dir "$dir/cache" \
                 -p "$profiles/deny-namespaces.json" "$dir/layer" 2>"$dir/err" || {
                 echo "inject again: $(cat "$dir/err")" >&2
                 return 1
