@@ -131,11 +131,10 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                                          .hook_path = files ? self : NULL,
                                          .hook_args = hook_args,
                                          .n_hook_args = n_hook_args };
-        struct tsync_plan_paths paths = { .cache_dir = io->no_cache    ? NULL
-                                                       : io->cache_dir ? io->cache_dir
-                                                                       : TSYNC_CACHE_DEFAULT_DIR,
-                                          .state_root = TSYNC_STATE_ROOT,
-                                          .bundle = bundle };
+        /* No cache_dir: the plan is compiled uncached, so a refused inject (even
+         * at the config's write) leaves the cache as it found it; createRuntime
+         * fills it for filter files. */
+        struct tsync_plan_paths paths = { .state_root = TSYNC_STATE_ROOT, .bundle = bundle };
         _cleanup_free_ char *running = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         if (tsync_rewrite_undo(config, false, &running, &err) < 0 ||
@@ -144,12 +143,8 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 cli_error(config_path, &err);
                 return -1;
         }
-        /* Compiled without the cache: a refused inject (even at the config's
-         * write) leaves the cache as it found it; createRuntime fills it. */
-        struct tsync_plan_paths uncached = paths;
-        uncached.cache_dir = NULL;
         struct tsync_plan_programs progs = { 0 };
-        if (cli_check_plan(plan, &uncached, config, &progs, config_path) < 0)
+        if (cli_check_plan(plan, &paths, config, &progs, config_path) < 0)
                 return -1;
         ro.progs = &progs;
         /* Filters in the arguments need a hook only for the exec view. */
