@@ -45,10 +45,10 @@ const struct tsync_init_call tsync_init_calls[] = {
           BOTH,
           TSYNC_CALL_CAPS_AFTER,
           "set the ambient capabilities" },
-        /* glibc's fork. */
+        /* run.c's spawn, with glibc's clone(), which never tries clone3. */
         { "clone",
           SYS_clone,
-          { CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | SIGCHLD },
+          { CLONE_VM | CLONE_VFORK | SIGCHLD },
           SUPERVISE,
           TSYNC_CALL_ALWAYS,
           "start the workload as a child" },
