@@ -147,13 +147,9 @@ int init_flow_run(int argc, char **argv)
         if (code)
                 return code;
         /* Final already (NO_NEW_PRIVS loads without CAP_SYS_ADMIN): proven
-         * before the load too, so that a refusal comes before any filter. */
-        if (!caps.caps_after_filter && !cfg.exec) {
-                code = init_privs_prove(&caps);
-                if (code)
-                        return code;
-        }
-        code = init_proof_prepare(&proof, !cfg.exec);
+         * before the load too, in the same reading of /proc that prepares the
+         * proof after it, so that a refusal comes before any filter. */
+        code = init_proof_prepare(&proof, !cfg.exec, !caps.caps_after_filter && !cfg.exec ? &caps : NULL);
         if (code)
                 return code;
 

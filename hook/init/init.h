@@ -121,11 +121,8 @@ const char *init_cap_name(int cap, char *buf, size_t size);
  * main thread drops its bounding set and sets NO_NEW_PRIVS (and changes P/E/I/A
  * too unless caps_after_filter); the signal thread makes its whole transition
  * (it loads nothing); each then checks its own securebits and NO_NEW_PRIVS.
- * Before the first filter. init_privs_prove: every thread in /proc/self/task
- * shows exactly caps->expect and expect_nnp, once nothing changes any more.
- * Both print and return INIT_EXIT_PRIVS, or 0. */
+ * Before the first filter. Prints and returns INIT_EXIT_PRIVS, or 0. */
 int init_privs_threads(const struct init_caps *caps);
-int init_privs_prove(const struct init_caps *caps);
 /* One thread's status against caps->expect and expect_nnp: -EPERM naming the
  * thread and the line that differs. */
 struct init_thread_status;
@@ -135,7 +132,9 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
 /* proof.c: the proof after the load, with reads alone. init_proof_prepare,
  * before the load: lists /proc/self/task and opens each thread's status file;
  * counts is false where the kernel shows no Seccomp_filters (gVisor, Linux <
- * 5.9). init_proof_check, after the load and the last capability change:
+ * 5.9). With final_caps, the capabilities are final already: every thread
+ * must show exactly final_caps->expect and expect_nnp in that same reading,
+ * before any filter. init_proof_check, after the load and the last capability change:
  * reads each once; every live thread must show Seccomp 2 and its count up by
  * nfilters (where counts are shown) and exactly caps->expect and expect_nnp.
  * Both print and return an exit code (125, or 123 for capabilities) or 0. */
@@ -150,7 +149,7 @@ struct init_proof {
         bool counts;
         struct init_proof_thread threads[INIT_PROOF_MAX_THREADS];
 };
-int init_proof_prepare(struct init_proof *ret, bool list);
+int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps *final_caps);
 int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct init_caps *caps);
 
 /* signals.c: the signal thread. init_signals_block blocks every signal in the

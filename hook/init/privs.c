@@ -107,36 +107,3 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
                                    st->name, st->nnp, (int)caps->expect_nnp);
         return 0;
 }
-
-struct proof {
-        const struct init_caps *caps;
-        size_t threads;
-        struct tsync_err *err;
-};
-
-static int prove_one(const struct init_thread_status *st, void *data)
-{
-        struct proof *p = data;
-        int r = init_privs_check(p->caps, st, p->err);
-        if (r < 0)
-                return r;
-        p->threads++;
-        return 0;
-}
-
-int init_privs_prove(const struct init_caps *caps)
-{
-        struct tsync_err err = { 0 };
-        struct proof p = { .caps = caps, .err = &err };
-
-        if (init_apply_threads(prove_one, &p, &err) < 0) {
-                init_log("capabilities", "%s", err.msg);
-                return INIT_EXIT_PRIVS;
-        }
-        /* The main thread itself is always there: nothing seen is no proof. */
-        if (p.threads == 0) {
-                init_log("capabilities", "no thread was seen in /proc/self/task: nothing is verified");
-                return INIT_EXIT_PRIVS;
-        }
-        return 0;
-}

@@ -16,6 +16,8 @@
 
 struct prepare_ctx {
         struct init_proof *proof;
+        const struct init_caps *final_caps; /* or NULL */
+        bool privs_failed;
         struct tsync_err *err;
 };
 
@@ -29,6 +31,13 @@ static int prepare_one(const struct init_thread_status *st, void *data)
                                    INIT_PROOF_MAX_THREADS);
         if (st->mode < 0)
                 return tsync_error(ctx->err, EOPNOTSUPP, "/proc/self/task/%d/status has no Seccomp line", (int)st->tid);
+        if (ctx->final_caps) {
+                int r = init_privs_check(ctx->final_caps, st, ctx->err);
+                if (r < 0) {
+                        ctx->privs_failed = true;
+                        return r;
+                }
+        }
         int fd = init_apply_status_open(st->tid, ctx->err);
         if (fd < 0)
                 return fd;
@@ -50,13 +59,13 @@ static int read_self(struct init_thread_status *ret, struct tsync_err *err)
         return r;
 }
 
-int init_proof_prepare(struct init_proof *ret, bool list)
+int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps *final_caps)
 {
         struct tsync_err err = { 0 };
         int r;
 
         *ret = (struct init_proof){ .counts = true };
-        struct prepare_ctx ctx = { .proof = ret, .err = &err };
+        struct prepare_ctx ctx = { .proof = ret, .final_caps = final_caps, .err = &err };
         if (!list) {
                 struct init_thread_status st;
                 r = read_self(&st, &err);
@@ -64,6 +73,10 @@ int init_proof_prepare(struct init_proof *ret, bool list)
                         r = prepare_one(&st, &ctx);
         } else {
                 r = init_apply_threads(prepare_one, &ctx, &err);
+        }
+        if (r < 0 && ctx.privs_failed) {
+                init_log("capabilities", "%s", err.msg);
+                return INIT_EXIT_PRIVS;
         }
         if (r < 0) {
                 init_log("verify", "%s", err.msg);
