@@ -134,10 +134,19 @@ exec_floor() {
         fi
 }
 
-# times_of RUNTIME MODE: (MODE - podman) / (catatonit - podman), e.g. "1.40x".
+# paired RUNTIME MODE: the median over rounds of (MODE - podman) within each
+# round, ms. The runs of one round are seconds apart, so a slow stretch of this
+# shared machine moves both sides of the difference alike; a difference of
+# medians taken over the whole run does not cancel it.
+paired() {
+        paste "$T/$1-$2.ms" "$T/$1-podman.ms" | awk '{ printf "%.3f\n", $1 - $2 }' >"$T/paired.ms"
+        stats "$T/paired.ms" | awk '{ print $1 }'
+}
+
+# times_of RUNTIME MODE: paired(MODE) / paired(catatonit), e.g. "1.40x".
 times_of() {
-        awk -v m="${MED[$1-$2]}" -v p="${MED[$1-podman]}" -v c="${MED[$1-catatonit]}" \
-                'BEGIN { if (c - p > 0) printf "%.2fx", (m - p) / (c - p); else printf "n/a" }'
+        awk -v m="$(paired "$1" "$2")" -v c="$(paired "$1" catatonit)" \
+                'BEGIN { if (c > 0) printf "%.2fx", m / c; else printf "n/a (catatonit %+.1f ms)", c }'
 }
 
 declare -A MED
@@ -160,7 +169,8 @@ for rt in $RUNTIMES; do
         echo "  $rt: layer mode without hooks (layer-nh - podman):     $(sub "${MED[$rt-layer-nh]}" "${MED[$rt-podman]}")"
         echo "  $rt: ... and the init execs the workload (layer-x - podman): $(sub "${MED[$rt-layer-x]}" "${MED[$rt-podman]}")"
         echo "  $rt: catatonit as PID 1 (catatonit - podman):       $(sub "${MED[$rt-catatonit]}" "${MED[$rt-podman]}")"
-        echo "  $rt:   our overhead over catatonit's: layer $(times_of "$rt" layer), layer-nh $(times_of "$rt" layer-nh), layer-x $(times_of "$rt" layer-x)"
+        echo "  $rt: paired within rounds (median of MODE - podman): catatonit $(paired "$rt" catatonit), layer $(paired "$rt" layer), layer-nh $(paired "$rt" layer-nh), layer-x $(paired "$rt" layer-x)"
+        echo "  $rt:   our overhead over catatonit's (paired): layer $(times_of "$rt" layer), layer-nh $(times_of "$rt" layer-nh), layer-x $(times_of "$rt" layer-x)"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
         echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
 done
