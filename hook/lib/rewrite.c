@@ -1,6 +1,7 @@
 #include "tsync/rewrite.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,68 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
         return 0;
 }
 
+static const char *string_or(const struct tsync_json *v, const char *fallback)
+{
+        return v && v->type == TSYNC_JSON_STRING ? v->u.string.ptr : fallback;
+}
+
+/* What execve takes (fs/exec.c, bprm_stack_limits): the path, every argument
+ * and environment string with its NUL, and a pointer for each, within a
+ * quarter of the soft stack limit the process has then (runc and crun set
+ * process.rlimits before they exec the init), at most 6 MiB, at least
+ * ARG_MAX (128 KiB). Without RLIMIT_STACK in the config, 8 MiB, the usual
+ * limit a runtime inherits. The filters in the init's arguments count: past
+ * the limit the runtime's execve of the init fails with E2BIG, which would
+ * say nothing of why; refused here, before anything is written. */
+#define EXEC_STACK_DEFAULT (8u << 20)
+#define EXEC_LIMIT_MAX     (6u << 20)
+#define EXEC_LIMIT_MIN     (128u << 10)
+
+static uint64_t exec_stack_limit(const struct tsync_json *process)
+{
+        const struct tsync_json *rl = tsync_json_get(process, "rlimits");
+        for (size_t i = 0; rl && rl->type == TSYNC_JSON_ARRAY && i < rl->u.array.len; i++) {
+                const struct tsync_json *l = rl->u.array.items[i];
+                uint64_t soft;
+                if (strcmp(string_or(tsync_json_get(l, "type"), ""), "RLIMIT_STACK") == 0 &&
+                    tsync_json_u64(tsync_json_get(l, "soft"), "soft", &soft, NULL) == 0)
+                        return soft;
+        }
+        return EXEC_STACK_DEFAULT;
+}
+
+static size_t strings_size(const struct tsync_json *list, size_t *count)
+{
+        size_t size = 0;
+        for (size_t i = 0; list && list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++) {
+                const struct tsync_json *v = list->u.array.items[i];
+                size += (v->type == TSYNC_JSON_STRING ? v->u.string.len : 0) + 1 + sizeof(void *);
+                (*count)++;
+        }
+        return size;
+}
+
+static int check_exec_size(const struct tsync_json *process, const struct tsync_json *new_args, size_t ours,
+                           struct tsync_err *err)
+{
+        uint64_t limit = exec_stack_limit(process) / 4;
+        if (limit > EXEC_LIMIT_MAX)
+                limit = EXEC_LIMIT_MAX;
+        if (limit < EXEC_LIMIT_MIN)
+                limit = EXEC_LIMIT_MIN;
+        size_t n = 0;
+        size_t size = sizeof(TSYNC_CONTAINER_INIT) + strings_size(new_args, &n) +
+                      strings_size(tsync_json_get(process, "env"), &n);
+        if (size <= limit)
+                return 0;
+        bool configured = exec_stack_limit(process) != EXEC_STACK_DEFAULT;
+        return tsync_error(err, E2BIG,
+                           "process.args: the init's command line and environment take %zu bytes (%zu of them the "
+                           "filters' data), more than execve takes (%" PRIu64 " bytes, from %s): fewer or smaller "
+                           "layers, a smaller environment, or filter files (inject --compile-at-start)",
+                           size, ours, limit, configured ? "RLIMIT_STACK in process.rlimits" : "an 8 MiB stack limit");
+}
+
 int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret, struct tsync_err *err)
 {
         *ret = NULL;
@@ -403,6 +466,14 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         _cleanup_json_ struct tsync_json *new_args = NULL;
         r = init_args(plan, data, &new_args);
         if (r == 0) {
+                size_t ours = 0;
+                for (size_t i = 0; i < data->n; i++)
+                        ours += strlen(data->text[i]) + 1 + sizeof(void *);
+                int c = check_exec_size(process, new_args, ours, err);
+                if (c < 0)
+                        return c;
+        }
+        if (r == 0) {
                 r = tsync_json_set(process, "args", new_args);
                 new_args = NULL;
         }
@@ -459,11 +530,6 @@ struct earlier_opts {
         const char *hook_args[8];
         size_t n_hook_args;
 };
-
-static const char *string_or(const struct tsync_json *v, const char *fallback)
-{
-        return v && v->type == TSYNC_JSON_STRING ? v->u.string.ptr : fallback;
-}
 
 static void earlier_opts_clear(struct earlier_opts *e)
 {

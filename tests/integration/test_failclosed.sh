@@ -781,6 +781,38 @@ testHookCreateRuntimeRefusesAConfigPrecreateNeverSaw() {
         assert_refused "oci-seccomp-tsync: fc-nopre: " "no io.oci-seccomp-tsync.plan" 1
 }
 
+# The filters in the init's arguments count against what execve takes (issue 15: oversized
+# arguments). A config that runs under runc alone but would not with the filters added is refused
+# by inject with its own line, rather than failing later in the runtime's execve with E2BIG; one
+# that still fits runs, which shows the limit inject computes is the kernel's.
+testInjectRefusesACommandLineExecveWouldNotTake() {
+        local id big
+        ROOTFS_TOO=1 bundle "$W/b" sh -c 'echo ran >/tmp/marker'
+        # RLIMIT_STACK 1 MiB: execve takes 256 KiB. Four 62 KiB variables leave about 8 KiB, less
+        # than Podman's whole profile needs in base64 (about 15 KiB), more than a small layer does.
+        big=$(head -c 63488 /dev/zero | tr '\0' x)
+        tsync_json_edit "$W/b/config.json" '.process.rlimits = [{type: "RLIMIT_STACK", soft: 1048576, hard: 1048576}]
+                | .process.env += [range(4) as $i | "BIG\($i)=\($big)"]' --arg big "$big" || fail "edit"
+        cp "$W/b/config.json" "$W/before.json"
+        id=$(tsync_unique_id fc-e2big)
+        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
+        assertEquals "runc alone: $(cat "$W/err")" 0 $?
+        assertEquals "runc alone" ran "$(cat "$W/b/rootfs/tmp/marker" 2>/dev/null)"
+        rm -f "$W/b/rootfs/tmp/marker"
+
+        timeout -s KILL 30 "$OCI" inject --cache-dir "$W/cache" --profile /usr/share/containers/seccomp.json \
+                "$W/b" >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: " "more than execve takes (262144 bytes, from RLIMIT_STACK in process.rlimits)" 1
+        assertTrue "config.json changed" "cmp -s $W/before.json $W/b/config.json"
+
+        timeout -s KILL 30 "$OCI" inject --cache-dir "$W/cache" --profile "$GOOD" "$W/b" >"$W/out" 2>"$W/err"
+        assertEquals "inject of a small layer: $(cat "$W/err")" 0 $?
+        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
+        assertEquals "runc with the small layer: $(cat "$W/err")" 0 $?
+        assertEquals "runc with the small layer" ran "$(cat "$W/b/rootfs/tmp/marker" 2>/dev/null)"
+}
+
 # ---------------------------------------------------------------------------------------------
 # seccomp-tsync-init, called directly as PID 1 of a new pid namespace
 
