@@ -3,7 +3,8 @@
  * one line with its tid, its Seccomp, Seccomp_filters, NoNewPrivs and Cap*
  * lines from /proc/thread-self/status, and the result of a system call the
  * test chooses:
- *   threads_probe [-n N] [mkdir PATH | getcwd | none]
+ *   threads_probe [-n N] [mkdir PATH | getcwd | getppid | none]
+ * (getppid: rc is what it returns, for a notify agent's answer)
  * Line: "tid=12 main=0 Uid=0,0,0,0 Seccomp=2 Seccomp_filters=1 NoNewPrivs=0 CapInh=... call=mkdir rc=-1 errno=71"
  * Static (it runs in any root filesystem); exits 0 unless it cannot run. */
 #include <errno.h>
@@ -73,6 +74,8 @@ static void probe(int is_main)
                 rc = mkdir(call_arg, 0700);
         } else if (strcmp(call, "getcwd") == 0) {
                 rc = getcwd(cwd, sizeof(cwd)) ? 0 : -1;
+        } else if (strcmp(call, "getppid") == 0) {
+                rc = (int)getppid();
         }
         e = rc < 0 ? errno : 0;
         int n = snprintf(line, sizeof(line), "tid=%d main=%d%s call=%s rc=%ld errno=%d\n", (int)gettid(), is_main, st,
@@ -111,8 +114,8 @@ int main(int argc, char **argv)
                         return 2;
                 }
                 call_arg = argv[i];
-        } else if (strcmp(call, "getcwd") != 0 && strcmp(call, "none") != 0) {
-                fprintf(stderr, "threads_probe: unknown call '%s' (mkdir PATH, getcwd, none)\n", call);
+        } else if (strcmp(call, "getcwd") != 0 && strcmp(call, "getppid") != 0 && strcmp(call, "none") != 0) {
+                fprintf(stderr, "threads_probe: unknown call '%s' (mkdir PATH, getcwd, getppid, none)\n", call);
                 return 2;
         }
         if (pthread_barrier_init(&barrier, NULL, (unsigned)n + 1) != 0)

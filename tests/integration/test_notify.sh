@@ -1,0 +1,145 @@
+#!/bin/bash
+# Seccomp user notification (issue 12): the reference behaviour of the plain
+# runtimes, with our test agent (tests/tools/seccomp_agent.c). A profile with
+# SCMP_ACT_NOTIFY rules and a listenerPath is the config's own linux.seccomp;
+# runc and crun load it, connect to the agent and hand it the listener with
+# the container process state. The agent answers mkdir with success without
+# creating anything and getppid with 4242. What these runs show (answers in
+# every thread, the state's fields, a refused start without an agent) is what
+# our init must match when it loads such a profile itself.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+
+AGENT=$TSYNC_TOOLS/seccomp_agent
+PROBE=$TSYNC_BUILD/tests/static/threads_probe
+
+oneTimeSetUp() {
+        tsync_need_built "$AGENT" "$PROBE"
+}
+setUp() {
+        tsync_test_begin
+        AGENT_PID=
+}
+tearDown() {
+        if [ -n "$AGENT_PID" ]; then
+                kill -TERM "$AGENT_PID" 2>/dev/null
+                wait "$AGENT_PID" 2>/dev/null
+        fi
+        tsync_test_end
+}
+
+# start_agent: the agent on $TSYNC_TMP/agent.sock, logging to $TSYNC_TMP/agent.log.
+start_agent() {
+        local i
+        "$AGENT" "$TSYNC_TMP/agent.sock" "$TSYNC_TMP/agent.log" >"$TSYNC_TMP/agent.out" 2>"$TSYNC_TMP/agent.err" &
+        AGENT_PID=$!
+        for ((i = 0; i < 100; i++)); do
+                grep -qx ready "$TSYNC_TMP/agent.out" 2>/dev/null && return 0
+                sleep 0.05
+        done
+        fail "the agent did not start: $(cat "$TSYNC_TMP/agent.err")"
+        return 1
+}
+
+# notify_bundle DIR SOCKET ARG...: a bundle (noNewPrivileges true) running ARGS under a profile
+# that sends mkdir, mkdirat and getppid to the agent on SOCKET.
+notify_bundle() {
+        local dir=$1 sock=$2
+        shift 2
+        mkdir -p "$dir"
+        make_rootfs "$dir/rootfs" "$PROBE" || return 1
+        make_bundle "$dir" "$@" || return 1
+        tsync_json_edit "$dir/config.json" '.process.noNewPrivileges = true
+                | .annotations = {"org.example.notify": "yes"}
+                | .linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock, listenerMetadata: $meta,
+                   architectures: ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
+                   syscalls: [{names: ["mkdir", "mkdirat", "getppid"], action: "SCMP_ACT_NOTIFY"}]}' \
+                --arg sock "$sock" --arg meta "meta-$$"
+}
+
+# run_rt RUNTIME ID BUNDLE: the container in the foreground; status in rc.
+run_rt() {
+        case "$1" in
+        runc) run_runc "$2" "$3" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err" ;;
+        crun) run_crun "$2" "$3" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err" ;;
+        esac
+        rc=$?
+}
+
+# answers_in_every_thread RUNTIME: a 4-thread workload's getppid is the agent's in every thread,
+# a shell's mkdir succeeds and creates nothing.
+answers_in_every_thread() {
+        local rt=$1 id lines
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/threads_probe -n 4 getppid || fail "bundle"
+        id=$(tsync_unique_id "notify-$rt")
+        run_rt "$rt" "$id" "$TSYNC_TMP/b"
+        assertEquals "$rt run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        lines=$(grep -c '^tid=' "$TSYNC_TMP/out")
+        assertEquals "threads that answered: $(cat "$TSYNC_TMP/out")" 5 "$lines"
+        assertEquals "threads whose getppid was not the agent's: $(cat "$TSYNC_TMP/out")" 0 \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -vc ' call=getppid rc=4242 errno=0$')"
+
+        rm -rf "$TSYNC_TMP/b"
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'mkdir /tmp/made && echo mkdir=ok; [ -d /tmp/made ] && echo made || echo not-made' || fail "bundle"
+        id=$(tsync_unique_id "notify-$rt")
+        run_rt "$rt" "$id" "$TSYNC_TMP/b"
+        assertEquals "$rt run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "$rt: the agent's answer" "mkdir=ok
+not-made" "$(cat "$TSYNC_TMP/out")"
+        assertFalse "a directory was made" "[ -e $TSYNC_TMP/b/rootfs/tmp/made ]"
+}
+
+# the_state_is_sent RUNTIME: what the agent received with the listener: one fd, the metadata,
+# and the state naming the container, its bundle, its annotations and a pid.
+the_state_is_sent() {
+        local rt=$1 id state
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/threads_probe getppid || fail "bundle"
+        id=$(tsync_unique_id "state-$rt")
+        run_rt "$rt" "$id" "$TSYNC_TMP/b"
+        assertEquals "$rt run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "$rt: lines the agent logged: $(cat "$TSYNC_TMP/agent.log")" 2 "$(wc -l <"$TSYNC_TMP/agent.log")"
+        assertEquals "$rt: fds with the state" "fds=1" "$(sed -n 2p "$TSYNC_TMP/agent.log")"
+        state=$(sed -n 1p "$TSYNC_TMP/agent.log")
+        echo "  $rt sent: $state"
+        assertEquals "$rt: fds" '["seccompFd"]' "$(jq -c .fds <<<"$state")"
+        assertEquals "$rt: metadata" "meta-$$" "$(jq -r .metadata <<<"$state")"
+        assertEquals "$rt: state.id" "$id" "$(jq -r .state.id <<<"$state")"
+        assertEquals "$rt: state.bundle" "$(cd "$TSYNC_TMP/b" && pwd -P)" "$(jq -r .state.bundle <<<"$state")"
+        assertEquals "$rt: state.annotations" '{"org.example.notify":"yes"}' "$(jq -c .state.annotations <<<"$state")"
+        assertTrue "$rt: pid $(jq .pid <<<"$state")" "jq -e '.pid > 1 and .state.pid == .pid' <<<'$state' >/dev/null"
+        jq -e '.ociVersion | type == "string"' <<<"$state" >/dev/null || fail "$rt: no ociVersion"
+        jq -e '.state.status | type == "string"' <<<"$state" >/dev/null || fail "$rt: no state.status"
+}
+
+# no_agent_no_start RUNTIME WHY: a listenerPath nobody listens on (absent, or a socket whose agent
+# is gone) stops the start; the workload never runs.
+no_agent_no_start() {
+        local rt=$1 why=$2 id sock=$TSYNC_TMP/none.sock
+        if [ "$why" = gone ]; then
+                start_agent || return
+                # Killed: the socket file stays, and connecting to it is refused.
+                kill -KILL "$AGENT_PID" && wait "$AGENT_PID" 2>/dev/null
+                AGENT_PID=
+                sock=$TSYNC_TMP/agent.sock
+                [ -S "$sock" ] || fail "the agent's socket is gone"
+        fi
+        notify_bundle "$TSYNC_TMP/b" "$sock" /bin/sh -c 'echo ran >/tmp/marker' || fail "bundle"
+        id=$(tsync_unique_id "noagent-$rt")
+        run_rt "$rt" "$id" "$TSYNC_TMP/b"
+        assertNotEquals "$rt started without an agent" 0 "$rc"
+        assertFalse "$rt: the workload ran" "[ -e $TSYNC_TMP/b/rootfs/tmp/marker ]"
+        echo "  $rt ($why): $(tail -n 1 "$TSYNC_TMP/err")"
+}
+
+testRuncAnswersComeFromTheAgentInEveryThread() { answers_in_every_thread runc; }
+testCrunAnswersComeFromTheAgentInEveryThread() { answers_in_every_thread crun; }
+testRuncSendsTheAgentTheContainerProcessState() { the_state_is_sent runc; }
+testCrunSendsTheAgentTheContainerProcessState() { the_state_is_sent crun; }
+testRuncDoesNotStartWithoutAnAgent() { no_agent_no_start runc absent; }
+testRuncDoesNotStartWhenTheAgentIsGone() { no_agent_no_start runc gone; }
+testCrunDoesNotStartWithoutAnAgent() { no_agent_no_start crun absent; }
+
+. shunit2
