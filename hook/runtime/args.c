@@ -143,19 +143,18 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                         i++;
                         continue;
                 }
-                if (o.long_form) {
-                        const char *value = o.value ? o.value : i + 1 < argc ? argv[i + 1] : NULL;
-                        int r = our_option(&o, value ? value : "", s);
-                        if (r < 0)
-                                return -1;
-                        if (r > 0 && !value) {
-                                cli_errorf("runtime: command line", "--%.*s needs a value", (int)o.len, o.name);
-                                return -1;
-                        }
-                        if (r > 0) {
-                                i += o.value ? 1 : 2;
-                                continue;
-                        }
+                /* Ours take "=value" only: a value in the next argument could be runc's command word. */
+                int r = o.long_form ? our_option(&o, o.value ? o.value : "", s) : 0;
+                if (r < 0)
+                        return -1;
+                if (r > 0 && !o.value) {
+                        cli_errorf("runtime: command line", "--%.*s needs a value: --%.*s=VALUE", (int)o.len, o.name,
+                                   (int)o.len, o.name);
+                        return -1;
+                }
+                if (r > 0) {
+                        i++;
+                        continue;
                 }
                 cl.argv[cl.argc++] = argv[i++];
                 if (!in(&o, global_value_opts))

@@ -92,7 +92,7 @@ testGlobalOptionsBeforeTheCommandReachRuncAndCreateStartStateDelete() {
         mkdir "$TSYNC_TMP/root"
         local g=(--root "$TSYNC_TMP/root" --log "$TSYNC_TMP/log.json" --log-format json --rootless false
                 --criu /nonexistent/criu --debug)
-        ours --layers deny-mkdir "${g[@]}" create --bundle "$TSYNC_TMP/b" --pid-file "$TSYNC_TMP/pid" "$ID" \
+        ours --layers=deny-mkdir "${g[@]}" create --bundle "$TSYNC_TMP/b" --pid-file "$TSYNC_TMP/pid" "$ID" \
                 </dev/null >"$TSYNC_TMP/out" 2>&1 || fail "create: $(cat "$TSYNC_TMP/out")"
         assertEquals "created" "$(ours "${g[@]}" state "$ID" | jq -r .status)"
         ours "${g[@]}" start "$ID" || fail "start"
