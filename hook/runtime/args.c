@@ -1,8 +1,10 @@
 /* runc's command line: global options, the command word, create's and run's
  * options. runc 1.1 (urfave/cli: "-name" and "--name", "=value" or the next
  * argument, options after the container id too) and crun 1.8 (argp: "-bDIR"
- * as well) take these; an option we do not know is taken as one without a
- * value, which at worst names the wrong id in a message. */
+ * as well) take these. A global option we do not know is refused unless it
+ * carries its value after '=': it decides where the command word is. One of
+ * create's we do not know is taken as one without a value, which at worst
+ * names the wrong id in a message (the bundle comes from -b/--bundle alone). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,9 @@ static const char *const global_value_opts[] = { "log",      "log-format",     "
 /* create's and run's options that take a value. */
 static const char *const create_value_opts[] = { "bundle", "b", "console-socket", "pid-file", "preserve-fds", "config",
                                                  "f",      NULL };
+/* Global options without a value (runc's, then crun's own). */
+static const char *const global_flag_opts[] = { "debug", "systemd-cgroup", "help", "h", "version", "v", "V",
+                                                "?",     "usage",          NULL };
 static const char *const help_opts[] = { "help", "h", "?", "usage", NULL };
 
 struct opt {
@@ -155,6 +160,15 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 if (r > 0) {
                         i++;
                         continue;
+                }
+                /* An option we do not know might take the next argument as its value, or
+                 * not: the command word, and so whether to rewrite, would be a guess. */
+                if (!o.value && !in(&o, global_value_opts) && !in(&o, global_flag_opts)) {
+                        cli_errorf("runtime: command line",
+                                   "'%s' is not a global option of runc 1.1 or crun 1.8 known to %s, which cannot "
+                                   "tell whether it takes the next argument: give it as %s=VALUE",
+                                   a, RT_PROGRAM, a);
+                        return -1;
                 }
                 cl.argv[cl.argc++] = argv[i++];
                 if (!in(&o, global_value_opts))

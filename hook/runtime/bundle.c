@@ -152,9 +152,39 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         return 0;
 }
 
+/* Whether the file's bytes name our annotations' prefix anywhere: for a
+ * config we cannot parse, which the runtime might still read. The engines
+ * write JSON keys literally. 1, 0, or -errno (the file cannot be read). */
+static int mentions_us(const char *path)
+{
+        static const char needle[] = "io.oci-seccomp-tsync.";
+        const size_t n = sizeof(needle) - 1;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        char buf[65536];
+        size_t kept = 0;
+        for (;;) {
+                ssize_t got = read(fd, buf + kept, sizeof(buf) - kept);
+                if (got < 0 && errno == EINTR)
+                        continue;
+                if (got < 0)
+                        return -errno;
+                if (got == 0)
+                        return 0;
+                size_t len = kept + (size_t)got;
+                if (memmem(buf, len, needle, n))
+                        return 1;
+                /* A match may straddle two reads. */
+                kept = len < n - 1 ? len : n - 1;
+                memmove(buf, buf + len - kept, kept);
+        }
+}
+
 /* The config as the runtime will read it, or NULL when it is not there to
- * read (the runtime says why, unless we were asked for something). */
-static struct tsync_json *read_config(struct target *t, bool required)
+ * read: then the runtime says why, unless we were asked for something
+ * (*ret_required, which a config that names us sets too). */
+static struct tsync_json *read_config(struct target *t, bool *ret_required)
 {
         struct tsync_err err = { 0 };
         struct tsync_json *config = NULL;
@@ -163,10 +193,19 @@ static struct tsync_json *read_config(struct target *t, bool required)
                                                : 0;
         if (r == 0 && !S_ISREG(st.st_mode))
                 r = tsync_error(&err, EINVAL, "%s: not a regular file: refusing to read or replace it", t->config_path);
+        /* As precreate reads an engine's config. */
+        struct tsync_json_limits lim = { .max_bytes = 16u << 20 };
         if (r == 0)
-                r = tsync_json_parse_file(t->config_path, NULL, &config, &err);
+                r = tsync_json_parse_file(t->config_path, &lim, &config, &err);
+        /* What we cannot parse but names us must not run without us; nor what
+         * the runtime reads through a link or from a FIFO or device, which we
+         * cannot judge. A missing config is the runtime's to report. */
+        struct stat target;
+        if (r < 0 && !*ret_required && stat(t->config_path, &target) == 0 &&
+            (!S_ISREG(target.st_mode) || mentions_us(t->config_path) != 0))
+                *ret_required = true;
         if (r < 0) {
-                if (required)
+                if (*ret_required)
                         cli_error(t->where, &err);
                 return NULL;
         }
@@ -198,8 +237,9 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 cli_errorf(t.where, "%s: cannot lock: %s", t.bundle, strerror(errno));
                 return -1;
         }
-        _cleanup_json_ struct tsync_json *config = read_config(&t, asked);
-        if (!config && asked)
+        bool required = asked;
+        _cleanup_json_ struct tsync_json *config = read_config(&t, &required);
+        if (!config && required)
                 return -1;
         if (!config)
                 return 0;

@@ -1047,6 +1047,9 @@ RT ConfUnknownKey "line 2: 'layer' is not a setting" 'printf "# x\nlayer = good\
 RT ConfNoEquals "line 1: expected 'key = value'" 'echo "layers good" >"$W/runtime.conf"'
 RT ConfWritableByGroup "must belong to root and be writable by root alone" 'chmod 0664 "$W/runtime.conf"'
 RT ConfMissing "runtime.conf.missing: No such file or directory" 'RT_ARGS=("${RT_ARGS[@]/runtime.conf/runtime.conf.missing}")'
+RT UnparseableConfigNamingUs "duplicate key 'ociVersion'" 'annotate io.oci-seccomp-tsync.layers good
+        sed -i "1s/^{/{\"ociVersion\": \"1.0.2\",/" "$W/b/config.json"'
+RT UnknownGlobalOption "'--foo' is not a global option of runc 1.1 or crun 1.8" 'RT_ARGS+=(--foo)'
 RT OurOptionWithoutValue "--layers needs a value: --layers=VALUE" 'RT_ARGS+=(--layers)'
 
 runtime_row() {

@@ -55,6 +55,17 @@ testAConfigWithoutOurSettingsRunsUntouchedByteForByte() {
         grep -q "^/bin/sh" "$TSYNC_TMP/$ID.out" || fail "PID 1 is not the workload: $(cat "$TSYNC_TMP/$ID.out")"
 }
 
+testAConfigWeCannotParseThatDoesNotNameUsGoesToRuncUntouched() {
+        bundle "$TSYNC_TMP/b" 'echo ran' || fail "bundle"
+        # Go's decoder takes the last of two equal keys; ours refuses them.
+        sed -i '1s/^{/{"ociVersion": "1.0.0",/' "$TSYNC_TMP/b/config.json"
+        cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        assertEquals "ran" "$(cat "$TSYNC_TMP/$ID.out")"
+        cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "config.json was changed"
+}
+
 testTheRuntimesLayersHoldOnEveryThreadOfInitAndWorkload() {
         bundle "$TSYNC_TMP/b" "$PROBE; exec /bin/threads_probe -n 4 mkdir /tmp/t" || fail "bundle"
         # As Docker starts containers: capabilities and no NO_NEW_PRIVS (the init is lent CAP_SYS_ADMIN).
