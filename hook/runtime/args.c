@@ -150,11 +150,13 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 }
                 /* Ours take "=value" only: a value in the next argument could be runc's command word. */
                 int r = o.long_form ? our_option(&o, o.value ? o.value : "", s) : 0;
-                if (r < 0)
-                        return -1;
                 if (r > 0 && !o.value) {
                         cli_errorf("runtime: command line", "--%.*s needs a value: --%.*s=VALUE", (int)o.len, o.name,
                                    (int)o.len, o.name);
+                        r = -1;
+                }
+                if (r < 0) {
+                        rt_cmdline_clear(&cl);
                         return -1;
                 }
                 if (r > 0) {
@@ -168,6 +170,7 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                                    "'%s' is not a global option of runc 1.1 or crun 1.8 known to %s, which cannot "
                                    "tell whether it takes the next argument: give it as %s=VALUE",
                                    a, RT_PROGRAM, a);
+                        rt_cmdline_clear(&cl);
                         return -1;
                 }
                 cl.argv[cl.argc++] = argv[i++];
@@ -187,4 +190,11 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 parse_create(&cl);
         *ret = cl;
         return 0;
+}
+
+void rt_cmdline_clear(struct rt_cmdline *cl)
+{
+        free(cl->argv);
+        cl->argv = NULL;
+        cl->argc = 0;
 }

@@ -52,6 +52,36 @@ static int conf_set(struct rt_settings *s, bool dirs_given, const char *key, con
         return 0;
 }
 
+#define CONF_MAX_BYTES (64u << 10)
+
+/* The whole file into s->conf_text (values point into it). 0, or -1 after printing why. */
+static int read_text(FILE *f, const char *path, struct rt_settings *s)
+{
+        struct stat st;
+        if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+                cli_errorf(path, "not a regular file");
+                return -1;
+        }
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+                cli_errorf(path,
+                           "owned by uid %u with mode %04o: it names the program this runtime executes, so it must "
+                           "belong to root and be writable by root alone",
+                           (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+                return -1;
+        }
+        if (!(s->conf_text = malloc(CONF_MAX_BYTES + 1))) {
+                cli_errorf(path, "out of memory");
+                return -1;
+        }
+        size_t len = fread(s->conf_text, 1, CONF_MAX_BYTES + 1, f);
+        if (ferror(f) || len > CONF_MAX_BYTES) {
+                cli_errorf(path, "%s", ferror(f) ? strerror(errno) : "larger than 64 KiB");
+                return -1;
+        }
+        s->conf_text[len] = '\0';
+        return 0;
+}
+
 int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s)
 {
         FILE *f = fopen(path, "re");
@@ -61,34 +91,28 @@ int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s)
                 cli_errorf(path, "%s", strerror(errno));
                 return -1;
         }
-        struct stat st;
-        int r = 0;
-        if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-                cli_errorf(path, "not a regular file");
-                r = -1;
-        } else if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-                cli_errorf(path,
-                           "owned by uid %u with mode %04o: it names the program this runtime executes, so it must "
-                           "belong to root and be writable by root alone",
-                           (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-                r = -1;
-        }
+        int r = read_text(f, path, s);
+        fclose(f);
         bool dirs_given = s->n_profile_dirs > 0;
-        char *line = NULL;
-        size_t cap = 0;
-        for (unsigned n = 1; r == 0 && getline(&line, &cap, f) >= 0; n++) {
+        char *save = NULL;
+        unsigned n = 0;
+        for (char *line = r == 0 ? s->conf_text : NULL; line; line = save) {
+                char *nl = strchr(line, '\n');
+                save = nl ? nl + 1 : NULL;
+                if (nl)
+                        *nl = '\0';
+                n++;
                 char *t = trim(line);
                 if (*t == '\0' || *t == '#')
                         continue;
                 char *eq = strchr(t, '=');
                 if (!eq) {
                         cli_errorf(path, "line %u: expected 'key = value'", n);
-                        r = -1;
-                        break;
+                        return -1;
                 }
                 *eq = '\0';
-                char *key = trim(t), *value = strdup(trim(eq + 1));
-                int e = value ? conf_set(s, dirs_given, key, value) : -ENOMEM;
+                char *key = trim(t), *value = trim(eq + 1);
+                int e = conf_set(s, dirs_given, key, value);
                 if (e == -ENOENT)
                         cli_errorf(path,
                                    "line %u: '%s' is not a setting (runtime, layers, mode, profile-dir, cache-dir, "
@@ -97,12 +121,14 @@ int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s)
                 else if (e < 0)
                         cli_errorf(path, "line %u: %s: %s", n, key,
                                    e == -EINVAL ? "expected true or false" : strerror(-e));
-                if (e < 0) {
-                        free(value);
-                        r = -1;
-                }
+                if (e < 0)
+                        return -1;
         }
-        free(line);
-        fclose(f);
         return r;
+}
+
+void rt_settings_clear(struct rt_settings *s)
+{
+        free(s->conf_text);
+        s->conf_text = NULL;
 }

@@ -75,10 +75,12 @@ int main(int argc, char **argv)
                 r = rt_rewrite_bundle(&s, &cl);
         if (cl.rewrite)
                 rt_log_end(&cl, r < 0);
-        if (r < 0)
-                return CLI_EXIT_FAILED;
-        cl.argv[0] = runtime;
-        execv(runtime, cl.argv);
-        cli_errorf("runtime", "%s: cannot execute it: %s", runtime, strerror(errno));
-        return 127;
+        if (r == 0) {
+                cl.argv[0] = runtime;
+                execv(runtime, cl.argv);
+                cli_errorf("runtime", "%s: cannot execute it: %s", runtime, strerror(errno));
+        }
+        rt_cmdline_clear(&cl);
+        rt_settings_clear(&s);
+        return r < 0 ? CLI_EXIT_FAILED : 127;
 }

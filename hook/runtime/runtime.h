@@ -21,7 +21,11 @@ struct rt_settings {
         const char *cache_dir;
         bool no_cache;
         const char *conf; /* the config file named by --runtime-config, or NULL */
+        char *conf_text;  /* owned: the config file's text, which its values point into */
 };
+
+/* Frees what rt_read_conf read (the strings of s that came from the file). */
+void rt_settings_clear(struct rt_settings *s);
 
 /* runc's (and crun's) command line, as far as we need to know it. */
 struct rt_cmdline {
@@ -36,13 +40,14 @@ struct rt_cmdline {
         const char *log_format;  /* --log-format */
 };
 
-/* Splits argv into our settings (set in s, which holds the config file's or
- * the defaults') and the real runtime's command line (ret, its argv
- * allocated). 0, or -1 after printing why. */
+/* Splits argv into our settings (set in s) and the real runtime's command
+ * line (ret, its argv allocated: rt_cmdline_clear). 0, or -1 after printing
+ * why (nothing allocated). */
 int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmdline *ret);
+void rt_cmdline_clear(struct rt_cmdline *cl);
 
 /* Reads the config file (path; missing_ok for the default one) into s, for
- * settings the command line did not give. Its strings live until exit.
+ * settings the command line did not give (rt_settings_clear frees them).
  * 0, or -1 after printing why. */
 int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s);
 

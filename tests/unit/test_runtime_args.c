@@ -92,6 +92,7 @@ static void test_runtime_args_containerd_shim_create(void)
                                                      "--log-format json --systemd-cgroup create --bundle /b "
                                                      "--pid-file /b/init.pid --console-socket /tmp/s abc123") == 0,
                "shim create: everything goes to the runtime as given");
+        rt_cmdline_clear(&p.cl);
 }
 
 static void test_runtime_args_docker_runtime_args_come_first_and_are_taken_out(void)
@@ -121,9 +122,11 @@ static void test_runtime_args_docker_runtime_args_come_first_and_are_taken_out(v
         tap_ok(str_eq(p.cl.bundle, "/b") && str_eq(p.cl.id, "id1"), "runtimeArgs: bundle and id");
 
         const char *nc[] = { "rt", "--cache-dir=/c", "--no-cache", "state", "x", NULL };
+        rt_cmdline_clear(&p.cl);
         p = parse(nc);
         tap_ok(p.r == 0 && p.s.no_cache && !p.s.cache_dir && strcmp(passed(&p), "state x") == 0,
                "--no-cache: taken out, no cache");
+        rt_cmdline_clear(&p.cl);
 }
 
 static void test_runtime_args_bundle_spellings(void)
@@ -152,10 +155,12 @@ static void test_runtime_args_bundle_spellings(void)
                        "run %s %s %s: bundle %s, id %s", cases[i].args[1], cases[i].args[2] ? cases[i].args[2] : "",
                        cases[i].args[3] ? cases[i].args[3] : "", cases[i].bundle ? cases[i].bundle : "(cwd)",
                        cases[i].id);
+                rt_cmdline_clear(&p.cl);
         }
         const char *f[] = { "rt", "create", "-f", "other.json", "id", NULL };
         struct parsed p = parse(f);
         tap_ok(p.r == 0 && str_eq(p.cl.config_file, "other.json") && str_eq(p.cl.id, "id"), "crun's -f FILE");
+        rt_cmdline_clear(&p.cl);
 }
 
 static void test_runtime_args_what_is_not_rewritten(void)
@@ -174,13 +179,16 @@ static void test_runtime_args_what_is_not_rewritten(void)
                 tap_ok(p.r == 0 && !p.cl.rewrite, "%s %s %s: not rewritten", cases[i][1] ? cases[i][1] : "(nothing)",
                        cases[i][1] && cases[i][2] ? cases[i][2] : "",
                        cases[i][1] && cases[i][2] && cases[i][3] ? cases[i][3] : "");
+                rt_cmdline_clear(&p.cl);
         }
         const char *root_named_run[] = { "rt", "--root", "run", "state", "x", NULL };
         struct parsed p = parse(root_named_run);
         tap_ok(str_eq(command(&p), "state"), "--root's value 'run' is not the command word");
         const char *eq[] = { "rt", "--rootless=true", "--debug", "--cgroup-manager", "disabled", "run", "x", NULL };
+        rt_cmdline_clear(&p.cl);
         p = parse(eq);
         tap_ok(p.r == 0 && str_eq(command(&p), "run") && p.cl.rewrite, "crun's --cgroup-manager VALUE, then run");
+        rt_cmdline_clear(&p.cl);
 }
 
 static void test_runtime_args_refusals(void)
@@ -206,6 +214,7 @@ static void test_runtime_args_refusals(void)
                                "x",
                                NULL };
         tap_ok(parse(dirs).r < 0, "a ninth --profile-dir is refused");
+        rt_cmdline_clear(&p.cl);
 }
 
 int main(void)
