@@ -21,12 +21,14 @@ engine_wait() {
         return 1
 }
 
-# engine_ns CMD... &: CMD in a new mount namespace with a tmpfs on /run and /etc/docker
-# (it execs: call it in the background, so that $! is the engine itself).
+# engine_ns CMD... &: CMD in a new mount namespace with a tmpfs on /run and /etc/docker, and
+# with ENGINE_CGROUP2=1 cgroup2 alone on /sys/fs/cgroup (crun refuses this host's hybrid
+# layout; see crun_cmd). It execs: call it in the background, so that $! is the engine itself.
 engine_ns() {
-        exec unshare -m --propagation private -- sh -c \
+        ENGINE_CGROUP2=${ENGINE_CGROUP2:-} exec unshare -m --propagation private -- sh -c \
                 'mount -t tmpfs tmpfs /run && { [ ! -d /etc/docker ] || mount -t tmpfs tmpfs /etc/docker; } &&
-                 exec "$@"' sh "$@"
+                 { [ -z "$ENGINE_CGROUP2" ] || mount -t cgroup2 none /sys/fs/cgroup; } &&
+                 unset ENGINE_CGROUP2 && exec "$@"' sh "$@"
 }
 
 # docker_start DIR: dockerd with DIR/daemon.json (if any) and everything else under DIR;
@@ -66,6 +68,18 @@ containerd_start() {
 
 ctr_cmd() {
         nsenter -t "$CONTAINERD_PID" -m -- ctr --address "$CONTAINERD_SOCK" "$@"
+}
+
+# engine_stop PID: stops one engine (TERM, then KILL after 30 s).
+engine_stop() {
+        local keep=() p
+        kill -TERM "$1" 2>/dev/null
+        engine_wait 30 sh -c "! kill -0 $1" || kill -KILL "$1" 2>/dev/null
+        wait "$1" 2>/dev/null
+        for p in "${ENGINE_PIDS[@]}"; do
+                [ "$p" = "$1" ] || keep+=("$p")
+        done
+        ENGINE_PIDS=("${keep[@]}")
 }
 
 # engine_stop_all: stops every engine this suite started (TERM, then KILL after 30 s) and

@@ -133,6 +133,39 @@ testARefusalReachesCtrAndNoTaskRuns() {
         assertFalse "a task runs" "ctr_cmd task ls -q | grep -qx $ID"
 }
 
+# crun as the real runtime: a containerd of this test's own, in a namespace with cgroup2 alone.
+testCrunAsTheRealRuntimeUnderContainerd() {
+        local suite_pid=$CONTAINERD_PID suite_sock=$CONTAINERD_SOCK dir="$TSYNC_TMP/crun" pid
+        mkdir "$dir"
+        cat >"$dir/config.toml" <<EOF
+version = 2
+root = "$dir/root"
+state = "$dir/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$dir/c.sock"
+EOF
+        cat >"$dir/runtime" <<EOF
+#!/bin/sh
+exec "$RUNTIME" --runtime-config="$SUITE_DIR/runtime.conf" --profile-dir="$PROFILES" --no-cache \
+        --runtime="$(command -v crun)" --cgroup-manager=disabled "\$@"
+EOF
+        chmod 0755 "$dir/runtime"
+        ENGINE_CGROUP2=1 containerd_start "$dir" || fail "containerd with cgroup2"
+        pid=$CONTAINERD_PID
+        run_ctr "$dir/runtime" --annotation "$LAYERS=deny-mkdir" -- \
+                sh -c "$PROBE; exec /bin/threads_probe -n 2 mkdir /tmp/t"
+        engine_stop "$pid"
+        CONTAINERD_PID=$suite_pid CONTAINERD_SOCK=$suite_sock
+        out="$TSYNC_TMP/out"
+        assertEquals "$(cat "$out")" 0 "$rc"
+        assertTrue "no init threads listed" "grep -q '^init ' $out"
+        assertEquals "init threads without containerd's profile + the layer" "" "$(init_threads_without "$out" 2)"
+        assertEquals "threads reported" 3 "$(grep -c '^tid=' "$out")"
+        assertEquals "threads without the layer denying mkdir" "" \
+                "$(grep '^tid=' "$out" | grep -v 'Seccomp_filters=2 .*call=mkdir rc=-1 errno=122' || true)"
+}
+
 testTheCriSnippetLoadsInTheRunningContainerd() {
         assertEquals "the CRI plugin" "ok" \
                 "$(ctr_cmd plugins ls | awk '$1 == "io.containerd.grpc.v1" && $2 == "cri" { print $NF }')"
