@@ -232,8 +232,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         /* The hooks of a running container change config.json too (the exec view), under this lock. */
         _cleanup_close_ int lock = open(t.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (lock < 0 || flock(lock, LOCK_EX) < 0) {
-                if (!asked)
-                        return 0;
+                /* Not even to look: whether it asks for us is unknown, so it does not run. */
                 cli_errorf(t.where, "%s: cannot lock: %s", t.bundle, strerror(errno));
                 return -1;
         }
