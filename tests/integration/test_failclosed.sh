@@ -1036,6 +1036,88 @@ testRuncDeleteWorksWhenTheBundleIsGoneBeforePoststop() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# oci-seccomp-tsync-runtime (the runc-compatible runtime of issue 14; its own block)
+#
+# RT NAME CAUSE SETUP: SETUP (shell text, run in the row) may edit $W/b (a runc bundle running
+# `touch /tmp/marker`), $W/profiles and $W/runtime.conf, and add to RT_ARGS (our options, before
+# the command word) and RT_RUN (run's own options). `oci-seccomp-tsync-runtime RT_ARGS run RT_RUN
+# -b $W/b ID` must refuse with one line naming CAUSE, leave config.json byte for byte, and leave
+# no container and no workload.
+RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
+RT_NAMES=()
+declare -A RT_CAUSE RT_SETUP
+RT() {
+        RT_NAMES+=("$1")
+        RT_CAUSE[$1]=$2
+        RT_SETUP[$1]=$3
+}
+annotate() { # annotate KEY VALUE: an annotation in $W/b/config.json
+        tsync_json_edit "$W/b/config.json" '.annotations[$k] = $v' --arg k "$1" --arg v "$2"
+}
+RT MissingLayer "layer 'nope': no such profile in" 'RT_ARGS+=(--layers=nope)'
+RT BrokenLayer "invalid JSON at byte 1" 'echo "not json" >"$W/profiles/broken.json"; RT_ARGS+=(--layers=broken)'
+RT LayerNameIsAPath "runtime option layers: '../profiles/x' is not a profile name" 'RT_ARGS+=(--layers=../profiles/x)'
+RT AnnotationLayerIsAPath "'/etc/passwd' is not a profile name" 'annotate io.oci-seccomp-tsync.layers /etc/passwd'
+RT AnnotationLayerMissing "layer 'nope': no such profile in" 'annotate io.oci-seccomp-tsync.layers nope'
+RT TooManyLayers "at most 16" 'RT_ARGS+=(--layers=$(printf "l%d," $(seq 17)))'
+RT TooManyLayersTogether "at most 16" 'RT_ARGS+=(--layers=$(printf "l%d," $(seq 9)))
+        annotate io.oci-seccomp-tsync.layers "$(printf "a%d," $(seq 9))"'
+RT BadMode "runtime option mode: 'sometimes' is not layer or replace" 'RT_ARGS+=(--mode=sometimes)'
+RT BadModeAnnotation "'sometimes' is not layer or replace" 'annotate io.oci-seccomp-tsync.mode sometimes'
+RT ModeConflict "but this runtime is set to mode 'layer'" 'RT_ARGS+=(--mode=layer)
+        annotate io.oci-seccomp-tsync.mode replace'
+RT ForgedPlan "io.oci-seccomp-tsync.plan" 'annotate io.oci-seccomp-tsync.plan "{}"'
+RT ForgedRunning "io.oci-seccomp-tsync.running" 'annotate io.oci-seccomp-tsync.running someone'
+RT ConfigIsASymlink "config.json: not a regular file" 'mv "$W/b/config.json" "$W/real.json"
+        ln -s "$W/real.json" "$W/b/config.json"; RT_ARGS+=(--layers=good)'
+RT ConfigNotJson "invalid JSON" 'echo "{" >"$W/b/config.json"; RT_ARGS+=(--layers=good)'
+RT CrunConfigOption "crun's --config other.json: not supported" 'cp "$W/b/config.json" "$W/b/other.json"
+        RT_ARGS+=(--layers=good); RT_RUN+=(--config other.json)'
+RT RealRuntimeMissing "the real runtime '/nonexistent/runc': not found" 'RT_ARGS+=(--runtime=/nonexistent/runc)'
+RT RealRuntimeIsItself "is this program" 'RT_ARGS+=(--runtime="$RUNTIME")'
+RT ConfUnknownKey "line 2: 'layer' is not a setting" 'printf "# x\nlayer = good\n" >"$W/runtime.conf"'
+RT ConfNoEquals "line 1: expected 'key = value'" 'echo "layers good" >"$W/runtime.conf"'
+RT ConfWritableByGroup "must belong to root and be writable by root alone" 'chmod 0664 "$W/runtime.conf"'
+RT ConfMissing "runtime.conf.missing: No such file or directory" 'RT_ARGS=("${RT_ARGS[@]/runtime.conf/runtime.conf.missing}")'
+RT UnparseableConfigNamingUs "duplicate key 'ociVersion'" 'annotate io.oci-seccomp-tsync.layers good
+        sed -i "1s/^{/{\"ociVersion\": \"1.0.2\",/" "$W/b/config.json"'
+RT UnknownGlobalOption "'--foo' is not a global option of runc 1.1 or crun 1.8" 'RT_ARGS+=(--foo)'
+RT OurOptionWithoutValue "--layers needs a value: --layers=VALUE" 'RT_ARGS+=(--layers)'
+
+runtime_row() {
+        local name=$1 id before
+        id=$(tsync_unique_id fc-rt)
+        ROOTFS_TOO=1 bundle "$W/b"
+        cp "$GOOD" "$W/profiles/good.json"
+        : >"$W/runtime.conf"
+        RT_ARGS=(--runtime-config="$W/runtime.conf" --profile-dir="$W/profiles" --cache-dir="$W/cache")
+        RT_RUN=()
+        eval "${RT_SETUP[$name]}"
+        before=$(snap "$W/b/config.json")
+        _tsync_register runc "$id"
+        timeout -s KILL 30 "$RUNTIME" "${RT_ARGS[@]}" run "${RT_RUN[@]}" -b "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: " "${RT_CAUSE[$name]}"
+        assertEquals "config.json" "$before" "$(snap "$W/b/config.json")"
+        assertFalse "a container was created" "runc state $id >/dev/null 2>&1"
+        assertFalse "the workload ran" "[ -e $W/b/rootfs/tmp/marker ]"
+        assert_no_temp "$W/b" "$W/cache"
+}
+
+testRuntimeRefusalReachesTheJsonLogAsItsLastError() {
+        local id
+        id=$(tsync_unique_id fc-rt)
+        ROOTFS_TOO=1 bundle "$W/b"
+        : >"$W/runtime.conf"
+        _tsync_register runc "$id"
+        "$RUNTIME" --runtime-config="$W/runtime.conf" --profile-dir="$W/profiles" --layers=nope \
+                --log "$W/log.json" --log-format json create -b "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: $id: " "layer 'nope'"
+        assertEquals "$(cat "$W/err")" "$(jq -r 'select(.level == "error") | .msg' "$W/log.json" | tail -n 1)"
+}
+
+# ---------------------------------------------------------------------------------------------
 # Rows from the profile table
 
 for _n in "${PROF_NAMES[@]}"; do
@@ -1045,6 +1127,10 @@ for _n in "${PROF_NAMES[@]}"; do
         case "${PROF_WHERE[$_n]}" in *h*) row "HookCreateRuntimeLayer$_n" "hook_profile_row $_n" ;; esac
         case "${PROF_WHERE[$_n]}" in *r*) row "RuncPrestartLayer$_n" "runc_prestart_row $_n" ;; esac
         case "${PROF_WHERE[$_n]}" in *p*) row "HookPrecreateLayer$_n" "precreate_profile_row $_n" ;; esac
+done
+unset _n
+for _n in "${RT_NAMES[@]}"; do
+        row "Runtime$_n" "runtime_row $_n"
 done
 unset _n
 

@@ -17,7 +17,7 @@ HOOKS_SCHEMA="$TOP/schema/hooks-1.0.0.schema.json"
 PLAN_SCHEMA="$TOP/schema/plan.schema.json"
 CONFIG_SCHEMA="$TOP/schema/oci-config.schema.json"
 PKG=oci-seccomp-tsync
-MAN_PAGES="share/man/man1/oci-seccomp-tsync.1 share/man/man1/seccomp-tsync-init.1 share/man/man5/oci-seccomp-tsync.5"
+MAN_PAGES="share/man/man1/oci-seccomp-tsync.1 share/man/man1/oci-seccomp-tsync-runtime.1 share/man/man1/seccomp-tsync-init.1 share/man/man5/oci-seccomp-tsync.5"
 
 oneTimeSetUp() {
         SUITE_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tsync-pkg.XXXXXX")
@@ -75,6 +75,7 @@ expected_files() {
         local p=$1 f
         {
                 echo "$p/bin/oci-seccomp-tsync"
+                echo "$p/bin/oci-seccomp-tsync-runtime"
                 echo "$p/libexec/oci-seccomp-tsync/seccomp-tsync-init"
                 for f in "$SRC"/configs/hooks.d/*.json.in; do
                         f=${f##*/}
@@ -82,6 +83,9 @@ expected_files() {
                 done
                 for f in "$SRC"/configs/profiles/*.json; do
                         echo "$p/share/oci-seccomp-tsync/profiles/${f##*/}"
+                done
+                for f in "$SRC"/packaging/examples/*; do
+                        echo "$p/share/oci-seccomp-tsync/examples/${f##*/}"
                 done
                 for f in $MAN_PAGES; do
                         echo "$p/$f"
@@ -453,7 +457,7 @@ testManPagesRenderWithoutWarnings() {
                 grep -q "^NAME" "$TSYNC_TMP/text" || fail "$page renders no NAME section"
                 assertEquals "placeholders left in $page" "" "$(grep -o '@[A-Z_]*@' "$page")"
         done
-        assertEquals "man pages" 3 "$n"
+        assertEquals "man pages" "$(wc -w <<<"$MAN_PAGES")" "$n"
 }
 
 # Every command, stage and long option the programs' --help lists is in its man page.

@@ -1,0 +1,200 @@
+/* runc's command line: global options, the command word, create's and run's
+ * options. runc 1.1 (urfave/cli: "-name" and "--name", "=value" or the next
+ * argument, options after the container id too) and crun 1.8 (argp: "-bDIR"
+ * as well) take these. A global option we do not know is refused unless it
+ * carries its value after '=': it decides where the command word is. One of
+ * create's we do not know is taken as one without a value, which at worst
+ * names the wrong id in a message (the bundle comes from -b/--bundle alone). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/cli.h"
+#include "runtime.h"
+
+/* Global options that take a value (runc's, then crun's own). */
+static const char *const global_value_opts[] = { "log",      "log-format",     "root",      "criu",
+                                                 "rootless", "cgroup-manager", "log-level", NULL };
+/* create's and run's options that take a value. */
+static const char *const create_value_opts[] = { "bundle", "b", "console-socket", "pid-file", "preserve-fds", "config",
+                                                 "f",      NULL };
+/* Global options without a value (runc's, then crun's own). */
+static const char *const global_flag_opts[] = { "debug", "systemd-cgroup", "help", "h", "version", "v", "V",
+                                                "?",     "usage",          NULL };
+static const char *const help_opts[] = { "help", "h", "?", "usage", NULL };
+
+struct opt {
+        bool long_form;   /* "--name" */
+        const char *name; /* not NUL-terminated: len bytes */
+        size_t len;
+        const char *value; /* after '=', or NULL */
+};
+
+static void split_opt(const char *a, struct opt *o)
+{
+        o->long_form = a[1] == '-';
+        o->name = a + (o->long_form ? 2 : 1);
+        const char *eq = strchr(o->name, '=');
+        o->len = eq ? (size_t)(eq - o->name) : strlen(o->name);
+        o->value = eq ? eq + 1 : NULL;
+}
+
+static bool is(const struct opt *o, const char *name)
+{
+        return strlen(name) == o->len && strncmp(o->name, name, o->len) == 0;
+}
+
+static bool in(const struct opt *o, const char *const *names)
+{
+        for (; *names; names++)
+                if (is(o, *names))
+                        return true;
+        return false;
+}
+
+static bool is_option(const char *a)
+{
+        return a[0] == '-' && a[1] != '\0' && strcmp(a, "--") != 0;
+}
+
+/* Ours: only in the long form, before the command word. */
+static int our_option(const struct opt *o, const char *value, struct rt_settings *s)
+{
+        if (is(o, "layers"))
+                s->layers = value;
+        else if (is(o, "mode"))
+                s->mode = value;
+        else if (is(o, "runtime"))
+                s->runtime = value;
+        else if (is(o, "runtime-config"))
+                s->conf = value;
+        else if (is(o, "cache-dir")) {
+                s->cache_dir = value;
+                s->no_cache = false;
+        } else if (is(o, "profile-dir")) {
+                if (s->n_profile_dirs == RT_MAX_DIRS) {
+                        cli_errorf("runtime: command line", "at most %d --profile-dir", RT_MAX_DIRS);
+                        return -1;
+                }
+                s->profile_dirs[s->n_profile_dirs++] = value;
+        } else
+                return 0;
+        return 1;
+}
+
+static void parse_create(struct rt_cmdline *cl)
+{
+        cl->rewrite = true;
+        for (int j = cl->command + 1; j < cl->argc; j++) {
+                const char *a = cl->argv[j];
+                if (strcmp(a, "--") == 0) {
+                        if (!cl->id && j + 1 < cl->argc)
+                                cl->id = cl->argv[j + 1];
+                        break;
+                }
+                if (!is_option(a)) {
+                        if (!cl->id)
+                                cl->id = a;
+                        continue;
+                }
+                struct opt o;
+                split_opt(a, &o);
+                if (in(&o, help_opts))
+                        cl->rewrite = false;
+                const char *value = o.value;
+                bool takes_value = in(&o, create_value_opts);
+                /* argp's "-bDIR" and "-fFILE" (runc reads "-bundle" as --bundle). */
+                if (!takes_value && !o.long_form && !o.value && o.len > 1 && (o.name[0] == 'b' || o.name[0] == 'f')) {
+                        takes_value = true;
+                        value = o.name + 1;
+                        o.len = 1;
+                }
+                if (!takes_value)
+                        continue;
+                if (!value && j + 1 < cl->argc)
+                        value = cl->argv[++j];
+                if (value && (is(&o, "bundle") || is(&o, "b")))
+                        cl->bundle = value;
+                else if (value && (is(&o, "config") || is(&o, "f")))
+                        cl->config_file = value;
+        }
+}
+
+int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmdline *ret)
+{
+        struct rt_cmdline cl = { .command = -1 };
+        if (!(cl.argv = calloc((size_t)argc + 1, sizeof(*cl.argv)))) {
+                cli_errorf("runtime: command line", "out of memory");
+                return -1;
+        }
+        cl.argv[cl.argc++] = argv[0];
+        int i = 1;
+        while (i < argc && cl.command < 0) {
+                const char *a = argv[i];
+                if (!is_option(a)) {
+                        if (strcmp(a, "--") == 0) {
+                                cl.argv[cl.argc++] = argv[i++];
+                                if (i == argc)
+                                        break;
+                        }
+                        cl.command = cl.argc;
+                        break;
+                }
+                struct opt o;
+                split_opt(a, &o);
+                if (o.long_form && is(&o, "no-cache") && !o.value) {
+                        s->no_cache = true;
+                        s->cache_dir = NULL;
+                        i++;
+                        continue;
+                }
+                /* Ours take "=value" only: a value in the next argument could be runc's command word. */
+                int r = o.long_form ? our_option(&o, o.value ? o.value : "", s) : 0;
+                if (r > 0 && !o.value) {
+                        cli_errorf("runtime: command line", "--%.*s needs a value: --%.*s=VALUE", (int)o.len, o.name,
+                                   (int)o.len, o.name);
+                        r = -1;
+                }
+                if (r < 0) {
+                        rt_cmdline_clear(&cl);
+                        return -1;
+                }
+                if (r > 0) {
+                        i++;
+                        continue;
+                }
+                /* An option we do not know might take the next argument as its value, or
+                 * not: the command word, and so whether to rewrite, would be a guess. */
+                if (!o.value && !in(&o, global_value_opts) && !in(&o, global_flag_opts)) {
+                        cli_errorf("runtime: command line",
+                                   "'%s' is not a global option of runc 1.1 or crun 1.8 known to %s, which cannot "
+                                   "tell whether it takes the next argument: give it as %s=VALUE",
+                                   a, RT_PROGRAM, a);
+                        rt_cmdline_clear(&cl);
+                        return -1;
+                }
+                cl.argv[cl.argc++] = argv[i++];
+                if (!in(&o, global_value_opts))
+                        continue;
+                const char *value = o.value;
+                if (!value && i < argc)
+                        value = cl.argv[cl.argc++] = argv[i++];
+                if (is(&o, "log"))
+                        cl.log = value;
+                else if (is(&o, "log-format"))
+                        cl.log_format = value;
+        }
+        while (i < argc)
+                cl.argv[cl.argc++] = argv[i++];
+        if (cl.command >= 0 && (strcmp(cl.argv[cl.command], "create") == 0 || strcmp(cl.argv[cl.command], "run") == 0))
+                parse_create(&cl);
+        *ret = cl;
+        return 0;
+}
+
+void rt_cmdline_clear(struct rt_cmdline *cl)
+{
+        free(cl->argv);
+        cl->argv = NULL;
+        cl->argc = 0;
+}

@@ -1,0 +1,267 @@
+/* create/run: the bundle's config.json, rewritten by the code inject and
+ * precreate use (tsync_rewrite_undo, tsync_plan_new, cli_check_plan,
+ * tsync_rewrite_apply), with the filters in the init's arguments and hooks
+ * only when capabilities are lent (the exec view), as inject decides. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../cli/cli.h"
+#include "runtime.h"
+#include "tsync/cache.h"
+#include "tsync/cleanup.h"
+#include "tsync/exec_view.h"
+#include "tsync/fileio.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/rewrite.h"
+
+/* Any of these in a config makes it ours to handle: the user's two, and the
+ * two only we write, which the rewrite refuses in a config that reaches us. */
+static const char *const our_annotations[] = { TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_ANNOTATION_PLAN,
+                                               TSYNC_ANNOTATION_RUNNING };
+
+static bool asks_for_us(const struct tsync_json *config)
+{
+        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
+        for (size_t i = 0; i < ARRAY_SIZE(our_annotations); i++)
+                if (tsync_json_get(annotations, our_annotations[i]))
+                        return true;
+        return false;
+}
+
+/* The runtime's own layers first, then the annotation's: every layer only
+ * takes permissions away, so the container gets both. The runtime's mode, when
+ * it names one, must agree with the annotation's. */
+static int merge_settings(const struct rt_settings *s, const struct tsync_json *config, char *names,
+                          struct tsync_request *req, struct tsync_err *err)
+{
+        if (s->mode) {
+                enum tsync_mode m;
+                if (tsync_mode_from_name(s->mode, &m) < 0)
+                        return tsync_error(err, EINVAL, "runtime option mode: '%s' is not layer or replace", s->mode);
+                if (tsync_json_get(tsync_json_get(config, "annotations"), TSYNC_ANNOTATION_MODE) && m != req->mode)
+                        return tsync_error(err, EPERM,
+                                           "annotations.%s: '%s', but this runtime is set to mode '%s': refused",
+                                           TSYNC_ANNOTATION_MODE, tsync_mode_name(req->mode), s->mode);
+                req->mode = m;
+        }
+        const char *theirs[TSYNC_MAX_LAYERS];
+        size_t n_theirs = req->n_layers, n = 0;
+        memcpy(theirs, req->layers, sizeof(theirs));
+        char *save = NULL;
+        for (char *t = names ? strtok_r(names, ",;: \t", &save) : NULL; t; t = strtok_r(NULL, ",;: \t", &save)) {
+                if (!tsync_layer_name_valid(t))
+                        return tsync_error(err, EINVAL,
+                                           "runtime option layers: '%s' is not a profile name (letters, digits, "
+                                           "'_', '-', '.'; no paths)",
+                                           t);
+                if (n == TSYNC_MAX_LAYERS)
+                        return tsync_error(err, E2BIG, "at most %d layers", TSYNC_MAX_LAYERS);
+                req->layers[n++] = t;
+        }
+        if (n + n_theirs > TSYNC_MAX_LAYERS)
+                return tsync_error(err, E2BIG, "the runtime's %zu layers and annotations.%s's %zu: at most %d", n,
+                                   TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
+        memcpy(req->layers + n, theirs, n_theirs * sizeof(*theirs));
+        req->n_layers = n + n_theirs;
+        return 0;
+}
+
+/* oci-seccomp-tsync, beside us: the hooks that keep the exec view. */
+static int find_hook(char *buf, size_t size)
+{
+        char self[PATH_MAX];
+        if (cli_self_path(self, sizeof(self)) < 0)
+                return -1;
+        char *slash = strrchr(self, '/');
+        if (!slash)
+                return -1;
+        *slash = '\0';
+        int n = snprintf(buf, size, "%s/%s", self, PROGRAM);
+        return n > 0 && (size_t)n < size && access(buf, X_OK) == 0 ? 0 : -1;
+}
+
+struct target {
+        const char *where; /* the container id, for messages */
+        char bundle[PATH_MAX];
+        char config_path[PATH_MAX + 16];
+        mode_t mode;
+};
+
+static int rewrite_config(const struct rt_settings *s, const struct target *t, struct tsync_json *config,
+                          struct tsync_request *req)
+{
+        struct tsync_err err = { 0 };
+        char init_path[PATH_MAX], hook_path[PATH_MAX], cache_buf[PATH_MAX];
+        if (cli_find_init(init_path, sizeof(init_path)) < 0) {
+                cli_errorf(t->where, "cannot find seccomp-tsync-init beside %s or in ../libexec/oci-seccomp-tsync",
+                           RT_PROGRAM);
+                return -1;
+        }
+        struct tsync_plan_paths paths = {
+                .cache_dir = s->no_cache    ? NULL
+                             : s->cache_dir ? s->cache_dir
+                                            : cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
+                .profile_dirs = s->n_profile_dirs ? s->profile_dirs : cli_default_profile_dirs,
+                .n_profile_dirs = s->n_profile_dirs ? s->n_profile_dirs : cli_n_default_profile_dirs,
+                .state_root = TSYNC_STATE_ROOT,
+                .bundle = t->bundle,
+        };
+        req->delivery = TSYNC_DELIVERY_ARGS;
+        _cleanup_free_ char *running = NULL;
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        if (tsync_rewrite_undo(config, true, &running, &err) < 0 ||
+            tsync_plan_new(config, req, NULL, &plan, &err) < 0) {
+                cli_error(t->where, &err);
+                return -1;
+        }
+        struct tsync_plan_programs progs = { 0 };
+        if (cli_check_plan(plan, &paths, config, &progs, t->where) < 0)
+                return -1;
+        struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
+        int r = tsync_exec_view_lends(plan, &err);
+        if (r > 0 && find_hook(hook_path, sizeof(hook_path)) < 0)
+                r = tsync_error(&err, ENOENT,
+                                "the init is lent capabilities (process.noNewPrivileges is false), and the hook that "
+                                "takes them back from exec'd processes, %s, is not beside %s",
+                                PROGRAM, RT_PROGRAM);
+        else if (r > 0)
+                ro.hook_path = hook_path;
+        if (r >= 0)
+                r = tsync_rewrite_apply(config, plan, &ro, running, &err);
+        tsync_plan_programs_clear(&progs);
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        if (r >= 0)
+                r = tsync_json_write(config, false, &text, &len, &err);
+        if (r >= 0)
+                r = tsync_write_atomic(t->config_path, text, len, t->mode, false, &err);
+        if (r < 0) {
+                cli_error(t->where, &err);
+                return -1;
+        }
+        if (plan->mode == TSYNC_MODE_REPLACE)
+                cli_warn_replace(t->where, config, "exec");
+        return 0;
+}
+
+/* Whether the file's bytes name our annotations' prefix anywhere: for a
+ * config we cannot parse, which the runtime might still read. The engines
+ * write JSON keys literally. 1, 0, or -errno (the file cannot be read). */
+static int mentions_us(const char *path)
+{
+        static const char needle[] = "io.oci-seccomp-tsync.";
+        const size_t n = sizeof(needle) - 1;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        char buf[65536];
+        size_t kept = 0;
+        for (;;) {
+                ssize_t got = read(fd, buf + kept, sizeof(buf) - kept);
+                if (got < 0 && errno == EINTR)
+                        continue;
+                if (got < 0)
+                        return -errno;
+                if (got == 0)
+                        return 0;
+                size_t len = kept + (size_t)got;
+                if (memmem(buf, len, needle, n))
+                        return 1;
+                /* A match may straddle two reads. */
+                kept = len < n - 1 ? len : n - 1;
+                memmove(buf, buf + len - kept, kept);
+        }
+}
+
+/* The config as the runtime will read it, or NULL when it is not there to
+ * read: then the runtime says why, unless we were asked for something
+ * (*ret_required, which a config that names us sets too). */
+static struct tsync_json *read_config(struct target *t, bool *ret_required)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *config = NULL;
+        struct stat st;
+        int r = lstat(t->config_path, &st) < 0 ? tsync_error(&err, errno, "%s: %s", t->config_path, strerror(errno))
+                                               : 0;
+        if (r == 0 && !S_ISREG(st.st_mode))
+                r = tsync_error(&err, EINVAL, "%s: not a regular file: refusing to read or replace it", t->config_path);
+        /* As precreate reads an engine's config. */
+        struct tsync_json_limits lim = { .max_bytes = 16u << 20 };
+        if (r == 0)
+                r = tsync_json_parse_file(t->config_path, &lim, &config, &err);
+        /* What we cannot parse but names us must not run without us; nor what
+         * the runtime reads through a link or from a FIFO or device, which we
+         * cannot judge. A missing config is the runtime's to report. */
+        struct stat target;
+        if (r < 0 && !*ret_required && stat(t->config_path, &target) == 0 &&
+            (!S_ISREG(target.st_mode) || mentions_us(t->config_path) != 0))
+                *ret_required = true;
+        if (r < 0) {
+                if (*ret_required)
+                        cli_error(t->where, &err);
+                return NULL;
+        }
+        t->mode = st.st_mode & 07777;
+        return config;
+}
+
+int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
+{
+        struct target t = { .where = cl->id ? cl->id : "runtime" };
+        bool asked = s->layers || s->mode;
+        if (!realpath(cl->bundle ? cl->bundle : ".", t.bundle)) {
+                if (!asked)
+                        return 0;
+                cli_errorf(t.where, "bundle %s: %s", cl->bundle ? cl->bundle : ".", strerror(errno));
+                return -1;
+        }
+        /* crun's --config is read from the bundle when relative. */
+        const char *file = cl->config_file ? cl->config_file : "config.json";
+        if (file[0] == '/')
+                (void)snprintf(t.config_path, sizeof(t.config_path), "%s", file);
+        else
+                (void)snprintf(t.config_path, sizeof(t.config_path), "%s/%s", t.bundle, file);
+        /* The hooks of a running container change config.json too (the exec view), under this lock. */
+        _cleanup_close_ int lock = open(t.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (lock < 0 || flock(lock, LOCK_EX) < 0) {
+                /* Not even to look: whether it asks for us is unknown, so it does not run. */
+                cli_errorf(t.where, "%s: cannot lock: %s", t.bundle, strerror(errno));
+                return -1;
+        }
+        bool required = asked;
+        _cleanup_json_ struct tsync_json *config = read_config(&t, &required);
+        if (!config && required)
+                return -1;
+        if (!config)
+                return 0;
+        if (!asked && !asks_for_us(config))
+                return 0;
+        if (cl->config_file) {
+                /* The exec view and our hooks read BUNDLE/config.json. */
+                cli_errorf(t.where, "crun's --config %s: not supported by %s: use the bundle's config.json",
+                           cl->config_file, RT_PROGRAM);
+                return -1;
+        }
+        struct tsync_err err = { 0 };
+        struct tsync_request req = { 0 };
+        _cleanup_free_ char *names = s->layers ? strdup(s->layers) : NULL;
+        int r = s->layers && !names ? tsync_error(&err, ENOMEM, "out of memory") : 0;
+        if (r == 0)
+                r = tsync_request_from_annotations(config, &req, &err);
+        if (r == 0)
+                r = merge_settings(s, config, names, &req, &err);
+        if (r == 0)
+                r = rewrite_config(s, &t, config, &req);
+        else
+                cli_error(t.where, &err);
+        tsync_request_clear(&req);
+        return r;
+}

@@ -1,0 +1,86 @@
+/* oci-seccomp-tsync-runtime: registered with an engine in runc's place
+ * (Docker's runtimes, containerd's BinaryName, CRI-O's runtime table). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../cli/cli.h"
+#include "runtime.h"
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+static bool executable(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* A name is looked up in PATH as a shell would; a path is taken as it is. */
+static int find_runtime(const char *name, char *buf, size_t size)
+{
+        if (strchr(name, '/')) {
+                if (!executable(name))
+                        return -ENOENT;
+                return snprintf(buf, size, "%s", name) < (int)size ? 0 : -ENAMETOOLONG;
+        }
+        const char *path = getenv("PATH");
+        if (!path || !*path)
+                path = DEFAULT_PATH;
+        for (const char *p = path; *p;) {
+                size_t n = strcspn(p, ":");
+                if (n > 0 && snprintf(buf, size, "%.*s/%s", (int)n, p, name) < (int)size && executable(buf))
+                        return 0;
+                p += n + (p[n] == ':');
+        }
+        return -ENOENT;
+}
+
+static int choose_runtime(const struct rt_settings *s, char *buf, size_t size)
+{
+        const char *name = s->runtime ? s->runtime : "runc";
+        int r = find_runtime(name, buf, size);
+        if (r < 0) {
+                cli_errorf("runtime", "the real runtime '%s': %s (set runtime = PATH in %s, or --runtime=PATH)", name,
+                           r == -ENOENT ? "not found, or not an executable file" : strerror(-r), RT_DEFAULT_CONF);
+                return -1;
+        }
+        /* Installed as "runc" on PATH, we would call ourselves for ever. */
+        struct stat me, it;
+        if (stat("/proc/self/exe", &me) == 0 && stat(buf, &it) == 0 && me.st_dev == it.st_dev &&
+            me.st_ino == it.st_ino) {
+                cli_errorf("runtime", "the real runtime '%s' (%s) is this program: name runc or crun by its path", name,
+                           buf);
+                return -1;
+        }
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        struct rt_settings s = { 0 };
+        struct rt_cmdline cl;
+        char runtime[PATH_MAX];
+        if (rt_parse_cmdline(argc, argv, &s, &cl) < 0)
+                return CLI_EXIT_USAGE;
+        if (cl.rewrite)
+                rt_log_begin(&cl);
+        int r = rt_read_conf(s.conf ? s.conf : RT_DEFAULT_CONF, !s.conf, &s);
+        if (r == 0)
+                r = choose_runtime(&s, runtime, sizeof(runtime));
+        if (r == 0 && cl.rewrite)
+                r = rt_rewrite_bundle(&s, &cl);
+        if (cl.rewrite)
+                rt_log_end(&cl, r < 0);
+        if (r == 0) {
+                cl.argv[0] = runtime;
+                execv(runtime, cl.argv);
+                cli_errorf("runtime", "%s: cannot execute it: %s", runtime, strerror(errno));
+        }
+        rt_cmdline_clear(&cl);
+        rt_settings_clear(&s);
+        return r < 0 ? CLI_EXIT_FAILED : 127;
+}

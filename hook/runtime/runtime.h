@@ -1,0 +1,63 @@
+/* oci-seccomp-tsync-runtime: runc's command line in front of the real runtime.
+ * create and run get the bundle's config.json rewritten (the same code as
+ * inject and precreate); every command then goes to the real runtime by execve. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RT_PROGRAM      "oci-seccomp-tsync-runtime"
+#define RT_DEFAULT_CONF "/etc/oci-seccomp-tsync/runtime.conf"
+#define RT_MAX_DIRS     8
+
+/* Our own settings: options before the command word (where Docker puts a
+ * registered runtime's runtimeArgs) over the config file over the defaults. */
+struct rt_settings {
+        const char *runtime; /* the real runtime: a path, or a name looked up in PATH */
+        const char *layers;  /* profile names, as in the layers annotation */
+        const char *mode;    /* "layer" or "replace", or NULL: the annotation's, else layer */
+        const char *profile_dirs[RT_MAX_DIRS];
+        size_t n_profile_dirs;
+        const char *cache_dir;
+        bool no_cache;
+        const char *conf; /* the config file named by --runtime-config, or NULL */
+        char *conf_text;  /* owned: the config file's text, which its values point into */
+};
+
+/* Frees what rt_read_conf read (the strings of s that came from the file). */
+void rt_settings_clear(struct rt_settings *s);
+
+/* runc's (and crun's) command line, as far as we need to know it. */
+struct rt_cmdline {
+        char **argv; /* what the real runtime gets (argv[0] set later), ours removed, NULL-terminated */
+        int argc;
+        int command;             /* index of the command word in argv, or -1 */
+        bool rewrite;            /* create or run, and not asking for help */
+        const char *bundle;      /* --bundle/-b, or NULL: the current directory */
+        const char *config_file; /* crun's --config/-f, or NULL */
+        const char *id;          /* the container id (first operand), or NULL */
+        const char *log;         /* --log */
+        const char *log_format;  /* --log-format */
+};
+
+/* Splits argv into our settings (set in s) and the real runtime's command
+ * line (ret, its argv allocated: rt_cmdline_clear). 0, or -1 after printing
+ * why (nothing allocated). */
+int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmdline *ret);
+void rt_cmdline_clear(struct rt_cmdline *cl);
+
+/* Reads the config file (path; missing_ok for the default one) into s, for
+ * settings the command line did not give (rt_settings_clear frees them).
+ * 0, or -1 after printing why. */
+int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s);
+
+/* create/run: rewrites the bundle's config.json when the runtime's settings
+ * or the config's annotations ask for anything of ours; otherwise leaves it
+ * untouched. 0, or -1 after printing why (the container must not start). */
+int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl);
+
+/* While our work runs, what we print on stderr is also kept, so that an engine
+ * that reads the runtime's --log (containerd's shim: the last "error" line is
+ * what `docker run` and `ctr run` show) gets our message too. */
+void rt_log_begin(const struct rt_cmdline *cl);
+void rt_log_end(const struct rt_cmdline *cl, bool failed);

@@ -1,0 +1,207 @@
+#!/bin/bash
+# oci-seccomp-tsync-runtime called as an engine calls runc: global options
+# before the command, create/run rewritten, everything else passed through to
+# the real runtime (runc 1.1.5, or crun 1.8.1 in its cgroup2 namespace).
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+. "$HERE/hooklib.sh"
+RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
+THREADS="$TSYNC_BUILD/tests/static/threads_probe"
+
+setUp() {
+        tsync_test_begin
+        tsync_need_built "$RUNTIME" "$INIT" "$OCI" "$THREADS"
+        : >"$TSYNC_TMP/runtime.conf"
+        ID=$(tsync_unique_id rt)
+}
+
+tearDown() {
+        if [ -n "$TSYNC_TMP" ] && [ -d "$TSYNC_TMP/root" ]; then
+                runc --root "$TSYNC_TMP/root" delete --force "$ID" >/dev/null 2>&1
+        fi
+        tsync_test_end
+}
+
+# ours ARGS...: the runtime with this test's config file, profiles and cache.
+ours() {
+        "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$PROFILES" \
+                --cache-dir="$TSYNC_TMP/cache" "$@"
+}
+
+# bundle DIR SCRIPT: runc spec's config running `sh -c SCRIPT`, threads_probe in the rootfs.
+bundle() {
+        make_rootfs "$1/rootfs" "$THREADS" && make_bundle "$1" /bin/sh -c "$2"
+}
+
+# run_ours ID BUNDLE ARGS...: `ours ARGS... run -b BUNDLE ID` in the foreground; $rc, ID.out, ID.err.
+run_ours() {
+        local id=$1 b=$2
+        shift 2
+        _tsync_register runc "$id"
+        ours "$@" run -b "$b" "$id" </dev/null >"$TSYNC_TMP/$id.out" 2>"$TSYNC_TMP/$id.err"
+        rc=$?
+        _tsync_remove_container runc "$id"
+        _tsync_unregister runc "$id"
+}
+
+testAConfigWithoutOurSettingsRunsUntouchedByteForByte() {
+        bundle "$TSYNC_TMP/b" 'grep -E "^Seccomp_filters" /proc/1/status; tr "\0" " " </proc/1/cmdline; echo' ||
+                fail "bundle"
+        cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "config.json was changed"
+        grep -q "^Seccomp_filters:.0$" "$TSYNC_TMP/$ID.out" || fail "filters: $(cat "$TSYNC_TMP/$ID.out")"
+        grep -q "^/bin/sh" "$TSYNC_TMP/$ID.out" || fail "PID 1 is not the workload: $(cat "$TSYNC_TMP/$ID.out")"
+}
+
+testAConfigWeCannotParseThatDoesNotNameUsGoesToRuncUntouched() {
+        bundle "$TSYNC_TMP/b" 'echo ran' || fail "bundle"
+        # Go's decoder takes the last of two equal keys; ours refuses them.
+        sed -i '1s/^{/{"ociVersion": "1.0.0",/' "$TSYNC_TMP/b/config.json"
+        cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        assertEquals "ran" "$(cat "$TSYNC_TMP/$ID.out")"
+        cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "config.json was changed"
+}
+
+testTheRuntimesLayersHoldOnEveryThreadOfInitAndWorkload() {
+        bundle "$TSYNC_TMP/b" "$PROBE; exec /bin/threads_probe -n 4 mkdir /tmp/t" || fail "bundle"
+        # As Docker starts containers: capabilities and no NO_NEW_PRIVS (the init is lent CAP_SYS_ADMIN).
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.process.noNewPrivileges = false' || fail "edit"
+        run_ours "$ID" "$TSYNC_TMP/b" --layers=deny-mkdir
+        out="$TSYNC_TMP/$ID.out"
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        assertTrue "no init threads listed" "grep -q '^init ' $out"
+        assertEquals "init threads without the layer" "" "$(init_threads_without "$out" 1)"
+        assertEquals "threads reported" 5 "$(grep -c '^tid=' "$out")"
+        assertEquals "threads where mkdir was not denied with EDQUOT" "" \
+                "$(grep '^tid=' "$out" | grep -v 'Seccomp_filters=1 .*call=mkdir rc=-1 errno=122' || true)"
+        assertEquals "hooks keep lent capabilities from runc exec" "createRuntime poststop" \
+                "$(jq -r '.hooks | keys | join(" ")' "$TSYNC_TMP/b/config.json")"
+}
+
+testAnnotationLayersComeAfterTheRuntimesOwn() {
+        bundle "$TSYNC_TMP/b" 'grep -E "^Seccomp_filters" /proc/self/status; mkdir /tmp/d; /bin/threads_probe -n 1 getcwd' ||
+                fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-getcwd"' ||
+                fail "edit"
+        run_ours "$ID" "$TSYNC_TMP/b" --layers=deny-mkdir
+        out="$TSYNC_TMP/$ID.out"
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        grep -q "^Seccomp_filters:.2$" "$out" || fail "filters: $(cat "$out")"
+        grep -q "Disk quota exceeded" "$TSYNC_TMP/$ID.err" || fail "mkdir allowed: $(cat "$TSYNC_TMP/$ID.err")"
+        assertEquals "threads where getcwd was not denied" "" \
+                "$(grep '^tid=' "$out" | grep -v 'call=getcwd rc=-1 errno=123' || true)"
+        assertEquals "layers in the plan" '["deny-mkdir","deny-getcwd"]' \
+                "$(jq -c '.annotations["io.oci-seccomp-tsync.plan"] | fromjson | .layers' "$TSYNC_TMP/b/config.json")"
+}
+
+testGlobalOptionsBeforeTheCommandReachRuncAndCreateStartStateDelete() {
+        bundle "$TSYNC_TMP/b" 'mkdir /tmp/d 2>/tmp/err; cat /tmp/err; sleep 30' || fail "bundle"
+        mkdir "$TSYNC_TMP/root"
+        local g=(--root "$TSYNC_TMP/root" --log "$TSYNC_TMP/log.json" --log-format json --rootless false
+                --criu /nonexistent/criu --debug)
+        ours --layers=deny-mkdir "${g[@]}" create --bundle "$TSYNC_TMP/b" --pid-file "$TSYNC_TMP/pid" "$ID" \
+                </dev/null >"$TSYNC_TMP/out" 2>&1 || fail "create: $(cat "$TSYNC_TMP/out")"
+        assertEquals "created" "$(ours "${g[@]}" state "$ID" | jq -r .status)"
+        ours "${g[@]}" start "$ID" || fail "start"
+        assertEquals "running" "$(ours "${g[@]}" state "$ID" | jq -r .status)"
+        out=$(ours "${g[@]}" exec "$ID" /bin/grep Seccomp_filters /proc/1/status | tr -d '\t')
+        assertEquals "Seccomp_filters:1" "$out"
+        assertTrue "runc --debug wrote to its json log" "grep -q '\"level\":\"debug\"' $TSYNC_TMP/log.json"
+        ours "${g[@]}" kill "$ID" KILL && sleep 0.2
+        ours "${g[@]}" delete --force "$ID" || fail "delete"
+        assertFalse "still listed" "runc --root $TSYNC_TMP/root list -q | grep -qx $ID"
+}
+
+testPassThroughCommandsGiveRuncsOutputAndExitStatus() {
+        mkdir "$TSYNC_TMP/root"
+        local args
+        for args in "--version" "--root $TSYNC_TMP/root list" "--root $TSYNC_TMP/root state nosuch-$ID" \
+                "features" "--root $TSYNC_TMP/root kill nosuch-$ID KILL" "nosuchcommand" "--help"; do
+                # shellcheck disable=SC2086 # word splitting wanted
+                runc $args >"$TSYNC_TMP/runc.out" 2>&1
+                want=$?
+                # shellcheck disable=SC2086
+                ours $args >"$TSYNC_TMP/ours.out" 2>&1
+                got=$?
+                assertEquals "exit status of '$args'" "$want" "$got"
+                assertEquals "output of '$args'" "$(sed 's/time="[^"]*"//' "$TSYNC_TMP/runc.out")" \
+                        "$(sed 's/time="[^"]*"//' "$TSYNC_TMP/ours.out")"
+        done
+        out=$(ours --layers=deny-mkdir create --help 2>&1)
+        assertContains "create --help is runc's" "$out" "--bundle value"
+}
+
+testARefusalIsOneLineOnStderrAndInTheJsonLogAndNothingIsCreated() {
+        bundle "$TSYNC_TMP/b" 'true' || fail "bundle"
+        cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
+        mkdir "$TSYNC_TMP/root"
+        ours --layers=no-such-layer --root "$TSYNC_TMP/root" --log "$TSYNC_TMP/log.json" --log-format json \
+                create -b "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        assertEquals 1 $?
+        assertEquals "stderr lines" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" "oci-seccomp-tsync: $ID: layer 'no-such-layer': no such profile"
+        assertEquals "the log's last error" "$(cat "$TSYNC_TMP/err")" \
+                "$(jq -r 'select(.level == "error") | .msg' "$TSYNC_TMP/log.json" | tail -n 1)"
+        assertFalse "created" "runc --root $TSYNC_TMP/root state $ID >/dev/null 2>&1"
+        cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "config.json was changed"
+}
+
+testAModeTheRuntimeFixesCannotBeChangedByAnAnnotation() {
+        bundle "$TSYNC_TMP/b" 'true' || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.annotations["io.oci-seccomp-tsync.mode"] = "replace"' || fail "edit"
+        run_ours "$ID" "$TSYNC_TMP/b" --mode=layer --layers=deny-mkdir
+        assertEquals 1 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/$ID.err")" "annotations.io.oci-seccomp-tsync.mode: 'replace', but this runtime is set to mode 'layer'"
+}
+
+testAPlanAmongTheAnnotationsIsRefusedAsForged() {
+        bundle "$TSYNC_TMP/b" 'true' || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.annotations["io.oci-seccomp-tsync.plan"] = "{}"' || fail "edit"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertEquals 1 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/$ID.err")" "oci-seccomp-tsync: $ID: "
+        assertContains "$(cat "$TSYNC_TMP/$ID.err")" "io.oci-seccomp-tsync.plan"
+}
+
+testTheConfigFileNamesTheRuntimeAndLayersAndMustBeRootsAlone() {
+        bundle "$TSYNC_TMP/b" 'grep -E "^Seccomp_filters" /proc/self/status' || fail "bundle"
+        printf '# test\nruntime = %s\nlayers = deny-mkdir\n' "$(command -v runc)" >"$TSYNC_TMP/runtime.conf"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        grep -q "^Seccomp_filters:.1$" "$TSYNC_TMP/$ID.out" || fail "filters: $(cat "$TSYNC_TMP/$ID.out")"
+        chmod g+w "$TSYNC_TMP/runtime.conf"
+        ours --version >/dev/null 2>"$TSYNC_TMP/err"
+        assertEquals 1 $?
+        assertContains "$(cat "$TSYNC_TMP/err")" "must belong to root and be writable by root alone"
+        chmod g-w "$TSYNC_TMP/runtime.conf"
+        printf 'runtimes = runc\n' >"$TSYNC_TMP/runtime.conf"
+        ours --version >/dev/null 2>"$TSYNC_TMP/err"
+        assertContains "$(cat "$TSYNC_TMP/err")" "line 1: 'runtimes' is not a setting"
+}
+
+testItselfAsTheRealRuntimeIsRefused() {
+        ours --runtime="$RUNTIME" --version >/dev/null 2>"$TSYNC_TMP/err"
+        assertEquals 1 $?
+        assertContains "$(cat "$TSYNC_TMP/err")" "is this program"
+}
+
+testCrunAsTheRealRuntimeRunsTheLayer() {
+        bundle "$TSYNC_TMP/b" "$PROBE" || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.process.noNewPrivileges = false' || fail "edit"
+        _tsync_register crun "$ID"
+        # crun_cmd's namespace, with our runtime in crun's place (its global option goes through).
+        unshare -m --propagation private -- sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
+                "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$PROFILES" --no-cache \
+                --runtime="$(command -v crun)" --layers=deny-mkdir --cgroup-manager=disabled \
+                run --bundle "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 $?
+        assertTrue "no init threads listed" "grep -q '^init ' $TSYNC_TMP/out"
+        assertEquals "init threads without the layer" "" "$(init_threads_without "$TSYNC_TMP/out" 1)"
+        grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "mkdir allowed: $(cat "$TSYNC_TMP/out")"
+}
+
+. shunit2

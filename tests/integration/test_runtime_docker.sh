@@ -1,0 +1,135 @@
+#!/bin/bash
+# Docker 20.10 with oci-seccomp-tsync-runtime registered under two names whose runtimeArgs
+# name different layers (and a third naming a layer that does not exist). One dockerd for
+# the suite, started and stopped here (see enginelib.sh).
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+. "$HERE/hooklib.sh"
+. "$HERE/enginelib.sh"
+RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
+THREADS="$TSYNC_BUILD/tests/static/threads_probe"
+IMAGE=tsync-runtime-test:1
+
+oneTimeSetUp() {
+        tsync_need_built "$RUNTIME" "$INIT" "$OCI" "$THREADS"
+        SUITE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tsync-docker.XXXXXX")
+        : >"$SUITE_DIR/runtime.conf"
+        local name layer common
+        common=$(jq -cn --arg c "$SUITE_DIR/runtime.conf" --arg p "$PROFILES" --arg d "$SUITE_DIR/cache" \
+                '["--runtime-config=" + $c, "--profile-dir=" + $p, "--cache-dir=" + $d]')
+        printf '{"runtimes": {}}' >"$SUITE_DIR/daemon.json"
+        for name in mkdir:deny-mkdir getcwd:deny-getcwd missing:no-such-layer; do
+                layer=${name#*:}
+                tsync_json_edit "$SUITE_DIR/daemon.json" \
+                        '.runtimes["tsync-" + $n] = {path: $r, runtimeArgs: ($common + ["--layers=" + $l])}' \
+                        --arg n "${name%%:*}" --arg r "$RUNTIME" --arg l "$layer" --argjson common "$common" || return 1
+        done
+        make_rootfs "$SUITE_DIR/rootfs" "$THREADS" >/dev/null || return 1
+        docker_start "$SUITE_DIR" || return 1
+        engine_image_tar "$SUITE_DIR/rootfs" | docker_cmd import - "$IMAGE" >/dev/null || tsync_log "docker import failed"
+}
+
+oneTimeTearDown() {
+        local ids
+        ids=$(docker_cmd ps -aq 2>/dev/null)
+        # shellcheck disable=SC2086 # one id a word
+        [ -z "$ids" ] || docker_cmd rm -f $ids >/dev/null 2>&1
+        engine_stop_all
+        rm -rf "$SUITE_DIR"
+}
+
+setUp() {
+        tsync_test_begin
+        docker_cmd image inspect "$IMAGE" >/dev/null 2>&1 || fail "dockerd or the image is not there"
+        NAME=$(tsync_unique_id docker)
+}
+
+tearDown() {
+        docker_cmd rm -f "$NAME" >/dev/null 2>&1
+        tsync_test_end
+}
+
+# drun ARGS...: `docker run --rm --network none ARGS`; output in $TSYNC_TMP/out (stdout and stderr), status in $rc.
+drun() {
+        docker_cmd run --rm --network none --name "$NAME" "$@" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+}
+
+testDockerRunWithTheRuntimeGetsDockersProfileAndTheLayerOnEveryThread() {
+        local script="$PROBE; tr '\\0' ' ' </proc/1/cmdline; echo; unshare -U true 2>&1 || echo unshare: denied
+                /bin/threads_probe -n 4 mkdir /tmp/t"
+        drun "$IMAGE" sh -c "$script"
+        assertEquals "runc alone: $(cat "$TSYNC_TMP/out")" 0 "$rc"
+        cp "$TSYNC_TMP/out" "$TSYNC_TMP/plain"
+        assertEquals "runc alone: Docker's profile on PID 1" "" "$(init_threads_without "$TSYNC_TMP/plain" 1)"
+        grep -q "unshare: denied" "$TSYNC_TMP/plain" || fail "Docker's profile allows unshare: $(cat "$TSYNC_TMP/plain")"
+
+        drun --runtime tsync-mkdir "$IMAGE" sh -c "$script"
+        out="$TSYNC_TMP/out"
+        assertEquals "$(cat "$out")" 0 "$rc"
+        assertTrue "no init threads listed" "grep -q '^init ' $out"
+        assertEquals "init threads without Docker's profile + the layer" "" "$(init_threads_without "$out" 2)"
+        grep -q "^/.oci-seccomp-tsync/init " "$out" || fail "PID 1 is not our init: $(cat "$out")"
+        grep -q "unshare: denied" "$out" || fail "Docker's profile no longer applies: $(cat "$out")"
+        assertEquals "threads reported" 5 "$(grep -c '^tid=' "$out")"
+        assertEquals "threads without Docker's profile + the layer denying mkdir" "" \
+                "$(grep '^tid=' "$out" | grep -v 'Seccomp_filters=2 .*call=mkdir rc=-1 errno=122' || true)"
+
+        drun --runtime tsync-mkdir --security-opt seccomp=unconfined "$IMAGE" /bin/threads_probe -n 2 mkdir /tmp/t
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        assertEquals "unconfined: the layer alone" "" \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -v 'Seccomp_filters=1 .*errno=122' || true)"
+}
+
+testEachRegisteredNameGetsItsOwnLayers() {
+        drun --runtime tsync-getcwd "$IMAGE" sh -c '/bin/threads_probe -n 2 getcwd; mkdir /tmp/d && echo mkdir: ok'
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        assertEquals "threads where getcwd was not denied" "" \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -v 'call=getcwd rc=-1 errno=123' || true)"
+        grep -q "^mkdir: ok" "$TSYNC_TMP/out" || fail "the other name's layer applies: $(cat "$TSYNC_TMP/out")"
+}
+
+testDockerRunWithoutTheRuntimeIsUnaffected() {
+        drun "$IMAGE" sh -c 'tr "\0" " " </proc/1/cmdline; echo; grep Seccomp_filters /proc/self/status
+                mkdir /tmp/d && echo mkdir: ok'
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        grep -q "^sh -c" "$TSYNC_TMP/out" || fail "PID 1: $(cat "$TSYNC_TMP/out")"
+        grep -q "^Seccomp_filters:.1$" "$TSYNC_TMP/out" || fail "filters: $(cat "$TSYNC_TMP/out")"
+        grep -q "^mkdir: ok" "$TSYNC_TMP/out" || fail "mkdir: $(cat "$TSYNC_TMP/out")"
+}
+
+# exec_status RUNTIME [RUN OPTIONS...]: a container's `docker exec` status lines, as root and uid 1000.
+exec_status() {
+        local rt=$1 name="$NAME-$1"
+        shift
+        docker_cmd run -d --network none --name "$name" --runtime "$rt" "$@" "$IMAGE" sleep 60 >/dev/null || return 1
+        for u in 0 1000; do
+                docker_cmd exec -u "$u" "$name" grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):' \
+                        /proc/self/status
+        done
+        docker_cmd rm -f "$name" >/dev/null
+}
+
+testDockerExecGetsWhatItGetsWithoutOurRuntime() {
+        local opts
+        for opts in "" "--security-opt no-new-privileges" "--cap-add SYS_PTRACE --cap-drop CHOWN"; do
+                # shellcheck disable=SC2086 # options split at blanks
+                want=$(exec_status runc $opts) || fail "runc: $want"
+                # shellcheck disable=SC2086
+                got=$(exec_status tsync-mkdir $opts) || fail "ours: $got"
+                assertEquals "docker exec with '$opts'" "$want" "$got"
+                assertContains "$got" "NoNewPrivs"
+        done
+}
+
+testARefusalReachesDockerRunAndTheContainerNeverRuns() {
+        docker_cmd run --network none --name "$NAME" --runtime tsync-missing "$IMAGE" sh -c 'echo ran' \
+                >"$TSYNC_TMP/out" 2>&1
+        assertEquals 125 $?
+        assertNotContains "$(cat "$TSYNC_TMP/out")" "ran"
+        assertContains "$(cat "$TSYNC_TMP/out")" "OCI runtime create failed: oci-seccomp-tsync: "
+        assertContains "$(cat "$TSYNC_TMP/out")" ": layer 'no-such-layer': no such profile in $PROFILES"
+        assertEquals "created" "$(docker_cmd inspect -f '{{.State.Status}}' "$NAME")"
+}
+
+. shunit2
