@@ -34,7 +34,7 @@ args=()
 while [ $# -gt 0 ]; do
         case "$1" in
         -b)
-                [ $# -ge 2 ] && [ -x "$2" ] || die "-b: '${2:-}' is not an executable"
+                if [ $# -lt 2 ] || ! [ -x "$2" ]; then die "-b: '${2:-}' is not an executable"; fi
                 OTHER=$(realpath "$2")
                 shift 2
                 ;;
