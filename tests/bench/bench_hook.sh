@@ -8,7 +8,8 @@
 #   --version          oci-seccomp-tsync with nothing to do: its own start and exit
 #   precreate          Podman's config on stdin, cache hit (layer and Podman's own profile)
 #   createRuntime      the OCI state on stdin; config.json from precreate (filters in the
-#                      init's arguments): reads the plan, puts the exec view in place
+#                      init's arguments): reads the plan, puts the exec view in place (with
+#                      --no-sync, as the hooks.d files run it, when the build knows it)
 #   poststop           lends the capabilities again (the pair leaves config.json as it was)
 #   precreate cold     the same with --no-cache (context: what the cache saves)
 # -b OTHER: the same stages with another build of oci-seccomp-tsync (e.g. one built from
@@ -57,12 +58,14 @@ printf '{"ociVersion":"1.0.2","id":"bench-hook-%s","status":"created","pid":1,"b
         >"$T/state.json"
 
 # stages BINARY: bench_spawn's commands for the stages of that build, each ending in ---.
+# createRuntime and poststop get --no-sync as the hooks.d files give it (a build that knows it).
 stages() {
-        local bin=$1 common=(--profile-dir "$T/profiles" --cache-dir "$T/cache" --init "$INIT")
+        local bin=$1 common=(--profile-dir "$T/profiles" --cache-dir "$T/cache" --init "$INIT") sync=
+        "$bin" hook --help | grep -q -- --no-sync && sync=--no-sync
         echo "$bin --version ---"
         echo "-i $T/precreate.json $bin hook precreate ${common[*]} ---"
-        echo "-i $T/state.json $bin hook createRuntime ---"
-        echo "-i $T/state.json $bin hook poststop ---"
+        echo "-i $T/state.json $bin hook createRuntime $sync ---"
+        echo "-i $T/state.json $bin hook poststop $sync ---"
         echo "-i $T/precreate.json $bin hook precreate --no-cache --profile-dir $T/profiles --init $INIT ---"
 }
 NAMES=("/bin/true" "--version" "precreate" "createRuntime" "poststop" "precreate, no cache")
