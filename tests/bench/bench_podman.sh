@@ -53,6 +53,12 @@ mkdir -p "$T/profiles" && cp "$PROFILES/deny-mkdir.json" "$T/profiles/" || die "
 podman_hooks_dir "$T/hooks.d" "$T/profiles" "" "$T/cache" || die "hooks.d"
 if [ -n "$OTHER" ]; then
         TSYNC_BUILD=$OTHER podman_hooks_dir "$T/hooks-b.d" "$T/profiles" "" "$T/cache-b" || die "hooks.d of $OTHER"
+        # This tree's hooks.d files, for a build that may predate an option they pass.
+        if ! "$OTHER/bin/oci-seccomp-tsync" hook --help | grep -q -- --no-sync; then
+                for f in "$T"/hooks-b.d/*.json; do
+                        jq '.hook.args -= ["--no-sync"]' "$f" >"$f.new" && mv "$f.new" "$f" || die "jq failed"
+                done
+        fi
 fi
 make_rootfs "$T/rootfs" || die "rootfs"
 
