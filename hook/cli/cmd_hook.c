@@ -29,6 +29,7 @@ struct hook_opts {
         size_t n_profile_dirs;
         const char *state_root;
         const char *init;
+        bool no_sync;
 };
 
 static void help(FILE *f)
@@ -50,7 +51,10 @@ static void help(FILE *f)
                 "  --no-cache         compile every time\n"
                 "  --profile-dir DIR  where layer names are looked up (repeatable; default %s, then %s)\n"
                 "  --state-root DIR   per-container filter directories an older precreate made (default %s)\n"
-                "  --init PATH        the static seccomp-tsync-init to mount (precreate)\n",
+                "  --init PATH        the static seccomp-tsync-init to mount (precreate)\n"
+                "  --no-sync          createRuntime, poststop: rewrite config.json for the exec view without\n"
+                "                     fsync, for an engine that writes it anew at every start (Podman, CRI-O;\n"
+                "                     the hooks.d files pass it)\n",
                 PROGRAM, TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_CACHE_DEFAULT_DIR,
                 cli_default_profile_dirs[0], cli_default_profile_dirs[1], TSYNC_STATE_ROOT);
 }
@@ -152,7 +156,7 @@ static int stage_create(const struct hook_opts *h)
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
         if (delivered)
-                r = cli_exec_view_start(plan, st.id, st.bundle, &err);
+                r = cli_exec_view_start(plan, st.id, st.bundle, !h->no_sync, &err);
         if (r < 0) {
                 cli_error(st.id, &err);
                 /* Leave nothing half-written behind: the container will not start
@@ -176,7 +180,7 @@ static int stage_poststop(const struct hook_opts *h)
                 return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
         if (r < 0)
                 return CLI_EXIT_FAILED;
-        r = cli_exec_view_stop(plan, st.id, st.bundle, &err);
+        r = cli_exec_view_stop(plan, st.id, st.bundle, !h->no_sync, &err);
         if (r < 0)
                 cli_error(st.id, &err);
         if (tsync_deliver_clean(plan, &o, &err) < 0) {
@@ -257,6 +261,7 @@ int cmd_hook(int argc, char **argv)
                                                  { "profile-dir", required_argument, NULL, 'P' },
                                                  { "state-root", required_argument, NULL, 'S' },
                                                  { "init", required_argument, NULL, 'I' },
+                                                 { "no-sync", no_argument, NULL, 'Y' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         char cache_buf[PATH_MAX];
@@ -300,6 +305,9 @@ int cmd_hook(int argc, char **argv)
                         break;
                 case 'I':
                         h.init = optarg;
+                        break;
+                case 'Y':
+                        h.no_sync = true;
                         break;
                 case 'h':
                         help(stdout);

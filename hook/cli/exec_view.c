@@ -213,7 +213,8 @@ static int restore_crun_copy(pid_t ppid, const char *id, const char *bundle, con
  * containers' hooks change it too): at start the original sets and our id
  * (and crun's copy when crun_ppid is crun's pid), at stop the lent sets again
  * if the id is ours. */
-static int bundle_view(const char *bundle, const char *id, bool start, pid_t crun_ppid, struct tsync_err *err)
+static int bundle_view(const char *bundle, const char *id, bool start, pid_t crun_ppid, bool durable,
+                       struct tsync_err *err)
 {
         _cleanup_close_ int dir = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir < 0)
@@ -249,11 +250,12 @@ static int bundle_view(const char *bundle, const char *id, bool start, pid_t cru
         if (changed)
                 r = tsync_json_write(doc, true, &text, &len, err);
         if (r == 0 && changed)
-                r = tsync_write_atomic(path, text, len, mode, true, err);
+                r = tsync_write_atomic(path, text, len, mode, durable, err);
         return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
 }
 
-int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, struct tsync_err *err)
+int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
+                        struct tsync_err *err)
 {
         int r = tsync_exec_view_lends(plan, err);
         if (r <= 0)
@@ -270,13 +272,14 @@ int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const cha
                                    "exec'd processes their capabilities from, not where '%s' does: set "
                                    "process.noNewPrivileges to true",
                                    runtime, runtime);
-        return bundle_view(bundle, id, true, strcmp(runtime, "crun") == 0 ? ppid : 0, err);
+        return bundle_view(bundle, id, true, strcmp(runtime, "crun") == 0 ? ppid : 0, durable, err);
 }
 
-int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, struct tsync_err *err)
+int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
+                       struct tsync_err *err)
 {
         int r = tsync_exec_view_lends(plan, err);
         if (r <= 0)
                 return r;
-        return bundle_view(bundle, id, false, 0, err);
+        return bundle_view(bundle, id, false, 0, durable, err);
 }

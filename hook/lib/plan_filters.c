@@ -112,9 +112,11 @@ void tsync_plan_programs_clear(struct tsync_plan_programs *p)
 /* The runtime's own profile (layer mode): the runtime loads it on the init
  * before the init starts, so the init's calls after its load are judged by
  * it too. *ret NULL when the config has none, or in replace mode (then it is
- * one of the plan's filters). Its warnings were the runtime's to give. */
-static int compile_baseline(const struct tsync_json *config, const struct tsync_plan *plan, struct tsync_program **ret,
-                            struct tsync_err *err)
+ * one of the plan's filters). Its warnings were the runtime's to give. It goes
+ * through the cache like the layers: compiling Podman's profile is most of
+ * what a precreate would otherwise spend. */
+static int compile_baseline(const struct tsync_json *config, const struct tsync_plan *plan, const char *cache_dir,
+                            struct tsync_program **ret, struct tsync_err *err)
 {
         *ret = NULL;
         if (plan->mode == TSYNC_MODE_REPLACE || !tsync_json_get(tsync_json_get(config, "linux"), "seccomp"))
@@ -125,17 +127,18 @@ static int compile_baseline(const struct tsync_json *config, const struct tsync_
         struct tsync_compile_opts co = { 0 };
         _cleanup_profile_ struct tsync_profile *p = NULL;
         int r = tsync_source_from_json(config, &so, &p, &info, err);
-        if (r == 0)
-                r = tsync_compile(p, &co, ret, &ignored, err);
+        if (r < 0)
+                return r;
+        r = tsync_cache_compile(cache_dir, p, &co, info.caps, ret, &ignored, err);
         tsync_warnings_clear(&ignored);
-        return r;
+        return r < 0 ? tsync_error_prefix(err, "linux.seccomp (the runtime's own profile)") : 0;
 }
 
 int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const struct tsync_json *config,
                        struct tsync_plan_programs *ret, struct tsync_warnings *w, struct tsync_err *err)
 {
         *ret = (struct tsync_plan_programs){ 0 };
-        int r = config ? compile_baseline(config, plan, &ret->progs[0], err) : 0;
+        int r = config ? compile_baseline(config, plan, o->cache_dir, &ret->progs[0], err) : 0;
         if (r < 0)
                 return r;
         ret->n = ret->n_baseline = ret->progs[0] ? 1 : 0;

@@ -7,6 +7,8 @@
 #   layer      --annotation io.oci-seccomp-tsync.layers=deny-mkdir: precreate compiles
 #              (cache hit after the warm-up) and puts the filter in the init's arguments,
 #              createRuntime and poststop run from hooks.d, our init is PID 1
+#   layer-b    (with -b BUILD) the same with the hooks of another build directory (e.g. one
+#              from another commit), so that two builds are compared in one interleaved run
 # One untimed warm-up round, then N rounds (default 10) in an order rotated from round to
 # round. Prints figures (ms); asserts nothing. Needs root, podman, runc, catatonit, jq,
 # busybox-static and a build (`scons`).
@@ -23,7 +25,23 @@ export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
 ROUNDS=10
 MODES="plain init layer"
 
-bench_args "$@"
+OTHER=
+args=()
+while [ $# -gt 0 ]; do
+        case "$1" in
+        -b)
+                if [ $# -lt 2 ] || ! [ -x "$2/bin/oci-seccomp-tsync" ]; then die "-b: '${2:-}' is not a build directory"; fi
+                OTHER=$(realpath "$2")
+                MODES="$MODES layer-b"
+                shift 2
+                ;;
+        *)
+                args+=("$1")
+                shift
+                ;;
+        esac
+done
+bench_args "${args[@]}"
 bench_need podman runc catatonit jq
 tsync_test_begin || exit 1
 trap 'podman ps -aq --filter label=tsync-bench=$$ | xargs -r podman rm -f >/dev/null 2>&1; tsync_test_end' EXIT
@@ -33,17 +51,27 @@ T=$TSYNC_TMP
 
 mkdir -p "$T/profiles" && cp "$PROFILES/deny-mkdir.json" "$T/profiles/" || die "profiles"
 podman_hooks_dir "$T/hooks.d" "$T/profiles" "" "$T/cache" || die "hooks.d"
+if [ -n "$OTHER" ]; then
+        TSYNC_BUILD=$OTHER podman_hooks_dir "$T/hooks-b.d" "$T/profiles" "" "$T/cache-b" || die "hooks.d of $OTHER"
+        # This tree's hooks.d files, for a build that may predate an option they pass.
+        if ! "$OTHER/bin/oci-seccomp-tsync" hook --help | grep -q -- --no-sync; then
+                for f in "$T"/hooks-b.d/*.json; do
+                        jq '.hook.args -= ["--no-sync"]' "$f" >"$f.new" && mv "$f.new" "$f" || die "jq failed"
+                done
+        fi
+fi
 make_rootfs "$T/rootfs" || die "rootfs"
 
 # time_run MODE: how long one `podman run` took, in ms.
 time_run() {
-        local opts=() t0 t1 rc
+        local opts=() hooks=$T/hooks.d t0 t1 rc
         case "$1" in
         init) opts=(--init) ;;
         layer) opts=(--annotation io.oci-seccomp-tsync.layers=deny-mkdir) ;;
+        layer-b) opts=(--annotation io.oci-seccomp-tsync.layers=deny-mkdir) hooks=$T/hooks-b.d ;;
         esac
         t0=$EPOCHREALTIME
-        podman --hooks-dir "$T/hooks.d" run --rm --runtime runc --network=none --label tsync-bench=$$ \
+        podman --hooks-dir "$hooks" run --rm --runtime runc --network=none --label tsync-bench=$$ \
                 --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${opts[@]}" --rootfs "$T/rootfs" /bin/sh -c : \
                 </dev/null >"$T/run.out" 2>"$T/run.err"
         rc=$?
@@ -70,13 +98,16 @@ declare -A MED
 echo "podman run --rm --runtime runc --rootfs (busybox) sh -c :, ms; $ROUNDS interleaved rounds"
 echo "host: $(nproc) CPUs, $(podman --version), runc $(runc --version | sed -n 's/^runc version //p')"
 echo
-printf '%-6s %9s %19s\n' mode median "IQR (p25..p75)"
+printf '%-8s %9s %19s\n' mode median "IQR (p25..p75)"
 for m in "${modes[@]}"; do
         read -r med p25 p75 < <(stats "$T/$m.ms")
         MED[$m]=$med
-        printf '%-6s %9s %19s\n' "$m" "$med" "$p25..$p75"
+        printf '%-8s %9s %19s\n' "$m" "$med" "$p25..$p75"
 done
 echo
 echo "differences of medians, ms:"
 echo "  --init, catatonit as PID 1 (init - plain): $(sub "${MED[init]}" "${MED[plain]}")"
 echo "  our annotation, a layer (layer - plain):   $(sub "${MED[layer]}" "${MED[plain]}")"
+if [ -n "$OTHER" ]; then
+        echo "  the same, hooks of $OTHER (layer-b - plain): $(sub "${MED[layer-b]}" "${MED[plain]}")"
+fi

@@ -737,6 +737,9 @@ C CacheDirSymlink "$W/cache-link" 'mkdir -m 0700 "$W/real-cache"; ln -s real-cac
 # Plan trust (issue 11, wip-execparity): an engine's config never carries our plan or running record.
 C ForgedPlan "annotations.io.oci-seccomp-tsync.plan: set by oci-seccomp-tsync itself and never by an engine" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.plan\"] = (\$p | tojson)" --argjson p "{\"version\": 1, \"mode\": \"replace\", \"stateDir\": \"$W/run/x\", \"layersByName\": true, \"layers\": [], \"args\": [\"sh\"], \"noNewPrivileges\": false, \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\"}}"'
 C ForgedRunningRecord "annotations.io.oci-seccomp-tsync.running: set by oci-seccomp-tsync itself" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.running\"] = \"x\""'
+# The hook's own start (issue 15, wip-hookstart): the runtime's own profile, which precreate compiles
+# to judge the init's calls, goes through the cache too, with the same refusals, named as such.
+C BaselineCacheDirWorldWritable "linux.seccomp (the runtime's own profile): cache directory \$W/cache: must be a directory owned by uid 0" 'chmod 0777 "$W/cache"; annotated good | jq -c ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_ERRNO\"}]}"'
 
 testHookPrecreateWithAFullCache() {
         # Precreate stores what it compiles: a cache without a free inode is refused, not skipped.

@@ -59,6 +59,21 @@ testAnnotationAddsALayerOnTopOfPodmansProfile() {
         assertEquals "state left behind" "" "$(ls -A "$STATE")"
 }
 
+# precreate judges the init's calls against the layers and Podman's own profile: both come from
+# the cache, so that a start after the first compiles nothing (issue 15: the hook's own start).
+testPrecreateTakesPodmansOwnProfileFromTheCacheToo() {
+        local HOOKS="$TSYNC_TMP/hooks.d" cache="$TSYNC_TMP/cache" before
+        podman_hooks_dir "$HOOKS" "$SUITE_TMP/profiles" "$STATE" "$cache" || fail "hooks.d"
+        prun --annotation io.oci-seccomp-tsync.layers=deny-mkdir -- "$PROBE"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "the layer and Podman's profile: $(ls "$cache")" 2 "$(ls "$cache" | wc -l)"
+        before=$(stat -c '%n %i' "$cache"/* | sort)
+        prun --annotation io.oci-seccomp-tsync.layers=deny-mkdir -- "$PROBE"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        # A store replaces the file (a new inode): the same inodes mean both were cache hits.
+        assertEquals "entries stored again" "$before" "$(stat -c '%n %i' "$cache"/* | sort)"
+}
+
 testContainerWithoutTheAnnotationIsUntouched() {
         prun -- "$PROBE"
         assertEquals 0 "$rc"
