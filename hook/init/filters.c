@@ -186,7 +186,8 @@ static int check_one(const char *name, void *buf, size_t size, struct init_filte
                 init_log(name, "bad filter file: its size (%zu bytes) is not a multiple of 8", size);
                 return -1;
         }
-        r = tsync_filter_decode(buf, size, &prog, &len, &flags, &why);
+        uint32_t listener;
+        r = tsync_filter_decode(buf, size, &prog, &len, &flags, &listener, &why);
         if (r < 0) {
                 init_log(name, "bad filter file: %s", why ? why : init_strerror(r));
                 return -1;

@@ -281,7 +281,8 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
                 const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
                 size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
                 _cleanup_free_ void *buf = malloc(size);
-                long written = buf ? tsync_filter_encode(prog->insns, prog->len, prog->flags, buf, size) : -ENOMEM;
+                long written = buf ? tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size)
+                                   : -ENOMEM;
                 if (written < 0) {
                         filter_data_clear(ret);
                         return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));

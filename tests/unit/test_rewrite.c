@@ -486,7 +486,7 @@ static size_t decodable_filter_data(const struct tsync_json *config, size_t *ret
                 uint32_t flags;
                 const char *why;
                 long n = tsync_base64_decode(args->u.array.items[i + 1]->u.string.ptr, buf, sizeof(buf));
-                if (n > 0 && tsync_filter_decode(buf, (size_t)n, &prog, &len, &flags, &why) == 0 && len == 2)
+                if (n > 0 && tsync_filter_decode(buf, (size_t)n, &prog, &len, &flags, NULL, &why) == 0 && len == 2)
                         good++;
         }
         *ret_found = found;
