@@ -102,6 +102,9 @@ int init_supervise(const char *path, char **argv, bool pgroup, bool tty)
 {
         pid_t pid = fork();
 
+        /* Exec once: the supervisor lets exactly this pid's execve through. */
+        if (pid != 0)
+                init_execonce_workload(pid);
         if (pid < 0) {
                 init_log(path, "cannot start it: fork: %s", init_strerror(errno));
                 return INIT_EXIT_CANNOT_EXEC;
