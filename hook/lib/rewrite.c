@@ -304,6 +304,13 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
         if (r == 0 && plan->init.exec)
                 r = tsync_json_append(a, tsync_json_new_string("--exec"));
+        if (r == 0 && plan->init.exec_once) {
+                char e[16];
+                (void)snprintf(e, sizeof(e), "%d", plan->init.exec_once);
+                r = tsync_json_append(a, tsync_json_new_string("--exec-once"));
+                if (r == 0)
+                        r = tsync_json_append(a, tsync_json_new_string(e));
+        }
         size_t n = tsync_plan_filter_count(plan);
         if (plan->delivery == TSYNC_DELIVERY_ARGS && data->n != n)
                 return -EINVAL;
