@@ -158,7 +158,7 @@ def flip(d):
 
 kinds = {
     'reseal': reseal,
-    'version': field(8, 2),
+    'version': field(8, 3),  # this is version 2
     'magic': lambda d: reseal(bytearray(b'TSYNCBPX') + d[8:]),
     'truncated': lambda d: d[:-8],
     'not-multiple-of-8': lambda d: d[:-3],
