@@ -11,6 +11,9 @@
  *                                that int 0x80 is offered at all (its getpid
  *                                returns our pid): offered=yes|no
  *   exec_probe self PROG         this process itself execs PROG (no fork)
+ *   exec_probe loop N PROG       this process execs PROG N times, each expected
+ *                                to fail (for tests/bench): loop n=N
+ *                                ns_per_call=T errno=E (the last errno)
  * Exits 0 unless the probe itself cannot run. */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A failed exec exits with this plus its errno. */
@@ -202,6 +206,21 @@ int main(int argc, char **argv)
         }
         if (strcmp(argv[1], "int80") == 0)
                 return cmd_int80();
+        if (strcmp(argv[1], "loop") == 0 && argc == 4) {
+                char *args[] = { (char *)prog, "exec_probe-ran", NULL };
+                long n = atol(argv[2]);
+                struct timespec a, b;
+                int e = 0;
+                (void)clock_gettime(CLOCK_MONOTONIC, &a);
+                for (long i = 0; i < n; i++) {
+                        execve(prog, args, environ);
+                        e = errno;
+                }
+                (void)clock_gettime(CLOCK_MONOTONIC, &b);
+                double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / (double)n;
+                say("loop n=%ld ns_per_call=%.0f errno=%d", n, ns, e);
+                return 0;
+        }
         if (strcmp(argv[1], "self") == 0) {
                 char *args[] = { (char *)prog, "exec_probe-ran", NULL };
                 execve(prog, args, environ);
