@@ -26,7 +26,7 @@ static int prepare_one(const struct init_thread_status *st, void *data)
         struct init_proof *p = ctx->proof;
 
         if (p->n == INIT_PROOF_MAX_THREADS)
-                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two",
+                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two or three",
                                    INIT_PROOF_MAX_THREADS);
         if (st->mode < 0)
                 return tsync_error(ctx->err, EOPNOTSUPP, "/proc/self/task/%d/status has no Seccomp line", (int)st->tid);
