@@ -66,6 +66,14 @@ static _Noreturn void give_up(const char *what, int e)
 {
         pid_t w = __atomic_load_n(&workload, __ATOMIC_ACQUIRE);
 
+        /* The main thread forks right after handing over the listener: give
+         * it a moment to say whom to kill. (Should the fork never return, the
+         * kernel answers the child's exec with ENOSYS once the init is gone.) */
+        for (int i = 0; w == 0 && i < 10; i++) {
+                struct timespec ts = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
+                (void)futex_wait((uint32_t *)&workload, 0, &ts);
+                w = __atomic_load_n(&workload, __ATOMIC_ACQUIRE);
+        }
         init_log("exec-once", "the supervisor cannot %s: %s: the workload is killed", what, init_strerror(e));
         if (w > 0)
                 (void)kill(w, SIGKILL);

@@ -875,6 +875,11 @@ N ExecOnceTwoListenerFilters 122 "\$W/g.bpf: a second filter with a listener (th
 N ExecOnceWithoutItsFilter 122 "exec-once: --exec-once is given, but no filter has the exec-once listener" ':' '--exec-once 1 -f "$SUITE/good.bpf"'
 N ExecOnceFilterWithoutTheOption 122 "\$W/f.bpf: the filter has the exec-once listener, but --exec-once is not given" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
 N ExecOnceErrnoByName 121 "command line: --exec-once 'EPERM' is not an errno number (1 to 4095)" ':' '--exec-once EPERM -f "$SUITE/good.bpf"'
+# A filter that denies the supervisor's ioctl on any fd but 0 passes the simulation (which cannot
+# know the listener's fd) and then stops the supervisor: it says so, the workload is killed.
+N ExecOnceSupervisorDenied 1 "exec-once: the supervisor cannot receive a notification (ioctl SECCOMP_IOCTL_NOTIF_RECV): Operation not permitted: the workload is killed" \
+        'exec_once_file 1 0x7fc00000 "$W/f.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/ioctl.bpf" 0x20,0,0,0 0x15,0,3,16 0x20,0,0,16 0x15,1,0,0 0x06,0,0,0x00050001 0x06,0,0,0x7fff0000' \
+        '--exec-once 1 -f "$W/ioctl.bpf" -f "$W/f.bpf"'
 N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 -f "$SUITE/good.bpf" -f "$W/f.bpf"'
 
 testInitNoCommand() {
