@@ -52,8 +52,7 @@ each_runtime() {
 # $EXEC_ONCE_OPTS), run in the foreground by $RT: $rc, $T/$ID.out, $T/$ID.err.
 run_exec_once() {
         bundle "$T/b" "$@" || fail "bundle"
-        # shellcheck disable=SC2086 # options, split on purpose
-        inject --exec-once${EXEC_ONCE_OPTS} "$T/b" || fail "inject"
+        inject "--exec-once${EXEC_ONCE_OPTS:-}" "$T/b" || fail "inject"
         rt_run "$ID" "$T/b"
 }
 
@@ -149,7 +148,7 @@ testAShebangScriptStartsAsTheWorkload() {
 }
 
 anErrnoByName() {
-        EXEC_ONCE_OPTS==EACCES run_exec_once /bin/exec_probe grandchild /bin/echo
+        EXEC_ONCE_OPTS='=EACCES' run_exec_once /bin/exec_probe grandchild /bin/echo
         assertEquals "$RT: status ($(cat "$T/$ID.err"))" 0 "$rc"
         assertEquals "$RT: $(cat "$T/$ID.out")" "$EACCES" "$(field exec "$T/$ID.out")"
 }
