@@ -15,7 +15,7 @@ EPERM=errno:1
 EACCES=errno:13
 
 oneTimeSetUp() {
-        tsync_need_built "$INIT" "$OCI" "$PROBE_BIN"
+        tsync_need_built "$INIT" "$OCI" "$PROBE_BIN" "$TSYNC_TOOLS/init_harness"
 }
 
 setUp() {
@@ -181,6 +181,21 @@ testTheInitHoldsOneSupervisorThreadBesideTheSignalThread() {
         assertEquals "status ($(cat "$T/$ID.err"))" 0 "$rc"
         assertEquals "$(tr '\n' ' ' <"$T/$ID.out")" "init tsync-signals tsync-exec-once " \
                 "$(tr '\n' ' ' <"$T/$ID.out" | sed 's/^[^ ]* /init /')"
+}
+
+# The child's execve can reach the supervisor before fork has returned its pid in the main thread:
+# the supervisor must wait for the pid, not answer with the errno. init_harness --late-pid holds the
+# pid back for 700 ms (the init itself, not in a container: the host's /bin/sh is the workload).
+testAnExecBeforeTheWorkloadsPidIsKnownWaitsForIt() {
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 1 "$T/exec-once.bpf" \
+                0x20,0,0,0 0x15,0,1,59 0x06,0,0,0x7fc00000 0x15,0,1,322 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000 ||
+                fail "filter_file.py"
+        timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc "$TSYNC_TOOLS/init_harness" \
+                --late-pid 700 -- --exec-once 1 -f "$T/exec-once.bpf" -- \
+                /bin/sh -c 'echo started; /bin/true; echo "true=$?"' >"$T/out" 2>"$T/err"
+        rc=$?
+        assertEquals "status ($(cat "$T/err"))" 0 "$rc"
+        assertEquals "the workload started, then could not exec" "started true=126" "$(tr '\n' ' ' <"$T/out" | sed 's/ $//')"
 }
 
 testAProfileThatDeniesTheSupervisorsIoctlIsRefusedByInject() {
