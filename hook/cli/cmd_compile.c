@@ -81,7 +81,9 @@ int cmd_compile(int argc, char **argv)
         if (tsync_format) {
                 size += TSYNC_FILTER_HEADER_SIZE;
                 encoded = malloc(size);
-                long n = encoded ? tsync_filter_encode(prog->insns, prog->len, prog->flags, encoded, size) : -ENOMEM;
+                long n = encoded ? tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, encoded,
+                                                       size)
+                                 : -ENOMEM;
                 if (n < 0) {
                         cli_errorf(path, "encoding the filter file: %s", strerror((int)-n));
                         return CLI_EXIT_FAILED;

@@ -39,8 +39,9 @@ static void help(FILE *f)
                 "The OCI hook. STAGE is one of:\n"
                 "  precreate       the runtime config on stdin, the rewritten config on stdout (Podman, CRI-O);\n"
                 "                  layers come from the annotation %s (comma-separated profile\n"
-                "                  names), the mode from %s (layer or replace); the filters\n"
-                "                  travel in the init's arguments\n"
+                "                  names), the mode from %s (layer or replace), exec once\n"
+                "                  from %s (once or once:ERRNO); the filters travel in the\n"
+                "                  init's arguments\n"
                 "  prestart, createRuntime\n"
                 "                  the OCI state on stdin: compile the filters the config's plan names and hand\n"
                 "                  them to the container\n"
@@ -55,7 +56,7 @@ static void help(FILE *f)
                 "  --no-sync          createRuntime, poststop: rewrite config.json for the exec view without\n"
                 "                     fsync, for an engine that writes it anew at every start (Podman, CRI-O;\n"
                 "                     the hooks.d files pass it)\n",
-                PROGRAM, TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_CACHE_DEFAULT_DIR,
+                PROGRAM, TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_ANNOTATION_EXEC, TSYNC_CACHE_DEFAULT_DIR,
                 cli_default_profile_dirs[0], cli_default_profile_dirs[1], TSYNC_STATE_ROOT);
 }
 

@@ -43,6 +43,12 @@ static void help(FILE *f)
                 "                        init (set process.noNewPrivileges to true)\n"
                 "      --exec            the init execs the workload once the filters hold, so the workload is\n"
                 "                        PID 1 as in a plain run (no reaping or signal forwarding by the init)\n"
+                "      --exec-once[=ERRNO]  the workload's own start is the only execve or execveat allowed:\n"
+                "                        every later one, by any process or thread under the filters, fails\n"
+                "                        with ERRNO (a name such as EPERM, the default, or a number). The\n"
+                "                        init supervises a filter's listener for it (Linux 5.7); not with\n"
+                "                        --exec. The annotation io.oci-seccomp-tsync.exec=once[:ERRNO] asks\n"
+                "                        for it under Podman\n"
                 "      --init PATH       the static seccomp-tsync-init to mount (default: beside this program,\n"
                 "                        or ../libexec/oci-seccomp-tsync/)\n"
                 "      --cache-dir DIR   where the hook keeps compiled filters (default %s)\n"
@@ -209,6 +215,7 @@ int cmd_inject(int argc, char **argv)
                                                  { "no-hooks", no_argument, NULL, 'H' },
                                                  { "compile-at-start", no_argument, NULL, 'S' },
                                                  { "exec", no_argument, NULL, 'E' },
+                                                 { "exec-once", optional_argument, NULL, 'O' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         struct tsync_request req = { .delivery = TSYNC_DELIVERY_ARGS };
@@ -252,6 +259,16 @@ int cmd_inject(int argc, char **argv)
                 case 'E':
                         req.init.exec = true;
                         break;
+                case 'O':
+                        req.init.exec_once = TSYNC_EXEC_ONCE_DEFAULT_ERRNO;
+                        if (optarg && tsync_exec_once_errno_parse(optarg, &req.init.exec_once) < 0) {
+                                cli_errorf("inject",
+                                           "--exec-once=%s: not an errno name (EPERM, EACCES, ...) or a number "
+                                           "from 1 to 4095",
+                                           optarg);
+                                rc = CLI_EXIT_USAGE;
+                        }
+                        break;
                 case 'h':
                         help(stdout);
                         rc = CLI_EXIT_OK;
@@ -261,6 +278,11 @@ int cmd_inject(int argc, char **argv)
                         rc = CLI_EXIT_USAGE;
                         break;
                 }
+        }
+        if (rc < 0 && req.init.exec && req.init.exec_once) {
+                cli_errorf("inject", "--exec and --exec-once: exec once needs the init to stay and answer the "
+                                     "workload's execs, which --exec gives up");
+                rc = CLI_EXIT_USAGE;
         }
         if (rc < 0 && io.no_hooks && io.at_start) {
                 cli_errorf("inject", "--no-hooks and --compile-at-start: compiling at start needs the hooks");

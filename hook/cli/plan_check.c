@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "tsync/caps.h"
+#include "tsync/filterfile.h"
 #include "tsync/init_calls.h"
 #include "tsync/plan.h"
 
@@ -22,7 +23,9 @@ static int check_route(const struct tsync_plan_programs *progs, bool caps_after,
         char why[512];
 
         for (size_t i = 0; i < progs->n; i++)
-                stack[i] = (struct tsync_stack_prog){ .insns = progs->progs[i]->insns, .len = progs->progs[i]->len };
+                stack[i] = (struct tsync_stack_prog){ .insns = progs->progs[i]->insns,
+                                                      .len = progs->progs[i]->len,
+                                                      .listener = progs->progs[i]->listener };
         int r = tsync_init_route(stack, progs->n, progs->n_baseline, caps_after, &route, &denied, &action, &err);
         *ret_in_place = false;
         if (r == -EOPNOTSUPP || (r == 0 && route == TSYNC_ROUTE_SUPERVISE))
@@ -35,6 +38,14 @@ static int check_route(const struct tsync_plan_programs *progs, bool caps_after,
                                               "applies to the init too) answer"
                                             : "the filters answer";
         tsync_init_route_explain(who, denied, action, false, why, sizeof(why));
+        bool exec_once = false;
+        for (size_t i = 0; i < progs->n; i++)
+                exec_once |= progs->progs[i]->listener == TSYNC_LISTENER_EXEC_ONCE;
+        if (route == TSYNC_ROUTE_NONE && exec_once) {
+                cli_errorf(where, "%s: exec-once needs the init to supervise the workload, never to run it in place",
+                           why);
+                return -1;
+        }
         if (route == TSYNC_ROUTE_NONE) {
                 cli_errorf(where, "%s: no workload could start under them", why);
                 return -1;

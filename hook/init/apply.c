@@ -308,6 +308,21 @@ int init_apply_threads(int (*fn)(const struct init_thread_status *st, void *data
         return for_each_task(taskdir, threads_one, &ctx, err);
 }
 
+/* TSYNC_ESRCH alone: a kernel without it (before 5.7) cannot load a listener
+ * together with TSYNC, and the filter is never loaded without TSYNC. */
+static int probe_one(uint32_t f, struct tsync_err *err)
+{
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | f, NULL) == 0)
+                return tsync_error(err, EPROTO, "the flag probe loaded a NULL program");
+        if (errno == PROBE_PASSED)
+                return 0;
+        return tsync_error(err, errno,
+                           "the kernel refuses flag SECCOMP_FILTER_FLAG_TSYNC_ESRCH with TSYNC: %s (Linux 5.7 or "
+                           "later is needed to load a filter with a listener on every thread; it is never loaded "
+                           "without TSYNC)",
+                           errstr(errno));
+}
+
 int init_apply_probe_flags(uint32_t flags, struct tsync_err *err)
 {
         /* Each flag alone first, so that the message can name the one refused;
@@ -316,7 +331,13 @@ int init_apply_probe_flags(uint32_t flags, struct tsync_err *err)
                 uint32_t f = flags & (1u << bit);
                 if (!f)
                         continue;
-                if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | f, NULL) == 0)
+                /* With TSYNC the kernel takes a listener only with TSYNC_ESRCH,
+                 * which the loop asked about (alone) before this bit. */
+                uint32_t with = f == SECCOMP_FILTER_FLAG_NEW_LISTENER ? flags & SECCOMP_FILTER_FLAG_TSYNC_ESRCH : 0;
+                int r = f == SECCOMP_FILTER_FLAG_NEW_LISTENER && with ? probe_one(with, err) : 0;
+                if (r < 0)
+                        return r;
+                if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | f | with, NULL) == 0)
                         return tsync_error(err, EPROTO, "the flag probe loaded a NULL program");
                 if (errno == PROBE_PASSED)
                         continue;
@@ -347,6 +368,10 @@ int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, 
         r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | flags, &fprog);
         if (r == 0)
                 return 0;
+        /* With TSYNC_ESRCH the kernel reports a thread it cannot synchronise
+         * as ESRCH, and a positive value is the listener. */
+        if (r > 0 && (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER))
+                return (int)r;
         if (r > 0) {
                 /* TSYNC names the first thread it could not synchronise. */
                 char comm[64];
@@ -362,6 +387,12 @@ int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, 
         }
         int e = errno;
         switch (e) {
+        case ESRCH:
+                if (flags & SECCOMP_FILTER_FLAG_TSYNC_ESRCH)
+                        return tsync_error(err, e,
+                                           "a thread runs a seccomp filter that is not an ancestor of ours (or is "
+                                           "in strict mode): TSYNC cannot synchronise it");
+                return tsync_error(err, e, "the kernel refused the filter: %s", errstr(e));
         case EACCES:
                 return tsync_error(err, e, "the kernel refused the filter: %s (no NO_NEW_PRIVS and no CAP_SYS_ADMIN)",
                                    errstr(e));

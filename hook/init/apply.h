@@ -45,14 +45,17 @@ int init_apply_census(struct init_census *ret, struct tsync_err *err);
 
 /* Asks the kernel, without loading anything, whether it accepts
  * SECCOMP_FILTER_FLAG_TSYNC | flags (a NULL program makes it stop right after
- * its flag checks). -EINVAL naming the first flag it refuses. */
+ * its flag checks). -EINVAL naming the first flag it refuses; TSYNC_ESRCH
+ * (Linux 5.7) is asked about first when flags have a listener. */
 int init_apply_probe_flags(uint32_t flags, struct tsync_err *err);
 
 /* seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | flags, prog).
  * -ESRCH when another thread runs a filter that is not an ancestor of ours
  * (the message names its TID and comm); otherwise the kernel's -errno
  * (EACCES without NO_NEW_PRIVS or CAP_SYS_ADMIN, EINVAL for a refused flag or
- * program, ENOMEM). Never retries with fewer flags. */
+ * program, ENOMEM). Never retries with fewer flags. With NEW_LISTENER (and
+ * TSYNC_ESRCH, which the kernel then requires) the listener's fd on success,
+ * O_CLOEXEC, and -ESRCH for a thread TSYNC cannot synchronise. */
 int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, struct tsync_err *err);
 
 /* After n filters were loaded by before->caller: every thread of the process

@@ -98,16 +98,6 @@ static int read_all(const char *path, void *buf, size_t size, size_t *ret_len, b
         return 0;
 }
 
-/* A USER_NOTIF return needs a listener, which the init does not hand over yet. */
-static long find_user_notif(const struct sock_filter *prog, size_t len)
-{
-        for (size_t i = 0; i < len; i++)
-                if (prog[i].code == (BPF_RET | BPF_K) &&
-                    (prog[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
-                        return (long)i;
-        return -1;
-}
-
 /* The file into buf. Prints and returns -1, or 0 with *ret_size. */
 static int load_file(const char *path, void *buf, size_t *ret_size)
 {
@@ -186,7 +176,8 @@ static int check_one(const char *name, void *buf, size_t size, struct init_filte
                 init_log(name, "bad filter file: its size (%zu bytes) is not a multiple of 8", size);
                 return -1;
         }
-        r = tsync_filter_decode(buf, size, &prog, &len, &flags, &why);
+        uint32_t listener;
+        r = tsync_filter_decode(buf, size, &prog, &len, &flags, &listener, &why);
         if (r < 0) {
                 init_log(name, "bad filter file: %s", why ? why : init_strerror(r));
                 return -1;
@@ -196,15 +187,17 @@ static int check_one(const char *name, void *buf, size_t size, struct init_filte
                 init_log(name, "bad filter program: %s", err.msg);
                 return -1;
         }
-        long at = find_user_notif(prog, len);
-        if (at >= 0) {
+        /* A USER_NOTIF return needs a listener; the only one the init holds
+         * is the exec-once supervisor's (decode refused the reverse). */
+        long at = tsync_filter_find_user_notif(prog, len);
+        if (at >= 0 && listener == TSYNC_LISTENER_NONE) {
                 init_log(name,
                          "instruction %ld returns SECCOMP_RET_USER_NOTIF: notify actions and listenerPath are "
                          "not supported yet",
                          at);
                 return -1;
         }
-        *ret = (struct init_filter){ .name = name, .prog = prog, .len = len, .flags = flags };
+        *ret = (struct init_filter){ .name = name, .prog = prog, .len = len, .flags = flags, .listener = listener };
         return 0;
 }
 
@@ -225,6 +218,14 @@ int init_filters_read(const struct init_config *cfg, struct init_filter *ret, si
                 }
                 if (r < 0 || check_one(name, buffers[i], size, &ret[i]) < 0)
                         return -1;
+                /* One supervisor, one listener: a second would have nobody to answer it. */
+                for (size_t j = 0; ret[i].listener != TSYNC_LISTENER_NONE && j < i; j++) {
+                        if (ret[j].listener != TSYNC_LISTENER_NONE) {
+                                init_log(name, "a second filter with a listener (the first is %s): the init holds one",
+                                         ret[j].name);
+                                return -1;
+                        }
+                }
         }
         *ret_n = cfg->nfilters;
         return 0;

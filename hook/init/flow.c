@@ -17,7 +17,9 @@
 
 #include "apply.h"
 #include "init.h"
+#include "tsync/filterfile.h"
 #include "tsync/init_calls.h"
+#include "tsync/seccomp_flags.h"
 
 /* Static: no heap, and libcap's objects stay reachable (no leak reports
  * when a test tool built with sanitizers runs this). */
@@ -28,6 +30,41 @@ static struct init_proof proof;
 static char path[PATH_MAX];
 
 static struct init_probe_plan probes;
+/* The exec-once filter's listener once loaded, else -1. */
+static int listener = -1;
+
+/* The flags a filter is loaded with besides TSYNC: a listener needs
+ * NEW_LISTENER, and TSYNC_ESRCH so that TSYNC's failure and the listener's fd
+ * do not share the return value. */
+static uint32_t load_flags(const struct init_filter *f)
+{
+        if (f->listener == TSYNC_LISTENER_NONE)
+                return f->flags;
+        return f->flags | SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
+}
+
+/* --exec-once and the exec-once filter come together or not at all: a filter
+ * nobody answers would hang every exec, and the option without the filter
+ * would promise what nothing enforces. */
+static int check_exec_once(size_t n)
+{
+        const struct init_filter *found = NULL;
+
+        for (size_t i = 0; i < n; i++)
+                if (filters[i].listener == TSYNC_LISTENER_EXEC_ONCE)
+                        found = &filters[i];
+        if (cfg.exec_once && !found) {
+                init_log("exec-once", "--exec-once is given, but no filter has the exec-once listener (run "
+                                      "'oci-seccomp-tsync inject --exec-once' again)");
+                return INIT_EXIT_FILTER;
+        }
+        if (found && !cfg.exec_once) {
+                init_log(found->name, "the filter has the exec-once listener, but --exec-once is not given: nobody "
+                                      "would answer its notifications");
+                return INIT_EXIT_FILTER;
+        }
+        return 0;
+}
 
 /* Supervising the workload needs calls (clone, wait4, rt_sigtimedwait, kill)
  * that a plain runtime start never makes after its load, and a profile the
@@ -44,7 +81,9 @@ static int choose_route(size_t n)
         char why[256];
 
         for (size_t i = 0; i < n; i++)
-                stack[i] = (struct tsync_stack_prog){ .insns = filters[i].prog, .len = filters[i].len };
+                stack[i] = (struct tsync_stack_prog){ .insns = filters[i].prog,
+                                                      .len = filters[i].len,
+                                                      .listener = filters[i].listener };
         int r = tsync_init_route(stack, n, 0, caps.caps_after_filter, &route, &denied, &action, &err);
         if (r == -EOPNOTSUPP)
                 return 0; /* no numbering for this architecture: the calls decide for themselves */
@@ -54,9 +93,10 @@ static int choose_route(size_t n)
         }
         if (route == TSYNC_ROUTE_SUPERVISE || (route == TSYNC_ROUTE_IN_PLACE && cfg.exec))
                 return 0;
-        if (route == TSYNC_ROUTE_NONE) {
-                init_log(cfg.cmd[0], "cannot be started: %s",
-                         tsync_init_route_explain("the filters answer", denied, action, true, why, sizeof(why)));
+        if (route == TSYNC_ROUTE_NONE || cfg.exec_once) {
+                init_log(cfg.cmd[0], "cannot be started: %s%s",
+                         tsync_init_route_explain("the filters answer", denied, action, true, why, sizeof(why)),
+                         cfg.exec_once ? " (exec-once needs the init to supervise: it never runs in place)" : "");
                 return INIT_EXIT_CANNOT_EXEC;
         }
         init_warn("route",
@@ -91,10 +131,13 @@ static int apply_filters(size_t n, bool *ret_probe)
                         return code;
         }
         for (size_t i = 0; i < n; i++) {
-                if (init_apply_load(filters[i].prog, filters[i].len, filters[i].flags, &err) < 0) {
+                int r = init_apply_load(filters[i].prog, filters[i].len, load_flags(&filters[i]), &err);
+                if (r < 0) {
                         init_log(filters[i].name, "%s", err.msg);
                         return INIT_EXIT_KERNEL;
                 }
+                if (filters[i].listener != TSYNC_LISTENER_NONE)
+                        listener = r;
         }
         *ret_probe = probe;
         return 0;
@@ -117,6 +160,9 @@ int init_flow_run(int argc, char **argv)
                 return r < 0 ? INIT_EXIT_USAGE : 0;
         if (init_filters_read(&cfg, filters, &n) < 0)
                 return INIT_EXIT_FILTER;
+        code = check_exec_once(n);
+        if (code)
+                return code;
         if (init_caps_plan(&cfg, &caps, &code) < 0)
                 return code;
         code = init_resolve(cfg.cmd[0], path, sizeof(path));
@@ -124,7 +170,7 @@ int init_flow_run(int argc, char **argv)
                 return code;
         /* A flag the kernel refuses is found before anything is applied. */
         for (size_t i = 0; i < n; i++) {
-                if (init_apply_probe_flags(filters[i].flags, &err) < 0) {
+                if (init_apply_probe_flags(load_flags(&filters[i]), &err) < 0) {
                         init_log(filters[i].name, "%s", err.msg);
                         return INIT_EXIT_KERNEL;
                 }
@@ -143,6 +189,9 @@ int init_flow_run(int argc, char **argv)
                 init_signals_defaults();
         else if (init_signals_start(cfg.pgroup) < 0)
                 return INIT_EXIT_CANNOT_EXEC;
+        /* Beside the signal thread, before the load: TSYNC and the proofs see it. */
+        if (cfg.exec_once && init_execonce_start(cfg.exec_once) < 0)
+                return INIT_EXIT_CANNOT_EXEC;
         code = init_privs_threads(&caps);
         if (code)
                 return code;
@@ -152,6 +201,12 @@ int init_flow_run(int argc, char **argv)
         code = init_proof_prepare(&proof, !cfg.exec, !caps.caps_after_filter && !cfg.exec ? &caps : NULL);
         if (code)
                 return code;
+        /* The probe asks the main and signal threads only. */
+        if (cfg.exec_once && (!proof.counts || cfg.verify == INIT_VERIFY_PROBE)) {
+                init_log("exec-once", "the supervisor thread can be proven only by /proc's Seccomp_filters counts, "
+                                      "which this kernel does not show or --verify probe does not use");
+                return INIT_EXIT_VERIFY;
+        }
 
         bool probe = false;
         if (n > 0) {
@@ -174,5 +229,7 @@ int init_flow_run(int argc, char **argv)
                 init_signals_handoff();
                 return init_exec(path, cfg.cmd);
         }
+        if (listener >= 0)
+                init_execonce_serve(listener);
         return init_supervise(path, cfg.cmd, cfg.pgroup, tty);
 }

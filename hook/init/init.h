@@ -40,6 +40,7 @@ struct init_filter {
         const struct sock_filter *prog; /* points into the file's static buffer */
         size_t len;
         uint32_t flags;
+        uint32_t listener; /* enum tsync_listener: loaded with NEW_LISTENER and TSYNC_ESRCH when set */
 };
 
 /* How the init proves that every thread carries the filters (--verify). */
@@ -64,6 +65,7 @@ struct init_config {
         bool no_new_privs;
         bool allow_nnp;
         bool exec;
+        int exec_once; /* --exec-once ERRNO: the errno for every exec but the workload's; 0: not given */
         bool pgroup;
         enum init_verify verify;
         char **cmd; /* NULL-terminated */
@@ -81,7 +83,8 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg);
 
 /* filters.c: reads every file of cfg, or decodes its base64, into static
  * buffers, decodes and validates the filter file, and refuses USER_NOTIF
- * returns. Prints and returns -1 on the first bad filter. */
+ * returns in a filter without a listener, and a second filter with one. Prints and returns -1 on the first bad filter.
+ */
 int init_filters_read(const struct init_config *cfg, struct init_filter *ret, size_t *ret_n);
 
 /* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first filter. */
@@ -181,6 +184,21 @@ int init_signals_unblock(void);
  * the thread does not answer. init_signals_tid: its TID once started, else 0. */
 int init_signals_run(void (*fn)(void *arg), void *arg);
 pid_t init_signals_tid(void);
+
+/* execonce.c: the exec-once supervisor. init_execonce_start starts its thread
+ * (before the first filter, after the signal thread; prints and returns -1);
+ * init_execonce_run runs fn(arg) on it and waits (5 s at most), for its
+ * capability transition (prints and returns -1). init_execonce_serve hands it
+ * the listener after the load: from then on it answers CONTINUE to the first
+ * notification of the workload child and errno to every other one, forever;
+ * if it cannot, it kills the workload and the init exits 1.
+ * init_execonce_workload: the workload child's pid from fork, or -1 when
+ * there is none; notifications that come before wait for it. */
+int init_execonce_start(int errno_value);
+pid_t init_execonce_tid(void);
+int init_execonce_run(void (*fn)(void *arg), void *arg);
+void init_execonce_serve(int fd);
+void init_execonce_workload(pid_t pid);
 
 /* probe_calls.c: system calls that are harmless when they do execute (bad
  * pointers, fd -1, invalid flags: they fail before doing anything, or only

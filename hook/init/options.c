@@ -2,8 +2,10 @@
  *   seccomp-tsync-init [OPTIONS] -- CMD [ARG...]
  * Only the syntax is checked here; the filter files and capability names are
  * checked by filters.c and caps.c, still before anything is applied. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "init.h"
@@ -24,6 +26,7 @@ enum {
         OPT_VERIFY,
         OPT_VERSION,
         OPT_FILTER_DATA,
+        OPT_EXEC_ONCE,
 };
 
 static const char *const capset_option[INIT_CAP_NSETS] = {
@@ -63,6 +66,17 @@ static void help(FILE *f)
                    "                        (otherwise that situation is refused)\n"
                    "      --exec            replace the init with CMD once the filters are on (default:\n"
                    "                        stay PID 1, run CMD as a child, exit with its status)\n"
+                   "      --exec-once ERRNO let CMD's own start exec, and answer every later execve and\n"
+                   "                        execveat (of CMD, its threads, its children, anyone under the\n"
+                   "                        filters) with ERRNO (a number, 1 to 4095). Needs exactly one\n"
+                   "                        filter file with the exec-once listener (inject --exec-once\n"
+                   "                        writes it), Linux 5.7 (SECCOMP_FILTER_FLAG_TSYNC_ESRCH), and\n"
+                   "                        the supervise route: never with --exec. A supervisor thread\n"
+                   "                        holds the filter's listener; the decision uses the caller's\n"
+                   "                        pid only, never the call's arguments. If the init dies, the\n"
+                   "                        kernel answers ENOSYS. If the supervisor fails, it kills CMD\n"
+                   "                        and the init exits 1. `runc exec` processes do not carry our\n"
+                   "                        filters and are not affected.\n"
                    "  -g, --pgroup          run CMD in its own process group and signal the whole group\n"
                    "      --verify HOW      how to prove every thread carries the filters: auto (default):\n"
                    "                        /proc's Seccomp_filters counts where the kernel shows them, else\n"
@@ -77,7 +91,9 @@ static void help(FILE *f)
                    "When CMD never started:\n"
                    "  121  bad command line\n"
                    "  122  a filter file is missing, malformed (version, size, checksum, flags, over\n"
-                   "       4096 instructions) or returns USER_NOTIF; or --filter-data is not base64\n"
+                   "       4096 instructions) or returns USER_NOTIF without the exec-once listener; or\n"
+                   "       --filter-data is not base64; or --exec-once without exactly one exec-once\n"
+                   "       filter, or such a filter without --exec-once\n"
                    "  123  the capability sets or NO_NEW_PRIVS cannot be arranged, or a thread's\n"
                    "       capability sets, securebits or NO_NEW_PRIVS differ from what the workload\n"
                    "       is handed (thread and set named), or PID 1 cannot be made non-dumpable\n"
@@ -97,6 +113,8 @@ static void help(FILE *f)
                    "             changed after loading with CAP_SYS_ADMIN, i.e. without NO_NEW_PRIVS),\n"
                    "             futex (signals), tgkill (--exec: a signal before the exec), setpgid getpid\n"
                    "             ioctl (--pgroup), write (messages), set_robust_list (the child)\n"
+                   "  exec-once  ioctl (SECCOMP_IOCTL_NOTIF_RECV, _SEND, _ID_VALID) futex (the supervisor\n"
+                   "             thread), seccomp with NEW_LISTENER and TSYNC_ESRCH (loading its filter)\n"
                    "  probe      tgkill futex (the signal thread makes the probe calls too), and the\n"
                    "             probe calls themselves, which the filters deny\n"
                    "Before loading, the init simulates its filters on these calls. If they deny one that\n"
@@ -134,6 +152,7 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 { "no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS },
                 { "allow-nnp", no_argument, NULL, OPT_ALLOW_NNP },
                 { "exec", no_argument, NULL, OPT_EXEC },
+                { "exec-once", required_argument, NULL, OPT_EXEC_ONCE },
                 { "pgroup", no_argument, NULL, 'g' },
                 { "verify", required_argument, NULL, OPT_VERIFY },
                 { "help", no_argument, NULL, 'h' },
@@ -177,6 +196,17 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 case OPT_EXEC:
                         cfg->exec = true;
                         break;
+                case OPT_EXEC_ONCE: {
+                        char *end;
+                        errno = 0;
+                        long e = strtol(optarg, &end, 10);
+                        if (errno || end == optarg || *end || e < 1 || e > 4095) {
+                                init_log("command line", "--exec-once '%s' is not an errno number (1 to 4095)", optarg);
+                                return -1;
+                        }
+                        cfg->exec_once = (int)e;
+                        break;
+                }
                 case 'g':
                         cfg->pgroup = true;
                         break;
@@ -210,6 +240,12 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                                 init_log("command line", "unknown option '%s' (see --help)", argv[optind - 1]);
                         return -1;
                 }
+        }
+        if (cfg->exec && cfg->exec_once) {
+                init_log("command line",
+                         "--exec-once needs the init to stay and answer the workload's execs: it cannot be "
+                         "combined with --exec");
+                return -1;
         }
         if (cfg->exec && cfg->pgroup) {
                 init_log("command line", "--pgroup has no meaning with --exec: there is no child to group");

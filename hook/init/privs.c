@@ -5,7 +5,8 @@
  * (ptrace, /proc/1/mem, if it ever could). So each thread makes the whole
  * transition itself, and the result is proven from /proc for every thread in
  * /proc/self/task, the way the filters are: each must show exactly what the
- * workload is handed. The init starts no thread after the signal thread, and
+ * workload is handed. The init starts no thread after the signal thread (and
+ * the exec-once supervisor, which makes the same transition), and
  * the workload is forked from the main thread once that is final. */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +51,7 @@ static int check_self(const struct init_caps *caps, const char *who)
 
 struct job {
         const struct init_caps *caps;
+        const char *who;
         int rc;
 };
 
@@ -59,7 +61,7 @@ static void signal_thread_job(void *arg)
 
         j->rc = -1;
         if (init_caps_bounding(j->caps) < 0 || init_caps_nnp(j->caps) < 0 || init_caps_apply(j->caps) < 0 ||
-            check_self(j->caps, "signal") < 0)
+            check_self(j->caps, j->who) < 0)
                 return;
         j->rc = 0;
 }
@@ -77,8 +79,13 @@ int init_privs_threads(const struct init_caps *caps)
                 return INIT_EXIT_PRIVS;
         if (init_signals_tid() <= 0)
                 return 0; /* in place: the main thread is the only one */
-        job = (struct job){ .caps = caps, .rc = -1 };
-        if (init_signals_run(signal_thread_job, &job) < 0)
+        job = (struct job){ .caps = caps, .who = "signal", .rc = -1 };
+        if (init_signals_run(signal_thread_job, &job) < 0 || job.rc < 0)
+                return INIT_EXIT_PRIVS;
+        if (init_execonce_tid() <= 0)
+                return 0;
+        job = (struct job){ .caps = caps, .who = "exec-once supervisor", .rc = -1 };
+        if (init_execonce_run(signal_thread_job, &job) < 0)
                 return INIT_EXIT_PRIVS;
         return job.rc < 0 ? INIT_EXIT_PRIVS : 0;
 }

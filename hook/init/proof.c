@@ -5,7 +5,8 @@
  * the last capability change, each file is read once: the thread must show
  * Seccomp 2 and its count up by the number of filters (where the kernel shows
  * counts), and exactly the capability sets and NO_NEW_PRIVS the workload gets.
- * The init starts no thread after the signal thread, so the list cannot grow
+ * The init starts no thread after the signal thread (and the exec-once
+ * supervisor), so the list cannot grow
  * meanwhile; a thread that is gone by then was exiting and runs no more code. */
 #include <errno.h>
 #include <linux/seccomp.h>
@@ -27,7 +28,7 @@ static int prepare_one(const struct init_thread_status *st, void *data)
         struct init_proof *p = ctx->proof;
 
         if (p->n == INIT_PROOF_MAX_THREADS)
-                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two",
+                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two or three",
                                    INIT_PROOF_MAX_THREADS);
         if (st->mode < 0)
                 return tsync_error(ctx->err, EOPNOTSUPP, "/proc/self/task/%d/status has no Seccomp line", (int)st->tid);

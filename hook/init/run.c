@@ -118,7 +118,8 @@ struct spawn {
         bool pgroup;
         bool tty;
         enum spawn_step failed;
-        int err; /* its errno */
+        int err;   /* its errno */
+        pid_t pid; /* the child's, written by the kernel before it runs (CLONE_PARENT_SETTID) */
 };
 
 /* The child until its execve: the init's thread that started it is suspended
@@ -138,7 +139,7 @@ static int spawn_child(void *arg)
                 }
                 /* Still with every signal blocked, so no SIGTTOU stops us here. */
                 if (sp->tty)
-                        (void)tcsetpgrp(STDIN_FILENO, getpid());
+                        (void)tcsetpgrp(STDIN_FILENO, sp->pid);
         }
         (void)sigemptyset(&none);
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0) {
@@ -146,6 +147,10 @@ static int spawn_child(void *arg)
                 sp->err = errno;
                 _exit(INIT_EXIT_CANNOT_EXEC);
         }
+        /* Exec once: the supervisor lets exactly this pid's execve through.
+         * The parent is suspended until the execve is done, so the child says
+         * who it is itself. */
+        init_execonce_workload(sp->pid);
         execve(sp->path, sp->argv, environ);
         sp->failed = SPAWN_EXEC;
         sp->err = errno;
@@ -164,7 +169,8 @@ static pid_t spawn(struct spawn *sp)
         /* The child's stack: this thread's own, unused while it is suspended. */
         _Alignas(16) char stack[64 * 1024];
 
-        return clone(spawn_child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, sp);
+        return clone(spawn_child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD, sp,
+                     &sp->pid);
 }
 
 int init_supervise(const char *path, char **argv, bool pgroup, bool tty)
@@ -172,6 +178,8 @@ int init_supervise(const char *path, char **argv, bool pgroup, bool tty)
         struct spawn sp = { .path = path, .argv = argv, .pgroup = pgroup, .tty = tty };
         pid_t pid = spawn(&sp);
 
+        /* Exec once: no child at all is -1, so the supervisor stops waiting. */
+        init_execonce_workload(pid);
         if (pid < 0) {
                 init_log(path, "cannot start it: clone: %s", init_strerror(errno));
                 return INIT_EXIT_CANNOT_EXEC;

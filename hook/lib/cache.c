@@ -271,7 +271,8 @@ int tsync_cache_load(const char *dir, const char *key, struct tsync_program **re
         if (why)
                 return bad_entry(dfd, dir, name, fd, why, err);
         /* The filter file starts at an offset a multiple of 8, so its program stays aligned. */
-        r = tsync_filter_decode(file, file_len, &insns, &len, &flags, &why);
+        uint32_t listener;
+        r = tsync_filter_decode(file, file_len, &insns, &len, &flags, &listener, &why);
         if (r < 0)
                 return bad_entry(dfd, dir, name, fd, why, err);
 
@@ -286,6 +287,7 @@ int tsync_cache_load(const char *dir, const char *key, struct tsync_program **re
         memcpy(prog->insns, insns, len * sizeof(*insns));
         prog->len = len;
         prog->flags = flags;
+        prog->listener = listener;
         *ret = prog;
         return 0;
 }
@@ -367,7 +369,8 @@ int tsync_cache_store(const char *dir, const char *key, const struct tsync_progr
         buf = calloc(1, size);
         if (!buf)
                 return tsync_error(err, ENOMEM, "cache store: out of memory");
-        n = tsync_filter_encode(prog->insns, prog->len, prog->flags, buf + ENTRY_HEADER_SIZE, size - ENTRY_HEADER_SIZE);
+        n = tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf + ENTRY_HEADER_SIZE,
+                                size - ENTRY_HEADER_SIZE);
         if (n < 0)
                 return tsync_error(err, (int)-n, "cache store: encoding the filter (flags %#x): %s", prog->flags,
                                    strerror((int)-n));

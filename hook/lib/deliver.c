@@ -31,7 +31,7 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_plan_paths *
                 _cleanup_free_ void *buf = malloc(size);
                 if (!buf)
                         return tsync_error(err, ENOMEM, "out of memory");
-                long written = tsync_filter_encode(prog->insns, prog->len, prog->flags, buf, size);
+                long written = tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size);
                 if (written < 0)
                         return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
                 _cleanup_free_ char *path = NULL;

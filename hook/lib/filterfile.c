@@ -37,7 +37,17 @@ static uint32_t checksum(const struct tsync_filter_header *hdr, const void *prog
         return fnv1a(fnv1a(FNV32_OFFSET, &h, sizeof(h)), prog, len * sizeof(struct sock_filter));
 }
 
-long tsync_filter_encode(const struct sock_filter *prog, size_t len, uint32_t flags, void *buf, size_t size)
+long tsync_filter_find_user_notif(const struct sock_filter *prog, size_t len)
+{
+        for (size_t i = 0; i < len; i++)
+                if (prog[i].code == (BPF_RET | BPF_K) &&
+                    (prog[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
+                        return (long)i;
+        return -1;
+}
+
+long tsync_filter_encode(const struct sock_filter *prog, size_t len, uint32_t flags, uint32_t listener, void *buf,
+                         size_t size)
 {
         struct tsync_filter_header hdr;
         size_t need;
@@ -45,6 +55,9 @@ long tsync_filter_encode(const struct sock_filter *prog, size_t len, uint32_t fl
         if (!prog || len == 0 || len > TSYNC_FILTER_MAX_INSNS)
                 return -EINVAL;
         if (flags & ~TSYNC_FILTER_ALLOWED_FLAGS)
+                return -EINVAL;
+        if (listener > TSYNC_LISTENER_MAX ||
+            (listener != TSYNC_LISTENER_NONE && tsync_filter_find_user_notif(prog, len) < 0))
                 return -EINVAL;
         need = TSYNC_FILTER_HEADER_SIZE + len * sizeof(struct sock_filter);
         if (!buf || size < need)
@@ -55,6 +68,7 @@ long tsync_filter_encode(const struct sock_filter *prog, size_t len, uint32_t fl
         hdr.version = TSYNC_FILTER_VERSION;
         hdr.flags = flags;
         hdr.count = (uint32_t)len;
+        hdr.listener = listener;
         hdr.reserved = 0;
         hdr.checksum = checksum(&hdr, prog, len);
 
@@ -73,7 +87,7 @@ static int refuse(const char **ret_why, const char *why)
 }
 
 int tsync_filter_decode(const void *buf, size_t size, const struct sock_filter **ret_prog, size_t *ret_len,
-                        uint32_t *ret_flags, const char **ret_why)
+                        uint32_t *ret_flags, uint32_t *ret_listener, const char **ret_why)
 {
         struct tsync_filter_header hdr;
         const unsigned char *p = buf;
@@ -92,7 +106,7 @@ int tsync_filter_decode(const void *buf, size_t size, const struct sock_filter *
                 return refuse(ret_why, "bad magic");
         /* A constant string (not "version 7, ...") keeps this free of static buffers. */
         if (hdr.version != TSYNC_FILTER_VERSION)
-                return refuse(ret_why, "unsupported version, expected 1");
+                return refuse(ret_why, "unsupported version, expected 2");
         if (hdr.count == 0)
                 return refuse(ret_why, "no instructions");
         if (hdr.count > TSYNC_FILTER_MAX_INSNS)
@@ -107,8 +121,16 @@ int tsync_filter_decode(const void *buf, size_t size, const struct sock_filter *
                 return refuse(ret_why, "unknown flags");
         if (hdr.reserved != 0)
                 return refuse(ret_why, "reserved field is not zero");
+        if (hdr.listener > TSYNC_LISTENER_MAX)
+                return refuse(ret_why, "unknown listener");
         if (hdr.checksum != checksum(&hdr, p + TSYNC_FILTER_HEADER_SIZE, hdr.count))
                 return refuse(ret_why, "checksum mismatch");
+        /* A listener nothing is ever sent to would be a supervisor (or an
+         * agent's socket) waiting for nothing: a file made by hand. */
+        if (hdr.listener != TSYNC_LISTENER_NONE &&
+            tsync_filter_find_user_notif((const struct sock_filter *)(const void *)(p + TSYNC_FILTER_HEADER_SIZE),
+                                         hdr.count) < 0)
+                return refuse(ret_why, "a listener, but no USER_NOTIF return");
 
         if (ret_prog)
                 *ret_prog = (const struct sock_filter *)(const void *)(p + TSYNC_FILTER_HEADER_SIZE);
@@ -116,6 +138,8 @@ int tsync_filter_decode(const void *buf, size_t size, const struct sock_filter *
                 *ret_len = hdr.count;
         if (ret_flags)
                 *ret_flags = hdr.flags;
+        if (ret_listener)
+                *ret_listener = hdr.listener;
         return 0;
 }
 

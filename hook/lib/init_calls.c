@@ -1,15 +1,18 @@
 #include "tsync/init_calls.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "tsync/bpf.h"
+#include "tsync/filterfile.h"
 
 #define SUPERVISE (1u << TSYNC_ROUTE_SUPERVISE)
 #define IN_PLACE  (1u << TSYNC_ROUTE_IN_PLACE)
@@ -48,7 +51,7 @@ const struct tsync_init_call tsync_init_calls[] = {
         /* run.c's spawn, with glibc's clone(), which never tries clone3. */
         { "clone",
           SYS_clone,
-          { CLONE_VM | CLONE_VFORK | SIGCHLD },
+          { CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD },
           SUPERVISE,
           TSYNC_CALL_ALWAYS,
           "start the workload as a child" },
@@ -58,11 +61,43 @@ const struct tsync_init_call tsync_init_calls[] = {
           BOTH,
           TSYNC_CALL_ALWAYS,
           "unblock signals for the workload" },
-        { "execve", SYS_execve, { 0 }, BOTH, TSYNC_CALL_ALWAYS, "run the workload" },
+        { "execve", SYS_execve, { 0 }, BOTH, TSYNC_CALL_WORKLOAD_EXEC, "run the workload" },
         { "wait4", SYS_wait4, { NEG1, 0, __WALL }, SUPERVISE, TSYNC_CALL_ALWAYS, "reap the workload and orphans" },
         { "rt_sigtimedwait", SYS_rt_sigtimedwait, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals" },
         { "kill", SYS_kill, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals" },
         { "exit_group", SYS_exit_group, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "exit with the workload's status" },
+        /* The exec-once supervisor (init/execonce.c); the listener's fd is not
+         * known here, only the request. */
+        { "futex",
+          SYS_futex,
+          { 0, FUTEX_WAIT_PRIVATE },
+          SUPERVISE,
+          TSYNC_CALL_EXEC_ONCE,
+          "wait for the listener and the workload's pid (exec-once)" },
+        { "futex",
+          SYS_futex,
+          { 0, FUTEX_WAKE_PRIVATE },
+          SUPERVISE,
+          TSYNC_CALL_EXEC_ONCE,
+          "hand the listener and the workload's pid to its supervisor (exec-once)" },
+        { "ioctl",
+          SYS_ioctl,
+          { 0, SECCOMP_IOCTL_NOTIF_RECV },
+          SUPERVISE,
+          TSYNC_CALL_EXEC_ONCE,
+          "receive exec notifications (exec-once)" },
+        { "ioctl",
+          SYS_ioctl,
+          { 0, SECCOMP_IOCTL_NOTIF_ID_VALID },
+          SUPERVISE,
+          TSYNC_CALL_EXEC_ONCE,
+          "check an exec notification (exec-once)" },
+        { "ioctl",
+          SYS_ioctl,
+          { 0, SECCOMP_IOCTL_NOTIF_SEND },
+          SUPERVISE,
+          TSYNC_CALL_EXEC_ONCE,
+          "answer exec notifications (exec-once)" },
 };
 const size_t tsync_init_ncalls = sizeof(tsync_init_calls) / sizeof(tsync_init_calls[0]);
 
@@ -100,8 +135,8 @@ const char *tsync_init_route_explain(const char *who, const struct tsync_init_ca
 
 /* The most restrictive answer of the stack to nr with args, as the kernel
  * picks it: the lowest action wins; ALLOW and LOG let the call through. */
-static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, const uint64_t args[6], uint32_t *ret,
-                     struct tsync_err *err)
+static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, const uint64_t args[6], bool continued,
+                     uint32_t *ret, struct tsync_err *err)
 {
         struct tsync_bpf_input in = { .nr = (int32_t)nr, .arch = TSYNC_NATIVE_AUDIT_ARCH };
         uint32_t worst = SECCOMP_RET_ALLOW;
@@ -113,6 +148,10 @@ static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, co
                 int r = tsync_bpf_simulate(progs[i].insns, progs[i].len, &in, &res, err);
                 if (r < 0)
                         return tsync_error_prefix(err, "filter %zu", i + 1);
+                /* The supervisor's one CONTINUE: the other filters still judge the call. */
+                if (continued && progs[i].listener == TSYNC_LISTENER_EXEC_ONCE &&
+                    (res.ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
+                        res.ret = SECCOMP_RET_ALLOW;
                 if ((int32_t)(res.ret & SECCOMP_RET_ACTION_FULL) < (int32_t)(worst & SECCOMP_RET_ACTION_FULL))
                         worst = res.ret;
         }
@@ -129,25 +168,35 @@ static bool lets_through(uint32_t ret)
 static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const struct tsync_init_call *c, uint32_t *ret,
                         struct tsync_err *err)
 {
-        int r = answer_of(progs, n, c->nr, c->args, ret, err);
+        int r = answer_of(progs, n, c->nr, c->args, (c->when & TSYNC_CALL_WORKLOAD_EXEC) != 0, ret, err);
         /* glibc falls back to clone when clone3 is ENOSYS (Docker's and Podman's profiles). */
         if (r == 0 && (c->when & TSYNC_CALL_THREAD) && *ret == (SECCOMP_RET_ERRNO | ENOSYS)) {
                 const uint64_t args[6] = { THREAD_FLAGS };
-                r = answer_of(progs, n, SYS_clone, args, ret, err);
+                r = answer_of(progs, n, SYS_clone, args, false, ret, err);
         }
         return r;
 }
 
 /* The first call of route the stack refuses, or NULL. */
+static bool has_exec_once(const struct tsync_stack_prog *progs, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (progs[i].listener == TSYNC_LISTENER_EXEC_ONCE)
+                        return true;
+        return false;
+}
+
 static int first_refused(const struct tsync_stack_prog *progs, size_t n, size_t n_before, bool caps_after,
                          enum tsync_init_route route, const struct tsync_init_call **ret, uint32_t *ret_action,
                          struct tsync_err *err)
 {
+        bool exec_once = has_exec_once(progs, n);
         for (size_t i = 0; i < tsync_init_ncalls; i++) {
                 const struct tsync_init_call *c = &tsync_init_calls[i];
                 uint32_t answer = SECCOMP_RET_ALLOW;
                 size_t judges = n;
-                if (!(c->routes & (1u << route)) || ((c->when & TSYNC_CALL_CAPS_AFTER) && !caps_after))
+                if (!(c->routes & (1u << route)) || ((c->when & TSYNC_CALL_CAPS_AFTER) && !caps_after) ||
+                    ((c->when & TSYNC_CALL_EXEC_ONCE) && !exec_once))
                         continue;
                 /* The last filter is loaded under all the others, never under itself. */
                 if (c->when & TSYNC_CALL_MORE_FILTERS) {
@@ -188,6 +237,13 @@ int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_be
                 *ret_route = TSYNC_ROUTE_SUPERVISE;
                 *ret_denied = NULL;
                 *ret_action = SECCOMP_RET_ALLOW;
+                return 0;
+        }
+        /* Nobody could tell the workload's start from a later exec in place. */
+        if (has_exec_once(progs, n)) {
+                *ret_route = TSYNC_ROUTE_NONE;
+                *ret_denied = supervise;
+                *ret_action = supervise_action;
                 return 0;
         }
         r = first_refused(progs, n, n_before, caps_after, TSYNC_ROUTE_IN_PLACE, &in_place, &in_place_action, err);

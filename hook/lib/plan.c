@@ -52,7 +52,7 @@ static bool moved_seccomp(const struct tsync_plan *p)
 
 size_t tsync_plan_filter_count(const struct tsync_plan *p)
 {
-        return (moved_seccomp(p) ? 1 : 0) + p->n_layers;
+        return (moved_seccomp(p) ? 1 : 0) + p->n_layers + (p->init.exec_once ? 1 : 0);
 }
 
 void tsync_plan_filter_label(const struct tsync_plan *p, size_t k, char *buf, size_t size)
@@ -62,6 +62,8 @@ void tsync_plan_filter_label(const struct tsync_plan *p, size_t k, char *buf, si
                 (void)snprintf(buf, size, "linux.seccomp");
         else if (k - moved < p->n_layers)
                 (void)snprintf(buf, size, "layer '%s'", p->layers[k - moved]);
+        else if (k - moved == p->n_layers && p->init.exec_once)
+                (void)snprintf(buf, size, "exec-once");
         else
                 (void)snprintf(buf, size, "filter %zu", k);
 }
@@ -88,6 +90,34 @@ static bool fail_unknown_syscall(const struct tsync_json *config)
         return v && !(v->type == TSYNC_JSON_STRING && strcmp(v->u.string.ptr, "0") == 0);
 }
 
+int tsync_exec_once_errno_parse(const char *s, int *ret)
+{
+        uint64_t v;
+        if (tsync_errno_parse(s, &v) < 0 || v < 1 || v > 4095)
+                return -EINVAL;
+        *ret = (int)v;
+        return 0;
+}
+
+/* "once" or "once:ERRNO". */
+static int exec_annotation(const struct tsync_json *v, int *ret, struct tsync_err *err)
+{
+        const char *s;
+        int r = tsync_json_str(v, "annotations." TSYNC_ANNOTATION_EXEC, &s, err);
+        if (r < 0)
+                return r;
+        if (strcmp(s, "once") == 0) {
+                *ret = TSYNC_EXEC_ONCE_DEFAULT_ERRNO;
+                return 0;
+        }
+        if (strncmp(s, "once:", 5) == 0 && tsync_exec_once_errno_parse(s + 5, ret) == 0)
+                return 0;
+        return tsync_error(err, EINVAL,
+                           "annotations.%s: '%s' is not once or once:ERRNO (an errno name such as EPERM, or a number "
+                           "from 1 to 4095)",
+                           TSYNC_ANNOTATION_EXEC, s);
+}
+
 int tsync_request_from_annotations(const struct tsync_json *config, struct tsync_request *ret, struct tsync_err *err)
 {
         const struct tsync_json *annotations = tsync_json_get(config, "annotations");
@@ -96,7 +126,13 @@ int tsync_request_from_annotations(const struct tsync_json *config, struct tsync
         const char *s;
         int r;
 
+        const struct tsync_json *exec = tsync_json_get(annotations, TSYNC_ANNOTATION_EXEC);
         *ret = (struct tsync_request){ .layers_by_name = true };
+        if (exec) {
+                r = exec_annotation(exec, &ret->init.exec_once, err);
+                if (r < 0)
+                        return r;
+        }
         if (mode) {
                 r = tsync_json_str(mode, "annotations." TSYNC_ANNOTATION_MODE, &s, err);
                 if (r < 0)
@@ -161,6 +197,12 @@ int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *
         plan->mode = req->mode;
         plan->layers_by_name = req->layers_by_name;
         plan->init = req->init;
+        if (req->init.exec && req->init.exec_once)
+                return tsync_error(err, EINVAL,
+                                   "exec once needs the init to stay and answer the workload's execs: it cannot be "
+                                   "combined with --exec");
+        if (req->init.exec_once < 0 || req->init.exec_once > 4095)
+                return tsync_error(err, EINVAL, "exec once: errno %d is not from 1 to 4095", req->init.exec_once);
         plan->delivery = req->delivery;
         if (req->delivery == TSYNC_DELIVERY_FILES && !state_dir)
                 return tsync_error(err, EINVAL, "filter files need a state directory");
@@ -223,6 +265,8 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
                 r = tsync_json_set(o, "mode", tsync_json_new_string(tsync_mode_name(p->mode)));
         if (r == 0 && p->init.exec)
                 r = tsync_json_set(o, "exec", tsync_json_new_bool(true));
+        if (r == 0 && p->init.exec_once)
+                r = tsync_json_set(o, "execOnce", tsync_json_new_u64((uint64_t)p->init.exec_once));
         if (r == 0 && p->delivery == TSYNC_DELIVERY_ARGS)
                 r = tsync_json_set(o, "delivery", tsync_json_new_string("args"));
         if (r == 0 && p->state_dir)
@@ -306,6 +350,20 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
                 r = tsync_json_bool(exec, "plan.exec", &p->init.exec, err);
                 if (r < 0)
                         return r;
+        }
+        /* Absent when not asked for. */
+        const struct tsync_json *exec_once = tsync_json_get(o, "execOnce");
+        if (exec_once) {
+                uint64_t e;
+                r = tsync_json_u64(exec_once, "plan.execOnce", &e, err);
+                if (r < 0)
+                        return r;
+                if (e < 1 || e > 4095)
+                        return tsync_error(err, EINVAL, "plan.execOnce: %llu is not an errno from 1 to 4095",
+                                           (unsigned long long)e);
+                if (p->init.exec)
+                        return tsync_error(err, EINVAL, "plan.execOnce: set together with plan.exec");
+                p->init.exec_once = (int)e;
         }
         /* Absent in plans written before the filters could travel in arguments. */
         const struct tsync_json *delivery = tsync_json_get(o, "delivery");

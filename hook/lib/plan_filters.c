@@ -3,6 +3,7 @@
 #include "tsync/plan.h"
 
 #include <errno.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
+#include "tsync/filterfile.h"
 #include "tsync/source.h"
 
 static int open_named_layer(const struct tsync_plan_paths *o, const char *name, char **ret_path, struct tsync_err *err)
@@ -72,6 +74,64 @@ static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsyn
         return r < 0 ? tsync_error_prefix(err, "layer '%s'", name) : 0;
 }
 
+/* The ABIs a kernel of the native architecture runs besides its own: a
+ * process may switch to them (int 0x80 on x86_64), so the exec-once filter
+ * names them too rather than leave them to the bad-architecture action. */
+static size_t companion_arches(uint32_t native, uint32_t ret[3])
+{
+        size_t n = 0;
+        ret[n++] = native;
+        switch (native) {
+        case SCMP_ARCH_X86_64:
+                ret[n++] = SCMP_ARCH_X86;
+                ret[n++] = SCMP_ARCH_X32;
+                break;
+        case SCMP_ARCH_AARCH64:
+                ret[n++] = SCMP_ARCH_ARM;
+                break;
+        case SCMP_ARCH_S390X:
+                ret[n++] = SCMP_ARCH_S390;
+                break;
+        case SCMP_ARCH_PPC64:
+                ret[n++] = SCMP_ARCH_PPC;
+                break;
+        default:
+                break;
+        }
+        return n;
+}
+
+/* Default ALLOW; execve and execveat go to the listener (SCMP_ACT_NOTIFY). */
+static int exec_once_profile(struct tsync_profile **ret, struct tsync_err *err)
+{
+        static const char *const calls[] = { "execve", "execveat" };
+        uint32_t arches[3];
+        size_t n_arches = companion_arches(seccomp_arch_native(), arches);
+        _cleanup_profile_ struct tsync_profile *p = calloc(1, sizeof(*p));
+        if (!p || !(p->arches = calloc(n_arches, sizeof(*p->arches))) || !(p->rules = calloc(1, sizeof(*p->rules))))
+                return tsync_error(err, ENOMEM, "out of memory");
+        p->default_action = (struct tsync_action){ .kind = TSYNC_ACT_ALLOW };
+        memcpy(p->arches, arches, n_arches * sizeof(*arches));
+        p->n_arches = n_arches;
+        p->n_rules = 1;
+        struct tsync_rule *rule = &p->rules[0];
+        rule->action = (struct tsync_action){ .kind = TSYNC_ACT_NOTIFY };
+        if (!(rule->origin = strdup("exec-once")) || !(rule->names = calloc(ARRAY_SIZE(calls), sizeof(char *))))
+                return tsync_error(err, ENOMEM, "out of memory");
+        for (size_t i = 0; i < ARRAY_SIZE(calls); i++) {
+                if (!(rule->names[i] = strdup(calls[i])))
+                        return tsync_error(err, ENOMEM, "out of memory");
+                rule->n_names++;
+        }
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+static bool is_exec_once(const struct tsync_plan *plan, size_t k)
+{
+        return plan->init.exec_once && k + 1 == tsync_plan_filter_count(plan);
+}
+
 int tsync_plan_load_filter(const struct tsync_plan *plan, size_t k, const struct tsync_plan_paths *o,
                            struct tsync_profile **ret, uint64_t *ret_caps, struct tsync_warnings *w,
                            struct tsync_err *err)
@@ -89,6 +149,12 @@ int tsync_plan_load_filter(const struct tsync_plan *plan, size_t k, const struct
         int r = tsync_caps_bounding_of(plan->capabilities, "plan.capabilities.bounding", &so.caps, err);
         if (r < 0)
                 return r;
+        if (is_exec_once(plan, k)) {
+                r = exec_once_profile(ret, err);
+                if (r == 0)
+                        *ret_caps = so.caps;
+                return r;
+        }
         if (moved && k == 0)
                 r = load_moved(plan, &so, ret, &info, err);
         else
@@ -157,6 +223,10 @@ int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_pa
                         (void)tsync_error_prefix(err, "%s", label);
                         break;
                 }
+                /* The listener is the plan's to give, never a profile's: the
+                 * cached program is the bare filter, marked here. */
+                if (is_exec_once(plan, k))
+                        ret->progs[ret->n]->listener = TSYNC_LISTENER_EXEC_ONCE;
                 ret->n++;
         }
         if (r < 0)

@@ -72,7 +72,7 @@ static int parse_decimal(const char *s, size_t len, uint64_t max, uint64_t *ret)
         return 0;
 }
 
-static int errno_from_string(const char *s, uint64_t *ret)
+int tsync_errno_parse(const char *s, uint64_t *ret)
 {
         if (parse_decimal(s, strlen(s), UINT32_MAX, ret) == 0)
                 return 0;
@@ -113,7 +113,7 @@ static int parse_docker_action(const struct tsync_json *obj, const char *path, c
                 *ret = act;
                 return 0;
         }
-        if (errno_from_string(s, &v) < 0)
+        if (tsync_errno_parse(s, &v) < 0)
                 return tsync_error(err, EINVAL, "%s: errno '%s' is unknown", at, s);
         if (act.kind != TSYNC_ACT_ERRNO && act.kind != TSYNC_ACT_TRACE)
                 return tsync_error(err, EINVAL, "%s: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not %s", at,

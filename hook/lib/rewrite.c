@@ -282,7 +282,8 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
                 const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
                 size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
                 _cleanup_free_ void *buf = malloc(size);
-                long written = buf ? tsync_filter_encode(prog->insns, prog->len, prog->flags, buf, size) : -ENOMEM;
+                long written = buf ? tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size)
+                                   : -ENOMEM;
                 if (written < 0) {
                         filter_data_clear(ret);
                         return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
@@ -304,6 +305,13 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
         if (r == 0 && plan->init.exec)
                 r = tsync_json_append(a, tsync_json_new_string("--exec"));
+        if (r == 0 && plan->init.exec_once) {
+                char e[16];
+                (void)snprintf(e, sizeof(e), "%d", plan->init.exec_once);
+                r = tsync_json_append(a, tsync_json_new_string("--exec-once"));
+                if (r == 0)
+                        r = tsync_json_append(a, tsync_json_new_string(e));
+        }
         size_t n = tsync_plan_filter_count(plan);
         if (plan->delivery == TSYNC_DELIVERY_ARGS && data->n != n)
                 return -EINVAL;

@@ -438,17 +438,19 @@ static void check_filter_file(const struct tsync_program *prog)
         _cleanup_free_ void *buf = malloc(size);
         if (!buf)
                 fail("out of memory");
-        long n = tsync_filter_encode(prog->insns, prog->len, prog->flags, buf, size);
+        long n = tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size);
         if (n != (long)size)
                 fail("tsync_filter_encode of a compiled program (flags %#x) returned %ld", prog->flags, n);
         const struct sock_filter *back;
         size_t len;
         uint32_t flags;
         const char *why = NULL;
-        int r = tsync_filter_decode(buf, size, &back, &len, &flags, &why);
+        uint32_t listener;
+        int r = tsync_filter_decode(buf, size, &back, &len, &flags, &listener, &why);
         if (r < 0)
                 fail("a filter file we wrote does not decode: %s", why);
-        if (len != prog->len || flags != prog->flags || memcmp(back, prog->insns, len * sizeof(*back)) != 0)
+        if (len != prog->len || flags != prog->flags || listener != prog->listener ||
+            memcmp(back, prog->insns, len * sizeof(*back)) != 0)
                 fail("a filter file decodes to another program");
 }
 
@@ -600,7 +602,7 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
         struct tsync_err err = { 0 };
         const struct sock_filter *prog = NULL;
         size_t len = 0;
-        uint32_t flags = 0;
+        uint32_t flags = 0, listener = 0;
         const char *why = NULL;
 
         fuzz_stats.inputs++;
@@ -609,7 +611,7 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
         if (!buf)
                 fail("out of memory");
         memcpy(buf, data, size);
-        int r = tsync_filter_decode(buf, size, &prog, &len, &flags, &why);
+        int r = tsync_filter_decode(buf, size, &prog, &len, &flags, &listener, &why);
         if (r < 0) {
                 if (r != -EBADMSG || !why || !*why)
                         fail("tsync_filter_decode refused with %d and reason '%s'", r, why ? why : "(none)");
@@ -620,7 +622,7 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
                         fail("tsync_filter_decode accepted a file that breaks its own layout");
                 /* Re-encoding gives the same bytes. */
                 _cleanup_free_ uint8_t *again = malloc(size);
-                if (!again || tsync_filter_encode(prog, len, flags, again, size) != (long)size ||
+                if (!again || tsync_filter_encode(prog, len, flags, listener, again, size) != (long)size ||
                     memcmp(again, buf, size) != 0)
                         fail("re-encoding a decoded filter file gives other bytes");
                 r = tsync_bpf_validate(prog, len, &err);
@@ -648,15 +650,15 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
                 fail("out of memory");
         memcpy(insns, data, n * sizeof(*insns));
         uint32_t f = (uint32_t)size & TSYNC_FILTER_ALLOWED_FLAGS;
-        if (tsync_filter_encode(insns, n, f, file, fsize) != (long)fsize)
+        if (tsync_filter_encode(insns, n, f, TSYNC_LISTENER_NONE, file, fsize) != (long)fsize)
                 fail("tsync_filter_encode refused %zu instructions, flags %#x", n, f);
-        r = tsync_filter_decode(file, fsize, &prog, &len, &flags, &why);
+        r = tsync_filter_decode(file, fsize, &prog, &len, &flags, NULL, &why);
         if (r < 0 || len != n || flags != f || memcmp(prog, insns, n * sizeof(*insns)) != 0)
                 fail("a filter file tsync_filter_encode wrote does not decode back: %s", r < 0 ? why : "differs");
         /* One flipped byte anywhere is refused (the checksum covers the header and the program). */
         size_t at = (size * 2654435761u) % fsize;
         file[at] ^= 0x01;
-        if (tsync_filter_decode(file, fsize, &prog, &len, &flags, &why) == 0)
+        if (tsync_filter_decode(file, fsize, &prog, &len, &flags, NULL, &why) == 0)
                 fail("a filter file with byte %zu flipped still decodes", at);
         file[at] ^= 0x01;
         /* A misaligned buffer is a caller's bug, refused as such. */
@@ -664,7 +666,7 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
         if (!shifted)
                 fail("out of memory");
         memcpy(shifted + 1, file, fsize);
-        if (tsync_filter_decode(shifted + 1, fsize, &prog, &len, &flags, &why) != -EINVAL)
+        if (tsync_filter_decode(shifted + 1, fsize, &prog, &len, &flags, NULL, &why) != -EINVAL)
                 fail("tsync_filter_decode accepted a misaligned buffer");
         r = tsync_bpf_validate(insns, n, &err);
         check_err(r, &err, "tsync_bpf_validate");

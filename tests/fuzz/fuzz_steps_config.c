@@ -117,7 +117,7 @@ static void check_rewrite(const struct tsync_json *doc, const struct rewrite_cas
         _cleanup_free_ char *text1 = plan_text(config, &plan);
         if (!text1)
                 config_fail("a rewritten config has no plan we can read");
-        size_t want = (o->mode == TSYNC_MODE_REPLACE ? 1 : 0) + o->n_layers;
+        size_t want = (o->mode == TSYNC_MODE_REPLACE ? 1 : 0) + o->n_layers + (o->init.exec_once ? 1 : 0);
         if (plan->mode != o->mode || plan->layers_by_name != o->layers_by_name ||
             strcmp(plan->state_dir, rc->state_dir) != 0 || plan->n_layers != o->n_layers ||
             tsync_plan_filter_count(plan) != want)

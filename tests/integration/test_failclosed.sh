@@ -366,7 +366,8 @@ inject_refused() {
         before_dir=$(ls -la --time-style=+ "$W/b" 2>/dev/null | sed 1d)
         timeout -s KILL 30 "$OCI" inject --cache-dir "$W/cache" "$@" "$W/b" >"$W/out" 2>"$W/err"
         rc=$?
-        assert_refused "oci-seccomp-tsync: " "$cause" 1
+        # A row may say `local INJECT_STATUS=2` for a refused command line.
+        assert_refused "oci-seccomp-tsync: " "$cause" "${INJECT_STATUS:-1}"
         assertEquals "config.json (checksum, mode)" "$before_config" "$(snap "$W/b/config.json")"
         assertEquals "bundle entries" "$before_dir" "$(ls -la --time-style=+ "$W/b" 2>/dev/null | sed 1d)"
         assert_no_temp "$W/b" "$W/cache"
@@ -408,6 +409,15 @@ I ReplaceNotifyInLinuxSeccomp "SCMP_ACT_NOTIFY and listenerPath are not supporte
         '--replace'
 I InitMissing 'cannot find seccomp-tsync-init at $W/no-init' ':' '--init "$W/no-init" --profile "$GOOD"'
 I TooManyLayers "at most 16 layers" ':' "$(printf -- '--profile "$GOOD" %.0s' $(seq 17))"
+# Exec once (issue 12): the combinations that cannot work are refused on the command line, and a
+# profile that denies what the supervisor needs is refused before the config is written.
+I ExecOnceWithExec "--exec and --exec-once" 'local INJECT_STATUS=2' '--exec --exec-once --profile "$GOOD"'
+I ExecOnceUnknownErrno "--exec-once=EWHATEVER: not an errno name" 'local INJECT_STATUS=2' '--exec-once=EWHATEVER'
+I ExecOnceErrnoTooBig "--exec-once=4096: not an errno name" 'local INJECT_STATUS=2' '--exec-once=4096'
+I ExecOnceProfileDeniesTheSupervisor "ioctl with ERRNO(1), which the init needs to receive exec notifications (exec-once): exec-once needs the init to supervise" \
+        'J "{\"names\": [\"ioctl\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-ioctl.json"' '--exec-once --profile "$W/deny-ioctl.json"'
+I ExecOnceProfileForcesInPlace "wait4 with ERRNO(1), which the init needs to reap the workload and orphans: exec-once needs the init to supervise" \
+        'J "{\"names\": [\"wait4\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-wait4.json"' '--exec-once --profile "$W/deny-wait4.json"'
 # One home per decision (issue 16): the rewrite's refusals name their JSON path.
 I ConfigHookStageNotAList "hooks.poststop: expected array, got object" 'tsync_json_edit "$W/b/config.json" ".hooks.poststop = {}"' '--compile-at-start --profile "$GOOD"'
 I ConfigHooksNotAnObject "hooks: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".hooks = []"' '--compile-at-start --profile "$GOOD"'
@@ -736,6 +746,12 @@ C CacheDirWorldWritable "must be a directory owned by uid 0 and writable by it a
 C CacheDirSymlink "$W/cache-link" 'mkdir -m 0700 "$W/real-cache"; ln -s real-cache "$W/cache-link"; annotated good' '--cache-dir "$W/cache-link"'
 # Plan trust (issue 11, wip-execparity): an engine's config never carries our plan or running record.
 C ForgedPlan "annotations.io.oci-seccomp-tsync.plan: set by oci-seccomp-tsync itself and never by an engine" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.plan\"] = (\$p | tojson)" --argjson p "{\"version\": 1, \"mode\": \"replace\", \"stateDir\": \"$W/run/x\", \"layersByName\": true, \"layers\": [], \"args\": [\"sh\"], \"noNewPrivileges\": false, \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\"}}"'
+# Exec once (issue 12): the annotation takes once or once:ERRNO, nothing else; with a layer that
+# denies the supervisor's ioctl, precreate refuses rather than run the workload in place.
+C ExecAnnotationUnknownValue "annotations.io.oci-seccomp-tsync.exec: 'twice' is not once or once:ERRNO" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"twice\""'
+C ExecAnnotationUnknownErrno "annotations.io.oci-seccomp-tsync.exec: 'once:EWHATEVER' is not once or once:ERRNO" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once:EWHATEVER\""'
+C ExecAnnotationNotAString "annotations.io.oci-seccomp-tsync.exec: expected string" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = true"'
+C ExecOnceLayerDeniesTheSupervisor "exec-once needs the init to supervise the workload" 'J "{\"names\": [\"ioctl\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/profiles/deny-ioctl.json"; annotated deny-ioctl | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
 C ForgedRunningRecord "annotations.io.oci-seccomp-tsync.running: set by oci-seccomp-tsync itself" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.running\"] = \"x\""'
 # The hook's own start (issue 15, wip-hookstart): the runtime's own profile, which precreate compiles
 # to judge the init's calls, goes through the cache too, with the same refusals, named as such.
@@ -879,6 +895,27 @@ N DataChecksum 122 "filter 1 (--filter-data): bad filter file: checksum mismatch
 N DataHuge 122 "filter 1 (--filter-data): bad filter file: larger than 32800 bytes" ':' '--filter-data "$(head -c 40000 /dev/zero | base64 -w0)"'
 N DataAfterABadFile 122 "\$W/none.bpf: cannot read the filter file" ':' '--filter-data "$(base64 -w0 "$SUITE/good.bpf")" -f "$W/none.bpf"'
 N DataTooManyFilters 121 "more than 16 filters" ':' "$(printf -- '-f "$SUITE/good.bpf" %.0s' $(seq 16)) --filter-data \"\$(base64 -w0 \"\$SUITE/good.bpf\")\""
+# Exec once (issue 12): a forged or inconsistent listener, and the option without its filter (or
+# the reverse), stop the init before anything is loaded. exec_once_file LISTENER RET FILE: a filter
+# file with header listener LISTENER whose program returns RET for execve and allows the rest.
+exec_once_file() {
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener "$1" "$3" \
+                0x20,0,0,0 0x15,0,1,59 0x06,0,0,"$2" 0x06,0,0,0x7fff0000
+}
+N ExecOnceForgedListener 122 "\$W/f.bpf: bad filter file: unknown listener" 'exec_once_file 2 0x7fc00000 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
+N ExecOnceListenerWithoutUserNotif 122 "\$W/f.bpf: bad filter file: a listener, but no USER_NOTIF return" 'exec_once_file 1 0x00050001 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
+N UserNotifWithoutListener 122 "\$W/f.bpf: instruction 2 returns SECCOMP_RET_USER_NOTIF: notify actions and listenerPath are not supported yet" 'exec_once_file 0 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
+N ExecOnceWithExec 121 "command line: --exec-once needs the init to stay and answer the workload's execs: it cannot be combined with --exec" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec --exec-once 1 -f "$W/f.bpf"'
+N ExecOnceTwoListenerFilters 122 "\$W/g.bpf: a second filter with a listener (the first is \$W/f.bpf)" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"; cp "$W/f.bpf" "$W/g.bpf"' '--exec-once 1 -f "$W/f.bpf" -f "$W/g.bpf"'
+N ExecOnceWithoutItsFilter 122 "exec-once: --exec-once is given, but no filter has the exec-once listener" ':' '--exec-once 1 -f "$SUITE/good.bpf"'
+N ExecOnceFilterWithoutTheOption 122 "\$W/f.bpf: the filter has the exec-once listener, but --exec-once is not given" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
+N ExecOnceErrnoByName 121 "command line: --exec-once 'EPERM' is not an errno number (1 to 4095)" ':' '--exec-once EPERM -f "$SUITE/good.bpf"'
+# A filter that denies the supervisor's ioctl on any fd but 0 passes the simulation (which cannot
+# know the listener's fd) and then stops the supervisor: it says so, the workload is killed.
+N ExecOnceSupervisorDenied 1 "exec-once: the supervisor cannot receive a notification (ioctl SECCOMP_IOCTL_NOTIF_RECV): Operation not permitted: the workload is killed" \
+        'exec_once_file 1 0x7fc00000 "$W/f.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/ioctl.bpf" 0x20,0,0,0 0x15,0,3,16 0x20,0,0,16 0x15,1,0,0 0x06,0,0,0x00050001 0x06,0,0,0x7fff0000' \
+        '--exec-once 1 -f "$W/ioctl.bpf" -f "$W/f.bpf"'
+N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 -f "$SUITE/good.bpf" -f "$W/f.bpf"'
 
 testInitNoCommand() {
         init_run -f "$SUITE/good.bpf" --

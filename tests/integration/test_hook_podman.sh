@@ -179,4 +179,15 @@ testCapabilitiesMatchAPlainPodmanRunWithNoNewPrivileges() {
         podman_parity --security-opt no-new-privileges --user 1000:1000
 }
 
+# Exec once (issue 12) by annotation alone: the hooks.d files fire on it, and the errno named in
+# it is what a later exec gets.
+testExecAnnotationAloneRefusesEveryExecAfterTheWorkloadsStart() {
+        prun --annotation io.oci-seccomp-tsync.exec=once:EACCES -- 'echo started; /bin/ls / >/dev/null; echo "ls=$?"'
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/out")" "started"
+        assertContains "$(cat "$TSYNC_TMP/out")" "ls=126"
+        assertContains "$(cat "$TSYNC_TMP/err")" "/bin/ls: Permission denied"
+        assertEquals "state left behind" "" "$(ls -A "$STATE")"
+}
+
 . shunit2

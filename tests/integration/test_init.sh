@@ -158,7 +158,7 @@ def flip(d):
 
 kinds = {
     'reseal': reseal,
-    'version': field(8, 2),
+    'version': field(8, 3),  # this is version 2
     'magic': lambda d: reseal(bytearray(b'TSYNCBPX') + d[8:]),
     'truncated': lambda d: d[:-8],
     'not-multiple-of-8': lambda d: d[:-3],
@@ -797,6 +797,34 @@ testAfterTheFilterTheInitMakesOnlyTheDocumentedSyscalls() {
                         fi
                 done
         done
+}
+
+# Exec once (issue 12): the supervisor's calls are documented too, and its thread is the third.
+testWithExecOnceTheInitMakesOnlyTheDocumentedSyscalls() {
+        local name extra seen
+        if ! command -v strace >/dev/null; then
+                startSkipping
+                return
+        fi
+        python3 "$TOP/tests/tools/filter_file.py" --listener 1 "$T/exec-once.bpf" \
+                0x20,0,0,0 0x15,0,1,59 0x06,0,0,0x7fc00000 0x15,0,1,322 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000 ||
+                fail "filter_file.py"
+        in_pidns strace -f -qq -o "$T/trace" \
+                "$INIT" --exec-once 1 -f "$T/deny.tsync" -f "$T/exec-once.bpf" -- sh -c '/bin/true || exit 7'
+        assertEquals "the workload's exec is refused: stderr: $(cat "$T/err")" 7 "$rc"
+        grep -q "Operation not permitted" "$T/err" || fail "no EPERM: $(cat "$T/err")"
+        seen=$(post_filter_syscalls "$T/trace" "$INIT")
+        extra=
+        for name in $seen; do
+                grep -qw -- "$name" <<<"$POST_FILTER_SYSCALLS" || extra="$extra $name"
+        done
+        assertEquals "undocumented syscalls after the filter (seen: $seen)" "" "$extra"
+        for name in ioctl futex execve; do
+                grep -qw -- "$name" <<<"$seen" || fail "$name not seen: $seen"
+        done
+        grep -q 'SECCOMP_FILTER_FLAG_NEW_LISTENER|SECCOMP_FILTER_FLAG_TSYNC_ESRCH' "$T/trace" ||
+                grep -q 'SECCOMP_FILTER_FLAG_TSYNC|SECCOMP_FILTER_FLAG_NEW_LISTENER|SECCOMP_FILTER_FLAG_TSYNC_ESRCH' \
+                        "$T/trace" || fail "the listener's load: $(grep 'seccomp(' "$T/trace")"
 }
 
 testAProfileDenyingWhatSupervisionNeedsRunsTheWorkloadInPlace() {

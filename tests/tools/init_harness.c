@@ -10,6 +10,11 @@
  *   --pending-signal SIG  SIG (a number) is sent to the process before the init starts,
  *                         so it is pending when the signal thread comes up: the init
  *                         must remember it and forward it to the workload
+ *   --late-pid MS         every announcement of the workload's pid to the exec-once
+ *                         supervisor (the child's own, right before its execve, and
+ *                         the main thread's after clone) comes MS milliseconds late
+ *                         (linked with --wrap=init_execonce_workload): the
+ *                         supervisor must wait for it, then let that execve through
  * Exits with init_flow_run's status. */
 #include <errno.h>
 #include <linux/filter.h>
@@ -23,6 +28,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../hook/init/init.h"
@@ -70,6 +76,20 @@ static void *stray(void *arg)
         return NULL;
 }
 
+static long late_pid_ms;
+
+void __real_init_execonce_workload(pid_t pid);
+void __wrap_init_execonce_workload(pid_t pid);
+void __wrap_init_execonce_workload(pid_t pid)
+{
+        if (late_pid_ms > 0 && pid > 0) {
+                struct timespec ts = { .tv_sec = late_pid_ms / 1000, .tv_nsec = (late_pid_ms % 1000) * 1000000L };
+                while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                        ;
+        }
+        __real_init_execonce_workload(pid);
+}
+
 int main(int argc, char **argv)
 {
         int i = 1, pending = 0;
@@ -82,9 +102,11 @@ int main(int argc, char **argv)
                         with_stray = true;
                 } else if (strcmp(argv[i], "--pending-signal") == 0 && i + 1 < argc) {
                         pending = atoi(argv[++i]);
+                } else if (strcmp(argv[i], "--late-pid") == 0 && i + 1 < argc) {
+                        late_pid_ms = atol(argv[++i]);
                 } else {
                         fprintf(stderr, "init_harness: usage: init_harness [--diverge TIDFILE] [--stray] "
-                                        "[--pending-signal SIG] -- INIT-OPTIONS -- CMD [ARG...]\n");
+                                        "[--pending-signal SIG] [--late-pid MS] -- INIT-OPTIONS -- CMD [ARG...]\n");
                         return 2;
                 }
         }

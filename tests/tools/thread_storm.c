@@ -96,7 +96,7 @@ static int read_filter(const char *path, const struct sock_filter **prog, size_t
         while ((n = read(fd, (char *)file + size, sizeof(file) - size)) > 0)
                 size += (size_t)n;
         (void)close(fd);
-        if (tsync_filter_decode(file, size, prog, len, flags, &why) < 0) {
+        if (tsync_filter_decode(file, size, prog, len, flags, NULL, &why) < 0) {
                 fprintf(stderr, "thread_storm: %s: %s\n", path, why);
                 return -1;
         }

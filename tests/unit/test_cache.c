@@ -235,7 +235,7 @@ static void test_cache_store_load(void)
                 struct sock_filter f;
                 unsigned char b[TSYNC_CACHE_ENTRY_HEADER_SIZE + TSYNC_FILTER_MAX_SIZE + 1];
         } want, got;
-        long wn = tsync_filter_encode(prog.insns, prog.len, prog.flags, want.b, sizeof(want.b));
+        long wn = tsync_filter_encode(prog.insns, prog.len, prog.flags, prog.listener, want.b, sizeof(want.b));
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         ssize_t gn = fd >= 0 ? read(fd, got.b, sizeof(got.b)) : -1;
         if (fd >= 0)
@@ -328,7 +328,7 @@ static int older_format(const char *path)
 {
         struct tsync_program prog = small_prog();
         unsigned char buf[TSYNC_FILTER_MAX_SIZE];
-        long n = tsync_filter_encode(prog.insns, prog.len, prog.flags, buf, sizeof(buf));
+        long n = tsync_filter_encode(prog.insns, prog.len, prog.flags, prog.listener, buf, sizeof(buf));
         int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
         int r = fd >= 0 && n > 0 && write(fd, buf, (size_t)n) == n ? 0 : -1;
         if (fd >= 0)

@@ -69,7 +69,7 @@ static int decode(const void *p, size_t size, const char **why)
         size_t len = 12345;
         uint32_t flags = 0xdeadbeef;
         *why = NULL;
-        int r = tsync_filter_decode(p, size, &prog, &len, &flags, why);
+        int r = tsync_filter_decode(p, size, &prog, &len, &flags, NULL, why);
         if (r < 0 && (prog != (const void *)1 || len != 12345 || flags != 0xdeadbeef || !*why)) {
                 tap_diag("outputs touched on failure, or no reason given");
                 return 1; /* reported as an unexpected success by callers */
@@ -84,22 +84,21 @@ static void test_filterfile_round_trip(void)
         uint32_t flags = 0;
         const char *why = NULL;
 
-        long n = tsync_filter_encode(test_prog, TEST_LEN, 1u << 1, buf.b, sizeof(buf.b));
+        long n = tsync_filter_encode(test_prog, TEST_LEN, 1u << 1, 0, buf.b, sizeof(buf.b));
         tap_ok(n == (long)TEST_SIZE, "test_filterfile_encode_returns_size: %ld", n);
         tap_ok(memcmp(buf.b, "TSYNCBPF", 8) == 0, "test_filterfile_encode_magic");
 
-        uint32_t f[4];
-        uint64_t reserved;
+        uint32_t f[6];
         memcpy(f, buf.b + 8, sizeof(f));
-        memcpy(&reserved, buf.b + 24, 8);
-        tap_ok(f[0] == TSYNC_FILTER_VERSION && f[1] == (1u << 1) && f[2] == TEST_LEN && reserved == 0,
-               "test_filterfile_encode_header_fields: version %u flags %#x count %u reserved %llu", f[0], f[1], f[2],
-               (unsigned long long)reserved);
+        tap_ok(f[0] == 2 && f[0] == TSYNC_FILTER_VERSION && f[1] == (1u << 1) && f[2] == TEST_LEN && f[4] == 0 &&
+                       f[5] == 0,
+               "test_filterfile_encode_header_fields: version %u flags %#x count %u listener %u reserved %u", f[0],
+               f[1], f[2], f[4], f[5]);
         tap_ok(f[3] == ref_checksum(buf.b, TEST_SIZE), "test_filterfile_encode_checksum_is_fnv1a: %#x vs %#x", f[3],
                ref_checksum(buf.b, TEST_SIZE));
         tap_ok(memcmp(buf.b + 32, test_prog, sizeof(test_prog)) == 0, "test_filterfile_encode_program_bytes");
 
-        int r = tsync_filter_decode(buf.b, TEST_SIZE, &prog, &len, &flags, &why);
+        int r = tsync_filter_decode(buf.b, TEST_SIZE, &prog, &len, &flags, NULL, &why);
         tap_ok(r == 0 && len == TEST_LEN && flags == (1u << 1) && prog == (const void *)(buf.b + 32) &&
                        memcmp(prog, test_prog, sizeof(test_prog)) == 0,
                "test_filterfile_round_trip: r=%d len=%zu flags=%#x why=%s", r, len, flags, why ? why : "-");
@@ -108,12 +107,12 @@ static void test_filterfile_round_trip(void)
         int ok = 1;
         for (uint32_t fl = 0; fl < 64; fl++) {
                 int allowed = (fl & ~TSYNC_FILTER_ALLOWED_FLAGS) == 0;
-                n = tsync_filter_encode(test_prog, TEST_LEN, fl, buf.b, sizeof(buf.b));
+                n = tsync_filter_encode(test_prog, TEST_LEN, fl, 0, buf.b, sizeof(buf.b));
                 if (!allowed) {
                         ok &= n == -EINVAL;
                         continue;
                 }
-                r = tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, &why);
+                r = tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, NULL, &why);
                 ok &= n == (long)TEST_SIZE && r == 0 && flags == fl;
         }
         tap_ok(ok, "test_filterfile_flags_round_trip_and_forbidden_flags_refused");
@@ -123,8 +122,8 @@ static void test_filterfile_round_trip(void)
         for (size_t i = 0; i < TSYNC_FILTER_MAX_INSNS; i++)
                 big[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(i % 16) * 4);
         big[TSYNC_FILTER_MAX_INSNS - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-        n = tsync_filter_encode(big, TSYNC_FILTER_MAX_INSNS, 0, buf.b, TSYNC_FILTER_MAX_SIZE);
-        r = n > 0 ? tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, &why) : (int)n;
+        n = tsync_filter_encode(big, TSYNC_FILTER_MAX_INSNS, 0, 0, buf.b, TSYNC_FILTER_MAX_SIZE);
+        r = n > 0 ? tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, NULL, &why) : (int)n;
         tap_ok(n == (long)TSYNC_FILTER_MAX_SIZE && r == 0 && len == TSYNC_FILTER_MAX_INSNS &&
                        memcmp(prog, big, sizeof(big)) == 0,
                "test_filterfile_round_trip_max_size: n=%ld r=%d", n, r);
@@ -132,16 +131,16 @@ static void test_filterfile_round_trip(void)
 
 static void test_filterfile_encode_refuses(void)
 {
-        tap_ok(tsync_filter_encode(test_prog, 0, 0, buf.b, sizeof(buf.b)) == -EINVAL,
+        tap_ok(tsync_filter_encode(test_prog, 0, 0, 0, buf.b, sizeof(buf.b)) == -EINVAL,
                "test_filterfile_encode_refuses_empty");
         static struct sock_filter big[TSYNC_FILTER_MAX_INSNS + 1];
-        tap_ok(tsync_filter_encode(big, TSYNC_FILTER_MAX_INSNS + 1, 0, buf.b, sizeof(buf.b)) == -EINVAL,
+        tap_ok(tsync_filter_encode(big, TSYNC_FILTER_MAX_INSNS + 1, 0, 0, buf.b, sizeof(buf.b)) == -EINVAL,
                "test_filterfile_encode_refuses_too_long");
-        tap_ok(tsync_filter_encode(test_prog, TEST_LEN, 1u /* TSYNC */, buf.b, sizeof(buf.b)) == -EINVAL,
+        tap_ok(tsync_filter_encode(test_prog, TEST_LEN, 1u /* TSYNC */, 0, buf.b, sizeof(buf.b)) == -EINVAL,
                "test_filterfile_encode_refuses_tsync_flag");
-        tap_ok(tsync_filter_encode(test_prog, TEST_LEN, 0, buf.b, TEST_SIZE - 1) == -ENOSPC,
+        tap_ok(tsync_filter_encode(test_prog, TEST_LEN, 0, 0, buf.b, TEST_SIZE - 1) == -ENOSPC,
                "test_filterfile_encode_refuses_small_buffer");
-        tap_ok(tsync_filter_encode(test_prog, TEST_LEN, 0, buf.b, TEST_SIZE) == (long)TEST_SIZE,
+        tap_ok(tsync_filter_encode(test_prog, TEST_LEN, 0, 0, buf.b, TEST_SIZE) == (long)TEST_SIZE,
                "test_filterfile_encode_exact_buffer");
 }
 
@@ -151,7 +150,7 @@ static void test_filterfile_refuses_every_byte_change(void)
         const char *why;
         size_t accepted = 0, tried = 0;
 
-        long n = tsync_filter_encode(test_prog, TEST_LEN, 1u << 2, buf.b, sizeof(buf.b));
+        long n = tsync_filter_encode(test_prog, TEST_LEN, 1u << 2, 0, buf.b, sizeof(buf.b));
         if (n != (long)TEST_SIZE) {
                 tap_ok(0, "test_filterfile_refuses_every_byte_change: encode failed %ld", n);
                 return;
@@ -178,7 +177,7 @@ static void test_filterfile_refuses_truncation_and_extra(void)
         const char *why;
         size_t bad = 0;
 
-        (void)tsync_filter_encode(test_prog, TEST_LEN, 0, buf.b, sizeof(buf.b));
+        (void)tsync_filter_encode(test_prog, TEST_LEN, 0, 0, buf.b, sizeof(buf.b));
         for (size_t len = 0; len < TEST_SIZE; len++) {
                 int r = decode(buf.b, len, &why);
                 if (r != -EBADMSG || !why || strcmp(why, "truncated") != 0) {
@@ -206,8 +205,9 @@ static void test_filterfile_refusal_reasons(void)
                 const char *why;
         } cases[] = {
                 { "magic", 0, 0 /* magic becomes "TSYNCBPG" */, "bad magic" },
-                { "version_0", 8, 0, "unsupported version, expected 1" },
-                { "version_2", 8, 2, "unsupported version, expected 1" },
+                { "version_0", 8, 0, "unsupported version, expected 2" },
+                { "version_1", 8, 1, "unsupported version, expected 2" },
+                { "version_3", 8, 3, "unsupported version, expected 2" },
                 { "count_0", 16, 0, "no instructions" },
                 { "count_too_many", 16, TSYNC_FILTER_MAX_INSNS + 1, "too many instructions" },
                 { "count_huge", 16, 0xffffffffu, "too many instructions" },
@@ -216,13 +216,16 @@ static void test_filterfile_refusal_reasons(void)
                 { "flags_tsync", 12, 1u, "unknown flags" },
                 { "flags_new_listener", 12, 1u << 3, "unknown flags" },
                 { "flags_high", 12, 1u << 31, "unknown flags" },
-                { "reserved_low", 24, 1, "reserved field is not zero" },
+                { "listener_2", 24, 2, "unknown listener" },
+                { "listener_high", 24, 0x80000000u, "unknown listener" },
+                { "listener_without_user_notif", 24, TSYNC_LISTENER_EXEC_ONCE, "a listener, but no USER_NOTIF return" },
+                { "reserved_low", 28, 1, "reserved field is not zero" },
                 { "reserved_high", 28, 0x80000000u, "reserved field is not zero" },
         };
         const char *why;
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                (void)tsync_filter_encode(test_prog, TEST_LEN, 0, buf.b, sizeof(buf.b));
+                (void)tsync_filter_encode(test_prog, TEST_LEN, 0, 0, buf.b, sizeof(buf.b));
                 if (cases[i].off == 0)
                         memcpy(buf.b, "TSYNCBPG", 8);
                 else
@@ -233,7 +236,7 @@ static void test_filterfile_refusal_reasons(void)
                        "test_filterfile_refuses_%s: r=%d why=%s", cases[i].name, r, why ? why : "-");
         }
 
-        (void)tsync_filter_encode(test_prog, TEST_LEN, 0, buf.b, sizeof(buf.b));
+        (void)tsync_filter_encode(test_prog, TEST_LEN, 0, 0, buf.b, sizeof(buf.b));
         buf.b[TEST_SIZE - 1] ^= 1;
         int r = decode(buf.b, TEST_SIZE, &why);
         tap_ok(r == -EBADMSG && why && strcmp(why, "checksum mismatch") == 0,
@@ -244,9 +247,42 @@ static void test_filterfile_refusal_reasons(void)
         r = decode(buf.b, TEST_SIZE, &why);
         tap_ok(r == 0, "test_filterfile_resealed_program_change_accepted: r=%d", r);
 
-        (void)tsync_filter_encode(test_prog, TEST_LEN, 0, buf.b + 1, sizeof(buf.b) - 1);
-        r = tsync_filter_decode(buf.b + 1, TEST_SIZE, NULL, NULL, NULL, &why);
+        (void)tsync_filter_encode(test_prog, TEST_LEN, 0, 0, buf.b + 1, sizeof(buf.b) - 1);
+        r = tsync_filter_decode(buf.b + 1, TEST_SIZE, NULL, NULL, NULL, NULL, &why);
         tap_ok(r == -EINVAL, "test_filterfile_refuses_misaligned_buffer: r=%d", r);
+}
+
+/* getppid() goes to the listener: the exec-once filter's shape. */
+static const struct sock_filter notify_prog[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+#define NOTIFY_LEN (sizeof(notify_prog) / sizeof(notify_prog[0]))
+
+static void test_filterfile_listener(void)
+{
+        const struct sock_filter *prog;
+        size_t len;
+        uint32_t flags, listener = 99;
+        const char *why = NULL;
+
+        long n = tsync_filter_encode(notify_prog, NOTIFY_LEN, 0, TSYNC_LISTENER_EXEC_ONCE, buf.b, sizeof(buf.b));
+        int r = n > 0 ? tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, &listener, &why) : (int)n;
+        tap_ok(r == 0 && listener == TSYNC_LISTENER_EXEC_ONCE && len == NOTIFY_LEN,
+               "test_filterfile_listener_round_trip: r=%d listener=%u why=%s", r, listener, why ? why : "-");
+        n = tsync_filter_encode(notify_prog, NOTIFY_LEN, 0, TSYNC_LISTENER_NONE, buf.b, sizeof(buf.b));
+        r = n > 0 ? tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, &listener, &why) : (int)n;
+        tap_ok(r == 0 && listener == TSYNC_LISTENER_NONE,
+               "test_filterfile_user_notif_without_listener_decodes (the init refuses it): r=%d", r);
+        tap_ok(tsync_filter_encode(test_prog, TEST_LEN, 0, TSYNC_LISTENER_EXEC_ONCE, buf.b, sizeof(buf.b)) == -EINVAL,
+               "test_filterfile_encode_refuses_listener_without_user_notif");
+        tap_ok(tsync_filter_encode(notify_prog, NOTIFY_LEN, 0, TSYNC_LISTENER_MAX + 1, buf.b, sizeof(buf.b)) == -EINVAL,
+               "test_filterfile_encode_refuses_unknown_listener");
+        tap_ok(tsync_filter_find_user_notif(notify_prog, NOTIFY_LEN) == 2 &&
+                       tsync_filter_find_user_notif(test_prog, TEST_LEN) == -1,
+               "test_filterfile_find_user_notif");
 }
 
 /* What comes out of decode is a program the kernel accepts and runs. */
@@ -257,8 +293,8 @@ static void test_filterfile_decoded_program_loads(void)
         uint32_t flags;
         const char *why;
 
-        long n = tsync_filter_encode(test_prog, TEST_LEN, 0, buf.b, sizeof(buf.b));
-        if (n < 0 || tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, &why) < 0) {
+        long n = tsync_filter_encode(test_prog, TEST_LEN, 0, 0, buf.b, sizeof(buf.b));
+        if (n < 0 || tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, NULL, &why) < 0) {
                 tap_ok(0, "test_filterfile_decoded_program_loads: round trip failed");
                 return;
         }
@@ -286,5 +322,6 @@ int main(void)
         test_filterfile_refuses_truncation_and_extra();
         test_filterfile_refusal_reasons();
         test_filterfile_decoded_program_loads();
+        test_filterfile_listener();
         return tap_done();
 }

@@ -14,6 +14,7 @@
 #include "tap.h"
 #include "tsync/cleanup.h"
 #include "tsync/compile.h"
+#include "tsync/filterfile.h"
 #include "tsync/init_calls.h"
 #include "tsync/source.h"
 
@@ -242,11 +243,71 @@ static void test_init_calls_explain(void)
         tap_ok(strcmp(small, "the filte") == 0, "test_init_calls_explain: cut at the buffer's size (got '%s')", small);
 }
 
+/* The exec-once filter in the stack: its USER_NOTIF passes for the workload's
+ * execve only, its supervisor's calls count, and there is no in-place route. */
+static void test_init_calls_exec_once(void)
+{
+        static const struct {
+                const char *name;
+                const char *other; /* a second program, or NULL */
+                uint32_t listener; /* of the notify program */
+                enum tsync_init_route route;
+                const char *denied;
+        } cases[] = {
+                { "alone", NULL, TSYNC_LISTENER_EXEC_ONCE, TSYNC_ROUTE_SUPERVISE, NULL },
+                { "unmarked_notify_is_a_refusal", NULL, TSYNC_LISTENER_NONE, TSYNC_ROUTE_NONE, "execve" },
+                { "a_profile_denying_ioctl",
+                  "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"ioctl\"], "
+                  "\"action\": \"SCMP_ACT_ERRNO\"}]}",
+                  TSYNC_LISTENER_EXEC_ONCE, TSYNC_ROUTE_NONE, "ioctl" },
+                { "a_profile_denying_wait4_has_no_in_place",
+                  "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"wait4\"], "
+                  "\"action\": \"SCMP_ACT_ERRNO\"}]}",
+                  TSYNC_LISTENER_EXEC_ONCE, TSYNC_ROUTE_NONE, "wait4" },
+                { "a_profile_denying_execve_wins",
+                  "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"execve\"], "
+                  "\"action\": \"SCMP_ACT_ERRNO\"}]}",
+                  TSYNC_LISTENER_EXEC_ONCE, TSYNC_ROUTE_NONE, "execve" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_program *notify =
+                        compile_text("{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"execve\", "
+                                     "\"execveat\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}");
+                struct tsync_program *other = cases[i].other ? compile_text(cases[i].other) : NULL;
+                struct tsync_stack_prog stack[2];
+                size_t n = 0;
+                struct tsync_err err = { 0 };
+                if (!notify || (cases[i].other && !other)) {
+                        tap_ok(0, "test_init_calls_exec_once_%s: compiles", cases[i].name);
+                        tsync_program_free(notify);
+                        tsync_program_free(other);
+                        continue;
+                }
+                if (other)
+                        stack[n++] = (struct tsync_stack_prog){ .insns = other->insns, .len = other->len };
+                stack[n++] = (struct tsync_stack_prog){ .insns = notify->insns,
+                                                        .len = notify->len,
+                                                        .listener = cases[i].listener };
+                enum tsync_init_route route;
+                const struct tsync_init_call *denied = NULL;
+                uint32_t action;
+                int r = tsync_init_route(stack, n, 0, false, &route, &denied, &action, &err);
+                tap_ok(r == 0 && route == cases[i].route &&
+                               (cases[i].denied ? denied && strcmp(denied->name, cases[i].denied) == 0 : !denied),
+                       "test_init_calls_exec_once_%s: %s, denied %s (got %s, %s)", cases[i].name,
+                       tsync_init_route_name(cases[i].route), cases[i].denied ? cases[i].denied : "nothing",
+                       r < 0 ? err.msg : tsync_init_route_name(route), denied ? denied->name : "nothing");
+                tsync_program_free(notify);
+                tsync_program_free(other);
+        }
+}
+
 int main(void)
 {
         test_init_calls_table_is_native();
         test_init_calls_explain();
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
                 test_init_calls_route(&rows[i]);
+        test_init_calls_exec_once();
         return tap_done();
 }

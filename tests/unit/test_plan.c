@@ -3,6 +3,8 @@
  * annotation, which filter is which, where filters may go, and what the
  * filter files hold. */
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "tsync/bpf.h"
 #include "tsync/deliver.h"
 #include "tsync/filterfile.h"
 #include "tsync/json_build.h"
@@ -373,6 +376,122 @@ static void test_check_annotations(void)
         tsync_json_free(c);
 }
 
+/* Exec once: the annotation, the plan's round trip, the extra filter (last,
+ * marked with the listener, USER_NOTIF for execve and execveat on every ABI
+ * of this machine), the init's argument, and the refusals. */
+static void test_exec_once(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_request req;
+        static const struct {
+                const char *value;
+                int want; /* 0: refused */
+        } values[] = {
+                { "once", EPERM },  { "once:EACCES", EACCES }, { "once:38", 38 }, { "twice", 0 }, { "once:", 0 },
+                { "once:EFOO", 0 }, { "once:4096", 0 },        { "once:0", 0 },   { "ONCE", 0 },  { "once:-1", 0 },
+        };
+        for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+                char annotations[128];
+                (void)snprintf(annotations, sizeof(annotations), "{\"%s\": \"%s\"}", TSYNC_ANNOTATION_EXEC,
+                               values[i].value);
+                struct tsync_json *c = config_with_annotations(annotations);
+                err.msg[0] = '\0';
+                int r = tsync_request_from_annotations(c, &req, &err);
+                if (values[i].want)
+                        tap_ok(r == 0 && req.init.exec_once == values[i].want,
+                               "test_request_exec_annotation_%s_asks_errno_%d (%s)", values[i].value, values[i].want,
+                               err.msg);
+                else
+                        tap_ok(r < 0 && strstr(err.msg, "is not once or once:ERRNO"),
+                               "test_request_exec_annotation_refuses_%s (%s)", values[i].value, err.msg);
+                if (r == 0)
+                        tsync_request_clear(&req);
+                tsync_json_free(c);
+        }
+
+        err.msg[0] = '\0';
+        struct tsync_json *c = config_with_annotations("{}");
+        struct tsync_request asked = { .init = { .exec_once = EACCES }, .delivery = TSYNC_DELIVERY_ARGS };
+        struct tsync_plan *plan = NULL, *back = NULL;
+        char *text = NULL;
+        int r = tsync_plan_new(c, &asked, NULL, &plan, &err);
+        r = r ?: tsync_plan_to_json(plan, &text, &err);
+        r = r ?: annotate_and_read(c, text, &back, &err);
+        tap_ok(r == 0 && back->init.exec_once == EACCES && strstr(text, "\"execOnce\":13") &&
+                       tsync_plan_filter_count(back) == 1,
+               "test_plan_exec_once_alone_is_one_filter_and_survives_its_annotation (%s)", err.msg);
+        char label[64] = "";
+        if (r == 0)
+                tsync_plan_filter_label(back, 0, label, sizeof(label));
+        tap_ok(strcmp(label, "exec-once") == 0, "test_plan_names_the_exec_once_filter (%s)", label);
+        static const struct {
+                const char *from, *to, *want, *name;
+        } bad[] = {
+                { "\"execOnce\":13", "\"execOnce\":0", "plan.execOnce: 0 is not an errno", "exec_once_0" },
+                { "\"execOnce\":13", "\"execOnce\":5000", "plan.execOnce: 5000", "exec_once_too_big" },
+                { "\"execOnce\":13", "\"execOnce\":13,\"exec\":true", "set together with plan.exec",
+                  "an_exec_once_beside_exec" },
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                refused_after_edit(c, text, bad[i].from, bad[i].to, bad[i].want, bad[i].name);
+
+        struct tsync_plan_programs progs = { 0 };
+        struct tsync_warnings w = { 0 };
+        struct tsync_plan_paths paths = { .state_root = "/run/oci-seccomp-tsync" };
+        r = r ?: tsync_plan_compile(back, &paths, c, &progs, &w, &err);
+        tsync_warnings_clear(&w);
+        bool marked = r == 0 && progs.n == 2 && progs.n_baseline == 1 &&
+                      progs.progs[1]->listener == TSYNC_LISTENER_EXEC_ONCE &&
+                      progs.progs[0]->listener == TSYNC_LISTENER_NONE;
+        tap_ok(marked, "test_compile_marks_the_exec_once_filter_and_nothing_else (%s)", err.msg);
+        if (marked) {
+                static const struct {
+                        uint32_t arch;
+                        int32_t nr;
+                        uint32_t want;
+                } calls[] = {
+                        { AUDIT_ARCH_X86_64, 59, SECCOMP_RET_USER_NOTIF },               /* execve */
+                        { AUDIT_ARCH_X86_64, 322, SECCOMP_RET_USER_NOTIF },              /* execveat */
+                        { AUDIT_ARCH_X86_64, 57, SECCOMP_RET_ALLOW },                    /* fork */
+                        { AUDIT_ARCH_X86_64, 0x40000000 | 520, SECCOMP_RET_USER_NOTIF }, /* x32 execve */
+                        { AUDIT_ARCH_I386, 11, SECCOMP_RET_USER_NOTIF },                 /* int 0x80 execve */
+                        { AUDIT_ARCH_I386, 358, SECCOMP_RET_USER_NOTIF },                /* int 0x80 execveat */
+                        { AUDIT_ARCH_I386, 59, SECCOMP_RET_ALLOW },                      /* i386's 59 is olduname */
+                };
+                int bad_calls = 0;
+                for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+                        struct tsync_bpf_input in = { .nr = calls[i].nr, .arch = calls[i].arch };
+                        struct tsync_bpf_result res;
+                        if (tsync_bpf_simulate(progs.progs[1]->insns, progs.progs[1]->len, &in, &res, &err) < 0 ||
+                            (res.ret & SECCOMP_RET_ACTION_FULL) != calls[i].want) {
+                                tap_diag("arch %#x nr %d: got %#x, want %#x", calls[i].arch, calls[i].nr, res.ret,
+                                         calls[i].want);
+                                bad_calls++;
+                        }
+                }
+#if defined(__x86_64__)
+                tap_ok(bad_calls == 0, "test_exec_once_filter_sends_execve_and_execveat_of_every_abi_to_the_listener");
+#else
+                tap_skip("the ABI table of this test is x86_64's",
+                         "test_exec_once_filter_sends_execve_and_execveat_of_every_abi_to_the_listener");
+                (void)bad_calls;
+#endif
+        }
+        tsync_plan_programs_clear(&progs);
+        free(text);
+        tsync_plan_free(plan);
+        tsync_plan_free(back);
+
+        struct tsync_request both = { .init = { .exec = true, .exec_once = EPERM }, .delivery = TSYNC_DELIVERY_ARGS };
+        plan = NULL;
+        err.msg[0] = '\0';
+        r = tsync_plan_new(c, &both, NULL, &plan, &err);
+        tap_ok(r < 0 && strstr(err.msg, "cannot be combined with --exec"), "test_plan_refuses_exec_once_with_exec (%s)",
+               err.msg);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         char tmp[] = "/tmp/test_plan.XXXXXX";
@@ -384,5 +503,6 @@ int main(void)
         test_args_delivery();
         test_filters_and_delivery(tmp);
         test_check_annotations();
+        test_exec_once();
         return tap_done();
 }

@@ -486,7 +486,7 @@ static size_t decodable_filter_data(const struct tsync_json *config, size_t *ret
                 uint32_t flags;
                 const char *why;
                 long n = tsync_base64_decode(args->u.array.items[i + 1]->u.string.ptr, buf, sizeof(buf));
-                if (n > 0 && tsync_filter_decode(buf, (size_t)n, &prog, &len, &flags, &why) == 0 && len == 2)
+                if (n > 0 && tsync_filter_decode(buf, (size_t)n, &prog, &len, &flags, NULL, &why) == 0 && len == 2)
                         good++;
         }
         *ret_found = found;
@@ -543,6 +543,30 @@ static void test_rewrite_filters_in_the_init_arguments(void)
         tsync_json_free(c);
 }
 
+/* Exec once: the init gets --exec-once ERRNO, and the plan's last filter file. */
+static void test_rewrite_exec_once_argument(void)
+{
+        struct tsync_err err = { 0 };
+        struct sock_filter insns[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+                                       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
+        struct tsync_program a = { .insns = insns, .len = 2, .listener = TSYNC_LISTENER_EXEC_ONCE };
+        struct tsync_plan_programs progs = { .progs = { &a }, .n = 1 };
+        struct tsync_request req = { .init = { .exec_once = 13 }, .delivery = TSYNC_DELIVERY_ARGS };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        .progs = &progs };
+        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
+        int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
+        r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
+        const struct tsync_json *args = r == 0 ? tsync_json_get(tsync_json_get(c, "process"), "args") : NULL;
+        bool found = false;
+        for (size_t i = 0; args && i + 1 < args->u.array.len; i++)
+                found |= strcmp(args->u.array.items[i]->u.string.ptr, "--exec-once") == 0 &&
+                         strcmp(args->u.array.items[i + 1]->u.string.ptr, "13") == 0;
+        tap_ok(r == 0 && found, "test_rewrite_gives_the_init_exec_once_and_its_errno (%s)", err.msg);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         test_rewrite_layer_mode();
@@ -557,5 +581,6 @@ int main(void)
         test_exec_view_round_trip();
         test_rewrite_errors_name_their_path();
         test_rewrite_filters_in_the_init_arguments();
+        test_rewrite_exec_once_argument();
         return tap_done();
 }

@@ -20,7 +20,8 @@ struct tsync_compile_opts {
 struct tsync_program {
         struct sock_filter *insns;
         size_t len;
-        uint32_t flags; /* SECCOMP_FILTER_FLAG_* to load it with (besides TSYNC) */
+        uint32_t flags;    /* SECCOMP_FILTER_FLAG_* to load it with (besides TSYNC) */
+        uint32_t listener; /* enum tsync_listener: set by the plan for its exec-once filter, never by a profile */
 };
 
 void tsync_program_free(struct tsync_program *p);

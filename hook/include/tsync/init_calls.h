@@ -47,6 +47,10 @@ enum {
         TSYNC_CALL_MORE_FILTERS = 1u << 1, /* loading each filter after the first, under those before it */
         TSYNC_CALL_BEFORE_LOAD = 1u << 2,  /* before the init loads anything: judged by the runtime's profile alone */
         TSYNC_CALL_THREAD = 1u << 3,       /* glibc's pthread_create: clone3, or clone where clone3 is ENOSYS */
+        TSYNC_CALL_EXEC_ONCE = 1u << 4,    /* only with an exec-once filter: its supervisor's calls */
+        /* The workload child's execve: the one call the exec-once supervisor
+         * lets through (CONTINUE), so USER_NOTIF from that filter passes. */
+        TSYNC_CALL_WORKLOAD_EXEC = 1u << 5,
 };
 
 struct tsync_init_call {
@@ -65,6 +69,7 @@ extern const size_t tsync_init_ncalls;
 struct tsync_stack_prog {
         const struct sock_filter *insns;
         size_t len;
+        uint32_t listener; /* enum tsync_listener (tsync/filterfile.h) */
 };
 
 /* The route the init can take under the stack: SUPERVISE when every call of
@@ -76,6 +81,10 @@ struct tsync_stack_prog {
  * capabilities after the load (no NO_NEW_PRIVS). *ret_denied: NULL for
  * SUPERVISE, the first supervising call refused for IN_PLACE, the first
  * in-place call refused for NONE; *ret_action: the SECCOMP_RET_* value it got.
+ * With an exec-once program in the stack the supervisor's calls count too,
+ * USER_NOTIF counts as a refusal for every call but the workload child's
+ * execve, and there is no IN_PLACE: the init must supervise, or it is NONE
+ * (*ret_denied the first supervising call refused).
  * -EINVAL if a program cannot be simulated (the message names it), or
  * -EOPNOTSUPP on an architecture whose seccomp_data arch is not known here. */
 int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_before, bool caps_after,

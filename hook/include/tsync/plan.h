@@ -2,6 +2,7 @@
  * config's annotations so that the hook stages (and a second inject) find it. */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,11 @@
 /* Ours too: the id of the container whose exec'd processes read the original
  * capability sets from this config (exec_view.h). */
 #define TSYNC_ANNOTATION_RUNNING "io.oci-seccomp-tsync.running"
+/* "once", or "once:ERRNO" (a name such as EPERM, or a number): exec once
+ * (struct tsync_init_opts.exec_once). */
+#define TSYNC_ANNOTATION_EXEC "io.oci-seccomp-tsync.exec"
+/* The errno exec-once answers with when none is named. */
+#define TSYNC_EXEC_ONCE_DEFAULT_ERRNO EPERM
 
 /* Inside the container: a directory the runtime creates as mount points. */
 #define TSYNC_CONTAINER_DIR     "/.oci-seccomp-tsync"
@@ -51,6 +57,11 @@ const char *tsync_mode_name(enum tsync_mode m);
  * argument in rewrite.c (init_args) and the init's parser (init/options.c). */
 struct tsync_init_opts {
         bool exec; /* the init execs the workload in its place instead of staying PID 1 */
+        /* Exec once: 0 off, else the errno (1..4095) every exec but the
+         * workload's own start gets. Adds the exec-once filter as the plan's
+         * last (tsync_plan_filter_count) and --exec-once ERRNO to the init's
+         * arguments. Never with exec. */
+        int exec_once;
 };
 
 /* How the compiled filters reach the init. */
@@ -80,7 +91,12 @@ struct tsync_request {
 /* Frees names (and nothing a caller put in layers). */
 void tsync_request_clear(struct tsync_request *r);
 
-/* The request an engine's config makes with our annotations (LAYERS, MODE).
+/* Parses an exec-once errno: a name (EPERM, EACCES, ... as containers/common's
+ * errno table, the names the profiles' "errno" takes) or a decimal number, 1
+ * to 4095. -EINVAL otherwise. */
+int tsync_exec_once_errno_parse(const char *s, int *ret);
+
+/* The request an engine's config makes with our annotations (LAYERS, MODE, EXEC).
  * Names are split at ',', ';', ':' and blanks (Podman's --annotation splits
  * its argument at commas) and must be profile names. */
 int tsync_request_from_annotations(const struct tsync_json *config, struct tsync_request *ret, struct tsync_err *err);
@@ -126,9 +142,10 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
 bool tsync_layer_name_valid(const char *name);
 
 /* The filters the init applies, in order: in replace mode the moved
- * linux.seccomp, then the layers. Filter k (0 <= k < count) is NN.bpf. */
+ * linux.seccomp, then the layers, then the exec-once filter when asked for.
+ * Filter k (0 <= k < count) is NN.bpf. */
 size_t tsync_plan_filter_count(const struct tsync_plan *p);
-/* "linux.seccomp" or "layer 'NAME'", for messages about filter k. */
+/* "linux.seccomp", "layer 'NAME'" or "exec-once", for messages about filter k. */
 void tsync_plan_filter_label(const struct tsync_plan *p, size_t k, char *buf, size_t size);
 
 /* Where the plan's inputs and outputs are on the host. */
@@ -143,6 +160,10 @@ struct tsync_plan_paths {
 /* Loads filter k of the plan with Docker-format capability conditions judged
  * against the plan's original bounding set (*ret_caps: the set it was
  * resolved against). Refuses profiles with NOTIFY actions or a listenerPath.
+ * The exec-once filter is a profile made here: default ALLOW, execve and
+ * execveat SCMP_ACT_NOTIFY, for the native architecture and every other ABI
+ * its kernel runs (x86_64: x86 and x32; aarch64: arm; ...), so that it is never
+ * narrower than the other filters.
  * An unknown key is an error in a layer and a warning (into w) in the moved
  * linux.seccomp, which runc would have read ignoring it. */
 int tsync_plan_load_filter(const struct tsync_plan *plan, size_t k, const struct tsync_plan_paths *o,
