@@ -192,12 +192,23 @@ static int check_one(const char *name, void *buf, size_t size, struct init_filte
         long at = tsync_filter_find_user_notif(prog, len);
         if (at >= 0 && listener == TSYNC_LISTENER_NONE) {
                 init_log(name,
-                         "instruction %ld returns SECCOMP_RET_USER_NOTIF: notify actions and listenerPath are "
-                         "not supported yet",
+                         "instruction %ld returns SECCOMP_RET_USER_NOTIF, but the filter has no listener (neither "
+                         "exec-once nor an agent's)",
                          at);
                 return -1;
         }
-        *ret = (struct init_filter){ .name = name, .prog = prog, .len = len, .flags = flags, .listener = listener };
+        struct tsync_filter_agent agent = { NULL, NULL };
+        if (listener == TSYNC_LISTENER_AGENT && tsync_filter_decode_agent(buf, size, &agent) < 0) {
+                init_log(name, "bad filter file: the agent's trailer");
+                return -1;
+        }
+        *ret = (struct init_filter){ .name = name,
+                                     .prog = prog,
+                                     .len = len,
+                                     .flags = flags,
+                                     .listener = listener,
+                                     .agent_path = agent.path,
+                                     .agent_metadata = agent.metadata };
         return 0;
 }
 
@@ -218,10 +229,13 @@ int init_filters_read(const struct init_config *cfg, struct init_filter *ret, si
                 }
                 if (r < 0 || check_one(name, buffers[i], size, &ret[i]) < 0)
                         return -1;
-                /* One supervisor, one listener: a second would have nobody to answer it. */
-                for (size_t j = 0; ret[i].listener != TSYNC_LISTENER_NONE && j < i; j++) {
-                        if (ret[j].listener != TSYNC_LISTENER_NONE) {
-                                init_log(name, "a second filter with a listener (the first is %s): the init holds one",
+                /* One supervisor, one exec-once listener: a second would have
+                 * nobody to answer it. Agent filters each go to their own agent. */
+                for (size_t j = 0; ret[i].listener == TSYNC_LISTENER_EXEC_ONCE && j < i; j++) {
+                        if (ret[j].listener == TSYNC_LISTENER_EXEC_ONCE) {
+                                init_log(name,
+                                         "a second filter with the exec-once listener (the first is %s): the init "
+                                         "holds one",
                                          ret[j].name);
                                 return -1;
                         }
