@@ -91,7 +91,13 @@ P WaitKillableWithoutListener cihpr "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV need
 P DockerArchesAndArchMap cihp "architectures: cannot be combined with archMap" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": [\"SCMP_ARCH_X86_64\"], \"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": []}]}"'
 P DockerUnknownErrnoName cihp "errno 'EWHATEVER' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"archMap\": [], \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errno\": \"EWHATEVER\"}]}"'
 # A seccomp agent is not supported: compile translates NOTIFY, the hook and inject refuse it.
-P Notify ihpr "SCMP_ACT_NOTIFY and listenerPath are not supported yet" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}"'
+P Notify ihpr "SCMP_ACT_NOTIFY and listenerPath are not supported yet" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
+# issue 12: notify. The rules a notify profile keeps (runc's words for runc's two), refused with
+# their own reason before the refusal above.
+P NotifyOnWrite ihpr "syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"write\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
+P NotifyAsDefault ihpr "SCMP_ACT_NOTIFY cannot be used as default action" 'echo "{\"defaultAction\": \"SCMP_ACT_NOTIFY\", \"listenerPath\": \"/run/agent.sock\"}"'
+P NotifyWithoutListenerPath ihpr "SCMP_ACT_NOTIFY needs a listenerPath" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}"'
+P NotifyRelativeListenerPath ihpr "listenerPath 'run/agent.sock' is not an absolute path" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 # Files that are not readable profiles. (As root every regular file is readable: compile is
 # also run as nobody on a 0600 file, below.)
 P Fifo cihr "empty document" @fifo
