@@ -3,6 +3,9 @@
  * with SCM_RIGHTS, then closes its own copy. Only then does the workload
  * start: no workload ever runs under a filter nobody answers.
  *
+ * The kernel takes one listener among a task's filters, so there is one agent
+ * filter at most, and never beside exec-once (filters.c refuses both).
+ *
  * The state is the hook's (createRuntime knows the host pid, the id, the
  * bundle and the annotations; the init knows none of them): a JSON object,
  * read from --agent-state before the first filter so that the only calls

@@ -229,13 +229,14 @@ int init_filters_read(const struct init_config *cfg, struct init_filter *ret, si
                 }
                 if (r < 0 || check_one(name, buffers[i], size, &ret[i]) < 0)
                         return -1;
-                /* One supervisor, one exec-once listener: a second would have
-                 * nobody to answer it. Agent filters each go to their own agent. */
-                for (size_t j = 0; ret[i].listener == TSYNC_LISTENER_EXEC_ONCE && j < i; j++) {
-                        if (ret[j].listener == TSYNC_LISTENER_EXEC_ONCE) {
+                /* The kernel takes one listener among a task's filters (a second
+                 * NEW_LISTENER load is EBUSY): exec-once and an agent, or two
+                 * agents, cannot be had together. Said before anything is loaded. */
+                for (size_t j = 0; ret[i].listener != TSYNC_LISTENER_NONE && j < i; j++) {
+                        if (ret[j].listener != TSYNC_LISTENER_NONE) {
                                 init_log(name,
-                                         "a second filter with the exec-once listener (the first is %s): the init "
-                                         "holds one",
+                                         "a second filter with a listener (the first is %s): the kernel allows one "
+                                         "listener among a process's filters",
                                          ret[j].name);
                                 return -1;
                         }

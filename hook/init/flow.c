@@ -32,7 +32,8 @@ static char path[PATH_MAX];
 static struct init_probe_plan probes;
 /* The exec-once filter's listener once loaded, else -1. */
 static int listener = -1;
-/* Each agent filter's listener once loaded, else -1 (indexed like filters). */
+/* The agent filter's listener once loaded (indexed like filters; filters.c
+ * lets one filter at most have a listener of any kind). */
 static int agent_fds[INIT_MAX_FILTERS];
 
 /* The flags a filter is loaded with besides TSYNC: a listener needs

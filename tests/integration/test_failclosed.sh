@@ -912,7 +912,7 @@ N ExecOnceForgedListener 122 "\$W/f.bpf: bad filter file: unknown listener" 'exe
 N ExecOnceListenerWithoutUserNotif 122 "\$W/f.bpf: bad filter file: a listener, but no USER_NOTIF return" 'exec_once_file 1 0x00050001 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
 N UserNotifWithoutListener 122 "\$W/f.bpf: instruction 2 returns SECCOMP_RET_USER_NOTIF, but the filter has no listener" 'exec_once_file 0 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
 N ExecOnceWithExec 121 "command line: --exec-once needs the init to stay and answer the workload's execs: it cannot be combined with --exec" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec --exec-once 1 -f "$W/f.bpf"'
-N ExecOnceTwoListenerFilters 122 "\$W/g.bpf: a second filter with the exec-once listener (the first is \$W/f.bpf)" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"; cp "$W/f.bpf" "$W/g.bpf"' '--exec-once 1 -f "$W/f.bpf" -f "$W/g.bpf"'
+N ExecOnceTwoListenerFilters 122 "\$W/g.bpf: a second filter with a listener (the first is \$W/f.bpf): the kernel allows one listener" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"; cp "$W/f.bpf" "$W/g.bpf"' '--exec-once 1 -f "$W/f.bpf" -f "$W/g.bpf"'
 N ExecOnceWithoutItsFilter 122 "exec-once: --exec-once is given, but no filter has the exec-once listener" ':' '--exec-once 1 -f "$SUITE/good.bpf"'
 N ExecOnceFilterWithoutTheOption 122 "\$W/f.bpf: the filter has the exec-once listener, but --exec-once is not given" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
 N ExecOnceErrnoByName 121 "command line: --exec-once 'EPERM' is not an errno number (1 to 4095)" ':' '--exec-once EPERM -f "$SUITE/good.bpf"'
@@ -935,6 +935,7 @@ N AgentTrailerOnAnotherListener 122 "\$W/f.bpf: bad filter file: a trailer, but 
 N AgentAbsent 126 "\$W/none.sock: cannot reach the seccomp agent (listenerPath): No such file or directory; the workload is not started" "agent_file \"\$W/f.bpf\" \"\$W/none.sock\"; $AGENT_STATE" '-f "$W/f.bpf" --agent-state "$W/s.json"'
 N AgentWithoutState 122 "\$W/f.bpf: the filter has an agent's listener (listenerPath), but --agent-state is not given" 'agent_file "$W/f.bpf" "$W/a.sock"' '-f "$W/f.bpf"'
 N AgentStateWithoutAgent 122 "agent: --agent-state is given, but no filter has an agent's listener" "$AGENT_STATE" '-f "$SUITE/good.bpf" --agent-state "$W/s.json"'
+N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" "$W/a.sock"; '"$AGENT_STATE" '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --agent-state "$W/s.json"'
 N AgentNotifyOnConnect 126 "touch: cannot be started: the filters answer connect with USER_NOTIF" \
         'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$W/a.sock" m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,42 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000; '"$AGENT_STATE" '-f "$W/f.bpf" --agent-state "$W/s.json"'
 N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 -f "$SUITE/good.bpf" -f "$W/f.bpf"'
