@@ -424,6 +424,10 @@ I ExecOnceProfileDeniesTheSupervisor "ioctl with ERRNO(1), which the init needs 
         'J "{\"names\": [\"ioctl\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-ioctl.json"' '--exec-once --profile "$W/deny-ioctl.json"'
 I ExecOnceProfileForcesInPlace "wait4 with ERRNO(1), which the init needs to reap the workload and orphans: exec-once needs the init to supervise" \
         'J "{\"names\": [\"wait4\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-wait4.json"' '--exec-once --profile "$W/deny-wait4.json"'
+# issue 12: notify. The runtime loads a notify linux.seccomp with its listener, and the kernel
+# allows one listener among a process's filters: exec once cannot be added in layer mode.
+I ExecOnceBesideTheRuntimesNotifyProfile "linux.seccomp has SCMP_ACT_NOTIFY rules, so the runtime loads it with a notification listener, and the kernel allows one listener among a process's filters: exec once cannot be added to it" \
+        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}"' '--exec-once'
 # One home per decision (issue 16): the rewrite's refusals name their JSON path.
 I ConfigHookStageNotAList "hooks.poststop: expected array, got object" 'tsync_json_edit "$W/b/config.json" ".hooks.poststop = {}"' '--compile-at-start --profile "$GOOD"'
 I ConfigHooksNotAnObject "hooks: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".hooks = []"' '--compile-at-start --profile "$GOOD"'
