@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "tsync/analysis.h"
+#include "tsync/filterfile.h"
 #include "tsync/init_calls.h"
 
 static void help(FILE *f)
@@ -22,9 +23,9 @@ static void help(FILE *f)
 /* How seccomp-tsync-init would run a workload under this profile alone, in
  * words: "supervises it", or in place and why, or not at all and why. Returns
  * 1 for not at all, 0 otherwise, -1 if it cannot be told. */
-static int describe_route(const struct tsync_program *prog, bool caps_after, char *buf, size_t size)
+static int describe_route(const struct tsync_program *prog, uint32_t listener, bool caps_after, char *buf, size_t size)
 {
-        struct tsync_stack_prog stack = { .insns = prog->insns, .len = prog->len };
+        struct tsync_stack_prog stack = { .insns = prog->insns, .len = prog->len, .listener = listener };
         const struct tsync_init_call *denied;
         enum tsync_init_route route;
         struct tsync_err err = { 0 };
@@ -115,9 +116,31 @@ int cmd_check(int argc, char **argv)
                        lint.findings[i].msg);
         /* What the init does under it as a layer, with and without NO_NEW_PRIVS:
          * information for the profile's author, not a finding of the profile's own. */
+        /* A notify profile: the rules runc and the init need, and who gets the listener. */
+        uint32_t listener = TSYNC_LISTENER_NONE;
+        if (tsync_profile_uses_notify(profile)) {
+                if (tsync_profile_check_notify(profile, "notify", &err) < 0) {
+                        printf("%s: error: %s\n", path, err.msg);
+                        lint.errors++;
+                } else if (tsync_profile_has_notify_action(profile)) {
+                        listener = TSYNC_LISTENER_AGENT;
+                        printf("%s: notify: the listener goes to the seccomp agent at %s%s%s%s (inject and the hook "
+                               "refuse notify profiles in this version)\n",
+                               path, profile->listener_path,
+                               profile->listener_metadata ? " with listenerMetadata '" : "",
+                               profile->listener_metadata ? profile->listener_metadata : "",
+                               profile->listener_metadata ? "'" : "");
+                } else {
+                        printf("%s: notify: listenerPath without SCMP_ACT_NOTIFY rules: nothing is sent to an agent\n",
+                               path);
+                }
+        }
         char with_nnp[1536], without_nnp[1536];
-        (void)describe_route(prog, false, with_nnp, sizeof(with_nnp));
-        (void)describe_route(prog, true, without_nnp, sizeof(without_nnp));
+        /* Notify on a call the init makes after its load would wait for an agent
+         * without its listener: for a notify profile, an error of the profile. */
+        if (describe_route(prog, listener, false, with_nnp, sizeof(with_nnp)) == 1 && listener != TSYNC_LISTENER_NONE)
+                lint.errors++;
+        (void)describe_route(prog, listener, true, without_nnp, sizeof(without_nnp));
         printf("%s: init: %s\n", path, with_nnp);
         if (strcmp(with_nnp, without_nnp) != 0)
                 printf("%s: init, with noNewPrivileges false: %s\n", path, without_nnp);

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "tsync/bpf.h"
+#include "tsync/filterfile.h"
 
 static void help(FILE *f)
 {
@@ -33,7 +34,17 @@ int cmd_dump(int argc, char **argv)
         }
         const char *path = argv[optind];
         _cleanup_program_ struct tsync_program *prog = NULL;
-        if (cli_load_compiled(&in, "dump", path, NULL, &prog) < 0)
+        _cleanup_profile_ struct tsync_profile *profile = NULL;
+        if (cli_load_compiled(&in, "dump", path, &profile, &prog) < 0)
                 return CLI_EXIT_FAILED;
-        return tsync_bpf_disassemble(prog->insns, prog->len, stdout) < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+        if (tsync_bpf_disassemble(prog->insns, prog->len, stdout) < 0)
+                return CLI_EXIT_FAILED;
+        /* Who answers USER_NOTIF is not in the program: said after it. */
+        if (tsync_filter_find_user_notif(prog->insns, prog->len) >= 0)
+                printf("; USER_NOTIF: %s%s%s%s\n",
+                       profile->listener_path ? "the seccomp agent at " : "nobody (no listenerPath)",
+                       profile->listener_path ? profile->listener_path : "",
+                       profile->listener_metadata ? ", listenerMetadata " : "",
+                       profile->listener_metadata ? profile->listener_metadata : "");
+        return CLI_EXIT_OK;
 }

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <getopt.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,10 @@ int cmd_explain(int argc, char **argv)
         if (e.abi != abi)
                 printf("seen by the filter as: %s (the number has no x32 bit 0x40000000)\n", tsync_arch_name(e.abi));
         printf("decided by: %s\n", decider_text(profile, &e, why, sizeof(why)));
+        if ((e.ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
+                printf("answered by: %s%s\n",
+                       profile->listener_path ? "the seccomp agent at " : "nobody: the profile has no listenerPath",
+                       profile->listener_path ? profile->listener_path : "");
         printf("instructions executed: %zu%s\n", e.executed,
                e.read_args ? " (reads arguments: not cacheable by the kernel)" : "");
         free(name);

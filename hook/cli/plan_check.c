@@ -77,6 +77,21 @@ int cli_check_plan(struct tsync_plan *plan, const struct tsync_plan_paths *o, co
                 cli_error(where, &err);
                 return -1;
         }
+        /* The runtime loads its own notify profile with a listener, and the
+         * kernel allows one listener among a process's filters: ours would be
+         * refused (EBUSY) at every start. */
+        for (size_t i = 0; i < progs.n_baseline; i++) {
+                for (size_t j = progs.n_baseline; j < progs.n; j++) {
+                        if (progs.progs[j]->listener == TSYNC_LISTENER_NONE ||
+                            tsync_filter_find_user_notif(progs.progs[i]->insns, progs.progs[i]->len) < 0)
+                                continue;
+                        cli_errorf(where, "linux.seccomp has SCMP_ACT_NOTIFY rules, so the runtime loads it with a "
+                                          "notification listener, and the kernel allows one listener among a process's "
+                                          "filters: exec once cannot be added to it");
+                        tsync_plan_programs_clear(&progs);
+                        return -1;
+                }
+        }
         bool in_place = false;
         r = check_route(&progs, !plan->no_new_privileges, &in_place, where);
         if (r == 0 && in_place)

@@ -192,12 +192,23 @@ static int check_one(const char *name, void *buf, size_t size, struct init_filte
         long at = tsync_filter_find_user_notif(prog, len);
         if (at >= 0 && listener == TSYNC_LISTENER_NONE) {
                 init_log(name,
-                         "instruction %ld returns SECCOMP_RET_USER_NOTIF: notify actions and listenerPath are "
-                         "not supported yet",
+                         "instruction %ld returns SECCOMP_RET_USER_NOTIF, but the filter has no listener (neither "
+                         "exec-once nor an agent's)",
                          at);
                 return -1;
         }
-        *ret = (struct init_filter){ .name = name, .prog = prog, .len = len, .flags = flags, .listener = listener };
+        struct tsync_filter_agent agent = { NULL, NULL };
+        if (listener == TSYNC_LISTENER_AGENT && tsync_filter_decode_agent(buf, size, &agent) < 0) {
+                init_log(name, "bad filter file: the agent's trailer");
+                return -1;
+        }
+        *ret = (struct init_filter){ .name = name,
+                                     .prog = prog,
+                                     .len = len,
+                                     .flags = flags,
+                                     .listener = listener,
+                                     .agent_path = agent.path,
+                                     .agent_metadata = agent.metadata };
         return 0;
 }
 
@@ -218,10 +229,14 @@ int init_filters_read(const struct init_config *cfg, struct init_filter *ret, si
                 }
                 if (r < 0 || check_one(name, buffers[i], size, &ret[i]) < 0)
                         return -1;
-                /* One supervisor, one listener: a second would have nobody to answer it. */
+                /* The kernel takes one listener among a task's filters (a second
+                 * NEW_LISTENER load is EBUSY): exec-once and an agent, or two
+                 * agents, cannot be had together. Said before anything is loaded. */
                 for (size_t j = 0; ret[i].listener != TSYNC_LISTENER_NONE && j < i; j++) {
                         if (ret[j].listener != TSYNC_LISTENER_NONE) {
-                                init_log(name, "a second filter with a listener (the first is %s): the init holds one",
+                                init_log(name,
+                                         "a second filter with a listener (the first is %s): the kernel allows one "
+                                         "listener among a process's filters",
                                          ret[j].name);
                                 return -1;
                         }

@@ -32,6 +32,9 @@ static char path[PATH_MAX];
 static struct init_probe_plan probes;
 /* The exec-once filter's listener once loaded, else -1. */
 static int listener = -1;
+/* The agent filter's listener once loaded (indexed like filters; filters.c
+ * lets one filter at most have a listener of any kind). */
+static int agent_fds[INIT_MAX_FILTERS];
 
 /* The flags a filter is loaded with besides TSYNC: a listener needs
  * NEW_LISTENER, and TSYNC_ESRCH so that TSYNC's failure and the listener's fd
@@ -136,8 +139,10 @@ static int apply_filters(size_t n, bool *ret_probe)
                         init_log(filters[i].name, "%s", err.msg);
                         return INIT_EXIT_KERNEL;
                 }
-                if (filters[i].listener != TSYNC_LISTENER_NONE)
+                if (filters[i].listener == TSYNC_LISTENER_EXEC_ONCE)
                         listener = r;
+                else if (filters[i].listener == TSYNC_LISTENER_AGENT)
+                        agent_fds[i] = r;
         }
         *ret_probe = probe;
         return 0;
@@ -161,6 +166,9 @@ int init_flow_run(int argc, char **argv)
         if (init_filters_read(&cfg, filters, &n) < 0)
                 return INIT_EXIT_FILTER;
         code = check_exec_once(n);
+        if (code)
+                return code;
+        code = init_agent_prepare(cfg.agent_state, filters, n);
         if (code)
                 return code;
         if (init_caps_plan(&cfg, &caps, &code) < 0)
@@ -222,6 +230,14 @@ int init_flow_run(int argc, char **argv)
                 return code;
         if (probe) {
                 code = init_probe_verify(filters, &probes, proof.counts);
+                if (code)
+                        return code;
+        }
+        /* Every agent has its listener before the workload's first call. */
+        for (size_t i = 0; i < n; i++) {
+                if (filters[i].listener != TSYNC_LISTENER_AGENT)
+                        continue;
+                code = init_agent_send(&filters[i], agent_fds[i]);
                 if (code)
                         return code;
         }

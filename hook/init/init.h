@@ -40,7 +40,9 @@ struct init_filter {
         const struct sock_filter *prog; /* points into the file's static buffer */
         size_t len;
         uint32_t flags;
-        uint32_t listener; /* enum tsync_listener: loaded with NEW_LISTENER and TSYNC_ESRCH when set */
+        uint32_t listener;          /* enum tsync_listener: loaded with NEW_LISTENER and TSYNC_ESRCH when set */
+        const char *agent_path;     /* TSYNC_LISTENER_AGENT: the agent's socket, from the file's trailer */
+        const char *agent_metadata; /* and the listenerMetadata ("" when none) */
 };
 
 /* How the init proves that every thread carries the filters (--verify). */
@@ -65,7 +67,8 @@ struct init_config {
         bool no_new_privs;
         bool allow_nnp;
         bool exec;
-        int exec_once; /* --exec-once ERRNO: the errno for every exec but the workload's; 0: not given */
+        int exec_once;           /* --exec-once ERRNO: the errno for every exec but the workload's; 0: not given */
+        const char *agent_state; /* --agent-state FILE: the container state sent to notify agents */
         bool pgroup;
         enum init_verify verify;
         char **cmd; /* NULL-terminated */
@@ -184,6 +187,14 @@ int init_signals_unblock(void);
  * the thread does not answer. init_signals_tid: its TID once started, else 0. */
 int init_signals_run(void (*fn)(void *arg), void *arg);
 pid_t init_signals_tid(void);
+
+/* agent.c: notify agents. init_agent_prepare, before the first filter: with
+ * an agent filter, reads the container state from path (--agent-state);
+ * without one, refuses the option. init_agent_send, after the proof: connects
+ * to f's agent, sends the state with its metadata and the listener in one
+ * sendmsg, and closes both. Each prints and returns an exit code, or 0. */
+int init_agent_prepare(const char *path, const struct init_filter *filters, size_t n);
+int init_agent_send(const struct init_filter *f, int listener);
 
 /* execonce.c: the exec-once supervisor. init_execonce_start starts its thread
  * (before the first filter, after the signal thread; prints and returns -1);

@@ -27,6 +27,7 @@ enum {
         OPT_VERSION,
         OPT_FILTER_DATA,
         OPT_EXEC_ONCE,
+        OPT_AGENT_STATE,
 };
 
 static const char *const capset_option[INIT_CAP_NSETS] = {
@@ -77,6 +78,14 @@ static void help(FILE *f)
                    "                        kernel answers ENOSYS. If the supervisor fails, it kills CMD\n"
                    "                        and the init exits 1. `runc exec` processes do not carry our\n"
                    "                        filters and are not affected.\n"
+                   "      --agent-state FILE the container process state (JSON) sent with the listener of\n"
+                   "                        the filter with an agent's listener (listenerPath; one at most,\n"
+                   "                        never beside exec-once: the kernel allows one listener): after the\n"
+                   "                        load and the proof the init connects to the agent's socket\n"
+                   "                        named in the filter file, sends the state with the filter's\n"
+                   "                        listenerMetadata and the listener (SCM_RIGHTS, one sendmsg),\n"
+                   "                        closes its copy, and only then starts CMD. Read before the\n"
+                   "                        first filter; needed exactly when such a filter is given\n"
                    "  -g, --pgroup          run CMD in its own process group and signal the whole group\n"
                    "      --verify HOW      how to prove every thread carries the filters: auto (default):\n"
                    "                        /proc's Seccomp_filters counts where the kernel shows them, else\n"
@@ -91,9 +100,11 @@ static void help(FILE *f)
                    "When CMD never started:\n"
                    "  121  bad command line\n"
                    "  122  a filter file is missing, malformed (version, size, checksum, flags, over\n"
-                   "       4096 instructions) or returns USER_NOTIF without the exec-once listener; or\n"
-                   "       --filter-data is not base64; or --exec-once without exactly one exec-once\n"
-                   "       filter, or such a filter without --exec-once\n"
+                   "       4096 instructions, a bad agent trailer) or returns USER_NOTIF without a\n"
+                   "       listener; or --filter-data is not base64; or --exec-once without exactly one\n"
+                   "       exec-once filter, or such a filter without --exec-once; or two filters with\n"
+                   "       a listener (exec-once and an agent); or an agent filter\n"
+                   "       without --agent-state, or --agent-state without one\n"
                    "  123  the capability sets or NO_NEW_PRIVS cannot be arranged, or a thread's\n"
                    "       capability sets, securebits or NO_NEW_PRIVS differ from what the workload\n"
                    "       is handed (thread and set named), or PID 1 cannot be made non-dumpable\n"
@@ -102,7 +113,8 @@ static void help(FILE *f)
                    "       before CMD ran\n"
                    "  125  verification failed: a thread does not carry the filters, or the proof is not\n"
                    "       possible (no Seccomp_filters in /proc and a filter that denies no probe call)\n"
-                   "  126  CMD cannot be executed\n"
+                   "  126  CMD cannot be executed; or a seccomp agent (listenerPath) is absent, refuses\n"
+                   "       the connection or the listener, or --agent-state cannot be read\n"
                    "  127  CMD not found\n\n"
                    "After the first filter the init makes only these system calls (everything else,\n"
                    "including opening the /proc files the proof reads, happens before it):\n"
@@ -115,6 +127,7 @@ static void help(FILE *f)
                    "             ioctl (--pgroup), write (messages), set_robust_list (the child)\n"
                    "  exec-once  ioctl (SECCOMP_IOCTL_NOTIF_RECV, _SEND, _ID_VALID) futex (the supervisor\n"
                    "             thread), seccomp with NEW_LISTENER and TSYNC_ESRCH (loading its filter)\n"
+                   "  agent      socket connect sendmsg close (handing each agent its listener)\n"
                    "  probe      tgkill futex (the signal thread makes the probe calls too), and the\n"
                    "             probe calls themselves, which the filters deny\n"
                    "Before loading, the init simulates its filters on these calls. If they deny one that\n"
@@ -153,6 +166,7 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 { "allow-nnp", no_argument, NULL, OPT_ALLOW_NNP },
                 { "exec", no_argument, NULL, OPT_EXEC },
                 { "exec-once", required_argument, NULL, OPT_EXEC_ONCE },
+                { "agent-state", required_argument, NULL, OPT_AGENT_STATE },
                 { "pgroup", no_argument, NULL, 'g' },
                 { "verify", required_argument, NULL, OPT_VERIFY },
                 { "help", no_argument, NULL, 'h' },
@@ -207,6 +221,10 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                         cfg->exec_once = (int)e;
                         break;
                 }
+                case OPT_AGENT_STATE:
+                        if (set_once(&cfg->agent_state, "--agent-state", optarg) < 0)
+                                return -1;
+                        break;
                 case 'g':
                         cfg->pgroup = true;
                         break;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -98,6 +99,21 @@ const struct tsync_init_call tsync_init_calls[] = {
           SUPERVISE,
           TSYNC_CALL_EXEC_ONCE,
           "answer exec notifications (exec-once)" },
+        /* agent.c: each agent filter's listener to its agent (listenerPath). */
+        { "socket",
+          SYS_socket,
+          { AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0 },
+          BOTH,
+          TSYNC_CALL_AGENT,
+          "reach the seccomp agent (listenerPath)" },
+        { "connect", SYS_connect, { 0 }, BOTH, TSYNC_CALL_AGENT, "reach the seccomp agent (listenerPath)" },
+        { "sendmsg",
+          SYS_sendmsg,
+          { 0, 0, MSG_NOSIGNAL },
+          BOTH,
+          TSYNC_CALL_AGENT,
+          "send the seccomp agent its listener and the container state" },
+        { "close", SYS_close, { 0 }, BOTH, TSYNC_CALL_AGENT, "close its copy of the agent's listener" },
 };
 const size_t tsync_init_ncalls = sizeof(tsync_init_calls) / sizeof(tsync_init_calls[0]);
 
@@ -148,8 +164,9 @@ static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, co
                 int r = tsync_bpf_simulate(progs[i].insns, progs[i].len, &in, &res, err);
                 if (r < 0)
                         return tsync_error_prefix(err, "filter %zu", i + 1);
-                /* The supervisor's one CONTINUE: the other filters still judge the call. */
-                if (continued && progs[i].listener == TSYNC_LISTENER_EXEC_ONCE &&
+                /* The supervisor's one CONTINUE, or the agent's answer (it holds
+                 * the listener by then): the other filters still judge the call. */
+                if (continued && progs[i].listener != TSYNC_LISTENER_NONE &&
                     (res.ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
                         res.ret = SECCOMP_RET_ALLOW;
                 if ((int32_t)(res.ret & SECCOMP_RET_ACTION_FULL) < (int32_t)(worst & SECCOMP_RET_ACTION_FULL))
@@ -177,26 +194,31 @@ static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const st
         return r;
 }
 
-/* The first call of route the stack refuses, or NULL. */
-static bool has_exec_once(const struct tsync_stack_prog *progs, size_t n)
+static bool has_listener(const struct tsync_stack_prog *progs, size_t n, uint32_t listener)
 {
         for (size_t i = 0; i < n; i++)
-                if (progs[i].listener == TSYNC_LISTENER_EXEC_ONCE)
+                if (progs[i].listener == listener)
                         return true;
         return false;
 }
 
+static bool has_exec_once(const struct tsync_stack_prog *progs, size_t n)
+{
+        return has_listener(progs, n, TSYNC_LISTENER_EXEC_ONCE);
+}
+
+/* The first call of route the stack refuses, or NULL. */
 static int first_refused(const struct tsync_stack_prog *progs, size_t n, size_t n_before, bool caps_after,
                          enum tsync_init_route route, const struct tsync_init_call **ret, uint32_t *ret_action,
                          struct tsync_err *err)
 {
-        bool exec_once = has_exec_once(progs, n);
+        bool exec_once = has_exec_once(progs, n), agent = has_listener(progs, n, TSYNC_LISTENER_AGENT);
         for (size_t i = 0; i < tsync_init_ncalls; i++) {
                 const struct tsync_init_call *c = &tsync_init_calls[i];
                 uint32_t answer = SECCOMP_RET_ALLOW;
                 size_t judges = n;
                 if (!(c->routes & (1u << route)) || ((c->when & TSYNC_CALL_CAPS_AFTER) && !caps_after) ||
-                    ((c->when & TSYNC_CALL_EXEC_ONCE) && !exec_once))
+                    ((c->when & TSYNC_CALL_EXEC_ONCE) && !exec_once) || ((c->when & TSYNC_CALL_AGENT) && !agent))
                         continue;
                 /* The last filter is loaded under all the others, never under itself. */
                 if (c->when & TSYNC_CALL_MORE_FILTERS) {

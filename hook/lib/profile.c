@@ -9,6 +9,7 @@
 
 #include "profile_internal.h"
 #include "tsync/cleanup.h"
+#include "tsync/filterfile.h"
 #include "tsync/seccomp_flags.h"
 
 static const struct {
@@ -195,8 +196,45 @@ bool tsync_profile_uses_notify(const struct tsync_profile *p)
         return tsync_profile_has_notify_action(p) || p->listener_path;
 }
 
+int tsync_profile_check_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err)
+{
+        bool notify = tsync_profile_has_notify_action(p);
+
+        if (p->default_action.kind == TSYNC_ACT_NOTIFY)
+                return tsync_error(err, EINVAL, "%s: SCMP_ACT_NOTIFY cannot be used as default action", what);
+        for (size_t i = 0; i < p->n_rules; i++) {
+                const struct tsync_rule *rule = &p->rules[i];
+                if (rule->action.kind != TSYNC_ACT_NOTIFY)
+                        continue;
+                for (size_t j = 0; j < rule->n_names; j++)
+                        if (strcmp(rule->names[j], "write") == 0)
+                                return tsync_error(err, EINVAL,
+                                                   "%s: %s: SCMP_ACT_NOTIFY cannot be used for the write syscall", what,
+                                                   rule->origin ? rule->origin : "a rule");
+        }
+        if (notify && (!p->listener_path || !p->listener_path[0]))
+                return tsync_error(err, EINVAL,
+                                   "%s: SCMP_ACT_NOTIFY needs a listenerPath: the agent that answers the notifications",
+                                   what);
+        if (!notify)
+                return 0;
+        if (p->listener_path[0] != '/')
+                return tsync_error(err, EINVAL, "%s: listenerPath '%s' is not an absolute path", what,
+                                   p->listener_path);
+        /* The init's trailer holds our in-container path (well under 64 bytes) and the metadata. */
+        size_t meta = p->listener_metadata ? strlen(p->listener_metadata) : 0;
+        if (meta > TSYNC_FILTER_MAX_TRAILER - 64)
+                return tsync_error(err, EINVAL,
+                                   "%s: listenerMetadata is %zu bytes, more than the %u this version carries", what,
+                                   meta, TSYNC_FILTER_MAX_TRAILER - 64);
+        return 0;
+}
+
 int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err)
 {
+        int r = tsync_profile_check_notify(p, what, err);
+        if (r < 0)
+                return r;
         if (tsync_profile_uses_notify(p))
                 return tsync_error(err, EOPNOTSUPP, "%s: SCMP_ACT_NOTIFY and listenerPath are not supported yet", what);
         return 0;

@@ -617,13 +617,23 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
                         fail("tsync_filter_decode refused with %d and reason '%s'", r, why ? why : "(none)");
         } else {
                 fuzz_stats.decoded++;
-                if (len == 0 || len > TSYNC_FILTER_MAX_INSNS || size != TSYNC_FILTER_HEADER_SIZE + 8 * len ||
-                    (flags & ~TSYNC_FILTER_ALLOWED_FLAGS) || (const uint8_t *)prog != buf + TSYNC_FILTER_HEADER_SIZE)
+                struct tsync_filter_agent agent = { NULL, NULL };
+                int ra = tsync_filter_decode_agent(buf, size, &agent);
+                if ((ra == 0) != (listener == TSYNC_LISTENER_AGENT) || (ra < 0 && ra != -ENOENT))
+                        fail("tsync_filter_decode_agent disagrees with tsync_filter_decode (%d)", ra);
+                size_t want = tsync_filter_file_size(len, ra == 0 ? &agent : NULL);
+                if (len == 0 || len > TSYNC_FILTER_MAX_INSNS || size != want || (flags & ~TSYNC_FILTER_ALLOWED_FLAGS) ||
+                    (const uint8_t *)prog != buf + TSYNC_FILTER_HEADER_SIZE)
                         fail("tsync_filter_decode accepted a file that breaks its own layout");
+                if (ra == 0 && (agent.path[0] != '/' || strlen(agent.path) > TSYNC_FILTER_MAX_AGENT_PATH ||
+                                agent.path < (const char *)buf || agent.metadata >= (const char *)buf + size))
+                        fail("tsync_filter_decode_agent accepted a trailer that breaks its own rules");
                 /* Re-encoding gives the same bytes. */
                 _cleanup_free_ uint8_t *again = malloc(size);
-                if (!again || tsync_filter_encode(prog, len, flags, listener, again, size) != (long)size ||
-                    memcmp(again, buf, size) != 0)
+                long n = !again    ? -ENOMEM
+                         : ra == 0 ? tsync_filter_encode_agent(prog, len, flags, &agent, again, size)
+                                   : tsync_filter_encode(prog, len, flags, listener, again, size);
+                if (n != (long)size || memcmp(again, buf, size) != 0)
                         fail("re-encoding a decoded filter file gives other bytes");
                 r = tsync_bpf_validate(prog, len, &err);
                 check_err(r, &err, "tsync_bpf_validate");

@@ -409,6 +409,43 @@ testCheckSaysHowTheInitRunsTheWorkloadUnderTheProfile() {
 }
 
 # Unknown keys: an error in a profile file, a warning in a config's own linux.seccomp.
+# issue 12: notify. check names the agent and refuses what runc refuses (NOTIFY on write) and
+# what the init cannot do (NOTIFY on a call it makes after its load); explain and dump say who
+# answers USER_NOTIF.
+notify_profile() { # notify_profile FILE NAMES-JSON
+        echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"listenerMetadata\": \"m1\",
+               \"syscalls\": [{\"names\": $2, \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$1"
+}
+testCheckExplainAndDumpShowTheNotifyAgent() {
+        notify_profile "$WORK/p.json" '["mkdir", "getppid"]'
+        run check "$WORK/p.json"
+        assertEquals "$(cat "$WORK/out" "$WORK/err")" 0 "$rc"
+        assertContains "$(cat "$WORK/out")" "notify: the listener goes to the seccomp agent at /run/agent.sock with listenerMetadata 'm1'"
+        assertContains "$(cat "$WORK/out")" "init: supervises the workload"
+        run explain "$WORK/p.json" mkdir
+        assertContains "$(cat "$WORK/out")" "mkdir (SCMP_ARCH_X86_64, nr 83) -> USER_NOTIF"
+        assertContains "$(cat "$WORK/out")" "answered by: the seccomp agent at /run/agent.sock"
+        run explain "$WORK/p.json" read
+        assertNotContains "$(cat "$WORK/out")" "answered by"
+        run dump "$WORK/p.json"
+        assertEquals "; USER_NOTIF: the seccomp agent at /run/agent.sock, listenerMetadata m1" "$(tail -n 1 "$WORK/out")"
+}
+testCheckRefusesNotifyOnWriteAsRuncDoes() {
+        notify_profile "$WORK/p.json" '["write"]'
+        run check "$WORK/p.json"
+        assertEquals 1 "$rc"
+        assertContains "$(cat "$WORK/out")" "error: notify: syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall"
+}
+testCheckRefusesNotifyOnACallTheInitMakesAfterItsLoad() {
+        local call
+        for call in connect sendmsg close read; do
+                notify_profile "$WORK/p.json" "[\"$call\"]"
+                run check "$WORK/p.json"
+                assertEquals "$call: $(cat "$WORK/out")" 1 "$rc"
+                assertContains "$call" "$(cat "$WORK/out")" "cannot start a workload under this profile: it answers $call with USER_NOTIF"
+        done
+}
+
 testCheckAndExplainRefuseAMisspeltKeyInAProfile() {
         echo '{"defaultAction": "SCMP_ACT_ALLOW", "syscall": [{"names": ["getcwd"], "action": "SCMP_ACT_ERRNO"}]}' \
                 >"$WORK/p.json"

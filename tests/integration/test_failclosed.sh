@@ -91,7 +91,13 @@ P WaitKillableWithoutListener cihpr "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV need
 P DockerArchesAndArchMap cihp "architectures: cannot be combined with archMap" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": [\"SCMP_ARCH_X86_64\"], \"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": []}]}"'
 P DockerUnknownErrnoName cihp "errno 'EWHATEVER' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"archMap\": [], \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errno\": \"EWHATEVER\"}]}"'
 # A seccomp agent is not supported: compile translates NOTIFY, the hook and inject refuse it.
-P Notify ihpr "SCMP_ACT_NOTIFY and listenerPath are not supported yet" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}"'
+P Notify ihpr "SCMP_ACT_NOTIFY and listenerPath are not supported yet" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
+# issue 12: notify. The rules a notify profile keeps (runc's words for runc's two), refused with
+# their own reason before the refusal above.
+P NotifyOnWrite ihpr "syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"write\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
+P NotifyAsDefault ihpr "SCMP_ACT_NOTIFY cannot be used as default action" 'echo "{\"defaultAction\": \"SCMP_ACT_NOTIFY\", \"listenerPath\": \"/run/agent.sock\"}"'
+P NotifyWithoutListenerPath ihpr "SCMP_ACT_NOTIFY needs a listenerPath" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}"'
+P NotifyRelativeListenerPath ihpr "listenerPath 'run/agent.sock' is not an absolute path" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 # Files that are not readable profiles. (As root every regular file is readable: compile is
 # also run as nobody on a 0600 file, below.)
 P Fifo cihr "empty document" @fifo
@@ -418,6 +424,10 @@ I ExecOnceProfileDeniesTheSupervisor "ioctl with ERRNO(1), which the init needs 
         'J "{\"names\": [\"ioctl\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-ioctl.json"' '--exec-once --profile "$W/deny-ioctl.json"'
 I ExecOnceProfileForcesInPlace "wait4 with ERRNO(1), which the init needs to reap the workload and orphans: exec-once needs the init to supervise" \
         'J "{\"names\": [\"wait4\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-wait4.json"' '--exec-once --profile "$W/deny-wait4.json"'
+# issue 12: notify. The runtime loads a notify linux.seccomp with its listener, and the kernel
+# allows one listener among a process's filters: exec once cannot be added in layer mode.
+I ExecOnceBesideTheRuntimesNotifyProfile "linux.seccomp has SCMP_ACT_NOTIFY rules, so the runtime loads it with a notification listener, and the kernel allows one listener among a process's filters: exec once cannot be added to it" \
+        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}"' '--exec-once'
 # One home per decision (issue 16): the rewrite's refusals name their JSON path.
 I ConfigHookStageNotAList "hooks.poststop: expected array, got object" 'tsync_json_edit "$W/b/config.json" ".hooks.poststop = {}"' '--compile-at-start --profile "$GOOD"'
 I ConfigHooksNotAnObject "hooks: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".hooks = []"' '--compile-at-start --profile "$GOOD"'
@@ -892,7 +902,7 @@ N DataEmpty 122 "filter 1 (--filter-data): bad filter file: truncated" ':' '--fi
 N DataTruncated 122 "filter 2 (--filter-data): bad filter file" ':' '-f "$SUITE/good.bpf" --filter-data "$(head -c -8 "$SUITE/good.bpf" | base64 -w0)"'
 N DataHeaderOnly 122 "filter 1 (--filter-data): bad filter file: truncated" ':' '--filter-data "$(head -c 24 "$SUITE/good.bpf" | base64 -w0)"'
 N DataChecksum 122 "filter 1 (--filter-data): bad filter file: checksum mismatch" 'cp "$SUITE/good.bpf" "$W/f.bpf"; printf "\\x28" | dd of="$W/f.bpf" bs=1 seek=32 conv=notrunc 2>/dev/null; ! cmp -s "$W/f.bpf" "$SUITE/good.bpf" || fail "unchanged"' '--filter-data "$(base64 -w0 "$W/f.bpf")"'
-N DataHuge 122 "filter 1 (--filter-data): bad filter file: larger than 32800 bytes" ':' '--filter-data "$(head -c 40000 /dev/zero | base64 -w0)"'
+N DataHuge 122 "filter 1 (--filter-data): bad filter file: larger than 36896 bytes" ':' '--filter-data "$(head -c 40000 /dev/zero | base64 -w0)"'
 N DataAfterABadFile 122 "\$W/none.bpf: cannot read the filter file" ':' '--filter-data "$(base64 -w0 "$SUITE/good.bpf")" -f "$W/none.bpf"'
 N DataTooManyFilters 121 "more than 16 filters" ':' "$(printf -- '-f "$SUITE/good.bpf" %.0s' $(seq 16)) --filter-data \"\$(base64 -w0 \"\$SUITE/good.bpf\")\""
 # Exec once (issue 12): a forged or inconsistent listener, and the option without its filter (or
@@ -902,11 +912,11 @@ exec_once_file() {
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener "$1" "$3" \
                 0x20,0,0,0 0x15,0,1,59 0x06,0,0,"$2" 0x06,0,0,0x7fff0000
 }
-N ExecOnceForgedListener 122 "\$W/f.bpf: bad filter file: unknown listener" 'exec_once_file 2 0x7fc00000 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
+N ExecOnceForgedListener 122 "\$W/f.bpf: bad filter file: unknown listener" 'exec_once_file 3 0x7fc00000 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
 N ExecOnceListenerWithoutUserNotif 122 "\$W/f.bpf: bad filter file: a listener, but no USER_NOTIF return" 'exec_once_file 1 0x00050001 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
-N UserNotifWithoutListener 122 "\$W/f.bpf: instruction 2 returns SECCOMP_RET_USER_NOTIF: notify actions and listenerPath are not supported yet" 'exec_once_file 0 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
+N UserNotifWithoutListener 122 "\$W/f.bpf: instruction 2 returns SECCOMP_RET_USER_NOTIF, but the filter has no listener" 'exec_once_file 0 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
 N ExecOnceWithExec 121 "command line: --exec-once needs the init to stay and answer the workload's execs: it cannot be combined with --exec" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec --exec-once 1 -f "$W/f.bpf"'
-N ExecOnceTwoListenerFilters 122 "\$W/g.bpf: a second filter with a listener (the first is \$W/f.bpf)" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"; cp "$W/f.bpf" "$W/g.bpf"' '--exec-once 1 -f "$W/f.bpf" -f "$W/g.bpf"'
+N ExecOnceTwoListenerFilters 122 "\$W/g.bpf: a second filter with a listener (the first is \$W/f.bpf): the kernel allows one listener" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"; cp "$W/f.bpf" "$W/g.bpf"' '--exec-once 1 -f "$W/f.bpf" -f "$W/g.bpf"'
 N ExecOnceWithoutItsFilter 122 "exec-once: --exec-once is given, but no filter has the exec-once listener" ':' '--exec-once 1 -f "$SUITE/good.bpf"'
 N ExecOnceFilterWithoutTheOption 122 "\$W/f.bpf: the filter has the exec-once listener, but --exec-once is not given" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
 N ExecOnceErrnoByName 121 "command line: --exec-once 'EPERM' is not an errno number (1 to 4095)" ':' '--exec-once EPERM -f "$SUITE/good.bpf"'
@@ -915,6 +925,23 @@ N ExecOnceErrnoByName 121 "command line: --exec-once 'EPERM' is not an errno num
 N ExecOnceSupervisorDenied 1 "exec-once: the supervisor cannot receive a notification (ioctl SECCOMP_IOCTL_NOTIF_RECV): Operation not permitted: the workload is killed" \
         'exec_once_file 1 0x7fc00000 "$W/f.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/ioctl.bpf" 0x20,0,0,0 0x15,0,3,16 0x20,0,0,16 0x15,1,0,0 0x06,0,0,0x00050001 0x06,0,0,0x7fff0000' \
         '--exec-once 1 -f "$W/ioctl.bpf" -f "$W/f.bpf"'
+# issue 12: notify (the init's half). An agent filter's trailer is checked like the rest of the
+# file; the agent must be there and take the listener, or the workload never runs; the init's own
+# calls after the load must not go to the agent (it would wait for itself); the state comes with
+# the filter or not at all. agent_file FILE SOCKET: getppid to the agent on SOCKET, the rest allowed.
+agent_file() {
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$2" m "$1" \
+                0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000
+}
+AGENT_STATE='echo "{\"ociVersion\":\"1.0.2\",\"pid\":2}" >"$W/s.json"'
+N AgentForgedTrailer 122 "\$W/f.bpf: bad filter file: trailer: the agent's path is not absolute" 'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 2 --trailer 72756e2f612e736f636b006d00000000 "$W/f.bpf" 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf"'
+N AgentTrailerOnAnotherListener 122 "\$W/f.bpf: bad filter file: a trailer, but not an agent's listener" 'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 1 --trailer 2f612e736f636b006d00000000000000 "$W/f.bpf" 0x20,0,0,0 0x15,0,1,59 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '--exec-once 1 -f "$W/f.bpf"'
+N AgentAbsent 126 "\$W/none.sock: cannot reach the seccomp agent (listenerPath): No such file or directory; the workload is not started" "agent_file \"\$W/f.bpf\" \"\$W/none.sock\"; $AGENT_STATE" '-f "$W/f.bpf" --agent-state "$W/s.json"'
+N AgentWithoutState 122 "\$W/f.bpf: the filter has an agent's listener (listenerPath), but --agent-state is not given" 'agent_file "$W/f.bpf" "$W/a.sock"' '-f "$W/f.bpf"'
+N AgentStateWithoutAgent 122 "agent: --agent-state is given, but no filter has an agent's listener" "$AGENT_STATE" '-f "$SUITE/good.bpf" --agent-state "$W/s.json"'
+N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" "$W/a.sock"; '"$AGENT_STATE" '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --agent-state "$W/s.json"'
+N AgentNotifyOnConnect 126 "touch: cannot be started: the filters answer connect with USER_NOTIF" \
+        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$W/a.sock" m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,42 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000; '"$AGENT_STATE" '-f "$W/f.bpf" --agent-state "$W/s.json"'
 N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 -f "$SUITE/good.bpf" -f "$W/f.bpf"'
 
 testInitNoCommand() {

@@ -12,9 +12,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 AGENT=$TSYNC_TOOLS/seccomp_agent
 PROBE=$TSYNC_BUILD/tests/static/threads_probe
+INIT=$TSYNC_BUILD/bin/seccomp-tsync-init
 
 oneTimeSetUp() {
-        tsync_need_built "$AGENT" "$PROBE"
+        tsync_need_built "$AGENT" "$PROBE" "$INIT"
 }
 setUp() {
         tsync_test_begin
@@ -132,6 +133,94 @@ no_agent_no_start() {
         assertNotEquals "$rt started without an agent" 0 "$rc"
         assertFalse "$rt: the workload ran" "[ -e $TSYNC_TMP/b/rootfs/tmp/marker ]"
         echo "  $rt ($why): $(tail -n 1 "$TSYNC_TMP/err")"
+}
+
+# Our init on its own (issue 12, the init's half): a hand-made agent filter (x86-64: getppid and
+# mkdir to the agent) whose trailer names SOCKET, and a state file as the hook writes it.
+# agent_filter FILE SOCKET META
+agent_filter() {
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$2" "$3" "$1" \
+                0x20,0,0,4 0x15,1,0,0xc000003e 0x06,0,0,0x7fff0000 0x20,0,0,0 \
+                0x15,0,1,110 0x06,0,0,0x7fc00000 0x15,0,1,83 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000
+}
+STATE='{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":4321,"state":{"ociVersion":"1.0.2","id":"c1","status":"creating","pid":4321,"bundle":"/b","annotations":{"a":"b"}}}'
+
+# run_init ARG...: the init as PID 1 of a new pid namespace; status in rc.
+run_init() {
+        timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc "$INIT" "$@" \
+                >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        rc=$?
+}
+
+testOurInitHandsTheAgentItsListenerAndEveryThreadGetsItsAnswers() {
+        start_agent || return
+        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" 'meta "q"' || fail "filter_file.py"
+        echo "$STATE" >"$TSYNC_TMP/state.json"
+        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- "$PROBE" -n 4 getppid
+        assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads that answered: $(cat "$TSYNC_TMP/out")" 5 "$(grep -c '^tid=' "$TSYNC_TMP/out")"
+        assertEquals "threads whose getppid was not the agent's: $(cat "$TSYNC_TMP/out")" 0 \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -vc ' call=getppid rc=4242 errno=0$')"
+        assertEquals "fds with the state" "fds=1" "$(sed -n 2p "$TSYNC_TMP/agent.log")"
+        local got
+        got=$(sed -n 1p "$TSYNC_TMP/agent.log")
+        assertEquals "the state, with the metadata in it: $got" \
+                "$(jq -cS '. + {metadata: "meta \"q\""}' <<<"$STATE")" "$(jq -cS . <<<"$got")"
+}
+
+testOurInitLeavesOutEmptyMetadataAsRuncDoes() {
+        start_agent || return
+        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" '' || fail "filter_file.py"
+        echo "$STATE" >"$TSYNC_TMP/state.json"
+        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- "$PROBE" getppid
+        assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "the state as the hook wrote it" "$(jq -cS . <<<"$STATE")" \
+                "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -cS .)"
+}
+
+# no_agent_no_init_start WHY: absent (no socket) or gone (a socket nobody accepts on).
+no_agent_no_init_start() {
+        local sock=$TSYNC_TMP/none.sock
+        if [ "$1" = gone ]; then
+                start_agent || return
+                kill -KILL "$AGENT_PID" && wait "$AGENT_PID" 2>/dev/null
+                AGENT_PID=
+                sock=$TSYNC_TMP/agent.sock
+        fi
+        agent_filter "$TSYNC_TMP/f.bpf" "$sock" m || fail "filter_file.py"
+        echo "$STATE" >"$TSYNC_TMP/state.json"
+        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
+        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
+        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" "cannot reach the seccomp agent (listenerPath)"
+}
+testOurInitDoesNotStartTheWorkloadWithoutAnAgent() { no_agent_no_init_start absent; }
+testOurInitDoesNotStartTheWorkloadWhenTheAgentIsGone() { no_agent_no_init_start gone; }
+
+testOurInitRefusesAnAgentFilterWithoutTheStateAndTheStateWithoutOne() {
+        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" m || fail "filter_file.py"
+        run_init -f "$TSYNC_TMP/f.bpf" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "without --agent-state: $(cat "$TSYNC_TMP/err")" 122 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/err")" "but --agent-state is not given"
+        echo "$STATE" >"$TSYNC_TMP/state.json"
+        run_init --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "--agent-state alone: $(cat "$TSYNC_TMP/err")" 122 "$rc"
+        echo '["not an object"]' >"$TSYNC_TMP/state.json"
+        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "a state that is no object: $(cat "$TSYNC_TMP/err")" 126 "$rc"
+        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
+}
+
+testOurInitRefusesAForgedTrailer() {
+        # "run/a.sock\0m\0" padded: a relative path, checksum sealed over it.
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 2 --trailer 72756e2f612e736f636b006d00000000 \
+                "$TSYNC_TMP/f.bpf" 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000 || fail "filter_file.py"
+        echo "$STATE" >"$TSYNC_TMP/state.json"
+        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 122 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/err")" "bad filter file: trailer: the agent's path is not absolute"
+        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
 }
 
 testRuncAnswersComeFromTheAgentInEveryThread() { answers_in_every_thread runc; }

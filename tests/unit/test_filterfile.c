@@ -124,8 +124,8 @@ static void test_filterfile_round_trip(void)
         big[TSYNC_FILTER_MAX_INSNS - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
         n = tsync_filter_encode(big, TSYNC_FILTER_MAX_INSNS, 0, 0, buf.b, TSYNC_FILTER_MAX_SIZE);
         r = n > 0 ? tsync_filter_decode(buf.b, (size_t)n, &prog, &len, &flags, NULL, &why) : (int)n;
-        tap_ok(n == (long)TSYNC_FILTER_MAX_SIZE && r == 0 && len == TSYNC_FILTER_MAX_INSNS &&
-                       memcmp(prog, big, sizeof(big)) == 0,
+        tap_ok(n == (long)(TSYNC_FILTER_MAX_SIZE - TSYNC_FILTER_MAX_TRAILER) && r == 0 &&
+                       len == TSYNC_FILTER_MAX_INSNS && memcmp(prog, big, sizeof(big)) == 0,
                "test_filterfile_round_trip_max_size: n=%ld r=%d", n, r);
 }
 
@@ -216,11 +216,13 @@ static void test_filterfile_refusal_reasons(void)
                 { "flags_tsync", 12, 1u, "unknown flags" },
                 { "flags_new_listener", 12, 1u << 3, "unknown flags" },
                 { "flags_high", 12, 1u << 31, "unknown flags" },
-                { "listener_2", 24, 2, "unknown listener" },
+                { "listener_3", 24, 3, "unknown listener" },
+                { "listener_agent_without_trailer", 24, TSYNC_LISTENER_AGENT, "an agent's listener, but no trailer" },
                 { "listener_high", 24, 0x80000000u, "unknown listener" },
                 { "listener_without_user_notif", 24, TSYNC_LISTENER_EXEC_ONCE, "a listener, but no USER_NOTIF return" },
-                { "reserved_low", 28, 1, "reserved field is not zero" },
-                { "reserved_high", 28, 0x80000000u, "reserved field is not zero" },
+                { "trailer_unaligned", 28, 1, "trailer is not a multiple of 8 bytes" },
+                { "trailer_high", 28, 0x80000000u, "trailer too long" },
+                { "trailer_beyond_the_file", 28, 8, "truncated" },
         };
         const char *why;
 
@@ -285,6 +287,100 @@ static void test_filterfile_listener(void)
                "test_filterfile_find_user_notif");
 }
 
+/* An agent filter's trailer: round trip, its exact bytes, each of its
+ * refusals (resealed so only the trailer check can fire), and that every
+ * byte of it is covered by the checksum. */
+static void test_filterfile_agent_trailer(void)
+{
+        const struct tsync_filter_agent agent = { "/.oci-seccomp-tsync/agents/1.sock", "meta \"x\"" };
+        struct tsync_filter_agent got = { NULL, NULL };
+        uint32_t listener = 0, trailer;
+        const char *why = NULL;
+
+        size_t want = TSYNC_FILTER_HEADER_SIZE + 8 * NOTIFY_LEN + 48; /* 34 + 9 bytes, padded to 48 */
+        long n = tsync_filter_encode_agent(notify_prog, NOTIFY_LEN, 0, &agent, buf.b, sizeof(buf.b));
+        int r = n > 0 ? tsync_filter_decode(buf.b, (size_t)n, NULL, NULL, NULL, &listener, &why) : (int)n;
+        int ra = n > 0 ? tsync_filter_decode_agent(buf.b, (size_t)n, &got) : (int)n;
+        memcpy(&trailer, buf.b + 28, 4);
+        tap_ok(n == (long)want && tsync_filter_file_size(NOTIFY_LEN, &agent) == want && r == 0 && ra == 0 &&
+                       listener == TSYNC_LISTENER_AGENT && trailer == 48 && got.path &&
+                       strcmp(got.path, agent.path) == 0 && got.metadata && strcmp(got.metadata, agent.metadata) == 0,
+               "test_filterfile_agent_round_trip: n=%ld r=%d ra=%d trailer=%u why=%s", n, r, ra, trailer,
+               why ? why : "-");
+        const unsigned char *t = buf.b + TSYNC_FILTER_HEADER_SIZE + 8 * NOTIFY_LEN;
+        tap_ok(memcmp(t, "/.oci-seccomp-tsync/agents/1.sock\0meta \"x\"\0\0\0\0\0\0", 48) == 0,
+               "test_filterfile_agent_trailer_bytes");
+        tap_ok(ref_checksum(buf.b, want) == *(const uint32_t *)(const void *)(buf.b + 20),
+               "test_filterfile_agent_checksum_covers_the_trailer");
+
+        size_t accepted = 0;
+        for (size_t pos = want - 48; pos < want; pos++) {
+                memcpy(copy.b, buf.b, want);
+                copy.b[pos] ^= 0x20;
+                if (decode(copy.b, want, &why) >= 0)
+                        accepted++;
+        }
+        tap_ok(accepted == 0, "test_filterfile_agent_refuses_every_trailer_byte_change: %zu accepted", accepted);
+
+        const struct tsync_filter_agent empty_meta = { "/a.sock", "" };
+        n = tsync_filter_encode_agent(notify_prog, NOTIFY_LEN, 0, &empty_meta, buf.b, sizeof(buf.b));
+        ra = n > 0 ? tsync_filter_decode_agent(buf.b, (size_t)n, &got) : (int)n;
+        tap_ok(n == (long)(TSYNC_FILTER_HEADER_SIZE + 8 * NOTIFY_LEN + 16) && ra == 0 && strcmp(got.metadata, "") == 0,
+               "test_filterfile_agent_empty_metadata: n=%ld ra=%d", n, ra);
+
+        /* Bytes written in place of the trailer, resealed. */
+        static const struct {
+                const char *name;
+                const char bytes[24];
+                size_t len;
+                const char *why;
+        } cases[] = {
+                { "path_unterminated", "/abcdefgh", 8, "trailer: the agent's path is not terminated" },
+                { "path_relative", "a.sock\0m\0", 8, "trailer: the agent's path is not absolute" },
+                { "path_empty", "\0m\0", 8, "trailer: the agent's path is not absolute" },
+                { "metadata_unterminated", "/a\0metada", 8, "trailer: the metadata is not terminated" },
+                { "padding_not_zero", "/a\0m\0\0x", 8, "trailer: padding is not zero" },
+                { "third_string", "/a\0m\0\0\0\0\0\0\0\0\0\0\0", 16,
+                  "trailer: more than the padding after the metadata" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                size_t size = TSYNC_FILTER_HEADER_SIZE + 8 * NOTIFY_LEN + cases[i].len;
+                (void)tsync_filter_encode_agent(notify_prog, NOTIFY_LEN, 0, &empty_meta, buf.b, sizeof(buf.b));
+                memcpy(buf.b + TSYNC_FILTER_HEADER_SIZE + 8 * NOTIFY_LEN, cases[i].bytes, cases[i].len);
+                put32(buf.b, 28, (uint32_t)cases[i].len);
+                reseal(buf.b, size);
+                r = decode(buf.b, size, &why);
+                tap_ok(r == -EBADMSG && why && strcmp(why, cases[i].why) == 0,
+                       "test_filterfile_agent_refuses_%s: r=%d why=%s", cases[i].name, r, why ? why : "-");
+        }
+
+        /* A path of 108 bytes does not fit sun_path with its NUL. */
+        char path[TSYNC_FILTER_MAX_AGENT_PATH + 2];
+        memset(path, 'p', sizeof(path) - 1);
+        path[0] = '/';
+        path[sizeof(path) - 1] = '\0';
+        const struct tsync_filter_agent long_path = { path, "" };
+        const struct tsync_filter_agent relative = { "run/agent.sock", "" };
+        tap_ok(tsync_filter_encode_agent(notify_prog, NOTIFY_LEN, 0, &long_path, buf.b, sizeof(buf.b)) == -EINVAL &&
+                       tsync_filter_encode_agent(notify_prog, NOTIFY_LEN, 0, &relative, buf.b, sizeof(buf.b)) ==
+                               -EINVAL,
+               "test_filterfile_agent_encode_refuses_long_or_relative_path");
+        path[sizeof(path) - 2] = '\0';
+        tap_ok(tsync_filter_encode_agent(notify_prog, NOTIFY_LEN, 0, &long_path, buf.b, sizeof(buf.b)) > 0,
+               "test_filterfile_agent_encode_takes_a_107_byte_path");
+        static char meta[TSYNC_FILTER_MAX_TRAILER];
+        memset(meta, 'm', sizeof(meta) - 1);
+        const struct tsync_filter_agent big = { "/a", meta };
+        tap_ok(tsync_filter_encode_agent(notify_prog, NOTIFY_LEN, 0, &big, buf.b, sizeof(buf.b)) == -EINVAL,
+               "test_filterfile_agent_encode_refuses_a_trailer_over_the_limit");
+        tap_ok(tsync_filter_encode(notify_prog, NOTIFY_LEN, 0, TSYNC_LISTENER_AGENT, buf.b, sizeof(buf.b)) == -EINVAL &&
+                       tsync_filter_encode_agent(test_prog, TEST_LEN, 0, &agent, buf.b, sizeof(buf.b)) == -EINVAL,
+               "test_filterfile_agent_encode_refuses_agent_listener_without_trailer_or_user_notif");
+        n = tsync_filter_encode(notify_prog, NOTIFY_LEN, 0, TSYNC_LISTENER_EXEC_ONCE, buf.b, sizeof(buf.b));
+        tap_ok(n > 0 && tsync_filter_decode_agent(buf.b, (size_t)n, &got) == -ENOENT,
+               "test_filterfile_decode_agent_of_another_listener_is_enoent");
+}
+
 /* What comes out of decode is a program the kernel accepts and runs. */
 static void test_filterfile_decoded_program_loads(void)
 {
@@ -323,5 +419,6 @@ int main(void)
         test_filterfile_refusal_reasons();
         test_filterfile_decoded_program_loads();
         test_filterfile_listener();
+        test_filterfile_agent_trailer();
         return tap_done();
 }

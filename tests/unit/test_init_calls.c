@@ -302,6 +302,82 @@ static void test_init_calls_exec_once(void)
         }
 }
 
+/* An agent's filter (listenerPath) in the stack: handing its listener over
+ * (socket, connect, sendmsg, close) counts, its USER_NOTIF refuses every call
+ * of the init but the workload's execve (the agent holds the listener by
+ * then), and without an agent those calls do not count. */
+static void test_init_calls_agent(void)
+{
+#define AGENT_NOTIFY(names)                                                                                            \
+        "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [" names                                   \
+        "], \"action\": \"SCMP_ACT_NOTIFY\"}]}"
+#define AGENT_DENY(names)                                                                                              \
+        "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [" names                                   \
+        "], \"action\": \"SCMP_ACT_ERRNO\"}]}"
+        static const struct {
+                const char *name;
+                const char *notify; /* the agent's (or, listener NONE, a plain) program */
+                uint32_t listener;
+                const char *other; /* loaded before it, or NULL */
+                enum tsync_init_route route;
+                const char *denied;
+        } cases[] = {
+                { "the_workloads_calls", AGENT_NOTIFY("\"getppid\", \"mkdir\""), TSYNC_LISTENER_AGENT, NULL,
+                  TSYNC_ROUTE_SUPERVISE, NULL },
+                { "execve_goes_to_the_agent", AGENT_NOTIFY("\"execve\""), TSYNC_LISTENER_AGENT, NULL,
+                  TSYNC_ROUTE_SUPERVISE, NULL },
+                { "notify_on_connect", AGENT_NOTIFY("\"connect\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
+                  "connect" },
+                { "notify_on_socket", AGENT_NOTIFY("\"socket\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
+                  "socket" },
+                { "notify_on_sendmsg", AGENT_NOTIFY("\"sendmsg\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
+                  "sendmsg" },
+                { "notify_on_close", AGENT_NOTIFY("\"close\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE, "close" },
+                { "notify_on_read", AGENT_NOTIFY("\"read\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE, "read" },
+                { "notify_on_wait4_runs_in_place", AGENT_NOTIFY("\"wait4\""), TSYNC_LISTENER_AGENT, NULL,
+                  TSYNC_ROUTE_IN_PLACE, "wait4" },
+                { "a_profile_denying_sendmsg", AGENT_NOTIFY("\"getppid\""), TSYNC_LISTENER_AGENT,
+                  AGENT_DENY("\"sendmsg\""), TSYNC_ROUTE_NONE, "sendmsg" },
+                { "a_profile_denying_execve_wins", AGENT_NOTIFY("\"execve\""), TSYNC_LISTENER_AGENT,
+                  AGENT_DENY("\"execve\""), TSYNC_ROUTE_NONE, "execve" },
+                { "without_an_agent_connect_does_not_count", AGENT_DENY("\"connect\", \"socket\", \"sendmsg\""),
+                  TSYNC_LISTENER_NONE, NULL, TSYNC_ROUTE_SUPERVISE, NULL },
+                { "unmarked_notify_on_execve_is_a_refusal", AGENT_NOTIFY("\"execve\""), TSYNC_LISTENER_NONE, NULL,
+                  TSYNC_ROUTE_NONE, "execve" },
+        };
+#undef AGENT_NOTIFY
+#undef AGENT_DENY
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_program *notify = compile_text(cases[i].notify);
+                struct tsync_program *other = cases[i].other ? compile_text(cases[i].other) : NULL;
+                struct tsync_stack_prog stack[2];
+                size_t n = 0;
+                struct tsync_err err = { 0 };
+                if (!notify || (cases[i].other && !other)) {
+                        tap_ok(0, "test_init_calls_agent_%s: compiles", cases[i].name);
+                        tsync_program_free(notify);
+                        tsync_program_free(other);
+                        continue;
+                }
+                if (other)
+                        stack[n++] = (struct tsync_stack_prog){ .insns = other->insns, .len = other->len };
+                stack[n++] = (struct tsync_stack_prog){ .insns = notify->insns,
+                                                        .len = notify->len,
+                                                        .listener = cases[i].listener };
+                enum tsync_init_route route;
+                const struct tsync_init_call *denied = NULL;
+                uint32_t action;
+                int r = tsync_init_route(stack, n, 0, false, &route, &denied, &action, &err);
+                tap_ok(r == 0 && route == cases[i].route &&
+                               (cases[i].denied ? denied && strcmp(denied->name, cases[i].denied) == 0 : !denied),
+                       "test_init_calls_agent_%s: %s, denied %s (got %s, %s)", cases[i].name,
+                       tsync_init_route_name(cases[i].route), cases[i].denied ? cases[i].denied : "nothing",
+                       r < 0 ? err.msg : tsync_init_route_name(route), denied ? denied->name : "nothing");
+                tsync_program_free(notify);
+                tsync_program_free(other);
+        }
+}
+
 int main(void)
 {
         test_init_calls_table_is_native();
@@ -309,5 +385,6 @@ int main(void)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
                 test_init_calls_route(&rows[i]);
         test_init_calls_exec_once();
+        test_init_calls_agent();
         return tap_done();
 }

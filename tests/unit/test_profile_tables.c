@@ -163,10 +163,66 @@ static void test_profile_tables_notify(void)
                "test_profile_tables_notify_refusal_words: %s", err.msg);
 }
 
+/* The rules a notify profile keeps (runc's words where runc has them), each
+ * refused before the "not supported yet" refusal, and a clean profile passing. */
+static void test_profile_tables_notify_rules(void)
+{
+        static char *write_names[] = { (char *)"mkdir", (char *)"write" };
+        static char *mkdir_names[] = { (char *)"mkdir" };
+        static char long_meta[TSYNC_FILTER_MAX_TRAILER];
+        memset(long_meta, 'm', sizeof(long_meta) - 1);
+        static const struct {
+                const char *name;
+                enum tsync_act def;
+                char **names;
+                enum tsync_act act;
+                const char *path, *meta;
+                const char *want; /* NULL: passes */
+        } cases[] = {
+                { "clean", TSYNC_ACT_ALLOW, mkdir_names, TSYNC_ACT_NOTIFY, "/run/a.sock", "m", NULL },
+                { "path_without_notify_is_no_agent", TSYNC_ACT_ALLOW, mkdir_names, TSYNC_ACT_ERRNO, "run/a.sock", NULL,
+                  NULL },
+                { "notify_default", TSYNC_ACT_NOTIFY, mkdir_names, TSYNC_ACT_ALLOW, "/run/a.sock", NULL,
+                  "p: SCMP_ACT_NOTIFY cannot be used as default action" },
+                { "notify_on_write", TSYNC_ACT_ALLOW, write_names, TSYNC_ACT_NOTIFY, "/run/a.sock", NULL,
+                  "p: syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall" },
+                { "notify_without_path", TSYNC_ACT_ALLOW, mkdir_names, TSYNC_ACT_NOTIFY, NULL, NULL,
+                  "p: SCMP_ACT_NOTIFY needs a listenerPath: the agent that answers the notifications" },
+                { "notify_with_empty_path", TSYNC_ACT_ALLOW, mkdir_names, TSYNC_ACT_NOTIFY, "", NULL,
+                  "p: SCMP_ACT_NOTIFY needs a listenerPath: the agent that answers the notifications" },
+                { "relative_path", TSYNC_ACT_ALLOW, mkdir_names, TSYNC_ACT_NOTIFY, "run/a.sock", NULL,
+                  "p: listenerPath 'run/a.sock' is not an absolute path" },
+                { "metadata_too_long", TSYNC_ACT_ALLOW, mkdir_names, TSYNC_ACT_NOTIFY, "/run/a.sock", long_meta,
+                  "p: listenerMetadata is 4095 bytes, more than the 4032 this version carries" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_rule rule = { .names = cases[i].names,
+                                           .n_names = cases[i].names == write_names ? 2 : 1,
+                                           .action = { cases[i].act, 0 },
+                                           .origin = (char *)"syscalls[0]" };
+                struct tsync_profile p = { .default_action = { cases[i].def, 0 },
+                                           .rules = &rule,
+                                           .n_rules = 1,
+                                           .listener_path = (char *)cases[i].path,
+                                           .listener_metadata = (char *)cases[i].meta };
+                struct tsync_err err = { 0 };
+                int r = tsync_profile_check_notify(&p, "p", &err);
+                tap_ok(cases[i].want ? r == -EINVAL && strcmp(err.msg, cases[i].want) == 0 : r == 0,
+                       "test_profile_tables_notify_rule_%s: r=%d %s", cases[i].name, r, r < 0 ? err.msg : "");
+                if (cases[i].want) {
+                        struct tsync_err err2 = { 0 };
+                        tap_ok(tsync_profile_refuse_notify(&p, "p", &err2) == -EINVAL &&
+                                       strcmp(err2.msg, cases[i].want) == 0,
+                               "test_profile_tables_notify_rule_%s_comes_before_the_refusal", cases[i].name);
+                }
+        }
+}
+
 int main(void)
 {
         test_profile_tables_arches();
         test_profile_tables_flags();
         test_profile_tables_notify();
+        test_profile_tables_notify_rules();
         return tap_done();
 }

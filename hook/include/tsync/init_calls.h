@@ -51,6 +51,11 @@ enum {
         /* The workload child's execve: the one call the exec-once supervisor
          * lets through (CONTINUE), so USER_NOTIF from that filter passes. */
         TSYNC_CALL_WORKLOAD_EXEC = 1u << 5,
+        /* Only with an agent filter (listenerPath): handing its listener over,
+         * after the load. USER_NOTIF here would wait for an agent that has no
+         * listener yet: a refusal, as for every call of the init but the
+         * workload's execve, which the agent may answer as under runc. */
+        TSYNC_CALL_AGENT = 1u << 6,
 };
 
 struct tsync_init_call {
@@ -81,6 +86,8 @@ struct tsync_stack_prog {
  * capabilities after the load (no NO_NEW_PRIVS). *ret_denied: NULL for
  * SUPERVISE, the first supervising call refused for IN_PLACE, the first
  * in-place call refused for NONE; *ret_action: the SECCOMP_RET_* value it got.
+ * With an agent program (TSYNC_LISTENER_AGENT) the calls that hand its
+ * listener over count too, and its USER_NOTIF lets the workload's execve through.
  * With an exec-once program in the stack the supervisor's calls count too,
  * USER_NOTIF counts as a refusal for every call but the workload child's
  * execve, and there is no IN_PLACE: the init must supervise, or it is NONE

@@ -115,8 +115,20 @@ bool tsync_profile_has_notify_action(const struct tsync_profile *p);
  * refused before delivery (the init refuses a USER_NOTIF return on its own). */
 bool tsync_profile_uses_notify(const struct tsync_profile *p);
 
-/* That refusal: -EOPNOTSUPP with "<what>: SCMP_ACT_NOTIFY and listenerPath are
- * not supported yet" if tsync_profile_uses_notify(p), else 0. */
+/* The rules a profile using notify must keep, runc's and ours, each -EINVAL
+ * with "<what>: <why>": runc's own "SCMP_ACT_NOTIFY cannot be used as default
+ * action" and "SCMP_ACT_NOTIFY cannot be used for the write syscall" (the
+ * runtime would deadlock on its own write; the init has the same kind of rule
+ * for its calls, in the route, tsync/init_calls.h); NOTIFY actions without a
+ * listenerPath (nobody to send the listener to); a listenerPath that is not
+ * absolute (it is bind-mounted from the host); and a listenerPath plus
+ * listenerMetadata too long for the filter file's trailer. A listenerPath
+ * without NOTIFY actions is no agent filter (runc sends nothing then): fine. */
+int tsync_profile_check_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err);
+
+/* That refusal: tsync_profile_check_notify's, then -EOPNOTSUPP with "<what>:
+ * SCMP_ACT_NOTIFY and listenerPath are not supported yet" if
+ * tsync_profile_uses_notify(p), else 0. */
 int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err);
 
 /* Name tables (strings as in the runtime-spec). Return -EINVAL if unknown. */
