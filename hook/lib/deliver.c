@@ -26,14 +26,11 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_plan_paths *
                 return tsync_error(err, EINVAL, "%zu compiled filters for a plan of %zu", progs->n - progs->n_baseline,
                                    n);
         for (size_t k = 0; k < n; k++) {
-                const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
-                size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
-                _cleanup_free_ void *buf = malloc(size);
-                if (!buf)
-                        return tsync_error(err, ENOMEM, "out of memory");
-                long written = tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size);
-                if (written < 0)
-                        return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
+                _cleanup_free_ void *buf = NULL;
+                size_t written;
+                r = tsync_plan_encode_filter(progs, k, &buf, &written, err);
+                if (r < 0)
+                        return r;
                 _cleanup_free_ char *path = NULL;
                 if (asprintf(&path, "%s/%02zu.bpf", plan->state_dir, k) < 0)
                         return tsync_error(err, ENOMEM, "out of memory");

@@ -172,7 +172,50 @@ void tsync_plan_programs_clear(struct tsync_plan_programs *p)
 {
         for (size_t i = 0; i < p->n; i++)
                 tsync_program_free(p->progs[i]);
+        free(p->agent_host_path);
+        free(p->agent_metadata);
         *p = (struct tsync_plan_programs){ 0 };
+}
+
+int tsync_plan_encode_filter(const struct tsync_plan_programs *progs, size_t k, void **ret_buf, size_t *ret_size,
+                             struct tsync_err *err)
+{
+        const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
+        bool agent = prog->listener == TSYNC_LISTENER_AGENT;
+        if (agent && !progs->agent_metadata)
+                return tsync_error(err, EINVAL, "filter %zu: an agent's listener without the agent", k);
+        struct tsync_filter_agent a = { TSYNC_CONTAINER_AGENT, progs->agent_metadata };
+        size_t size = tsync_filter_file_size(prog->len, agent ? &a : NULL);
+        _cleanup_free_ void *buf = malloc(size);
+        if (!buf)
+                return tsync_error(err, ENOMEM, "out of memory");
+        long written = agent ? tsync_filter_encode_agent(prog->insns, prog->len, prog->flags, &a, buf, size)
+                             : tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size);
+        if (written < 0)
+                return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
+        *ret_buf = TAKE_PTR(buf);
+        *ret_size = (size_t)written;
+        return 0;
+}
+
+/* Marks ret's newest program as the agent's when p hands its listener to one
+ * (NOTIFY actions; a listenerPath alone gets nothing from runc either). The
+ * kernel gives one listener per filter chain, so one agent at most. */
+static int mark_agent(const struct tsync_profile *p, struct tsync_plan_programs *ret, struct tsync_err *err)
+{
+        if (!tsync_profile_has_notify_action(p))
+                return 0;
+        if (ret->agent_metadata)
+                return tsync_error(err, EINVAL,
+                                   "a second filter with SCMP_ACT_NOTIFY: the kernel allows one listener per "
+                                   "process, so one agent at most");
+        if (!p->listener_path || p->listener_path[0] != '/')
+                return tsync_error(err, EINVAL, "SCMP_ACT_NOTIFY needs an absolute listenerPath");
+        if (!(ret->agent_host_path = strdup(p->listener_path)) ||
+            !(ret->agent_metadata = strdup(p->listener_metadata ? p->listener_metadata : "")))
+                return tsync_error(err, ENOMEM, "out of memory");
+        ret->progs[ret->n]->listener = TSYNC_LISTENER_AGENT;
+        return 0;
 }
 
 /* The runtime's own profile (layer mode): the runtime loads it on the init
@@ -227,7 +270,14 @@ int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_pa
                  * cached program is the bare filter, marked here. */
                 if (is_exec_once(plan, k))
                         ret->progs[ret->n]->listener = TSYNC_LISTENER_EXEC_ONCE;
+                else
+                        r = mark_agent(p, ret, err);
                 ret->n++;
+                if (r < 0) {
+                        char label[128];
+                        tsync_plan_filter_label(plan, k, label, sizeof(label));
+                        (void)tsync_error_prefix(err, "%s", label);
+                }
         }
         if (r < 0)
                 tsync_plan_programs_clear(ret);

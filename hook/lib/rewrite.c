@@ -279,14 +279,12 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
                 return tsync_error(err, EINVAL, "the plan's %zu filters are not compiled", n);
         *ret = (struct filter_data){ 0 };
         for (size_t k = 0; k < n; k++) {
-                const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
-                size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
-                _cleanup_free_ void *buf = malloc(size);
-                long written = buf ? tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size)
-                                   : -ENOMEM;
-                if (written < 0) {
+                _cleanup_free_ void *buf = NULL;
+                size_t written;
+                int r = tsync_plan_encode_filter(progs, k, &buf, &written, err);
+                if (r < 0) {
                         filter_data_clear(ret);
-                        return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
+                        return r;
                 }
                 size_t len = tsync_base64_encoded_len((size_t)written);
                 if (!(ret->text[k] = malloc(len + 1))) {

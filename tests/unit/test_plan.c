@@ -492,6 +492,37 @@ static void test_exec_once(void)
         tsync_json_free(c);
 }
 
+/* The agent's filter file names the fixed in-container socket, never the
+ * host's listenerPath, and carries the profile's metadata. */
+static void test_agent_filter_encoding(void)
+{
+        struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
+        struct tsync_program prog = { insns, 1, 0, TSYNC_LISTENER_AGENT };
+        struct tsync_plan_programs progs = { .progs = { &prog }, .n = 1 };
+        struct tsync_err err = { 0 };
+        void *buf = NULL;
+        size_t size = 0;
+        int r = tsync_plan_encode_filter(&progs, 0, &buf, &size, &err);
+        tap_ok(r < 0 && strstr(err.msg, "without the agent"),
+               "test_plan_refuses_to_encode_an_agent_filter_without_its_agent (%s)", err.msg);
+
+        progs.agent_host_path = (char *)"/run/host/agent.sock";
+        progs.agent_metadata = (char *)"meta=1";
+        struct tsync_filter_agent agent = { NULL, NULL };
+        r = tsync_plan_encode_filter(&progs, 0, &buf, &size, &err);
+        r = r ?: tsync_filter_decode_agent(buf, size, &agent);
+        tap_ok(r == 0 && strcmp(agent.path, TSYNC_CONTAINER_AGENT) == 0 && strcmp(agent.metadata, "meta=1") == 0,
+               "test_plan_encodes_the_agent_filter_with_the_container_socket_and_metadata (%d %s)", r, err.msg);
+        free(buf);
+        buf = NULL;
+
+        prog.listener = TSYNC_LISTENER_NONE;
+        r = tsync_plan_encode_filter(&progs, 0, &buf, &size, &err);
+        tap_ok(r == 0 && size == tsync_filter_file_size(1, NULL) && tsync_filter_decode_agent(buf, size, &agent) < 0,
+               "test_plan_encodes_other_filters_without_a_trailer (%d %s)", r, err.msg);
+        free(buf);
+}
+
 int main(void)
 {
         char tmp[] = "/tmp/test_plan.XXXXXX";
@@ -504,5 +535,6 @@ int main(void)
         test_filters_and_delivery(tmp);
         test_check_annotations();
         test_exec_once();
+        test_agent_filter_encoding();
         return tap_done();
 }
