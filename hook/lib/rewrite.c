@@ -423,10 +423,16 @@ int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_
  * plan. start_hook_check refuses lent capabilities that no hook at start takes
  * back from exec'd processes (off only when re-computing what an earlier
  * inject wrote). */
+/* agent: the host's listenerPath of the plan's agent filter, or NULL. */
 static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
-                      const struct filter_data *data, bool start_hook_check, struct tsync_err *err)
+                      const struct filter_data *data, const char *agent, bool start_hook_check, struct tsync_err *err)
 {
         int r;
+
+        /* The agent's socket is bind-mounted from the host: a relative path
+         * would be the runtime's working directory's. */
+        if (agent && agent[0] != '/')
+                return tsync_error(err, EINVAL, "listenerPath '%s' is not an absolute path", agent);
 
         /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
@@ -498,6 +504,10 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
         if (r == 0 && plan->state_dir)
                 r = add_mount(mounts, plan->state_dir, TSYNC_CONTAINER_FILTERS, false);
+        /* The init connects here from inside the container, and reaches
+         * nothing else of the host: only the socket is mounted. */
+        if (r == 0 && agent)
+                r = add_mount(mounts, agent, TSYNC_CONTAINER_AGENT, false);
         if (r < 0)
                 return tsync_error(err, -r, "mounts: %s", strerror(-r));
         if (o->hook_path) {
@@ -532,6 +542,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
 struct earlier_opts {
         struct filter_data data; /* copies of the --filter-data texts */
         const char *init_path;
+        const char *agent_path; /* the agent socket's mount source, or NULL */
         const char *hook_path;
         const char *hook_args[8];
         size_t n_hook_args;
@@ -548,10 +559,11 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
         const struct tsync_json *mounts = tsync_json_get(config, "mounts");
         for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
                 const struct tsync_json *m = mounts->u.array.items[i];
-                if (strcmp(string_or(tsync_json_get(m, "destination"), ""), TSYNC_CONTAINER_INIT) == 0) {
+                const char *dest = string_or(tsync_json_get(m, "destination"), "");
+                if (strcmp(dest, TSYNC_CONTAINER_INIT) == 0)
                         e->init_path = string_or(tsync_json_get(m, "source"), "");
-                        break;
-                }
+                else if (strcmp(dest, TSYNC_CONTAINER_AGENT) == 0 && !e->agent_path)
+                        e->agent_path = string_or(tsync_json_get(m, "source"), "");
         }
         const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
         for (size_t i = 1; args && args->type == TSYNC_JSON_ARRAY && i + 1 < args->u.array.len; i++) {
@@ -639,7 +651,7 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
         _cleanup_plan_ struct tsync_plan *again = NULL;
         r = tsync_plan_new(expected, &req, plan->state_dir, &again, err);
         if (r == 0)
-                r = apply_plan(expected, again, &eo, &e.data, false, err);
+                r = apply_plan(expected, again, &eo, &e.data, e.agent_path, false, err);
         if (r < 0)
                 return tsync_error_prefix(err, "annotations.%s: not a plan inject wrote", TSYNC_ANNOTATION_PLAN);
         if (running) {
@@ -665,7 +677,7 @@ int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan
         struct filter_data data = { 0 };
         int r = plan->delivery == TSYNC_DELIVERY_ARGS ? encode_filters(plan, o->progs, &data, err) : 0;
         if (r == 0)
-                r = apply_plan(config, plan, o, &data, true, err);
+                r = apply_plan(config, plan, o, &data, o->progs ? o->progs->agent_host_path : NULL, true, err);
         filter_data_clear(&data);
         if (r < 0 || !running)
                 return r;
