@@ -297,7 +297,7 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
         return 0;
 }
 
-static int init_args(const struct tsync_plan *plan, const struct filter_data *data, struct tsync_json **ret)
+static int init_args(const struct tsync_plan *plan, const struct filter_data *data, bool agent, struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
@@ -331,6 +331,10 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
         }
         if (r == 0 && plan->no_new_privileges)
                 r = tsync_json_append(a, tsync_json_new_string("--no-new-privs"));
+        if (r == 0 && agent)
+                r = tsync_json_append(a, tsync_json_new_string("--agent-state"));
+        if (r == 0 && agent)
+                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_AGENT_STATE));
         if (r == 0)
                 r = tsync_json_append(a, tsync_json_new_string("--"));
         for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
@@ -433,6 +437,11 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
          * would be the runtime's working directory's. */
         if (agent && agent[0] != '/')
                 return tsync_error(err, EINVAL, "listenerPath '%s' is not an absolute path", agent);
+        /* The agent's state is createRuntime's to write, beside the filter files. */
+        if (agent && plan->delivery != TSYNC_DELIVERY_FILES)
+                return tsync_error(err, EINVAL,
+                                   "listenerPath: a notify agent gets the container's state from the createRuntime "
+                                   "hook, through filter files: filters in the init's arguments cannot carry it");
 
         /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
@@ -476,7 +485,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         if (plan->mode == TSYNC_MODE_REPLACE)
                 tsync_json_remove(tsync_json_get_mut(config, "linux"), "seccomp");
         _cleanup_json_ struct tsync_json *new_args = NULL;
-        r = init_args(plan, data, &new_args);
+        r = init_args(plan, data, agent != NULL, &new_args);
         if (r == 0) {
                 size_t ours = 0;
                 for (size_t i = 0; i < data->n; i++)

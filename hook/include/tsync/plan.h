@@ -36,6 +36,10 @@
 /* Where the init reaches a notify agent: fixed, so the filter file (and the
  * cache) never depends on the host's listenerPath, which is bind-mounted here. */
 #define TSYNC_CONTAINER_AGENT TSYNC_CONTAINER_DIR "/agent.sock"
+/* The agent's container process state, written by createRuntime beside the
+ * filter files (tsync_deliver_agent_state), read by the init (--agent-state). */
+#define TSYNC_AGENT_STATE_NAME      "state.json"
+#define TSYNC_CONTAINER_AGENT_STATE TSYNC_CONTAINER_FILTERS "/" TSYNC_AGENT_STATE_NAME
 
 /* On the host: per-container filter directories of precreate; inject keeps
  * them in the bundle (BUNDLE/oci-seccomp-tsync) so the bundle can run again. */
