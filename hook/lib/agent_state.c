@@ -6,6 +6,7 @@
 
 #include "tsync/cleanup.h"
 #include "tsync/json_build.h"
+#include "tsync/plan.h"
 
 /* The agent tells containers apart by these, so each is checked rather than
  * copied blindly: a state without them would reach the agent as a container
@@ -34,8 +35,14 @@ static int container_state(const struct tsync_json *in, uint64_t pid, struct tsy
                 r = tsync_json_set(s, "pid", tsync_json_new_u64(pid));
         if (r == 0)
                 r = tsync_json_set(s, "bundle", tsync_json_new_string(bundle));
-        if (r == 0 && annotations)
-                r = tsync_json_set(s, "annotations", tsync_json_copy(annotations));
+        if (r == 0 && annotations) {
+                /* The agent sees the container's annotations as runc alone
+                 * would send them: without the two the rewrite added. */
+                struct tsync_json *copy = tsync_json_copy(annotations);
+                tsync_json_remove(copy, TSYNC_ANNOTATION_PLAN);
+                tsync_json_remove(copy, TSYNC_ANNOTATION_RUNNING);
+                r = tsync_json_set(s, "annotations", copy);
+        }
         if (r < 0)
                 return tsync_error(err, -r, "the agent's state: %s", strerror(-r));
         *ret = TAKE_PTR(s);

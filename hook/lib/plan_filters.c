@@ -49,7 +49,7 @@ static int load_moved(const struct tsync_plan *plan, struct tsync_source_opts *s
         int r = tsync_source_from_json(plan->seccomp, so, ret, info, err);
         if (r < 0)
                 return tsync_error_prefix(err, "linux.seccomp (replace mode)");
-        return tsync_profile_refuse_notify(*ret, "linux.seccomp", err);
+        return tsync_profile_check_notify(*ret, "linux.seccomp", err);
 }
 
 static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsync_plan_paths *o,
@@ -70,7 +70,7 @@ static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsyn
         }
         r = tsync_source_load(path, so, ret, info, err);
         if (r == 0)
-                r = tsync_profile_refuse_notify(*ret, path, err);
+                r = tsync_profile_check_notify(*ret, path, err);
         return r < 0 ? tsync_error_prefix(err, "layer '%s'", name) : 0;
 }
 
@@ -201,10 +201,17 @@ int tsync_plan_encode_filter(const struct tsync_plan_programs *progs, size_t k, 
 /* Marks ret's newest program as the agent's when p hands its listener to one
  * (NOTIFY actions; a listenerPath alone gets nothing from runc either). The
  * kernel gives one listener per filter chain, so one agent at most. */
-static int mark_agent(const struct tsync_profile *p, struct tsync_plan_programs *ret, struct tsync_err *err)
+static int mark_agent(const struct tsync_plan *plan, const struct tsync_profile *p, struct tsync_plan_programs *ret,
+                      struct tsync_err *err)
 {
         if (!tsync_profile_has_notify_action(p))
                 return 0;
+        /* The agent's state is createRuntime's to write, beside the filter files. */
+        if (plan->delivery != TSYNC_DELIVERY_FILES)
+                return tsync_error(err, EINVAL,
+                                   "SCMP_ACT_NOTIFY: a notify agent gets the container's state from the createRuntime "
+                                   "hook, through filter files: filters in the init's arguments cannot carry it "
+                                   "(use inject --compile-at-start; not with precreate)");
         if (ret->agent_metadata)
                 return tsync_error(err, EINVAL,
                                    "a second filter with SCMP_ACT_NOTIFY: the kernel allows one listener per "
@@ -271,7 +278,7 @@ int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_pa
                 if (is_exec_once(plan, k))
                         ret->progs[ret->n]->listener = TSYNC_LISTENER_EXEC_ONCE;
                 else
-                        r = mark_agent(p, ret, err);
+                        r = mark_agent(plan, p, ret, err);
                 ret->n++;
                 if (r < 0) {
                         char label[128];

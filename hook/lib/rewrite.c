@@ -441,7 +441,8 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         if (agent && plan->delivery != TSYNC_DELIVERY_FILES)
                 return tsync_error(err, EINVAL,
                                    "listenerPath: a notify agent gets the container's state from the createRuntime "
-                                   "hook, through filter files: filters in the init's arguments cannot carry it");
+                                   "hook, through filter files: filters in the init's arguments cannot carry it "
+                                   "(use inject --compile-at-start; not with precreate)");
 
         /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");

@@ -12,7 +12,8 @@ static void test_agent_state_has_runcs_shape(void)
 {
         struct tsync_json *in =
                 unit_parse("{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"created\",\"pid\":4242,"
-                           "\"bundle\":\"/b\",\"annotations\":{\"a\":\"1\"}}");
+                           "\"bundle\":\"/b\",\"annotations\":{\"a\":\"1\",\"io.oci-seccomp-tsync.plan\":\"{}\","
+                           "\"io.oci-seccomp-tsync.running\":\"x\"}}");
         struct tsync_err err = { 0 };
         char *text = NULL;
         size_t len = 0;
@@ -30,10 +31,12 @@ static void test_agent_state_has_runcs_shape(void)
         (void)tsync_json_str(tsync_json_get(st, "bundle"), "bundle", &bundle, &ignored);
         (void)tsync_json_str(tsync_json_get(tsync_json_get(st, "annotations"), "a"), "a", &a, &ignored);
         tap_ok(out && pid == 4242 && inner_pid == 4242 && strcmp(id, "c1") == 0 && strcmp(status, "creating") == 0 &&
-                       strcmp(bundle, "/b") == 0 && strcmp(a, "1") == 0 && fds && fds->type == TSYNC_JSON_ARRAY &&
+                       strcmp(bundle, "/b") == 0 && strcmp(a, "1") == 0 &&
+                       tsync_json_get(st, "annotations")->u.object.len == 1 && fds && fds->type == TSYNC_JSON_ARRAY &&
                        fds->u.array.len == 1 && strcmp(fds->u.array.items[0]->u.string.ptr, "seccompFd") == 0 &&
                        !tsync_json_get(out, "metadata"),
-               "test_agent_state_has_runcs_shape_with_the_host_pid_and_no_metadata (%s)", text ? text : err.msg);
+               "test_agent_state_has_runcs_shape_with_the_host_pid_and_the_users_annotations_only (%s)",
+               text ? text : err.msg);
         free(text);
         tsync_json_free(out);
         tsync_json_free(in);

@@ -335,7 +335,6 @@ static void test_filters_and_delivery(const char *tmp)
                 { "/tmp", "deny-getpid", "plan.stateDir: '/tmp' is neither", "a_state_dir_not_ours" },
                 { NULL, "absent", "layer 'absent': no such profile in", "a_missing_layer" },
                 { NULL, "linked", "is not a regular file", "a_symlinked_layer" },
-                { NULL, "notify", "SCMP_ACT_NOTIFY and listenerPath are not supported yet", "a_notify_layer" },
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct tsync_request one = { .layers_by_name = true, .layers = { bad[i].layer }, .n_layers = 1 };
@@ -351,6 +350,25 @@ static void test_filters_and_delivery(const char *tmp)
                 tsync_plan_free(plan);
                 plan = NULL;
         }
+
+        /* A notify layer: its filter is the agent's, with the profile's socket and metadata kept. */
+        struct tsync_request agent = { .layers_by_name = true, .layers = { "notify" }, .n_layers = 1 };
+        r = tsync_plan_new(c, &agent, bundle_state, &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, NULL, &progs, &w, &err);
+        tap_ok(r == 0 && progs.n == 1 && progs.progs[0]->listener == TSYNC_LISTENER_AGENT &&
+                       strcmp(progs.agent_host_path, "/run/agent.sock") == 0 && strcmp(progs.agent_metadata, "") == 0,
+               "test_compile_marks_a_notify_layer_as_the_agents (%s)", err.msg);
+        tsync_plan_programs_clear(&progs);
+        tsync_plan_free(plan);
+        plan = NULL;
+        struct tsync_request two = { .layers_by_name = true, .layers = { "notify", "notify" }, .n_layers = 2 };
+        err.msg[0] = '\0';
+        r = tsync_plan_new(c, &two, bundle_state, &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, NULL, &progs, &w, &err);
+        tap_ok(r < 0 && strstr(err.msg, "a second filter with SCMP_ACT_NOTIFY") && progs.n == 0,
+               "test_compile_refuses_a_second_agent (%s)", err.msg);
+        tsync_plan_free(plan);
+        plan = NULL;
         tsync_warnings_clear(&w);
         tsync_json_free(c);
 }
