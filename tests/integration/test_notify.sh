@@ -260,6 +260,8 @@ testLayerUnderRuncSendsTheAgentTheContainerProcessState() { WRAP=layer the_state
 testReplaceUnderRuncSendsTheAgentTheContainerProcessState() { WRAP=replace the_state_is_sent runc; }
 testLayerUnderRuncDoesNotStartWithoutAnAgent() { WRAP=layer no_agent_no_start runc absent; }
 testReplaceUnderRuncDoesNotStartWhenTheAgentIsGone() { WRAP=replace no_agent_no_start runc gone; }
+testLayerUnderCrunAnswersComeFromTheAgentInEveryThread() { WRAP=layer answers_in_every_thread crun; }
+testReplaceUnderCrunSendsTheAgentTheContainerProcessState() { WRAP=replace the_state_is_sent crun; }
 
 . shunit2
 
