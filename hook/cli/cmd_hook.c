@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tsync/agent_state.h"
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
@@ -65,7 +66,8 @@ struct oci_state {
         char bundle[PATH_MAX];
 };
 
-static int read_state(struct oci_state *st, struct tsync_err *err)
+/* ret_doc: the whole state, for a notify agent's (NULL: not kept). */
+static int read_state(struct oci_state *st, struct tsync_json **ret_doc, struct tsync_err *err)
 {
         struct tsync_json_limits lim = { .max_bytes = STATE_MAX_BYTES };
         _cleanup_json_ struct tsync_json *doc = NULL;
@@ -88,6 +90,8 @@ static int read_state(struct oci_state *st, struct tsync_err *err)
                                    bundle);
         strcpy(st->id, id);
         strcpy(st->bundle, bundle);
+        if (ret_doc)
+                *ret_doc = TAKE_PTR(doc);
         return 0;
 }
 
@@ -117,11 +121,11 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
 /* What every stage after precreate starts from: the OCI state on stdin, the
  * plan in the bundle's config.json, the host paths. 0; 1 when the config has
  * no plan and that is fine (missing_ok); -1 after printing why not. */
-static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_plan **ret,
-                       struct tsync_plan_paths *o)
+static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_json **ret_doc,
+                       struct tsync_plan **ret, struct tsync_plan_paths *o)
 {
         struct tsync_err err = { 0 };
-        if (read_state(st, &err) < 0) {
+        if (read_state(st, ret_doc, &err) < 0) {
                 cli_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
@@ -136,13 +140,26 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_st
         return 0;
 }
 
+/* Only this stage knows what a notify agent is told about the container. */
+static int deliver_agent_state(const struct tsync_plan *plan, const struct tsync_plan_paths *o,
+                               const struct tsync_json *state, struct tsync_err *err)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = tsync_agent_state(state, &text, &len, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "the OCI state on stdin, for the notify agent");
+        return tsync_deliver_agent_state(plan, o, text, len, err);
+}
+
 static int stage_create(const struct hook_opts *h)
 {
         struct tsync_err err = { 0 };
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = stage_begin(h, false, &st, &plan, &o);
+        _cleanup_json_ struct tsync_json *state = NULL;
+        int r = stage_begin(h, false, &st, &state, &plan, &o);
         if (r < 0)
                 return CLI_EXIT_FAILED;
         struct tsync_warnings w = { 0 };
@@ -153,6 +170,8 @@ static int stage_create(const struct hook_opts *h)
         cli_warnings(st.id, &w);
         if (r == 0)
                 r = tsync_deliver(plan, &o, &progs, &err);
+        if (r == 0 && progs.agent_metadata)
+                r = deliver_agent_state(plan, &o, state, &err);
         tsync_plan_programs_clear(&progs);
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
@@ -176,7 +195,7 @@ static int stage_poststop(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = stage_begin(h, true, &st, &plan, &o);
+        int r = stage_begin(h, true, &st, NULL, &plan, &o);
         if (r > 0)
                 return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
         if (r < 0)

@@ -85,9 +85,13 @@ int cli_check_plan(struct tsync_plan *plan, const struct tsync_plan_paths *o, co
                         if (progs.progs[j]->listener == TSYNC_LISTENER_NONE ||
                             tsync_filter_find_user_notif(progs.progs[i]->insns, progs.progs[i]->len) < 0)
                                 continue;
-                        cli_errorf(where, "linux.seccomp has SCMP_ACT_NOTIFY rules, so the runtime loads it with a "
-                                          "notification listener, and the kernel allows one listener among a process's "
-                                          "filters: exec once cannot be added to it");
+                        cli_errorf(where,
+                                   "linux.seccomp has SCMP_ACT_NOTIFY rules, so the runtime loads it with a "
+                                   "notification listener, and the kernel allows one listener among a process's "
+                                   "filters: %s cannot be added to it",
+                                   progs.progs[j]->listener == TSYNC_LISTENER_AGENT
+                                           ? "a layer with SCMP_ACT_NOTIFY (a notify agent's)"
+                                           : "exec once");
                         tsync_plan_programs_clear(&progs);
                         return -1;
                 }

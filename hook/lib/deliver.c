@@ -26,14 +26,11 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_plan_paths *
                 return tsync_error(err, EINVAL, "%zu compiled filters for a plan of %zu", progs->n - progs->n_baseline,
                                    n);
         for (size_t k = 0; k < n; k++) {
-                const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
-                size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
-                _cleanup_free_ void *buf = malloc(size);
-                if (!buf)
-                        return tsync_error(err, ENOMEM, "out of memory");
-                long written = tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size);
-                if (written < 0)
-                        return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
+                _cleanup_free_ void *buf = NULL;
+                size_t written;
+                r = tsync_plan_encode_filter(progs, k, &buf, &written, err);
+                if (r < 0)
+                        return r;
                 _cleanup_free_ char *path = NULL;
                 if (asprintf(&path, "%s/%02zu.bpf", plan->state_dir, k) < 0)
                         return tsync_error(err, ENOMEM, "out of memory");
@@ -42,6 +39,20 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_plan_paths *
                         return r;
         }
         return 0;
+}
+
+int tsync_deliver_agent_state(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *text,
+                              size_t len, struct tsync_err *err)
+{
+        if (plan->delivery == TSYNC_DELIVERY_ARGS)
+                return tsync_error(err, EINVAL, "a notify agent's state needs filter files, not filters in arguments");
+        int r = tsync_plan_check_state_dir(plan, o, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/%s", plan->state_dir, TSYNC_AGENT_STATE_NAME) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        return tsync_write_atomic(path, text, len, 0444, false, err);
 }
 
 int tsync_deliver_clean(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err)

@@ -49,7 +49,7 @@ static int load_moved(const struct tsync_plan *plan, struct tsync_source_opts *s
         int r = tsync_source_from_json(plan->seccomp, so, ret, info, err);
         if (r < 0)
                 return tsync_error_prefix(err, "linux.seccomp (replace mode)");
-        return tsync_profile_refuse_notify(*ret, "linux.seccomp", err);
+        return tsync_profile_check_notify(*ret, "linux.seccomp", err);
 }
 
 static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsync_plan_paths *o,
@@ -70,7 +70,7 @@ static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsyn
         }
         r = tsync_source_load(path, so, ret, info, err);
         if (r == 0)
-                r = tsync_profile_refuse_notify(*ret, path, err);
+                r = tsync_profile_check_notify(*ret, path, err);
         return r < 0 ? tsync_error_prefix(err, "layer '%s'", name) : 0;
 }
 
@@ -172,7 +172,57 @@ void tsync_plan_programs_clear(struct tsync_plan_programs *p)
 {
         for (size_t i = 0; i < p->n; i++)
                 tsync_program_free(p->progs[i]);
+        free(p->agent_host_path);
+        free(p->agent_metadata);
         *p = (struct tsync_plan_programs){ 0 };
+}
+
+int tsync_plan_encode_filter(const struct tsync_plan_programs *progs, size_t k, void **ret_buf, size_t *ret_size,
+                             struct tsync_err *err)
+{
+        const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
+        bool agent = prog->listener == TSYNC_LISTENER_AGENT;
+        if (agent && !progs->agent_metadata)
+                return tsync_error(err, EINVAL, "filter %zu: an agent's listener without the agent", k);
+        struct tsync_filter_agent a = { TSYNC_CONTAINER_AGENT, progs->agent_metadata };
+        size_t size = tsync_filter_file_size(prog->len, agent ? &a : NULL);
+        _cleanup_free_ void *buf = malloc(size);
+        if (!buf)
+                return tsync_error(err, ENOMEM, "out of memory");
+        long written = agent ? tsync_filter_encode_agent(prog->insns, prog->len, prog->flags, &a, buf, size)
+                             : tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size);
+        if (written < 0)
+                return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
+        *ret_buf = TAKE_PTR(buf);
+        *ret_size = (size_t)written;
+        return 0;
+}
+
+/* Marks ret's newest program as the agent's when p hands its listener to one
+ * (NOTIFY actions; a listenerPath alone gets nothing from runc either). The
+ * kernel gives one listener per filter chain, so one agent at most. */
+static int mark_agent(const struct tsync_plan *plan, const struct tsync_profile *p, struct tsync_plan_programs *ret,
+                      struct tsync_err *err)
+{
+        if (!tsync_profile_has_notify_action(p))
+                return 0;
+        /* The agent's state is createRuntime's to write, beside the filter files. */
+        if (plan->delivery != TSYNC_DELIVERY_FILES)
+                return tsync_error(err, EINVAL,
+                                   "SCMP_ACT_NOTIFY: a notify agent gets the container's state from the createRuntime "
+                                   "hook, through filter files: filters in the init's arguments cannot carry it "
+                                   "(use inject --compile-at-start; not with precreate)");
+        if (ret->agent_metadata)
+                return tsync_error(err, EINVAL,
+                                   "a second filter with SCMP_ACT_NOTIFY: the kernel allows one listener per "
+                                   "process, so one agent at most");
+        if (!p->listener_path || p->listener_path[0] != '/')
+                return tsync_error(err, EINVAL, "SCMP_ACT_NOTIFY needs an absolute listenerPath");
+        if (!(ret->agent_host_path = strdup(p->listener_path)) ||
+            !(ret->agent_metadata = strdup(p->listener_metadata ? p->listener_metadata : "")))
+                return tsync_error(err, ENOMEM, "out of memory");
+        ret->progs[ret->n]->listener = TSYNC_LISTENER_AGENT;
+        return 0;
 }
 
 /* The runtime's own profile (layer mode): the runtime loads it on the init
@@ -227,7 +277,14 @@ int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_pa
                  * cached program is the bare filter, marked here. */
                 if (is_exec_once(plan, k))
                         ret->progs[ret->n]->listener = TSYNC_LISTENER_EXEC_ONCE;
+                else
+                        r = mark_agent(plan, p, ret, err);
                 ret->n++;
+                if (r < 0) {
+                        char label[128];
+                        tsync_plan_filter_label(plan, k, label, sizeof(label));
+                        (void)tsync_error_prefix(err, "%s", label);
+                }
         }
         if (r < 0)
                 tsync_plan_programs_clear(ret);

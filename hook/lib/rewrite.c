@@ -279,14 +279,12 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
                 return tsync_error(err, EINVAL, "the plan's %zu filters are not compiled", n);
         *ret = (struct filter_data){ 0 };
         for (size_t k = 0; k < n; k++) {
-                const struct tsync_program *prog = progs->progs[progs->n_baseline + k];
-                size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
-                _cleanup_free_ void *buf = malloc(size);
-                long written = buf ? tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size)
-                                   : -ENOMEM;
-                if (written < 0) {
+                _cleanup_free_ void *buf = NULL;
+                size_t written;
+                int r = tsync_plan_encode_filter(progs, k, &buf, &written, err);
+                if (r < 0) {
                         filter_data_clear(ret);
-                        return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
+                        return r;
                 }
                 size_t len = tsync_base64_encoded_len((size_t)written);
                 if (!(ret->text[k] = malloc(len + 1))) {
@@ -299,7 +297,7 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
         return 0;
 }
 
-static int init_args(const struct tsync_plan *plan, const struct filter_data *data, struct tsync_json **ret)
+static int init_args(const struct tsync_plan *plan, const struct filter_data *data, bool agent, struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
@@ -333,6 +331,10 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
         }
         if (r == 0 && plan->no_new_privileges)
                 r = tsync_json_append(a, tsync_json_new_string("--no-new-privs"));
+        if (r == 0 && agent)
+                r = tsync_json_append(a, tsync_json_new_string("--agent-state"));
+        if (r == 0 && agent)
+                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_AGENT_STATE));
         if (r == 0)
                 r = tsync_json_append(a, tsync_json_new_string("--"));
         for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
@@ -425,10 +427,22 @@ int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_
  * plan. start_hook_check refuses lent capabilities that no hook at start takes
  * back from exec'd processes (off only when re-computing what an earlier
  * inject wrote). */
+/* agent: the host's listenerPath of the plan's agent filter, or NULL. */
 static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
-                      const struct filter_data *data, bool start_hook_check, struct tsync_err *err)
+                      const struct filter_data *data, const char *agent, bool start_hook_check, struct tsync_err *err)
 {
         int r;
+
+        /* The agent's socket is bind-mounted from the host: a relative path
+         * would be the runtime's working directory's. */
+        if (agent && agent[0] != '/')
+                return tsync_error(err, EINVAL, "listenerPath '%s' is not an absolute path", agent);
+        /* The agent's state is createRuntime's to write, beside the filter files. */
+        if (agent && plan->delivery != TSYNC_DELIVERY_FILES)
+                return tsync_error(err, EINVAL,
+                                   "listenerPath: a notify agent gets the container's state from the createRuntime "
+                                   "hook, through filter files: filters in the init's arguments cannot carry it "
+                                   "(use inject --compile-at-start; not with precreate)");
 
         /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
@@ -472,7 +486,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         if (plan->mode == TSYNC_MODE_REPLACE)
                 tsync_json_remove(tsync_json_get_mut(config, "linux"), "seccomp");
         _cleanup_json_ struct tsync_json *new_args = NULL;
-        r = init_args(plan, data, &new_args);
+        r = init_args(plan, data, agent != NULL, &new_args);
         if (r == 0) {
                 size_t ours = 0;
                 for (size_t i = 0; i < data->n; i++)
@@ -500,6 +514,10 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
         if (r == 0 && plan->state_dir)
                 r = add_mount(mounts, plan->state_dir, TSYNC_CONTAINER_FILTERS, false);
+        /* The init connects here from inside the container, and reaches
+         * nothing else of the host: only the socket is mounted. */
+        if (r == 0 && agent)
+                r = add_mount(mounts, agent, TSYNC_CONTAINER_AGENT, false);
         if (r < 0)
                 return tsync_error(err, -r, "mounts: %s", strerror(-r));
         if (o->hook_path) {
@@ -534,6 +552,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
 struct earlier_opts {
         struct filter_data data; /* copies of the --filter-data texts */
         const char *init_path;
+        const char *agent_path; /* the agent socket's mount source, or NULL */
         const char *hook_path;
         const char *hook_args[8];
         size_t n_hook_args;
@@ -550,10 +569,11 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
         const struct tsync_json *mounts = tsync_json_get(config, "mounts");
         for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
                 const struct tsync_json *m = mounts->u.array.items[i];
-                if (strcmp(string_or(tsync_json_get(m, "destination"), ""), TSYNC_CONTAINER_INIT) == 0) {
+                const char *dest = string_or(tsync_json_get(m, "destination"), "");
+                if (strcmp(dest, TSYNC_CONTAINER_INIT) == 0)
                         e->init_path = string_or(tsync_json_get(m, "source"), "");
-                        break;
-                }
+                else if (strcmp(dest, TSYNC_CONTAINER_AGENT) == 0 && !e->agent_path)
+                        e->agent_path = string_or(tsync_json_get(m, "source"), "");
         }
         const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
         for (size_t i = 1; args && args->type == TSYNC_JSON_ARRAY && i + 1 < args->u.array.len; i++) {
@@ -641,7 +661,7 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
         _cleanup_plan_ struct tsync_plan *again = NULL;
         r = tsync_plan_new(expected, &req, plan->state_dir, &again, err);
         if (r == 0)
-                r = apply_plan(expected, again, &eo, &e.data, false, err);
+                r = apply_plan(expected, again, &eo, &e.data, e.agent_path, false, err);
         if (r < 0)
                 return tsync_error_prefix(err, "annotations.%s: not a plan inject wrote", TSYNC_ANNOTATION_PLAN);
         if (running) {
@@ -667,7 +687,7 @@ int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan
         struct filter_data data = { 0 };
         int r = plan->delivery == TSYNC_DELIVERY_ARGS ? encode_filters(plan, o->progs, &data, err) : 0;
         if (r == 0)
-                r = apply_plan(config, plan, o, &data, true, err);
+                r = apply_plan(config, plan, o, &data, o->progs ? o->progs->agent_host_path : NULL, true, err);
         filter_data_clear(&data);
         if (r < 0 || !running)
                 return r;

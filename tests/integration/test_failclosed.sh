@@ -90,8 +90,9 @@ P ValueTwoWithEq cihp "only SCMP_CMP_MASKED_EQ uses a second value" 'J "{\"names
 P WaitKillableWithoutListener cihpr "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a notification listener" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"flags\": [\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"]}"'
 P DockerArchesAndArchMap cihp "architectures: cannot be combined with archMap" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": [\"SCMP_ARCH_X86_64\"], \"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": []}]}"'
 P DockerUnknownErrnoName cihp "errno 'EWHATEVER' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"archMap\": [], \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errno\": \"EWHATEVER\"}]}"'
-# A seccomp agent is not supported: compile translates NOTIFY, the hook and inject refuse it.
-P Notify ihpr "SCMP_ACT_NOTIFY and listenerPath are not supported yet" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
+# A seccomp agent gets its state from createRuntime through filter files: filters in the init's
+# arguments (inject without --compile-at-start, precreate) cannot carry it.
+P Notify ip "filters in the init's arguments cannot carry it" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 # issue 12: notify. The rules a notify profile keeps (runc's words for runc's two), refused with
 # their own reason before the refusal above.
 P NotifyOnWrite ihpr "syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"write\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
@@ -410,9 +411,17 @@ I StateDirWorldWritable "writable by it alone" 'mkdir -m 0777 "$W/b/oci-seccomp-
 I ReplaceBrokenLinuxSeccomp "errnoRet: 4095 is above the largest errno" \
         'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_ERRNO\", errnoRet: 4095}]}"' \
         '--replace'
-I ReplaceNotifyInLinuxSeccomp "SCMP_ACT_NOTIFY and listenerPath are not supported yet" \
+I ReplaceNotifyInLinuxSeccomp "filters in the init's arguments cannot carry it" \
         'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}"' \
         '--replace'
+# issue 12, notify agents: the kernel takes one listener per process, so one agent at most, and
+# none over a linux.seccomp the runtime loads with its own.
+I NotifyLayerOverNotifyLinuxSeccomp "a layer with SCMP_ACT_NOTIFY (a notify agent's) cannot be added to it" \
+        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}" && echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": [{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$W/n.json"' \
+        '--compile-at-start --profile "$W/n.json"'
+I TwoNotifyLayers "a second filter with SCMP_ACT_NOTIFY" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": [{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$W/n.json"' \
+        '--compile-at-start --profile "$W/n.json" --profile "$W/n.json"'
 I InitMissing 'cannot find seccomp-tsync-init at $W/no-init' ':' '--init "$W/no-init" --profile "$GOOD"'
 I TooManyLayers "at most 16 layers" ':' "$(printf -- '--profile "$GOOD" %.0s' $(seq 17))"
 # Exec once (issue 12): the combinations that cannot work are refused on the command line, and a

@@ -10,15 +10,18 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 
+OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
+WRAP=
 AGENT=$TSYNC_TOOLS/seccomp_agent
 PROBE=$TSYNC_BUILD/tests/static/threads_probe
 INIT=$TSYNC_BUILD/bin/seccomp-tsync-init
 
 oneTimeSetUp() {
-        tsync_need_built "$AGENT" "$PROBE" "$INIT"
+        tsync_need_built "$AGENT" "$PROBE" "$INIT" "$OCI"
 }
 setUp() {
         tsync_test_begin
+        WRAP=
         AGENT_PID=
 }
 tearDown() {
@@ -58,8 +61,26 @@ notify_bundle() {
                 --arg sock "$sock" --arg meta "meta-$$"
 }
 
-# run_rt RUNTIME ID BUNDLE: the container in the foreground; status in rc.
+# wrap BUNDLE: with WRAP=layer the config's notify profile becomes a layer (`inject --profile`)
+# over a config without linux.seccomp; with WRAP=replace, `inject --replace` moves it to our init;
+# else the runtime applies it itself.
+wrap() {
+        case "$WRAP" in
+        layer)
+                jq .linux.seccomp "$1/config.json" >"$1/notify.json" || return 1
+                tsync_json_edit "$1/config.json" 'del(.linux.seccomp)' || return 1
+                "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --compile-at-start --profile "$1/notify.json" "$1" ;;
+        replace) "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --compile-at-start --replace "$1" ;;
+        esac
+}
+
+# run_rt RUNTIME ID BUNDLE: the container in the foreground (wrapped by WRAP); status in rc.
 run_rt() {
+        if ! wrap "$3" 2>"$TSYNC_TMP/err"; then
+                rc=99
+                fail "inject ($WRAP): $(cat "$TSYNC_TMP/err")"
+                return
+        fi
         case "$1" in
         runc) run_runc "$2" "$3" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err" ;;
         crun) run_crun "$2" "$3" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err" ;;
@@ -231,4 +252,16 @@ testRuncDoesNotStartWithoutAnAgent() { no_agent_no_start runc absent; }
 testRuncDoesNotStartWhenTheAgentIsGone() { no_agent_no_start runc gone; }
 testCrunDoesNotStartWithoutAnAgent() { no_agent_no_start crun absent; }
 
+# Through our hook and init (layer: `inject --profile`; replace: `inject --replace`): the same
+# answers in every thread, the same state, and no start without an agent, as runc's own runs above.
+testLayerUnderRuncAnswersComeFromTheAgentInEveryThread() { WRAP=layer answers_in_every_thread runc; }
+testReplaceUnderRuncAnswersComeFromTheAgentInEveryThread() { WRAP=replace answers_in_every_thread runc; }
+testLayerUnderRuncSendsTheAgentTheContainerProcessState() { WRAP=layer the_state_is_sent runc; }
+testReplaceUnderRuncSendsTheAgentTheContainerProcessState() { WRAP=replace the_state_is_sent runc; }
+testLayerUnderRuncDoesNotStartWithoutAnAgent() { WRAP=layer no_agent_no_start runc absent; }
+testReplaceUnderRuncDoesNotStartWhenTheAgentIsGone() { WRAP=replace no_agent_no_start runc gone; }
+testLayerUnderCrunAnswersComeFromTheAgentInEveryThread() { WRAP=layer answers_in_every_thread crun; }
+testReplaceUnderCrunSendsTheAgentTheContainerProcessState() { WRAP=replace the_state_is_sent crun; }
+
 . shunit2
+

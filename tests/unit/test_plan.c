@@ -335,7 +335,6 @@ static void test_filters_and_delivery(const char *tmp)
                 { "/tmp", "deny-getpid", "plan.stateDir: '/tmp' is neither", "a_state_dir_not_ours" },
                 { NULL, "absent", "layer 'absent': no such profile in", "a_missing_layer" },
                 { NULL, "linked", "is not a regular file", "a_symlinked_layer" },
-                { NULL, "notify", "SCMP_ACT_NOTIFY and listenerPath are not supported yet", "a_notify_layer" },
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct tsync_request one = { .layers_by_name = true, .layers = { bad[i].layer }, .n_layers = 1 };
@@ -351,6 +350,25 @@ static void test_filters_and_delivery(const char *tmp)
                 tsync_plan_free(plan);
                 plan = NULL;
         }
+
+        /* A notify layer: its filter is the agent's, with the profile's socket and metadata kept. */
+        struct tsync_request agent = { .layers_by_name = true, .layers = { "notify" }, .n_layers = 1 };
+        r = tsync_plan_new(c, &agent, bundle_state, &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, NULL, &progs, &w, &err);
+        tap_ok(r == 0 && progs.n == 1 && progs.progs[0]->listener == TSYNC_LISTENER_AGENT &&
+                       strcmp(progs.agent_host_path, "/run/agent.sock") == 0 && strcmp(progs.agent_metadata, "") == 0,
+               "test_compile_marks_a_notify_layer_as_the_agents (%s)", err.msg);
+        tsync_plan_programs_clear(&progs);
+        tsync_plan_free(plan);
+        plan = NULL;
+        struct tsync_request two = { .layers_by_name = true, .layers = { "notify", "notify" }, .n_layers = 2 };
+        err.msg[0] = '\0';
+        r = tsync_plan_new(c, &two, bundle_state, &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, NULL, &progs, &w, &err);
+        tap_ok(r < 0 && strstr(err.msg, "a second filter with SCMP_ACT_NOTIFY") && progs.n == 0,
+               "test_compile_refuses_a_second_agent (%s)", err.msg);
+        tsync_plan_free(plan);
+        plan = NULL;
         tsync_warnings_clear(&w);
         tsync_json_free(c);
 }
@@ -492,6 +510,37 @@ static void test_exec_once(void)
         tsync_json_free(c);
 }
 
+/* The agent's filter file names the fixed in-container socket, never the
+ * host's listenerPath, and carries the profile's metadata. */
+static void test_agent_filter_encoding(void)
+{
+        struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
+        struct tsync_program prog = { insns, 1, 0, TSYNC_LISTENER_AGENT };
+        struct tsync_plan_programs progs = { .progs = { &prog }, .n = 1 };
+        struct tsync_err err = { 0 };
+        void *buf = NULL;
+        size_t size = 0;
+        int r = tsync_plan_encode_filter(&progs, 0, &buf, &size, &err);
+        tap_ok(r < 0 && strstr(err.msg, "without the agent"),
+               "test_plan_refuses_to_encode_an_agent_filter_without_its_agent (%s)", err.msg);
+
+        progs.agent_host_path = (char *)"/run/host/agent.sock";
+        progs.agent_metadata = (char *)"meta=1";
+        struct tsync_filter_agent agent = { NULL, NULL };
+        r = tsync_plan_encode_filter(&progs, 0, &buf, &size, &err);
+        r = r ?: tsync_filter_decode_agent(buf, size, &agent);
+        tap_ok(r == 0 && strcmp(agent.path, TSYNC_CONTAINER_AGENT) == 0 && strcmp(agent.metadata, "meta=1") == 0,
+               "test_plan_encodes_the_agent_filter_with_the_container_socket_and_metadata (%d %s)", r, err.msg);
+        free(buf);
+        buf = NULL;
+
+        prog.listener = TSYNC_LISTENER_NONE;
+        r = tsync_plan_encode_filter(&progs, 0, &buf, &size, &err);
+        tap_ok(r == 0 && size == tsync_filter_file_size(1, NULL) && tsync_filter_decode_agent(buf, size, &agent) < 0,
+               "test_plan_encodes_other_filters_without_a_trailer (%d %s)", r, err.msg);
+        free(buf);
+}
+
 int main(void)
 {
         char tmp[] = "/tmp/test_plan.XXXXXX";
@@ -504,5 +553,6 @@ int main(void)
         test_filters_and_delivery(tmp);
         test_check_annotations();
         test_exec_once();
+        test_agent_filter_encoding();
         return tap_done();
 }

@@ -567,6 +567,83 @@ static void test_rewrite_exec_once_argument(void)
         tsync_json_free(c);
 }
 
+static const struct tsync_json *mount_at(const struct tsync_json *config, const char *destination)
+{
+        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
+        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
+                const struct tsync_json *d = tsync_json_get(mounts->u.array.items[i], "destination");
+                if (d && d->type == TSYNC_JSON_STRING && strcmp(d->u.string.ptr, destination) == 0)
+                        return mounts->u.array.items[i];
+        }
+        return NULL;
+}
+
+/* A notify agent: its host socket, and only that, is mounted read-only where
+ * the filter file's trailer sends the init; the undo takes it out again. */
+static void test_rewrite_agent_socket_mount(void)
+{
+        struct tsync_err err = { 0 };
+        struct sock_filter insns[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+                                       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
+        struct tsync_program a = { .insns = insns, .len = 2, .listener = TSYNC_LISTENER_AGENT };
+        struct tsync_plan_programs progs = { .progs = { &a },
+                                             .n = 1,
+                                             .agent_host_path = (char *)"/run/agent/host.sock",
+                                             .agent_metadata = (char *)"m" };
+        struct tsync_request req = { .layers = { "/etc/p/notify.json" },
+                                     .n_layers = 1,
+                                     .delivery = TSYNC_DELIVERY_FILES };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        .hook_path = "/usr/bin/oci-seccomp-tsync",
+                                        .progs = &progs };
+        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
+        int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
+        char *original = c ? text(c) : NULL;
+        r = r ?: tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
+        const struct tsync_json *m = r == 0 ? mount_at(c, TSYNC_CONTAINER_AGENT) : NULL;
+        const struct tsync_json *src = tsync_json_get(m, "source");
+        tap_ok(m && src && strcmp(src->u.string.ptr, "/run/agent/host.sock") == 0 &&
+                       has(tsync_json_get(m, "options"), "ro") && has(tsync_json_get(m, "options"), "nosuid"),
+               "test_rewrite_mounts_the_agent_socket_read_only_at_the_container_path (%s)", err.msg);
+        const struct tsync_json *args = r == 0 ? tsync_json_get(tsync_json_get(c, "process"), "args") : NULL;
+        bool state_arg = false;
+        for (size_t i = 0; args && i + 1 < args->u.array.len; i++)
+                state_arg |= strcmp(args->u.array.items[i]->u.string.ptr, "--agent-state") == 0 &&
+                             strcmp(args->u.array.items[i + 1]->u.string.ptr, TSYNC_CONTAINER_AGENT_STATE) == 0;
+        tap_ok(state_arg, "test_rewrite_gives_the_init_the_agent_state_beside_the_filters (%s)", err.msg);
+        char *running = NULL;
+        r = r ?: tsync_rewrite_undo(c, false, &running, &err);
+        char *undone = c ? text(c) : NULL;
+        tap_ok(r == 0 && original && undone && !strstr(undone, "agent") && !mount_at(c, TSYNC_CONTAINER_AGENT),
+               "test_rewrite_undo_removes_the_agent_socket_mount_and_argument (%s)", err.msg);
+        free(running);
+        free(original);
+        free(undone);
+        tsync_json_free(c);
+
+        progs.agent_host_path = (char *)"run/agent.sock";
+        c = unit_parse(base_config);
+        process = c ? tsync_json_get_mut(c, "process") : NULL;
+        r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
+        err.msg[0] = '\0';
+        r = r ?: tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
+        tap_ok(r == -EINVAL && strstr(err.msg, "not an absolute path"),
+               "test_rewrite_refuses_a_relative_agent_socket (%s)", err.msg);
+        tsync_json_free(c);
+
+        progs.agent_host_path = (char *)"/run/agent/host.sock";
+        req.delivery = TSYNC_DELIVERY_ARGS;
+        c = unit_parse(base_config);
+        process = c ? tsync_json_get_mut(c, "process") : NULL;
+        r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
+        err.msg[0] = '\0';
+        r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
+        tap_ok(r == -EINVAL && strstr(err.msg, "filters in the init's arguments cannot carry it"),
+               "test_rewrite_refuses_an_agent_with_filters_in_arguments (%s)", err.msg);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         test_rewrite_layer_mode();
@@ -582,5 +659,6 @@ int main(void)
         test_rewrite_errors_name_their_path();
         test_rewrite_filters_in_the_init_arguments();
         test_rewrite_exec_once_argument();
+        test_rewrite_agent_socket_mount();
         return tap_done();
 }

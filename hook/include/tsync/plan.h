@@ -33,6 +33,13 @@
 #define TSYNC_CONTAINER_DIR     "/.oci-seccomp-tsync"
 #define TSYNC_CONTAINER_INIT    TSYNC_CONTAINER_DIR "/init"
 #define TSYNC_CONTAINER_FILTERS TSYNC_CONTAINER_DIR "/filters"
+/* Where the init reaches a notify agent: fixed, so the filter file (and the
+ * cache) never depends on the host's listenerPath, which is bind-mounted here. */
+#define TSYNC_CONTAINER_AGENT TSYNC_CONTAINER_DIR "/agent.sock"
+/* The agent's container process state, written by createRuntime beside the
+ * filter files (tsync_deliver_agent_state), read by the init (--agent-state). */
+#define TSYNC_AGENT_STATE_NAME      "state.json"
+#define TSYNC_CONTAINER_AGENT_STATE TSYNC_CONTAINER_FILTERS "/" TSYNC_AGENT_STATE_NAME
 
 /* On the host: per-container filter directories of precreate; inject keeps
  * them in the bundle (BUNDLE/oci-seccomp-tsync) so the bundle can run again. */
@@ -177,8 +184,19 @@ struct tsync_plan_programs {
         struct tsync_program *progs[TSYNC_MAX_LAYERS + 2];
         size_t n;
         size_t n_baseline; /* 0 or 1: progs[0] is the runtime's own profile */
+        /* The one filter with an agent (TSYNC_LISTENER_AGENT), if any: its
+         * profile's listenerPath on the host and listenerMetadata ("" when
+         * absent). Both NULL when no filter has an agent. */
+        char *agent_host_path;
+        char *agent_metadata;
 };
 void tsync_plan_programs_clear(struct tsync_plan_programs *p);
+
+/* The filter file of the plan's filter k (progs->progs[progs->n_baseline + k]),
+ * with the agent's trailer (TSYNC_CONTAINER_AGENT and the metadata) for the
+ * agent filter. *ret_buf is malloc'd. */
+int tsync_plan_encode_filter(const struct tsync_plan_programs *progs, size_t k, void **ret_buf, size_t *ret_size,
+                             struct tsync_err *err);
 
 /* Compiles every filter of the plan through the cache (o->cache_dir), and,
  * when config is not NULL, the runtime's own profile in layer mode (never

@@ -111,8 +111,7 @@ int tsync_profile_check_keys(const struct tsync_json *doc, bool docker, bool war
 bool tsync_profile_has_notify_action(const struct tsync_profile *p);
 
 /* True if p asks for seccomp user notification in any way: a NOTIFY action or
- * a listenerPath. The init hands over no listener yet, so such a profile is
- * refused before delivery (the init refuses a USER_NOTIF return on its own). */
+ * a listenerPath. */
 bool tsync_profile_uses_notify(const struct tsync_profile *p);
 
 /* The rules a profile using notify must keep, runc's and ours, each -EINVAL
@@ -126,7 +125,8 @@ bool tsync_profile_uses_notify(const struct tsync_profile *p);
  * without NOTIFY actions is no agent filter (runc sends nothing then): fine. */
 int tsync_profile_check_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err);
 
-/* That refusal: tsync_profile_check_notify's, then -EOPNOTSUPP with "<what>:
+/* No longer called by the plan (agents are supported in filter-file delivery);
+ * kept for callers that must refuse notify outright: tsync_profile_check_notify's, then -EOPNOTSUPP with "<what>:
  * SCMP_ACT_NOTIFY and listenerPath are not supported yet" if
  * tsync_profile_uses_notify(p), else 0. */
 int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err);

@@ -1,0 +1,16 @@
+/* The container process state a notify agent gets with its listener, as runc
+ * sends it: built by the createRuntime hook (which alone knows the host pid,
+ * the id, the bundle and the annotations), read by the init (--agent-state),
+ * which adds the filter's listenerMetadata. */
+#pragma once
+
+#include <stddef.h>
+
+#include "tsync/error.h"
+#include "tsync/json.h"
+
+/* From the OCI state on a hook's stdin: {"ociVersion", "fds": ["seccompFd"],
+ * "pid", "state": {"ociVersion", "id", "status": "creating", "pid", "bundle",
+ * "annotations"}} as compact JSON into *ret (malloc'd). -EINVAL naming the
+ * state's member when one is missing or of the wrong type; pid must be > 0. */
+int tsync_agent_state(const struct tsync_json *oci_state, char **ret, size_t *ret_len, struct tsync_err *err);
