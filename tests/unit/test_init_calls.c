@@ -243,6 +243,40 @@ static void test_init_calls_explain(void)
         tap_ok(strcmp(small, "the filte") == 0, "test_init_calls_explain: cut at the buffer's size (got '%s')", small);
 }
 
+/* One row of the listener tables below: notify_text (a program whose
+ * USER_NOTIF has listener) loaded after other_text (or alone), and the route
+ * and first refused call tsync_init_route must give for that stack. */
+static void check_listener_route(const char *test, const char *name, const char *notify_text, uint32_t listener,
+                                 const char *other_text, enum tsync_init_route want_route, const char *want_denied)
+{
+        struct tsync_program *notify = compile_text(notify_text);
+        struct tsync_program *other = other_text ? compile_text(other_text) : NULL;
+        struct tsync_stack_prog stack[2];
+        size_t n = 0;
+        struct tsync_err err = { 0 };
+
+        if (!notify || (other_text && !other)) {
+                tap_ok(0, "%s_%s: compiles", test, name);
+                tsync_program_free(notify);
+                tsync_program_free(other);
+                return;
+        }
+        if (other)
+                stack[n++] = (struct tsync_stack_prog){ .insns = other->insns, .len = other->len };
+        stack[n++] = (struct tsync_stack_prog){ .insns = notify->insns, .len = notify->len, .listener = listener };
+        enum tsync_init_route route;
+        const struct tsync_init_call *denied = NULL;
+        uint32_t action;
+        int r = tsync_init_route(stack, n, 0, false, &route, &denied, &action, &err);
+        tap_ok(r == 0 && route == want_route &&
+                       (want_denied ? denied && strcmp(denied->name, want_denied) == 0 : !denied),
+               "%s_%s: %s, denied %s (got %s, %s)", test, name, tsync_init_route_name(want_route),
+               want_denied ? want_denied : "nothing", r < 0 ? err.msg : tsync_init_route_name(route),
+               denied ? denied->name : "nothing");
+        tsync_program_free(notify);
+        tsync_program_free(other);
+}
+
 /* The exec-once filter in the stack: its USER_NOTIF passes for the workload's
  * execve only, its supervisor's calls count, and there is no in-place route. */
 static void test_init_calls_exec_once(void)
@@ -269,37 +303,11 @@ static void test_init_calls_exec_once(void)
                   "\"action\": \"SCMP_ACT_ERRNO\"}]}",
                   TSYNC_LISTENER_EXEC_ONCE, TSYNC_ROUTE_NONE, "execve" },
         };
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                struct tsync_program *notify =
-                        compile_text("{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"execve\", "
-                                     "\"execveat\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}");
-                struct tsync_program *other = cases[i].other ? compile_text(cases[i].other) : NULL;
-                struct tsync_stack_prog stack[2];
-                size_t n = 0;
-                struct tsync_err err = { 0 };
-                if (!notify || (cases[i].other && !other)) {
-                        tap_ok(0, "test_init_calls_exec_once_%s: compiles", cases[i].name);
-                        tsync_program_free(notify);
-                        tsync_program_free(other);
-                        continue;
-                }
-                if (other)
-                        stack[n++] = (struct tsync_stack_prog){ .insns = other->insns, .len = other->len };
-                stack[n++] = (struct tsync_stack_prog){ .insns = notify->insns,
-                                                        .len = notify->len,
-                                                        .listener = cases[i].listener };
-                enum tsync_init_route route;
-                const struct tsync_init_call *denied = NULL;
-                uint32_t action;
-                int r = tsync_init_route(stack, n, 0, false, &route, &denied, &action, &err);
-                tap_ok(r == 0 && route == cases[i].route &&
-                               (cases[i].denied ? denied && strcmp(denied->name, cases[i].denied) == 0 : !denied),
-                       "test_init_calls_exec_once_%s: %s, denied %s (got %s, %s)", cases[i].name,
-                       tsync_init_route_name(cases[i].route), cases[i].denied ? cases[i].denied : "nothing",
-                       r < 0 ? err.msg : tsync_init_route_name(route), denied ? denied->name : "nothing");
-                tsync_program_free(notify);
-                tsync_program_free(other);
-        }
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                check_listener_route("test_init_calls_exec_once", cases[i].name,
+                                     "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": "
+                                     "[\"execve\", \"execveat\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}",
+                                     cases[i].listener, cases[i].other, cases[i].route, cases[i].denied);
 }
 
 /* An agent's filter (listenerPath) in the stack: handing its listener over
@@ -347,35 +355,9 @@ static void test_init_calls_agent(void)
         };
 #undef AGENT_NOTIFY
 #undef AGENT_DENY
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                struct tsync_program *notify = compile_text(cases[i].notify);
-                struct tsync_program *other = cases[i].other ? compile_text(cases[i].other) : NULL;
-                struct tsync_stack_prog stack[2];
-                size_t n = 0;
-                struct tsync_err err = { 0 };
-                if (!notify || (cases[i].other && !other)) {
-                        tap_ok(0, "test_init_calls_agent_%s: compiles", cases[i].name);
-                        tsync_program_free(notify);
-                        tsync_program_free(other);
-                        continue;
-                }
-                if (other)
-                        stack[n++] = (struct tsync_stack_prog){ .insns = other->insns, .len = other->len };
-                stack[n++] = (struct tsync_stack_prog){ .insns = notify->insns,
-                                                        .len = notify->len,
-                                                        .listener = cases[i].listener };
-                enum tsync_init_route route;
-                const struct tsync_init_call *denied = NULL;
-                uint32_t action;
-                int r = tsync_init_route(stack, n, 0, false, &route, &denied, &action, &err);
-                tap_ok(r == 0 && route == cases[i].route &&
-                               (cases[i].denied ? denied && strcmp(denied->name, cases[i].denied) == 0 : !denied),
-                       "test_init_calls_agent_%s: %s, denied %s (got %s, %s)", cases[i].name,
-                       tsync_init_route_name(cases[i].route), cases[i].denied ? cases[i].denied : "nothing",
-                       r < 0 ? err.msg : tsync_init_route_name(route), denied ? denied->name : "nothing");
-                tsync_program_free(notify);
-                tsync_program_free(other);
-        }
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                check_listener_route("test_init_calls_agent", cases[i].name, cases[i].notify, cases[i].listener,
+                                     cases[i].other, cases[i].route, cases[i].denied);
 }
 
 int main(void)
