@@ -197,6 +197,11 @@ static int check_one(const char *name, void *buf, size_t size, struct init_filte
                          at);
                 return -1;
         }
+        /* Until the init has a recorder, a recording filter would wait forever. */
+        if (listener == TSYNC_LISTENER_RECORD) {
+                init_log(name, "a recording filter, but this init cannot record");
+                return -1;
+        }
         struct tsync_filter_agent agent = { NULL, NULL };
         if (listener == TSYNC_LISTENER_AGENT && tsync_filter_decode_agent(buf, size, &agent) < 0) {
                 init_log(name, "bad filter file: the agent's trailer");

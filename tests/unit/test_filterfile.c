@@ -216,7 +216,7 @@ static void test_filterfile_refusal_reasons(void)
                 { "flags_tsync", 12, 1u, "unknown flags" },
                 { "flags_new_listener", 12, 1u << 3, "unknown flags" },
                 { "flags_high", 12, 1u << 31, "unknown flags" },
-                { "listener_3", 24, 3, "unknown listener" },
+                { "listener_4", 24, TSYNC_LISTENER_MAX + 1, "unknown listener" },
                 { "listener_agent_without_trailer", 24, TSYNC_LISTENER_AGENT, "an agent's listener, but no trailer" },
                 { "listener_high", 24, 0x80000000u, "unknown listener" },
                 { "listener_without_user_notif", 24, TSYNC_LISTENER_EXEC_ONCE, "a listener, but no USER_NOTIF return" },

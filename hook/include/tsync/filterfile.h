@@ -52,7 +52,12 @@ enum tsync_listener {
         /* The init connects to the agent's socket (the trailer's path) and
          * sends it the container's state with the listener (listenerPath). */
         TSYNC_LISTENER_AGENT = 2,
-        TSYNC_LISTENER_MAX = TSYNC_LISTENER_AGENT,
+        /* Recording (tsync/record.h): loaded by the init's main thread alone,
+         * without TSYNC, after the others; the workload child inherits it, and
+         * the init's recorder answers every notification with CONTINUE, noting
+         * the workload's (ABI, syscall) pairs. */
+        TSYNC_LISTENER_RECORD = 3,
+        TSYNC_LISTENER_MAX = TSYNC_LISTENER_RECORD,
 };
 
 struct tsync_filter_header {

@@ -1,0 +1,81 @@
+/* Recording a profile from what the workload does (issue 13).
+ *
+ * The plan's last filter is the recording filter (TSYNC_LISTENER_RECORD): every
+ * call of every ABI the machine runs returns USER_NOTIF. The init's main thread
+ * loads it alone, without TSYNC, after the other filters and before it gives
+ * up a lent CAP_SYS_ADMIN, so the workload child inherits it through clone and
+ * the init's other threads never carry it. A recorder thread of the init holds
+ * the listener and answers every notification with
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE: recording observes, it decides nothing.
+ * Notifications from the init's own main thread, and from the child before it
+ * announces its execve, are answered but not recorded.
+ *
+ * The recorder appends each (ABI, syscall) pair the first time it sees it to
+ * the record file, one line per write(2), so a container killed with SIGKILL
+ * still leaves what it recorded until then:
+ *
+ *     oci-seccomp-tsync-record 1\n          (TSYNC_RECORD_MAGIC, written by the init at open)
+ *     c000003e 59\n                         (AUDIT_ARCH_* in 8 lowercase hex digits, a space,
+ *     40000003 11\n                          the syscall number as seccomp_data.nr has it,
+ *                                            decimal; x32 numbers keep __X32_SYSCALL_BIT)
+ *
+ * The hook provides the directory (bind-mounted read-write at
+ * TSYNC_CONTAINER_RECORD_DIR, owned by the container's user), passes
+ * `--record TSYNC_CONTAINER_RECORD` to the init, and the poststop stage turns
+ * the file into a profile at the user's path. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tsync/error.h"
+
+/* The annotation, with oci-seccomp-bpf-hook's conventions: "[if:IN;]of:OUT"
+ * (IN, a previous recording, is merged; both absolute host paths). */
+#define TSYNC_ANNOTATION_RECORD "io.oci-seccomp-tsync.record"
+
+#define TSYNC_CONTAINER_RECORD_DIR "/.oci-seccomp-tsync/record"
+#define TSYNC_CONTAINER_RECORD     TSYNC_CONTAINER_RECORD_DIR "/calls"
+
+#define TSYNC_RECORD_MAGIC "oci-seccomp-tsync-record 1\n"
+/* One line at most: 8 hex digits, a space, 10 digits, a newline. */
+#define TSYNC_RECORD_LINE_MAX 20u
+/* poststop reads no more than this: a workload can write to the file too. */
+#define TSYNC_RECORD_MAX_BYTES (1u << 20)
+
+enum tsync_record_format {
+        TSYNC_RECORD_FORMAT_OCI,    /* linux.seccomp's shape */
+        TSYNC_RECORD_FORMAT_DOCKER, /* Docker's, with per-ABI rules (includes.arches) */
+};
+
+/* What the user asked for; output NULL means no recording. */
+struct tsync_record_request {
+        char *output; /* absolute host path the profile is written to */
+        char *input;  /* NULL, or a previous recording merged in */
+        enum tsync_record_format format;
+        int errno_ret; /* the profile's defaultErrnoRet: EPERM (default) or ENOSYS */
+};
+
+/* A set of recorded (AUDIT_ARCH, nr) pairs. */
+struct tsync_record_set;
+
+void tsync_record_set_free(struct tsync_record_set *set);
+
+/* Parses a record file's text strictly (the magic line, then lines as above,
+ * every ABI one this machine's libseccomp knows). */
+int tsync_record_parse(const char *text, size_t len, struct tsync_record_set **ret, struct tsync_err *err);
+
+/* The profile for set (merged with req->input when set), as stable text: the
+ * same set gives the same bytes. */
+int tsync_record_profile(const struct tsync_record_set *set, const struct tsync_record_request *req, char **ret,
+                         size_t *ret_len, struct tsync_err *err);
+
+/* Refuses an output (or input) path that is relative, a symlink (at any
+ * component), or under rootfs (NULL: not checked): said before the workload
+ * runs, and again when poststop writes. */
+int tsync_record_check_path(const char *path, bool output, const char *rootfs, struct tsync_err *err);
+
+/* Writes text to path atomically (a temporary file in the same directory,
+ * fsync, rename), refusing what tsync_record_check_path refuses. */
+int tsync_record_write(const char *path, const char *text, size_t len, const char *rootfs, struct tsync_err *err);
