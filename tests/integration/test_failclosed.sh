@@ -921,7 +921,7 @@ exec_once_file() {
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener "$1" "$3" \
                 0x20,0,0,0 0x15,0,1,59 0x06,0,0,"$2" 0x06,0,0,0x7fff0000
 }
-N ExecOnceForgedListener 122 "\$W/f.bpf: bad filter file: unknown listener" 'exec_once_file 3 0x7fc00000 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
+N ExecOnceForgedListener 122 "\$W/f.bpf: bad filter file: unknown listener" 'exec_once_file 4 0x7fc00000 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
 N ExecOnceListenerWithoutUserNotif 122 "\$W/f.bpf: bad filter file: a listener, but no USER_NOTIF return" 'exec_once_file 1 0x00050001 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
 N UserNotifWithoutListener 122 "\$W/f.bpf: instruction 2 returns SECCOMP_RET_USER_NOTIF, but the filter has no listener" 'exec_once_file 0 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
 N ExecOnceWithExec 121 "command line: --exec-once needs the init to stay and answer the workload's execs: it cannot be combined with --exec" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec --exec-once 1 -f "$W/f.bpf"'
