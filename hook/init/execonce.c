@@ -50,6 +50,9 @@ static sem_t ready;
  * done, so it could not say it in time), -1 if there is none (clone failed).
  * A futex word: the supervisor waits on it. */
 static int32_t workload;
+/* Set by give_up before it kills the workload: the main thread, woken by that
+ * death, must not exit with the workload's 137 before give_up's 1. */
+static bool gave_up;
 
 static long futex_wait(uint32_t *word, uint32_t val, const struct timespec *ts)
 {
@@ -78,6 +81,7 @@ static _Noreturn void give_up(const char *what, int e)
                 w = __atomic_load_n(&workload, __ATOMIC_ACQUIRE);
         }
         init_log("exec-once", "the supervisor cannot %s: %s: the workload is killed", what, init_strerror(e));
+        __atomic_store_n(&gave_up, true, __ATOMIC_RELEASE);
         if (w > 0)
                 (void)kill(w, SIGKILL);
         _exit(1);
@@ -228,6 +232,11 @@ void init_execonce_serve(int fd)
         __atomic_store_n(&listener, fd, __ATOMIC_RELEASE);
         __atomic_store_n(&command, CMD_SERVE, __ATOMIC_RELEASE);
         futex_wake(&command);
+}
+
+bool init_execonce_gave_up(void)
+{
+        return __atomic_load_n(&gave_up, __ATOMIC_ACQUIRE);
 }
 
 void init_execonce_workload(pid_t pid)

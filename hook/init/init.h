@@ -204,12 +204,14 @@ int init_agent_send(const struct init_filter *f, int listener);
  * notification of the workload child and errno to every other one, forever;
  * if it cannot, it kills the workload and the init exits 1.
  * init_execonce_workload: the workload child's pid from fork, or -1 when
- * there is none; notifications that come before wait for it. */
+ * there is none; notifications that come before wait for it.
+ * init_execonce_gave_up: the supervisor has given up (the init exits 1). */
 int init_execonce_start(int errno_value);
 pid_t init_execonce_tid(void);
 int init_execonce_run(void (*fn)(void *arg), void *arg);
 void init_execonce_serve(int fd);
 void init_execonce_workload(pid_t pid);
+bool init_execonce_gave_up(void);
 
 /* probe_calls.c: system calls that are harmless when they do execute (bad
  * pointers, fd -1, invalid flags: they fail before doing anything, or only

@@ -208,6 +208,9 @@ int init_supervise(const char *path, char **argv, bool pgroup, bool tty)
                 pid_t r = wait4(-1, &st, __WALL, NULL);
                 if (r == pid) {
                         init_signals_workload(-1);
+                        /* The supervisor killed it and exits 1: the same code here. */
+                        if (init_execonce_gave_up())
+                                return 1;
                         return status_code(st);
                 }
                 if (r < 0 && errno != EINTR) {
