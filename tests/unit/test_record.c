@@ -76,6 +76,8 @@ static void test_record_parse_refuses_junk(void)
                 { "trailing_space", MAGIC "c000003e 59 \n", "line 2: the syscall number is not a decimal number" },
                 { "unknown_arch", MAGIC "12345678 1\n", "line 2: architecture 12345678 is not one libseccomp" },
                 { "x32_token_is_no_audit_arch", MAGIC "4000003e 1\n", "line 2: architecture 4000003e is not one" },
+                { "another_byte_order", MAGIC "c000003e 59\n00000008 4\n",
+                  "line 3: SCMP_ARCH_MIPS cannot be in one filter with this machine's" },
                 { "third_line", MAGIC "c000003e 1\nc000003e 2\nzzz\n", "line 4: not \"<8 hex digits> <number>\"" },
         };
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -451,6 +453,10 @@ static void test_record_profile_refuses_inputs_it_did_not_write(void)
                   "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_VAX\"], \"syscalls\": "
                   "[{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\"}]}",
                   "architectures[0]: architecture 'SCMP_ARCH_VAX' is unknown" },
+                { "another_byte_order",
+                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_S390X\"], \"syscalls\": "
+                  "[{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\"}]}",
+                  "architectures[0]: SCMP_ARCH_S390X cannot be in one filter with this machine's" },
                 { "bad_arch_map",
                   "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", "
                   "\"subArchitectures\": [1]}], \"syscalls\": [{\"names\": [\"read\"], \"action\": "
