@@ -150,8 +150,10 @@ static void test_record_parse_refuses_junk(void)
         "                \"nanosleep\",\n"                                                                             \
         "                \"newfstatat\",\n"                                                                            \
         "                \"openat\",\n"                                                                                \
+        "                \"openat2\",\n"                                                                               \
         "                \"prctl\",\n"                                                                                 \
         "                \"read\",\n"                                                                                  \
+        "                \"readlinkat\",\n"                                                                            \
         "                \"rt_sigaction\",\n"                                                                          \
         "                \"rt_sigprocmask\",\n"                                                                        \
         "                \"rt_sigreturn\",\n"                                                                          \
