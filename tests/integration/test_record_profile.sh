@@ -3,8 +3,9 @@
 # (tests/tools/record_profile, the library poststop uses) that `check` passes,
 # `explain` reads, and real runc and crun apply as linux.seccomp (both
 # noNewPrivileges settings: without it the runtime loads the filter before
-# it drops capabilities and changes user) or our init as a layer, or both: the
-# recorded workload runs, anything else is refused.
+# it drops capabilities and changes user) or our init as a layer, or both, and
+# Podman reads in the Docker format: the recorded workload runs, anything else
+# is refused.
 #
 # The record file is made by hand from strace -f -n of the same busybox
 # workload in a chroot of the same root filesystem: the calls it makes after
@@ -34,6 +35,7 @@ setUp() {
 }
 
 tearDown() {
+        podman ps -aq --filter label=tsync-test=$$ 2>/dev/null | xargs -r podman rm -f >/dev/null 2>&1
         tsync_test_end
 }
 
@@ -190,6 +192,26 @@ testWithoutTheAddedRuleTheRuntimeAndTheInitCannotStart() {
         else
                 assertTrue "inject names the init's call: $(cat "$T/err")" "grep -q 'init' '$T/err'"
         fi
+}
+
+# The Docker format as containers/common reads it: Podman (runc, its default noNewPrivileges
+# false and capabilities) with the recording as --security-opt seccomp=.
+testPodmanAppliesTheDockerFormat() {
+        local script
+        record_of "$WORKLOAD" "$T/calls" || fail "record" || return
+        "$TOOL" --format docker "$T/calls" >"$T/docker.json" || fail "profile" || return
+        for script in "$WORKLOAD" "mkdir /tmp/x"; do
+                timeout -s KILL 120 podman run --rm --runtime runc --label tsync-test=$$ \
+                        --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --security-opt seccomp="$T/docker.json" \
+                        --rootfs "$T/rootfs" /bin/sh -c "$script" </dev/null >"$T/out" 2>"$T/err"
+                rc=$?
+                if [ "$script" = "$WORKLOAD" ]; then
+                        assertEquals "podman: $(cat "$T/err")" 0 "$rc"
+                        assertTrue "podman: ls / lists bin" "grep -qx bin '$T/out'"
+                else
+                        assert_mkdir_refused podman
+                fi
+        done
 }
 
 testTwoRecordingsAddUp() {
