@@ -174,6 +174,18 @@ static int add_recorded(const struct tsync_record_set *set, struct tsync_abis *a
         return 0;
 }
 
+int tsync_record_unnamed(const struct tsync_record_set *set, char **ret, struct tsync_err *err)
+{
+        struct tsync_abis abis = { 0 };
+        _cleanup_names_ struct tsync_names names = { 0 };
+        char *unnamed = NULL;
+        int r = add_recorded(set, &abis, &names, &unnamed, err);
+        if (r < 0)
+                return r;
+        *ret = unnamed;
+        return 0;
+}
+
 static struct tsync_json *string_array(char *const *v, size_t n)
 {
         struct tsync_json *arr = tsync_json_new_array();

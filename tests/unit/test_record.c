@@ -323,6 +323,20 @@ static void test_record_profile_errno_and_refusals(void)
         tap_ok(!got && err.code == ENODATA, "test_record_profile_refuses_only_unnamed_calls (%s)", err.msg);
         free(got);
 
+        /* What poststop can warn about, since the OCI form has no comment to say it. */
+        struct tsync_record_set *set = parse(MAGIC "c000003e 59\nc000003e 4294967295\n40000003 4294967295\n", &err);
+        char *unnamed = (char *)"unset";
+        tap_ok(set && tsync_record_unnamed(set, &unnamed, &err) == 0 && unnamed &&
+                       strcmp(unnamed, "SCMP_ARCH_X86 4294967295, SCMP_ARCH_X32 4294967295") == 0,
+               "test_record_unnamed_lists_the_calls_left_out (%s)", unnamed ? unnamed : "NULL");
+        free(unnamed);
+        tsync_record_set_free(set);
+        set = parse(MAGIC "c000003e 59\n", &err);
+        unnamed = (char *)"unset";
+        tap_ok(set && tsync_record_unnamed(set, &unnamed, &err) == 0 && unnamed == NULL,
+               "test_record_unnamed_is_null_when_every_call_has_a_name");
+        tsync_record_set_free(set);
+
         /* The x86 ABI alone still lists the native one first. */
         got = profile_of(MAGIC "40000003 4\n", &req, &err);
         tap_ok(got && strstr(got,
