@@ -18,7 +18,8 @@
  * and nothing before the child announces itself right before its execve (the
  * child's calls until then are the init's code). Each new pair is one line
  * appended with one pwrite, before the answer, so that a workload killed with
- * SIGKILL still leaves every pair of every call it made.
+ * SIGKILL still leaves every pair of every call it made; a write that fails
+ * or is cut short empties the file (void_recording).
  *
  * The seen-set is static: a bit per (ABI, syscall) for the ABIs Linux runs
  * (1024 numbers each, x32's without __X32_SYSCALL_BIT) and a short list for
@@ -152,14 +153,16 @@ static size_t format_line(uint32_t arch, uint32_t nr, char *buf)
         return o;
 }
 
-/* A failed write voids the recording rather than leave a profile that would
- * miss calls: the file loses its magic, so poststop refuses it. */
-static void void_recording(const char *what, int e)
+/* A write that fails, or is cut short (a file size limit, a full disk),
+ * voids the recording rather than leave one that misses calls, from which
+ * poststop would make a profile that breaks the workload later: the file
+ * loses its magic, so poststop refuses it, and the init says why. */
+static void void_recording(int e)
 {
         record_void = true;
         (void)ftruncate(record_fd, 0);
-        init_warn("record", "cannot %s %s: %s: the recording is void (emptied); the workload goes on", what,
-                  record_path, init_strerror(e));
+        init_warn("record", "cannot write to %s: %s: the recording is void (emptied); the workload goes on",
+                  record_path, e ? init_strerror(e) : "a short write");
 }
 
 /* Appends the line; true once it is in the file. */
@@ -176,14 +179,7 @@ static bool append(uint32_t arch, uint32_t nr)
                 }
                 if (w < 0 && errno == EINTR)
                         continue;
-                if (w < 0) {
-                        void_recording("write to", errno);
-                        return false;
-                }
-                /* Cut short: back to the last full line; the pair is tried
-                 * again when it comes again. */
-                if (ftruncate(record_fd, record_end) < 0)
-                        void_recording("cut a short line from", errno);
+                void_recording(w < 0 ? errno : 0);
                 return false;
         }
 }
@@ -342,7 +338,7 @@ static int open_file(const char *path)
 
         /* O_NONBLOCK: a FIFO planted there must be refused, not block the
          * init in open; O_NOCTTY: nor may a terminal become ours. */
-        int fd = init_open_no_symlinks(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY, 0600);
+        int fd = init_open_no_symlinks(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY, 0644);
         if (fd == -ELOOP) {
                 init_log(path, "cannot open the record file: a symbolic link in its path");
                 return INIT_EXIT_CANNOT_EXEC;
