@@ -77,6 +77,7 @@ static bool record_void; /* a write failed: the file was emptied, nothing more i
 
 /* The ABIs whose numbers fit the bit table; x32 is AUDIT_ARCH_X86_64 with
  * __X32_SYSCALL_BIT in the number. */
+#define X32_SLOT 1
 static const uint32_t known_arches[] = {
         AUDIT_ARCH_X86_64, 0 /* x32 */,        AUDIT_ARCH_I386,    AUDIT_ARCH_AARCH64,
         AUDIT_ARCH_ARM,    AUDIT_ARCH_RISCV64, AUDIT_ARCH_PPC64LE, AUDIT_ARCH_S390X,
@@ -117,14 +118,15 @@ static _Noreturn void give_up(const char *what, int e)
 /* The slot of a pair in the bit table, or -1. */
 static int known_slot(uint32_t arch, uint32_t nr, uint32_t *ret_index)
 {
-        if (arch == AUDIT_ARCH_X86_64 && (nr & X32_BIT)) {
-                arch = 0;
+        bool x32 = arch == AUDIT_ARCH_X86_64 && (nr & X32_BIT);
+
+        if (x32)
                 nr &= ~X32_BIT;
-        }
         if (nr >= KNOWN_NRS)
                 return -1;
         for (size_t i = 0; i < NKNOWN; i++) {
-                if (known_arches[i] == arch) {
+                /* Slot X32_SLOT is x32's alone, whatever arch says. */
+                if (x32 ? i == X32_SLOT : i != X32_SLOT && known_arches[i] == arch) {
                         *ret_index = nr;
                         return (int)i;
                 }

@@ -110,6 +110,7 @@ testEachAbiTheWorkloadUsesIsRecordedUnderItsOwnTag() {
         assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
         assertWellFormed
         assertRecorded $NATIVE $((0x40000000 + 39)) "x32's getpid"
+        assertRecorded $NATIVE 1500 "a number past the bit table (ENOSYS)"
         if grep -qx 'int80=yes' "$T/out"; then
                 assertRecorded $I386 $I386_GETPID "i386's getpid, made only through int 0x80"
         else

@@ -6,6 +6,8 @@
  *   getpid with x32's number (x86-64: __X32_SYSCALL_BIT | 39), only in a
  *                           child, whether or not the kernel runs x32 (ENOSYS
  *                           then; a filter without x32 kills it): x32=...
+ *   system call 1500 (no such call: ENOSYS), twice, by the main thread:
+ *                           a number past the recorder's bit table
  *   getpid through int 0x80 (i386: 20), only in a child, only where the
  *                           kernel offers IA-32 emulation (found out by a
  *                           first child whose int 0x80 either answers or
@@ -147,6 +149,8 @@ int main(int argc, char **argv)
         say(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "grandchild=ok\n" : "grandchild=failed\n");
         x32();
         int80();
+        (void)syscall(1500);
+        (void)syscall(1500);
         if (kill_self) {
                 say("kill\n");
                 (void)raise(SIGKILL);
