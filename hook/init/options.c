@@ -252,6 +252,10 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 case OPT_RECORD:
                         if (set_once(&cfg->record, "--record", optarg) < 0)
                                 return -1;
+                        if (!optarg[0]) {
+                                init_log("command line", "--record needs a file name");
+                                return -1;
+                        }
                         break;
                 case 'g':
                         cfg->pgroup = true;
