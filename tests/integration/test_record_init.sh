@@ -215,6 +215,7 @@ testARefusedStartLeavesNoRecording() {
 # The proof: the main thread carries the TSYNC filters and the recording filter, every other
 # thread of the init the TSYNC filters alone; the workload inherits the main thread's.
 testOnlyTheMainThreadOfTheInitCarriesTheRecordingFilter() {
+        # shellcheck disable=SC2016 # the workload's shell expands it
         local script='for t in /proc/1/task/*; do
                 echo "$(basename "$t") $(sed -n "s/^Seccomp_filters:[[:space:]]*//p" "$t/status")"
         done; echo "self $(sed -n "s/^Seccomp_filters:[[:space:]]*//p" /proc/self/status)"'
