@@ -151,6 +151,9 @@ static int spawn_child(void *arg)
          * The parent is suspended until the execve is done, so the child says
          * who it is itself. */
         init_execonce_workload(sp->pid);
+        /* Recording: from here on this process's calls are the workload's
+         * (a store, no call: the child's calls wait for the recorder). */
+        init_record_workload(sp->pid);
         execve(sp->path, sp->argv, environ);
         sp->failed = SPAWN_EXEC;
         sp->err = errno;
@@ -208,8 +211,9 @@ int init_supervise(const char *path, char **argv, bool pgroup, bool tty)
                 pid_t r = wait4(-1, &st, __WALL, NULL);
                 if (r == pid) {
                         init_signals_workload(-1);
-                        /* The supervisor killed it and exits 1: the same code here. */
-                        if (init_execonce_gave_up())
+                        /* The supervisor or recorder killed it and exits 1:
+                         * the same code here, not the workload's 137. */
+                        if (init_execonce_gave_up() || init_record_gave_up())
                                 return 1;
                         return status_code(st);
                 }
