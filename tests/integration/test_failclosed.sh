@@ -90,9 +90,6 @@ P ValueTwoWithEq cihp "only SCMP_CMP_MASKED_EQ uses a second value" 'J "{\"names
 P WaitKillableWithoutListener cihpr "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a notification listener" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"flags\": [\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"]}"'
 P DockerArchesAndArchMap cihp "architectures: cannot be combined with archMap" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": [\"SCMP_ARCH_X86_64\"], \"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": []}]}"'
 P DockerUnknownErrnoName cihp "errno 'EWHATEVER' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"archMap\": [], \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errno\": \"EWHATEVER\"}]}"'
-# A seccomp agent gets its state from createRuntime through filter files: filters in the init's
-# arguments (inject without --compile-at-start, precreate) cannot carry it.
-P Notify ip "filters in the init's arguments cannot carry it" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 # issue 12: notify. The rules a notify profile keeps (runc's words for runc's two), refused with
 # their own reason before the refusal above.
 P NotifyOnWrite ihpr "syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"write\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
@@ -410,9 +407,6 @@ I StateDirIsAFile "oci-seccomp-tsync" 'echo x >"$W/b/oci-seccomp-tsync"' '--comp
 I StateDirWorldWritable "writable by it alone" 'mkdir -m 0777 "$W/b/oci-seccomp-tsync" && chmod 0777 "$W/b/oci-seccomp-tsync"' '--compile-at-start --profile "$GOOD"'
 I ReplaceBrokenLinuxSeccomp "errnoRet: 4095 is above the largest errno" \
         'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_ERRNO\", errnoRet: 4095}]}"' \
-        '--replace'
-I ReplaceNotifyInLinuxSeccomp "filters in the init's arguments cannot carry it" \
-        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}"' \
         '--replace'
 # issue 12, notify agents: the kernel takes one listener per process, so one agent at most, and
 # none over a linux.seccomp the runtime loads with its own.

@@ -22,6 +22,7 @@ oneTimeSetUp() {
 setUp() {
         tsync_test_begin
         WRAP=
+        AT_START=--compile-at-start
         AGENT_PID=
 }
 tearDown() {
@@ -64,13 +65,14 @@ notify_bundle() {
 # wrap BUNDLE: with WRAP=layer the config's notify profile becomes a layer (`inject --profile`)
 # over a config without linux.seccomp; with WRAP=replace, `inject --replace` moves it to our init;
 # else the runtime applies it itself.
+# AT_START=--compile-at-start: filter files; else (the default) the filters in the init's arguments.
 wrap() {
         case "$WRAP" in
         layer)
                 jq .linux.seccomp "$1/config.json" >"$1/notify.json" || return 1
                 tsync_json_edit "$1/config.json" 'del(.linux.seccomp)' || return 1
-                "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --compile-at-start --profile "$1/notify.json" "$1" ;;
-        replace) "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --compile-at-start --replace "$1" ;;
+                "$OCI" inject --cache-dir "$TSYNC_TMP/cache" $AT_START --profile "$1/notify.json" "$1" ;;
+        replace) "$OCI" inject --cache-dir "$TSYNC_TMP/cache" $AT_START --replace "$1" ;;
         esac
 }
 
@@ -262,6 +264,59 @@ testLayerUnderRuncDoesNotStartWithoutAnAgent() { WRAP=layer no_agent_no_start ru
 testReplaceUnderRuncDoesNotStartWhenTheAgentIsGone() { WRAP=replace no_agent_no_start runc gone; }
 testLayerUnderCrunAnswersComeFromTheAgentInEveryThread() { WRAP=layer answers_in_every_thread crun; }
 testReplaceUnderCrunSendsTheAgentTheContainerProcessState() { WRAP=replace the_state_is_sent crun; }
+
+# The default delivery (issue 12): the filters in the init's arguments, and the agent's state written
+# by the createRuntime hook inject adds for an agent, into the agent's private tmpfs.
+testDefaultDeliveryLayerUnderRuncAnswersComeFromTheAgentInEveryThread() {
+        AT_START= WRAP=layer answers_in_every_thread runc
+}
+testDefaultDeliveryReplaceUnderRuncAnswersComeFromTheAgentInEveryThread() {
+        AT_START= WRAP=replace answers_in_every_thread runc
+}
+testDefaultDeliveryLayerUnderRuncSendsTheAgentTheContainerProcessState() {
+        AT_START= WRAP=layer the_state_is_sent runc
+}
+testDefaultDeliveryReplaceUnderRuncSendsTheAgentTheContainerProcessState() {
+        AT_START= WRAP=replace the_state_is_sent runc
+}
+testDefaultDeliveryLayerUnderRuncDoesNotStartWithoutAnAgent() { AT_START= WRAP=layer no_agent_no_start runc absent; }
+testDefaultDeliveryReplaceUnderRuncDoesNotStartWhenTheAgentIsGone() {
+        AT_START= WRAP=replace no_agent_no_start runc gone
+}
+testDefaultDeliveryLayerUnderCrunAnswersComeFromTheAgentInEveryThread() {
+        AT_START= WRAP=layer answers_in_every_thread crun
+}
+testDefaultDeliveryReplaceUnderCrunAnswersComeFromTheAgentInEveryThread() {
+        AT_START= WRAP=replace answers_in_every_thread crun
+}
+testDefaultDeliveryLayerUnderCrunSendsTheAgentTheContainerProcessState() {
+        AT_START= WRAP=layer the_state_is_sent crun
+}
+testDefaultDeliveryReplaceUnderCrunDoesNotStartWithoutAnAgent() { AT_START= WRAP=replace no_agent_no_start crun absent; }
+
+# the_state_is_private RUNTIME: the workload finds the agent's tmpfs empty (the init removed the
+# state before its first filter), while the agent got the state; nothing of it in the filters' mount.
+the_state_is_private() {
+        local rt=$1 id
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'ls -a /.oci-seccomp-tsync/agent; cat /.oci-seccomp-tsync/agent/state.json /.oci-seccomp-tsync/filters/state.json 2>&1; echo end' \
+                || fail "bundle"
+        id=$(tsync_unique_id "private-$rt")
+        run_rt "$rt" "$id" "$TSYNC_TMP/b"
+        assertEquals "$rt run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertNotContains "the workload read the state: $(cat "$TSYNC_TMP/out")" "$(cat "$TSYNC_TMP/out")" '"pid"'
+        assertEquals "what the workload saw" ".
+..
+cat: can't open '/.oci-seccomp-tsync/agent/state.json': No such file or directory
+cat: can't open '/.oci-seccomp-tsync/filters/state.json': No such file or directory
+end" "$(cat "$TSYNC_TMP/out")"
+        assertEquals "$rt: the agent got the state: $(cat "$TSYNC_TMP/agent.log")" "$id" \
+                "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
+}
+testTheWorkloadCannotReadTheAgentsStateUnderRunc() { AT_START= WRAP=layer the_state_is_private runc; }
+testTheWorkloadCannotReadTheAgentsStateUnderCrun() { AT_START= WRAP=replace the_state_is_private crun; }
+testTheWorkloadCannotReadTheAgentsStateWithFilterFiles() { WRAP=layer the_state_is_private runc; }
 
 . shunit2
 
