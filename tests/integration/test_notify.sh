@@ -9,6 +9,8 @@
 # our init must match when it loads such a profile itself.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
+# podman_hooks_dir; its PROBE (a script) is replaced by ours below.
+. "$HERE/hooklib.sh"
 
 OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
 WRAP=
@@ -317,6 +319,66 @@ end" "$(cat "$TSYNC_TMP/out")"
 testTheWorkloadCannotReadTheAgentsStateUnderRunc() { AT_START= WRAP=layer the_state_is_private runc; }
 testTheWorkloadCannotReadTheAgentsStateUnderCrun() { AT_START= WRAP=replace the_state_is_private crun; }
 testTheWorkloadCannotReadTheAgentsStateWithFilterFiles() { WRAP=layer the_state_is_private runc; }
+
+# Podman (rootful): the precreate hook rewrites the config for a layer named by annotation, and the
+# createRuntime hook from the same hooks.d writes the agent's state.
+podman_notify() {
+        local rt=$1 name state
+        start_agent || return
+        mkdir -p "$TSYNC_TMP/profiles" "$TSYNC_TMP/rootfs"
+        jq -n --arg sock "$TSYNC_TMP/agent.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock,
+                listenerMetadata: "podman", architectures: ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
+                syscalls: [{names: ["mkdir", "mkdirat", "getppid"], action: "SCMP_ACT_NOTIFY"}]}' \
+                >"$TSYNC_TMP/profiles/notify.json"
+        podman_hooks_dir "$TSYNC_TMP/hooks.d" "$TSYNC_TMP/profiles" "" "$TSYNC_TMP/cache" || fail "hooks.d"
+        make_rootfs "$TSYNC_TMP/rootfs" "$PROBE" || fail "rootfs"
+        name=$(tsync_unique_id "notify-podman-$rt")
+        podman --hooks-dir "$TSYNC_TMP/hooks.d" run --rm --name "$name" --runtime "$rt" --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --annotation io.oci-seccomp-tsync.layers=notify --rootfs "$TSYNC_TMP/rootfs" \
+                /bin/sh -c 'ls -a /.oci-seccomp-tsync/agent; exec /bin/threads_probe -n 4 getppid' \
+                </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        rc=$?
+        assertEquals "podman run ($rt): $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the workload found the agent's tmpfs empty" ".
+.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        state=$(sed -n 1p "$TSYNC_TMP/agent.log")
+        assertEquals "metadata: $state" podman "$(jq -r .metadata <<<"$state")"
+        [[ "$(jq -r .state.id <<<"$state")" =~ ^[0-9a-f]{64}$ ]] || fail "state.id is no Podman id: $state"
+        jq -e '.pid > 1 and .state.status == "creating"' <<<"$state" >/dev/null || fail "state: $state"
+        jq -e '.state.annotations | has("io.oci-seccomp-tsync.plan") | not' <<<"$state" >/dev/null ||
+                fail "our plan reached the agent: $state"
+}
+# (crun under Podman needs this host's cgroup workaround, see test_exec_parity.sh: runc only.)
+testPodmanRunsANotifyLayerByAnnotationUnderRunc() { podman_notify runc; }
+
+# The runtime wrapper (oci-seccomp-tsync-runtime): precreate's rewrite for a layer named on its
+# command line, with our createRuntime hook in the config for the agent's state.
+testTheRuntimeWrapperRunsANotifyLayerUnderRunc() {
+        local id
+        start_agent || return
+        mkdir -p "$TSYNC_TMP/profiles"
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'ls -a /.oci-seccomp-tsync/agent; exec /bin/threads_probe -n 4 getppid' || fail "bundle"
+        jq .linux.seccomp "$TSYNC_TMP/b/config.json" >"$TSYNC_TMP/profiles/notify.json" || fail "profile"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" 'del(.linux.seccomp)' || fail "config"
+        : >"$TSYNC_TMP/runtime.conf"
+        id=$(tsync_unique_id "notify-wrapper")
+        _tsync_register runc "$id"
+        "$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" --runtime-config="$TSYNC_TMP/runtime.conf" \
+                --profile-dir="$TSYNC_TMP/profiles" --cache-dir="$TSYNC_TMP/cache" --layers=notify \
+                run -b "$TSYNC_TMP/b" "$id" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        rc=$?
+        _tsync_remove_container runc "$id"
+        _tsync_unregister runc "$id"
+        assertEquals "wrapper run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the workload found the agent's tmpfs empty" ".
+.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        assertEquals "state.id" "$id" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
+}
 
 . shunit2
 
