@@ -320,6 +320,63 @@ testTheWorkloadCannotReadTheAgentsStateUnderRunc() { AT_START= WRAP=layer the_st
 testTheWorkloadCannotReadTheAgentsStateUnderCrun() { AT_START= WRAP=replace the_state_is_private crun; }
 testTheWorkloadCannotReadTheAgentsStateWithFilterFiles() { WRAP=layer the_state_is_private runc; }
 
+# process.user: the agent's tmpfs is the user's, and the init connects to the socket as the user,
+# so the socket must let the user connect (the test agent makes it 0600, root's).
+# as_user RUNTIME SOCKET-MODE: the 4-thread workload as uid 1000; status in rc.
+as_user() {
+        local rt=$1 id
+        start_agent || return
+        chmod "$2" "$TSYNC_TMP/agent.sock"
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'ls -a /.oci-seccomp-tsync/agent; id -u; exec /bin/threads_probe -n 4 getppid' || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.process.user = {uid: 1000, gid: 1000}' || fail "user"
+        id=$(tsync_unique_id "user-$rt")
+        AT_START= WRAP=layer run_rt "$rt" "$id" "$TSYNC_TMP/b"
+}
+testAnAgentServesAWorkloadOfAnotherUserWhenItsSocketLetsItConnect() {
+        as_user runc 0666
+        assertEquals "runc run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the workload (uid 1000) found the agent's tmpfs empty" ".
+..
+1000" "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+}
+testASocketTheUserCannotConnectToStopsTheStart() {
+        as_user runc 0600
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/err")" "cannot reach the seccomp agent (listenerPath): Permission denied"
+        assertEquals "the workload ran: $(cat "$TSYNC_TMP/out")" "" "$(grep '^tid=' "$TSYNC_TMP/out")"
+}
+
+# The image's own /.oci-seccomp-tsync/agent: runc gives the tmpfs that directory's mode, so one
+# that others can write to is refused by createRuntime; one that only its owner writes to is fine.
+image_dir() {
+        local id
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'ls -a /.oci-seccomp-tsync/agent; exec /bin/threads_probe getppid' || fail "bundle"
+        mkdir -p "$TSYNC_TMP/b/rootfs/.oci-seccomp-tsync/agent"
+        chmod "$1" "$TSYNC_TMP/b/rootfs/.oci-seccomp-tsync/agent"
+        id=$(tsync_unique_id "imagedir")
+        AT_START= WRAP=replace run_rt runc "$id" "$TSYNC_TMP/b"
+}
+testAnAgentDirectoryOthersCanWriteToInTheImageIsRefused() {
+        image_dir 0777
+        assertNotEquals "runc started it" 0 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/err")" "/.oci-seccomp-tsync/agent: mode 0777: others can write to it: refusing"
+        assertEquals "the workload ran: $(cat "$TSYNC_TMP/out")" "" "$(cat "$TSYNC_TMP/out")"
+        assertEquals "the agent got a listener" "" "$(cat "$TSYNC_TMP/agent.log")"
+}
+testAnAgentDirectoryInTheImageThatOnlyItsOwnerWritesToIsFine() {
+        image_dir 0755
+        assertEquals "runc run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "the workload found the agent's tmpfs empty" ".
+.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+}
+
 # Podman (rootful): the precreate hook rewrites the config for a layer named by annotation, and the
 # createRuntime hook from the same hooks.d writes the agent's state.
 podman_notify() {
