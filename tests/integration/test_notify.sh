@@ -296,6 +296,22 @@ testDefaultDeliveryLayerUnderCrunSendsTheAgentTheContainerProcessState() {
 }
 testDefaultDeliveryReplaceUnderCrunDoesNotStartWithoutAnAgent() { AT_START= WRAP=replace no_agent_no_start crun absent; }
 
+# The plan records the agent's listenerPath, as schema/plan.schema.json says (and the schema refuses
+# a relative one).
+testThePlanRecordsTheListenerPathAsItsSchemaSays() {
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/threads_probe getppid || fail "bundle"
+        AT_START= WRAP=replace wrap "$TSYNC_TMP/b" || fail "inject"
+        jq -r '.annotations["io.oci-seccomp-tsync.plan"]' "$TSYNC_TMP/b/config.json" >"$TSYNC_TMP/plan.json"
+        assertEquals "plan.listenerPath" "$TSYNC_TMP/agent.sock" "$(jq -r .listenerPath "$TSYNC_TMP/plan.json")"
+        python3 "$TSYNC_TOP/tests/tools/validate_json.py" "$TSYNC_TOP/schema/plan.schema.json" \
+                "$TSYNC_TMP/plan.json" >"$TSYNC_TMP/v.out" 2>&1 || fail "$(cat "$TSYNC_TMP/v.out")"
+        jq '.listenerPath = "run/agent.sock"' "$TSYNC_TMP/plan.json" >"$TSYNC_TMP/bad.json"
+        assertFalse "a relative listenerPath passes the schema" \
+                "python3 $TSYNC_TOP/tests/tools/validate_json.py $TSYNC_TOP/schema/plan.schema.json $TSYNC_TMP/bad.json"
+        assertEquals "createRuntime and poststop hooks for the agent" '["createRuntime","poststop"]' \
+                "$(jq -c '.hooks | keys' "$TSYNC_TMP/b/config.json")"
+}
+
 # the_state_is_private RUNTIME: the workload finds the agent's tmpfs empty (the init removed the
 # state before its first filter), while the agent got the state; nothing of it in the filters' mount.
 the_state_is_private() {
