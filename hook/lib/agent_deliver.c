@@ -229,20 +229,14 @@ int tsync_agent_deliver(const struct tsync_json *oci_state, const struct tsync_j
         _cleanup_close_ int root = pfd < 0 ? -1 : openat(pfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root < 0)
                 return tsync_error(err, errno, "%s/root: %s", proc, strerror(errno));
-        /* createRuntime runs before the container's pivot_root (runc, crun):
-         * the tmpfs is under the root directory. A runtime that has pivoted
-         * already shows it at its own path. */
+        /* createRuntime runs before the container's pivot_root (the
+         * runtime-spec's order; runc and crun keep it): the tmpfs is mounted
+         * under the root directory, in the container's mount namespace. */
         _cleanup_free_ char *point = NULL;
         if (asprintf(&point, "%s%s", strcmp(rootfs, "/") == 0 ? "" : rootfs, TSYNC_CONTAINER_AGENT_DIR) < 0)
                 return tsync_error(err, ENOMEM, "out of memory");
         _cleanup_close_ int dfd = -1;
         r = open_point(root, point, &dfd);
-        if (r == -ENOENT) {
-                free(point);
-                if (!(point = strdup(TSYNC_CONTAINER_AGENT_DIR)))
-                        return tsync_error(err, ENOMEM, "out of memory");
-                r = open_point(root, point, &dfd);
-        }
         if (r < 0)
                 return tsync_error(err, -r, "the notify agent's state directory %s in the container (pid %llu): %s",
                                    TSYNC_CONTAINER_AGENT_DIR, (unsigned long long)pid, strerror(-r));

@@ -38,7 +38,8 @@ int tsync_agent_write_state(int dfd, const char *dir, const char *text, size_t l
 /* createRuntime's whole job for an agent: the state for the agent
  * (tsync_agent_state of oci_state, the hook's stdin), written by
  * tsync_agent_write_state into the container's agent tmpfs, reached through
- * /proc/PID/root (PID: oci_state's) and the root directory, without following
- * symbolic links, and checked to be that very mount (mountinfo). */
+ * /proc/PID/root (PID: oci_state's, not yet pivoted) and the root directory,
+ * without following symbolic links, and checked to be that very mount
+ * (mountinfo). */
 int tsync_agent_deliver(const struct tsync_json *oci_state, const struct tsync_json *config, const char *bundle,
                         struct tsync_err *err);
