@@ -237,6 +237,38 @@ testOurInitRefusesAnAgentFilterWithoutTheStateAndTheStateWithoutOne() {
         assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
 }
 
+# The state is the agent's alone: the init removes it before its first filter, and a state it
+# cannot remove stops it (here: the init as nobody, the file in a directory of root's).
+testOurInitRemovesTheStateBeforeTheWorkloadRuns() {
+        start_agent || return
+        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" m || fail "filter_file.py"
+        echo "$STATE" >"$TSYNC_TMP/state.json"
+        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c \
+                "[ -e $TSYNC_TMP/state.json ] && echo present || echo gone"
+        assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "what the workload found" gone "$(cat "$TSYNC_TMP/out")"
+}
+testOurInitDoesNotStartWhenItCannotRemoveTheState() {
+        chmod 0755 "$TSYNC_TMP"
+        mkdir -m 0755 "$TSYNC_TMP/d"
+        agent_filter "$TSYNC_TMP/d/f.bpf" "$TSYNC_TMP/agent.sock" m || fail "filter_file.py"
+        echo "$STATE" >"$TSYNC_TMP/d/state.json"
+        chmod 0444 "$TSYNC_TMP/d/f.bpf" "$TSYNC_TMP/d/state.json"
+        run_init_as_nobody -f "$TSYNC_TMP/d/f.bpf" --agent-state "$TSYNC_TMP/d/state.json" -- \
+                /bin/sh -c "echo ran"
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
+        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" \
+                "$TSYNC_TMP/d/state.json: cannot remove the container state for the agent: Permission denied"
+        assertEquals "the workload ran" "" "$(cat "$TSYNC_TMP/out")"
+        assertTrue "the state was removed all the same" "[ -e $TSYNC_TMP/d/state.json ]"
+}
+run_init_as_nobody() {
+        timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc \
+                setpriv --reuid=65534 --regid=65534 --clear-groups "$INIT" "$@" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        rc=$?
+}
+
 testOurInitRefusesAForgedTrailer() {
         # "run/a.sock\0m\0" padded: a relative path, checksum sealed over it.
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 2 --trailer 72756e2f612e736f636b006d00000000 \
