@@ -115,7 +115,7 @@ static void help(FILE *f)
                    "  125  verification failed: a thread does not carry the filters, or the proof is not\n"
                    "       possible (no Seccomp_filters in /proc and a filter that denies no probe call)\n"
                    "  126  CMD cannot be executed; or a seccomp agent (listenerPath) is absent, refuses\n"
-                   "       the connection or the listener, or --agent-state cannot be read or removed\n"
+                   "       the connection or the listener, or --agent-state cannot be read\n"
                    "  127  CMD not found\n\n"
                    "After the first filter the init makes only these system calls (everything else,\n"
                    "including opening the /proc files the proof reads, happens before it):\n"
