@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tsync/agent_state.h"
+#include "tsync/agent_deliver.h"
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
@@ -95,7 +95,9 @@ static int read_state(struct oci_state *st, struct tsync_json **ret_doc, struct 
         return 0;
 }
 
-static int load_plan(const struct oci_state *st, struct tsync_plan **ret, struct tsync_err *err)
+/* ret_config: the config too (NULL: not kept). */
+static int load_plan(const struct oci_state *st, struct tsync_plan **ret, struct tsync_json **ret_config,
+                     struct tsync_err *err)
 {
         char path[PATH_MAX + 16];
         (void)snprintf(path, sizeof(path), "%s/config.json", st->bundle);
@@ -106,6 +108,8 @@ static int load_plan(const struct oci_state *st, struct tsync_plan **ret, struct
         r = tsync_plan_from_config(config, ret, err);
         if (r < 0 && r != -ENOENT)
                 return tsync_error_prefix(err, "%s", path);
+        if (r == 0 && ret_config)
+                *ret_config = TAKE_PTR(config);
         return r;
 }
 
@@ -122,14 +126,14 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
  * plan in the bundle's config.json, the host paths. 0; 1 when the config has
  * no plan and that is fine (missing_ok); -1 after printing why not. */
 static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_json **ret_doc,
-                       struct tsync_plan **ret, struct tsync_plan_paths *o)
+                       struct tsync_plan **ret, struct tsync_json **ret_config, struct tsync_plan_paths *o)
 {
         struct tsync_err err = { 0 };
         if (read_state(st, ret_doc, &err) < 0) {
                 cli_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
-        int r = load_plan(st, ret, &err);
+        int r = load_plan(st, ret, ret_config, &err);
         if (r == -ENOENT && missing_ok)
                 return 1;
         if (r < 0) {
@@ -140,16 +144,31 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_st
         return 0;
 }
 
-/* Only this stage knows what a notify agent is told about the container. */
-static int deliver_agent_state(const struct tsync_plan *plan, const struct tsync_plan_paths *o,
+/* Only this stage knows what a notify agent is told about the container
+ * (the host pid above all), and it runs before the container's init: the
+ * state goes into the agent's tmpfs in the container, for the init alone. */
+static int deliver_agent_state(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
+                               const struct tsync_json *config, const struct oci_state *st,
                                const struct tsync_json *state, struct tsync_err *err)
 {
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
-        int r = tsync_agent_state(state, &text, &len, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "the OCI state on stdin, for the notify agent");
-        return tsync_deliver_agent_state(plan, o, text, len, err);
+        /* Filter files are compiled now: a profile changed since the rewrite
+         * must still name the agent whose socket the config mounts. */
+        const char *compiled = plan->delivery == TSYNC_DELIVERY_FILES ? progs->agent_host_path : plan->listener_path;
+        if ((compiled == NULL) != (plan->listener_path == NULL) ||
+            (compiled && strcmp(compiled, plan->listener_path) != 0))
+                return tsync_error(err, EINVAL,
+                                   "listenerPath: the profiles now name %s%s%s, the config was written for %s%s%s: "
+                                   "inject again",
+                                   compiled ? "'" : "", compiled ? compiled : "no agent", compiled ? "'" : "",
+                                   plan->listener_path ? "'" : "",
+                                   plan->listener_path ? plan->listener_path : "no agent",
+                                   plan->listener_path ? "'" : "");
+        if (!plan->listener_path)
+                return 0;
+        int r = tsync_agent_check_config(config, plan, err);
+        if (r == 0)
+                r = tsync_agent_deliver(state, config, st->bundle, err);
+        return r;
 }
 
 static int stage_create(const struct hook_opts *h)
@@ -158,8 +177,8 @@ static int stage_create(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        _cleanup_json_ struct tsync_json *state = NULL;
-        int r = stage_begin(h, false, &st, &state, &plan, &o);
+        _cleanup_json_ struct tsync_json *state = NULL, *config = NULL;
+        int r = stage_begin(h, false, &st, &state, &plan, &config, &o);
         if (r < 0)
                 return CLI_EXIT_FAILED;
         struct tsync_warnings w = { 0 };
@@ -170,8 +189,8 @@ static int stage_create(const struct hook_opts *h)
         cli_warnings(st.id, &w);
         if (r == 0)
                 r = tsync_deliver(plan, &o, &progs, &err);
-        if (r == 0 && progs.agent_metadata)
-                r = deliver_agent_state(plan, &o, state, &err);
+        if (r == 0)
+                r = deliver_agent_state(plan, &progs, config, &st, state, &err);
         tsync_plan_programs_clear(&progs);
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
@@ -195,7 +214,7 @@ static int stage_poststop(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = stage_begin(h, true, &st, NULL, &plan, &o);
+        int r = stage_begin(h, true, &st, NULL, &plan, NULL, &o);
         if (r > 0)
                 return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
         if (r < 0)

@@ -35,12 +35,13 @@ static void help(FILE *f)
                 "The filters are compiled now and carried in the init's own arguments: the bundle holds no\n"
                 "state, and a changed profile takes effect at the next inject. Hooks (createRuntime,\n"
                 "poststop) are added only when the init is lent capabilities (noNewPrivileges false), to\n"
-                "keep them from processes started with `runc exec` or `crun exec`.\n\n"
+                "keep them from processes started with `runc exec` or `crun exec`, and for a notify agent\n"
+                "(listenerPath), whose container state createRuntime writes.\n\n"
                 "      --compile-at-start  compile at every start instead, in a createRuntime hook, into\n"
                 "                        BUNDLE/oci-seccomp-tsync: a changed profile takes effect at the next\n"
                 "                        start (two hook processes per start)\n"
                 "      --no-hooks        never add hooks; refused when capabilities would be lent to the\n"
-                "                        init (set process.noNewPrivileges to true)\n"
+                "                        init (set process.noNewPrivileges to true), and for a notify agent\n"
                 "      --exec            the init execs the workload once the filters hold, so the workload is\n"
                 "                        PID 1 as in a plain run (no reaping or signal forwarding by the init)\n"
                 "      --exec-once[=ERRNO]  the workload's own start is the only execve or execveat allowed:\n"
@@ -156,6 +157,16 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         /* Filters in the arguments need a hook only for the exec view. */
         int r = !files && !io->no_hooks ? tsync_exec_view_lends(plan, &err) : 0;
         if (r > 0)
+                ro.hook_path = self;
+        /* A notify agent's state (the host pid) is createRuntime's to write. */
+        if (r >= 0 && progs.agent_host_path && io->no_hooks) {
+                tsync_plan_programs_clear(&progs);
+                cli_errorf(config_path,
+                           "--no-hooks: a profile has a notify agent (listenerPath), whose container state only our "
+                           "createRuntime hook can write: inject without --no-hooks");
+                return -1;
+        }
+        if (r >= 0 && progs.agent_host_path)
                 ro.hook_path = self;
         if (r >= 0)
                 r = tsync_rewrite_apply(config, plan, &ro, running, &err);

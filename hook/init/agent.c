@@ -8,7 +8,7 @@
  *
  * The state is the hook's (createRuntime knows the host pid, the id, the
  * bundle and the annotations; the init knows none of them): a JSON object,
- * read from --agent-state before the first filter so that the only calls
+ * read from --agent-state and removed before the first filter so that the only calls
  * after the load are the four in tsync/init_calls.h (socket, connect,
  * sendmsg, close). The filter's listenerMetadata is inserted as its
  * "metadata" member, left out when empty (runc's omitempty). */
@@ -65,6 +65,12 @@ int init_agent_prepare(const char *path, const struct init_filter *filters, size
         (void)close(fd);
         if (got < 0) {
                 init_log(path, "cannot read the container state for the agent: %s", init_strerror((int)-got));
+                return INIT_EXIT_CANNOT_EXEC;
+        }
+        /* The state (the host pid, the bundle, the annotations) is the
+         * agent's, never the workload's: gone before the first filter. */
+        if (unlinkat(AT_FDCWD, path, 0) < 0) {
+                init_log(path, "cannot remove the container state for the agent: %s", init_strerror(errno));
                 return INIT_EXIT_CANNOT_EXEC;
         }
         state_len = (size_t)got;

@@ -41,20 +41,6 @@ int tsync_deliver(const struct tsync_plan *plan, const struct tsync_plan_paths *
         return 0;
 }
 
-int tsync_deliver_agent_state(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *text,
-                              size_t len, struct tsync_err *err)
-{
-        if (plan->delivery == TSYNC_DELIVERY_ARGS)
-                return tsync_error(err, EINVAL, "a notify agent's state needs filter files, not filters in arguments");
-        int r = tsync_plan_check_state_dir(plan, o, err);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "%s/%s", plan->state_dir, TSYNC_AGENT_STATE_NAME) < 0)
-                return tsync_error(err, ENOMEM, "out of memory");
-        return tsync_write_atomic(path, text, len, 0444, false, err);
-}
-
 int tsync_deliver_clean(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err)
 {
         if (plan->delivery == TSYNC_DELIVERY_ARGS)

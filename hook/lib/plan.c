@@ -19,6 +19,7 @@ void tsync_plan_free(struct tsync_plan *p)
         tsync_json_free(p->args);
         tsync_json_free(p->capabilities);
         tsync_json_free(p->seccomp);
+        free(p->listener_path);
         free(p);
 }
 
@@ -285,6 +286,8 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
                 r = tsync_json_set(o, "noNewPrivileges", tsync_json_new_bool(p->no_new_privileges));
         if (r == 0 && p->seccomp)
                 r = tsync_json_set(o, "seccomp", tsync_json_copy(p->seccomp));
+        if (r == 0 && p->listener_path)
+                r = tsync_json_set(o, "listenerPath", tsync_json_new_string(p->listener_path));
         tsync_json_free(layers);
         if (r < 0)
                 return tsync_error(err, -r, "writing the plan: %s", strerror(-r));
@@ -427,6 +430,15 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
         if (!p->args || (caps && caps->type != TSYNC_JSON_NULL && !p->capabilities) ||
             (seccomp && seccomp->type != TSYNC_JSON_NULL && !p->seccomp))
                 return tsync_error(err, ENOMEM, "out of memory");
+        /* Absent without a notify agent. */
+        if (tsync_json_get(o, "listenerPath")) {
+                r = plan_string(o, "listenerPath", &p->listener_path, err);
+                if (r < 0)
+                        return r;
+                if (p->listener_path[0] != '/')
+                        return tsync_error(err, EINVAL, "plan.listenerPath: '%s' is not an absolute path",
+                                           p->listener_path);
+        }
         *ret = TAKE_PTR(p);
         return 0;
 }

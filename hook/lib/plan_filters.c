@@ -201,17 +201,10 @@ int tsync_plan_encode_filter(const struct tsync_plan_programs *progs, size_t k, 
 /* Marks ret's newest program as the agent's when p hands its listener to one
  * (NOTIFY actions; a listenerPath alone gets nothing from runc either). The
  * kernel gives one listener per filter chain, so one agent at most. */
-static int mark_agent(const struct tsync_plan *plan, const struct tsync_profile *p, struct tsync_plan_programs *ret,
-                      struct tsync_err *err)
+static int mark_agent(const struct tsync_profile *p, struct tsync_plan_programs *ret, struct tsync_err *err)
 {
         if (!tsync_profile_has_notify_action(p))
                 return 0;
-        /* The agent's state is createRuntime's to write, beside the filter files. */
-        if (plan->delivery != TSYNC_DELIVERY_FILES)
-                return tsync_error(err, EINVAL,
-                                   "SCMP_ACT_NOTIFY: a notify agent gets the container's state from the createRuntime "
-                                   "hook, through filter files: filters in the init's arguments cannot carry it "
-                                   "(use inject --compile-at-start; not with precreate)");
         if (ret->agent_metadata)
                 return tsync_error(err, EINVAL,
                                    "a second filter with SCMP_ACT_NOTIFY: the kernel allows one listener per "
@@ -278,7 +271,7 @@ int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_pa
                 if (is_exec_once(plan, k))
                         ret->progs[ret->n]->listener = TSYNC_LISTENER_EXEC_ONCE;
                 else
-                        r = mark_agent(plan, p, ret, err);
+                        r = mark_agent(p, ret, err);
                 ret->n++;
                 if (r < 0) {
                         char label[128];

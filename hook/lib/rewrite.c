@@ -155,6 +155,40 @@ static int add_mount(struct tsync_json *mounts, const char *source, const char *
         return r;
 }
 
+/* The notify agent's private state directory (TSYNC_CONTAINER_AGENT_DIR): a
+ * small tmpfs owned by process.user, whom the init runs as, and no one else.
+ * Runtimes give a tmpfs the mode of a mount point that exists already (runc
+ * does), so createRuntime checks the mode it finds before it writes. */
+static int add_agent_tmpfs(struct tsync_json *mounts, const struct tsync_json *user)
+{
+        uint64_t uid = 0, gid = 0;
+        (void)tsync_json_u64(tsync_json_get(user, "uid"), "uid", &uid, NULL);
+        (void)tsync_json_u64(tsync_json_get(user, "gid"), "gid", &gid, NULL);
+        char uid_opt[32], gid_opt[32];
+        (void)snprintf(uid_opt, sizeof(uid_opt), "uid=%" PRIu64, uid);
+        (void)snprintf(gid_opt, sizeof(gid_opt), "gid=%" PRIu64, gid);
+        _cleanup_json_ struct tsync_json *m = tsync_json_new_object();
+        struct tsync_json *opts = tsync_json_new_array();
+        int r = m && opts ? 0 : -ENOMEM;
+        if (r == 0)
+                r = tsync_json_set(m, "destination", tsync_json_new_string(TSYNC_CONTAINER_AGENT_DIR));
+        if (r == 0)
+                r = tsync_json_set(m, "type", tsync_json_new_string("tmpfs"));
+        if (r == 0)
+                r = tsync_json_set(m, "source", tsync_json_new_string("tmpfs"));
+        const char *o[] = {
+                "nosuid", "nodev", "noexec", "size=" TSYNC_AGENT_TMPFS_SIZE, "mode=0700", uid_opt, gid_opt
+        };
+        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(o); i++)
+                r = tsync_json_append(opts, tsync_json_new_string(o[i]));
+        if (r == 0)
+                r = tsync_json_set(m, "options", TAKE_PTR(opts));
+        tsync_json_free(opts);
+        if (r == 0)
+                r = tsync_json_append(mounts, TAKE_PTR(m));
+        return r;
+}
+
 static int add_hook(struct tsync_json *hooks, enum tsync_stage stage, const struct tsync_rewrite_opts *o,
                     struct tsync_err *err)
 {
@@ -437,12 +471,12 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
          * would be the runtime's working directory's. */
         if (agent && agent[0] != '/')
                 return tsync_error(err, EINVAL, "listenerPath '%s' is not an absolute path", agent);
-        /* The agent's state is createRuntime's to write, beside the filter files. */
-        if (agent && plan->delivery != TSYNC_DELIVERY_FILES)
+        /* The agent's state is our createRuntime hook's to write: an engine
+         * runs it from its hooks directory, anyone else needs it in the config. */
+        if (agent && !o->hook_path && !o->from_engine)
                 return tsync_error(err, EINVAL,
-                                   "listenerPath: a notify agent gets the container's state from the createRuntime "
-                                   "hook, through filter files: filters in the init's arguments cannot carry it "
-                                   "(use inject --compile-at-start; not with precreate)");
+                                   "listenerPath: a notify agent gets the container's state from our createRuntime "
+                                   "hook, and this rewrite adds no hooks");
 
         /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
@@ -518,6 +552,8 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
          * nothing else of the host: only the socket is mounted. */
         if (r == 0 && agent)
                 r = add_mount(mounts, agent, TSYNC_CONTAINER_AGENT, false);
+        if (r == 0 && agent)
+                r = add_agent_tmpfs(mounts, tsync_json_get(process, "user"));
         if (r < 0)
                 return tsync_error(err, -r, "mounts: %s", strerror(-r));
         if (o->hook_path) {
@@ -533,7 +569,10 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         }
 
         _cleanup_free_ char *text = NULL;
-        r = tsync_plan_to_json(plan, &text, err);
+        /* The plan records the agent, for createRuntime and for undo. */
+        struct tsync_plan recorded = *plan;
+        recorded.listener_path = (char *)agent;
+        r = tsync_plan_to_json(&recorded, &text, err);
         if (r < 0)
                 return r;
         struct tsync_json *annotations = tsync_json_get_object(config, "annotations");
@@ -552,7 +591,6 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
 struct earlier_opts {
         struct filter_data data; /* copies of the --filter-data texts */
         const char *init_path;
-        const char *agent_path; /* the agent socket's mount source, or NULL */
         const char *hook_path;
         const char *hook_args[8];
         size_t n_hook_args;
@@ -572,8 +610,6 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
                 const char *dest = string_or(tsync_json_get(m, "destination"), "");
                 if (strcmp(dest, TSYNC_CONTAINER_INIT) == 0)
                         e->init_path = string_or(tsync_json_get(m, "source"), "");
-                else if (strcmp(dest, TSYNC_CONTAINER_AGENT) == 0 && !e->agent_path)
-                        e->agent_path = string_or(tsync_json_get(m, "source"), "");
         }
         const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
         for (size_t i = 1; args && args->type == TSYNC_JSON_ARRAY && i + 1 < args->u.array.len; i++) {
@@ -661,7 +697,7 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
         _cleanup_plan_ struct tsync_plan *again = NULL;
         r = tsync_plan_new(expected, &req, plan->state_dir, &again, err);
         if (r == 0)
-                r = apply_plan(expected, again, &eo, &e.data, e.agent_path, false, err);
+                r = apply_plan(expected, again, &eo, &e.data, plan->listener_path, false, err);
         if (r < 0)
                 return tsync_error_prefix(err, "annotations.%s: not a plan inject wrote", TSYNC_ANNOTATION_PLAN);
         if (running) {

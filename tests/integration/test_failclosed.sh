@@ -90,9 +90,6 @@ P ValueTwoWithEq cihp "only SCMP_CMP_MASKED_EQ uses a second value" 'J "{\"names
 P WaitKillableWithoutListener cihpr "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a notification listener" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"flags\": [\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"]}"'
 P DockerArchesAndArchMap cihp "architectures: cannot be combined with archMap" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": [\"SCMP_ARCH_X86_64\"], \"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": []}]}"'
 P DockerUnknownErrnoName cihp "errno 'EWHATEVER' is unknown" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"archMap\": [], \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\", \"errno\": \"EWHATEVER\"}]}"'
-# A seccomp agent gets its state from createRuntime through filter files: filters in the init's
-# arguments (inject without --compile-at-start, precreate) cannot carry it.
-P Notify ip "filters in the init's arguments cannot carry it" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 # issue 12: notify. The rules a notify profile keeps (runc's words for runc's two), refused with
 # their own reason before the refusal above.
 P NotifyOnWrite ihpr "syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"write\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
@@ -410,9 +407,6 @@ I StateDirIsAFile "oci-seccomp-tsync" 'echo x >"$W/b/oci-seccomp-tsync"' '--comp
 I StateDirWorldWritable "writable by it alone" 'mkdir -m 0777 "$W/b/oci-seccomp-tsync" && chmod 0777 "$W/b/oci-seccomp-tsync"' '--compile-at-start --profile "$GOOD"'
 I ReplaceBrokenLinuxSeccomp "errnoRet: 4095 is above the largest errno" \
         'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_ERRNO\", errnoRet: 4095}]}"' \
-        '--replace'
-I ReplaceNotifyInLinuxSeccomp "filters in the init's arguments cannot carry it" \
-        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}"' \
         '--replace'
 # issue 12, notify agents: the kernel takes one listener per process, so one agent at most, and
 # none over a linux.seccomp the runtime loads with its own.
@@ -1217,6 +1211,54 @@ testRuntimeRefusalReachesTheJsonLogAsItsLastError() {
         assert_refused "oci-seccomp-tsync: $id: " "layer 'nope'"
         assertEquals "$(cat "$W/err")" "$(jq -r 'select(.level == "error") | .msg' "$W/log.json" | tail -n 1)"
 }
+
+# ---------------------------------------------------------------------------------------------
+# issue 12: agent state. A notify agent's state (the host pid, the bundle, the annotations) goes
+# from createRuntime into the agent's private tmpfs in the container and nowhere else: inject
+# never leaves that hook out, and createRuntime writes only into the very tmpfs the rewrite
+# mounted, at the plan's agent. The hook is called directly, with the pid of this shell (a
+# process whose root holds no such tmpfs) unless a row mounts one.
+
+NOTIFY_LAYER='{"defaultAction": "SCMP_ACT_ALLOW", "listenerPath": "/run/agent.sock", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_NOTIFY"}]}'
+I NotifyWithoutHooks "--no-hooks: a profile has a notify agent (listenerPath), whose container state only our createRuntime hook can write" \
+        'tsync_json_edit "$W/b/config.json" ".process.noNewPrivileges = true" && echo "$NOTIFY_LAYER" >"$W/n.json"' \
+        '--no-hooks --profile "$W/n.json"'
+
+# agent_injected [INJECT-OPTIONS...]: $W/b injected with the notify layer $W/n.json.
+agent_injected() {
+        bundle "$W/b"
+        echo "$NOTIFY_LAYER" >"$W/n.json"
+        "$OCI" inject --cache-dir "$W/cache" "$@" --profile "$W/n.json" "$W/b" >/dev/null || fail "inject"
+}
+agent_state() { # agent_state ID: the OCI state, with this shell's pid
+        jq -cn --arg id "$1" --arg b "$W/b" --argjson pid $$ \
+                '{ociVersion: "1.0.2", id: $id, status: "creating", pid: $pid, bundle: $b}'
+}
+# A NAME CAUSE SETUP [INJECT-OPTIONS]: createRuntime refuses the agent bundle broken by SETUP, and
+# writes no state anywhere in the root directory.
+A() {
+        row "HookCreateRuntimeAgent$1" "agent_injected ${4:-}; $3;" \
+                "agent_state fc-$1 | hook createRuntime --cache-dir \"\$W/cache\";" \
+                "assert_refused $(q "oci-seccomp-tsync: fc-$1: ") $(qq "$2") 1;" \
+                "assertEquals 'a state was written' '' \"\$(find \"\$W/b/rootfs\" -name state.json)\";" \
+                "assert_no_filters \"\$W/b/oci-seccomp-tsync\""
+}
+A SocketMountChanged "].source: '/etc/shadow', but the plan's listenerPath is '/run/agent.sock'" \
+        'tsync_json_edit "$W/b/config.json" "(.mounts[] | select(.destination == \"/.oci-seccomp-tsync/agent.sock\") | .source) = \"/etc/shadow\""'
+A NoStateTmpfs "mounts: no /.oci-seccomp-tsync/agent mount for the notify agent's state" \
+        'tsync_json_edit "$W/b/config.json" "del(.mounts[] | select(.destination == \"/.oci-seccomp-tsync/agent\"))"'
+A StateMountNotATmpfs "/.oci-seccomp-tsync/agent is a 'bind' mount, not the agent's tmpfs" \
+        'tsync_json_edit "$W/b/config.json" "(.mounts[] | select(.destination == \"/.oci-seccomp-tsync/agent\") | .type) = \"bind\""'
+A PlanListenerPathRelative "plan.listenerPath: 'run/agent.sock' is not an absolute path" \
+        'tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .listenerPath = \"run/agent.sock\" | tojson)"'
+A NoContainer "the notify agent's state directory /.oci-seccomp-tsync/agent in the container (pid $$): No such file or directory" ':'
+A SymlinkInTheImage "in the container (pid $$): Too many levels of symbolic links" \
+        'mkdir -p "$W/b/rootfs/.oci-seccomp-tsync" && ln -s /dev/shm "$W/b/rootfs/.oci-seccomp-tsync/agent"'
+A DirectoryInTheImage "mount, not a tmpfs" 'mkdir -p "$W/b/rootfs/.oci-seccomp-tsync/agent"'
+A ProfileLostItsAgent "listenerPath: the profiles now name no agent, the config was written for '/run/agent.sock': inject again" \
+        'cp "$GOOD" "$W/n.json"' --compile-at-start
+A ProfileNamesAnotherAgent "listenerPath: the profiles now name '/run/other.sock', the config was written for '/run/agent.sock'" \
+        'sed -i "s|/run/agent.sock|/run/other.sock|" "$W/n.json"' --compile-at-start
 
 # ---------------------------------------------------------------------------------------------
 # Rows from the profile table

@@ -9,6 +9,8 @@
 # our init must match when it loads such a profile itself.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
+# podman_hooks_dir; its PROBE (a script) is replaced by ours below.
+. "$HERE/hooklib.sh"
 
 OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
 WRAP=
@@ -22,6 +24,7 @@ oneTimeSetUp() {
 setUp() {
         tsync_test_begin
         WRAP=
+        AT_START=--compile-at-start
         AGENT_PID=
 }
 tearDown() {
@@ -64,13 +67,14 @@ notify_bundle() {
 # wrap BUNDLE: with WRAP=layer the config's notify profile becomes a layer (`inject --profile`)
 # over a config without linux.seccomp; with WRAP=replace, `inject --replace` moves it to our init;
 # else the runtime applies it itself.
+# AT_START=--compile-at-start: filter files; else (the default) the filters in the init's arguments.
 wrap() {
         case "$WRAP" in
         layer)
                 jq .linux.seccomp "$1/config.json" >"$1/notify.json" || return 1
                 tsync_json_edit "$1/config.json" 'del(.linux.seccomp)' || return 1
-                "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --compile-at-start --profile "$1/notify.json" "$1" ;;
-        replace) "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --compile-at-start --replace "$1" ;;
+                "$OCI" inject --cache-dir "$TSYNC_TMP/cache" $AT_START --profile "$1/notify.json" "$1" ;;
+        replace) "$OCI" inject --cache-dir "$TSYNC_TMP/cache" $AT_START --replace "$1" ;;
         esac
 }
 
@@ -233,6 +237,38 @@ testOurInitRefusesAnAgentFilterWithoutTheStateAndTheStateWithoutOne() {
         assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
 }
 
+# The state is the agent's alone: the init removes it before its first filter, and a state it
+# cannot remove stops it (here: the init as nobody, the file in a directory of root's).
+testOurInitRemovesTheStateBeforeTheWorkloadRuns() {
+        start_agent || return
+        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" m || fail "filter_file.py"
+        echo "$STATE" >"$TSYNC_TMP/state.json"
+        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c \
+                "[ -e $TSYNC_TMP/state.json ] && echo present || echo gone"
+        assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "what the workload found" gone "$(cat "$TSYNC_TMP/out")"
+}
+testOurInitDoesNotStartWhenItCannotRemoveTheState() {
+        chmod 0755 "$TSYNC_TMP"
+        mkdir -m 0755 "$TSYNC_TMP/d"
+        agent_filter "$TSYNC_TMP/d/f.bpf" "$TSYNC_TMP/agent.sock" m || fail "filter_file.py"
+        echo "$STATE" >"$TSYNC_TMP/d/state.json"
+        chmod 0444 "$TSYNC_TMP/d/f.bpf" "$TSYNC_TMP/d/state.json"
+        run_init_as_nobody -f "$TSYNC_TMP/d/f.bpf" --agent-state "$TSYNC_TMP/d/state.json" -- \
+                /bin/sh -c "echo ran"
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
+        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" \
+                "$TSYNC_TMP/d/state.json: cannot remove the container state for the agent: Permission denied"
+        assertEquals "the workload ran" "" "$(cat "$TSYNC_TMP/out")"
+        assertTrue "the state was removed all the same" "[ -e $TSYNC_TMP/d/state.json ]"
+}
+run_init_as_nobody() {
+        timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc \
+                setpriv --reuid=65534 --regid=65534 --clear-groups "$INIT" "$@" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        rc=$?
+}
+
 testOurInitRefusesAForgedTrailer() {
         # "run/a.sock\0m\0" padded: a relative path, checksum sealed over it.
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 2 --trailer 72756e2f612e736f636b006d00000000 \
@@ -262,6 +298,192 @@ testLayerUnderRuncDoesNotStartWithoutAnAgent() { WRAP=layer no_agent_no_start ru
 testReplaceUnderRuncDoesNotStartWhenTheAgentIsGone() { WRAP=replace no_agent_no_start runc gone; }
 testLayerUnderCrunAnswersComeFromTheAgentInEveryThread() { WRAP=layer answers_in_every_thread crun; }
 testReplaceUnderCrunSendsTheAgentTheContainerProcessState() { WRAP=replace the_state_is_sent crun; }
+
+# The default delivery (issue 12): the filters in the init's arguments, and the agent's state written
+# by the createRuntime hook inject adds for an agent, into the agent's private tmpfs.
+testDefaultDeliveryLayerUnderRuncAnswersComeFromTheAgentInEveryThread() {
+        AT_START= WRAP=layer answers_in_every_thread runc
+}
+testDefaultDeliveryReplaceUnderRuncAnswersComeFromTheAgentInEveryThread() {
+        AT_START= WRAP=replace answers_in_every_thread runc
+}
+testDefaultDeliveryLayerUnderRuncSendsTheAgentTheContainerProcessState() {
+        AT_START= WRAP=layer the_state_is_sent runc
+}
+testDefaultDeliveryReplaceUnderRuncSendsTheAgentTheContainerProcessState() {
+        AT_START= WRAP=replace the_state_is_sent runc
+}
+testDefaultDeliveryLayerUnderRuncDoesNotStartWithoutAnAgent() { AT_START= WRAP=layer no_agent_no_start runc absent; }
+testDefaultDeliveryReplaceUnderRuncDoesNotStartWhenTheAgentIsGone() {
+        AT_START= WRAP=replace no_agent_no_start runc gone
+}
+testDefaultDeliveryLayerUnderCrunAnswersComeFromTheAgentInEveryThread() {
+        AT_START= WRAP=layer answers_in_every_thread crun
+}
+testDefaultDeliveryReplaceUnderCrunAnswersComeFromTheAgentInEveryThread() {
+        AT_START= WRAP=replace answers_in_every_thread crun
+}
+testDefaultDeliveryLayerUnderCrunSendsTheAgentTheContainerProcessState() {
+        AT_START= WRAP=layer the_state_is_sent crun
+}
+testDefaultDeliveryReplaceUnderCrunDoesNotStartWithoutAnAgent() { AT_START= WRAP=replace no_agent_no_start crun absent; }
+
+# The plan records the agent's listenerPath, as schema/plan.schema.json says (and the schema refuses
+# a relative one).
+testThePlanRecordsTheListenerPathAsItsSchemaSays() {
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/threads_probe getppid || fail "bundle"
+        AT_START= WRAP=replace wrap "$TSYNC_TMP/b" || fail "inject"
+        jq -r '.annotations["io.oci-seccomp-tsync.plan"]' "$TSYNC_TMP/b/config.json" >"$TSYNC_TMP/plan.json"
+        assertEquals "plan.listenerPath" "$TSYNC_TMP/agent.sock" "$(jq -r .listenerPath "$TSYNC_TMP/plan.json")"
+        python3 "$TSYNC_TOP/tests/tools/validate_json.py" "$TSYNC_TOP/schema/plan.schema.json" \
+                "$TSYNC_TMP/plan.json" >"$TSYNC_TMP/v.out" 2>&1 || fail "$(cat "$TSYNC_TMP/v.out")"
+        jq '.listenerPath = "run/agent.sock"' "$TSYNC_TMP/plan.json" >"$TSYNC_TMP/bad.json"
+        assertFalse "a relative listenerPath passes the schema" \
+                "python3 $TSYNC_TOP/tests/tools/validate_json.py $TSYNC_TOP/schema/plan.schema.json $TSYNC_TMP/bad.json"
+        assertEquals "createRuntime and poststop hooks for the agent" '["createRuntime","poststop"]' \
+                "$(jq -c '.hooks | keys' "$TSYNC_TMP/b/config.json")"
+}
+
+# the_state_is_private RUNTIME: the workload finds the agent's tmpfs empty (the init removed the
+# state before its first filter), while the agent got the state; nothing of it in the filters' mount.
+the_state_is_private() {
+        local rt=$1 id
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'ls -a /.oci-seccomp-tsync/agent; cat /.oci-seccomp-tsync/agent/state.json /.oci-seccomp-tsync/filters/state.json 2>&1; echo end' \
+                || fail "bundle"
+        id=$(tsync_unique_id "private-$rt")
+        run_rt "$rt" "$id" "$TSYNC_TMP/b"
+        assertEquals "$rt run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertNotContains "the workload read the state: $(cat "$TSYNC_TMP/out")" "$(cat "$TSYNC_TMP/out")" '"pid"'
+        assertEquals "what the workload saw" ".
+..
+cat: can't open '/.oci-seccomp-tsync/agent/state.json': No such file or directory
+cat: can't open '/.oci-seccomp-tsync/filters/state.json': No such file or directory
+end" "$(cat "$TSYNC_TMP/out")"
+        assertEquals "$rt: the agent got the state: $(cat "$TSYNC_TMP/agent.log")" "$id" \
+                "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
+}
+testTheWorkloadCannotReadTheAgentsStateUnderRunc() { AT_START= WRAP=layer the_state_is_private runc; }
+testTheWorkloadCannotReadTheAgentsStateUnderCrun() { AT_START= WRAP=replace the_state_is_private crun; }
+testTheWorkloadCannotReadTheAgentsStateWithFilterFiles() { WRAP=layer the_state_is_private runc; }
+
+# process.user: the agent's tmpfs is the user's, and the init connects to the socket as the user,
+# so the socket must let the user connect (the test agent makes it 0600, root's).
+# as_user RUNTIME SOCKET-MODE: the 4-thread workload as uid 1000; status in rc.
+as_user() {
+        local rt=$1 id
+        start_agent || return
+        chmod "$2" "$TSYNC_TMP/agent.sock"
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'ls -a /.oci-seccomp-tsync/agent; id -u; exec /bin/threads_probe -n 4 getppid' || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.process.user = {uid: 1000, gid: 1000}' || fail "user"
+        id=$(tsync_unique_id "user-$rt")
+        AT_START= WRAP=layer run_rt "$rt" "$id" "$TSYNC_TMP/b"
+}
+testAnAgentServesAWorkloadOfAnotherUserWhenItsSocketLetsItConnect() {
+        as_user runc 0666
+        assertEquals "runc run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the workload (uid 1000) found the agent's tmpfs empty" ".
+..
+1000" "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+}
+testASocketTheUserCannotConnectToStopsTheStart() {
+        as_user runc 0600
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/err")" "cannot reach the seccomp agent (listenerPath): Permission denied"
+        assertEquals "the workload ran: $(cat "$TSYNC_TMP/out")" "" "$(grep '^tid=' "$TSYNC_TMP/out")"
+}
+
+# The image's own /.oci-seccomp-tsync/agent: runc gives the tmpfs that directory's mode, so one
+# that others can write to is refused by createRuntime; one that only its owner writes to is fine.
+image_dir() {
+        local id
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'ls -a /.oci-seccomp-tsync/agent; exec /bin/threads_probe getppid' || fail "bundle"
+        mkdir -p "$TSYNC_TMP/b/rootfs/.oci-seccomp-tsync/agent"
+        chmod "$1" "$TSYNC_TMP/b/rootfs/.oci-seccomp-tsync/agent"
+        id=$(tsync_unique_id "imagedir")
+        AT_START= WRAP=replace run_rt runc "$id" "$TSYNC_TMP/b"
+}
+testAnAgentDirectoryOthersCanWriteToInTheImageIsRefused() {
+        image_dir 0777
+        assertNotEquals "runc started it" 0 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/err")" "/.oci-seccomp-tsync/agent: mode 0777: others can write to it: refusing"
+        assertEquals "the workload ran: $(cat "$TSYNC_TMP/out")" "" "$(cat "$TSYNC_TMP/out")"
+        assertEquals "the agent got a listener" "" "$(cat "$TSYNC_TMP/agent.log")"
+}
+testAnAgentDirectoryInTheImageThatOnlyItsOwnerWritesToIsFine() {
+        image_dir 0755
+        assertEquals "runc run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "the workload found the agent's tmpfs empty" ".
+.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+}
+
+# Podman (rootful): the precreate hook rewrites the config for a layer named by annotation, and the
+# createRuntime hook from the same hooks.d writes the agent's state.
+podman_notify() {
+        local rt=$1 name state
+        start_agent || return
+        mkdir -p "$TSYNC_TMP/profiles" "$TSYNC_TMP/rootfs"
+        jq -n --arg sock "$TSYNC_TMP/agent.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock,
+                listenerMetadata: "podman", architectures: ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
+                syscalls: [{names: ["mkdir", "mkdirat", "getppid"], action: "SCMP_ACT_NOTIFY"}]}' \
+                >"$TSYNC_TMP/profiles/notify.json"
+        podman_hooks_dir "$TSYNC_TMP/hooks.d" "$TSYNC_TMP/profiles" "" "$TSYNC_TMP/cache" || fail "hooks.d"
+        make_rootfs "$TSYNC_TMP/rootfs" "$PROBE" || fail "rootfs"
+        name=$(tsync_unique_id "notify-podman-$rt")
+        podman --hooks-dir "$TSYNC_TMP/hooks.d" run --rm --name "$name" --runtime "$rt" --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --annotation io.oci-seccomp-tsync.layers=notify --rootfs "$TSYNC_TMP/rootfs" \
+                /bin/sh -c 'ls -a /.oci-seccomp-tsync/agent; exec /bin/threads_probe -n 4 getppid' \
+                </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        rc=$?
+        assertEquals "podman run ($rt): $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the workload found the agent's tmpfs empty" ".
+.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        state=$(sed -n 1p "$TSYNC_TMP/agent.log")
+        assertEquals "metadata: $state" podman "$(jq -r .metadata <<<"$state")"
+        [[ "$(jq -r .state.id <<<"$state")" =~ ^[0-9a-f]{64}$ ]] || fail "state.id is no Podman id: $state"
+        jq -e '.pid > 1 and .state.status == "creating"' <<<"$state" >/dev/null || fail "state: $state"
+        jq -e '.state.annotations | has("io.oci-seccomp-tsync.plan") | not' <<<"$state" >/dev/null ||
+                fail "our plan reached the agent: $state"
+}
+# (crun under Podman needs this host's cgroup workaround, see test_exec_parity.sh: runc only.)
+testPodmanRunsANotifyLayerByAnnotationUnderRunc() { podman_notify runc; }
+
+# The runtime wrapper (oci-seccomp-tsync-runtime): precreate's rewrite for a layer named on its
+# command line, with our createRuntime hook in the config for the agent's state.
+testTheRuntimeWrapperRunsANotifyLayerUnderRunc() {
+        local id
+        start_agent || return
+        mkdir -p "$TSYNC_TMP/profiles"
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
+                'ls -a /.oci-seccomp-tsync/agent; exec /bin/threads_probe -n 4 getppid' || fail "bundle"
+        jq .linux.seccomp "$TSYNC_TMP/b/config.json" >"$TSYNC_TMP/profiles/notify.json" || fail "profile"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" 'del(.linux.seccomp)' || fail "config"
+        : >"$TSYNC_TMP/runtime.conf"
+        id=$(tsync_unique_id "notify-wrapper")
+        _tsync_register runc "$id"
+        "$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" --runtime-config="$TSYNC_TMP/runtime.conf" \
+                --profile-dir="$TSYNC_TMP/profiles" --cache-dir="$TSYNC_TMP/cache" --layers=notify \
+                run -b "$TSYNC_TMP/b" "$id" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        rc=$?
+        _tsync_remove_container runc "$id"
+        _tsync_unregister runc "$id"
+        assertEquals "wrapper run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the workload found the agent's tmpfs empty" ".
+.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        assertEquals "state.id" "$id" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
+}
 
 . shunit2
 

@@ -62,6 +62,11 @@ oneTimeSetUp() {
                 build=$SUITE_TMP/build
                 mkdir -p "$build/bin" && cp "$OCI" "$INIT" "$build/bin/" && chmod -R a+rX "$build" || exit 1
         fi
+        RL_AGENT=$TSYNC_TOOLS/seccomp_agent
+        if ! runuser -u "$RL_USER" -- test -x "$RL_AGENT"; then
+                RL_AGENT=$SUITE_TMP/seccomp_agent
+                cp "$TSYNC_TOOLS/seccomp_agent" "$RL_AGENT" && chmod a+rx "$RL_AGENT" || exit 1
+        fi
         mkdir -p "$SUITE_TMP/profiles"
         cp "$PROFILES/deny-mkdir.json" "$SUITE_TMP/profiles/"
         HOOKS=$SUITE_TMP/hooks.d
@@ -224,6 +229,43 @@ testTheUsersOwnCacheIsUsed() {
         urun --annotation "$ANN" -- "mkdir /tmp/x"
         grep -q "Disk quota exceeded" "$TSYNC_TMP/err" || fail "second run: $(cat "$TSYNC_TMP/err")"
         assertEquals "the entry was written again" "$before" "$(stat -c '%Y %i' "$entry")"
+}
+
+# A notify agent (issue 12): the user's own agent on a socket of the user's, a layer naming it by
+# annotation; the state reaches the agent through the createRuntime hook, run in the user's namespace.
+# ustart_agent DIR: the agent, as the test user, on DIR/agent.sock; its pid in AGENT_PID.
+ustart_agent() {
+        local dir=$1 i
+        mkdir -p "$dir" && chown "$RL_USER:" "$dir" && chmod 0755 "$dir" || return 1
+        runuser -u "$RL_USER" -- "$RL_AGENT" "$dir/agent.sock" "$dir/agent.log" >"$dir/agent.out" 2>"$dir/agent.err" &
+        AGENT_PID=$!
+        for ((i = 0; i < 100; i++)); do
+                grep -qx ready "$dir/agent.out" 2>/dev/null && return 0
+                sleep 0.05
+        done
+        fail "the agent did not start: $(cat "$dir/agent.err")"
+        return 1
+}
+
+testANotifyLayerGetsItsAnswersFromTheUsersAgent() {
+        local dir=$SUITE_TMP/agent-$$ state
+        ustart_agent "$dir" || return
+        jq -n --arg sock "$dir/agent.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock,
+                listenerMetadata: "rootless", syscalls: [{names: ["mkdir", "mkdirat", "getppid"], action: "SCMP_ACT_NOTIFY"}]}' \
+                >"$SUITE_TMP/profiles/notify.json" && chmod a+r "$SUITE_TMP/profiles/notify.json"
+        urun --annotation io.oci-seccomp-tsync.layers=notify -- \
+                'ls -a /.oci-seccomp-tsync/agent; exec /bin/threads_probe -n 4 getppid'
+        kill -TERM "$AGENT_PID" 2>/dev/null
+        wait "$AGENT_PID" 2>/dev/null
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the workload found the agent's tmpfs empty" ".
+.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        state=$(sed -n 1p "$dir/agent.log")
+        assertEquals "metadata: $state" rootless "$(jq -r .metadata <<<"$state")"
+        jq -e '.pid > 1 and .state.status == "creating" and (.state.id | test("^[0-9a-f]{64}$"))' \
+                <<<"$state" >/dev/null || fail "state: $state"
 }
 
 . shunit2

@@ -634,13 +634,68 @@ static void test_rewrite_agent_socket_mount(void)
 
         progs.agent_host_path = (char *)"/run/agent/host.sock";
         req.delivery = TSYNC_DELIVERY_ARGS;
+        o.hook_path = NULL;
         c = unit_parse(base_config);
         process = c ? tsync_json_get_mut(c, "process") : NULL;
         r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
         err.msg[0] = '\0';
         r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
-        tap_ok(r == -EINVAL && strstr(err.msg, "filters in the init's arguments cannot carry it"),
-               "test_rewrite_refuses_an_agent_with_filters_in_arguments (%s)", err.msg);
+        tap_ok(r == -EINVAL && strstr(err.msg, "from our createRuntime hook, and this rewrite adds no hooks"),
+               "test_rewrite_refuses_an_agent_without_our_hooks (%s)", err.msg);
+        tsync_json_free(c);
+}
+
+/* The agent's state goes through a private tmpfs (owned by process.user) and
+ * our createRuntime hook, with filters in the init's arguments too; the plan
+ * records the listenerPath, and undo refuses a socket mount changed since. */
+static void test_rewrite_agent_state_tmpfs(void)
+{
+        struct tsync_err err = { 0 };
+        struct sock_filter insns[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+                                       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
+        struct tsync_program a = { .insns = insns, .len = 2, .listener = TSYNC_LISTENER_AGENT };
+        struct tsync_plan_programs progs = { .progs = { &a },
+                                             .n = 1,
+                                             .agent_host_path = (char *)"/run/agent/host.sock",
+                                             .agent_metadata = (char *)"m" };
+        struct tsync_request req = { .layers = { "/etc/p/notify.json" },
+                                     .n_layers = 1,
+                                     .delivery = TSYNC_DELIVERY_ARGS };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        .hook_path = "/usr/bin/oci-seccomp-tsync",
+                                        .progs = &progs };
+        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
+        int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
+        r = r ?: tsync_json_set(process, "user", unit_parse("{\"uid\": 1000, \"gid\": 100}"));
+        r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
+        const struct tsync_json *m = r == 0 ? mount_at(c, TSYNC_CONTAINER_AGENT_DIR) : NULL;
+        const struct tsync_json *opts = tsync_json_get(m, "options");
+        tap_ok(m && strcmp(tsync_json_get(m, "type")->u.string.ptr, "tmpfs") == 0 && has(opts, "uid=1000") &&
+                       has(opts, "gid=100") && has(opts, "mode=0700") && has(opts, "noexec") &&
+                       has(opts, "size=" TSYNC_AGENT_TMPFS_SIZE),
+               "test_rewrite_mounts_the_agents_private_tmpfs_for_process_user (%s)", err.msg);
+        const struct tsync_json *rt = tsync_json_get(tsync_json_get(c, "hooks"), "createRuntime");
+        tap_ok(rt && rt->type == TSYNC_JSON_ARRAY && rt->u.array.len == 1,
+               "test_rewrite_adds_createruntime_for_an_agent_with_filters_in_arguments (%s)", err.msg);
+        struct tsync_plan *plan = NULL;
+        r = r ?: tsync_plan_from_config(c, &plan, &err);
+        tap_ok(r == 0 && plan->listener_path && strcmp(plan->listener_path, "/run/agent/host.sock") == 0,
+               "test_rewrite_records_the_listener_path_in_the_plan (%s)", err.msg);
+        tsync_plan_free(plan);
+
+        /* A socket mount edited after the rewrite. */
+        struct tsync_json *mounts = c ? tsync_json_get_mut(c, "mounts") : NULL;
+        for (size_t i = 0; mounts && i < mounts->u.array.len; i++)
+                if (strcmp(tsync_json_get(mounts->u.array.items[i], "destination")->u.string.ptr,
+                           TSYNC_CONTAINER_AGENT) == 0)
+                        (void)tsync_json_set(mounts->u.array.items[i], "source", tsync_json_new_string("/etc/shadow"));
+        char *running = NULL;
+        err.msg[0] = '\0';
+        r = c ? tsync_rewrite_undo(c, false, &running, &err) : -EINVAL;
+        tap_ok(r == -EPERM && strstr(err.msg, "not what inject wrote"),
+               "test_rewrite_undo_refuses_an_agent_socket_mount_changed_after_the_rewrite (%s)", err.msg);
+        free(running);
         tsync_json_free(c);
 }
 
@@ -660,5 +715,6 @@ int main(void)
         test_rewrite_filters_in_the_init_arguments();
         test_rewrite_exec_once_argument();
         test_rewrite_agent_socket_mount();
+        test_rewrite_agent_state_tmpfs();
         return tap_done();
 }

@@ -13,12 +13,6 @@
 int tsync_deliver(const struct tsync_plan *plan, const struct tsync_plan_paths *o,
                   const struct tsync_plan_programs *progs, struct tsync_err *err);
 
-/* Writes the agent's state (tsync_agent_state's text) as TSYNC_AGENT_STATE_NAME
- * (mode 0444: the init may run as the container's user) into the plan's state
- * directory; -EINVAL for TSYNC_DELIVERY_ARGS, which has none. */
-int tsync_deliver_agent_state(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *text,
-                              size_t len, struct tsync_err *err);
-
-/* Removes the filter files (and the agent's state); removes the directory too when it is a
+/* Removes the filter files; removes the directory too when it is a
  * per-container one in the state root. Missing files are fine. */
 int tsync_deliver_clean(const struct tsync_plan *plan, const struct tsync_plan_paths *o, struct tsync_err *err);

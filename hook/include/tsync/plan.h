@@ -36,10 +36,15 @@
 /* Where the init reaches a notify agent: fixed, so the filter file (and the
  * cache) never depends on the host's listenerPath, which is bind-mounted here. */
 #define TSYNC_CONTAINER_AGENT TSYNC_CONTAINER_DIR "/agent.sock"
-/* The agent's container process state, written by createRuntime beside the
- * filter files (tsync_deliver_agent_state), read by the init (--agent-state). */
+/* The agent's container process state: a private tmpfs the rewrite mounts
+ * (mode 0700, owned by process.user), into which createRuntime writes the
+ * state (tsync_agent_deliver, agent_deliver.h) and from which the init reads
+ * it (--agent-state) and removes it before its first filter: the workload
+ * never sees the host pid, the bundle or the annotations. */
+#define TSYNC_CONTAINER_AGENT_DIR   TSYNC_CONTAINER_DIR "/agent"
 #define TSYNC_AGENT_STATE_NAME      "state.json"
-#define TSYNC_CONTAINER_AGENT_STATE TSYNC_CONTAINER_FILTERS "/" TSYNC_AGENT_STATE_NAME
+#define TSYNC_CONTAINER_AGENT_STATE TSYNC_CONTAINER_AGENT_DIR "/" TSYNC_AGENT_STATE_NAME
+#define TSYNC_AGENT_TMPFS_SIZE      "256k"
 
 /* On the host: per-container filter directories of precreate; inject keeps
  * them in the bundle (BUNDLE/oci-seccomp-tsync) so the bundle can run again. */
@@ -123,6 +128,11 @@ struct tsync_plan {
         struct tsync_json *seccomp; /* replace mode: the section moved out of linux.seccomp */
         /* From the config's annotations, not the plan: compile strictly. */
         bool fail_unknown_syscall;
+        /* The notify agent's listenerPath on the host (the profile's, as
+         * compiled when the config was rewritten), or NULL without an agent:
+         * the rewrite records it, createRuntime delivers the agent's state
+         * when it is set and checks the socket's mount against it. */
+        char *listener_path;
 };
 
 void tsync_plan_free(struct tsync_plan *p);

@@ -1,0 +1,262 @@
+#include "tsync/agent_deliver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tsync/agent_state.h"
+#include "tsync/cleanup.h"
+#include "tsync/fileio.h"
+
+/* /proc/PID/mountinfo of a container with many mounts stays far below this. */
+#define MOUNTINFO_MAX (4u << 20)
+
+static const char *string_or(const struct tsync_json *v, const char *fallback)
+{
+        return v && v->type == TSYNC_JSON_STRING ? v->u.string.ptr : fallback;
+}
+
+int tsync_agent_check_config(const struct tsync_json *config, const struct tsync_plan *plan, struct tsync_err *err)
+{
+        if (!plan->listener_path)
+                return tsync_error(err, EINVAL, "the plan has no notify agent");
+        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
+        bool socket = false, tmpfs = false;
+        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
+                const struct tsync_json *m = mounts->u.array.items[i];
+                const char *dest = string_or(tsync_json_get(m, "destination"), "");
+                const char *source = string_or(tsync_json_get(m, "source"), "");
+                const char *type = string_or(tsync_json_get(m, "type"), "");
+                if (strcmp(dest, TSYNC_CONTAINER_AGENT) == 0) {
+                        /* The init connects to whatever is mounted here. */
+                        if (strcmp(source, plan->listener_path) != 0)
+                                return tsync_error(err, EINVAL,
+                                                   "mounts[%zu].source: '%s', but the plan's listenerPath is '%s': "
+                                                   "the config was changed after the rewrite",
+                                                   i, source, plan->listener_path);
+                        socket = true;
+                } else if (strcmp(dest, TSYNC_CONTAINER_AGENT_DIR) == 0) {
+                        if (strcmp(type, "tmpfs") != 0)
+                                return tsync_error(err, EINVAL,
+                                                   "mounts[%zu]: %s is a '%s' mount, not the agent's tmpfs", i, dest,
+                                                   type);
+                        tmpfs = true;
+                }
+        }
+        if (!socket || !tmpfs)
+                return tsync_error(err, EINVAL, "mounts: no %s mount for the notify agent's %s",
+                                   socket ? TSYNC_CONTAINER_AGENT_DIR : TSYNC_CONTAINER_AGENT,
+                                   socket ? "state" : "socket");
+        return 0;
+}
+
+int tsync_agent_rootfs(const struct tsync_json *config, const char *bundle, char **ret, struct tsync_err *err)
+{
+        const char *path;
+        int r = tsync_json_str(tsync_json_get(tsync_json_get(config, "root"), "path"), "root.path", &path, err);
+        if (r < 0)
+                return r;
+        if (!path[0])
+                return tsync_error(err, EINVAL, "root.path: empty");
+        _cleanup_free_ char *joined = NULL;
+        if (asprintf(&joined, "%s%s%s", path[0] == '/' ? "" : bundle, path[0] == '/' ? "" : "/", path) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        /* The runtime mounts under the resolved path; mountinfo shows that one. */
+        char *real = realpath(joined, NULL);
+        *ret = real ? real : TAKE_PTR(joined);
+        return 0;
+}
+
+/* mountinfo writes ' ', '\t', '\n' and '\\' as \ooo. */
+static void unescape(char *s)
+{
+        char *o = s;
+        for (const char *p = s; *p; p++) {
+                if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' &&
+                    p[3] <= '7') {
+                        *o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+                        p += 3;
+                } else {
+                        *o++ = *p;
+                }
+        }
+        *o = '\0';
+}
+
+int tsync_agent_mountinfo_check(const char *mountinfo, uint64_t mnt_id, const char *point, struct tsync_err *err)
+{
+        for (const char *line = mountinfo; line && *line;) {
+                const char *end = strchr(line, '\n');
+                size_t len = end ? (size_t)(end - line) : strlen(line);
+                _cleanup_free_ char *copy = strndup(line, len);
+                line = end ? end + 1 : NULL;
+                if (!copy)
+                        return tsync_error(err, ENOMEM, "out of memory");
+                /* id parent major:minor root point options [optional...] - fstype source super */
+                char *save = NULL, *f[5] = { NULL };
+                f[0] = strtok_r(copy, " ", &save);
+                for (size_t i = 1; i < 5 && f[i - 1]; i++)
+                        f[i] = strtok_r(NULL, " ", &save);
+                char *end_id = NULL;
+                if (!f[4] || strtoull(f[0], &end_id, 10) != mnt_id || *end_id)
+                        continue;
+                char *fstype = NULL;
+                for (char *t; (t = strtok_r(NULL, " ", &save));)
+                        if (strcmp(t, "-") == 0) {
+                                fstype = strtok_r(NULL, " ", &save);
+                                break;
+                        }
+                unescape(f[3]);
+                unescape(f[4]);
+                if (!fstype || strcmp(fstype, "tmpfs") != 0)
+                        return tsync_error(err, EINVAL, "%s: a '%s' mount, not a tmpfs", f[4], fstype ? fstype : "?");
+                if (strcmp(f[3], "/") != 0)
+                        return tsync_error(err, EINVAL, "%s: a bind mount of '%s', not a tmpfs of its own", f[4], f[3]);
+                if (strcmp(f[4], point) != 0)
+                        return tsync_error(err, EINVAL, "mount %llu is at '%s', not at '%s'",
+                                           (unsigned long long)mnt_id, f[4], point);
+                return 0;
+        }
+        return -ENOENT;
+}
+
+int tsync_agent_write_state(int dfd, const char *dir, const char *text, size_t len, struct tsync_err *err)
+{
+        struct statfs sfs;
+        struct stat st;
+        if (fstatfs(dfd, &sfs) < 0 || fstat(dfd, &st) < 0)
+                return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
+        if (sfs.f_type != TMPFS_MAGIC)
+                return tsync_error(err, EPERM, "%s: not a tmpfs: refusing to write the agent's state there", dir);
+        /* Runtimes may give the tmpfs the mode of the directory it was mounted
+         * on; the state file is the owner's alone anyway, but a directory
+         * others can write to could hold their file under its name. */
+        if (!S_ISDIR(st.st_mode) || (st.st_mode & S_IWOTH))
+                return tsync_error(err, EPERM, "%s: mode %04o: others can write to it: refusing", dir,
+                                   (unsigned)(st.st_mode & 07777));
+        _cleanup_close_ int fd =
+                openat(dfd, TSYNC_AGENT_STATE_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+        if (fd < 0)
+                return tsync_error(err, errno, "%s/%s: %s", dir, TSYNC_AGENT_STATE_NAME, strerror(errno));
+        /* The init runs as process.user, who owns the tmpfs (its uid as the
+         * host sees it, whatever user namespace the container has). */
+        int r = fchown(fd, st.st_uid, st.st_gid) < 0 ? -errno : 0;
+        if (r == 0 && fchmod(fd, 0400) < 0)
+                r = -errno;
+        if (r == 0)
+                r = tsync_write_all(fd, text, len);
+        if (r < 0) {
+                (void)unlinkat(dfd, TSYNC_AGENT_STATE_NAME, 0);
+                return tsync_error(err, -r, "%s/%s: %s", dir, TSYNC_AGENT_STATE_NAME, strerror(-r));
+        }
+        return 0;
+}
+
+static int read_text(int dfd, const char *name, char **ret, struct tsync_err *err)
+{
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return tsync_error(err, errno, "%s: %s", name, strerror(errno));
+        size_t size = 64 * 1024, len = 0;
+        _cleanup_free_ char *buf = malloc(size);
+        if (!buf)
+                return tsync_error(err, ENOMEM, "out of memory");
+        for (;;) {
+                if (len + 1 == size) {
+                        if (size >= MOUNTINFO_MAX)
+                                return tsync_error(err, EFBIG, "%s: larger than %u bytes", name, MOUNTINFO_MAX);
+                        char *bigger = realloc(buf, size * 2);
+                        if (!bigger)
+                                return tsync_error(err, ENOMEM, "out of memory");
+                        buf = bigger;
+                        size *= 2;
+                }
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return tsync_error(err, errno, "%s: %s", name, strerror(errno));
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+/* The agent's directory at point inside /proc/PID/root, without following a
+ * symbolic link anywhere (the container's image chose what lies under its
+ * root), as a directory fd. */
+static int open_point(int root, const char *point, int *ret)
+{
+        struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+        long fd = syscall(SYS_openat2, root, point, &how, sizeof(how));
+        if (fd < 0)
+                return -errno;
+        *ret = (int)fd;
+        return 0;
+}
+
+int tsync_agent_deliver(const struct tsync_json *oci_state, const struct tsync_json *config, const char *bundle,
+                        struct tsync_err *err)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = tsync_agent_state(oci_state, &text, &len, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "the OCI state on stdin, for the notify agent");
+        uint64_t pid = 0;
+        (void)tsync_json_u64(tsync_json_get(oci_state, "pid"), "state.pid", &pid, NULL);
+        _cleanup_free_ char *rootfs = NULL;
+        r = tsync_agent_rootfs(config, bundle, &rootfs, err);
+        if (r < 0)
+                return r;
+
+        char proc[64];
+        (void)snprintf(proc, sizeof(proc), "/proc/%llu", (unsigned long long)pid);
+        _cleanup_close_ int pfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int root = pfd < 0 ? -1 : openat(pfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return tsync_error(err, errno, "%s/root: %s", proc, strerror(errno));
+        /* createRuntime runs before the container's pivot_root (the
+         * runtime-spec's order; runc and crun keep it): the tmpfs is mounted
+         * under the root directory, in the container's mount namespace. */
+        _cleanup_free_ char *point = NULL;
+        if (asprintf(&point, "%s%s", strcmp(rootfs, "/") == 0 ? "" : rootfs, TSYNC_CONTAINER_AGENT_DIR) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        _cleanup_close_ int dfd = -1;
+        r = open_point(root, point, &dfd);
+        if (r < 0)
+                return tsync_error(err, -r, "the notify agent's state directory %s in the container (pid %llu): %s",
+                                   TSYNC_CONTAINER_AGENT_DIR, (unsigned long long)pid, strerror(-r));
+
+        /* That it is the mount the rewrite asked for, and not the image's own
+         * directory or another mount: its id in the container's mountinfo. */
+        struct statx stx;
+        if (statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+                return tsync_error(err, errno, "%s: cannot read its mount id: %s", point, strerror(errno));
+        if (!(stx.stx_mask & STATX_MNT_ID))
+                return tsync_error(err, ENOSYS, "%s: this kernel gives no mount id (Linux 5.8)", point);
+        _cleanup_free_ char *mountinfo = NULL;
+        r = read_text(pfd, "mountinfo", &mountinfo, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "%s", proc);
+        r = tsync_agent_mountinfo_check(mountinfo, stx.stx_mnt_id, point, err);
+        if (r == -ENOENT)
+                return tsync_error(err, ENOENT, "%s: mount %llu is not in %s/mountinfo", point,
+                                   (unsigned long long)stx.stx_mnt_id, proc);
+        if (r < 0)
+                return tsync_error_prefix(err, "the notify agent's state directory");
+        return tsync_agent_write_state(dfd, point, text, len, err);
+}
