@@ -139,7 +139,8 @@ int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths
         }
         _cleanup_close_ int dfd = open(rec->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0) {
-                cli_errorf(id, "recording: %s: %s", rec->dir, strerror(errno));
+                cli_errorf(id, "recording: %s: %s", rec->dir,
+                           errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)" : strerror(errno));
                 return -1;
         }
         _cleanup_free_ char *rootfs = NULL;

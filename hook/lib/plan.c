@@ -455,9 +455,9 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
                 p->seccomp = tsync_json_copy(seccomp);
         /* Absent when not asked for. */
         r = tsync_plan_record_from_json(tsync_json_get(o, "record"), &p->record, err);
-        if (r == 0)
-                r = tsync_record_check_request(&p->record.req, p->init.exec, p->init.exec_once, err);
         if (r < 0)
+                return r;
+        if (tsync_record_check_request(&p->record.req, p->init.exec, p->init.exec_once, err) < 0)
                 return tsync_error_prefix(err, "plan.record");
         if (!p->args || (caps && caps->type != TSYNC_JSON_NULL && !p->capabilities) ||
             (seccomp && seccomp->type != TSYNC_JSON_NULL && !p->seccomp))
