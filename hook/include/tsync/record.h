@@ -46,7 +46,7 @@
 
 enum tsync_record_format {
         TSYNC_RECORD_FORMAT_OCI,    /* linux.seccomp's shape */
-        TSYNC_RECORD_FORMAT_DOCKER, /* Docker's, with per-ABI rules (includes.arches) */
+        TSYNC_RECORD_FORMAT_DOCKER, /* Docker's, the ABIs in archMap (includes.arches compares the host's) */
 };
 
 /* What the user asked for; output NULL means no recording. */
