@@ -1250,7 +1250,7 @@ RT RecordAnnotation "annotations.io.oci-seccomp-tsync.record: a recording is wri
 rec_injected() {
         injected
         mkdir -p "$W/prof" && mkdir -m 0700 "$W/b/oci-seccomp-tsync-record"
-        printf 'oci-seccomp-tsync-record 1\n' >"$W/b/oci-seccomp-tsync-record/calls"
+        printf 'oci-seccomp-tsync-record 1\nc000003e 59\nc000003e 0\n' >"$W/b/oci-seccomp-tsync-record/calls"
         plan_edit ".record = {output: \"$W/prof/p.json\", format: \"oci\", errno: \"EPERM\", dir: \"$W/b/oci-seccomp-tsync-record\"}"
 }
 
