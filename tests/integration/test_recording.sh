@@ -196,7 +196,8 @@ testBadOutputPathRefusesTheStartBeforeTheWorkloadRuns() {
         for out in "$T/rec/rootfs/p.json" "$T/link/p.json" "$T/none/p.json"; do
                 mkdir -p "$T/real" && ln -sfn real "$T/link"
                 "$OCI" inject --cache-dir "$T/cache" --record "$out" "$T/rec" 2>"$T/err"
-                assertEquals "$out: refused ($(cat "$T/err"))" 1 $?
+                rc=$?
+                assertEquals "$out: refused ($(cat "$T/err"))" 1 "$rc"
                 assertContains "$(cat "$T/err")" "of: '$out'"
                 assertEquals "one line" 1 "$(wc -l <"$T/err")"
                 assertTrue "$out: config.json untouched" "cmp -s $T/before.json $T/rec/config.json"
@@ -210,10 +211,12 @@ testCheckReportsNoErrorsAndExplainWorksOnARecording() {
         record "$T/p.json" -- /bin/sh -c "$BUSYBOX_SCRIPT"
         assertEquals "$(cat "$T/$ID.err")" 0 "$rc"
         "$OCI" check "$T/p.json" >"$T/check" 2>&1
-        assertEquals "check: $(cat "$T/check")" 0 $?
+        rc=$?
+        assertEquals "check: $(cat "$T/check")" 0 "$rc"
         assertContains "$(cat "$T/check")" "0 errors"
         "$OCI" explain "$T/p.json" execve >"$T/explain" 2>&1
-        assertEquals "explain: $(cat "$T/explain")" 0 $?
+        rc=$?
+        assertEquals "explain: $(cat "$T/explain")" 0 "$rc"
         assertContains "$(cat "$T/explain")" "ALLOW"
         "$OCI" explain "$T/p.json" unshare >"$T/explain" 2>&1
         assertContains "$(cat "$T/explain")" "ERRNO"
@@ -224,13 +227,37 @@ testCheckDescribesARecordingAConfigAsksFor() {
         tsync_json_edit "$T/rec/config.json" '.annotations["io.oci-seccomp-tsync.record"] = "of:/tmp/p.json;errno:ENOSYS"
                 | .linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW"}'
         "$OCI" check -f config "$T/rec/config.json" >"$T/check" 2>&1
-        assertEquals "$(cat "$T/check")" 0 $?
+        rc=$?
+        assertEquals "$(cat "$T/check")" 0 "$rc"
         grep -q "^$T/rec/config.json: record: .*/tmp/p.json in the OCI format (defaultErrnoRet ENOSYS)" "$T/check" ||
                 fail "$(cat "$T/check")"
         tsync_json_edit "$T/rec/config.json" '.annotations["io.oci-seccomp-tsync.record"] = "of:p.json"'
         "$OCI" check -f config "$T/rec/config.json" >"$T/check" 2>&1
-        assertEquals "$(cat "$T/check")" 1 $?
+        rc=$?
+        assertEquals "$(cat "$T/check")" 1 "$rc"
         grep -q "^$T/rec/config.json: error: .*of: 'p.json' is not an absolute path" "$T/check" || fail "$(cat "$T/check")"
+}
+
+# poststop alone, on a record file as the init leaves it (anything the container added to the
+# directory goes too): the profile is written and inject's directory emptied for the next run.
+testPoststopWritesTheProfileAndEmptiesTheRecordingDirectory() {
+        local dir="$T/b/oci-seccomp-tsync-record"
+        bundle "$T/b" /bin/true || fail "bundle"
+        inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        mkdir -m 0700 "$dir" "$dir/sub" && touch "$dir/sub/left-by-the-workload"
+        printf 'oci-seccomp-tsync-record 1\nc000003e 59\nc000003e 0\n' >"$dir/calls"
+        tsync_json_edit "$T/b/config.json" '.annotations["io.oci-seccomp-tsync.plan"] |= (fromjson
+                | .record = {output: $o, format: "oci", errno: "ENOSYS", dir: $d} | tojson)' \
+                --arg o "$T/p.json" --arg d "$dir"
+        echo "{\"ociVersion\": \"1.0.2\", \"id\": \"ps-$$\", \"status\": \"stopped\", \"bundle\": \"$T/b\"}" |
+                "$OCI" hook poststop --cache-dir "$T/cache" 2>"$T/err"
+        rc=$?
+        assertEquals "poststop: $(cat "$T/err")" 0 "$rc"
+        assertEquals "silent" "" "$(cat "$T/err")"
+        assertEquals "defaultErrnoRet" 38 "$(jq .defaultErrnoRet "$T/p.json")"
+        names "$T/p.json" | grep -qx execve || fail "execve: $(cat "$T/p.json")"
+        assertTrue "the directory stays for the bundle's next run" "[ -d $dir ]"
+        assertEquals "and is empty" "" "$(ls -A "$dir")"
 }
 
 # Podman rootful: the annotation with our hooks.d files (precreate, poststop), the recording's
@@ -247,7 +274,8 @@ testPodmanAnnotationRecordsTheContainer() {
         podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
                 --annotation "io.oci-seccomp-tsync.record=of:$T/pod.json" --rootfs "$rootfs" \
                 /bin/sh -c 'ls /; echo podman-ok' </dev/null >"$T/out" 2>"$T/err"
-        assertEquals "podman run: $(cat "$T/err")" 0 $?
+        rc=$?
+        assertEquals "podman run: $(cat "$T/err")" 0 "$rc"
         assertContains "$(cat "$T/out")" "podman-ok"
         # poststop runs as Podman cleans up; wait for it (not a timed assert: the file must come).
         for i in $(seq 100); do [ -s "$T/pod.json" ] && break; sleep 0.1; done
@@ -258,7 +286,8 @@ testPodmanAnnotationRecordsTheContainer() {
         podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
                 --annotation "io.oci-seccomp-tsync.record=of:p.json" --rootfs "$rootfs" \
                 /bin/sh -c 'echo ran' </dev/null >"$T/out" 2>"$T/err"
-        assertNotEquals "a relative of: is refused" 0 $?
+        rc=$?
+        assertNotEquals "a relative of: is refused" 0 "$rc"
         assertNotContains "$(cat "$T/out")" "ran"
         assertContains "$(cat "$T/err")" "not an absolute path"
 }
