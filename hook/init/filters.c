@@ -33,7 +33,7 @@ static char labels[INIT_MAX_FILTERS][32];
  * (A walk with O_NOFOLLOW rather than openat2, which not every kernel or
  * sandbox offers.) ".." is refused; a symlink anywhere on the way is -ELOOP,
  * whatever errno the kernel chose for it (ENOTDIR for a directory component). */
-static int open_no_symlinks(const char *path)
+int init_open_no_symlinks(const char *path, int last_flags, mode_t mode)
 {
         char component[256];
         const char *p = path;
@@ -54,11 +54,8 @@ static int open_no_symlinks(const char *path)
                 while (*p == '/')
                         p++;
                 bool last = *p == '\0';
-                /* O_NONBLOCK: a FIFO planted as a filter file must be refused as
-                 * not regular (read_all), not block the init forever in open. */
-                int next = openat(dir, component,
-                                  (last ? O_RDONLY | O_NOCTTY | O_NONBLOCK : O_PATH | O_DIRECTORY) | O_NOFOLLOW |
-                                          O_CLOEXEC);
+                int next = openat(dir, component, (last ? last_flags : O_PATH | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC,
+                                  mode);
                 int saved = errno;
                 struct stat st;
                 if (next < 0 && (saved == ENOTDIR || saved == ELOOP) &&
@@ -82,7 +79,9 @@ static int read_all(const char *path, void *buf, size_t size, size_t *ret_len, b
 {
         struct stat st;
 
-        _cleanup_close_ int fd = open_no_symlinks(path);
+        /* O_NONBLOCK: a FIFO planted as a filter file must be refused as
+         * not regular, not block the init forever in open. */
+        _cleanup_close_ int fd = init_open_no_symlinks(path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
         if (fd < 0)
                 return fd;
         if (fstat(fd, &st) < 0)
@@ -187,19 +186,14 @@ static int check_one(const char *name, void *buf, size_t size, struct init_filte
                 init_log(name, "bad filter program: %s", err.msg);
                 return -1;
         }
-        /* A USER_NOTIF return needs a listener; the only one the init holds
-         * is the exec-once supervisor's (decode refused the reverse). */
+        /* A USER_NOTIF return needs a listener: exec-once's supervisor, an
+         * agent, or the recorder (decode refused the reverse). */
         long at = tsync_filter_find_user_notif(prog, len);
         if (at >= 0 && listener == TSYNC_LISTENER_NONE) {
                 init_log(name,
                          "instruction %ld returns SECCOMP_RET_USER_NOTIF, but the filter has no listener (neither "
-                         "exec-once nor an agent's)",
+                         "exec-once, an agent's nor a recording's)",
                          at);
-                return -1;
-        }
-        /* Until the init has a recorder, a recording filter would wait forever. */
-        if (listener == TSYNC_LISTENER_RECORD) {
-                init_log(name, "a recording filter, but this init cannot record");
                 return -1;
         }
         struct tsync_filter_agent agent = { NULL, NULL };
@@ -245,6 +239,15 @@ int init_filters_read(const struct init_config *cfg, struct init_filter *ret, si
                                          ret[j].name);
                                 return -1;
                         }
+                }
+        }
+        /* The recording filter is loaded after every other one, by the main
+         * thread alone: the command line says so in the same order. */
+        for (size_t i = 0; i + 1 < cfg->nfilters; i++) {
+                if (ret[i].listener == TSYNC_LISTENER_RECORD) {
+                        init_log(ret[i].name, "the recording filter must be the last filter (it is loaded after "
+                                              "the others, by the init's main thread alone)");
+                        return -1;
                 }
         }
         *ret_n = cfg->nfilters;

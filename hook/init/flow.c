@@ -96,10 +96,12 @@ static int choose_route(size_t n)
         }
         if (route == TSYNC_ROUTE_SUPERVISE || (route == TSYNC_ROUTE_IN_PLACE && cfg.exec))
                 return 0;
-        if (route == TSYNC_ROUTE_NONE || cfg.exec_once) {
+        if (route == TSYNC_ROUTE_NONE || cfg.exec_once || cfg.record) {
                 init_log(cfg.cmd[0], "cannot be started: %s%s",
                          tsync_init_route_explain("the filters answer", denied, action, true, why, sizeof(why)),
-                         cfg.exec_once ? " (exec-once needs the init to supervise: it never runs in place)" : "");
+                         cfg.exec_once ? " (exec-once needs the init to supervise: it never runs in place)"
+                         : cfg.record  ? " (recording needs the init to supervise: it never runs in place)"
+                                       : "");
                 return INIT_EXIT_CANNOT_EXEC;
         }
         init_warn("route",
@@ -171,6 +173,9 @@ int init_flow_run(int argc, char **argv)
         code = init_agent_prepare(cfg.agent_state, filters, n);
         if (code)
                 return code;
+        code = init_record_prepare(cfg.record, filters, n);
+        if (code)
+                return code;
         if (init_caps_plan(&cfg, &caps, &code) < 0)
                 return code;
         code = init_resolve(cfg.cmd[0], path, sizeof(path));
@@ -178,12 +183,17 @@ int init_flow_run(int argc, char **argv)
                 return code;
         /* A flag the kernel refuses is found before anything is applied. */
         for (size_t i = 0; i < n; i++) {
+                if (filters[i].listener == TSYNC_LISTENER_RECORD)
+                        continue; /* without TSYNC: init_record_prepare asked */
                 if (init_apply_probe_flags(load_flags(&filters[i]), &err) < 0) {
                         init_log(filters[i].name, "%s", err.msg);
                         return INIT_EXIT_KERNEL;
                 }
         }
         code = choose_route(n);
+        if (code)
+                return code;
+        code = init_record_open();
         if (code)
                 return code;
         bool tty = cfg.pgroup && isatty(STDIN_FILENO);
@@ -200,6 +210,8 @@ int init_flow_run(int argc, char **argv)
         /* Beside the signal thread, before the load: TSYNC and the proofs see it. */
         if (cfg.exec_once && init_execonce_start(cfg.exec_once) < 0)
                 return INIT_EXIT_CANNOT_EXEC;
+        if (cfg.record && init_record_start() < 0)
+                return INIT_EXIT_CANNOT_EXEC;
         code = init_privs_threads(&caps);
         if (code)
                 return code;
@@ -215,17 +227,31 @@ int init_flow_run(int argc, char **argv)
                                       "which this kernel does not show or --verify probe does not use");
                 return INIT_EXIT_VERIFY;
         }
+        if (cfg.record && !proof.counts) {
+                init_log("record", "the recorder thread and the main thread's recording filter can be proven only by "
+                                   "/proc's Seccomp_filters counts, which this kernel does not show");
+                return INIT_EXIT_VERIFY;
+        }
 
+        /* The recording filter is the last (filters.c) and is not loaded with TSYNC. */
+        size_t n_tsync = cfg.record ? n - 1 : n;
         bool probe = false;
-        if (n > 0) {
-                code = apply_filters(n, &probe);
+        if (n_tsync > 0) {
+                code = apply_filters(n_tsync, &probe);
                 if (code)
                         return code;
         }
-        /* From here on: only what the route needs (tsync/init_calls.h). */
+        /* From here on: only what the route needs (tsync/init_calls.h). The
+         * recording filter still needs a lent CAP_SYS_ADMIN, and from its load
+         * on each call of this thread waits for the recorder's CONTINUE. */
+        if (cfg.record) {
+                code = init_record_load(&filters[n - 1]);
+                if (code)
+                        return code;
+        }
         if (caps.caps_after_filter && init_caps_apply(&caps) < 0)
                 return INIT_EXIT_PRIVS;
-        code = init_proof_check(&proof, (unsigned)n, &caps);
+        code = init_proof_check(&proof, (unsigned)n_tsync, cfg.record ? getpid() : 0, &caps);
         if (code)
                 return code;
         if (probe) {

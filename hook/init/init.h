@@ -69,6 +69,7 @@ struct init_config {
         bool exec;
         int exec_once;           /* --exec-once ERRNO: the errno for every exec but the workload's; 0: not given */
         const char *agent_state; /* --agent-state FILE: the container state sent to notify agents */
+        const char *record;      /* --record FILE: where the recorder appends the workload's calls */
         bool pgroup;
         enum init_verify verify;
         char **cmd; /* NULL-terminated */
@@ -89,6 +90,13 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg);
  * returns in a filter without a listener, and a second filter with one. Prints and returns -1 on the first bad filter.
  */
 int init_filters_read(const struct init_config *cfg, struct init_filter *ret, size_t *ret_n);
+/* Opens path without following a symlink in any component (the last one
+ * opened with last_flags | O_NOFOLLOW | O_CLOEXEC, and mode): a directory the
+ * runtime mounts in the container's root filesystem may hold a planted
+ * symlink, which must stop the container, not redirect the init. ".." is
+ * refused (-EINVAL, as is a component over 255 bytes); a symlink anywhere on
+ * the way is -ELOOP. Returns the fd or -errno. */
+int init_open_no_symlinks(const char *path, int last_flags, mode_t mode);
 
 /* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first filter. */
 struct init_caps {
@@ -142,7 +150,8 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
  * must show exactly final_caps->expect and expect_nnp in that same reading,
  * before any filter. init_proof_check, after the load and the last capability change:
  * reads each once; every live thread must show Seccomp 2 and its count up by
- * nfilters (where counts are shown) and exactly caps->expect and expect_nnp.
+ * nfilters (where counts are shown), thread extra_tid (when > 0: the main
+ * thread, which alone loaded the recording filter) by nfilters + 1, and exactly caps->expect and expect_nnp.
  * Both print and return an exit code (125, or 123 for capabilities) or 0. */
 #define INIT_PROOF_MAX_THREADS 64
 struct init_proof_thread {
@@ -156,7 +165,7 @@ struct init_proof {
         struct init_proof_thread threads[INIT_PROOF_MAX_THREADS];
 };
 int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps *final_caps);
-int init_proof_check(const struct init_proof *p, unsigned nfilters, const struct init_caps *caps);
+int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_tid, const struct init_caps *caps);
 
 /* signals.c: the signal thread. init_signals_block blocks every signal in the
  * calling thread, first thing, so that none is lost or kills the init while it
@@ -210,6 +219,34 @@ pid_t init_execonce_tid(void);
 int init_execonce_run(void (*fn)(void *arg), void *arg);
 void init_execonce_serve(int fd);
 void init_execonce_workload(pid_t pid);
+
+/* record.c: the recorder (--record; the file's format in tsync/record.h).
+ * init_record_prepare, before the first filter: with a recording filter
+ * (which must come with --record, and --record with it; no filter may return
+ * TRACE, which the recording's USER_NOTIF would override), asks the kernel
+ * whether it takes that filter's flags with NEW_LISTENER and without TSYNC
+ * (prints and returns 122 or 124, or 0). init_record_open, the last thing
+ * before the init starts acting: opens the file (no symlink in its path, a
+ * regular file only), empties it and writes the magic (prints and returns 126,
+ * or 0; 0 without --record). init_record_start starts the recorder thread (after the signal thread,
+ * before the first filter: TSYNC and the proofs see it; prints and returns
+ * -1); init_record_run runs fn(arg) on it and waits (5 s at most), for its
+ * capability transition. init_record_load, after every TSYNC load and before
+ * a lent CAP_SYS_ADMIN is given up: the calling (main) thread alone loads f,
+ * with NEW_LISTENER and without TSYNC, and hands the listener to the recorder
+ * without a system call of its own (every one now waits for the recorder):
+ * from then on the recorder answers every notification with CONTINUE and
+ * appends the workload's new (ABI, syscall) pairs to the file. Prints and
+ * returns 124, or 0. init_record_workload: the workload child announces
+ * itself, right before its execve, with a store and no system call; from
+ * then on every notification but the main thread's is the workload's. */
+int init_record_prepare(const char *path, const struct init_filter *filters, size_t n);
+int init_record_open(void);
+int init_record_start(void);
+pid_t init_record_tid(void);
+int init_record_run(void (*fn)(void *arg), void *arg);
+int init_record_load(const struct init_filter *f);
+void init_record_workload(pid_t pid);
 
 /* probe_calls.c: system calls that are harmless when they do execute (bad
  * pointers, fd -1, invalid flags: they fail before doing anything, or only

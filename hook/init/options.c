@@ -28,6 +28,7 @@ enum {
         OPT_FILTER_DATA,
         OPT_EXEC_ONCE,
         OPT_AGENT_STATE,
+        OPT_RECORD,
 };
 
 static const char *const capset_option[INIT_CAP_NSETS] = {
@@ -86,6 +87,22 @@ static void help(FILE *f)
                    "                        listenerMetadata and the listener (SCM_RIGHTS, one sendmsg),\n"
                    "                        closes its copy, and only then starts CMD. Read before the\n"
                    "                        first filter; needed exactly when such a filter is given\n"
+                   "      --record FILE     record the (ABI, syscall) pairs CMD makes into FILE: needs\n"
+                   "                        exactly one recording filter (listener 3, the last filter),\n"
+                   "                        which the main thread loads alone, without TSYNC, after the\n"
+                   "                        others; CMD inherits it, the init's other threads never carry\n"
+                   "                        it. A recorder thread answers every notification with CONTINUE\n"
+                   "                        (observation only: a call the other filters deny stays denied\n"
+                   "                        and unrecorded) and appends each new pair of CMD, its threads\n"
+                   "                        and its descendants, never the init's own, as one line\n"
+                   "                        (\"c000003e 59\") after the magic line, before letting the call\n"
+                   "                        through: a CMD killed with SIGKILL leaves every pair it made.\n"
+                   "                        FILE: a regular file (created 0600, emptied), no symlink in\n"
+                   "                        its path. A failed write empties it (no magic: not a recording)\n"
+                   "                        and CMD goes on. Linux 5.5; never with --exec, --exec-once or\n"
+                   "                        --verify probe, nor beside another listener, nor with a filter\n"
+                   "                        that returns TRACE (the recording would hide the call from the\n"
+                   "                        tracer)\n"
                    "  -g, --pgroup          run CMD in its own process group and signal the whole group\n"
                    "      --verify HOW      how to prove every thread carries the filters: auto (default):\n"
                    "                        /proc's Seccomp_filters counts where the kernel shows them, else\n"
@@ -104,17 +121,20 @@ static void help(FILE *f)
                    "       listener; or --filter-data is not base64; or --exec-once without exactly one\n"
                    "       exec-once filter, or such a filter without --exec-once; or two filters with\n"
                    "       a listener (exec-once and an agent); or an agent filter\n"
-                   "       without --agent-state, or --agent-state without one\n"
+                   "       without --agent-state, or --agent-state without one; or --record without\n"
+                   "       exactly one recording filter, the last, or such a filter without --record;\n"
+                   "       or a filter returning TRACE with --record\n"
                    "  123  the capability sets or NO_NEW_PRIVS cannot be arranged, or a thread's\n"
                    "       capability sets, securebits or NO_NEW_PRIVS differ from what the workload\n"
                    "       is handed (thread and set named), or PID 1 cannot be made non-dumpable\n"
                    "  124  the kernel refused a filter: a flag (named), the program, or a thread that\n"
                    "       runs another filter (TID and name given); or a filter killed the main thread\n"
-                   "       before CMD ran\n"
+                   "       before CMD ran; or (--record) no USER_NOTIF, NEW_LISTENER or CONTINUE\n"
                    "  125  verification failed: a thread does not carry the filters, or the proof is not\n"
                    "       possible (no Seccomp_filters in /proc and a filter that denies no probe call)\n"
                    "  126  CMD cannot be executed; or a seccomp agent (listenerPath) is absent, refuses\n"
-                   "       the connection or the listener, or --agent-state cannot be read\n"
+                   "       the connection or the listener, or --agent-state cannot be read; or the\n"
+                   "       --record file cannot be opened or is not a regular file\n"
                    "  127  CMD not found\n\n"
                    "After the first filter the init makes only these system calls (everything else,\n"
                    "including opening the /proc files the proof reads, happens before it):\n"
@@ -128,6 +148,8 @@ static void help(FILE *f)
                    "  exec-once  ioctl (SECCOMP_IOCTL_NOTIF_RECV, _SEND, _ID_VALID) futex (the supervisor\n"
                    "             thread), seccomp with NEW_LISTENER and TSYNC_ESRCH (loading its filter)\n"
                    "  agent      socket connect sendmsg close (handing each agent its listener)\n"
+                   "  record     seccomp with NEW_LISTENER (the recording filter), futex, ioctl\n"
+                   "             (SECCOMP_IOCTL_NOTIF_RECV, _SEND) pwrite64 ftruncate (the recorder)\n"
                    "  probe      tgkill futex (the signal thread makes the probe calls too), and the\n"
                    "             probe calls themselves, which the filters deny\n"
                    "Before loading, the init simulates its filters on these calls. If they deny one that\n"
@@ -167,6 +189,7 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 { "exec", no_argument, NULL, OPT_EXEC },
                 { "exec-once", required_argument, NULL, OPT_EXEC_ONCE },
                 { "agent-state", required_argument, NULL, OPT_AGENT_STATE },
+                { "record", required_argument, NULL, OPT_RECORD },
                 { "pgroup", no_argument, NULL, 'g' },
                 { "verify", required_argument, NULL, OPT_VERIFY },
                 { "help", no_argument, NULL, 'h' },
@@ -225,6 +248,10 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                         if (set_once(&cfg->agent_state, "--agent-state", optarg) < 0)
                                 return -1;
                         break;
+                case OPT_RECORD:
+                        if (set_once(&cfg->record, "--record", optarg) < 0)
+                                return -1;
+                        break;
                 case 'g':
                         cfg->pgroup = true;
                         break;
@@ -263,6 +290,16 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 init_log("command line",
                          "--exec-once needs the init to stay and answer the workload's execs: it cannot be "
                          "combined with --exec");
+                return -1;
+        }
+        if (cfg->record && (cfg->exec || cfg->exec_once || cfg->verify == INIT_VERIFY_PROBE)) {
+                init_log("command line", "--record cannot be combined with %s: %s",
+                         cfg->exec        ? "--exec"
+                         : cfg->exec_once ? "--exec-once"
+                                          : "--verify probe",
+                         cfg->exec        ? "the init must stay to answer the workload's calls"
+                         : cfg->exec_once ? "the kernel allows one listener among a process's filters"
+                                          : "the recorder thread can be proven only by /proc's Seccomp_filters counts");
                 return -1;
         }
         if (cfg->exec && cfg->pgroup) {

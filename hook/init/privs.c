@@ -6,7 +6,7 @@
  * transition itself, and the result is proven from /proc for every thread in
  * /proc/self/task, the way the filters are: each must show exactly what the
  * workload is handed. The init starts no thread after the signal thread (and
- * the exec-once supervisor, which makes the same transition), and
+ * the exec-once supervisor or the recorder, which make the same transition), and
  * the workload is forked from the main thread once that is final. */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,12 +82,17 @@ int init_privs_threads(const struct init_caps *caps)
         job = (struct job){ .caps = caps, .who = "signal", .rc = -1 };
         if (init_signals_run(signal_thread_job, &job) < 0 || job.rc < 0)
                 return INIT_EXIT_PRIVS;
-        if (init_execonce_tid() <= 0)
-                return 0;
-        job = (struct job){ .caps = caps, .who = "exec-once supervisor", .rc = -1 };
-        if (init_execonce_run(signal_thread_job, &job) < 0)
-                return INIT_EXIT_PRIVS;
-        return job.rc < 0 ? INIT_EXIT_PRIVS : 0;
+        if (init_execonce_tid() > 0) {
+                job = (struct job){ .caps = caps, .who = "exec-once supervisor", .rc = -1 };
+                if (init_execonce_run(signal_thread_job, &job) < 0 || job.rc < 0)
+                        return INIT_EXIT_PRIVS;
+        }
+        if (init_record_tid() > 0) {
+                job = (struct job){ .caps = caps, .who = "recorder", .rc = -1 };
+                if (init_record_run(signal_thread_job, &job) < 0 || job.rc < 0)
+                        return INIT_EXIT_PRIVS;
+        }
+        return 0;
 }
 
 int init_privs_check(const struct init_caps *caps, const struct init_thread_status *st, struct tsync_err *err)

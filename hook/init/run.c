@@ -151,6 +151,9 @@ static int spawn_child(void *arg)
          * The parent is suspended until the execve is done, so the child says
          * who it is itself. */
         init_execonce_workload(sp->pid);
+        /* Recording: from here on this process's calls are the workload's
+         * (a store, no call: the child's calls wait for the recorder). */
+        init_record_workload(sp->pid);
         execve(sp->path, sp->argv, environ);
         sp->failed = SPAWN_EXEC;
         sp->err = errno;

@@ -114,6 +114,44 @@ const struct tsync_init_call tsync_init_calls[] = {
           TSYNC_CALL_AGENT,
           "send the seccomp agent its listener and the container state" },
         { "close", SYS_close, { 0 }, BOTH, TSYNC_CALL_AGENT, "close its copy of the agent's listener" },
+        /* init/record.c: the recording filter and its recorder thread. */
+        { "seccomp",
+          SYS_seccomp,
+          { SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER },
+          SUPERVISE,
+          TSYNC_CALL_RECORD | TSYNC_CALL_MORE_FILTERS,
+          "load the recording filter" },
+        { "futex",
+          SYS_futex,
+          { 0, FUTEX_WAKE_PRIVATE },
+          SUPERVISE,
+          TSYNC_CALL_RECORD,
+          "wake its recorder thread before loading the recording filter" },
+        { "futex",
+          SYS_futex,
+          { 0, FUTEX_WAIT_PRIVATE },
+          SUPERVISE,
+          TSYNC_CALL_RECORD,
+          "wait for the recording filter's listener (recording)" },
+        { "ioctl",
+          SYS_ioctl,
+          { 0, SECCOMP_IOCTL_NOTIF_RECV },
+          SUPERVISE,
+          TSYNC_CALL_RECORD,
+          "receive the workload's calls (recording)" },
+        { "ioctl",
+          SYS_ioctl,
+          { 0, SECCOMP_IOCTL_NOTIF_SEND },
+          SUPERVISE,
+          TSYNC_CALL_RECORD,
+          "let the workload's calls go on (recording)" },
+        { "pwrite64", SYS_pwrite64, { 0 }, SUPERVISE, TSYNC_CALL_RECORD, "append to the record file (recording)" },
+        { "ftruncate",
+          SYS_ftruncate,
+          { 0 },
+          SUPERVISE,
+          TSYNC_CALL_RECORD,
+          "cut a short line from the record file (recording)" },
 };
 const size_t tsync_init_ncalls = sizeof(tsync_init_calls) / sizeof(tsync_init_calls[0]);
 
@@ -165,8 +203,10 @@ static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, co
                 if (r < 0)
                         return tsync_error_prefix(err, "filter %zu", i + 1);
                 /* The supervisor's one CONTINUE, or the agent's answer (it holds
-                 * the listener by then): the other filters still judge the call. */
-                if (continued && progs[i].listener != TSYNC_LISTENER_NONE &&
+                 * the listener by then), or the recorder's CONTINUE to every
+                 * call: the other filters still judge the call. */
+                if ((continued || progs[i].listener == TSYNC_LISTENER_RECORD) &&
+                    progs[i].listener != TSYNC_LISTENER_NONE &&
                     (res.ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
                         res.ret = SECCOMP_RET_ALLOW;
                 if ((int32_t)(res.ret & SECCOMP_RET_ACTION_FULL) < (int32_t)(worst & SECCOMP_RET_ACTION_FULL))
@@ -213,18 +253,23 @@ static int first_refused(const struct tsync_stack_prog *progs, size_t n, size_t 
                          struct tsync_err *err)
 {
         bool exec_once = has_exec_once(progs, n), agent = has_listener(progs, n, TSYNC_LISTENER_AGENT);
+        bool record = has_listener(progs, n, TSYNC_LISTENER_RECORD);
         for (size_t i = 0; i < tsync_init_ncalls; i++) {
                 const struct tsync_init_call *c = &tsync_init_calls[i];
                 uint32_t answer = SECCOMP_RET_ALLOW;
                 size_t judges = n;
                 if (!(c->routes & (1u << route)) || ((c->when & TSYNC_CALL_CAPS_AFTER) && !caps_after) ||
-                    ((c->when & TSYNC_CALL_EXEC_ONCE) && !exec_once) || ((c->when & TSYNC_CALL_AGENT) && !agent))
+                    ((c->when & TSYNC_CALL_EXEC_ONCE) && !exec_once) || ((c->when & TSYNC_CALL_AGENT) && !agent) ||
+                    ((c->when & TSYNC_CALL_RECORD) && !record))
                         continue;
-                /* The last filter is loaded under all the others, never under itself. */
+                /* The last filter is loaded under all the others, never under
+                 * itself; the recording program, the last, is loaded without
+                 * TSYNC (its own entry), so the TSYNC loads end one earlier. */
                 if (c->when & TSYNC_CALL_MORE_FILTERS) {
-                        if (n < 2)
+                        size_t loaded = record && !(c->when & TSYNC_CALL_RECORD) ? n - 1 : n;
+                        if (loaded < 2)
                                 continue;
-                        judges = n - 1;
+                        judges = loaded - 1;
                 }
                 if (c->when & TSYNC_CALL_BEFORE_LOAD) {
                         if (n_before == 0)
@@ -261,8 +306,9 @@ int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_be
                 *ret_action = SECCOMP_RET_ALLOW;
                 return 0;
         }
-        /* Nobody could tell the workload's start from a later exec in place. */
-        if (has_exec_once(progs, n)) {
+        /* Exec once: nobody could tell the workload's start from a later
+         * exec in place. Recording: nobody would answer the workload's calls. */
+        if (has_exec_once(progs, n) || has_listener(progs, n, TSYNC_LISTENER_RECORD)) {
                 *ret_route = TSYNC_ROUTE_NONE;
                 *ret_denied = supervise;
                 *ret_action = supervise_action;

@@ -952,6 +952,30 @@ N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first
 N AgentNotifyOnConnect 126 "touch: cannot be started: the filters answer connect with USER_NOTIF" \
         'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$W/a.sock" m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,42 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000; '"$AGENT_STATE" '-f "$W/f.bpf" --agent-state "$W/s.json"'
 N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 -f "$SUITE/good.bpf" -f "$W/f.bpf"'
+# issue 13: recording (the init). --record and the recording filter (listener 3) come together,
+# the filter last and alone with a listener; nothing it could hide from a tracer; the file is a
+# regular file reached without a symlink; the route must let the recorder work. record_file FILE:
+# every call to the listener, as the host writes it.
+record_file() {
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 3 "$1" 0x06,0,0,0x7fc00000
+}
+N RecordWithExec 121 "command line: --record cannot be combined with --exec: the init must stay" 'record_file "$W/r.bpf"' '--exec -f "$W/r.bpf" --record "$W/calls"'
+N RecordWithExecOnce 121 "command line: --record cannot be combined with --exec-once: the kernel allows one listener" 'record_file "$W/r.bpf"' '--exec-once 1 -f "$W/r.bpf" --record "$W/calls"'
+N RecordWithVerifyProbe 121 "command line: --record cannot be combined with --verify probe" 'record_file "$W/r.bpf"' '--verify probe -f "$W/r.bpf" --record "$W/calls"'
+N RecordTwice 121 "command line: --record is given twice" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --record "$W/calls" --record "$W/calls2"'
+N RecordWithoutItsFilter 122 "record: --record is given, but no filter is a recording filter" ':' '-f "$SUITE/good.bpf" --record "$W/calls"'
+N RecordFilterWithoutTheOption 122 "\$W/r.bpf: a recording filter, but --record is not given: nobody would answer its notifications" 'record_file "$W/r.bpf"' '-f "$SUITE/good.bpf" -f "$W/r.bpf"'
+N RecordTwoRecordingFilters 122 "\$W/s.bpf: a second filter with a listener (the first is \$W/r.bpf)" 'record_file "$W/r.bpf"; cp "$W/r.bpf" "$W/s.bpf"' '-f "$W/r.bpf" -f "$W/s.bpf" --record "$W/calls"'
+N RecordBesideAnAgent 122 "\$W/r.bpf: a second filter with a listener (the first is \$W/f.bpf)" 'record_file "$W/r.bpf"; agent_file "$W/f.bpf" "$W/a.sock"; '"$AGENT_STATE" '-f "$W/f.bpf" -f "$W/r.bpf" --agent-state "$W/s.json" --record "$W/calls"'
+N RecordFilterNotLast 122 "\$W/r.bpf: the recording filter must be the last filter" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" -f "$SUITE/good.bpf" --record "$W/calls"'
+N RecordBesideTrace 122 "\$W/t.bpf: instruction 2 returns SECCOMP_RET_TRACE, which cannot be recorded" 'record_file "$W/r.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/t.bpf" 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7ff00000 0x06,0,0,0x7fff0000' '-f "$W/t.bpf" -f "$W/r.bpf" --record "$W/calls"'
+N RecordFileFifo 126 "\$W/calls: cannot record into it: not a regular file" 'record_file "$W/r.bpf"; mkfifo "$W/calls"' '-f "$W/r.bpf" --record "$W/calls"'
+N RecordFileDevice 126 "/dev/null: cannot record into it: not a regular file" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --record /dev/null'
+N RecordFileDirectory 126 "\$W/calls: cannot open the record file: Is a directory" 'record_file "$W/r.bpf"; mkdir "$W/calls"' '-f "$W/r.bpf" --record "$W/calls"'
+N RecordFileSymlink 126 "\$W/calls: cannot open the record file: a symbolic link in its path" 'record_file "$W/r.bpf"; ln -s "$W/real" "$W/calls"' '-f "$W/r.bpf" --record "$W/calls"'
+N RecordFileSymlinkedDirectory 126 "\$W/d/calls: cannot open the record file: a symbolic link in its path" 'record_file "$W/r.bpf"; mkdir "$W/real"; ln -s "$W/real" "$W/d"' '-f "$W/r.bpf" --record "$W/d/calls"'
+N RecordFileNoDirectory 126 "\$W/none/calls: cannot open the record file: No such file or directory" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --record "$W/none/calls"'
+N RecordRouteDeniesTheRecorder 126 "touch: cannot be started: the filters answer pwrite64 with ERRNO(1), and the init needs it to append to the record file" 'record_file "$W/r.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/p.bpf" 0x20,0,0,0 0x15,0,1,18 0x06,0,0,0x00050001 0x06,0,0,0x7fff0000' '-f "$W/p.bpf" -f "$W/r.bpf" --record "$W/calls"'
 
 testInitNoCommand() {
         init_run -f "$SUITE/good.bpf" --

@@ -710,7 +710,7 @@ testHelpDocumentsTheExitCodes() {
 
 # The system calls --help lists are the only ones the init makes after the first filter.
 POST_FILTER_SYSCALLS="read clone clone3 rt_sigprocmask execve wait4 exit_group seccomp capset prctl
-rt_sigtimedwait kill futex tgkill setpgid getpid ioctl write set_robust_list"
+rt_sigtimedwait kill futex tgkill setpgid getpid ioctl write set_robust_list pwrite64 ftruncate"
 
 # post_filter_syscalls TRACE INIT: the syscalls the init's threads (and its child until its
 # execve) started after the init's first TSYNC seccomp() call, from an `strace -f` TRACE.
@@ -826,6 +826,36 @@ testWithExecOnceTheInitMakesOnlyTheDocumentedSyscalls() {
         grep -q 'SECCOMP_FILTER_FLAG_NEW_LISTENER|SECCOMP_FILTER_FLAG_TSYNC_ESRCH' "$T/trace" ||
                 grep -q 'SECCOMP_FILTER_FLAG_TSYNC|SECCOMP_FILTER_FLAG_NEW_LISTENER|SECCOMP_FILTER_FLAG_TSYNC_ESRCH' \
                         "$T/trace" || fail "the listener's load: $(grep 'seccomp(' "$T/trace")"
+}
+
+# Recording (issue 13): the recorder's calls are documented too; the recording filter is loaded
+# without TSYNC, with a listener, after the TSYNC ones.
+testWithRecordingTheInitMakesOnlyTheDocumentedSyscalls() {
+        local name extra seen
+        if ! command -v strace >/dev/null; then
+                startSkipping
+                return
+        fi
+        python3 "$TOP/tests/tools/filter_file.py" --listener 3 "$T/rec.bpf" 0x06,0,0,0x7fc00000 ||
+                fail "filter_file.py"
+        in_pidns strace -f -qq -o "$T/trace" "$INIT" -g -f "$T/deny.tsync" -f "$T/rec.bpf" --record "$T/calls" \
+                --permitted CAP_CHOWN --effective CAP_CHOWN -- sh -c 'echo ok; exit 5'
+        assertEquals "stderr: $(cat "$T/err")" 5 "$rc"
+        assertEquals "ok" "$(cat "$T/out")"
+        seen=$(post_filter_syscalls "$T/trace" "$INIT")
+        extra=
+        for name in $seen; do
+                grep -qw -- "$name" <<<"$POST_FILTER_SYSCALLS" || extra="$extra $name"
+        done
+        assertEquals "undocumented syscalls after the filter (seen: $seen)" "" "$extra"
+        for name in ioctl pwrite64 futex capset execve; do
+                grep -qw -- "$name" <<<"$seen" || fail "$name not seen: $seen"
+        done
+        grep -q 'seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, {' "$T/trace" ||
+                fail "the recording filter's load: $(grep 'seccomp(' "$T/trace")"
+        grep -q 'SECCOMP_FILTER_FLAG_TSYNC.*SECCOMP_FILTER_FLAG_NEW_LISTENER' "$T/trace" &&
+                fail "a listener loaded with TSYNC: $(grep 'seccomp(' "$T/trace")"
+        grep -q '^oci-seccomp-tsync-record 1$' "$T/calls" || fail "no magic: $(head -c 100 "$T/calls")"
 }
 
 testAProfileDenyingWhatSupervisionNeedsRunsTheWorkloadInPlace() {

@@ -360,6 +360,50 @@ static void test_init_calls_agent(void)
                                      cases[i].other, cases[i].route, cases[i].denied);
 }
 
+/* The recording filter (the last of the stack): its USER_NOTIF lets every
+ * call of the init through (the recorder answers CONTINUE), the recorder's
+ * and the recording's own calls count, there is no in-place route, and
+ * without a recording those calls do not count. */
+static void test_init_calls_record(void)
+{
+#define RECORD_ALL                                                                                                     \
+        "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\", \"execve\", \"wait4\", "        \
+        "\"clone\", \"capset\", \"exit_group\", \"futex\", \"rt_sigprocmask\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"
+#define RECORD_DENY(names)                                                                                             \
+        "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [" names                                   \
+        "], \"action\": \"SCMP_ACT_ERRNO\"}]}"
+        static const struct {
+                const char *name;
+                const char *notify;
+                uint32_t listener;
+                const char *other; /* loaded before it, or NULL */
+                enum tsync_init_route route;
+                const char *denied;
+        } cases[] = {
+                { "alone", RECORD_ALL, TSYNC_LISTENER_RECORD, NULL, TSYNC_ROUTE_SUPERVISE, NULL },
+                { "under_a_layer", RECORD_ALL, TSYNC_LISTENER_RECORD, RECORD_DENY("\"mkdir\""), TSYNC_ROUTE_SUPERVISE,
+                  NULL },
+                { "unmarked_notify_is_a_refusal", RECORD_ALL, TSYNC_LISTENER_NONE, NULL, TSYNC_ROUTE_NONE, "read" },
+                { "a_profile_denying_pwrite64", RECORD_ALL, TSYNC_LISTENER_RECORD, RECORD_DENY("\"pwrite64\""),
+                  TSYNC_ROUTE_NONE, "pwrite64" },
+                { "a_profile_denying_ioctl", RECORD_ALL, TSYNC_LISTENER_RECORD, RECORD_DENY("\"ioctl\""),
+                  TSYNC_ROUTE_NONE, "ioctl" },
+                { "a_profile_denying_seccomp", RECORD_ALL, TSYNC_LISTENER_RECORD, RECORD_DENY("\"seccomp\""),
+                  TSYNC_ROUTE_NONE, "seccomp" },
+                { "a_profile_denying_wait4_has_no_in_place", RECORD_ALL, TSYNC_LISTENER_RECORD,
+                  RECORD_DENY("\"wait4\""), TSYNC_ROUTE_NONE, "wait4" },
+                { "a_profile_denying_execve_wins", RECORD_ALL, TSYNC_LISTENER_RECORD, RECORD_DENY("\"execve\""),
+                  TSYNC_ROUTE_NONE, "execve" },
+                { "without_a_recording_pwrite64_does_not_count", RECORD_DENY("\"pwrite64\", \"ftruncate\""),
+                  TSYNC_LISTENER_NONE, NULL, TSYNC_ROUTE_SUPERVISE, NULL },
+        };
+#undef RECORD_ALL
+#undef RECORD_DENY
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                check_listener_route("test_init_calls_record", cases[i].name, cases[i].notify, cases[i].listener,
+                                     cases[i].other, cases[i].route, cases[i].denied);
+}
+
 int main(void)
 {
         test_init_calls_table_is_native();
@@ -368,5 +412,6 @@ int main(void)
                 test_init_calls_route(&rows[i]);
         test_init_calls_exec_once();
         test_init_calls_agent();
+        test_init_calls_record();
         return tap_done();
 }

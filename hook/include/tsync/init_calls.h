@@ -56,6 +56,11 @@ enum {
          * listener yet: a refusal, as for every call of the init but the
          * workload's execve, which the agent may answer as under runc. */
         TSYNC_CALL_AGENT = 1u << 6,
+        /* Only with a recording program (TSYNC_LISTENER_RECORD, the last of
+         * the stack): the main thread loads it alone, under every other
+         * program, and the recorder thread answers its notifications. The
+         * recording's USER_NOTIF lets the init's calls through (CONTINUE). */
+        TSYNC_CALL_RECORD = 1u << 7,
 };
 
 struct tsync_init_call {
@@ -88,6 +93,10 @@ struct tsync_stack_prog {
  * in-place call refused for NONE; *ret_action: the SECCOMP_RET_* value it got.
  * With an agent program (TSYNC_LISTENER_AGENT) the calls that hand its
  * listener over count too, and its USER_NOTIF lets the workload's execve through.
+ * With a recording program (the last of the stack, TSYNC_LISTENER_RECORD) the
+ * recorder's calls count too, its USER_NOTIF lets every call through (the
+ * recorder answers CONTINUE; the other programs still judge them), and there
+ * is no IN_PLACE either.
  * With an exec-once program in the stack the supervisor's calls count too,
  * USER_NOTIF counts as a refusal for every call but the workload child's
  * execve, and there is no IN_PLACE: the init must supervise, or it is NONE
