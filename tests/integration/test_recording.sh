@@ -105,16 +105,13 @@ probeRoundTrip() {
         assertContains "$RT: $(cat "$T/$ID.out")" "$(cat "$T/$ID.out")" "thread=ok"
         assertContains "$RT" "$(cat "$T/$ID.out")" "grandchild=ok"
         # Docker's format names each ABI's calls (archMap and per-ABI rules).
-        "$OCI" check "$T/p.json" >"$T/check" 2>&1 || fail "$RT: check: $(cat "$T/check")"
-        for abi in x86_64; do
-                "$OCI" explain --abi "$abi" "$T/p.json" sysinfo | grep -q ALLOW ||
-                        fail "$RT: the second thread's sysinfo is not allowed: $("$OCI" explain --abi "$abi" "$T/p.json" sysinfo)"
-                "$OCI" explain --abi "$abi" "$T/p.json" times | grep -q ALLOW ||
-                        fail "$RT: the grandchild's times is not allowed"
-        done
+        "$OCI" check --caps all "$T/p.json" >"$T/check" 2>&1 || fail "$RT: check: $(cat "$T/check")"
+        "$OCI" explain --caps all "$T/p.json" sysinfo | grep -q ALLOW ||
+                fail "$RT: the second thread's sysinfo is not allowed: $("$OCI" explain --caps all "$T/p.json" sysinfo)"
+        "$OCI" explain --caps all "$T/p.json" times | grep -q ALLOW || fail "$RT: the grandchild's times is not allowed"
         if grep -q "int80=yes" "$T/$ID.out"; then
-                "$OCI" explain --abi x86 "$T/p.json" getpid | grep -q ALLOW ||
-                        fail "$RT: int 0x80's getpid is not allowed under x86: $("$OCI" explain --abi x86 "$T/p.json" getpid)"
+                "$OCI" explain --caps all --abi x86 "$T/p.json" getpid | grep -q ALLOW ||
+                        fail "$RT: int 0x80's getpid is not allowed under x86: $("$OCI" explain --caps all --abi x86 "$T/p.json" getpid)"
         fi
         replay "$T/p.json" /bin/record_probe 3
         assertEquals "$RT: under the recording ($(cat "$T/$ID-rep.err"))" 3 "$rc"
@@ -272,7 +269,7 @@ testPodmanAnnotationRecordsTheContainer() {
         done
         TSYNC_APPLETS="$TSYNC_APPLETS unshare" make_rootfs "$rootfs" "$PROBE_BIN" || fail "rootfs"
         podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
-                --annotation "io.oci-seccomp-tsync.record=of:$T/pod.json" --rootfs "$rootfs" \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --annotation "io.oci-seccomp-tsync.record=of:$T/pod.json" --rootfs "$rootfs" \
                 /bin/sh -c 'ls /; echo podman-ok' </dev/null >"$T/out" 2>"$T/err"
         rc=$?
         assertEquals "podman run: $(cat "$T/err")" 0 "$rc"
@@ -284,12 +281,13 @@ testPodmanAnnotationRecordsTheContainer() {
         names "$T/pod.json" | grep -qx getdents64 || fail "ls's getdents64: $(names "$T/pod.json" | paste -sd' ')"
         # A bad of: refuses the start: the workload never runs.
         podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
-                --annotation "io.oci-seccomp-tsync.record=of:p.json" --rootfs "$rootfs" \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --annotation "io.oci-seccomp-tsync.record=of:p.json" --rootfs "$rootfs" \
                 /bin/sh -c 'echo ran' </dev/null >"$T/out" 2>"$T/err"
         rc=$?
         assertNotEquals "a relative of: is refused" 0 "$rc"
         assertNotContains "$(cat "$T/out")" "ran"
-        assertContains "$(cat "$T/err")" "not an absolute path"
+        # Podman shows the hook's exit status, not its line (test_failclosed.sh checks the line).
+        assertContains "$(cat "$T/err")" "hook precreate"
 }
 
 suite() {
