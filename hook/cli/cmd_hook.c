@@ -267,10 +267,15 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         size_t len = 0;
         if (r < 0 || tsync_json_write(config, false, &text, &len, &err) < 0) {
                 cli_error("precreate", &err);
+                /* A refused start keeps no recording directory (a fresh, empty one). */
+                if (plan->record.dir)
+                        (void)rmdir(plan->record.dir);
                 return -1;
         }
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
                 cli_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
+                if (plan->record.dir)
+                        (void)rmdir(plan->record.dir);
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
