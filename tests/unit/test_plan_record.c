@@ -296,6 +296,41 @@ static void test_refusals(void)
         }
 }
 
+/* A notify agent's layer takes the chain's one listener: refused beside a recording. */
+static void test_agent_refused(const char *tmp)
+{
+        char layer[4200];
+        (void)snprintf(layer, sizeof(layer), "%s/agent.json", tmp);
+        FILE *f = fopen(layer, "w");
+        if (f) {
+                fputs("{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": "
+                      "[{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}",
+                      f);
+                (void)fclose(f);
+        }
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with("", "{}");
+        struct tsync_request req = record_request("/b/oci-seccomp-tsync-record");
+        req.delivery = TSYNC_DELIVERY_FILES;
+        req.layers[0] = layer;
+        req.n_layers = 1;
+        struct tsync_plan *plan = NULL;
+        struct tsync_plan_programs progs = { 0 };
+        struct tsync_warnings w = { 0 };
+        struct tsync_plan_paths paths = { .state_root = "/run/oci-seccomp-tsync" };
+        int r = tsync_plan_new(c, &req, "/b/oci-seccomp-tsync", &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, c, &progs, &w, &err);
+        bool compiled = r == 0 && progs.n == 2 && progs.progs[0]->listener == TSYNC_LISTENER_AGENT &&
+                        progs.progs[1]->listener == TSYNC_LISTENER_RECORD;
+        r = r ?: tsync_record_check_programs(plan, &progs, &err);
+        tap_ok(compiled && r < 0 && strstr(err.msg, "SCMP_ACT_NOTIFY (a notify agent's listener) and a recording"),
+               "test_recording_refuses_a_notify_agents_layer (%s)", err.msg);
+        tsync_warnings_clear(&w);
+        tsync_plan_programs_clear(&progs);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+}
+
 static void test_owner_and_dirs(const char *tmp)
 {
         struct tsync_err err = { 0 };
@@ -359,6 +394,7 @@ int main(void)
         test_annotation_parser();
         test_plan();
         test_refusals();
+        test_agent_refused(tmp);
         test_owner_and_dirs(tmp);
         return tap_done();
 }
