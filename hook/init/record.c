@@ -18,7 +18,8 @@
  * and nothing before the child announces itself right before its execve (the
  * child's calls until then are the init's code). Each new pair is one line
  * appended with one pwrite, before the answer, so that a workload killed with
- * SIGKILL still leaves every pair of every call it made.
+ * SIGKILL still leaves every pair of every call it made; a write that fails
+ * or is cut short empties the file (void_recording).
  *
  * The seen-set is static: a bit per (ABI, syscall) for the ABIs Linux runs
  * (1024 numbers each, x32's without __X32_SYSCALL_BIT) and a short list for
@@ -76,6 +77,7 @@ static bool record_void; /* a write failed: the file was emptied, nothing more i
 
 /* The ABIs whose numbers fit the bit table; x32 is AUDIT_ARCH_X86_64 with
  * __X32_SYSCALL_BIT in the number. */
+#define X32_SLOT 1
 static const uint32_t known_arches[] = {
         AUDIT_ARCH_X86_64, 0 /* x32 */,        AUDIT_ARCH_I386,    AUDIT_ARCH_AARCH64,
         AUDIT_ARCH_ARM,    AUDIT_ARCH_RISCV64, AUDIT_ARCH_PPC64LE, AUDIT_ARCH_S390X,
@@ -116,14 +118,15 @@ static _Noreturn void give_up(const char *what, int e)
 /* The slot of a pair in the bit table, or -1. */
 static int known_slot(uint32_t arch, uint32_t nr, uint32_t *ret_index)
 {
-        if (arch == AUDIT_ARCH_X86_64 && (nr & X32_BIT)) {
-                arch = 0;
+        bool x32 = arch == AUDIT_ARCH_X86_64 && (nr & X32_BIT);
+
+        if (x32)
                 nr &= ~X32_BIT;
-        }
         if (nr >= KNOWN_NRS)
                 return -1;
         for (size_t i = 0; i < NKNOWN; i++) {
-                if (known_arches[i] == arch) {
+                /* Slot X32_SLOT is x32's alone, whatever arch says. */
+                if (x32 ? i == X32_SLOT : i != X32_SLOT && known_arches[i] == arch) {
                         *ret_index = nr;
                         return (int)i;
                 }
@@ -152,14 +155,16 @@ static size_t format_line(uint32_t arch, uint32_t nr, char *buf)
         return o;
 }
 
-/* A failed write voids the recording rather than leave a profile that would
- * miss calls: the file loses its magic, so poststop refuses it. */
-static void void_recording(const char *what, int e)
+/* A write that fails, or is cut short (a file size limit, a full disk),
+ * voids the recording rather than leave one that misses calls, from which
+ * poststop would make a profile that breaks the workload later: the file
+ * loses its magic, so poststop refuses it, and the init says why. */
+static void void_recording(int e)
 {
         record_void = true;
         (void)ftruncate(record_fd, 0);
-        init_warn("record", "cannot %s %s: %s: the recording is void (emptied); the workload goes on", what,
-                  record_path, init_strerror(e));
+        init_warn("record", "cannot write to %s: %s: the recording is void (emptied); the workload goes on",
+                  record_path, e ? init_strerror(e) : "a short write");
 }
 
 /* Appends the line; true once it is in the file. */
@@ -176,14 +181,7 @@ static bool append(uint32_t arch, uint32_t nr)
                 }
                 if (w < 0 && errno == EINTR)
                         continue;
-                if (w < 0) {
-                        void_recording("write to", errno);
-                        return false;
-                }
-                /* Cut short: back to the last full line; the pair is tried
-                 * again when it comes again. */
-                if (ftruncate(record_fd, record_end) < 0)
-                        void_recording("cut a short line from", errno);
+                void_recording(w < 0 ? errno : 0);
                 return false;
         }
 }
@@ -342,7 +340,7 @@ static int open_file(const char *path)
 
         /* O_NONBLOCK: a FIFO planted there must be refused, not block the
          * init in open; O_NOCTTY: nor may a terminal become ours. */
-        int fd = init_open_no_symlinks(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY, 0600);
+        int fd = init_open_no_symlinks(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY, 0644);
         if (fd == -ELOOP) {
                 init_log(path, "cannot open the record file: a symbolic link in its path");
                 return INIT_EXIT_CANNOT_EXEC;

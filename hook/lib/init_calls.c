@@ -151,7 +151,7 @@ const struct tsync_init_call tsync_init_calls[] = {
           { 0 },
           SUPERVISE,
           TSYNC_CALL_RECORD,
-          "cut a short line from the record file (recording)" },
+          "empty the record file when a write fails (recording)" },
 };
 const size_t tsync_init_ncalls = sizeof(tsync_init_calls) / sizeof(tsync_init_calls[0]);
 

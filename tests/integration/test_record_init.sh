@@ -10,6 +10,8 @@
 TOP=${TSYNC_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 # shellcheck source=tests/integration/lib.sh
 . "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/integration/hooklib.sh
+. "$TOP/tests/integration/hooklib.sh"
 
 INIT=$TSYNC_BUILD/bin/seccomp-tsync-init
 OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
@@ -100,6 +102,22 @@ testTheRecordHoldsTheCallsOfEveryThreadEveryDescendantAndEveryAbi() {
         fi
 }
 
+# Each ABI under its own tag: x32's numbers keep __X32_SYSCALL_BIT (seccomp sees the call even
+# where the kernel does not run x32), i386's come with AUDIT_ARCH_I386. The recording filter alone
+# here: a libseccomp layer for x86_64 kills x32 numbers before the recording sees them.
+testEachAbiTheWorkloadUsesIsRecordedUnderItsOwnTag() {
+        in_pidns "$INIT" -f "$T/rec.bpf" --record "$T/calls" -- "$PROBE" 0
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        assertWellFormed
+        assertRecorded $NATIVE $((0x40000000 + 39)) "x32's getpid"
+        assertRecorded $NATIVE 1500 "a number past the bit table (ENOSYS)"
+        if grep -qx 'int80=yes' "$T/out"; then
+                assertRecorded $I386 $I386_GETPID "i386's getpid, made only through int 0x80"
+        else
+                echo "test_record_init.sh: the int 0x80 part is skipped: $(grep '^int80=' "$T/out")" >&2
+        fi
+}
+
 testTheWorkloadsOutputAndStatusAreTheSameWithoutRecording() {
         in_pidns "$INIT" -f "$T/deny.tsync" -- "$PROBE" 5
         local plain_rc=$rc
@@ -160,6 +178,22 @@ testAWorkloadKilledWithSigkillStillLeavesItsLines() {
         assertRecorded $NATIVE 62 "the kill that ended the workload"
 }
 
+# A write that fails (here: past RLIMIT_FSIZE, EFBIG) voids the recording: the file loses its
+# magic, so that no profile missing calls can be made from it; the workload goes on unchanged.
+testAFailedWriteEmptiesTheRecordAndTheWorkloadGoesOn() {
+        # 200 bytes: the magic and a few lines fit, the shell's thirty-odd pairs do not (nor would
+        # more than 200 bytes of stdout or stderr, which the limit covers too).
+        in_pidns prlimit --fsize=200 "$INIT" -f "$T/deny.tsync" -f "$T/rec.bpf" --record "$T/calls" -- \
+                /bin/sh -c 'echo hi; exit 4'
+        assertEquals "stderr: $(cat "$T/err")" 4 "$rc"
+        assertEquals "hi" "$(cat "$T/out")"
+        assertEquals "the record is emptied: $(head -c 100 "$T/calls")" 0 "$(stat -c %s "$T/calls")"
+        assertEquals "one warning: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        # Cut short at the limit, or refused past it (EFBIG): either way, void.
+        grep -Eq "^seccomp-tsync-init: record: warning: cannot write to $T/calls: (a short write|File too large): the recording is void" \
+                "$T/err" || fail "the warning: $(cat "$T/err")"
+}
+
 # The proof: the main thread carries the TSYNC filters and the recording filter, every other
 # thread of the init the TSYNC filters alone; the workload inherits the main thread's.
 testOnlyTheMainThreadOfTheInitCarriesTheRecordingFilter() {
@@ -172,6 +206,41 @@ testOnlyTheMainThreadOfTheInitCarriesTheRecordingFilter() {
         assertEquals "two other threads (signal, recorder), with the layer only" "2 1" \
                 "$(grep -v '^1 \|^self ' "$T/out" | awk '{print $2}' | sort | uniq -c | awk '{print $1, $2}')"
         assertEquals "the workload" "self 2" "$(grep '^self ' "$T/out")"
+}
+
+# Under a real runtime, whose own linux.seccomp is in place before the init starts: a bundle
+# injected with a layer, its init's arguments given the recording filter and --record, and the
+# record directory bind-mounted read-write, as the hook will do it.
+testUnderRuncAndCrunTheRecordHoldsTheWorkloadsCalls() {
+        local rec
+        rec=$(base64 -w0 "$T/rec.bpf")
+        for RT in runc crun; do
+                rm -rf "$T/b" "$T/rec"
+                mkdir -p "$T/rec"
+                make_rootfs "$T/b/rootfs" "$PROBE" >/dev/null || fail "rootfs"
+                make_bundle "$T/b" /bin/record_probe 3 || fail "bundle"
+                tsync_json_edit "$T/b/config.json" '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW",
+                        "syscalls": [{"names": ["unshare"], "action": "SCMP_ACT_ERRNO"}]}' || fail "jq"
+                inject -p "$T/deny.json" "$T/b" || fail "inject"
+                # shellcheck disable=SC2016 # jq's variables
+                tsync_json_edit "$T/b/config.json" '(.process.args | index("--")) as $i
+                        | .process.args = .process.args[:$i] + ["--filter-data", $rec, "--record", $file]
+                                + .process.args[$i:]
+                        | .mounts += [{"destination": $dir, "type": "bind", "source": $src,
+                                       "options": ["bind", "rw", "nosuid", "nodev"]}]' \
+                        --arg rec "$rec" --arg file /.oci-seccomp-tsync/record/calls \
+                        --arg dir /.oci-seccomp-tsync/record --arg src "$T/rec" || fail "jq"
+                ID=$(tsync_unique_id record)
+                rt_run "$ID" "$T/b"
+                assertEquals "$RT: status (stderr: $(cat "$T/$ID.err"))" 3 "$rc"
+                grep -qx 'grandchild=ok' "$T/$ID.out" || fail "$RT: the probe: $(cat "$T/$ID.out")"
+                cp "$T/rec/calls" "$T/calls" 2>/dev/null || fail "$RT: no record file"
+                assertWellFormed
+                assertRecorded $NATIVE $SYSINFO "$RT: sysinfo, made only by a second thread"
+                assertRecorded $NATIVE $TIMES "$RT: times, made only by a grandchild"
+                assertRecorded $NATIVE $EXECVE "$RT: the workload's execve"
+        done
+        RT=runc
 }
 
 # shellcheck disable=SC1091

@@ -3,6 +3,11 @@
  * so that a recording showing it proves that place was recorded:
  *   sysinfo (x86-64: 99)    only by a second thread of this process
  *   times (x86-64: 100)     only by a grandchild (a child's child)
+ *   getpid with x32's number (x86-64: __X32_SYSCALL_BIT | 39), only in a
+ *                           child, whether or not the kernel runs x32 (ENOSYS
+ *                           then; a filter without x32 kills it): x32=...
+ *   system call 1500 (no such call: ENOSYS), twice, by the main thread:
+ *                           a number past the recorder's bit table
  *   getpid through int 0x80 (i386: 20), only in a child, only where the
  *                           kernel offers IA-32 emulation (found out by a
  *                           first child whose int 0x80 either answers or
@@ -74,6 +79,26 @@ static int int80_getpid(void)
 }
 #endif
 
+static int x32_getpid(void)
+{
+#if defined(__x86_64__)
+        return syscall(0x40000000L | SYS_getpid) == getpid() ? 0 : 1;
+#else
+        return 2;
+#endif
+}
+
+static void x32(void)
+{
+        int st = in_child(x32_getpid);
+        if (st >= 0 && WIFEXITED(st))
+                say(WEXITSTATUS(st) == 0 ? "x32=ran\n" : WEXITSTATUS(st) == 1 ? "x32=refused\n" : "x32=no\n");
+        else if (st >= 0 && WIFSIGNALED(st))
+                say("x32=killed\n");
+        else
+                say("x32=failed\n");
+}
+
 static void int80(void)
 {
 #if defined(__x86_64__)
@@ -122,7 +147,10 @@ int main(int argc, char **argv)
         say("thread=ok\n");
         int st = in_child(child);
         say(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "grandchild=ok\n" : "grandchild=failed\n");
+        x32();
         int80();
+        (void)syscall(1500);
+        (void)syscall(1500);
         if (kill_self) {
                 say("kill\n");
                 (void)raise(SIGKILL);
