@@ -120,13 +120,27 @@ static int abi_of(uint32_t audit_arch, uint32_t nr, uint32_t *ret)
         return 0;
 }
 
+bool tsync_record_abi_fits(uint32_t abi)
+{
+        uint32_t native = seccomp_arch_native();
+        if (abi == native)
+                return true;
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        if (!ctx)
+                return false;
+        int r = seccomp_arch_add(ctx, abi);
+        seccomp_release(ctx);
+        return r == 0 || r == -EEXIST;
+}
+
 static bool is_lower_hex(char c)
 {
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
 /* One line without its newline: "%08x %u" exactly (no sign, no leading zero). */
-static int parse_line(const char *s, size_t len, size_t lineno, struct tsync_record_call *ret, struct tsync_err *err)
+static int parse_line(const char *s, size_t len, size_t lineno, struct tsync_abis *fit, struct tsync_record_call *ret,
+                      struct tsync_err *err)
 {
         uint32_t arch = 0;
         uint64_t nr = 0;
@@ -157,6 +171,17 @@ static int parse_line(const char *s, size_t len, size_t lineno, struct tsync_rec
                 return tsync_error(err, EINVAL, "line %zu: architecture %08x is not one libseccomp %u.%u.%u knows",
                                    lineno, arch, seccomp_version()->major, seccomp_version()->minor,
                                    seccomp_version()->micro);
+        /* Asked once per ABI: fit holds those that fit. */
+        bool seen = false;
+        for (size_t i = 0; i < fit->n && !seen; i++)
+                seen = fit->v[i] == abi;
+        if (!seen) {
+                if (!tsync_record_abi_fits(abi))
+                        return tsync_error(err, EINVAL, "line %zu: %s cannot be in one filter with this machine's %s",
+                                           lineno, tsync_arch_name(abi), tsync_arch_name(seccomp_arch_native()));
+                if (tsync_abis_add(fit, abi) < 0)
+                        return tsync_error(err, E2BIG, "line %zu: too many architectures", lineno);
+        }
         *ret = (struct tsync_record_call){ .abi = abi, .nr = (uint32_t)nr };
         return 0;
 }
@@ -188,6 +213,7 @@ int tsync_record_parse(const char *text, size_t len, struct tsync_record_set **r
         if (!set || !(set->calls = calloc(cap, sizeof(*set->calls))))
                 return tsync_error(err, ENOMEM, "out of memory");
 
+        struct tsync_abis fit = { 0 };
         size_t lineno = 1;
         for (size_t at = magic_len; at < len;) {
                 lineno++;
@@ -203,7 +229,7 @@ int tsync_record_parse(const char *text, size_t len, struct tsync_record_set **r
                 size_t line_len = (size_t)(nl - (text + at));
                 if (set->n == cap)
                         return tsync_error(err, EINVAL, "line %zu: more lines than the file can hold", lineno);
-                int r = parse_line(text + at, line_len, lineno, &set->calls[set->n], err);
+                int r = parse_line(text + at, line_len, lineno, &fit, &set->calls[set->n], err);
                 if (r < 0)
                         return r;
                 set->n++;

@@ -2,6 +2,7 @@
  * record_merge.c (not installed). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,10 @@ struct tsync_abis {
 /* Adds abi unless it is there. -E2BIG past the table's size (cannot happen
  * with the architectures profile.c knows). */
 int tsync_abis_add(struct tsync_abis *abis, uint32_t abi);
+
+/* True if a filter for this machine's native ABI can hold abi too: libseccomp
+ * puts ABIs of one byte order only in a filter (EDOM otherwise). */
+bool tsync_record_abi_fits(uint32_t abi);
 
 /* What a previous profile (req->input) adds: its ABIs and its recorded names
  * (syscalls[0], and in later rules the names that are not among extra_names,

@@ -39,6 +39,9 @@ static int add_arch(const struct tsync_json *v, const char *at, struct tsync_abi
                 return r;
         if (tsync_arch_parse(name, &token) < 0)
                 return tsync_error(err, EINVAL, "%s: architecture '%s' is unknown", at, name);
+        if (!tsync_record_abi_fits(token))
+                return tsync_error(err, EINVAL, "%s: %s cannot be in one filter with this machine's %s", at, name,
+                                   tsync_arch_name(seccomp_arch_native()));
         if (tsync_abis_add(abis, token) < 0)
                 return tsync_error(err, E2BIG, "%s: too many architectures", at);
         return 0;

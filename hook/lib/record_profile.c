@@ -76,6 +76,11 @@ static const char *const runtime_calls[] = {
         "faccessat2",
         "getpid",
         "getppid",
+        /* newer runc (read in its source, not run here): the exec fifo and
+         * /proc/self/fd reopened through pathrs-lite, which checks the fd's
+         * path; its fsopen and open_tree have fallbacks and stay refused */
+        "openat2",
+        "readlinkat",
         /* runc's Go runtime on the thread that loaded the filter (it is not
          * loaded with TSYNC: other threads stay unfiltered): scheduling,
          * preemption signals, memory */
@@ -169,6 +174,18 @@ static int add_recorded(const struct tsync_record_set *set, struct tsync_abis *a
         return 0;
 }
 
+int tsync_record_unnamed(const struct tsync_record_set *set, char **ret, struct tsync_err *err)
+{
+        struct tsync_abis abis = { 0 };
+        _cleanup_names_ struct tsync_names names = { 0 };
+        char *unnamed = NULL;
+        int r = add_recorded(set, &abis, &names, &unnamed, err);
+        if (r < 0)
+                return r;
+        *ret = unnamed;
+        return 0;
+}
+
 static struct tsync_json *string_array(char *const *v, size_t n)
 {
         struct tsync_json *arr = tsync_json_new_array();
@@ -211,23 +228,25 @@ static int build(const struct tsync_abis *abis, const struct tsync_names *record
         bool docker = req->format == TSYNC_RECORD_FORMAT_DOCKER;
         _cleanup_json_ struct tsync_json *doc = tsync_json_new_object();
         _cleanup_free_ char *recorded_comment = NULL;
-        struct tsync_json *syscalls;
 
         if (!doc || tsync_json_set(doc, "defaultAction", tsync_json_new_string("SCMP_ACT_ERRNO")) < 0 ||
             tsync_json_set(doc, "defaultErrnoRet", tsync_json_new_u64((uint64_t)errno_ret)) < 0)
                 return -ENOMEM;
         if (docker) {
-                /* Each call takes ownership of what it is given, also when it fails. */
-                struct tsync_json *map = tsync_json_new_array(), *entry;
-                if (tsync_json_set(doc, "archMap", map) < 0 ||
-                    tsync_json_append(map, entry = tsync_json_new_object()) < 0 ||
+                /* set and append take what they are given, also when they fail (NULL: -ENOMEM). */
+                struct tsync_json *map = tsync_json_new_array();
+                if (tsync_json_set(doc, "archMap", map) < 0)
+                        return -ENOMEM;
+                struct tsync_json *entry = tsync_json_new_object();
+                if (tsync_json_append(map, entry) < 0 ||
                     tsync_json_set(entry, "architecture", tsync_json_new_string(tsync_arch_name(abis->v[0]))) < 0 ||
                     tsync_json_set(entry, "subArchitectures", abi_array(abis->v + 1, abis->n - 1)) < 0)
                         return -ENOMEM;
         } else if (tsync_json_set(doc, "architectures", abi_array(abis->v, abis->n)) < 0) {
                 return -ENOMEM;
         }
-        if (tsync_json_set(doc, "syscalls", syscalls = tsync_json_new_array()) < 0)
+        struct tsync_json *syscalls = tsync_json_new_array();
+        if (tsync_json_set(doc, "syscalls", syscalls) < 0)
                 return -ENOMEM;
         if (docker &&
             asprintf(&recorded_comment, "%s%s%s%s",

@@ -139,6 +139,10 @@ static int check(const char *path, bool output, const char *rootfs, int *ret_dfd
                 return tsync_error(err, ELOOP, "'%s' is a symbolic link", path);
         if (exists && !S_ISREG(st.st_mode))
                 return tsync_error(err, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "'%s' is not a regular file", path);
+        /* tsync_write_at's rule, said before the workload runs rather than after. */
+        if (exists && output && st.st_uid != geteuid())
+                return tsync_error(err, EPERM, "'%s' is owned by uid %u, not by us (uid %u): refusing to replace it",
+                                   path, (unsigned)st.st_uid, (unsigned)geteuid());
         if (ret_dfd)
                 *ret_dfd = TAKE_FD(dfd);
         if (ret_name)

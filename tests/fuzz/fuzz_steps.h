@@ -52,6 +52,7 @@ void fuzz_profile_docker(const uint8_t *data, size_t size);
 void fuzz_config(const uint8_t *data, size_t size);
 void fuzz_state(const uint8_t *data, size_t size);
 void fuzz_filterfile(const uint8_t *data, size_t size);
+void fuzz_record(const uint8_t *data, size_t size); /* fuzz_steps_record.c */
 
 struct fuzz_target {
         const char *name; /* also the directory under tests/fuzz/corpus/ and tests/fuzz/crashes/ */

@@ -233,5 +233,6 @@ const struct fuzz_target fuzz_targets[] = {
         { "fuzz_config", fuzz_config },
         { "fuzz_state", fuzz_state },
         { "fuzz_filterfile", fuzz_filterfile },
+        { "fuzz_record", fuzz_record },
 };
 const size_t fuzz_n_targets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);

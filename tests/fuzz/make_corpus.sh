@@ -120,4 +120,23 @@ bad = bytearray(good); bad[40] ^= 1
 open(d + '/bad-checksum.bpf', 'wb').write(bytes(bad))
 EOF
 
+# Record files (tsync/record.h): x86_64 and its other ABIs, numbers without a
+# name, a damaged one; busybox.rec is what `sh -c 'ls /; cat /etc/hostname'`
+# calls (test_record_profile.sh's record_of).
+mkdir -p "$out/fuzz_record"
+m='oci-seccomp-tsync-record 1'
+printf '%s\nc000003e 59\nc000003e 0\nc000003e 1\nc000003e 231\n' "$m" >"$out/fuzz_record/basic.rec"
+printf '%s\nc000003e 59\n40000003 11\n40000003 4\nc000003e 1073742344\nc000003e 1073741825\n' "$m" \
+        >"$out/fuzz_record/abis.rec"
+printf '%s\nc000003e 462\nc000003e 4294967295\nc000003e 0\n' "$m" >"$out/fuzz_record/unnamed.rec"
+printf '%s\nc000003e 4294967295\n' "$m" >"$out/fuzz_record/only-unnamed.rec"
+printf '%s\n' "$m" >"$out/fuzz_record/magic-only.rec"
+printf '%s\nc000003e 59\nc000003e 6' "$m" >"$out/fuzz_record/cut-short.rec"
+{
+        echo "$m"
+        for n in 1 3 10 12 13 15 16 39 40 56 59 61 63 79 89 102 110 157 158 217 218 231 257 262 273 302 318 334; do
+                echo "c000003e $n"
+        done
+} >"$out/fuzz_record/busybox.rec"
+
 du -sh "$out"

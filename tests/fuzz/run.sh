@@ -61,7 +61,7 @@ for t in "${targets[@]}"; do
         cp -n "$seeds"/* "$work"/ 2>/dev/null || true
         dict=()
         case "$t" in
-        fuzz_filterfile) ;;
+        fuzz_filterfile | fuzz_record) ;;
         *) dict=(-dict="$top/tests/fuzz/seccomp.dict") ;;
         esac
         "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \

@@ -114,10 +114,16 @@ int main(int argc, char **argv)
         struct tsync_record_set *set = NULL;
         if (read_record(record, &text, &len, &err) < 0 || tsync_record_parse(text, len, &set, &err) < 0)
                 return fail(record, &err);
-        int r = tsync_record_profile(set, &req, &profile, &profile_len, &err);
+        _cleanup_free_ char *unnamed = NULL;
+        int r = tsync_record_unnamed(set, &unnamed, &err);
+        if (r == 0)
+                r = tsync_record_profile(set, &req, &profile, &profile_len, &err);
         tsync_record_set_free(set);
         if (r < 0)
                 return fail(record, &err);
+        if (unnamed)
+                fprintf(stderr, "record_profile: %s: left out, with no name in libseccomp (denied): %s\n", record,
+                        unnamed);
         if (req.output) {
                 if (tsync_record_write(req.output, profile, profile_len, rootfs, &err) < 0)
                         return fail(req.output, &err);

@@ -79,3 +79,10 @@ int tsync_record_check_path(const char *path, bool output, const char *rootfs, s
 /* Writes text to path atomically (a temporary file in the same directory,
  * fsync, rename), refusing what tsync_record_check_path refuses. */
 int tsync_record_write(const char *path, const char *text, size_t len, const char *rootfs, struct tsync_err *err);
+
+/* The recorded calls libseccomp has no name for (newer than it, or
+ * syscall(-1)), as "SCMP_ARCH_X86_64 462, SCMP_ARCH_X32 4294967295" in *ret,
+ * or NULL when there are none. A profile lists names, so tsync_record_profile
+ * leaves them out (denied); only the Docker format's comment says so, and
+ * this is for a warning. */
+int tsync_record_unnamed(const struct tsync_record_set *set, char **ret, struct tsync_err *err);
