@@ -100,7 +100,20 @@ static int remove_contents(int dfd, unsigned depth)
         return r;
 }
 
-static int make_profile(const struct tsync_plan *plan, int dfd, const char *rootfs, struct tsync_err *err)
+/* Calls libseccomp cannot name are left out of the profile (denied): said once. */
+static void warn_unnamed(const struct tsync_record_set *set, const char *id, const char *output)
+{
+        _cleanup_free_ char *unnamed = NULL;
+        struct tsync_err err = { 0 };
+        if (tsync_record_unnamed(set, &unnamed, &err) == 0 && unnamed)
+                fprintf(stderr,
+                        "%s: %s: warning: recording: calls this libseccomp has no name for are left out of %s (so "
+                        "denied): %s\n",
+                        PROGRAM, id, output, unnamed);
+}
+
+static int make_profile(const struct tsync_plan *plan, int dfd, const char *rootfs, const char *id,
+                        struct tsync_err *err)
 {
         const struct tsync_plan_record *rec = &plan->record;
         _cleanup_free_ char *calls = NULL, *text = NULL;
@@ -109,6 +122,8 @@ static int make_profile(const struct tsync_plan *plan, int dfd, const char *root
         int r = read_calls(dfd, rec->dir, &calls, &len, err);
         if (r == 0 && (r = tsync_record_parse(calls, len, &set, err)) < 0)
                 (void)tsync_error_prefix(err, "%s/%s", rec->dir, calls_name());
+        if (r == 0)
+                warn_unnamed(set, id, rec->req.output);
         if (r == 0)
                 r = tsync_record_profile(set, &rec->req, &text, &text_len, err);
         if (r == 0 && (r = tsync_record_write(rec->req.output, text, text_len, rootfs, err)) < 0)
@@ -144,7 +159,7 @@ int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths
                 return -1;
         }
         _cleanup_free_ char *rootfs = NULL;
-        if (rootfs_of(bundle, &rootfs, &err) < 0 || make_profile(plan, dfd, rootfs, &err) < 0) {
+        if (rootfs_of(bundle, &rootfs, &err) < 0 || make_profile(plan, dfd, rootfs, id, &err) < 0) {
                 cli_errorf(id, "recording: %s; what was recorded stays in %s", err.msg, rec->dir);
                 return -1;
         }

@@ -236,13 +236,14 @@ testCheckDescribesARecordingAConfigAsksFor() {
 }
 
 # poststop alone, on a record file as the init leaves it (anything the container added to the
-# directory goes too): the profile is written and inject's directory emptied for the next run.
+# directory goes too): the profile is written and inject's directory emptied for the next run; a
+# call with no name is left out with a warning.
 testPoststopWritesTheProfileAndEmptiesTheRecordingDirectory() {
         local dir="$T/b/oci-seccomp-tsync-record"
         bundle "$T/b" /bin/true || fail "bundle"
         inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
         mkdir -m 0700 "$dir" "$dir/sub" && touch "$dir/sub/left-by-the-workload"
-        printf 'oci-seccomp-tsync-record 1\nc000003e 59\nc000003e 0\n' >"$dir/calls"
+        printf 'oci-seccomp-tsync-record 1\nc000003e 59\nc000003e 0\nc000003e 999\n' >"$dir/calls"
         tsync_json_edit "$T/b/config.json" '.annotations["io.oci-seccomp-tsync.plan"] |= (fromjson
                 | .record = {output: $o, format: "oci", errno: "ENOSYS", dir: $d} | tojson)' \
                 --arg o "$T/p.json" --arg d "$dir"
@@ -250,7 +251,10 @@ testPoststopWritesTheProfileAndEmptiesTheRecordingDirectory() {
                 "$OCI" hook poststop --cache-dir "$T/cache" 2>"$T/err"
         rc=$?
         assertEquals "poststop: $(cat "$T/err")" 0 "$rc"
-        assertEquals "silent" "" "$(cat "$T/err")"
+        # 999 has no name: left out (denied), with one warning.
+        assertEquals "one warning: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: ps-$$: warning: recording: calls this libseccomp has no name for"
+        assertContains "$(cat "$T/err")" "SCMP_ARCH_X86_64 999"
         assertEquals "defaultErrnoRet" 38 "$(jq .defaultErrnoRet "$T/p.json")"
         names "$T/p.json" | grep -qx execve || fail "execve: $(cat "$T/p.json")"
         assertTrue "the directory stays for the bundle's next run" "[ -d $dir ]"
