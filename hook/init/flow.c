@@ -150,7 +150,7 @@ static int apply_filters(size_t n, bool *ret_probe)
         return 0;
 }
 
-int init_flow_run(int argc, char **argv)
+static int flow(int argc, char **argv)
 {
         struct tsync_err err = { 0 };
         size_t n = 0;
@@ -274,4 +274,14 @@ int init_flow_run(int argc, char **argv)
         if (listener >= 0)
                 init_execonce_serve(listener);
         return init_supervise(path, cfg.cmd, cfg.pgroup, tty);
+}
+
+int init_flow_run(int argc, char **argv)
+{
+        int code = flow(argc, argv);
+
+        /* A start refused before the workload ran records nothing: the file
+         * must not pass for a recording of a workload that did nothing. */
+        init_record_abandon();
+        return code;
 }

@@ -247,6 +247,9 @@ pid_t init_record_tid(void);
 int init_record_run(void (*fn)(void *arg), void *arg);
 int init_record_load(const struct init_filter *f);
 void init_record_workload(pid_t pid);
+/* When the init gives up before the workload announced itself: empties the
+ * file (no magic), so that poststop takes it for no recording at all. */
+void init_record_abandon(void);
 
 /* probe_calls.c: system calls that are harmless when they do execute (bad
  * pointers, fd -1, invalid flags: they fail before doing anything, or only

@@ -99,7 +99,8 @@ static void help(FILE *f)
                    "                        through: a CMD killed with SIGKILL leaves every pair it made.\n"
                    "                        FILE: a regular file (created 0644, emptied), no symlink in\n"
                    "                        its path. A write that fails or is cut short empties it (no\n"
-                   "                        magic: not a recording), with one warning, and CMD goes on.\n"
+                   "                        magic: not a recording), with one warning, and CMD goes on;\n"
+                   "                        so does a start refused before CMD runs.\n"
                    "                        Linux 5.5; never with --exec, --exec-once or\n"
                    "                        --verify probe, nor beside another listener, nor with a filter\n"
                    "                        that returns TRACE (the recording would hide the call from the\n"
@@ -252,6 +253,10 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 case OPT_RECORD:
                         if (set_once(&cfg->record, "--record", optarg) < 0)
                                 return -1;
+                        if (!optarg[0]) {
+                                init_log("command line", "--record needs a file name");
+                                return -1;
+                        }
                         break;
                 case 'g':
                         cfg->pgroup = true;

@@ -112,6 +112,7 @@ static _Noreturn void give_up(const char *what, int e)
         init_log("record", "the recorder cannot %s: %s: the workload is killed", what, init_strerror(e));
         if (w > 0)
                 (void)kill(w, SIGKILL);
+        init_record_abandon();
         _exit(1);
 }
 
@@ -253,6 +254,7 @@ static _Noreturn void serve(int fd)
                                          "the kernel refuses SECCOMP_USER_NOTIF_FLAG_CONTINUE: %s (Linux 5.5 or "
                                          "later is needed to record)",
                                          init_strerror(errno));
+                                init_record_abandon();
                                 _exit(INIT_EXIT_KERNEL);
                         }
                         give_up("answer a notification (ioctl SECCOMP_IOCTL_NOTIF_SEND)", errno);
@@ -502,4 +504,10 @@ void init_record_workload(pid_t pid)
 {
         if (pid > 0)
                 __atomic_store_n(&workload, pid, __ATOMIC_RELEASE);
+}
+
+void init_record_abandon(void)
+{
+        if (record_fd >= 0 && __atomic_load_n(&workload, __ATOMIC_ACQUIRE) == 0)
+                (void)ftruncate(record_fd, 0);
 }

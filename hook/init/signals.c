@@ -91,6 +91,7 @@ static void *signal_thread(void *arg)
                                          "the main thread (%d) died before the workload ran (a filter's "
                                          "KILL_THREAD action?): the init stops",
                                          (int)main_tid);
+                                init_record_abandon();
                                 _exit(INIT_EXIT_KERNEL);
                         }
                         continue;

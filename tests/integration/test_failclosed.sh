@@ -963,6 +963,7 @@ N RecordWithExec 121 "command line: --record cannot be combined with --exec: the
 N RecordWithExecOnce 121 "command line: --record cannot be combined with --exec-once: the kernel allows one listener" 'record_file "$W/r.bpf"' '--exec-once 1 -f "$W/r.bpf" --record "$W/calls"'
 N RecordWithVerifyProbe 121 "command line: --record cannot be combined with --verify probe" 'record_file "$W/r.bpf"' '--verify probe -f "$W/r.bpf" --record "$W/calls"'
 N RecordTwice 121 "command line: --record is given twice" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --record "$W/calls" --record "$W/calls2"'
+N RecordEmptyPath 121 "command line: --record needs a file name" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --record ""'
 N RecordWithoutItsFilter 122 "record: --record is given, but no filter is a recording filter" ':' '-f "$SUITE/good.bpf" --record "$W/calls"'
 N RecordFilterWithoutTheOption 122 "\$W/r.bpf: a recording filter, but --record is not given: nobody would answer its notifications" 'record_file "$W/r.bpf"' '-f "$SUITE/good.bpf" -f "$W/r.bpf"'
 N RecordTwoRecordingFilters 122 "\$W/s.bpf: a second filter with a listener (the first is \$W/r.bpf)" 'record_file "$W/r.bpf"; cp "$W/r.bpf" "$W/s.bpf"' '-f "$W/r.bpf" -f "$W/s.bpf" --record "$W/calls"'

@@ -194,9 +194,28 @@ testAFailedWriteEmptiesTheRecordAndTheWorkloadGoesOn() {
                 "$T/err" || fail "the warning: $(cat "$T/err")"
 }
 
+# A start refused before the workload runs leaves no recording: no file when the refusal comes
+# before the init opens it, an empty one (no magic) when it comes after, even when the init ends
+# from its signal thread because a filter killed the main thread after the load.
+testARefusedStartLeavesNoRecording() {
+        record -- /nonexistent/cmd
+        assertEquals "stderr: $(cat "$T/err")" 127 "$rc"
+        assertFalse "a record file was made" "[ -e '$T/calls' ]"
+        # Kills a read made from anywhere but instruction pointer 0: the proof's first read.
+        python3 "$TOP/tests/tools/filter_file.py" "$T/kill-read.bpf" \
+                0x20,0,0,0 0x15,0,3,0 0x20,0,0,8 0x15,1,0,0 0x06,0,0,0 0x06,0,0,0x7fff0000 || fail "filter_file.py"
+        in_pidns "$INIT" -f "$T/kill-read.bpf" -f "$T/rec.bpf" --record "$T/calls" -- touch "$T/marker"
+        assertEquals "stderr: $(cat "$T/err")" 124 "$rc"
+        grep -q "the main thread ([0-9]*) died before the workload ran" "$T/err" || fail "$(cat "$T/err")"
+        assertFalse "the workload ran" "[ -e '$T/marker' ]"
+        assertTrue "no record file" "[ -f '$T/calls' ]"
+        assertEquals "the record is emptied: $(head -c 100 "$T/calls")" 0 "$(stat -c %s "$T/calls")"
+}
+
 # The proof: the main thread carries the TSYNC filters and the recording filter, every other
 # thread of the init the TSYNC filters alone; the workload inherits the main thread's.
 testOnlyTheMainThreadOfTheInitCarriesTheRecordingFilter() {
+        # shellcheck disable=SC2016 # the workload's shell expands it
         local script='for t in /proc/1/task/*; do
                 echo "$(basename "$t") $(sed -n "s/^Seccomp_filters:[[:space:]]*//p" "$t/status")"
         done; echo "self $(sed -n "s/^Seccomp_filters:[[:space:]]*//p" /proc/self/status)"'
