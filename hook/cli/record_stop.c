@@ -112,6 +112,8 @@ static void warn_unnamed(const struct tsync_record_set *set, const char *id, con
                         PROGRAM, id, output, unnamed);
 }
 
+/* 1 when there is nothing to write: no record file, or the empty one the
+ * init leaves when it refused the start before the workload ran. */
 static int make_profile(const struct tsync_plan *plan, int dfd, const char *rootfs, const char *id,
                         struct tsync_err *err)
 {
@@ -120,6 +122,8 @@ static int make_profile(const struct tsync_plan *plan, int dfd, const char *root
         size_t len = 0, text_len = 0;
         _cleanup_(record_set_freep) struct tsync_record_set *set = NULL;
         int r = read_calls(dfd, rec->dir, &calls, &len, err);
+        if (r == -ENOENT || (r == 0 && len == 0))
+                return 1;
         if (r == 0 && (r = tsync_record_parse(calls, len, &set, err)) < 0)
                 (void)tsync_error_prefix(err, "%s/%s", rec->dir, calls_name());
         if (r == 0)
@@ -159,18 +163,27 @@ int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths
                 return -1;
         }
         _cleanup_free_ char *rootfs = NULL;
-        if (rootfs_of(bundle, &rootfs, &err) < 0 || make_profile(plan, dfd, rootfs, id, &err) < 0) {
+        int made = rootfs_of(bundle, &rootfs, &err);
+        if (made == 0)
+                made = make_profile(plan, dfd, rootfs, id, &err);
+        if (made < 0) {
                 cli_errorf(id, "recording: %s; what was recorded stays in %s", err.msg, rec->dir);
                 return -1;
         }
-        /* Written: the directory goes (inject's is only emptied, for the bundle's next run). */
+        /* Written, or nothing to write: the directory goes (inject's is only
+         * emptied, for the bundle's next run). */
         int r = remove_contents(dfd, 0);
         if (r == 0 && kind == 1 && rmdir(rec->dir) < 0)
                 r = -errno;
         if (r < 0) {
-                cli_errorf(id, "recording: written to %s, but cleaning %s up: %s", rec->req.output, rec->dir,
-                           strerror(-r));
+                cli_errorf(id, "recording: %s %s, but cleaning %s up: %s", made ? "nothing written to" : "written to",
+                           rec->req.output, rec->dir, strerror(-r));
                 return -1;
         }
-        return 0;
+        /* Nothing recorded: said (the directory is cleaned all the same). */
+        if (made > 0)
+                cli_errorf(id,
+                           "recording: nothing was recorded in %s (the workload never started): %s is left as it was",
+                           rec->dir, rec->req.output);
+        return made ? -1 : 0;
 }

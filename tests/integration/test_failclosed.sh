@@ -1223,7 +1223,8 @@ testRuntimeRefusalReachesTheJsonLogAsItsLastError() {
 # anything is written (inject, precreate, the runtime); a bad of: or if: path is refused before
 # the workload runs. poststop never follows the plan outside our directories, never blocks on what
 # the container left in the recording's directory, and keeps that directory (nothing recorded is
-# lost) whenever the profile is not written.
+# lost) whenever the profile is not written; an empty or missing record (the init refused the
+# start) is said, and overwrites nothing.
 TRACE_LAYER='J "{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_TRACE\"}" >"$W/trace.json"'
 I RecordRelativeOutput "--record out.json: not an absolute path" 'local INJECT_STATUS=2' '--record out.json'
 I RecordWithExecOnce "recording and exec once" 'local INJECT_STATUS=2' '--record "$W/p.json" --exec-once'
@@ -1292,7 +1293,8 @@ RP() {
                 "assert_refused 'oci-seccomp-tsync: fc-rec: ' $(qq "$2") 1; assert_victim_intact; assert_recording_kept; assert_no_temp \"\$W\""
 }
 RP DirNotOurs "plan.record.dir: '\$W/victim' is neither" 'plan_edit ".record.dir = \"$W/victim\""'
-RP CallsMissing "calls: No such file or directory (the workload never started?); what was recorded stays in" 'rm "$W/b/oci-seccomp-tsync-record/calls"'
+RP CallsMissing "nothing was recorded in \$W/b/oci-seccomp-tsync-record (the workload never started): \$W/prof/p.json is left as it was" 'rm "$W/b/oci-seccomp-tsync-record/calls"'
+RP CallsEmptied "nothing was recorded in \$W/b/oci-seccomp-tsync-record (the workload never started)" ': >"$W/b/oci-seccomp-tsync-record/calls"'
 RP CallsASymlink "calls: Too many levels of symbolic links" 'rm "$W/b/oci-seccomp-tsync-record/calls"; ln -s "$W/victim/precious" "$W/b/oci-seccomp-tsync-record/calls"'
 RP CallsAFifo "calls: not a regular file" 'rm "$W/b/oci-seccomp-tsync-record/calls"; mkfifo "$W/b/oci-seccomp-tsync-record/calls"'
 RP CallsTooBig "calls: more than 1048576 bytes" 'head -c 1048577 /dev/zero >"$W/b/oci-seccomp-tsync-record/calls"'

@@ -175,6 +175,17 @@ testContainerKilledFromOutsideStillProducesTheProfile() {
                 fail "sleep's call is missing: $(names "$T/p.json" | paste -sd' ')"
 }
 
+# The init empties the record when it gives up before the workload runs: poststop says so and an
+# earlier profile at of: is not replaced by an empty one.
+testStartThatNeverRanTheWorkloadLeavesAnEarlierProfileAsItWas() {
+        ID=never-$$
+        echo '{"earlier": true}' >"$T/p.json"
+        record "$T/p.json" -- /nonexistent/program
+        assertEquals "$(cat "$T/$ID.err")" 127 "$rc"
+        assertEquals "the earlier profile" '{"earlier": true}' "$(cat "$T/p.json")"
+        assertContains "poststop said so" "$(cat "$T/$ID.err")" "nothing was recorded"
+}
+
 testNonRootWorkloadIsRecorded() {
         ID=user-$$
         bundle "$T/rec" /bin/sh -c 'id -u; cat /etc/hostname' || fail "bundle"
