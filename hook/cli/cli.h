@@ -109,6 +109,13 @@ int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const cha
 int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
                        struct tsync_err *err);
 
+/* poststop (record_stop.c): the plan's recording, if any, becomes its
+ * profile at the user's path; its directory goes once the profile is written
+ * (emptied only, for inject's, which the bundle's next run mounts again) and
+ * stays when it is not, so nothing recorded is lost. 0, or -1 after printing. */
+int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *id,
+                    const char *bundle);
+
 int cmd_compile(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_hook(int argc, char **argv);

@@ -1,4 +1,6 @@
 #include <getopt.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include "tsync/analysis.h"
 #include "tsync/filterfile.h"
 #include "tsync/init_calls.h"
+#include "tsync/plan_record.h"
 
 static void help(FILE *f)
 {
@@ -51,6 +54,41 @@ static int describe_route(const struct tsync_program *prog, uint32_t listener, b
         (void)snprintf(buf, size, "cannot start a workload under this profile: %s",
                        tsync_init_route_explain("it answers", denied, action, false, why, sizeof(why)));
         return 1;
+}
+
+/* A config asking for a recording (TSYNC_ANNOTATION_RECORD): one line saying
+ * what would be recorded where, or why it would be refused. Returns the
+ * errors found (0 or 1). Nothing for a file that is not a config with it. */
+static size_t describe_recording(const char *path, const struct tsync_program *prog)
+{
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        struct tsync_record_request rec = { 0 };
+        struct tsync_err err = { 0 };
+        if (tsync_json_parse_file(path, NULL, &doc, &err) < 0 ||
+            !tsync_json_get(tsync_json_get(doc, "annotations"), TSYNC_ANNOTATION_RECORD))
+                return 0;
+        if (tsync_record_request_from_config(doc, &rec, &err) < 0) {
+                printf("%s: error: %s\n", path, err.msg);
+                return 1;
+        }
+        bool trace = false;
+        for (size_t i = 0; i < prog->len; i++)
+                trace |= prog->insns[i].code == (BPF_RET | BPF_K) &&
+                         (prog->insns[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_TRACE;
+        size_t errors = trace ? 1 : 0;
+        if (trace)
+                printf("%s: error: record: linux.seccomp has SCMP_ACT_TRACE, which a recording refuses (its "
+                       "notification would take the tracer's calls)\n",
+                       path);
+        else
+                printf("%s: record: every call the workload makes (every thread, child and ABI) is recorded, and "
+                       "poststop writes it to %s in the %s format (defaultErrnoRet %s%s%s); not with exec once, a "
+                       "notify agent, SCMP_ACT_TRACE or oci-seccomp-tsync-runtime\n",
+                       path, rec.output, rec.format == TSYNC_RECORD_FORMAT_DOCKER ? "Docker" : "OCI",
+                       tsync_record_errno_name(rec.errno_ret), rec.input ? ", merging " : "",
+                       rec.input ? rec.input : "");
+        tsync_record_request_clear(&rec);
+        return errors;
 }
 
 int cmd_check(int argc, char **argv)
@@ -144,6 +182,7 @@ int cmd_check(int argc, char **argv)
         printf("%s: init: %s\n", path, with_nnp);
         if (strcmp(with_nnp, without_nnp) != 0)
                 printf("%s: init, with noNewPrivileges false: %s\n", path, without_nnp);
+        lint.errors += describe_recording(path, prog);
         printf("%s: %zu error%s, %zu warning%s\n", path, lint.errors, lint.errors == 1 ? "" : "s", lint.warnings,
                lint.warnings == 1 ? "" : "s");
         int rc = lint.errors ? CLI_EXIT_FAILED : CLI_EXIT_OK;

@@ -31,6 +31,7 @@ struct hook_opts {
         const char *state_root;
         const char *init;
         bool no_sync;
+        const char *record_root; /* precreate's recording directories (plan_record.h) */
 };
 
 static void help(FILE *f)
@@ -56,9 +57,12 @@ static void help(FILE *f)
                 "  --init PATH        the static seccomp-tsync-init to mount (precreate)\n"
                 "  --no-sync          createRuntime, poststop: rewrite config.json for the exec view without\n"
                 "                     fsync, for an engine that writes it anew at every start (Podman, CRI-O;\n"
-                "                     the hooks.d files pass it)\n",
+                "                     the hooks.d files pass it)\n"
+                "  --record-root DIR  precreate, poststop: where recordings asked for by the annotation\n"
+                "                     %s wait for poststop (default %s)\n",
                 PROGRAM, TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_ANNOTATION_EXEC, TSYNC_CACHE_DEFAULT_DIR,
-                cli_default_profile_dirs[0], cli_default_profile_dirs[1], TSYNC_STATE_ROOT);
+                cli_default_profile_dirs[0], cli_default_profile_dirs[1], TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD,
+                TSYNC_RECORD_ROOT);
 }
 
 struct oci_state {
@@ -119,7 +123,8 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
                                         .profile_dirs = h->profile_dirs,
                                         .n_profile_dirs = h->n_profile_dirs,
                                         .state_root = h->state_root,
-                                        .bundle = st ? st->bundle : NULL };
+                                        .bundle = st ? st->bundle : NULL,
+                                        .record_root = h->record_root };
 }
 
 /* What every stage after precreate starts from: the OCI state on stdin, the
@@ -224,8 +229,11 @@ static int stage_poststop(const struct hook_opts *h)
                 cli_error(st.id, &err);
         if (tsync_deliver_clean(plan, &o, &err) < 0) {
                 cli_error(st.id, &err);
-                return CLI_EXIT_FAILED;
+                r = -1;
         }
+        /* A recording becomes its profile (record_stop.c). */
+        if (cli_record_stop(plan, &o, st.id, st.bundle) < 0)
+                r = -1;
         return r < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
@@ -243,6 +251,14 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
                 return -1;
         }
         req.delivery = TSYNC_DELIVERY_ARGS;
+        /* A recording waits in a directory of its own until poststop. */
+        _cleanup_free_ char *record_dir = NULL;
+        if (req.record.output && tsync_record_new_dir_name(h->record_root, &record_dir, &err) < 0) {
+                tsync_request_clear(&req);
+                cli_error("precreate", &err);
+                return -1;
+        }
+        req.record_dir = record_dir;
         struct tsync_plan_paths o;
         plan_paths(h, NULL, &o);
         _cleanup_free_ char *running = NULL;
@@ -258,6 +274,11 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         struct tsync_plan_programs progs = { 0 };
         if (cli_check_plan(plan, &o, config, &progs, "precreate") < 0)
                 return -1;
+        if (tsync_plan_record_prepare(plan, config, NULL, h->record_root, &err) < 0) {
+                tsync_plan_programs_clear(&progs);
+                cli_error("precreate", &err);
+                return -1;
+        }
         struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
         r = tsync_rewrite_apply(config, plan, &ro, running, &err);
         tsync_plan_programs_clear(&progs);
@@ -265,10 +286,15 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         size_t len = 0;
         if (r < 0 || tsync_json_write(config, false, &text, &len, &err) < 0) {
                 cli_error("precreate", &err);
+                /* A refused start keeps no recording directory (a fresh, empty one). */
+                if (plan->record.dir)
+                        (void)rmdir(plan->record.dir);
                 return -1;
         }
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
                 cli_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
+                if (plan->record.dir)
+                        (void)rmdir(plan->record.dir);
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
@@ -301,11 +327,13 @@ int cmd_hook(int argc, char **argv)
                                                  { "state-root", required_argument, NULL, 'S' },
                                                  { "init", required_argument, NULL, 'I' },
                                                  { "no-sync", no_argument, NULL, 'Y' },
+                                                 { "record-root", required_argument, NULL, 'R' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         char cache_buf[PATH_MAX];
         struct hook_opts h = { .cache_dir = cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
-                               .state_root = TSYNC_STATE_ROOT };
+                               .state_root = TSYNC_STATE_ROOT,
+                               .record_root = TSYNC_RECORD_ROOT };
         bool no_cache = false;
         int opt;
 
@@ -347,6 +375,13 @@ int cmd_hook(int argc, char **argv)
                         break;
                 case 'Y':
                         h.no_sync = true;
+                        break;
+                case 'R':
+                        if (optarg[0] != '/') {
+                                cli_errorf("hook", "--record-root %s: not an absolute path", optarg);
+                                return CLI_EXIT_USAGE;
+                        }
+                        h.record_root = optarg;
                         break;
                 case 'h':
                         help(stdout);

@@ -50,6 +50,14 @@ static void help(FILE *f)
                 "                        init supervises a filter's listener for it (Linux 5.7); not with\n"
                 "                        --exec. The annotation io.oci-seccomp-tsync.exec=once[:ERRNO] asks\n"
                 "                        for it under Podman\n"
+                "      --record OUT      record the calls the workload makes (every thread, child and ABI) and\n"
+                "                        write them at the container's end as a profile to OUT (an absolute\n"
+                "                        host path, outside the container's rootfs); the bundle keeps the\n"
+                "                        recording in BUNDLE/oci-seccomp-tsync-record until then. Not with\n"
+                "                        --exec-once, --exec, --no-hooks, notify agents or SCMP_ACT_TRACE\n"
+                "      --record-input IN   merge IN, an earlier recording, into OUT\n"
+                "      --record-format oci|docker  OUT's format (default oci: linux.seccomp's shape)\n"
+                "      --record-errno EPERM|ENOSYS  OUT's defaultErrnoRet (default EPERM)\n"
                 "      --init PATH       the static seccomp-tsync-init to mount (default: beside this program,\n"
                 "                        or ../libexec/oci-seccomp-tsync/)\n"
                 "      --cache-dir DIR   where the hook keeps compiled filters (default %s)\n"
@@ -75,6 +83,7 @@ struct inject_opts {
         bool no_cache;
         bool no_hooks;
         bool at_start;
+        const char *record_dir; /* BUNDLE/TSYNC_BUNDLE_RECORD when recording */
 };
 
 /* The bundle's config.json, read only when it is a regular file: a bundle may
@@ -168,6 +177,11 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         }
         if (r >= 0 && progs.agent_host_path)
                 ro.hook_path = self;
+        /* A recording is written by the poststop hook. */
+        if (r >= 0 && plan->record.req.output) {
+                ro.hook_path = self;
+                r = tsync_plan_record_prepare(plan, config, bundle, NULL, &err);
+        }
         if (r >= 0)
                 r = tsync_rewrite_apply(config, plan, &ro, running, &err);
         tsync_plan_programs_clear(&progs);
@@ -197,6 +211,17 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
                 return CLI_EXIT_FAILED;
         }
         (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
+        /* A recording's directory: in the bundle, like the filter files. */
+        char record_dir[PATH_MAX + 32];
+        struct tsync_request with_dir = *req;
+        struct inject_opts iow = *io;
+        if (req->record.output) {
+                (void)snprintf(record_dir, sizeof(record_dir), "%s/%s", bundle, TSYNC_BUNDLE_RECORD);
+                with_dir.record_dir = record_dir;
+                iow.record_dir = access(record_dir, F_OK) == 0 ? NULL : record_dir;
+                req = &with_dir;
+                io = &iow;
+        }
         /* The hooks of a running container change config.json too (the exec view), under this lock. */
         _cleanup_close_ int lock = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (lock < 0 || flock(lock, LOCK_EX) < 0) {
@@ -213,7 +238,64 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
         /* A refused inject leaves the bundle as it found it. */
         if (made_state_dir)
                 (void)rmdir(state_dir);
+        /* ... and the recording's directory, if this inject made it empty. */
+        if (io->record_dir)
+                (void)rmdir(io->record_dir);
         return CLI_EXIT_FAILED;
+}
+
+/* --record and its companions: -1 when taken, else an exit code. */
+static int record_option(struct tsync_record_request *rec, int opt, const char *arg)
+{
+        char **slot = opt == 'r' ? &rec->output : &rec->input;
+        switch (opt) {
+        case 'r':
+        case 'i':
+                free(*slot);
+                if (!(*slot = strdup(arg))) {
+                        cli_errorf("inject", "out of memory");
+                        return CLI_EXIT_FAILED;
+                }
+                if (arg[0] != '/') {
+                        cli_errorf("inject", "--%s %s: not an absolute path", opt == 'r' ? "record" : "record-input",
+                                   arg);
+                        return CLI_EXIT_USAGE;
+                }
+                return -1;
+        case 'F':
+                if (tsync_record_format_parse(arg, &rec->format) == 0)
+                        return -1;
+                cli_errorf("inject", "--record-format %s: not oci or docker", arg);
+                return CLI_EXIT_USAGE;
+        default:
+                if (tsync_record_errno_parse(arg, &rec->errno_ret) == 0)
+                        return -1;
+                cli_errorf("inject", "--record-errno %s: not EPERM or ENOSYS", arg);
+                return CLI_EXIT_USAGE;
+        }
+}
+
+static int record_options_check(struct tsync_request *req, bool no_hooks)
+{
+        struct tsync_record_request *rec = &req->record;
+        if (!rec->output && (rec->input || rec->format || rec->errno_ret)) {
+                cli_errorf("inject", "--record-input, --record-format and --record-errno go with --record OUT");
+                return CLI_EXIT_USAGE;
+        }
+        if (!rec->output)
+                return -1;
+        if (!rec->errno_ret)
+                rec->errno_ret = EPERM;
+        struct tsync_err err = { 0 };
+        if (tsync_record_check_request(rec, req->init.exec, req->init.exec_once, &err) < 0) {
+                cli_error("inject", &err);
+                return CLI_EXIT_USAGE;
+        }
+        if (no_hooks) {
+                cli_errorf("inject", "--no-hooks and --record: the recording is written by the poststop hook");
+                return CLI_EXIT_USAGE;
+        }
+        return -1;
 }
 
 int cmd_inject(int argc, char **argv)
@@ -227,6 +309,10 @@ int cmd_inject(int argc, char **argv)
                                                  { "compile-at-start", no_argument, NULL, 'S' },
                                                  { "exec", no_argument, NULL, 'E' },
                                                  { "exec-once", optional_argument, NULL, 'O' },
+                                                 { "record", required_argument, NULL, 'r' },
+                                                 { "record-input", required_argument, NULL, 'i' },
+                                                 { "record-format", required_argument, NULL, 'F' },
+                                                 { "record-errno", required_argument, NULL, 'e' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         struct tsync_request req = { .delivery = TSYNC_DELIVERY_ARGS };
@@ -280,6 +366,12 @@ int cmd_inject(int argc, char **argv)
                                 rc = CLI_EXIT_USAGE;
                         }
                         break;
+                case 'r':
+                case 'i':
+                case 'F':
+                case 'e':
+                        rc = record_option(&req.record, opt, optarg);
+                        break;
                 case 'h':
                         help(stdout);
                         rc = CLI_EXIT_OK;
@@ -295,6 +387,8 @@ int cmd_inject(int argc, char **argv)
                                      "workload's execs, which --exec gives up");
                 rc = CLI_EXIT_USAGE;
         }
+        if (rc < 0)
+                rc = record_options_check(&req, io.no_hooks);
         if (rc < 0 && io.no_hooks && io.at_start) {
                 cli_errorf("inject", "--no-hooks and --compile-at-start: compiling at start needs the hooks");
                 rc = CLI_EXIT_USAGE;
@@ -309,5 +403,6 @@ int cmd_inject(int argc, char **argv)
         }
         for (size_t i = 0; i < req.n_layers; i++)
                 free(layers[i]);
+        tsync_record_request_clear(&req.record);
         return rc;
 }

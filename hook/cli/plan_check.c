@@ -41,6 +41,14 @@ static int check_route(const struct tsync_plan_programs *progs, bool caps_after,
         bool exec_once = false;
         for (size_t i = 0; i < progs->n; i++)
                 exec_once |= progs->progs[i]->listener == TSYNC_LISTENER_EXEC_ONCE;
+        /* A recording's listener is the init's to hold beside the workload. */
+        for (size_t i = 0; i < progs->n; i++) {
+                if (progs->progs[i]->listener != TSYNC_LISTENER_RECORD)
+                        continue;
+                cli_errorf(where,
+                           "%s: a recording needs the init to stay beside the workload, never to run it in place", why);
+                return -1;
+        }
         if (route == TSYNC_ROUTE_NONE && exec_once) {
                 cli_errorf(where, "%s: exec-once needs the init to supervise the workload, never to run it in place",
                            why);
@@ -91,10 +99,17 @@ int cli_check_plan(struct tsync_plan *plan, const struct tsync_plan_paths *o, co
                                    "filters: %s cannot be added to it",
                                    progs.progs[j]->listener == TSYNC_LISTENER_AGENT
                                            ? "a layer with SCMP_ACT_NOTIFY (a notify agent's)"
-                                           : "exec once");
+                                   : progs.progs[j]->listener == TSYNC_LISTENER_RECORD ? "a recording"
+                                                                                       : "exec once");
                         tsync_plan_programs_clear(&progs);
                         return -1;
                 }
+        }
+        /* What a recording cannot be made under (plan_record.h). */
+        if (tsync_record_check_programs(plan, &progs, &err) < 0) {
+                cli_error(where, &err);
+                tsync_plan_programs_clear(&progs);
+                return -1;
         }
         bool in_place = false;
         r = check_route(&progs, !plan->no_new_privileges, &in_place, where);

@@ -20,6 +20,7 @@ void tsync_plan_free(struct tsync_plan *p)
         tsync_json_free(p->capabilities);
         tsync_json_free(p->seccomp);
         free(p->listener_path);
+        tsync_plan_record_clear(&p->record);
         free(p);
 }
 
@@ -42,6 +43,7 @@ const char *tsync_mode_name(enum tsync_mode m)
 void tsync_request_clear(struct tsync_request *r)
 {
         free(r->names);
+        tsync_record_request_clear(&r->record);
         *r = (struct tsync_request){ 0 };
 }
 
@@ -53,7 +55,7 @@ static bool moved_seccomp(const struct tsync_plan *p)
 
 size_t tsync_plan_filter_count(const struct tsync_plan *p)
 {
-        return (moved_seccomp(p) ? 1 : 0) + p->n_layers + (p->init.exec_once ? 1 : 0);
+        return (moved_seccomp(p) ? 1 : 0) + p->n_layers + (p->init.exec_once ? 1 : 0) + (p->record.req.output ? 1 : 0);
 }
 
 void tsync_plan_filter_label(const struct tsync_plan *p, size_t k, char *buf, size_t size)
@@ -65,6 +67,8 @@ void tsync_plan_filter_label(const struct tsync_plan *p, size_t k, char *buf, si
                 (void)snprintf(buf, size, "layer '%s'", p->layers[k - moved]);
         else if (k - moved == p->n_layers && p->init.exec_once)
                 (void)snprintf(buf, size, "exec-once");
+        else if (k + 1 == tsync_plan_filter_count(p) && p->record.req.output)
+                (void)snprintf(buf, size, "recording");
         else
                 (void)snprintf(buf, size, "filter %zu", k);
 }
@@ -142,6 +146,10 @@ int tsync_request_from_annotations(const struct tsync_json *config, struct tsync
                         return tsync_error(err, EINVAL, "annotations.%s: '%s' is not layer or replace",
                                            TSYNC_ANNOTATION_MODE, s);
         }
+        /* A recording (plan_record.c). */
+        r = tsync_record_request_from_config(config, &ret->record, err);
+        if (r < 0)
+                return r;
         if (!layers)
                 return 0;
         r = tsync_json_str(layers, "annotations." TSYNC_ANNOTATION_LAYERS, &s, err);
@@ -204,6 +212,17 @@ int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *
                                    "combined with --exec");
         if (req->init.exec_once < 0 || req->init.exec_once > 4095)
                 return tsync_error(err, EINVAL, "exec once: errno %d is not from 1 to 4095", req->init.exec_once);
+        /* A recording: refused with what it cannot be combined with; its
+         * directory is the caller's to give. */
+        r = tsync_record_check_request(&req->record, req->init.exec, req->init.exec_once, err);
+        if (r == 0 && req->record.output && (!req->record_dir || req->record_dir[0] != '/'))
+                r = tsync_error(err, EINVAL, "recording: no directory on the host for it");
+        if (r == 0)
+                r = tsync_record_request_copy(&req->record, &plan->record.req, err);
+        if (r == 0 && req->record.output && !(plan->record.dir = strdup(req->record_dir)))
+                r = tsync_error(err, ENOMEM, "out of memory");
+        if (r < 0)
+                return r;
         plan->delivery = req->delivery;
         if (req->delivery == TSYNC_DELIVERY_FILES && !state_dir)
                 return tsync_error(err, EINVAL, "filter files need a state directory");
@@ -248,6 +267,10 @@ int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *
         if (tsync_plan_filter_count(plan) == 0)
                 return tsync_error(err, EINVAL,
                                    "no layers and not replace mode: there is nothing for the init to apply");
+        /* The init's argument list and the stack hold this many (a recording's filter counts). */
+        if (tsync_plan_filter_count(plan) > TSYNC_MAX_LAYERS + 1)
+                return tsync_error(err, E2BIG, "%zu filters, at most %d", tsync_plan_filter_count(plan),
+                                   TSYNC_MAX_LAYERS + 1);
         plan->fail_unknown_syscall = fail_unknown_syscall(config);
         *ret = TAKE_PTR(plan);
         return 0;
@@ -288,6 +311,12 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
                 r = tsync_json_set(o, "seccomp", tsync_json_copy(p->seccomp));
         if (r == 0 && p->listener_path)
                 r = tsync_json_set(o, "listenerPath", tsync_json_new_string(p->listener_path));
+        if (r == 0 && p->record.req.output) {
+                struct tsync_json *rec = NULL;
+                r = tsync_plan_record_to_json(&p->record, &rec);
+                if (r == 0)
+                        r = tsync_json_set(o, "record", rec);
+        }
         tsync_json_free(layers);
         if (r < 0)
                 return tsync_error(err, -r, "writing the plan: %s", strerror(-r));
@@ -427,6 +456,12 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
         const struct tsync_json *seccomp = tsync_json_get(o, "seccomp");
         if (seccomp && seccomp->type != TSYNC_JSON_NULL)
                 p->seccomp = tsync_json_copy(seccomp);
+        /* Absent when not asked for. */
+        r = tsync_plan_record_from_json(tsync_json_get(o, "record"), &p->record, err);
+        if (r < 0)
+                return r;
+        if (tsync_record_check_request(&p->record.req, p->init.exec, p->init.exec_once, err) < 0)
+                return tsync_error_prefix(err, "plan.record");
         if (!p->args || (caps && caps->type != TSYNC_JSON_NULL && !p->capabilities) ||
             (seccomp && seccomp->type != TSYNC_JSON_NULL && !p->seccomp))
                 return tsync_error(err, ENOMEM, "out of memory");

@@ -129,7 +129,28 @@ static int exec_once_profile(struct tsync_profile **ret, struct tsync_err *err)
 
 static bool is_exec_once(const struct tsync_plan *plan, size_t k)
 {
-        return plan->init.exec_once && k + 1 == tsync_plan_filter_count(plan);
+        return plan->init.exec_once && k + 1 + (plan->record.req.output ? 1 : 0) == tsync_plan_filter_count(plan);
+}
+
+/* The recording filter (plan_record.h): every call of every ABI the machine
+ * runs goes to the init's recorder, which lets it through and notes it. */
+static int record_profile(struct tsync_profile **ret, struct tsync_err *err)
+{
+        uint32_t arches[3];
+        size_t n_arches = companion_arches(seccomp_arch_native(), arches);
+        _cleanup_profile_ struct tsync_profile *p = calloc(1, sizeof(*p));
+        if (!p || !(p->arches = calloc(n_arches, sizeof(*p->arches))))
+                return tsync_error(err, ENOMEM, "out of memory");
+        p->default_action = (struct tsync_action){ .kind = TSYNC_ACT_NOTIFY };
+        memcpy(p->arches, arches, n_arches * sizeof(*arches));
+        p->n_arches = n_arches;
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+static bool is_record(const struct tsync_plan *plan, size_t k)
+{
+        return plan->record.req.output && k + 1 == tsync_plan_filter_count(plan);
 }
 
 int tsync_plan_load_filter(const struct tsync_plan *plan, size_t k, const struct tsync_plan_paths *o,
@@ -149,6 +170,12 @@ int tsync_plan_load_filter(const struct tsync_plan *plan, size_t k, const struct
         int r = tsync_caps_bounding_of(plan->capabilities, "plan.capabilities.bounding", &so.caps, err);
         if (r < 0)
                 return r;
+        if (is_record(plan, k)) {
+                r = record_profile(ret, err);
+                if (r == 0)
+                        *ret_caps = so.caps;
+                return r;
+        }
         if (is_exec_once(plan, k)) {
                 r = exec_once_profile(ret, err);
                 if (r == 0)
@@ -268,7 +295,9 @@ int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_pa
                 }
                 /* The listener is the plan's to give, never a profile's: the
                  * cached program is the bare filter, marked here. */
-                if (is_exec_once(plan, k))
+                if (is_record(plan, k))
+                        ret->progs[ret->n]->listener = TSYNC_LISTENER_RECORD;
+                else if (is_exec_once(plan, k))
                         ret->progs[ret->n]->listener = TSYNC_LISTENER_EXEC_ONCE;
                 else
                         r = mark_agent(p, ret, err);

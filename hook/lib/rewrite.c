@@ -369,6 +369,11 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
                 r = tsync_json_append(a, tsync_json_new_string("--agent-state"));
         if (r == 0 && agent)
                 r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_AGENT_STATE));
+        /* A recording: the init writes the calls into the directory mounted for it. */
+        if (r == 0 && plan->record.req.output)
+                r = tsync_json_append(a, tsync_json_new_string("--record"));
+        if (r == 0 && plan->record.req.output)
+                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RECORD));
         if (r == 0)
                 r = tsync_json_append(a, tsync_json_new_string("--"));
         for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
@@ -554,6 +559,9 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 r = add_mount(mounts, agent, TSYNC_CONTAINER_AGENT, false);
         if (r == 0 && agent)
                 r = add_agent_tmpfs(mounts, tsync_json_get(process, "user"));
+        /* A recording leaves the container through its directory, read-write. */
+        if (r == 0 && plan->record.req.output)
+                r = tsync_plan_record_add_mount(mounts, &plan->record);
         if (r < 0)
                 return tsync_error(err, -r, "mounts: %s", strerror(-r));
         if (o->hook_path) {
@@ -687,7 +695,9 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
                                      .layers_by_name = plan->layers_by_name,
                                      .n_layers = plan->n_layers,
                                      .init = plan->init,
-                                     .delivery = plan->delivery };
+                                     .delivery = plan->delivery,
+                                     .record = plan->record.req,
+                                     .record_dir = plan->record.dir };
         for (size_t i = 0; i < plan->n_layers && i < TSYNC_MAX_LAYERS; i++)
                 req.layers[i] = plan->layers[i];
         struct tsync_rewrite_opts eo = { .init_path = e.init_path,

@@ -247,6 +247,15 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 return -1;
         if (!config)
                 return 0;
+        /* A recording is written at poststop, which this runtime cannot run
+         * when the container ends on its own: refused, never ignored. */
+        if (tsync_json_get(tsync_json_get(config, "annotations"), TSYNC_ANNOTATION_RECORD)) {
+                cli_errorf(t.where,
+                           "annotations.%s: a recording is written by the poststop hook, which %s cannot run "
+                           "reliably: record with `oci-seccomp-tsync inject --record` or Podman's hooks instead",
+                           TSYNC_ANNOTATION_RECORD, RT_PROGRAM);
+                return -1;
+        }
         if (!asked && !asks_for_us(config))
                 return 0;
         if (cl->config_file) {

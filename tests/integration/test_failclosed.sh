@@ -1259,6 +1259,90 @@ A ProfileLostItsAgent "listenerPath: the profiles now name no agent, the config 
         'cp "$GOOD" "$W/n.json"' --compile-at-start
 A ProfileNamesAnotherAgent "listenerPath: the profiles now name '/run/other.sock', the config was written for '/run/agent.sock'" \
         'sed -i "s|/run/agent.sock|/run/other.sock|" "$W/n.json"' --compile-at-start
+# issue 13: recording (the host). What a recording cannot be combined with is refused before
+# anything is written (inject, precreate, the runtime); a bad of: or if: path is refused before
+# the workload runs. poststop never follows the plan outside our directories, never blocks on what
+# the container left in the recording's directory, and keeps that directory (nothing recorded is
+# lost) whenever the profile is not written; an empty or missing record (the init refused the
+# start) is said, and overwrites nothing.
+TRACE_LAYER='J "{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_TRACE\"}" >"$W/trace.json"'
+I RecordRelativeOutput "--record out.json: not an absolute path" 'local INJECT_STATUS=2' '--record out.json'
+I RecordWithExecOnce "recording and exec once" 'local INJECT_STATUS=2' '--record "$W/p.json" --exec-once'
+I RecordWithExec "recording and --exec" 'local INJECT_STATUS=2' '--record "$W/p.json" --exec'
+I RecordWithoutHooks "--no-hooks and --record: the recording is written by the poststop hook" 'local INJECT_STATUS=2' '--record "$W/p.json" --no-hooks'
+I RecordOptionsWithoutRecord "--record-input, --record-format and --record-errno go with --record OUT" 'local INJECT_STATUS=2' '--record-format docker --profile "$GOOD"'
+I RecordUnknownFormat "--record-format yaml: not oci or docker" 'local INJECT_STATUS=2' '--record "$W/p.json" --record-format yaml'
+I RecordUnknownErrno "--record-errno EACCES: not EPERM or ENOSYS" 'local INJECT_STATUS=2' '--record "$W/p.json" --record-errno EACCES'
+I RecordTraceLayer "layer '\$W/trace.json': SCMP_ACT_TRACE and a recording" "$TRACE_LAYER" '--record "$W/p.json" --profile "$W/trace.json"'
+I RecordTraceInLinuxSeccomp "linux.seccomp (the runtime's own profile): SCMP_ACT_TRACE and a recording" \
+        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", syscalls: [{names: [\"getppid\"], action: \"SCMP_ACT_TRACE\"}]}"' '--record "$W/p.json"'
+I RecordNotifyAgentLayer "SCMP_ACT_NOTIFY (a notify agent's listener) and a recording" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": [{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$W/n.json"' \
+        '--compile-at-start --record "$W/p.json" --profile "$W/n.json"'
+I RecordBesideTheRuntimesNotifyProfile "the kernel allows one listener among a process's filters: a recording cannot be added to it" \
+        'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}"' '--record "$W/p.json"'
+I RecordLayerDeniesTheRecorder "a recording needs the init to stay beside the workload" \
+        'J "{\"names\": [\"wait4\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-wait4.json"' '--record "$W/p.json" --profile "$W/deny-wait4.json"'
+I RecordOutputUnderTheRootfs "of: '\$W/b/rootfs/p.json'" ':' '--record "$W/b/rootfs/p.json"'
+I RecordOutputThroughASymlink "of: '\$W/link/p.json'" 'mkdir "$W/real" && ln -s real "$W/link"' '--record "$W/link/p.json"'
+I RecordInputMissing "if: '\$W/none.json'" ':' '--record "$W/p.json" --record-input "$W/none.json"'
+I RecordDirIsASymlink "oci-seccomp-tsync-record: not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
+
+# RC NAME CAUSE GENERATOR: precreate refuses the config GENERATOR prints, leaving no recording
+# directory under --record-root.
+RC() {
+        row "HookPrecreateRecord$1" "cp \"\$GOOD\" \"\$W/profiles/good.json\";" \
+                "{ $3; } | precreate --record-root \"\$W/rec\"; assert_precreate_refused $(qq "$2");" \
+                "assertEquals 'recording directories' '' \"\$(ls -A \"\$W/rec\" 2>/dev/null)\""
+}
+recorded() { # recorded VALUE [LAYERS]: a runc config asking for a recording
+        annotated "${2:-good}" | jq -c --arg v "$1" '.annotations["io.oci-seccomp-tsync.record"] = $v'
+}
+RC AnnotationRelative "annotations.io.oci-seccomp-tsync.record: '[if:IN;]of:OUT[;format:oci|docker][;errno:EPERM|ENOSYS]': of: 'p.json' is not an absolute path on the host" 'recorded "of:p.json"'
+RC AnnotationUnknownKey "'to' is not a key (if, of, format, errno)" 'recorded "to:/tmp/p.json"'
+RC AnnotationWithoutOf "no of:OUTPUT" 'recorded "if:/tmp/p.json"'
+RC AnnotationTwice "of: given twice" 'recorded "of:/tmp/a.json;of:/tmp/b.json"'
+RC AnnotationUnknownFormat "format: 'yaml' is not oci or docker" 'recorded "of:/tmp/p.json;format:yaml"'
+RC AnnotationNotAString "annotations.io.oci-seccomp-tsync.record: expected string" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.record\"] = 1"'
+RC WithExecOnce "recording and exec once" 'recorded "of:/tmp/p.json" | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
+RC TraceLayer "layer 'trace': SCMP_ACT_TRACE and a recording" "$TRACE_LAYER"'; mv "$W/trace.json" "$W/profiles/trace.json"; recorded "of:/tmp/p.json" trace'
+RC OutputUnderTheRootfs "of: '/x/rootfs/p.json'" 'recorded "of:/x/rootfs/p.json" | jq -c ".root.path = \"/x/rootfs\""'
+
+RT RecordAnnotation "annotations.io.oci-seccomp-tsync.record: a recording is written by the poststop hook, which oci-seccomp-tsync-runtime cannot run reliably" \
+        'annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
+
+# rec_injected: $W/b injected (injected) with a recording in its plan, its directory holding a
+# valid record file; the profile would go to $W/prof/p.json.
+rec_injected() {
+        injected
+        mkdir -p "$W/prof" && mkdir -m 0700 "$W/b/oci-seccomp-tsync-record"
+        printf 'oci-seccomp-tsync-record 1\nc000003e 59\nc000003e 0\n' >"$W/b/oci-seccomp-tsync-record/calls"
+        plan_edit ".record = {output: \"$W/prof/p.json\", format: \"oci\", errno: \"EPERM\", dir: \"$W/b/oci-seccomp-tsync-record\"}"
+}
+
+assert_recording_kept() {
+        assertTrue "the recording's directory is kept" "[ -d $W/b/oci-seccomp-tsync-record ]"
+        assertEquals "no profile written" "" "$(ls -A "$W/prof")"
+}
+
+# RP NAME CAUSE SETUP: poststop of rec_injected's bundle, broken by SETUP, reports CAUSE, exits 1,
+# writes no profile and keeps the recording.
+RP() {
+        row "HookPoststopRecord$1" "rec_injected; victim; $3;" \
+                "state fc-rec \"\$W/b\" | hook poststop --cache-dir \"\$W/cache\" --state-root \"\$W/run\" --profile-dir \"\$W/profiles\";" \
+                "assert_refused 'oci-seccomp-tsync: fc-rec: ' $(qq "$2") 1; assert_victim_intact; assert_recording_kept; assert_no_temp \"\$W\""
+}
+RP DirNotOurs "plan.record.dir: '\$W/victim' is neither" 'plan_edit ".record.dir = \"$W/victim\""'
+RP CallsMissing "nothing was recorded in \$W/b/oci-seccomp-tsync-record (the workload never started): \$W/prof/p.json is left as it was" 'rm "$W/b/oci-seccomp-tsync-record/calls"'
+RP CallsEmptied "nothing was recorded in \$W/b/oci-seccomp-tsync-record (the workload never started)" ': >"$W/b/oci-seccomp-tsync-record/calls"'
+RP CallsASymlink "calls: Too many levels of symbolic links" 'rm "$W/b/oci-seccomp-tsync-record/calls"; ln -s "$W/victim/precious" "$W/b/oci-seccomp-tsync-record/calls"'
+RP CallsAFifo "calls: not a regular file" 'rm "$W/b/oci-seccomp-tsync-record/calls"; mkfifo "$W/b/oci-seccomp-tsync-record/calls"'
+RP CallsTooBig "calls: more than 1048576 bytes" 'head -c 1048577 /dev/zero >"$W/b/oci-seccomp-tsync-record/calls"'
+RP CallsNotARecord "$W/b/oci-seccomp-tsync-record/calls" 'echo "not a record" >"$W/b/oci-seccomp-tsync-record/calls"'
+RP DirIsASymlink "oci-seccomp-tsync-record: not a directory (a symlink?)" 'mv "$W/b/oci-seccomp-tsync-record" "$W/rec-real"; ln -s "$W/rec-real" "$W/b/oci-seccomp-tsync-record"'
+RP OutputUnderTheRootfs "writing \$W/b/rootfs/p.json" 'plan_edit ".record.output = \"$W/b/rootfs/p.json\""'
+RP OutputDirMissing "writing \$W/prof/none/p.json" 'plan_edit ".record.output = \"$W/prof/none/p.json\""'
+RP PlanOutputRelative "plan.record.output: 'p.json' is not an absolute path" 'plan_edit ".record.output = \"p.json\""'
 
 # ---------------------------------------------------------------------------------------------
 # Rows from the profile table

@@ -10,6 +10,7 @@
 #include "tsync/compile.h"
 #include "tsync/error.h"
 #include "tsync/json.h"
+#include "tsync/plan_record.h"
 #include "tsync/profile.h"
 
 /* Annotations. Users set LAYERS (comma-separated profile names) and MODE
@@ -98,9 +99,13 @@ struct tsync_request {
         struct tsync_init_opts init;
         enum tsync_delivery delivery;
         char *names; /* owned: the annotation's layer list, split in place, or NULL */
+        /* A recording (plan_record.h): record.output NULL when none; owned.
+         * record_dir: where inject or precreate put its host directory. */
+        struct tsync_record_request record;
+        const char *record_dir;
 };
 
-/* Frees names (and nothing a caller put in layers). */
+/* Frees names and the recording's request (and nothing a caller put in layers). */
 void tsync_request_clear(struct tsync_request *r);
 
 /* Parses an exec-once errno: a name (EPERM, EACCES, ... as containers/common's
@@ -133,6 +138,8 @@ struct tsync_plan {
          * the rewrite records it, createRuntime delivers the agent's state
          * when it is set and checks the socket's mount against it. */
         char *listener_path;
+        /* A recording: the plan's last filter (record.req.output NULL: none). */
+        struct tsync_plan_record record;
 };
 
 void tsync_plan_free(struct tsync_plan *p);
@@ -159,7 +166,8 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
 bool tsync_layer_name_valid(const char *name);
 
 /* The filters the init applies, in order: in replace mode the moved
- * linux.seccomp, then the layers, then the exec-once filter when asked for.
+ * linux.seccomp, then the layers, then the exec-once filter when asked for,
+ * then the recording filter (never with exec once).
  * Filter k (0 <= k < count) is NN.bpf. */
 size_t tsync_plan_filter_count(const struct tsync_plan *p);
 /* "linux.seccomp", "layer 'NAME'" or "exec-once", for messages about filter k. */
@@ -170,8 +178,9 @@ struct tsync_plan_paths {
         const char *cache_dir;           /* NULL: no cache */
         const char *const *profile_dirs; /* where layers named by annotation are looked up, in order */
         size_t n_profile_dirs;
-        const char *state_root; /* precreate's per-container directories live here */
-        const char *bundle;     /* the container's bundle (inject keeps its directory there) */
+        const char *state_root;  /* precreate's per-container directories live here */
+        const char *bundle;      /* the container's bundle (inject keeps its directory there) */
+        const char *record_root; /* precreate's recording directories live here (NULL: TSYNC_RECORD_ROOT) */
 };
 
 /* Loads filter k of the plan with Docker-format capability conditions judged

@@ -1,0 +1,189 @@
+/* poststop's part of a recording (tsync/record.h): the calls file the init
+ * left in the recording's directory becomes the profile at the user's path.
+ * The directory belongs to the container's user, who may have put anything
+ * there: the file is opened without following links or blocking, read up to
+ * TSYNC_RECORD_MAX_BYTES and parsed strictly. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tsync/cleanup.h"
+#include "tsync/plan.h"
+#include "tsync/plan_record.h"
+#include "tsync/record.h"
+
+static void record_set_freep(struct tsync_record_set **s)
+{
+        tsync_record_set_free(*s);
+}
+
+/* The calls file's name in the recording's directory. */
+static const char *calls_name(void)
+{
+        const char *slash = strrchr(TSYNC_CONTAINER_RECORD, '/');
+        return slash + 1;
+}
+
+static int read_calls(int dfd, const char *dir, char **ret, size_t *ret_len, struct tsync_err *err)
+{
+        _cleanup_close_ int fd = openat(dfd, calls_name(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+                return tsync_error(err, errno, "%s/%s: %s%s", dir, calls_name(), strerror(errno),
+                                   errno == ENOENT ? " (the workload never started?)" : "");
+        if (fstat(fd, &st) < 0)
+                return tsync_error(err, errno, "%s/%s: %s", dir, calls_name(), strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return tsync_error(err, EINVAL, "%s/%s: not a regular file", dir, calls_name());
+        _cleanup_free_ char *buf = malloc(TSYNC_RECORD_MAX_BYTES + 1);
+        if (!buf)
+                return tsync_error(err, ENOMEM, "out of memory");
+        size_t len = 0;
+        while (len <= TSYNC_RECORD_MAX_BYTES) {
+                ssize_t n = read(fd, buf + len, TSYNC_RECORD_MAX_BYTES + 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return tsync_error(err, errno, "%s/%s: %s", dir, calls_name(), strerror(errno));
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        if (len > TSYNC_RECORD_MAX_BYTES)
+                return tsync_error(err, EFBIG, "%s/%s: more than %u bytes, more than any recording holds", dir,
+                                   calls_name(), TSYNC_RECORD_MAX_BYTES);
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+/* Removes what dfd holds, directories too, never following a link. */
+static int remove_contents(int dfd, unsigned depth)
+{
+        int dup_fd = dup(dfd);
+        if (dup_fd < 0)
+                return -errno;
+        DIR *d = fdopendir(dup_fd);
+        if (!d) {
+                (void)close(dup_fd);
+                return -errno;
+        }
+        int r = 0;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                        continue;
+                if (unlinkat(dfd, e->d_name, 0) == 0)
+                        continue;
+                if ((errno != EISDIR && errno != EPERM) || depth >= 16) {
+                        r = -errno;
+                        continue;
+                }
+                int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub < 0) {
+                        r = -errno;
+                        continue;
+                }
+                int s = remove_contents(sub, depth + 1);
+                (void)close(sub);
+                if (s < 0 || unlinkat(dfd, e->d_name, AT_REMOVEDIR) < 0)
+                        r = s < 0 ? s : -errno;
+        }
+        (void)closedir(d);
+        return r;
+}
+
+/* Calls libseccomp cannot name are left out of the profile (denied): said once. */
+static void warn_unnamed(const struct tsync_record_set *set, const char *id, const char *output)
+{
+        _cleanup_free_ char *unnamed = NULL;
+        struct tsync_err err = { 0 };
+        if (tsync_record_unnamed(set, &unnamed, &err) == 0 && unnamed)
+                fprintf(stderr,
+                        "%s: %s: warning: recording: calls this libseccomp has no name for are left out of %s (so "
+                        "denied): %s\n",
+                        PROGRAM, id, output, unnamed);
+}
+
+/* 1 when there is nothing to write: no record file, or the empty one the
+ * init leaves when it refused the start before the workload ran. */
+static int make_profile(const struct tsync_plan *plan, int dfd, const char *rootfs, const char *id,
+                        struct tsync_err *err)
+{
+        const struct tsync_plan_record *rec = &plan->record;
+        _cleanup_free_ char *calls = NULL, *text = NULL;
+        size_t len = 0, text_len = 0;
+        _cleanup_(record_set_freep) struct tsync_record_set *set = NULL;
+        int r = read_calls(dfd, rec->dir, &calls, &len, err);
+        if (r == -ENOENT || (r == 0 && len == 0))
+                return 1;
+        if (r == 0 && (r = tsync_record_parse(calls, len, &set, err)) < 0)
+                (void)tsync_error_prefix(err, "%s/%s", rec->dir, calls_name());
+        if (r == 0)
+                warn_unnamed(set, id, rec->req.output);
+        if (r == 0)
+                r = tsync_record_profile(set, &rec->req, &text, &text_len, err);
+        if (r == 0 && (r = tsync_record_write(rec->req.output, text, text_len, rootfs, err)) < 0)
+                (void)tsync_error_prefix(err, "writing %s", rec->req.output);
+        return r;
+}
+
+static int rootfs_of(const char *bundle, char **ret, struct tsync_err *err)
+{
+        char path[PATH_MAX + 16];
+        _cleanup_json_ struct tsync_json *config = NULL;
+        (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
+        int r = tsync_json_parse_file(path, NULL, &config, err);
+        return r < 0 ? r : tsync_record_rootfs(config, bundle, ret, err);
+}
+
+int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *id, const char *bundle)
+{
+        const struct tsync_plan_record *rec = &plan->record;
+        struct tsync_err err = { 0 };
+        int kind;
+        if (!rec->req.output)
+                return 0;
+        if (tsync_record_dir_kind(rec->dir, bundle, o->record_root ? o->record_root : TSYNC_RECORD_ROOT, &kind, &err) <
+            0) {
+                cli_errorf(id, "recording: %s: refused", err.msg);
+                return -1;
+        }
+        _cleanup_close_ int dfd = open(rec->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0) {
+                cli_errorf(id, "recording: %s: %s", rec->dir,
+                           errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)" : strerror(errno));
+                return -1;
+        }
+        _cleanup_free_ char *rootfs = NULL;
+        int made = rootfs_of(bundle, &rootfs, &err);
+        if (made == 0)
+                made = make_profile(plan, dfd, rootfs, id, &err);
+        if (made < 0) {
+                cli_errorf(id, "recording: %s; what was recorded stays in %s", err.msg, rec->dir);
+                return -1;
+        }
+        /* Written, or nothing to write: the directory goes (inject's is only
+         * emptied, for the bundle's next run). */
+        int r = remove_contents(dfd, 0);
+        if (r == 0 && kind == 1 && rmdir(rec->dir) < 0)
+                r = -errno;
+        if (r < 0) {
+                cli_errorf(id, "recording: %s %s, but cleaning %s up: %s", made ? "nothing written to" : "written to",
+                           rec->req.output, rec->dir, strerror(-r));
+                return -1;
+        }
+        /* Nothing recorded: said (the directory is cleaned all the same). */
+        if (made > 0)
+                cli_errorf(id,
+                           "recording: nothing was recorded in %s (the workload never started): %s is left as it was",
+                           rec->dir, rec->req.output);
+        return made ? -1 : 0;
+}

@@ -1,0 +1,315 @@
+#!/bin/bash
+# Recording a profile (issue 13), the host's half end to end: inject --record and the Podman
+# annotation io.oci-seccomp-tsync.record ask for it, the init records every call of the workload
+# (every thread, child and ABI) into the directory the hook mounts, and poststop writes the profile.
+# Then the recording is used as a layer: the same workloads give the same output and exit status,
+# and a workload doing something else is refused by it. Under runc and crun (crun in its own mount
+# namespace with cgroup2, as lib.sh's crun_cmd sets it up), and Podman rootful.
+# About 2 minutes on 2 cores.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+. "$HERE/hooklib.sh"
+
+PROBE_BIN=$TSYNC_BUILD/tests/static/record_probe
+# The busybox workload of the issue, and what it prints.
+BUSYBOX_SCRIPT='ls /; cat /etc/hostname; sleep 0.1'
+HOSTNAME_LINE=recorded-host
+
+oneTimeSetUp() {
+        tsync_need_built "$OCI" "$INIT" "$PROBE_BIN"
+}
+
+setUp() {
+        tsync_test_begin || exit 1
+        T=$TSYNC_TMP
+}
+
+tearDown() {
+        tsync_test_end
+}
+
+# bundle DIR ARG...: a bundle running ARGS with record_probe, unshare and hostname in its rootfs
+# and an /etc/hostname. No ambient capabilities (runc spec asks for some the kernel will not raise).
+bundle() {
+        local dir=$1
+        shift
+        rm -rf "$dir"
+        TSYNC_APPLETS="$TSYNC_APPLETS unshare hostname true" make_rootfs "$dir/rootfs" "$PROBE_BIN" || return 1
+        echo "$HOSTNAME_LINE" >"$dir/rootfs/etc/hostname"
+        make_bundle "$dir" "$@" || return 1
+        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
+}
+
+# each_runtime FN: FN under runc, then under crun ($RT set, $ID unique for each).
+each_runtime() {
+        local fn=$1
+        for RT in runc crun; do
+                ID=$fn-$RT-$$
+                "$fn"
+        done
+        RT=runc
+}
+
+# record OUT [INJECT-OPTION...] -- ARG...: a bundle $T/rec running ARGS, recorded into OUT by $RT:
+# $rc, $T/$ID.out, $T/$ID.err.
+record() {
+        local out=$1 opts=()
+        shift
+        while [ "$1" != "--" ]; do
+                opts+=("$1")
+                shift
+        done
+        shift
+        bundle "$T/rec" "$@" || fail "bundle"
+        inject --record "$out" "${opts[@]}" "$T/rec" || fail "inject --record"
+        rt_run "$ID" "$T/rec"
+}
+
+# replay PROFILE ARG...: a bundle $T/rep running ARGS with PROFILE as a layer: $rc, $T/$ID-rep.out, .err.
+replay() {
+        local profile=$1
+        shift
+        bundle "$T/rep" "$@" || fail "bundle"
+        inject --profile "$profile" "$T/rep" || fail "inject --profile $profile"
+        rt_run "$ID-rep" "$T/rep"
+}
+
+# names PROFILE: the names the profile allows, one per line, sorted.
+names() {
+        jq -r '.syscalls[] | select(.action == "SCMP_ACT_ALLOW") | .names[]' "$1" | sort -u
+}
+
+busyboxRoundTrip() {
+        record "$T/p.json" -- /bin/sh -c "$BUSYBOX_SCRIPT"
+        assertEquals "$RT: recorded run ($(cat "$T/$ID.err"))" 0 "$rc"
+        assertContains "$RT: the workload ran" "$(cat "$T/$ID.out")" "$HOSTNAME_LINE"
+        assertTrue "$RT: the profile is written" "[ -s $T/p.json ]"
+        assertEquals "$RT: the recording's directory is emptied for the next run" "" \
+                "$(ls -A "$T/rec/oci-seccomp-tsync-record")"
+        assertEquals "$RT: defaultAction" SCMP_ACT_ERRNO "$(jq -r .defaultAction "$T/p.json")"
+        for n in execve openat getdents64 read write nanosleep; do
+                names "$T/p.json" | grep -qx "$n" || fail "$RT: $n is not in the recording: $(names "$T/p.json" | paste -sd' ')"
+        done
+        replay "$T/p.json" /bin/sh -c "$BUSYBOX_SCRIPT"
+        assertEquals "$RT: under the recording ($(cat "$T/$ID-rep.err"))" 0 "$rc"
+        assertEquals "$RT: the same output" "$(cat "$T/$ID.out")" "$(cat "$T/$ID-rep.out")"
+}
+
+testBusyboxWorkloadRecordedThenRunUnderItsRecordingGivesTheSameOutput() {
+        each_runtime busyboxRoundTrip
+}
+
+probeRoundTrip() {
+        record "$T/p.json" --record-format docker -- /bin/record_probe 3
+        assertEquals "$RT: recorded run passes the status through ($(cat "$T/$ID.err"))" 3 "$rc"
+        assertContains "$RT: $(cat "$T/$ID.out")" "$(cat "$T/$ID.out")" "thread=ok"
+        assertContains "$RT" "$(cat "$T/$ID.out")" "grandchild=ok"
+        # Docker's format names each ABI's calls (archMap and per-ABI rules).
+        "$OCI" check --caps all "$T/p.json" >"$T/check" 2>&1 || fail "$RT: check: $(cat "$T/check")"
+        "$OCI" explain --caps all "$T/p.json" sysinfo | grep -q ALLOW ||
+                fail "$RT: the second thread's sysinfo is not allowed: $("$OCI" explain --caps all "$T/p.json" sysinfo)"
+        "$OCI" explain --caps all "$T/p.json" times | grep -q ALLOW || fail "$RT: the grandchild's times is not allowed"
+        if grep -q "int80=yes" "$T/$ID.out"; then
+                "$OCI" explain --caps all --abi x86 "$T/p.json" getpid | grep -q ALLOW ||
+                        fail "$RT: int 0x80's getpid is not allowed under x86: $("$OCI" explain --caps all --abi x86 "$T/p.json" getpid)"
+        fi
+        replay "$T/p.json" /bin/record_probe 3
+        assertEquals "$RT: under the recording ($(cat "$T/$ID-rep.err"))" 3 "$rc"
+        assertEquals "$RT: the same output" "$(cat "$T/$ID.out")" "$(cat "$T/$ID-rep.out")"
+}
+
+testMultiThreadedWorkloadRecordedWithItsThreadsChildrenAndAbisThenRunUnderIt() {
+        each_runtime probeRoundTrip
+}
+
+somethingElseRefused() {
+        record "$T/p.json" -- /bin/sh -c "$BUSYBOX_SCRIPT"
+        assertEquals "$RT: recorded run ($(cat "$T/$ID.err"))" 0 "$rc"
+        replay "$T/p.json" /bin/sh -c "$BUSYBOX_SCRIPT; mkdir /x; echo mkdir=\$?; unshare -U true; echo unshare=\$?"
+        assertContains "$RT: the recorded part still runs" "$(cat "$T/$ID-rep.out")" "$HOSTNAME_LINE"
+        assertContains "$RT: mkdir refused" "$(cat "$T/$ID-rep.out")" "mkdir=1"
+        assertNotContains "$RT: unshare refused" "$(cat "$T/$ID-rep.out")" "unshare=0"
+        assertContains "$RT: with EPERM" "$(cat "$T/$ID-rep.err")" "Operation not permitted"
+        assertFalse "$RT: /x was made" "[ -e $T/rep/rootfs/x ]"
+}
+
+testWorkloadDoingSomethingElseIsRefusedByTheRecording() {
+        each_runtime somethingElseRefused
+}
+
+testInputMergeAddsUpTwoDifferentRuns() {
+        ID=merge-$$
+        record "$T/a.json" -- /bin/sh -c 'cat /etc/hostname'
+        assertEquals "first run ($(cat "$T/$ID.err"))" 0 "$rc"
+        names "$T/a.json" | grep -qx mkdirat && fail "the first run made no mkdir"
+        record "$T/b.json" --record-input "$T/a.json" -- /bin/sh -c 'mkdir /tmp/d'
+        assertEquals "second run ($(cat "$T/$ID.err"))" 0 "$rc"
+        names "$T/b.json" | grep -qE '^mkdir(at)?$' || fail "the second run's mkdir is not in the merge"
+        assertEquals "everything of the first run is in the merge" "" \
+                "$(comm -23 <(names "$T/a.json") <(names "$T/b.json"))"
+        replay "$T/b.json" /bin/sh -c 'cat /etc/hostname; mkdir /tmp/d; echo mkdir=$?'
+        assertEquals "both runs' work under the merge ($(cat "$T/$ID-rep.err"))" 0 "$rc"
+        assertContains "$(cat "$T/$ID-rep.out")" "mkdir=0"
+}
+
+killedWorkload() {
+        record "$T/p.json" -- /bin/record_probe 0 kill
+        assertEquals "$RT: killed ($(cat "$T/$ID.err"))" 137 "$rc"
+        assertTrue "$RT: the profile of a killed workload is written" "[ -s $T/p.json ]"
+        "$OCI" explain "$T/p.json" sysinfo | grep -q ALLOW || fail "$RT: what it did before the kill is missing"
+}
+
+testKilledWorkloadStillProducesTheProfile() {
+        each_runtime killedWorkload
+}
+
+testContainerKilledFromOutsideStillProducesTheProfile() {
+        ID=outside-$$
+        bundle "$T/rec" /bin/sh -c 'cat /etc/hostname; exec sleep 600' || fail "bundle"
+        inject --record "$T/p.json" "$T/rec" || fail "inject"
+        start_runc "$ID" "$T/rec" || fail "start"
+        runc kill "$ID" KILL
+        stop_runc "$ID" # runc delete: poststop
+        assertTrue "the profile is written" "[ -s $T/p.json ]"
+        names "$T/p.json" | grep -qx nanosleep || names "$T/p.json" | grep -qx clock_nanosleep ||
+                fail "sleep's call is missing: $(names "$T/p.json" | paste -sd' ')"
+}
+
+# The init empties the record when it gives up before the workload runs: poststop says so and an
+# earlier profile at of: is not replaced by an empty one.
+testStartThatNeverRanTheWorkloadLeavesAnEarlierProfileAsItWas() {
+        ID=never-$$
+        echo '{"earlier": true}' >"$T/p.json"
+        record "$T/p.json" -- /nonexistent/program
+        assertEquals "$(cat "$T/$ID.err")" 127 "$rc"
+        assertEquals "the earlier profile" '{"earlier": true}' "$(cat "$T/p.json")"
+        assertContains "poststop said so" "$(cat "$T/$ID.err")" "nothing was recorded"
+}
+
+testNonRootWorkloadIsRecorded() {
+        ID=user-$$
+        bundle "$T/rec" /bin/sh -c 'id -u; cat /etc/hostname' || fail "bundle"
+        tsync_json_edit "$T/rec/config.json" '.process.user = {uid: 1000, gid: 1000}'
+        inject --record "$T/p.json" "$T/rec" || fail "inject"
+        assertEquals "the directory is the workload user's" "1000:1000 700" \
+                "$(stat -c '%u:%g %a' "$T/rec/oci-seccomp-tsync-record")"
+        rt_run "$ID" "$T/rec"
+        assertEquals "$(cat "$T/$ID.err")" 0 "$rc"
+        assertTrue "the profile is written" "[ -s $T/p.json ]"
+}
+
+testBadOutputPathRefusesTheStartBeforeTheWorkloadRuns() {
+        bundle "$T/rec" /bin/touch /tmp/marker || fail "bundle"
+        cp "$T/rec/config.json" "$T/before.json"
+        for out in "$T/rec/rootfs/p.json" "$T/link/p.json" "$T/none/p.json"; do
+                mkdir -p "$T/real" && ln -sfn real "$T/link"
+                "$OCI" inject --cache-dir "$T/cache" --record "$out" "$T/rec" 2>"$T/err"
+                rc=$?
+                assertEquals "$out: refused ($(cat "$T/err"))" 1 "$rc"
+                assertContains "$(cat "$T/err")" "of: '$out'"
+                assertEquals "one line" 1 "$(wc -l <"$T/err")"
+                assertTrue "$out: config.json untouched" "cmp -s $T/before.json $T/rec/config.json"
+        done
+        assertFalse "no recording directory" "[ -e $T/rec/oci-seccomp-tsync-record ]"
+        assertFalse "the workload never ran" "[ -e $T/rec/rootfs/tmp/marker ]"
+}
+
+testCheckReportsNoErrorsAndExplainWorksOnARecording() {
+        ID=check-$$
+        record "$T/p.json" -- /bin/sh -c "$BUSYBOX_SCRIPT"
+        assertEquals "$(cat "$T/$ID.err")" 0 "$rc"
+        "$OCI" check "$T/p.json" >"$T/check" 2>&1
+        rc=$?
+        assertEquals "check: $(cat "$T/check")" 0 "$rc"
+        assertContains "$(cat "$T/check")" "0 errors"
+        "$OCI" explain "$T/p.json" execve >"$T/explain" 2>&1
+        rc=$?
+        assertEquals "explain: $(cat "$T/explain")" 0 "$rc"
+        assertContains "$(cat "$T/explain")" "ALLOW"
+        "$OCI" explain "$T/p.json" unshare >"$T/explain" 2>&1
+        assertContains "$(cat "$T/explain")" "ERRNO"
+}
+
+testCheckDescribesARecordingAConfigAsksFor() {
+        bundle "$T/rec" /bin/true || fail "bundle"
+        tsync_json_edit "$T/rec/config.json" '.annotations["io.oci-seccomp-tsync.record"] = "of:/tmp/p.json;errno:ENOSYS"
+                | .linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW"}'
+        "$OCI" check -f config "$T/rec/config.json" >"$T/check" 2>&1
+        rc=$?
+        assertEquals "$(cat "$T/check")" 0 "$rc"
+        grep -q "^$T/rec/config.json: record: .*/tmp/p.json in the OCI format (defaultErrnoRet ENOSYS)" "$T/check" ||
+                fail "$(cat "$T/check")"
+        tsync_json_edit "$T/rec/config.json" '.annotations["io.oci-seccomp-tsync.record"] = "of:p.json"'
+        "$OCI" check -f config "$T/rec/config.json" >"$T/check" 2>&1
+        rc=$?
+        assertEquals "$(cat "$T/check")" 1 "$rc"
+        grep -q "^$T/rec/config.json: error: .*of: 'p.json' is not an absolute path" "$T/check" || fail "$(cat "$T/check")"
+}
+
+# poststop alone, on a record file as the init leaves it (anything the container added to the
+# directory goes too): the profile is written and inject's directory emptied for the next run; a
+# call with no name is left out with a warning.
+testPoststopWritesTheProfileAndEmptiesTheRecordingDirectory() {
+        local dir="$T/b/oci-seccomp-tsync-record"
+        bundle "$T/b" /bin/true || fail "bundle"
+        inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        mkdir -m 0700 "$dir" "$dir/sub" && touch "$dir/sub/left-by-the-workload"
+        printf 'oci-seccomp-tsync-record 1\nc000003e 59\nc000003e 0\nc000003e 999\n' >"$dir/calls"
+        tsync_json_edit "$T/b/config.json" '.annotations["io.oci-seccomp-tsync.plan"] |= (fromjson
+                | .record = {output: $o, format: "oci", errno: "ENOSYS", dir: $d} | tojson)' \
+                --arg o "$T/p.json" --arg d "$dir"
+        echo "{\"ociVersion\": \"1.0.2\", \"id\": \"ps-$$\", \"status\": \"stopped\", \"bundle\": \"$T/b\"}" |
+                "$OCI" hook poststop --cache-dir "$T/cache" 2>"$T/err"
+        rc=$?
+        assertEquals "poststop: $(cat "$T/err")" 0 "$rc"
+        # 999 has no name: left out (denied), with one warning.
+        assertEquals "one warning: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: ps-$$: warning: recording: calls this libseccomp has no name for"
+        assertContains "$(cat "$T/err")" "SCMP_ARCH_X86_64 999"
+        assertEquals "defaultErrnoRet" 38 "$(jq .defaultErrnoRet "$T/p.json")"
+        names "$T/p.json" | grep -qx execve || fail "execve: $(cat "$T/p.json")"
+        assertTrue "the directory stays for the bundle's next run" "[ -d $dir ]"
+        assertEquals "and is empty" "" "$(ls -A "$dir")"
+}
+
+# Podman rootful: the annotation with our hooks.d files (precreate, poststop), the recording's
+# directory under --record-root.
+testPodmanAnnotationRecordsTheContainer() {
+        command -v podman >/dev/null || fail "podman is not installed"
+        local hooks="$T/hooks.d" rootfs="$T/rootfs" i
+        mkdir -p "$T/profiles" && mkdir -m 0700 "$T/recroot"
+        podman_hooks_dir "$hooks" "$T/profiles" "" "$T/cache" || fail "hooks.d"
+        for f in "$hooks"/*.json; do
+                jq --arg r "$T/recroot" '.hook.args += ["--record-root", $r]' "$f" >"$f.new" && mv "$f.new" "$f"
+        done
+        TSYNC_APPLETS="$TSYNC_APPLETS unshare" make_rootfs "$rootfs" "$PROBE_BIN" || fail "rootfs"
+        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --annotation "io.oci-seccomp-tsync.record=of:$T/pod.json" --rootfs "$rootfs" \
+                /bin/sh -c 'ls /; echo podman-ok' </dev/null >"$T/out" 2>"$T/err"
+        rc=$?
+        assertEquals "podman run: $(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "podman-ok"
+        # poststop runs as Podman cleans up; wait for it (not a timed assert: the file must come).
+        for i in $(seq 100); do [ -s "$T/pod.json" ] && break; sleep 0.1; done
+        assertTrue "the profile is written: $(cat "$T/err")" "[ -s $T/pod.json ]"
+        assertEquals "the recording's directory is removed" "" "$(ls -A "$T/recroot")"
+        names "$T/pod.json" | grep -qx getdents64 || fail "ls's getdents64: $(names "$T/pod.json" | paste -sd' ')"
+        # A bad of: refuses the start: the workload never runs.
+        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --annotation "io.oci-seccomp-tsync.record=of:p.json" --rootfs "$rootfs" \
+                /bin/sh -c 'echo ran' </dev/null >"$T/out" 2>"$T/err"
+        rc=$?
+        assertNotEquals "a relative of: is refused" 0 "$rc"
+        assertNotContains "$(cat "$T/out")" "ran"
+        # Podman shows the hook's exit status, not its line (test_failclosed.sh checks the line).
+        assertContains "$(cat "$T/err")" "hook precreate"
+}
+
+suite() {
+        local t
+        for t in $(declare -F | awk '$3 ~ /^test/ { print $3 }'); do
+                suite_addTest "$t"
+        done
+}
+
+. shunit2

@@ -1,0 +1,400 @@
+/* A recording's host half (hook/lib/plan_record.c, and its parts of plan.c,
+ * plan_filters.c, rewrite.c): the annotation's parser, the plan's round
+ * trip, the recording filter, the rewrite and its undo, and the refusals. */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "tsync/bpf.h"
+#include "tsync/filterfile.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/plan_record.h"
+#include "tsync/rewrite.h"
+#include "unit.h"
+
+static struct tsync_json *config_with(const char *process_extra, const char *annotations)
+{
+        char buf[2048];
+        (void)snprintf(buf, sizeof(buf),
+                       "{\"process\": {\"args\": [\"sh\", \"-c\", \":\"], \"noNewPrivileges\": true%s}, "
+                       "\"root\": {\"path\": \"rootfs\"}, \"linux\": {}, \"mounts\": [], \"annotations\": %s}",
+                       process_extra, annotations);
+        return unit_parse(buf);
+}
+
+static void test_annotation_parser(void)
+{
+        static const struct {
+                const char *value;
+                const char *output, *input;
+                enum tsync_record_format format;
+                int errno_ret;
+                const char *refusal; /* NULL: accepted */
+        } rows[] = {
+                { "of:/tmp/p.json", "/tmp/p.json", NULL, TSYNC_RECORD_FORMAT_OCI, EPERM, NULL },
+                { "if:/tmp/a.json;of:/tmp/b.json", "/tmp/b.json", "/tmp/a.json", TSYNC_RECORD_FORMAT_OCI, EPERM, NULL },
+                { "of:/o;format:docker;errno:ENOSYS", "/o", NULL, TSYNC_RECORD_FORMAT_DOCKER, ENOSYS, NULL },
+                { "of:/o;errno:EPERM;format:oci", "/o", NULL, TSYNC_RECORD_FORMAT_OCI, EPERM, NULL },
+                { "", NULL, NULL, 0, 0, "is not KEY:VALUE" },
+                { "if:/a", NULL, NULL, 0, 0, "no of:OUTPUT" },
+                { "of:p.json", NULL, NULL, 0, 0, "not an absolute path" },
+                { "of:", NULL, NULL, 0, 0, "not an absolute path" },
+                { "of:/a;of:/b", NULL, NULL, 0, 0, "of: given twice" },
+                { "of:/a;format:json", NULL, NULL, 0, 0, "is not oci or docker" },
+                { "of:/a;errno:EACCES", NULL, NULL, 0, 0, "is not EPERM or ENOSYS" },
+                { "of:/a;errno:EPERM;errno:EPERM", NULL, NULL, 0, 0, "errno: given twice" },
+                { "of:/a;mode:x", NULL, NULL, 0, 0, "'mode' is not a key" },
+                { "of:/a;", NULL, NULL, 0, 0, "is not KEY:VALUE" },
+                { "/tmp/p.json", NULL, NULL, 0, 0, "is not KEY:VALUE" },
+                { "OF:/a", NULL, NULL, 0, 0, "'OF' is not a key" },
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_record_request req;
+                int r = tsync_record_request_parse(rows[i].value, &req, &err);
+                if (!rows[i].refusal)
+                        tap_ok(r == 0 && strcmp(req.output, rows[i].output) == 0 &&
+                                       (rows[i].input ? req.input && strcmp(req.input, rows[i].input) == 0
+                                                      : !req.input) &&
+                                       req.format == rows[i].format && req.errno_ret == rows[i].errno_ret,
+                               "test_record_annotation_reads_'%s' (%s)", rows[i].value, err.msg);
+                else
+                        tap_ok(r < 0 && strstr(err.msg, rows[i].refusal) && !req.output && !req.input,
+                               "test_record_annotation_refuses_'%s' (%s)", rows[i].value, err.msg);
+                tsync_record_request_clear(&req);
+        }
+
+        struct tsync_err err = { 0 };
+        struct tsync_request req;
+        struct tsync_json *c = config_with("", "{\"io.oci-seccomp-tsync.record\": \"of:/tmp/x.json\"}");
+        int r = tsync_request_from_annotations(c, &req, &err);
+        tap_ok(r == 0 && req.record.output && strcmp(req.record.output, "/tmp/x.json") == 0 && req.n_layers == 0,
+               "test_request_reads_the_record_annotation (%s)", err.msg);
+        tsync_request_clear(&req);
+        tsync_json_free(c);
+        c = config_with("", "{\"io.oci-seccomp-tsync.record\": \"of:x.json\"}");
+        r = tsync_request_from_annotations(c, &req, &err);
+        tap_ok(r < 0 && strstr(err.msg, "annotations.io.oci-seccomp-tsync.record") &&
+                       strstr(err.msg, "not an absolute path"),
+               "test_request_names_the_record_annotation_it_refuses (%s)", err.msg);
+        tsync_json_free(c);
+        c = config_with("", "{\"io.oci-seccomp-tsync.record\": 3}");
+        r = tsync_request_from_annotations(c, &req, &err);
+        tap_ok(r < 0 && strstr(err.msg, "annotations.io.oci-seccomp-tsync.record"),
+               "test_request_refuses_a_record_annotation_that_is_not_a_string (%s)", err.msg);
+        tsync_json_free(c);
+}
+
+static struct tsync_request record_request(const char *dir)
+{
+        struct tsync_request req = { .delivery = TSYNC_DELIVERY_ARGS, .record_dir = dir };
+        req.record.output = (char *)"/tmp/out.json";
+        req.record.errno_ret = ENOSYS;
+        req.record.format = TSYNC_RECORD_FORMAT_DOCKER;
+        return req;
+}
+
+static void test_plan(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with("", "{}");
+        struct tsync_request req = record_request("/b/oci-seccomp-tsync-record");
+        struct tsync_plan *plan = NULL, *back = NULL;
+        char *text = NULL;
+        int r = tsync_plan_new(c, &req, NULL, &plan, &err);
+        r = r ?: tsync_plan_to_json(plan, &text, &err);
+        struct tsync_json *annotations = r == 0 ? tsync_json_get_object(c, "annotations") : NULL;
+        r = r
+                    ?: (annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
+                                    : -EINVAL);
+        r = r ?: tsync_plan_from_config(c, &back, &err);
+        tap_ok(r == 0 && tsync_plan_filter_count(back) == 1 && back->record.req.output &&
+                       strcmp(back->record.req.output, "/tmp/out.json") == 0 && !back->record.req.input &&
+                       back->record.req.errno_ret == ENOSYS && back->record.req.format == TSYNC_RECORD_FORMAT_DOCKER &&
+                       strcmp(back->record.dir, "/b/oci-seccomp-tsync-record") == 0,
+               "test_plan_record_alone_is_one_filter_and_survives_its_annotation (%s)", err.msg);
+        char label[64] = "";
+        if (r == 0)
+                tsync_plan_filter_label(back, 0, label, sizeof(label));
+        tap_ok(strcmp(label, "recording") == 0, "test_plan_names_the_recording_filter (%s)", label);
+
+        struct tsync_plan_programs progs = { 0 };
+        struct tsync_warnings w = { 0 };
+        struct tsync_plan_paths paths = { .state_root = "/run/oci-seccomp-tsync" };
+        r = r ?: tsync_plan_compile(back, &paths, c, &progs, &w, &err);
+        tsync_warnings_clear(&w);
+        bool marked = r == 0 && progs.n == 1 && progs.progs[0]->listener == TSYNC_LISTENER_RECORD;
+        tap_ok(marked, "test_compile_marks_the_recording_filter (%s)", err.msg);
+        if (marked) {
+                static const struct {
+                        uint32_t arch;
+                        int32_t nr;
+                } calls[] = {
+                        { AUDIT_ARCH_X86_64, 0 },   { AUDIT_ARCH_X86_64, 59 }, { AUDIT_ARCH_X86_64, 0x40000000 | 520 },
+                        { AUDIT_ARCH_I386, 11 },    { AUDIT_ARCH_I386, 1 },    { AUDIT_ARCH_X86_64, 435 },
+                        { AUDIT_ARCH_X86_64, 999 },
+                };
+                int bad = 0;
+                for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+                        struct tsync_bpf_input in = { .nr = calls[i].nr, .arch = calls[i].arch };
+                        struct tsync_bpf_result res;
+                        if (tsync_bpf_simulate(progs.progs[0]->insns, progs.progs[0]->len, &in, &res, &err) < 0 ||
+                            (res.ret & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_USER_NOTIF) {
+                                tap_diag("arch %#x nr %d: got %#x", calls[i].arch, calls[i].nr, res.ret);
+                                bad++;
+                        }
+                }
+#if defined(__x86_64__)
+                tap_ok(bad == 0, "test_recording_filter_sends_every_call_of_every_abi_to_the_listener");
+#else
+                tap_skip("the ABI table of this test is x86_64's",
+                         "test_recording_filter_sends_every_call_of_every_abi_to_the_listener");
+                (void)bad;
+#endif
+                err.msg[0] = '\0';
+                tap_ok(tsync_record_check_programs(back, &progs, &err) == 0,
+                       "test_recording_alone_passes_its_own_check (%s)", err.msg);
+        }
+
+        /* The rewrite: --record for the init, the directory mounted read-write; undo takes both out. */
+        struct tsync_rewrite_opts ro = { .init_path = "/usr/libexec/init", .progs = &progs };
+        struct tsync_json *before = tsync_json_copy(c);
+        tsync_json_remove(tsync_json_get_mut(before, "annotations"), TSYNC_ANNOTATION_PLAN);
+        struct tsync_json *rewritten = tsync_json_copy(before);
+        r = r ?: tsync_rewrite_apply(rewritten, back, &ro, NULL, &err);
+        const struct tsync_json *args = tsync_json_get(tsync_json_get(rewritten, "process"), "args");
+        bool has_option = false, has_mount = false;
+        for (size_t i = 0; r == 0 && i + 1 < args->u.array.len; i++)
+                has_option |= strcmp(args->u.array.items[i]->u.string.ptr, "--record") == 0 &&
+                              strcmp(args->u.array.items[i + 1]->u.string.ptr, TSYNC_CONTAINER_RECORD) == 0;
+        const struct tsync_json *mounts = tsync_json_get(rewritten, "mounts");
+        for (size_t i = 0; r == 0 && mounts && i < mounts->u.array.len; i++) {
+                const struct tsync_json *m = mounts->u.array.items[i];
+                const struct tsync_json *d = tsync_json_get(m, "destination"), *s = tsync_json_get(m, "source");
+                const struct tsync_json *o = tsync_json_get(m, "options");
+                if (strcmp(d->u.string.ptr, TSYNC_CONTAINER_RECORD_DIR) != 0)
+                        continue;
+                char opts[128] = "";
+                for (size_t k = 0; k < o->u.array.len; k++)
+                        (void)snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s,",
+                                       o->u.array.items[k]->u.string.ptr);
+                has_mount = strcmp(s->u.string.ptr, "/b/oci-seccomp-tsync-record") == 0 &&
+                            strcmp(opts, "bind,rw,nosuid,nodev,noexec,") == 0;
+        }
+        tap_ok(r == 0 && has_option, "test_rewrite_passes_--record_to_the_init (%s)", err.msg);
+        tap_ok(r == 0 && has_mount, "test_rewrite_mounts_the_recording_directory_read_write_nosuid_nodev_noexec");
+        char *running = NULL;
+        r = r ?: tsync_rewrite_undo(rewritten, false, &running, &err);
+        char path[256] = "";
+        tap_ok(r == 0 && tsync_json_equal(rewritten, before, path, sizeof(path)),
+               "test_undo_takes_the_recording_out_again (%s %s)", err.msg, path);
+        free(running);
+        tsync_json_free(rewritten);
+        tsync_json_free(before);
+        tsync_plan_programs_clear(&progs);
+
+        /* Edited plans are refused. */
+        static const struct {
+                const char *from, *to, *want, *name;
+        } bad[] = {
+                { "\"errno\":\"ENOSYS\"", "\"errno\":\"EACCES\"", "plan.record.errno", "errno_eacces" },
+                { "\"format\":\"docker\"", "\"format\":\"yaml\"", "plan.record.format", "format_yaml" },
+                { "\"output\":\"/tmp/out.json\"", "\"output\":\"out.json\"", "plan.record.output", "relative_output" },
+                { "\"output\":\"/tmp/out.json\",", "", "plan.record.output", "no_output" },
+                { "\"format\":\"docker\"", "\"format\":\"docker\",\"x\":1,\"execOnce\":1", "exec once", "exec_once" },
+        };
+        for (size_t i = 0; text && i < sizeof(bad) / sizeof(bad[0]); i++) {
+                const char *at = strstr(text, bad[i].from);
+                char edited[4096] = "";
+                struct tsync_plan *p = NULL;
+                if (at)
+                        (void)snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - text), text, bad[i].to,
+                                       at + strlen(bad[i].from));
+                if (i == 4 && at) /* execOnce outside the record member */
+                        (void)snprintf(edited, sizeof(edited), "%.*s\"execOnce\":1,%s", 1, text, text + 1);
+                err.msg[0] = '\0';
+                r = at ? tsync_json_set(tsync_json_get_object(c, "annotations"), TSYNC_ANNOTATION_PLAN,
+                                        tsync_json_new_string(edited))
+                       : -1;
+                r = r ?: tsync_plan_from_config(c, &p, &err);
+                tap_ok(r < 0 && strstr(err.msg, bad[i].want), "test_plan_refuses_record_%s (%s)", bad[i].name, err.msg);
+                tsync_plan_free(p);
+        }
+        free(text);
+        tsync_plan_free(plan);
+        tsync_plan_free(back);
+        tsync_json_free(c);
+}
+
+static void test_refusals(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with("", "{}");
+        struct tsync_plan *plan = NULL;
+
+        struct tsync_request req = record_request("/b/oci-seccomp-tsync-record");
+        req.init.exec_once = EPERM;
+        int r = tsync_plan_new(c, &req, NULL, &plan, &err);
+        tap_ok(r < 0 && strstr(err.msg, "recording and exec once"), "test_plan_refuses_recording_with_exec_once (%s)",
+               err.msg);
+        tsync_plan_free(plan);
+        plan = NULL;
+
+        req = record_request("/b/oci-seccomp-tsync-record");
+        req.init.exec = true;
+        r = tsync_plan_new(c, &req, NULL, &plan, &err);
+        tap_ok(r < 0 && strstr(err.msg, "recording and --exec"), "test_plan_refuses_recording_with_exec (%s)", err.msg);
+        tsync_plan_free(plan);
+        plan = NULL;
+
+        req = record_request(NULL);
+        r = tsync_plan_new(c, &req, NULL, &plan, &err);
+        tap_ok(r < 0 && strstr(err.msg, "no directory"), "test_plan_refuses_recording_without_a_directory (%s)",
+               err.msg);
+        tsync_plan_free(plan);
+        plan = NULL;
+        tsync_json_free(c);
+
+        /* TRACE anywhere, the runtime's own profile included, and an agent's listener. */
+        static const struct {
+                const char *seccomp, *want, *name;
+        } stacks[] = {
+                { "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"getpid\"], \"action\": "
+                  "\"SCMP_ACT_TRACE\"}]}",
+                  "SCMP_ACT_TRACE and a recording", "a_trace_rule_in_linux_seccomp" },
+        };
+        for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
+                char buf[1024];
+                (void)snprintf(buf, sizeof(buf),
+                               "{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true}, \"linux\": "
+                               "{\"seccomp\": %s}, \"annotations\": {}}",
+                               stacks[i].seccomp);
+                c = unit_parse(buf);
+                req = record_request("/b/oci-seccomp-tsync-record");
+                struct tsync_plan_programs progs = { 0 };
+                struct tsync_warnings w = { 0 };
+                struct tsync_plan_paths paths = { .state_root = "/run/oci-seccomp-tsync" };
+                err.msg[0] = '\0';
+                r = tsync_plan_new(c, &req, NULL, &plan, &err);
+                r = r ?: tsync_plan_compile(plan, &paths, c, &progs, &w, &err);
+                r = r ?: tsync_record_check_programs(plan, &progs, &err);
+                tap_ok(r < 0 && strstr(err.msg, stacks[i].want), "test_recording_refuses_%s (%s)", stacks[i].name,
+                       err.msg);
+                tsync_warnings_clear(&w);
+                tsync_plan_programs_clear(&progs);
+                tsync_plan_free(plan);
+                plan = NULL;
+                tsync_json_free(c);
+        }
+}
+
+/* A notify agent's layer takes the chain's one listener: refused beside a recording. */
+static void test_agent_refused(const char *tmp)
+{
+        char layer[4200];
+        (void)snprintf(layer, sizeof(layer), "%s/agent.json", tmp);
+        FILE *f = fopen(layer, "w");
+        if (f) {
+                fputs("{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": "
+                      "[{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}",
+                      f);
+                (void)fclose(f);
+        }
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with("", "{}");
+        struct tsync_request req = record_request("/b/oci-seccomp-tsync-record");
+        req.delivery = TSYNC_DELIVERY_FILES;
+        req.layers[0] = layer;
+        req.n_layers = 1;
+        struct tsync_plan *plan = NULL;
+        struct tsync_plan_programs progs = { 0 };
+        struct tsync_warnings w = { 0 };
+        struct tsync_plan_paths paths = { .state_root = "/run/oci-seccomp-tsync" };
+        int r = tsync_plan_new(c, &req, "/b/oci-seccomp-tsync", &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, c, &progs, &w, &err);
+        bool compiled = r == 0 && progs.n == 2 && progs.progs[0]->listener == TSYNC_LISTENER_AGENT &&
+                        progs.progs[1]->listener == TSYNC_LISTENER_RECORD;
+        r = r ?: tsync_record_check_programs(plan, &progs, &err);
+        tap_ok(compiled && r < 0 && strstr(err.msg, "SCMP_ACT_NOTIFY (a notify agent's listener) and a recording"),
+               "test_recording_refuses_a_notify_agents_layer (%s)", err.msg);
+        tsync_warnings_clear(&w);
+        tsync_plan_programs_clear(&progs);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+}
+
+static void test_owner_and_dirs(const char *tmp)
+{
+        struct tsync_err err = { 0 };
+        uid_t uid = 1;
+        gid_t gid = 1;
+        struct tsync_json *c = config_with(", \"user\": {\"uid\": 1000, \"gid\": 100}", "{}");
+        int r = tsync_record_owner(c, &uid, &gid, &err);
+        tap_ok(r == 0 && uid == 1000 && gid == 100, "test_record_dir_owner_is_process_user (%s)", err.msg);
+        tsync_json_free(c);
+        c = unit_parse("{\"process\": {\"user\": {\"uid\": 5, \"gid\": 6}}, \"linux\": {\"uidMappings\": "
+                       "[{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}], \"gidMappings\": "
+                       "[{\"containerID\": 0, \"hostID\": 200000, \"size\": 65536}]}}");
+        r = tsync_record_owner(c, &uid, &gid, &err);
+        tap_ok(r == 0 && uid == 100005 && gid == 200006, "test_record_dir_owner_is_mapped_to_the_host (%s)", err.msg);
+        tsync_json_free(c);
+        c = unit_parse("{\"process\": {\"user\": {\"uid\": 70000, \"gid\": 0}}, \"linux\": {\"uidMappings\": "
+                       "[{\"containerID\": 0, \"hostID\": 100000, \"size\": 65536}]}}");
+        r = tsync_record_owner(c, &uid, &gid, &err);
+        tap_ok(r < 0 && strstr(err.msg, "not mapped"), "test_record_dir_owner_refuses_an_unmapped_user (%s)", err.msg);
+        tsync_json_free(c);
+
+        int kind = -1;
+        r = tsync_record_dir_kind("/b/oci-seccomp-tsync-record", "/b/", "/var/lib/x", &kind, &err);
+        tap_ok(r == 0 && kind == 0, "test_record_dir_in_the_bundle_is_ours");
+        r = tsync_record_dir_kind("/var/lib/x/0123456789abcdef0123456789abcdef", "/b", "/var/lib/x", &kind, &err);
+        tap_ok(r == 0 && kind == 1, "test_record_dir_under_the_record_root_is_ours");
+        static const char *const not_ours[] = { "/etc", "/var/lib/x/../../etc", "/b/oci-seccomp-tsync",
+                                                "/var/lib/x/0123456789ABCDEF0123456789abcdef",
+                                                "/c/oci-seccomp-tsync-record" };
+        for (size_t i = 0; i < sizeof(not_ours) / sizeof(not_ours[0]); i++) {
+                r = tsync_record_dir_kind(not_ours[i], "/b", "/var/lib/x", &kind, &err);
+                tap_ok(r == -EPERM && strstr(err.msg, "plan.record.dir"), "test_record_dir_refuses_%s", not_ours[i]);
+        }
+
+        char root[4200], dir[4300], link[4300];
+        (void)snprintf(root, sizeof(root), "%s/var/record", tmp);
+        (void)snprintf(dir, sizeof(dir), "%s/0123456789abcdef0123456789abcdef", root);
+        r = tsync_record_make_dir(dir, root, 1234, 4321, &err);
+        struct stat st = { 0 }, rst = { 0 };
+        tap_ok(r == 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700 &&
+                       st.st_uid == 1234 && st.st_gid == 4321 && lstat(root, &rst) == 0 &&
+                       (rst.st_mode & 07777) == 0700 && rst.st_uid == geteuid(),
+               "test_record_dir_is_made_0700_for_the_container_user_under_a_private_root (%s)", err.msg);
+        (void)snprintf(link, sizeof(link), "%s/linked", tmp);
+        if (symlink(dir, link) < 0)
+                tap_diag("symlink: %s", strerror(errno));
+        r = tsync_record_make_dir(link, NULL, 0, 0, &err);
+        tap_ok(r < 0 && strstr(err.msg, "symlink"), "test_record_dir_refuses_a_symlink (%s)", err.msg);
+        char *name = NULL;
+        r = tsync_record_new_dir_name(root, &name, &err);
+        tap_ok(r == 0 && tsync_record_dir_kind(name, NULL, root, &kind, &err) == 0 && kind == 1,
+               "test_record_new_dir_name_is_a_token_under_the_root");
+        free(name);
+}
+
+int main(void)
+{
+        char tmp[] = "/tmp/test_plan_record.XXXXXX";
+        if (unit_tmpdir(tmp) < 0)
+                return tap_done();
+        test_annotation_parser();
+        test_plan();
+        test_refusals();
+        test_agent_refused(tmp);
+        test_owner_and_dirs(tmp);
+        return tap_done();
+}
