@@ -17,34 +17,25 @@
  * When the init dies the kernel answers every pending and later notification
  * with ENOSYS: the workload still cannot exec. */
 #include <errno.h>
-#include <linux/futex.h>
 #include <linux/seccomp.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "init.h"
 
-#define RUN_WAIT_NS    (100 * 1000 * 1000)
-#define RUN_WAIT_TRIES 50
-
-/* What the main thread asks of the supervisor thread (a futex word). */
-enum { CMD_IDLE, CMD_RUN, CMD_SERVE };
-
-static uint32_t command;
-static void (*run_fn)(void *);
-static void *run_arg;
-static uint32_t run_done;
+static void serve_listener(void);
+static struct init_worker supervisor = {
+        .what = "exec-once",
+        .thread_what = "the supervisor thread",
+        .thread_name = "tsync-exec-once",
+        .serve = serve_listener,
+};
 static int listener = -1;
 static int answer_errno;
-static pid_t supervisor_tid;
-static sem_t ready;
 /* The workload child: 0 until the child announces itself right before its
  * execve (run.c's spawn: the main thread is suspended until that execve is
  * done, so it could not say it in time), -1 if there is none (clone failed).
@@ -53,16 +44,6 @@ static int32_t workload;
 /* Set by give_up before it kills the workload: the main thread, woken by that
  * death, must not exit with the workload's 137 before give_up's 1. */
 static bool gave_up;
-
-static long futex_wait(uint32_t *word, uint32_t val, const struct timespec *ts)
-{
-        return syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, ts, NULL, 0);
-}
-
-static void futex_wake(uint32_t *word)
-{
-        (void)syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
 
 /* The supervisor cannot go on: a workload nobody answers must not run on
  * silently (its execs would wait forever), so it is killed and the init
@@ -77,7 +58,7 @@ static _Noreturn void give_up(const char *what, int e)
          * gone.) */
         for (int i = 0; w == 0 && i < 10; i++) {
                 struct timespec ts = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
-                (void)futex_wait((uint32_t *)&workload, 0, &ts);
+                (void)init_futex_wait((uint32_t *)&workload, 0, &ts);
                 w = __atomic_load_n(&workload, __ATOMIC_ACQUIRE);
         }
         init_log("exec-once", "the supervisor cannot %s: %s: the workload is killed", what, init_strerror(e));
@@ -96,7 +77,7 @@ static pid_t wait_for_workload(bool *ret_waited)
                 if (w != 0)
                         return w;
                 *ret_waited = true;
-                if (futex_wait((uint32_t *)&workload, 0, NULL) < 0 && errno != EAGAIN && errno != EINTR)
+                if (init_futex_wait((uint32_t *)&workload, 0, NULL) < 0 && errno != EAGAIN && errno != EINTR)
                         give_up("wait for the workload's pid (futex)", errno);
         }
 }
@@ -147,91 +128,31 @@ static _Noreturn void serve(int fd)
         }
 }
 
-static void *supervisor_thread(void *arg)
+static void serve_listener(void)
 {
-        (void)arg;
-        __atomic_store_n(&supervisor_tid, gettid(), __ATOMIC_RELEASE);
-        (void)sem_post(&ready);
-        for (;;) {
-                uint32_t c = __atomic_load_n(&command, __ATOMIC_ACQUIRE);
-                if (c == CMD_IDLE) {
-                        (void)futex_wait(&command, CMD_IDLE, NULL);
-                } else if (c == CMD_RUN) {
-                        run_fn(run_arg);
-                        __atomic_store_n(&command, CMD_IDLE, __ATOMIC_RELEASE);
-                        __atomic_store_n(&run_done, 1, __ATOMIC_RELEASE);
-                        futex_wake(&run_done);
-                } else {
-                        serve(__atomic_load_n(&listener, __ATOMIC_ACQUIRE));
-                }
-        }
-        return NULL;
+        serve(__atomic_load_n(&listener, __ATOMIC_ACQUIRE));
 }
 
 int init_execonce_start(int errno_value)
 {
-        pthread_attr_t attr;
-        pthread_t thread;
-
         answer_errno = errno_value;
-        if (sem_init(&ready, 0, 0) < 0) {
-                init_log("exec-once", "sem_init: %s", init_strerror(errno));
-                return -1;
-        }
-        (void)pthread_attr_init(&attr);
-        (void)pthread_attr_setstacksize(&attr, 64 * 1024);
-        int r = pthread_create(&thread, &attr, supervisor_thread, NULL);
-        (void)pthread_attr_destroy(&attr);
-        if (r != 0) {
-                init_log("exec-once", "cannot start the supervisor thread: %s", init_strerror(r));
-                return -1;
-        }
-        (void)pthread_setname_np(thread, "tsync-exec-once");
-        while (sem_wait(&ready) < 0 && errno == EINTR)
-                ;
-        return 0;
+        return init_worker_start(&supervisor);
 }
 
 pid_t init_execonce_tid(void)
 {
-        return __atomic_load_n(&supervisor_tid, __ATOMIC_ACQUIRE);
+        return init_worker_tid(&supervisor);
 }
 
 int init_execonce_run(void (*fn)(void *arg), void *arg)
 {
-        pid_t tid = init_execonce_tid();
-
-        if (tid <= 0) {
-                init_log("exec-once", "the supervisor thread is not running");
-                return -1;
-        }
-        run_fn = fn;
-        run_arg = arg;
-        __atomic_store_n(&run_done, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&command, CMD_RUN, __ATOMIC_RELEASE);
-        futex_wake(&command);
-        for (int i = 0; i < RUN_WAIT_TRIES; i++) {
-                struct timespec ts = { .tv_sec = 0, .tv_nsec = RUN_WAIT_NS };
-                if (__atomic_load_n(&run_done, __ATOMIC_ACQUIRE))
-                        return 0;
-                if (futex_wait(&run_done, 0, &ts) < 0 && errno != EAGAIN && errno != EINTR && errno != ETIMEDOUT) {
-                        init_log("exec-once", "cannot wait for the supervisor thread (%d): futex: %s", (int)tid,
-                                 init_strerror(errno));
-                        return -1;
-                }
-        }
-        if (__atomic_load_n(&run_done, __ATOMIC_ACQUIRE))
-                return 0;
-        init_log("exec-once", "the supervisor thread (%d) did not answer within %d ms", (int)tid,
-                 RUN_WAIT_TRIES * (RUN_WAIT_NS / 1000000));
-        return -1;
+        return init_worker_run(&supervisor, fn, arg);
 }
 
 void init_execonce_serve(int fd)
 {
         __atomic_store_n(&listener, fd, __ATOMIC_RELEASE);
-        __atomic_store_n(&command, CMD_SERVE, __ATOMIC_RELEASE);
-        futex_wake(&command);
+        init_worker_command(&supervisor, INIT_WORKER_SERVE);
 }
 
 bool init_execonce_gave_up(void)
@@ -244,5 +165,5 @@ void init_execonce_workload(pid_t pid)
         if (init_execonce_tid() <= 0)
                 return;
         __atomic_store_n(&workload, pid > 0 ? pid : -1, __ATOMIC_RELEASE);
-        futex_wake((uint32_t *)&workload);
+        init_futex_wake((uint32_t *)&workload);
 }

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/capability.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define INIT_PROGRAM     "seccomp-tsync-init"
 #define INIT_MAX_FILTERS 16
@@ -204,6 +206,32 @@ pid_t init_signals_tid(void);
  * sendmsg, and closes both. Each prints and returns an exit code, or 0. */
 int init_agent_prepare(const char *path, const struct init_filter *filters, size_t n);
 int init_agent_send(const struct init_filter *f, int listener);
+
+/* worker.c: a thread that runs jobs for the main thread, then serves a
+ * listener (the exec-once supervisor, the recorder). init_worker_start starts
+ * it (prints and returns -1); init_worker_run runs fn(arg) on it and waits
+ * (5 s at most; prints and returns -1); init_worker_command hands it
+ * INIT_WORKER_SERVE (or another command of its own), which its serve()
+ * handles. Plain futex calls on the threads' words: init_futex_wait/_wake. */
+enum { INIT_WORKER_IDLE, INIT_WORKER_RUN, INIT_WORKER_SERVE };
+struct init_worker {
+        const char *what;        /* the messages' subject: "exec-once" */
+        const char *thread_what; /* "the supervisor thread" */
+        const char *thread_name; /* its name in /proc: "tsync-exec-once" */
+        void (*serve)(void);     /* for any command past INIT_WORKER_RUN */
+        uint32_t command;
+        void (*run_fn)(void *arg);
+        void *run_arg;
+        uint32_t run_done;
+        pid_t tid;
+        sem_t ready;
+};
+int init_worker_start(struct init_worker *w);
+pid_t init_worker_tid(struct init_worker *w);
+int init_worker_run(struct init_worker *w, void (*fn)(void *arg), void *arg);
+void init_worker_command(struct init_worker *w, uint32_t command);
+long init_futex_wait(uint32_t *word, uint32_t val, const struct timespec *ts);
+void init_futex_wake(uint32_t *word);
 
 /* execonce.c: the exec-once supervisor. init_execonce_start starts its thread
  * (before the first filter, after the signal thread; prints and returns -1);

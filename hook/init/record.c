@@ -27,10 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
-#include <linux/futex.h>
 #include <linux/seccomp.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -44,8 +41,6 @@
 #include "tsync/filterfile.h"
 #include "tsync/record.h"
 
-#define RUN_WAIT_NS    (100 * 1000 * 1000)
-#define RUN_WAIT_TRIES 50
 /* How often the armed recorder looks for the listener: the main thread's
  * first call after its load waits at most this long for an answer. */
 #define POLL_NS (50 * 1000)
@@ -54,19 +49,20 @@
 #define KNOWN_NRS 1024u
 #define OTHERS    256u
 
-/* What the main thread asks of the recorder (a futex word). */
-enum { CMD_IDLE, CMD_RUN, CMD_ARM };
 /* The listener word, besides an fd. */
 enum { LISTENER_WAITING = -1, LISTENER_FAILED = -2 };
 
-static uint32_t command;
-static void (*run_fn)(void *);
-static void *run_arg;
-static uint32_t run_done;
+/* Armed (INIT_WORKER_SERVE): the main thread is about to load the
+ * recording filter. */
+static void wait_for_listener(void);
+static struct init_worker recorder = {
+        .what = "record",
+        .thread_what = "the recorder thread",
+        .thread_name = "tsync-record",
+        .serve = wait_for_listener,
+};
 static int32_t listener = LISTENER_WAITING;
-static pid_t recorder_tid;
 static pid_t main_tid;
-static sem_t ready;
 /* The workload child once it announced itself (0 until then). */
 static int32_t workload;
 /* Set by give_up before it kills the workload (see run.c's reaping). */
@@ -92,16 +88,6 @@ static struct {
 } others[OTHERS];
 static size_t nothers;
 static bool others_full;
-
-static long futex_wait(uint32_t *word, uint32_t val, const struct timespec *ts)
-{
-        return syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, ts, NULL, 0);
-}
-
-static void futex_wake(uint32_t *word)
-{
-        (void)syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
 
 /* The recorder cannot answer any more: a workload nobody answers would hang
  * at its next call, so it is killed and the init exits (the container goes
@@ -276,33 +262,12 @@ static void wait_for_listener(void)
                 if (fd >= 0)
                         serve(fd);
                 if (fd == LISTENER_FAILED) {
-                        __atomic_store_n(&command, CMD_IDLE, __ATOMIC_RELEASE);
+                        __atomic_store_n(&recorder.command, INIT_WORKER_IDLE, __ATOMIC_RELEASE);
                         return;
                 }
                 struct timespec ts = { .tv_sec = 0, .tv_nsec = POLL_NS };
-                (void)futex_wait((uint32_t *)&listener, (uint32_t)LISTENER_WAITING, &ts);
+                (void)init_futex_wait((uint32_t *)&listener, (uint32_t)LISTENER_WAITING, &ts);
         }
-}
-
-static void *recorder_thread(void *arg)
-{
-        (void)arg;
-        __atomic_store_n(&recorder_tid, gettid(), __ATOMIC_RELEASE);
-        (void)sem_post(&ready);
-        for (;;) {
-                uint32_t c = __atomic_load_n(&command, __ATOMIC_ACQUIRE);
-                if (c == CMD_IDLE) {
-                        (void)futex_wait(&command, CMD_IDLE, NULL);
-                } else if (c == CMD_RUN) {
-                        run_fn(run_arg);
-                        __atomic_store_n(&command, CMD_IDLE, __ATOMIC_RELEASE);
-                        __atomic_store_n(&run_done, 1, __ATOMIC_RELEASE);
-                        futex_wake(&run_done);
-                } else {
-                        wait_for_listener();
-                }
-        }
-        return NULL;
 }
 
 /* Whether a filter returns TRACE anywhere: the recording's USER_NOTIF takes
@@ -421,60 +386,17 @@ int init_record_open(void)
 
 int init_record_start(void)
 {
-        pthread_attr_t attr;
-        pthread_t thread;
-
-        if (sem_init(&ready, 0, 0) < 0) {
-                init_log("record", "sem_init: %s", init_strerror(errno));
-                return -1;
-        }
-        (void)pthread_attr_init(&attr);
-        (void)pthread_attr_setstacksize(&attr, 64 * 1024);
-        int r = pthread_create(&thread, &attr, recorder_thread, NULL);
-        (void)pthread_attr_destroy(&attr);
-        if (r != 0) {
-                init_log("record", "cannot start the recorder thread: %s", init_strerror(r));
-                return -1;
-        }
-        (void)pthread_setname_np(thread, "tsync-record");
-        while (sem_wait(&ready) < 0 && errno == EINTR)
-                ;
-        return 0;
+        return init_worker_start(&recorder);
 }
 
 pid_t init_record_tid(void)
 {
-        return __atomic_load_n(&recorder_tid, __ATOMIC_ACQUIRE);
+        return init_worker_tid(&recorder);
 }
 
 int init_record_run(void (*fn)(void *arg), void *arg)
 {
-        pid_t tid = init_record_tid();
-
-        if (tid <= 0) {
-                init_log("record", "the recorder thread is not running");
-                return -1;
-        }
-        run_fn = fn;
-        run_arg = arg;
-        __atomic_store_n(&run_done, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&command, CMD_RUN, __ATOMIC_RELEASE);
-        futex_wake(&command);
-        for (int i = 0; i < RUN_WAIT_TRIES; i++) {
-                struct timespec ts = { .tv_sec = 0, .tv_nsec = RUN_WAIT_NS };
-                if (__atomic_load_n(&run_done, __ATOMIC_ACQUIRE))
-                        return 0;
-                if (futex_wait(&run_done, 0, &ts) < 0 && errno != EAGAIN && errno != EINTR && errno != ETIMEDOUT) {
-                        init_log("record", "cannot wait for the recorder thread (%d): futex: %s", (int)tid,
-                                 init_strerror(errno));
-                        return -1;
-                }
-        }
-        if (__atomic_load_n(&run_done, __ATOMIC_ACQUIRE))
-                return 0;
-        init_log("record", "the recorder thread (%d) did not answer within %d ms", (int)tid,
-                 RUN_WAIT_TRIES * (RUN_WAIT_NS / 1000000));
-        return -1;
+        return init_worker_run(&recorder, fn, arg);
 }
 
 int init_record_load(const struct init_filter *f)
@@ -486,13 +408,12 @@ int init_record_load(const struct init_filter *f)
                 return INIT_EXIT_CANNOT_EXEC;
         }
         __atomic_store_n(&listener, LISTENER_WAITING, __ATOMIC_RELEASE);
-        __atomic_store_n(&command, CMD_ARM, __ATOMIC_RELEASE);
-        futex_wake(&command);
+        init_worker_command(&recorder, INIT_WORKER_SERVE);
         long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, f->flags | SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
         if (r < 0) {
                 int e = errno;
                 __atomic_store_n(&listener, LISTENER_FAILED, __ATOMIC_RELEASE);
-                futex_wake((uint32_t *)&listener);
+                init_futex_wake((uint32_t *)&listener);
                 init_log(f->name, "the kernel refused the recording filter: %s%s", init_strerror(e),
                          e == EACCES ? " (no NO_NEW_PRIVS and no CAP_SYS_ADMIN)" : "");
                 return INIT_EXIT_KERNEL;

@@ -230,16 +230,6 @@ int tsync_profile_check_notify(const struct tsync_profile *p, const char *what, 
         return 0;
 }
 
-int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err)
-{
-        int r = tsync_profile_check_notify(p, what, err);
-        if (r < 0)
-                return r;
-        if (tsync_profile_uses_notify(p))
-                return tsync_error(err, EOPNOTSUPP, "%s: SCMP_ACT_NOTIFY and listenerPath are not supported yet", what);
-        return 0;
-}
-
 static void put_str(FILE *f, const char *s)
 {
         /* Length-prefixed, so no name can imitate a separator. */

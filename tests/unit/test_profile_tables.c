@@ -140,7 +140,7 @@ static void test_profile_tables_notify(void)
         struct tsync_err err = { 0 };
 
         tap_ok(!tsync_profile_has_notify_action(&p) && !tsync_profile_uses_notify(&p) &&
-                       tsync_profile_refuse_notify(&p, "layer 'x'", &err) == 0,
+                       tsync_profile_check_notify(&p, "layer 'x'", &err) == 0,
                "test_profile_tables_notify_none");
         p.listener_metadata = (char *)"meta";
         tap_ok(!tsync_profile_uses_notify(&p), "test_profile_tables_notify_metadata_alone_asks_for_nothing");
@@ -157,14 +157,10 @@ static void test_profile_tables_notify(void)
         p.listener_path = (char *)"/run/l.sock";
         tap_ok(!tsync_profile_has_notify_action(&p) && tsync_profile_uses_notify(&p),
                "test_profile_tables_notify_listener_path_alone_uses_notify");
-        int r = tsync_profile_refuse_notify(&p, "layer 'x'", &err);
-        tap_ok(r == -EOPNOTSUPP && err.code == EOPNOTSUPP &&
-                       strcmp(err.msg, "layer 'x': SCMP_ACT_NOTIFY and listenerPath are not supported yet") == 0,
-               "test_profile_tables_notify_refusal_words: %s", err.msg);
 }
 
 /* The rules a notify profile keeps (runc's words where runc has them), each
- * refused before the "not supported yet" refusal, and a clean profile passing. */
+ * and a clean profile passing. */
 static void test_profile_tables_notify_rules(void)
 {
         static char *write_names[] = { (char *)"mkdir", (char *)"write" };
@@ -209,12 +205,6 @@ static void test_profile_tables_notify_rules(void)
                 int r = tsync_profile_check_notify(&p, "p", &err);
                 tap_ok(cases[i].want ? r == -EINVAL && strcmp(err.msg, cases[i].want) == 0 : r == 0,
                        "test_profile_tables_notify_rule_%s: r=%d %s", cases[i].name, r, r < 0 ? err.msg : "");
-                if (cases[i].want) {
-                        struct tsync_err err2 = { 0 };
-                        tap_ok(tsync_profile_refuse_notify(&p, "p", &err2) == -EINVAL &&
-                                       strcmp(err2.msg, cases[i].want) == 0,
-                               "test_profile_tables_notify_rule_%s_comes_before_the_refusal", cases[i].name);
-                }
         }
 }
 

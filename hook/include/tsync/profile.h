@@ -125,12 +125,6 @@ bool tsync_profile_uses_notify(const struct tsync_profile *p);
  * without NOTIFY actions is no agent filter (runc sends nothing then): fine. */
 int tsync_profile_check_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err);
 
-/* No longer called by the plan (agents are supported in filter-file delivery);
- * kept for callers that must refuse notify outright: tsync_profile_check_notify's, then -EOPNOTSUPP with "<what>:
- * SCMP_ACT_NOTIFY and listenerPath are not supported yet" if
- * tsync_profile_uses_notify(p), else 0. */
-int tsync_profile_refuse_notify(const struct tsync_profile *p, const char *what, struct tsync_err *err);
-
 /* Name tables (strings as in the runtime-spec). Return -EINVAL if unknown. */
 int tsync_action_parse(const char *name, enum tsync_act *ret);
 const char *tsync_action_name(enum tsync_act kind);

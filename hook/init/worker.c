@@ -1,0 +1,118 @@
+/* A worker thread of the init: the exec-once supervisor and the recorder.
+ *
+ * Both are started before the first filter (TSYNC and the proofs must see
+ * every thread the init will ever have), both make their capability
+ * transition on their own thread when the main thread asks (init_worker_run,
+ * as the signal thread does), and both then take over a listener for good.
+ * The main thread drives a worker through one futex word: idle, run a job,
+ * or any later command, which the worker's serve() handles (and which
+ * normally never returns). Only plain futex calls pass between the threads:
+ * after the load they are in the route's table (tsync/init_calls.h). */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "init.h"
+
+/* How long the main thread waits for a job: 50 times 100 ms. */
+#define RUN_WAIT_NS    (100 * 1000 * 1000)
+#define RUN_WAIT_TRIES 50
+
+long init_futex_wait(uint32_t *word, uint32_t val, const struct timespec *ts)
+{
+        return syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, ts, NULL, 0);
+}
+
+void init_futex_wake(uint32_t *word)
+{
+        (void)syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *worker_thread(void *arg)
+{
+        struct init_worker *w = arg;
+
+        __atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
+        (void)sem_post(&w->ready);
+        for (;;) {
+                uint32_t c = __atomic_load_n(&w->command, __ATOMIC_ACQUIRE);
+                if (c == INIT_WORKER_IDLE) {
+                        (void)init_futex_wait(&w->command, INIT_WORKER_IDLE, NULL);
+                } else if (c == INIT_WORKER_RUN) {
+                        w->run_fn(w->run_arg);
+                        __atomic_store_n(&w->command, INIT_WORKER_IDLE, __ATOMIC_RELEASE);
+                        __atomic_store_n(&w->run_done, 1, __ATOMIC_RELEASE);
+                        init_futex_wake(&w->run_done);
+                } else {
+                        w->serve();
+                }
+        }
+        return NULL;
+}
+
+int init_worker_start(struct init_worker *w)
+{
+        pthread_attr_t attr;
+        pthread_t thread;
+
+        if (sem_init(&w->ready, 0, 0) < 0) {
+                init_log(w->what, "sem_init: %s", init_strerror(errno));
+                return -1;
+        }
+        (void)pthread_attr_init(&attr);
+        (void)pthread_attr_setstacksize(&attr, 64 * 1024);
+        int r = pthread_create(&thread, &attr, worker_thread, w);
+        (void)pthread_attr_destroy(&attr);
+        if (r != 0) {
+                init_log(w->what, "cannot start %s: %s", w->thread_what, init_strerror(r));
+                return -1;
+        }
+        (void)pthread_setname_np(thread, w->thread_name);
+        while (sem_wait(&w->ready) < 0 && errno == EINTR)
+                ;
+        return 0;
+}
+
+pid_t init_worker_tid(struct init_worker *w)
+{
+        return __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
+}
+
+void init_worker_command(struct init_worker *w, uint32_t command)
+{
+        __atomic_store_n(&w->command, command, __ATOMIC_RELEASE);
+        init_futex_wake(&w->command);
+}
+
+int init_worker_run(struct init_worker *w, void (*fn)(void *arg), void *arg)
+{
+        pid_t tid = init_worker_tid(w);
+
+        if (tid <= 0) {
+                init_log(w->what, "%s is not running", w->thread_what);
+                return -1;
+        }
+        w->run_fn = fn;
+        w->run_arg = arg;
+        __atomic_store_n(&w->run_done, 0, __ATOMIC_RELAXED);
+        init_worker_command(w, INIT_WORKER_RUN);
+        for (int i = 0; i < RUN_WAIT_TRIES; i++) {
+                struct timespec ts = { .tv_sec = 0, .tv_nsec = RUN_WAIT_NS };
+                if (__atomic_load_n(&w->run_done, __ATOMIC_ACQUIRE))
+                        return 0;
+                if (init_futex_wait(&w->run_done, 0, &ts) < 0 && errno != EAGAIN && errno != EINTR &&
+                    errno != ETIMEDOUT) {
+                        init_log(w->what, "cannot wait for %s (%d): futex: %s", w->thread_what, (int)tid,
+                                 init_strerror(errno));
+                        return -1;
+                }
+        }
+        if (__atomic_load_n(&w->run_done, __ATOMIC_ACQUIRE))
+                return 0;
+        init_log(w->what, "%s (%d) did not answer within %d ms", w->thread_what, (int)tid,
+                 RUN_WAIT_TRIES * (RUN_WAIT_NS / 1000000));
+        return -1;
+}
