@@ -20,7 +20,8 @@ static inline struct tsync_json *unit_parse(const char *s)
         return doc;
 }
 
-static char *unit_tmp;
+/* A copy: the template usually lives in main's frame, gone when atexit runs. */
+static char unit_tmp[4096];
 
 static inline void unit_tmp_remove(void)
 {
@@ -36,7 +37,7 @@ static inline int unit_tmpdir(char *tmpl)
                 tap_ok(0, "mkdtemp: %s", strerror(errno));
                 return -1;
         }
-        unit_tmp = tmpl;
+        (void)snprintf(unit_tmp, sizeof(unit_tmp), "%s", tmpl);
         atexit(unit_tmp_remove);
         return 0;
 }
