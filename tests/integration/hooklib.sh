@@ -61,6 +61,17 @@ podman_bundle() {
                 --arg s "$script"
 }
 
+# each_runtime FN: FN under runc, then under crun ($RT set, $ID unique for each).
+each_runtime() {
+        local fn=$1
+        for RT in runc crun; do
+                # shellcheck disable=SC2034 # $ID is for FN
+                ID=$fn-$RT-$$
+                "$fn"
+        done
+        RT=runc
+}
+
 # rt_run ID BUNDLE: runs in the foreground with $RT; output in $TSYNC_TMP/ID.out and .err; status in $rc.
 rt_run() {
         local id=$1 bundle=$2

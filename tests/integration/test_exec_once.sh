@@ -38,16 +38,6 @@ bundle() {
         tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
 }
 
-# each_runtime FN: FN under runc, then under crun ($RT set, $ID unique for each).
-each_runtime() {
-        local fn=$1
-        for RT in runc crun; do
-                ID=$fn-$RT-$$
-                "$fn"
-        done
-        RT=runc
-}
-
 # run_exec_once ARG...: a bundle at $T/b running ARGS, injected with --exec-once (plus
 # $EXEC_ONCE_OPTS), run in the foreground by $RT: $rc, $T/$ID.out, $T/$ID.err.
 run_exec_once() {

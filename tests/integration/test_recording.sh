@@ -40,16 +40,6 @@ bundle() {
         tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
 }
 
-# each_runtime FN: FN under runc, then under crun ($RT set, $ID unique for each).
-each_runtime() {
-        local fn=$1
-        for RT in runc crun; do
-                ID=$fn-$RT-$$
-                "$fn"
-        done
-        RT=runc
-}
-
 # record OUT [INJECT-OPTION...] -- ARG...: a bundle $T/rec running ARGS, recorded into OUT by $RT:
 # $rc, $T/$ID.out, $T/$ID.err.
 record() {
