@@ -24,8 +24,13 @@ oneTimeSetUp() {
 setUp() {
         tsync_test_begin || exit 1
         T=$TSYNC_TMP
-        # The non-root tests read the filters and scripts as uid 1000.
+        # The non-root tests read the filters and scripts as uid 1000, and run the init and the
+        # probe as uid 1000: copies here, since the clone may lie under a directory only root can
+        # enter (/root is 0700).
         chmod 755 "$T"
+        cp "$INIT" "$T/seccomp-tsync-init" && cp "$PROBE" "$T/threads_probe" || exit 1
+        USER_INIT=$T/seccomp-tsync-init
+        USER_PROBE=$T/threads_probe
         profile deny "$DENY_MKDIR"
 }
 
@@ -561,9 +566,9 @@ testANonRootUserEndsWithExactlyTheRequestedCapabilities() {
         # rewritten config would: the init loads without NO_NEW_PRIVS, then drops them.
         in_pidns setpriv --reuid 1000 --regid 1000 --clear-groups \
                 --inh-caps +sys_admin,+setpcap,+chown,+kill --ambient-caps +sys_admin,+setpcap,+chown,+kill -- \
-                "$INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN,CAP_KILL --permitted CAP_CHOWN,CAP_KILL \
+                "$USER_INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN,CAP_KILL --permitted CAP_CHOWN,CAP_KILL \
                 --effective CAP_CHOWN --inheritable CAP_CHOWN,CAP_KILL --ambient CAP_CHOWN -- \
-                "$PROBE" -n 2 mkdir "$T/denied"
+                "$USER_PROBE" -n 2 mkdir "$T/denied"
         assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
         assertEquals 3 "$(probe_lines | wc -l)"
         # execve as a non-root uid without file capabilities: P' = E' = A (commoncap.c).
@@ -576,8 +581,8 @@ testANonRootUserEndsWithExactlyTheRequestedCapabilities() {
         # No ambient set asked for: nothing survives the workload's execve.
         in_pidns setpriv --reuid 1000 --regid 1000 --clear-groups \
                 --inh-caps +sys_admin,+setpcap --ambient-caps +sys_admin,+setpcap -- \
-                "$INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN --permitted "" --effective "" --inheritable "" \
-                --ambient "" -- "$PROBE" -n 0
+                "$USER_INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN --permitted "" --effective "" --inheritable "" \
+                --ambient "" -- "$USER_PROBE" -n 0
         assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
         assertCaps "$(probe_lines)" CAP_CHOWN "" "" "" "" 0
 }
@@ -625,7 +630,7 @@ testEveryThreadOfTheInitEndsWithWhatItHandsTheWorkload() {
         # loads with them and drops them after; the signal thread never keeps them.
         in_pidns setpriv --reuid 1000 --regid 1000 --clear-groups \
                 --inh-caps +sys_admin,+setpcap,+chown,+kill --ambient-caps +sys_admin,+setpcap,+chown,+kill -- \
-                "$INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN,CAP_KILL --permitted CAP_CHOWN,CAP_KILL \
+                "$USER_INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN,CAP_KILL --permitted CAP_CHOWN,CAP_KILL \
                 --effective CAP_CHOWN --inheritable CAP_CHOWN,CAP_KILL --ambient CAP_CHOWN -- sh -c "$INIT_THREADS"
         assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
         assertInitThreads CAP_CHOWN,CAP_KILL CAP_CHOWN,CAP_KILL CAP_CHOWN CAP_CHOWN,CAP_KILL CAP_CHOWN 0
@@ -640,7 +645,7 @@ testPid1IsNotDumpableYetProvesItselfAsNonRootAndInAUserNamespace() {
         # Non-root: PID 1's /proc is root's (non-dumpable), the workload's its own, as in a plain run.
         in_pidns setpriv --reuid 1000 --regid 1000 --clear-groups \
                 --inh-caps +sys_admin,+setpcap --ambient-caps +sys_admin,+setpcap -- \
-                "$INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN --permitted "" --effective "" --inheritable "" \
+                "$USER_INIT" -f "$T/deny.tsync" --bounding CAP_CHOWN --permitted "" --effective "" --inheritable "" \
                 --ambient "" -- sh -c "$INIT_THREADS"
         assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
         assertEquals "pid1owner 0 selfowner 1000 uid 1000" "$(grep '^pid1owner' "$T/out")"
