@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tsync/annotations.h"
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
@@ -153,7 +154,9 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         struct tsync_plan_paths paths = { .state_root = TSYNC_STATE_ROOT, .bundle = bundle };
         _cleanup_free_ char *running = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        if (tsync_rewrite_undo(config, false, &running, &err) < 0 ||
+        /* Its request is the options': an annotation asking for us would be left out. */
+        if (tsync_annotations_check(config, TSYNC_FRONTEND_INJECT, NULL, &err) < 0 ||
+            tsync_rewrite_undo(config, false, &running, &err) < 0 ||
             tsync_plan_new(config, req, files ? state_dir : NULL, &plan, &err) < 0 ||
             tsync_plan_check_state_dir(plan, &paths, &err) < 0) {
                 cli_error(config_path, &err);
