@@ -45,8 +45,7 @@ static void test_annotations_table_is_consistent(void)
                 }
                 tap_ok(a->value && a->value[0], "%s: its value is described for the help text", a->name);
                 /* Podman reaches us only through precreate, for every row it matches. */
-                tap_ok(!hooks_d_row(a) || !a->refused[TSYNC_FRONTEND_PRECREATE], "%s: precreate honours it",
-                       a->name);
+                tap_ok(!hooks_d_row(a) || !a->refused[TSYNC_FRONTEND_PRECREATE], "%s: precreate honours it", a->name);
                 tap_ok(!a->asks_for_us || under_prefix(a->name), "%s: asks for us only under our prefix", a->name);
         }
         tap_ok(!tsync_annotation_find(TSYNC_ANNOTATION_PREFIX "layer"), "no row for a misspelt name");
@@ -95,8 +94,7 @@ static void check_hooks_d_file(const char *path, char *ret, size_t size)
         /* Exactly the user's rows that ask for us, by name... */
         char names[16][32];
         size_t n = 0;
-        if (!tap_ok(alternatives(re, names, 16, &n) == 0, "%s: '%s' is ^io\\.oci-seccomp-tsync\\.(a|b|...)$", path,
-                    re))
+        if (!tap_ok(alternatives(re, names, 16, &n) == 0, "%s: '%s' is ^io\\.oci-seccomp-tsync\\.(a|b|...)$", path, re))
                 return;
         size_t want = 0;
         for (size_t i = 0; i < tsync_annotation_count; i++)
@@ -190,10 +188,11 @@ static void test_annotations_man_page_lists_the_table(const char *re)
 static struct tsync_json *config_with(const char *annotations)
 {
         char buf[1024];
-        (void)snprintf(buf, sizeof(buf),
-                       "{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true}, \"root\": {\"path\": \"rootfs\"}, "
-                       "\"annotations\": %s}",
-                       annotations);
+        (void)snprintf(
+                buf, sizeof(buf),
+                "{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true}, \"root\": {\"path\": \"rootfs\"}, "
+                "\"annotations\": %s}",
+                annotations);
         return unit_parse(buf);
 }
 
