@@ -40,9 +40,7 @@ static void help(FILE *f)
                 "Usage: %s hook STAGE [OPTIONS]\n"
                 "The OCI hook. STAGE is one of:\n"
                 "  precreate       the runtime config on stdin, the rewritten config on stdout (Podman, CRI-O);\n"
-                "                  layers come from the annotation %s (comma-separated profile\n"
-                "                  names), the mode from %s (layer or replace), exec once\n"
-                "                  from %s (once or once:ERRNO); the filters travel in the\n"
+                "                  the request comes from the annotations below; the filters travel in the\n"
                 "                  init's arguments\n"
                 "  prestart, createRuntime\n"
                 "                  the OCI state on stdin: compile the filters the config's plan names and hand\n"
@@ -59,10 +57,16 @@ static void help(FILE *f)
                 "                     fsync, for an engine that writes it anew at every start (Podman, CRI-O;\n"
                 "                     the hooks.d files pass it)\n"
                 "  --record-root DIR  precreate, poststop: where recordings asked for by the annotation\n"
-                "                     %s wait for poststop (default %s)\n",
-                PROGRAM, TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_ANNOTATION_EXEC, TSYNC_CACHE_DEFAULT_DIR,
-                cli_default_profile_dirs[0], cli_default_profile_dirs[1], TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD,
-                TSYNC_RECORD_ROOT);
+                "                     %s wait for poststop (default %s)\n\n"
+                "The annotations precreate reads (see oci-seccomp-tsync(5)):\n",
+                PROGRAM, TSYNC_CACHE_DEFAULT_DIR, cli_default_profile_dirs[0], cli_default_profile_dirs[1],
+                TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD, TSYNC_RECORD_ROOT);
+        /* From the one table, so that help and parser never disagree. */
+        for (size_t i = 0; i < tsync_annotation_count; i++) {
+                const struct tsync_annotation_def *a = &tsync_annotation_table[i];
+                if (a->setter == TSYNC_ANNOTATION_BY_USER && !a->refused[TSYNC_FRONTEND_PRECREATE])
+                        fprintf(f, "  %-37s %s\n", a->name, a->value);
+        }
 }
 
 struct oci_state {
@@ -246,7 +250,7 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
 {
         struct tsync_err err = { 0 };
         struct tsync_request req = { 0 };
-        if (tsync_request_from_annotations(config, &req, &err) < 0) {
+        if (tsync_request_from_annotations(config, TSYNC_FRONTEND_PRECREATE, &req, &err) < 0) {
                 cli_error("precreate", &err);
                 return -1;
         }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tsync/annotations.h"
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
@@ -49,7 +50,8 @@ static void help(FILE *f)
                 "                        with ERRNO (a name such as EPERM, the default, or a number). The\n"
                 "                        init supervises a filter's listener for it (Linux 5.7); not with\n"
                 "                        --exec. The annotation io.oci-seccomp-tsync.exec=once[:ERRNO] asks\n"
-                "                        for it under Podman\n"
+                "                        for it under Podman and oci-seccomp-tsync-runtime; inject refuses\n"
+                "                        a config that carries it (or any annotation a user sets for us)\n"
                 "      --record OUT      record the calls the workload makes (every thread, child and ABI) and\n"
                 "                        write them at the container's end as a profile to OUT (an absolute\n"
                 "                        host path, outside the container's rootfs); the bundle keeps the\n"
@@ -153,7 +155,9 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         struct tsync_plan_paths paths = { .state_root = TSYNC_STATE_ROOT, .bundle = bundle };
         _cleanup_free_ char *running = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        if (tsync_rewrite_undo(config, false, &running, &err) < 0 ||
+        /* Its request is the options': an annotation asking for us would be left out. */
+        if (tsync_annotations_check(config, TSYNC_FRONTEND_INJECT, NULL, &err) < 0 ||
+            tsync_rewrite_undo(config, false, &running, &err) < 0 ||
             tsync_plan_new(config, req, files ? state_dir : NULL, &plan, &err) < 0 ||
             tsync_plan_check_state_dir(plan, &paths, &err) < 0) {
                 cli_error(config_path, &err);

@@ -123,16 +123,20 @@ static int exec_annotation(const struct tsync_json *v, int *ret, struct tsync_er
                            TSYNC_ANNOTATION_EXEC, s);
 }
 
-int tsync_request_from_annotations(const struct tsync_json *config, struct tsync_request *ret, struct tsync_err *err)
+int tsync_request_from_annotations(const struct tsync_json *config, enum tsync_frontend fe, struct tsync_request *ret,
+                                   struct tsync_err *err)
 {
         const struct tsync_json *annotations = tsync_json_get(config, "annotations");
         const struct tsync_json *layers = tsync_json_get(annotations, TSYNC_ANNOTATION_LAYERS);
         const struct tsync_json *mode = tsync_json_get(annotations, TSYNC_ANNOTATION_MODE);
-        const char *s;
-        int r;
-
         const struct tsync_json *exec = tsync_json_get(annotations, TSYNC_ANNOTATION_EXEC);
+        const char *s;
+
         *ret = (struct tsync_request){ .layers_by_name = true };
+        /* What this front end cannot honour is refused, never left out. */
+        int r = tsync_annotations_check(config, fe, NULL, err);
+        if (r < 0)
+                return r;
         if (exec) {
                 r = exec_annotation(exec, &ret->init.exec_once, err);
                 if (r < 0)

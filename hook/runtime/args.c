@@ -113,8 +113,11 @@ static void parse_create(struct rt_cmdline *cl)
                         continue;
                 if (!value && j + 1 < cl->argc)
                         value = cl->argv[++j];
+                /* runc reads an empty bundle as the current directory (it
+                 * changes directory only to a non-empty one): so do we, or
+                 * runc would run ./config.json unread by us. */
                 if (value && (is(&o, "bundle") || is(&o, "b")))
-                        cl->bundle = value;
+                        cl->bundle = value[0] ? value : NULL;
                 else if (value && (is(&o, "config") || is(&o, "f")))
                         cl->config_file = value;
         }

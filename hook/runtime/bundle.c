@@ -14,6 +14,7 @@
 
 #include "../cli/cli.h"
 #include "runtime.h"
+#include "tsync/annotations.h"
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/exec_view.h"
@@ -21,20 +22,6 @@
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
-
-/* Any of these in a config makes it ours to handle: the user's two, and the
- * two only we write, which the rewrite refuses in a config that reaches us. */
-static const char *const our_annotations[] = { TSYNC_ANNOTATION_LAYERS, TSYNC_ANNOTATION_MODE, TSYNC_ANNOTATION_PLAN,
-                                               TSYNC_ANNOTATION_RUNNING };
-
-static bool asks_for_us(const struct tsync_json *config)
-{
-        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
-        for (size_t i = 0; i < ARRAY_SIZE(our_annotations); i++)
-                if (tsync_json_get(annotations, our_annotations[i]))
-                        return true;
-        return false;
-}
 
 /* The runtime's own layers first, then the annotation's: every layer only
  * takes permissions away, so the container gets both. The runtime's mode, when
@@ -162,7 +149,7 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
  * write JSON keys literally. 1, 0, or -errno (the file cannot be read). */
 static int mentions_us(const char *path)
 {
-        static const char needle[] = "io.oci-seccomp-tsync.";
+        static const char needle[] = TSYNC_ANNOTATION_PREFIX;
         const size_t n = sizeof(needle) - 1;
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
@@ -247,16 +234,16 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 return -1;
         if (!config)
                 return 0;
-        /* A recording is written at poststop, which this runtime cannot run
-         * when the container ends on its own: refused, never ignored. */
-        if (tsync_json_get(tsync_json_get(config, "annotations"), TSYNC_ANNOTATION_RECORD)) {
-                cli_errorf(t.where,
-                           "annotations.%s: a recording is written by the poststop hook, which %s cannot run "
-                           "reliably: record with `oci-seccomp-tsync inject --record` or Podman's hooks instead",
-                           TSYNC_ANNOTATION_RECORD, RT_PROGRAM);
+        /* Whether it asks for us, from the one table (annotations.c): one
+         * of ours we cannot honour here (a recording), or one misspelt, is
+         * refused, never passed to the runtime as if it were not there. */
+        struct tsync_err err = { 0 };
+        bool asks = false;
+        if (tsync_annotations_check(config, TSYNC_FRONTEND_RUNTIME, &asks, &err) < 0) {
+                cli_error(t.where, &err);
                 return -1;
         }
-        if (!asked && !asks_for_us(config))
+        if (!asked && !asks)
                 return 0;
         if (cl->config_file) {
                 /* The exec view and our hooks read BUNDLE/config.json. */
@@ -264,12 +251,11 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                            cl->config_file, RT_PROGRAM);
                 return -1;
         }
-        struct tsync_err err = { 0 };
         struct tsync_request req = { 0 };
         _cleanup_free_ char *names = s->layers ? strdup(s->layers) : NULL;
         int r = s->layers && !names ? tsync_error(&err, ENOMEM, "out of memory") : 0;
         if (r == 0)
-                r = tsync_request_from_annotations(config, &req, &err);
+                r = tsync_request_from_annotations(config, TSYNC_FRONTEND_RUNTIME, &req, &err);
         if (r == 0)
                 r = merge_settings(s, config, names, &req, &err);
         if (r == 0)

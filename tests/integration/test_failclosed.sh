@@ -400,6 +400,9 @@ I ConfigArgsNotArray "process.args: expected array" 'tsync_json_edit "$W/b/confi
 I ConfigArgsEmpty "process.args" 'tsync_json_edit "$W/b/config.json" ".process.args = []"'
 I ConfigNoProcess "process" 'tsync_json_edit "$W/b/config.json" "del(.process)"'
 I ConfigCapsWrongType "capabilities" 'tsync_json_edit "$W/b/config.json" ".process.capabilities.bounding = \"CAP_KILL\""'
+# inject reads its request from its options: an annotation of ours would be left out (issue 24).
+I UsersAnnotation "annotations.io.oci-seccomp-tsync.exec: not read by inject, which takes --exec-once[=ERRNO] instead" 'tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
+I MisspeltAnnotation "annotations.io.oci-seccomp-tsync.layer: not an annotation of oci-seccomp-tsync" 'tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.layer\"] = \"x\""'
 I ConfigMissing "config.json: No such file or directory" 'rm "$W/b/config.json"'
 I ConfigIsADirectory "is a directory" 'rm "$W/b/config.json" && mkdir "$W/b/config.json"'
 I StateDirIsASymlink "not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync"' '--compile-at-start --profile "$GOOD"'
@@ -764,6 +767,7 @@ C ForgedPlan "annotations.io.oci-seccomp-tsync.plan: set by oci-seccomp-tsync it
 C ExecAnnotationUnknownValue "annotations.io.oci-seccomp-tsync.exec: 'twice' is not once or once:ERRNO" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"twice\""'
 C ExecAnnotationUnknownErrno "annotations.io.oci-seccomp-tsync.exec: 'once:EWHATEVER' is not once or once:ERRNO" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once:EWHATEVER\""'
 C ExecAnnotationNotAString "annotations.io.oci-seccomp-tsync.exec: expected string" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = true"'
+C MisspeltAnnotation "annotations.io.oci-seccomp-tsync.exe: not an annotation of oci-seccomp-tsync" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exe\"] = \"once\""'
 C ExecOnceLayerDeniesTheSupervisor "exec-once needs the init to supervise the workload" 'J "{\"names\": [\"ioctl\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/profiles/deny-ioctl.json"; annotated deny-ioctl | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
 C ForgedRunningRecord "annotations.io.oci-seccomp-tsync.running: set by oci-seccomp-tsync itself" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.running\"] = \"x\""'
 # The hook's own start (issue 15, wip-hookstart): the runtime's own profile, which precreate compiles
@@ -1159,6 +1163,9 @@ RT TooManyLayersTogether "at most 16" 'RT_ARGS+=(--layers=$(printf "l%d," $(seq 
         annotate io.oci-seccomp-tsync.layers "$(printf "a%d," $(seq 9))"'
 RT BadMode "runtime option mode: 'sometimes' is not layer or replace" 'RT_ARGS+=(--mode=sometimes)'
 RT BadModeAnnotation "'sometimes' is not layer or replace" 'annotate io.oci-seccomp-tsync.mode sometimes'
+# exec alone asks for us (issue 24: it was passed to runc unread).
+RT BadExecAnnotationAlone "annotations.io.oci-seccomp-tsync.exec: 'twice' is not once or once:ERRNO" 'annotate io.oci-seccomp-tsync.exec twice'
+RT MisspeltAnnotation "annotations.io.oci-seccomp-tsync.layer: not an annotation of oci-seccomp-tsync" 'annotate io.oci-seccomp-tsync.layer good'
 RT ModeConflict "but this runtime is set to mode 'layer'" 'RT_ARGS+=(--mode=layer)
         annotate io.oci-seccomp-tsync.mode replace'
 RT ForgedPlan "io.oci-seccomp-tsync.plan" 'annotate io.oci-seccomp-tsync.plan "{}"'

@@ -64,7 +64,7 @@ static void test_request(void)
         struct tsync_request req;
         struct tsync_json *c = config_with_annotations(
                 "{\"io.oci-seccomp-tsync.layers\": \"a,b c;d:e\", \"io.oci-seccomp-tsync.mode\": \"replace\"}");
-        int r = tsync_request_from_annotations(c, &req, &err);
+        int r = tsync_request_from_annotations(c, TSYNC_FRONTEND_PRECREATE, &req, &err);
         tap_ok(r == 0 && req.n_layers == 5 && strcmp(req.layers[0], "a") == 0 && strcmp(req.layers[4], "e") == 0 &&
                        req.mode == TSYNC_MODE_REPLACE && req.layers_by_name && !req.init.exec,
                "test_request_splits_layer_names_at_commas_blanks_semicolons_and_colons (%s)", err.msg);
@@ -72,7 +72,7 @@ static void test_request(void)
         tsync_json_free(c);
 
         c = config_with_annotations("{}");
-        r = tsync_request_from_annotations(c, &req, &err);
+        r = tsync_request_from_annotations(c, TSYNC_FRONTEND_PRECREATE, &req, &err);
         tap_ok(r == 0 && req.n_layers == 0 && req.mode == TSYNC_MODE_LAYER,
                "test_request_without_annotations_asks_for_nothing_in_layer_mode");
         tsync_request_clear(&req);
@@ -93,7 +93,7 @@ static void test_request(void)
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 c = config_with_annotations(bad[i].annotations);
                 err.msg[0] = '\0';
-                r = tsync_request_from_annotations(c, &req, &err);
+                r = tsync_request_from_annotations(c, TSYNC_FRONTEND_PRECREATE, &req, &err);
                 tap_ok(r < 0 && strstr(err.msg, bad[i].want) && req.n_layers == 0 && !req.names,
                        "test_request_refuses_%s (%s)", bad[i].name, err.msg);
                 tsync_json_free(c);
@@ -414,7 +414,7 @@ static void test_exec_once(void)
                                values[i].value);
                 struct tsync_json *c = config_with_annotations(annotations);
                 err.msg[0] = '\0';
-                int r = tsync_request_from_annotations(c, &req, &err);
+                int r = tsync_request_from_annotations(c, TSYNC_FRONTEND_PRECREATE, &req, &err);
                 if (values[i].want)
                         tap_ok(r == 0 && req.init.exec_once == values[i].want,
                                "test_request_exec_annotation_%s_asks_errno_%d (%s)", values[i].value, values[i].want,

@@ -75,19 +75,19 @@ static void test_annotation_parser(void)
         struct tsync_err err = { 0 };
         struct tsync_request req;
         struct tsync_json *c = config_with("", "{\"io.oci-seccomp-tsync.record\": \"of:/tmp/x.json\"}");
-        int r = tsync_request_from_annotations(c, &req, &err);
+        int r = tsync_request_from_annotations(c, TSYNC_FRONTEND_PRECREATE, &req, &err);
         tap_ok(r == 0 && req.record.output && strcmp(req.record.output, "/tmp/x.json") == 0 && req.n_layers == 0,
                "test_request_reads_the_record_annotation (%s)", err.msg);
         tsync_request_clear(&req);
         tsync_json_free(c);
         c = config_with("", "{\"io.oci-seccomp-tsync.record\": \"of:x.json\"}");
-        r = tsync_request_from_annotations(c, &req, &err);
+        r = tsync_request_from_annotations(c, TSYNC_FRONTEND_PRECREATE, &req, &err);
         tap_ok(r < 0 && strstr(err.msg, "annotations.io.oci-seccomp-tsync.record") &&
                        strstr(err.msg, "not an absolute path"),
                "test_request_names_the_record_annotation_it_refuses (%s)", err.msg);
         tsync_json_free(c);
         c = config_with("", "{\"io.oci-seccomp-tsync.record\": 3}");
-        r = tsync_request_from_annotations(c, &req, &err);
+        r = tsync_request_from_annotations(c, TSYNC_FRONTEND_PRECREATE, &req, &err);
         tap_ok(r < 0 && strstr(err.msg, "annotations.io.oci-seccomp-tsync.record"),
                "test_request_refuses_a_record_annotation_that_is_not_a_string (%s)", err.msg);
         tsync_json_free(c);

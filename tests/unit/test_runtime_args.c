@@ -145,6 +145,12 @@ static void test_runtime_args_bundle_spellings(void)
                 { { "run", "-b", "/b7", "-b", "/b8", "id", NULL }, "/b8", "id" },
                 { { "run", "--preserve-fds", "3", "id", NULL }, NULL, "id" },
                 { { "run", "--", "-id", NULL }, NULL, "-id" },
+                /* runc: an empty bundle is the current directory. */
+                { { "run", "--bundle=", "id", NULL }, NULL, "id" },
+                { { "run", "--bundle", "", "id", NULL }, NULL, "id" },
+                { { "run", "-b", "", "id", NULL }, NULL, "id" },
+                { { "run", "-b=", "id", NULL }, NULL, "id" },
+                { { "run", "-b", "/b9", "--bundle=", "id", NULL }, NULL, "id" },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 const char *a[10] = { "rt" };

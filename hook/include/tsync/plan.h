@@ -7,26 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tsync/annotations.h"
 #include "tsync/compile.h"
 #include "tsync/error.h"
 #include "tsync/json.h"
 #include "tsync/plan_record.h"
 #include "tsync/profile.h"
 
-/* Annotations. Users set LAYERS (comma-separated profile names) and MODE
- * ("layer", the default, or "replace"); PLAN is ours, written by inject and precreate. */
-#define TSYNC_ANNOTATION_LAYERS "io.oci-seccomp-tsync.layers"
-#define TSYNC_ANNOTATION_MODE   "io.oci-seccomp-tsync.mode"
-#define TSYNC_ANNOTATION_PLAN   "io.oci-seccomp-tsync.plan"
-/* crun's: any value but "0" makes an unknown syscall name in the profile an
- * error instead of a skipped rule. Honoured for every filter we compile. */
-#define TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN "run.oci.seccomp_fail_unknown_syscall"
-/* Ours too: the id of the container whose exec'd processes read the original
- * capability sets from this config (exec_view.h). */
-#define TSYNC_ANNOTATION_RUNNING "io.oci-seccomp-tsync.running"
-/* "once", or "once:ERRNO" (a name such as EPERM, or a number): exec once
- * (struct tsync_init_opts.exec_once). */
-#define TSYNC_ANNOTATION_EXEC "io.oci-seccomp-tsync.exec"
 /* The errno exec-once answers with when none is named. */
 #define TSYNC_EXEC_ONCE_DEFAULT_ERRNO EPERM
 
@@ -113,10 +100,13 @@ void tsync_request_clear(struct tsync_request *r);
  * to 4095. -EINVAL otherwise. */
 int tsync_exec_once_errno_parse(const char *s, int *ret);
 
-/* The request an engine's config makes with our annotations (LAYERS, MODE, EXEC).
+/* The request an engine's config makes with our annotations (LAYERS, MODE,
+ * EXEC, RECORD), as front end fe reads it: first tsync_annotations_check, so
+ * an annotation of ours fe does not honour, or one misspelt, is refused.
  * Names are split at ',', ';', ':' and blanks (Podman's --annotation splits
  * its argument at commas) and must be profile names. */
-int tsync_request_from_annotations(const struct tsync_json *config, struct tsync_request *ret, struct tsync_err *err);
+int tsync_request_from_annotations(const struct tsync_json *config, enum tsync_frontend fe, struct tsync_request *ret,
+                                   struct tsync_err *err);
 
 struct tsync_plan {
         enum tsync_mode mode;

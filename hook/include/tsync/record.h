@@ -31,9 +31,10 @@
 
 #include "tsync/error.h"
 
-/* The annotation, with oci-seccomp-bpf-hook's conventions: "[if:IN;]of:OUT"
- * (IN, a previous recording, is merged; both absolute host paths). */
-#define TSYNC_ANNOTATION_RECORD "io.oci-seccomp-tsync.record"
+/* The annotation TSYNC_ANNOTATION_RECORD (annotations.h), with
+ * oci-seccomp-bpf-hook's conventions: "[if:IN;]of:OUT" (IN, a previous
+ * recording, is merged; both absolute host paths). */
+#include "tsync/annotations.h"
 
 #define TSYNC_CONTAINER_RECORD_DIR "/.oci-seccomp-tsync/record"
 #define TSYNC_CONTAINER_RECORD     TSYNC_CONTAINER_RECORD_DIR "/calls"

@@ -1,0 +1,135 @@
+/* The one table of our annotations (annotations.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tsync/annotations.h"
+#include "tsync/cleanup.h"
+#include "tsync/error.h"
+#include "tsync/json.h"
+
+/* inject reads its request from its options alone: an annotation asking the
+ * same would be silently left out of what it writes. */
+#define NOT_INJECT(option) "not read by inject, which takes " option " instead: remove the annotation"
+
+const struct tsync_annotation_def tsync_annotation_table[] = {
+        {
+                .name = TSYNC_ANNOTATION_LAYERS,
+                .setter = TSYNC_ANNOTATION_BY_USER,
+                .asks_for_us = true,
+                .value = "profile names, separated by ',', ';', ':' or blanks",
+                .refused = { [TSYNC_FRONTEND_INJECT] = NOT_INJECT("--profile FILE") },
+        },
+        {
+                .name = TSYNC_ANNOTATION_MODE,
+                .setter = TSYNC_ANNOTATION_BY_USER,
+                .asks_for_us = true,
+                .value = "layer or replace",
+                .refused = { [TSYNC_FRONTEND_INJECT] = NOT_INJECT("--replace") },
+        },
+        {
+                .name = TSYNC_ANNOTATION_EXEC,
+                .setter = TSYNC_ANNOTATION_BY_USER,
+                .asks_for_us = true,
+                .value = "once or once:ERRNO",
+                .refused = { [TSYNC_FRONTEND_INJECT] = NOT_INJECT("--exec-once[=ERRNO]") },
+        },
+        {
+                .name = TSYNC_ANNOTATION_RECORD,
+                .setter = TSYNC_ANNOTATION_BY_USER,
+                .asks_for_us = true,
+                .value = "[if:IN;]of:OUT[;format:oci|docker][;errno:EPERM|ENOSYS]",
+                /* The recording becomes a profile at poststop, which the
+                 * wrapper is not there to run when the container ends on its own. */
+                .refused = { [TSYNC_FRONTEND_RUNTIME] = "a recording is written by the poststop hook, which "
+                                                        "oci-seccomp-tsync-runtime cannot run reliably: record with "
+                                                        "`oci-seccomp-tsync inject --record` or Podman's hooks instead",
+                             [TSYNC_FRONTEND_INJECT] = NOT_INJECT("--record OUT") },
+        },
+        {
+                .name = TSYNC_ANNOTATION_PLAN,
+                .setter = TSYNC_ANNOTATION_BY_US,
+                /* A config that reaches the wrapper with it is refused by the
+                 * rewrite, never run as it is. */
+                .asks_for_us = true,
+        },
+        {
+                .name = TSYNC_ANNOTATION_RUNNING,
+                .setter = TSYNC_ANNOTATION_BY_US,
+                .asks_for_us = true,
+        },
+        {
+                /* crun's, honoured wherever we compile; alone it asks for nothing. */
+                .name = TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN,
+                .setter = TSYNC_ANNOTATION_BY_USER,
+                .asks_for_us = false,
+                .value = "anything but 0",
+        },
+};
+const size_t tsync_annotation_count = ARRAY_SIZE(tsync_annotation_table);
+
+const struct tsync_annotation_def *tsync_annotation_find(const char *name)
+{
+        for (size_t i = 0; i < tsync_annotation_count; i++)
+                if (strcmp(tsync_annotation_table[i].name, name) == 0)
+                        return &tsync_annotation_table[i];
+        return NULL;
+}
+
+const char *tsync_frontend_name(enum tsync_frontend fe)
+{
+        static const char *const names[] = {
+                [TSYNC_FRONTEND_PRECREATE] = "precreate",
+                [TSYNC_FRONTEND_RUNTIME] = "oci-seccomp-tsync-runtime",
+                [TSYNC_FRONTEND_INJECT] = "inject",
+        };
+        _Static_assert(ARRAY_SIZE(names) == TSYNC_FRONTEND_COUNT, "a name for every front end");
+        return (unsigned)fe < TSYNC_FRONTEND_COUNT ? names[fe] : "?";
+}
+
+/* "layers, mode, exec, record": the user's names under our prefix. */
+static void user_names(char *buf, size_t size)
+{
+        size_t n = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < tsync_annotation_count && n < size; i++) {
+                const struct tsync_annotation_def *a = &tsync_annotation_table[i];
+                if (a->setter != TSYNC_ANNOTATION_BY_USER ||
+                    strncmp(a->name, TSYNC_ANNOTATION_PREFIX, strlen(TSYNC_ANNOTATION_PREFIX)) != 0)
+                        continue;
+                int w = snprintf(buf + n, size - n, "%s%s", n ? ", " : "", a->name + strlen(TSYNC_ANNOTATION_PREFIX));
+                if (w < 0)
+                        return;
+                n += (size_t)w;
+        }
+}
+
+int tsync_annotations_check(const struct tsync_json *config, enum tsync_frontend fe, bool *ret_asks,
+                            struct tsync_err *err)
+{
+        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
+        bool asks = false;
+        /* Not an object: the runtime refuses it, and nothing in it is ours. */
+        for (size_t i = 0; annotations && annotations->type == TSYNC_JSON_OBJECT && i < annotations->u.object.len;
+             i++) {
+                const char *key = annotations->u.object.keys[i];
+                const struct tsync_annotation_def *a = tsync_annotation_find(key);
+                if (!a && strncmp(key, TSYNC_ANNOTATION_PREFIX, strlen(TSYNC_ANNOTATION_PREFIX)) == 0) {
+                        char known[128];
+                        user_names(known, sizeof(known));
+                        return tsync_error(err, EINVAL,
+                                           "annotations.%s: not an annotation of oci-seccomp-tsync (the user's are "
+                                           "%s): refused, so that a misspelt one never runs the container without "
+                                           "what it asked",
+                                           key, known);
+                }
+                if (!a)
+                        continue;
+                if (a->setter == TSYNC_ANNOTATION_BY_USER && a->refused[fe])
+                        return tsync_error(err, EINVAL, "annotations.%s: %s", key, a->refused[fe]);
+                asks = asks || a->asks_for_us;
+        }
+        if (ret_asks)
+                *ret_asks = asks;
+        return 0;
+}

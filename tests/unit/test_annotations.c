@@ -1,0 +1,281 @@
+/* The one annotation table (hook/lib/annotations.c) against what must agree
+ * with it: the hooks.d `when` regexes (configs/hooks.d/NAME.json.in), the man
+ * page's list (packaging/man/oci-seccomp-tsync.5.scd), and what each front
+ * end accepts, refuses and reads. */
+#include <errno.h>
+#include <glob.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tsync/annotations.h"
+#include "tsync/cleanup.h"
+#include "tsync/plan.h"
+#include "unit.h"
+
+static const char *top(void)
+{
+        const char *t = getenv("TSYNC_TOP");
+        return t ? t : ".";
+}
+
+static bool under_prefix(const char *name)
+{
+        return strncmp(name, TSYNC_ANNOTATION_PREFIX, strlen(TSYNC_ANNOTATION_PREFIX)) == 0;
+}
+
+/* Rows the hooks.d files must name: what a user sets to ask for us. */
+static bool hooks_d_row(const struct tsync_annotation_def *a)
+{
+        return a->setter == TSYNC_ANNOTATION_BY_USER && a->asks_for_us;
+}
+
+static void test_annotations_table_is_consistent(void)
+{
+        for (size_t i = 0; i < tsync_annotation_count; i++) {
+                const struct tsync_annotation_def *a = &tsync_annotation_table[i];
+                tap_ok(tsync_annotation_find(a->name) == a, "%s: found, once", a->name);
+                if (a->setter == TSYNC_ANNOTATION_BY_US) {
+                        tap_ok(under_prefix(a->name) && a->asks_for_us && !a->value,
+                               "%s: ours, under our prefix, asks for us (the rewrite refuses it from an engine)",
+                               a->name);
+                        continue;
+                }
+                tap_ok(a->value && a->value[0], "%s: its value is described for the help text", a->name);
+                /* Podman reaches us only through precreate, for every row it matches. */
+                tap_ok(!hooks_d_row(a) || !a->refused[TSYNC_FRONTEND_PRECREATE], "%s: precreate honours it", a->name);
+                tap_ok(!a->asks_for_us || under_prefix(a->name), "%s: asks for us only under our prefix", a->name);
+        }
+        tap_ok(!tsync_annotation_find(TSYNC_ANNOTATION_PREFIX "layer"), "no row for a misspelt name");
+}
+
+/* "^io\\.oci-seccomp-tsync\\.(a|b|c)$" into its alternatives; 0 or -1. */
+static int alternatives(const char *re, char names[][32], size_t max, size_t *ret_n)
+{
+        static const char head[] = "^io\\.oci-seccomp-tsync\\.(";
+        size_t n = 0, len = strlen(re);
+        if (strncmp(re, head, strlen(head)) != 0 || len < strlen(head) + 2 || strcmp(re + len - 2, ")$") != 0)
+                return -1;
+        const char *p = re + strlen(head), *end = re + len - 2;
+        while (p < end) {
+                const char *bar = memchr(p, '|', (size_t)(end - p));
+                size_t l = (size_t)((bar ? bar : end) - p);
+                if (n == max || l == 0 || l >= 32)
+                        return -1;
+                memcpy(names[n], p, l);
+                names[n++][l] = '\0';
+                p = bar ? bar + 1 : end;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+/* The regex of one hooks.d file, checked against the table; the regex into
+ * ret (for the man page's copy). */
+static void check_hooks_d_file(const char *path, char *ret, size_t size)
+{
+        struct tsync_err err = { 0 };
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        if (tsync_json_parse_file(path, NULL, &doc, &err) < 0) {
+                tap_ok(0, "%s: %s", path, err.msg);
+                return;
+        }
+        const struct tsync_json *when = tsync_json_get(tsync_json_get(doc, "when"), "annotations");
+        if (!tap_ok(when && when->type == TSYNC_JSON_OBJECT && when->u.object.len == 1,
+                    "%s: when.annotations has one regex", path))
+                return;
+        const char *re = when->u.object.keys[0];
+        const struct tsync_json *v = when->u.object.values[0];
+        tap_ok(v->type == TSYNC_JSON_STRING && strcmp(v->u.string.ptr, ".*") == 0, "%s: any value", path);
+        (void)snprintf(ret, size, "%s", re);
+
+        /* Exactly the user's rows that ask for us, by name... */
+        char names[16][32];
+        size_t n = 0;
+        if (!tap_ok(alternatives(re, names, 16, &n) == 0, "%s: '%s' is ^io\\.oci-seccomp-tsync\\.(a|b|...)$", path, re))
+                return;
+        size_t want = 0;
+        for (size_t i = 0; i < tsync_annotation_count; i++)
+                want += hooks_d_row(&tsync_annotation_table[i]);
+        bool same = n == want;
+        for (size_t k = 0; same && k < n; k++) {
+                char full[128];
+                (void)snprintf(full, sizeof(full), "%s%s", TSYNC_ANNOTATION_PREFIX, names[k]);
+                const struct tsync_annotation_def *a = tsync_annotation_find(full);
+                same = a && hooks_d_row(a);
+                if (!same)
+                        tap_diag("'%s' in the regex is not a user's row of the table that asks for us", full);
+        }
+        tap_ok(same, "%s: its alternatives are the table's %zu user rows that ask for us", path, want);
+
+        /* ... and as Podman matches it (Go's regexp, here POSIX ERE: the same for this form). */
+        regex_t rx;
+        if (!tap_ok(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0, "%s: the regex compiles", path))
+                return;
+        for (size_t i = 0; i < tsync_annotation_count; i++) {
+                const struct tsync_annotation_def *a = &tsync_annotation_table[i];
+                bool m = regexec(&rx, a->name, 0, NULL, 0) == 0;
+                tap_ok(m == hooks_d_row(a), "%s: %s %s", path, a->name,
+                       hooks_d_row(a) ? "matches" : "does not match (not the user's, or asks for nothing)");
+        }
+        static const char *const others[] = { TSYNC_ANNOTATION_PREFIX "layer", TSYNC_ANNOTATION_PREFIX "layers.x",
+                                              "x." TSYNC_ANNOTATION_PREFIX "layers", "io.oci-seccomp-tsyncXlayers" };
+        for (size_t i = 0; i < ARRAY_SIZE(others); i++)
+                tap_ok(regexec(&rx, others[i], 0, NULL, 0) != 0, "%s: %s does not match", path, others[i]);
+        regfree(&rx);
+}
+
+static void test_annotations_hooks_d_regexes_are_the_user_rows(char *re, size_t size)
+{
+        char pattern[4200];
+        (void)snprintf(pattern, sizeof(pattern), "%s/configs/hooks.d/*.json.in", top());
+        glob_t g;
+        if (!tap_ok(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 3, "three hooks.d files in %s", pattern))
+                return;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+                char one[256] = "";
+                check_hooks_d_file(g.gl_pathv[i], one, sizeof(one));
+                if (i == 0)
+                        (void)snprintf(re, size, "%s", one);
+                else
+                        tap_ok(strcmp(re, one) == 0, "%s: the same regex as the others", g.gl_pathv[i]);
+        }
+        globfree(&g);
+}
+
+/* The ANNOTATIONS section names every row as "*NAME*" on a line of its own,
+ * and no other of ours; the hooks.d regex appears as written in the files. */
+static void test_annotations_man_page_lists_the_table(const char *re)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/packaging/man/oci-seccomp-tsync.5.scd", top());
+        FILE *f = fopen(path, "re");
+        if (!tap_ok(f != NULL, "%s: %s", path, f ? "" : strerror(errno)))
+                return;
+        bool seen[64] = { false }, in_section = false, regex_seen = false;
+        /* The JSON text of the regex ('\' written '\\'), then scdoc's escaping of each '\'. */
+        char want_re[512];
+        size_t w = 0;
+        for (const char *p = re; *p && w + 5 < sizeof(want_re); p++)
+                for (int k = 0; k < (*p == '\\' ? 4 : 1); k++)
+                        want_re[w++] = *p;
+        want_re[w] = '\0';
+        char line[1024];
+        while (fgets(line, sizeof(line), f)) {
+                if (strstr(line, want_re))
+                        regex_seen = true;
+                if (line[0] == '#') {
+                        in_section = strcmp(line, "# ANNOTATIONS\n") == 0;
+                        continue;
+                }
+                size_t l = strlen(line);
+                if (!in_section || line[0] != '*' || l < 4 || strcmp(line + l - 2, "*\n") != 0)
+                        continue;
+                line[l - 2] = '\0';
+                const struct tsync_annotation_def *a = tsync_annotation_find(line + 1);
+                tap_ok(a != NULL, "man page: %s is a row of the table", line + 1);
+                if (a)
+                        seen[a - tsync_annotation_table] = true;
+        }
+        (void)fclose(f);
+        for (size_t i = 0; i < tsync_annotation_count && i < ARRAY_SIZE(seen); i++)
+                tap_ok(seen[i], "man page: ANNOTATIONS lists %s", tsync_annotation_table[i].name);
+        tap_ok(regex_seen, "man page: shows the hooks.d regex %s", want_re);
+}
+
+static struct tsync_json *config_with(const char *annotations)
+{
+        char buf[1024];
+        (void)snprintf(
+                buf, sizeof(buf),
+                "{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true}, \"root\": {\"path\": \"rootfs\"}, "
+                "\"annotations\": %s}",
+                annotations);
+        return unit_parse(buf);
+}
+
+static void test_annotations_each_front_end_honours_or_refuses(void)
+{
+        enum { P = TSYNC_FRONTEND_PRECREATE, R = TSYNC_FRONTEND_RUNTIME, I = TSYNC_FRONTEND_INJECT };
+        static const struct {
+                const char *annotations;
+                int fe;
+                bool asks;
+                const char *refusal; /* NULL: accepted */
+        } rows[] = {
+                { "{}", R, false, NULL },
+                { "{\"org.example\": \"x\"}", R, false, NULL },
+                /* issue 24: exec once alone was passed to runc unread. */
+                { "{\"io.oci-seccomp-tsync.exec\": \"once\"}", R, true, NULL },
+                { "{\"io.oci-seccomp-tsync.exec\": \"once\"}", P, true, NULL },
+                { "{\"io.oci-seccomp-tsync.exec\": \"once\"}", I, false, "not read by inject" },
+                { "{\"io.oci-seccomp-tsync.layers\": \"a\"}", R, true, NULL },
+                { "{\"io.oci-seccomp-tsync.layers\": \"a\"}", I, false, "--profile FILE" },
+                { "{\"io.oci-seccomp-tsync.mode\": \"replace\"}", R, true, NULL },
+                { "{\"io.oci-seccomp-tsync.mode\": \"replace\"}", I, false, "--replace" },
+                { "{\"io.oci-seccomp-tsync.record\": \"of:/p\"}", P, true, NULL },
+                { "{\"io.oci-seccomp-tsync.record\": \"of:/p\"}", R, false,
+                  "annotations.io.oci-seccomp-tsync.record: a recording is written by the poststop hook, which "
+                  "oci-seccomp-tsync-runtime cannot run reliably" },
+                { "{\"io.oci-seccomp-tsync.record\": \"of:/p\"}", I, false, "--record OUT" },
+                /* Ours: the rewrite's undo judges them. */
+                { "{\"io.oci-seccomp-tsync.plan\": \"{}\"}", R, true, NULL },
+                { "{\"io.oci-seccomp-tsync.running\": \"x\"}", I, true, NULL },
+                { "{\"run.oci.seccomp_fail_unknown_syscall\": \"1\"}", R, false, NULL },
+                { "{\"run.oci.seccomp_fail_unknown_syscall\": \"1\"}", I, false, NULL },
+                /* A typo is refused by every front end, whatever else is there. */
+                { "{\"io.oci-seccomp-tsync.layer\": \"a\"}", R, false,
+                  "annotations.io.oci-seccomp-tsync.layer: not an annotation of oci-seccomp-tsync (the user's are "
+                  "layers, mode, exec, record)" },
+                { "{\"io.oci-seccomp-tsync.layers\": \"a\", \"io.oci-seccomp-tsync.Mode\": \"x\"}", P, false,
+                  "io.oci-seccomp-tsync.Mode: not an annotation" },
+                { "{\"io.oci-seccomp-tsync.\": \"\"}", I, false, "not an annotation" },
+                { "{\"io.oci-seccomp-tsyncXlayers\": \"a\"}", R, false, NULL },
+                { "\"not an object\"", R, false, NULL },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+                _cleanup_json_ struct tsync_json *c = config_with(rows[i].annotations);
+                struct tsync_err err = { 0 };
+                bool asks = !rows[i].asks;
+                int r = tsync_annotations_check(c, (enum tsync_frontend)rows[i].fe, &asks, &err);
+                const char *fe = tsync_frontend_name((enum tsync_frontend)rows[i].fe);
+                if (rows[i].refusal)
+                        tap_ok(r == -EINVAL && strstr(err.msg, rows[i].refusal), "%s %s: refused (%s)", fe,
+                               rows[i].annotations, err.msg);
+                else
+                        tap_ok(r == 0 && asks == rows[i].asks, "%s %s: accepted, %s", fe, rows[i].annotations,
+                               rows[i].asks ? "asks for us" : "asks for nothing");
+        }
+}
+
+/* The request parser refuses as the check does, and reads exec once alone. */
+static void test_annotations_request_reads_exec_once_alone(void)
+{
+        _cleanup_json_ struct tsync_json *c = config_with("{\"io.oci-seccomp-tsync.exec\": \"once:EACCES\"}");
+        struct tsync_err err = { 0 };
+        struct tsync_request req;
+        int r = tsync_request_from_annotations(c, TSYNC_FRONTEND_RUNTIME, &req, &err);
+        tap_ok(r == 0 && req.init.exec_once == EACCES && req.n_layers == 0, "runtime: exec=once:EACCES alone read");
+        if (r == 0)
+                tsync_request_clear(&req);
+        _cleanup_json_ struct tsync_json *rec = config_with("{\"io.oci-seccomp-tsync.record\": \"of:/p\"}");
+        r = tsync_request_from_annotations(rec, TSYNC_FRONTEND_RUNTIME, &req, &err);
+        tap_ok(r == -EINVAL && strstr(err.msg, "poststop"), "runtime: a recording refused by the parser too");
+        _cleanup_json_ struct tsync_json *typo = config_with("{\"io.oci-seccomp-tsync.exe\": \"once\"}");
+        r = tsync_request_from_annotations(typo, TSYNC_FRONTEND_PRECREATE, &req, &err);
+        tap_ok(r == -EINVAL && strstr(err.msg, "io.oci-seccomp-tsync.exe: not an annotation"),
+               "precreate: a misspelt annotation refused");
+}
+
+int main(void)
+{
+        char re[256] = "";
+        test_annotations_table_is_consistent();
+        test_annotations_hooks_d_regexes_are_the_user_rows(re, sizeof(re));
+        test_annotations_man_page_lists_the_table(re);
+        test_annotations_each_front_end_honours_or_refuses();
+        test_annotations_request_reads_exec_once_alone();
+        return tap_done();
+}
