@@ -48,6 +48,7 @@ static int exec_plan(const struct tsync_json *process, const struct tsync_plan *
                 req.layers[i] = plan->layers[i];
         _cleanup_json_ struct tsync_json *config = NULL;
         int r = exec_config(process, plan, &config);
+
         if (r < 0)
                 return tsync_error(err, -r, "%s", strerror(-r));
         return tsync_plan_new(config, &req, plan->state_dir, ret, err);
@@ -84,6 +85,14 @@ int tsync_rewrite_exec(struct tsync_json *process, const struct tsync_json *conf
                 return tsync_error(err, EOPNOTSUPP,
                                    "the container is being recorded, and exec'd processes are not part of the "
                                    "recording: refused");
+        /* A process without capabilities gets the container's from runc
+         * (its setns init takes the config runc keeps from create), which for
+         * a container of ours are the sets lent to its init: it gets the
+         * original ones, as on a container without us. */
+        const struct tsync_json *caps = tsync_json_get(process, "capabilities");
+        if (process->type == TSYNC_JSON_OBJECT && (!caps || caps->type == TSYNC_JSON_NULL) && plan->capabilities &&
+            tsync_json_set(process, "capabilities", tsync_json_copy(plan->capabilities)) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
         _cleanup_plan_ struct tsync_plan *mine = NULL;
         r = exec_plan(process, plan, &mine, err);
         if (r < 0)

@@ -126,6 +126,25 @@ testExecCarriesEveryLayerWithThePrivilegesOfPlainExec() {
         each_runtime execCarriesEveryLayerWithThePrivilegesOfPlainExec
 }
 
+# Without capabilities in the process file runc gives the container's own: for a container of ours
+# those would be the ones lent to its init, and the exec'd process gets the original ones.
+execWithoutCapabilitiesGetsTheContainersOwn() {
+        bundles || fail "bundles"
+        start_both --layers=deny-mkdir || fail "$RT: start"
+        process "$TSYNC_TMP/p.json" 0 false "$STATUS"
+        tsync_json_edit "$TSYNC_TMP/p.json" 'del(.capabilities)' || fail "edit"
+        exec_both "$TSYNC_TMP/p.json"
+        assertEquals "$RT: ours: $(cat "$TSYNC_TMP/ours.err")" 0 "$rc_ours"
+        assertEquals "$RT: capability sets and NoNewPrivs" \
+                "$(privileges "$TSYNC_TMP/plain.out")" "$(privileges "$TSYNC_TMP/ours.out")"
+        assertEquals "$RT: ours" "Seccomp_filters: 2" "$(grep Seccomp_filters "$TSYNC_TMP/ours.out")"
+        stop_both
+}
+
+testExecWithoutCapabilitiesGetsTheContainersOwn() {
+        each_runtime execWithoutCapabilitiesGetsTheContainersOwn
+}
+
 execStatusAndSignalsPassThrough() {
         bundles "${1:-.}" || fail "bundles"
         start_both --layers=deny-mkdir || fail "$RT: start"
