@@ -35,8 +35,35 @@
 #define CONFIG_MAX_BYTES  (16u << 20)
 #define PROCESS_MAX_BYTES (4u << 20)
 
-/* `runtime [global options] state id`'s standard output (its standard error
- * is ours); 0, or -errno with a message in err. */
+/* The last line the runtime wrote on its standard error (kept in fd), for
+ * our one line: runc's is a logrus line, whose msg="..." is what counts. */
+static void last_line(int fd, char *buf, size_t size)
+{
+        buf[0] = '\0';
+        off_t end = lseek(fd, 0, SEEK_END);
+        if (end <= 0)
+                return;
+        off_t from = end > (off_t)size - 1 ? end - (off_t)size + 1 : 0;
+        ssize_t n = pread(fd, buf, size - 1, from);
+        if (n <= 0)
+                return;
+        buf[n] = '\0';
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+                buf[--n] = '\0';
+        char *line = strrchr(buf, '\n');
+        line = line ? line + 1 : buf;
+        char *msg = strstr(line, "msg=\"");
+        if (msg) {
+                line = msg + 5;
+                char *q = strrchr(line, '"');
+                if (q)
+                        *q = '\0';
+        }
+        memmove(buf, line, strlen(line) + 1);
+}
+
+/* `runtime [global options] state id`'s standard output (what it says on
+ * standard error ends our message); 0, or -errno with a message in err. */
 static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char **ret, size_t *ret_len,
                          struct tsync_err *err)
 {
@@ -49,6 +76,9 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
         memcpy(argv + 1, cl->argv + 1, (size_t)n_globals * sizeof(*argv));
         argv[n_globals + 1] = "state";
         argv[n_globals + 2] = (char *)cl->id;
+        _cleanup_close_ int errfd = memfd_create("oci-seccomp-tsync-state-stderr", MFD_CLOEXEC);
+        if (errfd < 0)
+                return tsync_error(err, errno, "memfd_create: %s", strerror(errno));
         int fds[2];
         if (pipe2(fds, O_CLOEXEC) < 0)
                 return tsync_error(err, errno, "pipe: %s", strerror(errno));
@@ -62,7 +92,8 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
         }
         if (pid == 0) {
                 int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-                if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(fds[1], STDOUT_FILENO) < 0)
+                if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(fds[1], STDOUT_FILENO) < 0 ||
+                    dup2(errfd, STDERR_FILENO) < 0)
                         _exit(127);
                 execv(runtime, argv);
                 _exit(127);
@@ -87,10 +118,14 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return tsync_error(err, errno, "waitpid: %s", strerror(errno));
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                return tsync_error(err, ESRCH, "`%s state %s` %s %d", runtime, cl->id,
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                char said[512];
+                last_line(errfd, said, sizeof(said));
+                return tsync_error(err, ESRCH, "`%s state %s` %s %d%s%s", runtime, cl->id,
                                    WIFEXITED(status) ? "exited with" : "was killed by signal",
-                                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+                                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), said[0] ? ": " : "",
+                                   said);
+        }
         if (too_long)
                 return tsync_error(err, E2BIG, "`%s state %s`: more than %u bytes", runtime, cl->id, STATE_MAX_BYTES);
         out[len] = '\0';
