@@ -154,6 +154,12 @@ static void parse_exec(struct rt_cmdline *cl)
         cl->exec = true;
         for (int j = cl->command + 1; j < cl->argc; j++) {
                 const char *a = cl->argv[j];
+                /* runc (SkipArgReorder) and crun read nothing after the id as
+                 * their own: it is the command to run. */
+                if (cl->id) {
+                        cl->exec_args = true;
+                        break;
+                }
                 if (strcmp(a, "--") == 0) {
                         if (!cl->id && j + 1 < cl->argc)
                                 cl->id = cl->argv[++j];
@@ -161,11 +167,6 @@ static void parse_exec(struct rt_cmdline *cl)
                         break;
                 }
                 if (!is_option(a)) {
-                        /* The id, then the command (whose options are its own). */
-                        if (cl->id) {
-                                cl->exec_args = true;
-                                break;
-                        }
                         cl->id = a;
                         continue;
                 }

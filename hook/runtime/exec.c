@@ -231,7 +231,7 @@ static int read_process(const char *path, struct tsync_json **ret, struct tsync_
 {
         struct tsync_json_limits lim = { .max_bytes = PROCESS_MAX_BYTES };
         int r = tsync_json_parse_file(path, &lim, ret, err);
-        return r < 0 ? tsync_error_prefix(err, "--process %s", path) : 0;
+        return r < 0 ? tsync_error_prefix(err, "--process") : 0;
 }
 
 /* argv's --process argument, now naming fd: "--process=FILE" and "-pFILE"

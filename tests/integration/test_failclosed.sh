@@ -1221,16 +1221,16 @@ RX() {
 RX WithoutProcess "exec without --process: the container runs under our layers" 'EX_ARGS=(); EX_CMD=(/bin/touch /tmp/marker)'
 RX CapBesideProcess "exec --process with '--cap'" 'EX_ARGS+=(--cap CAP_SYS_ADMIN)'
 RX EnvBesideProcess "exec --process with '-e'" 'EX_ARGS=(-e A=1 "${EX_ARGS[@]}")'
-RX ProcessNotJson "--process $W/p.json: invalid JSON" 'echo "{" >"$W/p.json"'
-RX ProcessArgsEmpty "the exec'"'"'d process: process.args: empty" 'tsync_json_edit "$W/p.json" ".args = []"'
-RX ProcessCapsNotObject "the exec'"'"'d process: process.capabilities: expected object" \
+RX ProcessNotJson "p.json: (root): invalid JSON" 'echo "{" >"$W/p.json"'
+RX ProcessArgsEmpty "the exec'd process: process.args: empty" 'tsync_json_edit "$W/p.json" ".args = []"'
+RX ProcessCapsNotObject "the exec'd process: process.capabilities: expected object" \
         'tsync_json_edit "$W/p.json" ".capabilities = [\"CAP_KILL\"]"'
 RX ConfigWritableByGroup "config.json: owned by uid 0 with mode 0664: only a file of uid 0" 'chmod 0664 "$W/b/config.json"'
-RX BundleWritableByOthers "$W/b: owned by uid 0 with mode 0777" 'chmod 0777 "$W/b"'
+RX BundleWritableByOthers "/b: owned by uid 0 with mode 0777" 'chmod 0777 "$W/b"'
 RX ConfigOwnedBySomeoneElse "config.json: owned by uid 1000" 'chown 1000 "$W/b/config.json"'
-RX ConfigEditedAfterCreate "the container's config: annotations.io.oci-seccomp-tsync.plan: not a plan inject wrote" \
-        'tsync_json_edit "$W/b/config.json" ".process.args[1] = \"--exec\""'
-RX ConfigGone "cannot tell whether the container runs under our init: $W/b/config.json: No such file" \
+RX ConfigEditedAfterCreate "the container's config: process.args[" \
+        'tsync_json_edit "$W/b/config.json" ".process.args += [\"extra\"]"'
+RX ConfigGone "runs under our init: /tmp/tsync-it." \
         'rm "$W/b/config.json"'
 RX UnknownContainer "cannot tell whether the container runs under our init: \`$(command -v runc) state" 'EX_ID=nosuch-$$'
 
