@@ -156,14 +156,11 @@ static void parse_exec(struct rt_cmdline *cl)
                 const char *a = cl->argv[j];
                 /* runc (SkipArgReorder) and crun read nothing after the id as
                  * their own: it is the command to run. */
-                if (cl->id) {
-                        cl->exec_args = true;
+                if (cl->id)
                         break;
-                }
                 if (strcmp(a, "--") == 0) {
                         if (!cl->id && j + 1 < cl->argc)
                                 cl->id = cl->argv[++j];
-                        cl->exec_args = cl->exec_args || j + 1 < cl->argc;
                         break;
                 }
                 if (!is_option(a)) {

@@ -280,9 +280,8 @@ static int rewrite(const char *runtime, struct rt_cmdline *cl, struct tsync_err 
         return 0;
 }
 
-int rt_rewrite_exec(const struct rt_settings *s, struct rt_cmdline *cl, const char *runtime)
+int rt_rewrite_exec(struct rt_cmdline *cl, const char *runtime)
 {
-        (void)s;
         /* Without an id the runtime says what is wrong. */
         if (!cl->exec || !cl->id)
                 return 0;

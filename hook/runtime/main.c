@@ -75,7 +75,7 @@ int main(int argc, char **argv)
         if (r == 0 && cl.rewrite)
                 r = rt_rewrite_bundle(&s, &cl);
         if (r == 0 && cl.exec)
-                r = rt_rewrite_exec(&s, &cl, runtime);
+                r = rt_rewrite_exec(&cl, runtime);
         if (ours)
                 rt_log_end(&cl, r < 0);
         if (r == 0) {

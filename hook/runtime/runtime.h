@@ -43,7 +43,6 @@ struct rt_cmdline {
         int process_arg;     /* index in argv of the argument naming --process's file, or -1 */
         const char *process; /* --process/-p FILE, or NULL */
         const char *shaping; /* an option that shapes the process from the command line (--cap, ...), or NULL */
-        bool exec_args;      /* a command after the id */
 };
 
 /* Splits argv into our settings (set in s) and the real runtime's command
@@ -67,7 +66,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl);
  * the container's filters, and argv names the rewritten copy instead
  * (hook/runtime/exec.c). runtime: the real runtime, asked for the bundle.
  * 0 (nothing to do, or done), or -1 after printing why. */
-int rt_rewrite_exec(const struct rt_settings *s, struct rt_cmdline *cl, const char *runtime);
+int rt_rewrite_exec(struct rt_cmdline *cl, const char *runtime);
 
 /* While our work runs, what we print on stderr is also kept, so that an engine
  * that reads the runtime's --log (containerd's shim: the last "error" line is
