@@ -271,4 +271,35 @@ testAConfigSomeoneElseCouldWriteDecidesNothing() {
         stop_both
 }
 
+# Podman with the runtime (`podman --runtime`): `podman exec` hands it the process as a file too.
+podman_status() { # podman_status RUNTIME: `podman exec` of $STATUS as root and uid 1000, and a status
+        local name
+        name="$ID-$(basename "$1")"
+        podman --runtime "$1" run -d --name "$name" --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+                --network none --annotation io.oci-seccomp-tsync.layers=deny-mkdir --rootfs "$TSYNC_TMP/rootfs" \
+                sleep 300 >/dev/null || return 1
+        for u in 0 1000; do
+                podman --runtime "$1" exec -u "$u" "$name" sh -c "$STATUS" </dev/null
+        done
+        podman --runtime "$1" exec "$name" sh -c 'exit 7' </dev/null
+        echo "status $?"
+        podman rm -f "$name" >/dev/null 2>&1
+}
+
+testPodmanExecWithTheRuntimeGetsTheLayer() {
+        make_rootfs "$TSYNC_TMP/rootfs" >/dev/null || fail "rootfs"
+        printf '#!/bin/sh\nexec "%s" --runtime-config="%s" --profile-dir="%s" --cache-dir="%s" "$@"\n' \
+                "$RUNTIME" "$TSYNC_TMP/runtime.conf" "$PROFILES" "$TSYNC_TMP/cache" >"$TSYNC_TMP/runtime"
+        chmod 0755 "$TSYNC_TMP/runtime"
+        podman_status "$(command -v runc)" >"$TSYNC_TMP/plain" 2>&1 || fail "podman with runc: $(cat "$TSYNC_TMP/plain")"
+        podman_status "$TSYNC_TMP/runtime" >"$TSYNC_TMP/ours" 2>&1 || fail "podman with ours: $(cat "$TSYNC_TMP/ours")"
+        assertEquals "privileges and status" "$(grep -v -e Seccomp_filters -e mkdir "$TSYNC_TMP/plain")" \
+                "$(grep -v -e Seccomp_filters -e mkdir "$TSYNC_TMP/ours")"
+        assertEquals "runc alone: Podman's profile" "2 2" \
+                "$(grep -c '^Seccomp_filters: 1$' "$TSYNC_TMP/plain") $(grep -c '^mkdir: ok' "$TSYNC_TMP/plain")"
+        assertEquals "ours: Podman's profile and the layer" "2 2" \
+                "$(grep -c '^Seccomp_filters: 2$' "$TSYNC_TMP/ours") $(grep -c 'Disk quota exceeded' "$TSYNC_TMP/ours")"
+        assertEquals "status 7" "$(grep ^status "$TSYNC_TMP/ours")"
+}
+
 . shunit2
