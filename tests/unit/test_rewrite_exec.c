@@ -176,6 +176,31 @@ static void test_rewrite_exec_refusals(void)
         }
 }
 
+/* A notify agent's layer: the exec'd process could not reach the agent (its
+ * state is the container init's alone), so the exec is refused, never run
+ * without the layer. */
+static void test_rewrite_exec_refuses_a_notify_agent(void)
+{
+        struct tsync_err err = { 0 };
+        struct sock_filter insns[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+                                       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
+        struct tsync_program a = { .insns = insns, .len = 2, .listener = TSYNC_LISTENER_AGENT };
+        struct tsync_plan_programs progs = { .progs = { &a }, .n = 1, .agent_host_path = (char *)"/run/agent.sock" };
+        struct tsync_request req = { .layers = { "/etc/p/notify.json" },
+                                     .n_layers = 1,
+                                     .delivery = TSYNC_DELIVERY_FILES };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        .hook_path = "/usr/bin/oci-seccomp-tsync",
+                                        .progs = &progs };
+        struct tsync_json *c = unit_parse(base_config);
+        int r = c ? tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) : -EINVAL;
+        char *t = r == 0 ? exec_args("{\"args\": [\"id\"]}", c, &r, NULL, &err) : NULL;
+        tap_ok(r == -EOPNOTSUPP && strstr(err.msg, "notify agent (listenerPath /run/agent.sock)"),
+               "test_rewrite_exec_refuses_a_notify_agent (%s)", err.msg);
+        free(t);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         test_rewrite_exec_not_ours_is_untouched();
@@ -183,5 +208,6 @@ int main(void)
         test_rewrite_exec_once_supervises();
         test_rewrite_exec_accepts_the_exec_view_of_a_running_container();
         test_rewrite_exec_refusals();
+        test_rewrite_exec_refuses_a_notify_agent();
         return tap_done();
 }
