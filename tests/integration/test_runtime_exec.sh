@@ -271,6 +271,50 @@ testAConfigSomeoneElseCouldWriteDecidesNothing() {
         stop_both
 }
 
+# The door of issue 23: the workload, under the layer denying mkdir, takes over an exec'd process by
+# ptrace (no Yama on this kernel: same uid and capabilities suffice) and makes it call mkdir. Under
+# the runtime alone the exec'd process carries the baseline only, and the mkdir goes through; through
+# the wrapper it carries the layer too, and the hijack gains nothing.
+ATTACKER='while [ ! -s /tmp/victim ]; do sleep 0.1; done
+/bin/hijack_probe "$(cat /tmp/victim)" /tmp/hijacked >/tmp/result.tmp 2>&1; cat /tmp/result.tmp >/tmp/result
+exec sleep 300'
+
+# hijacked RUNTIME-COMMAND ID: the attacker's result line once the victim was exec'd into ID.
+hijacked() {
+        local run=$1 id=$2 tries=200
+        "$run" exec -d --process "$TSYNC_TMP/victim.json" "$id" </dev/null >/dev/null 2>"$TSYNC_TMP/victim.err" || {
+                echo "victim: $(cat "$TSYNC_TMP/victim.err")"
+                return 1
+        }
+        while [ "$tries" -gt 0 ]; do
+                "$run" exec --process "$TSYNC_TMP/result.json" "$id" </dev/null 2>/dev/null | grep . && return 0
+                sleep 0.1
+                tries=$((tries - 1))
+        done
+        echo "no result"
+}
+
+execdProcessHijackedByTheWorkloadStillCarriesTheLayer() {
+        [ "$(uname -m)" = x86_64 ] || startSkipping
+        bundles ".process.args = [\"/bin/sh\", \"-c\", $(jq -n --arg s "$ATTACKER" '$s')]" || fail "bundles"
+        cp "$TSYNC_BUILD/tests/static/hijack_probe" "$B/plain/rootfs/bin/" &&
+                cp "$TSYNC_BUILD/tests/static/hijack_probe" "$B/ours/rootfs/bin/" || fail "hijack_probe"
+        start_both --layers=deny-mkdir || fail "$RT: start"
+        jq -n '{args: ["/bin/sh", "-c", "echo $$ >/tmp/victim; exec sleep 60"], cwd: "/", env: ["PATH=/bin"],
+                user: {uid: 0, gid: 0}, noNewPrivileges: false}' >"$TSYNC_TMP/victim.json"
+        jq -n '{args: ["/bin/cat", "/tmp/result"], cwd: "/", user: {uid: 0, gid: 0}, noNewPrivileges: true}' \
+                >"$TSYNC_TMP/result.json"
+        assertEquals "$RT: the runtime alone: the hijacked process makes the call" "mkdir=ok" \
+                "$(hijacked rt "$ID-plain" | grep -o 'mkdir=.*\|victim.*\|no result')"
+        assertEquals "$RT: through the wrapper: the hijacked process carries the layer" "mkdir=errno:122" \
+                "$(hijacked ours "$ID" | grep -o 'mkdir=.*\|victim.*\|no result')"
+        stop_both
+}
+
+testAnExecdProcessHijackedByTheWorkloadStillCarriesTheLayer() {
+        each_runtime execdProcessHijackedByTheWorkloadStillCarriesTheLayer
+}
+
 # Podman with the runtime (`podman --runtime`): `podman exec` hands it the process as a file too.
 podman_status() { # podman_status RUNTIME: `podman exec` of $STATUS as root and uid 1000, and a status
         local name
