@@ -133,6 +133,28 @@ testCtrExecGetsTheLayerAndOtherwiseWhatItGetsWithRuncAlone() {
         assertEquals "ours" "2 2" "$(grep -c 'Seccomp_filters:.2$' "$ours") $(grep -c 'Disk quota exceeded' "$ours")"
 }
 
+# Exec once (annotation) reaches `ctr task exec` too: the exec'd process starts its own program,
+# and every exec after that is refused; runc alone lets it exec.
+testCtrExecOfAnExecOnceContainerStartsItsProgramOnce() {
+        local bin out
+        for bin in runc "$SUITE_DIR/runtime"; do
+                ctr_cmd run -d --seccomp --cgroup "" --runc-binary "$bin" --annotation "$LAYERS=deny-mkdir" \
+                        --annotation io.oci-seccomp-tsync.exec=once --rootfs "$SUITE_DIR/rootfs" "$ID" /bin/sleep 60 \
+                        </dev/null >/dev/null 2>&1 || fail "run -d $bin"
+                out=$(ctr_cmd task exec --exec-id "o-$$" "$ID" /bin/sh -c \
+                        'echo started; /bin/cat /proc/self/status >/dev/null; echo "cat: $?"' </dev/null 2>&1)
+                echo "$out" >"$TSYNC_TMP/once-$(basename "$bin")"
+                ctr_cmd task kill -s KILL "$ID" >/dev/null 2>&1
+                ctr_cmd task rm -f "$ID" >/dev/null 2>&1
+                ctr_cmd containers rm "$ID" >/dev/null 2>&1
+        done
+        assertEquals "runc alone" "started
+cat: 0" "$(cat "$TSYNC_TMP/once-runc")"
+        assertContains "ours: $(cat "$TSYNC_TMP/once-runtime")" "$(cat "$TSYNC_TMP/once-runtime")" "started"
+        assertContains "ours" "$(cat "$TSYNC_TMP/once-runtime")" "cat: 126"
+        assertContains "ours" "$(cat "$TSYNC_TMP/once-runtime")" "Operation not permitted"
+}
+
 testARefusalReachesCtrAndNoTaskRuns() {
         run_ctr "$SUITE_DIR/runtime" --annotation "$LAYERS=no-such-layer" -- sh -c 'echo ran'
         assertNotEquals 0 "$rc"
