@@ -211,6 +211,28 @@ execOfAContainerNotOursPassesThroughUntouched() {
         stop_both
 }
 
+# The rewritten process reaches the runtime as /proc/self/fd/N: that fd must not reach the process,
+# with or without fds passed on (--preserve-fds).
+execdProcessHasTheFdsOfPlainExec() {
+        bundles || fail "bundles"
+        start_both --layers=deny-mkdir || fail "$RT: start"
+        process "$TSYNC_TMP/p.json" 0 false 'ls /proc/$$/fd'
+        exec_both "$TSYNC_TMP/p.json"
+        assertEquals "$RT: $(cat "$TSYNC_TMP/ours.err")" 0 "$rc_ours"
+        assertEquals "$RT: open fds" "$(cat "$TSYNC_TMP/plain.out")" "$(cat "$TSYNC_TMP/ours.out")"
+        ours exec --preserve-fds 2 --process "$TSYNC_TMP/p.json" "$ID" </dev/null 3</dev/null 4</dev/null \
+                >"$TSYNC_TMP/ours.out" 2>&1
+        rt exec --preserve-fds 2 --process "$TSYNC_TMP/p.json" "$ID-plain" </dev/null 3</dev/null 4</dev/null \
+                >"$TSYNC_TMP/plain.out" 2>&1
+        assertEquals "$RT: open fds with --preserve-fds 2" "$(cat "$TSYNC_TMP/plain.out")" "$(cat "$TSYNC_TMP/ours.out")"
+        assertContains "$RT: preserved" "$(cat "$TSYNC_TMP/ours.out")" "4"
+        stop_both
+}
+
+testExecdProcessHasTheFdsOfPlainExec() {
+        each_runtime execdProcessHasTheFdsOfPlainExec
+}
+
 testExecOfAContainerNotOursPassesThroughUntouched() {
         each_runtime execOfAContainerNotOursPassesThroughUntouched
 }
