@@ -233,6 +233,21 @@ testExecdProcessHasTheFdsOfPlainExec() {
         each_runtime execdProcessHasTheFdsOfPlainExec
 }
 
+# A bundle from `inject` (filter files, mounted for the container's life, and our hooks) started by
+# runc itself: the wrapper's exec reads the same files.
+testExecOfAnInjectedBundleReadsItsFilterFiles() {
+        bundles || fail "bundles"
+        inject --profile "$PROFILES/deny-mkdir.json" "$B/ours" >/dev/null || fail "inject"
+        rt_start "$ID" "$B/ours" || fail "runc run"
+        process "$TSYNC_TMP/p.json" 1000 false "$STATUS"
+        ours exec --process "$TSYNC_TMP/p.json" "$ID" </dev/null >"$TSYNC_TMP/ours.out" 2>"$TSYNC_TMP/ours.err"
+        rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/ours.err")" 0 "$rc"
+        assertEquals "the baseline and the layer" "Seccomp_filters: 2" "$(grep Seccomp_filters "$TSYNC_TMP/ours.out")"
+        assertContains "$(grep ^mkdir "$TSYNC_TMP/ours.out")" "Disk quota exceeded"
+        rt_stop "$ID"
+}
+
 testExecOfAContainerNotOursPassesThroughUntouched() {
         each_runtime execOfAContainerNotOursPassesThroughUntouched
 }
