@@ -233,6 +233,26 @@ testExecdProcessHasTheFdsOfPlainExec() {
         each_runtime execdProcessHasTheFdsOfPlainExec
 }
 
+# Replace mode: the runtime applies no profile any more, to exec'd processes neither; through the
+# wrapper they get the moved profile from our init, with the layer.
+execInReplaceModeGetsTheMovedProfileAndTheLayer() {
+        bundles || fail "bundles"
+        start_both --mode=replace --layers=deny-mkdir || fail "$RT: start"
+        process "$TSYNC_TMP/p.json" 1000 false "$STATUS"
+        exec_both "$TSYNC_TMP/p.json"
+        assertEquals "$RT: ours: $(cat "$TSYNC_TMP/ours.err")" 0 "$rc_ours"
+        assertEquals "$RT: the moved profile and the layer" "Seccomp_filters: 2" \
+                "$(grep Seccomp_filters "$TSYNC_TMP/ours.out")"
+        assertContains "$RT" "$(grep ^mkdir "$TSYNC_TMP/ours.out")" "Disk quota exceeded"
+        assertEquals "$RT: capability sets and NoNewPrivs" \
+                "$(privileges "$TSYNC_TMP/plain.out")" "$(privileges "$TSYNC_TMP/ours.out")"
+        stop_both
+}
+
+testExecInReplaceModeGetsTheMovedProfileAndTheLayer() {
+        each_runtime execInReplaceModeGetsTheMovedProfileAndTheLayer
+}
+
 # A bundle from `inject` (filter files, mounted for the container's life, and our hooks) started by
 # runc itself: the wrapper's exec reads the same files.
 testExecOfAnInjectedBundleReadsItsFilterFiles() {
