@@ -140,7 +140,8 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
-                cli_warn_replace(t->where, config, "exec");
+                /* Exec'd processes through us carry the moved profile (exec.c). */
+                cli_warn_replace(t->where, config, "runc exec` or `crun exec` without `" RT_PROGRAM);
         return 0;
 }
 

@@ -66,14 +66,17 @@ int main(int argc, char **argv)
         char runtime[PATH_MAX];
         if (rt_parse_cmdline(argc, argv, &s, &cl) < 0)
                 return CLI_EXIT_USAGE;
-        if (cl.rewrite)
+        bool ours = cl.rewrite || cl.exec;
+        if (ours)
                 rt_log_begin(&cl);
         int r = rt_read_conf(s.conf ? s.conf : RT_DEFAULT_CONF, !s.conf, &s);
         if (r == 0)
                 r = choose_runtime(&s, runtime, sizeof(runtime));
         if (r == 0 && cl.rewrite)
                 r = rt_rewrite_bundle(&s, &cl);
-        if (cl.rewrite)
+        if (r == 0 && cl.exec)
+                r = rt_rewrite_exec(&cl, runtime);
+        if (ours)
                 rt_log_end(&cl, r < 0);
         if (r == 0) {
                 cl.argv[0] = runtime;

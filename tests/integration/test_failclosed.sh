@@ -1206,6 +1206,58 @@ runtime_row() {
         assert_no_temp "$W/b" "$W/cache"
 }
 
+# exec through oci-seccomp-tsync-runtime (issue 23): a container of ours (runc, `--layers=good`,
+# sleeping) gets `oci-seccomp-tsync-runtime exec EX_ARGS ID EX_CMD` after SETUP, which may edit $W/p.json
+# (a process file running `touch /tmp/marker`), $W/b/config.json (as the wrapper wrote it), EX_ARGS
+# (exec's options, default --process $W/p.json) and EX_CMD. Refused with one line naming CAUSE, and
+# nothing runs in the container.
+RX_NAMES=()
+declare -A RX_CAUSE RX_SETUP
+RX() {
+        RX_NAMES+=("$1")
+        RX_CAUSE[$1]=$2
+        RX_SETUP[$1]=$3
+}
+RX WithoutProcess "exec without --process: the container runs under our layers" 'EX_ARGS=(); EX_CMD=(/bin/touch /tmp/marker)'
+RX CapBesideProcess "exec --process with '--cap'" 'EX_ARGS+=(--cap CAP_SYS_ADMIN)'
+RX EnvBesideProcess "exec --process with '-e'" 'EX_ARGS=(-e A=1 "${EX_ARGS[@]}")'
+RX ProcessNotJson "p.json: (root): invalid JSON" 'echo "{" >"$W/p.json"'
+RX ProcessArgsEmpty "the exec'd process: process.args: empty" 'tsync_json_edit "$W/p.json" ".args = []"'
+RX ProcessCapsNotObject "the exec'd process: process.capabilities: expected object" \
+        'tsync_json_edit "$W/p.json" ".capabilities = [\"CAP_KILL\"]"'
+RX ConfigWritableByGroup "config.json: owned by uid 0 with mode 0664: only a file of uid 0" 'chmod 0664 "$W/b/config.json"'
+RX BundleWritableByOthers "/b: owned by uid 0 with mode 0777" 'chmod 0777 "$W/b"'
+RX ConfigOwnedBySomeoneElse "config.json: owned by uid 1000" 'chown 1000 "$W/b/config.json"'
+RX ConfigEditedAfterCreate "the container's config: process.args[" \
+        'tsync_json_edit "$W/b/config.json" ".process.args += [\"extra\"]"'
+RX ConfigGone "runs under our init: /tmp/tsync-it." \
+        'rm "$W/b/config.json"'
+RX UnknownContainer "cannot tell whether the container runs under our init: \`$(command -v runc) state" 'EX_ID=nosuch-$$'
+
+runtime_exec_row() {
+        local name=$1 id
+        id=$(tsync_unique_id fc-rx)
+        ROOTFS_TOO=1 bundle "$W/b" sleep 300
+        cp "$GOOD" "$W/profiles/good.json"
+        : >"$W/runtime.conf"
+        RT_ARGS=(--runtime-config="$W/runtime.conf" --profile-dir="$W/profiles" --cache-dir="$W/cache")
+        _tsync_register runc "$id"
+        "$RUNTIME" "${RT_ARGS[@]}" --layers=good run -d -b "$W/b" "$id" </dev/null >"$W/out" 2>&1 ||
+                fail "run -d: $(cat "$W/out")"
+        jq -n '{args: ["/bin/touch", "/tmp/marker"], cwd: "/", user: {uid: 0, gid: 0}, noNewPrivileges: true}' \
+                >"$W/p.json"
+        EX_ARGS=(--process "$W/p.json")
+        EX_CMD=()
+        EX_ID=$id
+        eval "${RX_SETUP[$name]}"
+        timeout -s KILL 30 "$RUNTIME" "${RT_ARGS[@]}" exec "${EX_ARGS[@]}" "$EX_ID" "${EX_CMD[@]}" </dev/null \
+                >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: $EX_ID: " "${RX_CAUSE[$name]}"
+        assertFalse "the process ran" "[ -e $W/b/rootfs/tmp/marker ]"
+        _tsync_remove_container runc "$id"
+}
+
 testRuntimeRefusalReachesTheJsonLogAsItsLastError() {
         local id
         id=$(tsync_unique_id fc-rt)
@@ -1365,6 +1417,10 @@ done
 unset _n
 for _n in "${RT_NAMES[@]}"; do
         row "Runtime$_n" "runtime_row $_n"
+done
+unset _n
+for _n in "${RX_NAMES[@]}"; do
+        row "RuntimeExec$_n" "runtime_exec_row $_n"
 done
 unset _n
 

@@ -108,7 +108,10 @@ testGlobalOptionsBeforeTheCommandReachRuncAndCreateStartStateDelete() {
         assertEquals "created" "$(ours "${g[@]}" state "$ID" | jq -r .status)"
         ours "${g[@]}" start "$ID" || fail "start"
         assertEquals "running" "$(ours "${g[@]}" state "$ID" | jq -r .status)"
-        out=$(ours "${g[@]}" exec "$ID" /bin/grep Seccomp_filters /proc/1/status | tr -d '\t')
+        # exec goes through our init too (test_runtime_exec.sh): the process as a file.
+        jq -n '{args: ["/bin/grep", "Seccomp_filters", "/proc/1/status"], cwd: "/", user: {uid: 0, gid: 0}}' \
+                >"$TSYNC_TMP/process.json"
+        out=$(ours "${g[@]}" exec --process "$TSYNC_TMP/process.json" "$ID" | tr -d '\t')
         assertEquals "Seccomp_filters:1" "$out"
         assertTrue "runc --debug wrote to its json log" "grep -q '\"level\":\"debug\"' $TSYNC_TMP/log.json"
         ours "${g[@]}" kill "$ID" KILL && sleep 0.2
