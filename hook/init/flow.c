@@ -170,7 +170,7 @@ static int flow(int argc, char **argv)
         code = check_exec_once(n);
         if (code)
                 return code;
-        code = init_agent_prepare(cfg.agent_state, filters, n);
+        code = init_agent_prepare(cfg.relay, filters, n);
         if (code)
                 return code;
         code = init_record_prepare(cfg.record, filters, n);
@@ -194,6 +194,10 @@ static int flow(int argc, char **argv)
         if (code)
                 return code;
         code = init_record_open();
+        if (code)
+                return code;
+        /* Decided to start: the relay learns it, and the agent nothing yet. */
+        code = init_agent_connect();
         if (code)
                 return code;
         bool tty = cfg.pgroup && isatty(STDIN_FILENO);

@@ -155,10 +155,10 @@ static int add_mount(struct tsync_json *mounts, const char *source, const char *
         return r;
 }
 
-/* The notify agent's private state directory (TSYNC_CONTAINER_AGENT_DIR): a
- * small tmpfs owned by process.user, whom the init runs as, and no one else.
- * Runtimes give a tmpfs the mode of a mount point that exists already (runc
- * does), so createRuntime checks the mode it finds before it writes. */
+/* The relay's private directory (TSYNC_CONTAINER_AGENT_DIR): a small tmpfs
+ * owned by process.user, whom the init runs as, and no one else. Runtimes
+ * give a tmpfs the mode of a mount point that exists already (runc does), so
+ * createRuntime checks the mode it finds before its relay listens there. */
 static int add_agent_tmpfs(struct tsync_json *mounts, const struct tsync_json *user)
 {
         uint64_t uid = 0, gid = 0;
@@ -365,10 +365,11 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
         }
         if (r == 0 && plan->no_new_privileges)
                 r = tsync_json_append(a, tsync_json_new_string("--no-new-privs"));
+        /* The init reaches createRuntime's relay, never the agent itself. */
         if (r == 0 && agent)
-                r = tsync_json_append(a, tsync_json_new_string("--agent-state"));
+                r = tsync_json_append(a, tsync_json_new_string("--relay"));
         if (r == 0 && agent)
-                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_AGENT_STATE));
+                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RELAY));
         /* A recording: the init writes the calls into the directory mounted for it. */
         if (r == 0 && plan->record.req.output)
                 r = tsync_json_append(a, tsync_json_new_string("--record"));
@@ -472,16 +473,16 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
 {
         int r;
 
-        /* The agent's socket is bind-mounted from the host: a relative path
-         * would be the runtime's working directory's. */
+        /* The relay connects to it from the hook: a relative path would be
+         * the runtime's working directory's. */
         if (agent && agent[0] != '/')
                 return tsync_error(err, EINVAL, "listenerPath '%s' is not an absolute path", agent);
-        /* The agent's state is our createRuntime hook's to write: an engine
+        /* The relay is our createRuntime hook's to start: an engine
          * runs it from its hooks directory, anyone else needs it in the config. */
         if (agent && !o->hook_path && !o->from_engine)
                 return tsync_error(err, EINVAL,
-                                   "listenerPath: a notify agent gets the container's state from our createRuntime "
-                                   "hook, and this rewrite adds no hooks");
+                                   "listenerPath: a notify agent gets the listener from the relay our createRuntime "
+                                   "hook starts, and this rewrite adds no hooks");
 
         /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
@@ -553,10 +554,8 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
         if (r == 0 && plan->state_dir)
                 r = add_mount(mounts, plan->state_dir, TSYNC_CONTAINER_FILTERS, false);
-        /* The init connects here from inside the container, and reaches
-         * nothing else of the host: only the socket is mounted. */
-        if (r == 0 && agent)
-                r = add_mount(mounts, agent, TSYNC_CONTAINER_AGENT, false);
+        /* Nothing of the agent's is mounted (issue 23): only the tmpfs the
+         * relay listens in, for the init alone. */
         if (r == 0 && agent)
                 r = add_agent_tmpfs(mounts, tsync_json_get(process, "user"));
         /* A recording leaves the container through its directory, read-write. */
