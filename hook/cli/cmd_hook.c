@@ -153,8 +153,9 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_st
 /* Only this stage knows what a notify agent is told about the container
  * (the host pid above all), and it runs before the container's init: a
  * relay (tsync/relay.h) listens in the container's private tmpfs for the
- * init alone and hands its listener to the agent from the host. Opened here
- * (so that it listens before the hook returns) and started last. */
+ * init alone and hands its listener to the agent from the host, or hands the
+ * init a recording's file. Opened here (so that it listens before the hook
+ * returns) and started last. */
 static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
                       const struct tsync_json *config, const struct oci_state *st, const struct tsync_json *state,
                       struct tsync_relay *ret, struct tsync_err *err)
@@ -171,11 +172,12 @@ static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_pro
                                    plan->listener_path ? "'" : "",
                                    plan->listener_path ? plan->listener_path : "no agent",
                                    plan->listener_path ? "'" : "");
-        if (!plan->listener_path)
+        if (!plan->listener_path && !plan->record.req.output)
                 return 0;
         int r = tsync_agent_check_config(config, plan, err);
         if (r == 0)
-                r = tsync_relay_open(state, config, st->bundle, plan->listener_path, ret, err);
+                r = tsync_relay_open(state, config, st->bundle, plan->listener_path,
+                                     plan->record.req.output ? plan->record.dir : NULL, ret, err);
         return r;
 }
 

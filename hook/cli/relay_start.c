@@ -36,8 +36,11 @@ static _Noreturn void relay_main(struct tsync_relay *r)
         int null = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
                 _exit(1);
-        int keep[] = { r->listen_fd, r->dir_fd, r->pidfd };
-        if (close_all_but(keep, 3) < 0)
+        int keep[4] = { r->listen_fd, r->dir_fd, r->pidfd };
+        size_t n = 3;
+        if (r->record_fd >= 0)
+                keep[n++] = r->record_fd;
+        if (close_all_but(keep, n) < 0)
                 _exit(1);
         struct tsync_err err = { 0 };
         int e = tsync_relay_serve(r, &err);

@@ -24,6 +24,8 @@
 #include "tsync/relay_proto.h"
 
 static const char *relay_path;
+static bool agent; /* an agent filter: the relay takes its listener */
+static int record_fd = -1;
 static int relay = -1;
 static char reply[1 + TSYNC_RELAY_REASON_MAX + 1];
 
@@ -35,13 +37,24 @@ static bool needs_agent(const struct init_filter *filters, size_t n)
         return false;
 }
 
-int init_agent_prepare(const char *path, const struct init_filter *filters, size_t n)
+static bool has_recording(const struct init_filter *filters, size_t n)
 {
-        if (!needs_agent(filters, n)) {
-                if (path) {
-                        init_log("agent", "--relay is given, but no filter has an agent's listener");
+        for (size_t i = 0; i < n; i++)
+                if (filters[i].listener == TSYNC_LISTENER_RECORD)
+                        return true;
+        return false;
+}
+
+int init_agent_prepare(const char *path, bool record_file, const struct init_filter *filters, size_t n)
+{
+        agent = needs_agent(filters, n);
+        if (!agent) {
+                if (path && !(has_recording(filters, n) && !record_file)) {
+                        init_log("agent", "--relay is given, but no filter needs it (an agent's listener, or a "
+                                          "recording without --record)");
                         return INIT_EXIT_FILTER;
                 }
+                relay_path = path;
                 return 0;
         }
         if (!path) {
@@ -76,21 +89,46 @@ int init_agent_connect(void)
         /* The main thread blocks every signal: no EINTR here. */
         if (connect(relay, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
                 init_log(path,
-                         "cannot reach the relay of the createRuntime hook, which hands the seccomp agent "
-                         "(listenerPath) its listener: %s; the workload is not started",
+                         "cannot reach the relay of the createRuntime hook, which hands %s: %s; the workload is not "
+                         "started",
+                         agent ? "the seccomp agent (listenerPath) its listener" : "the recording its file",
                          init_strerror(errno));
                 return INIT_EXIT_CANNOT_EXEC;
         }
         char ready = 0;
-        ssize_t got = recv(relay, &ready, 1, 0);
-        if (got != 1 || ready != TSYNC_RELAY_READY) {
+        struct iovec iov = { .iov_base = &ready, .iov_len = 1 };
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } control;
+        struct msghdr msg = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof(control.buf)
+        };
+        ssize_t got = recvmsg(relay, &msg, MSG_CMSG_CLOEXEC);
+        int e = errno;
+        struct cmsghdr *c = got == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+                memcpy(&record_fd, CMSG_DATA(c), sizeof(int));
+        if (got != 1 || ready != TSYNC_RELAY_READY || (msg.msg_flags & MSG_CTRUNC)) {
                 init_log(path, "the relay %s; the workload is not started",
-                         got < 0    ? init_strerror(errno)
+                         got < 0    ? init_strerror(e)
                          : got == 0 ? "closed the connection (it accepts the container's first process alone)"
                                     : "sent something else than its greeting");
                 return INIT_EXIT_CANNOT_EXEC;
         }
+        /* A recording: the relay's part is done. */
+        if (!agent) {
+                (void)close(relay);
+                relay = -1;
+        }
         return 0;
+}
+
+int init_agent_record_fd(void)
+{
+        int fd = record_fd;
+        record_fd = -1;
+        return fd;
 }
 
 int init_agent_send(const struct init_filter *f, int listener)

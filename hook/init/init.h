@@ -200,15 +200,18 @@ int init_signals_run(void (*fn)(void *arg), void *arg);
 pid_t init_signals_tid(void);
 
 /* agent.c: notify agents, through createRuntime's relay (tsync/relay_proto.h).
- * init_agent_prepare: --relay (path) with an agent filter, and only with one.
+ * init_agent_prepare: --relay (path) with an agent filter, or with a
+ * recording filter and no --record FILE (record_file), and only then.
  * init_agent_connect, the last thing before the first filter: connects to the
  * relay and waits until it accepted the init (0 without an agent).
  * init_agent_send, after the proof: sends
  * the relay f's metadata and the listener in one sendmsg, closes the
  * listener, waits for the relay's answer and closes the connection. Each
  * prints and returns an exit code, or 0. */
-int init_agent_prepare(const char *path, const struct init_filter *filters, size_t n);
+int init_agent_prepare(const char *path, bool record_file, const struct init_filter *filters, size_t n);
 int init_agent_connect(void);
+/* The record file the relay sent with its greeting (taken: -1 after), or -1. */
+int init_agent_record_fd(void);
 int init_agent_send(const struct init_filter *f, int listener);
 
 /* worker.c: a thread that runs jobs for the main thread, then serves a
@@ -274,7 +277,9 @@ bool init_execonce_gave_up(void);
  * returns 124, or 0. init_record_workload: the workload child announces
  * itself, right before its execve, with a store and no system call; from
  * then on every notification but the main thread's is the workload's. */
-int init_record_prepare(const char *path, const struct init_filter *filters, size_t n);
+int init_record_prepare(const char *path, bool relay, const struct init_filter *filters, size_t n);
+/* Whether a recording filter is served (after init_record_prepare). */
+bool init_record_active(void);
 int init_record_open(void);
 int init_record_start(void);
 pid_t init_record_tid(void);

@@ -15,6 +15,7 @@
 
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
+#include "tsync/record.h"
 
 /* /proc/PID/mountinfo of a container with many mounts stays far below this. */
 #define MOUNTINFO_MAX (4u << 20)
@@ -43,6 +44,13 @@ int tsync_agent_check_config(const struct tsync_json *config, const struct tsync
                                            "at '%s': the relay reaches it from the host, the workload must not: "
                                            "inject again",
                                            i, source, dest);
+                /* An older rewrite's recording directory: the host's, writable. */
+                if (strcmp(dest, TSYNC_CONTAINER_RECORD_DIR) == 0)
+                        return tsync_error(err, EPERM,
+                                           "mounts[%zu]: a directory of the host ('%s') is mounted into the container "
+                                           "for the recording: the relay hands the init the record file instead: "
+                                           "inject again",
+                                           i, source);
                 if (strcmp(dest, TSYNC_CONTAINER_AGENT_DIR) == 0) {
                         if (strcmp(type, "tmpfs") != 0)
                                 return tsync_error(err, EINVAL,

@@ -19,6 +19,8 @@
 #include "tsync/cleanup.h"
 #include "tsync/filterfile.h"
 #include "tsync/plan.h"
+#include "tsync/plan_record.h"
+#include "tsync/record.h"
 #include "tsync/relay_proto.h"
 
 void tsync_relay_clear(struct tsync_relay *r)
@@ -31,6 +33,8 @@ void tsync_relay_clear(struct tsync_relay *r)
                 (void)close(r->dir_fd);
         if (r->pidfd >= 0)
                 (void)close(r->pidfd);
+        if (r->record_fd >= 0)
+                (void)close(r->record_fd);
         free(r->agent_path);
         free(r->state);
         *r = (struct tsync_relay)TSYNC_RELAY_INIT;
@@ -59,19 +63,53 @@ static int bind_in(int dfd, int fd, const char *name)
         return r;
 }
 
+/* The record file, created (or emptied) in the recording's directory on the
+ * host, which must be root's alone: the init gets its fd, nobody a path. */
+static int open_record(const char *dir, int *ret, struct tsync_err *err)
+{
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0)
+                return tsync_error(err, errno, "recording: %s: %s", dir,
+                                   errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)"
+                                                                      : strerror(errno));
+        int e = tsync_record_check_dir(dfd, dir, err);
+        if (e < 0)
+                return tsync_error_prefix(err, "recording");
+        int fd = openat(dfd, TSYNC_RECORD_CALLS, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                        0600);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                e = fd < 0 ? errno : EINVAL;
+                if (fd >= 0)
+                        (void)close(fd);
+                return tsync_error(err, e, "recording: %s/%s: %s", dir, TSYNC_RECORD_CALLS,
+                                   e == EINVAL ? "not a regular file" : strerror(e));
+        }
+        *ret = fd;
+        return 0;
+}
+
 int tsync_relay_open(const struct tsync_json *oci_state, const struct tsync_json *config, const char *bundle,
-                     const char *agent_path, struct tsync_relay *ret, struct tsync_err *err)
+                     const char *agent_path, const char *record_dir, struct tsync_relay *ret, struct tsync_err *err)
 {
         struct tsync_relay r = TSYNC_RELAY_INIT;
         _cleanup_free_ char *point = NULL;
-        int e = tsync_agent_state(oci_state, &r.state, &r.state_len, err);
-        if (e < 0) {
-                tsync_error_prefix(err, "the OCI state on stdin, for the notify agent");
-                goto out;
+        int e = 0;
+        if (agent_path) {
+                e = tsync_agent_state(oci_state, &r.state, &r.state_len, err);
+                if (e < 0) {
+                        tsync_error_prefix(err, "the OCI state on stdin, for the notify agent");
+                        goto out;
+                }
+                if (!(r.agent_path = strdup(agent_path))) {
+                        e = tsync_error(err, ENOMEM, "out of memory");
+                        goto out;
+                }
         }
-        if (!(r.agent_path = strdup(agent_path))) {
-                e = tsync_error(err, ENOMEM, "out of memory");
-                goto out;
+        if (record_dir) {
+                e = open_record(record_dir, &r.record_fd, err);
+                if (e < 0)
+                        goto out;
         }
         e = tsync_agent_open_dir(oci_state, config, bundle, &r.dir_fd, &r.pid, &point, err);
         if (e < 0)
@@ -170,6 +208,32 @@ static int send_all(int fd, const void *buf, size_t len)
         if (n < 0)
                 return -errno;
         return (size_t)n == len ? 0 : -EPIPE;
+}
+
+/* The greeting, with the record file when there is one. */
+static int send_ready(int c, int record_fd)
+{
+        char ready = TSYNC_RELAY_READY;
+        struct iovec iov = { &ready, 1 };
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } control;
+        memset(&control, 0, sizeof(control));
+        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+        if (record_fd >= 0) {
+                msg.msg_control = control.buf;
+                msg.msg_controllen = sizeof(control.buf);
+                struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+                cm->cmsg_level = SOL_SOCKET;
+                cm->cmsg_type = SCM_RIGHTS;
+                cm->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(cm), &record_fd, sizeof(int));
+        }
+        ssize_t n = sendmsg(c, &msg, MSG_NOSIGNAL);
+        if (n < 0)
+                return -errno;
+        return n == 1 ? 0 : -EPIPE;
 }
 
 /* The init's TSYNC_RELAY_LISTENER message: the listener into *ret_fd, the
@@ -291,10 +355,11 @@ int tsync_relay_serve(struct tsync_relay *r, struct tsync_err *err)
         if (fd < 0)
                 return tsync_error(err, -fd, "waiting for the init: %s", strerror(-fd));
         _cleanup_close_ int c = fd;
-        char ready = TSYNC_RELAY_READY;
-        int e = send_all(c, &ready, 1);
+        int e = send_ready(c, r->record_fd);
         if (e < 0)
                 return tsync_error(err, -e, "the init went away: %s", strerror(-e));
+        if (!r->agent_path)
+                return 0; /* a recording: the init has its file */
         static char meta[TSYNC_FILTER_MAX_TRAILER + 1];
         size_t mlen = 0;
         _cleanup_close_ int listener = -1;

@@ -331,7 +331,7 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
         return 0;
 }
 
-static int init_args(const struct tsync_plan *plan, const struct filter_data *data, bool agent, struct tsync_json **ret)
+static int init_args(const struct tsync_plan *plan, const struct filter_data *data, bool relay, struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
@@ -365,16 +365,12 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
         }
         if (r == 0 && plan->no_new_privileges)
                 r = tsync_json_append(a, tsync_json_new_string("--no-new-privs"));
-        /* The init reaches createRuntime's relay, never the agent itself. */
-        if (r == 0 && agent)
+        /* The init reaches createRuntime's relay, never the agent itself;
+         * a recording's file comes from the relay too. */
+        if (r == 0 && relay)
                 r = tsync_json_append(a, tsync_json_new_string("--relay"));
-        if (r == 0 && agent)
+        if (r == 0 && relay)
                 r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RELAY));
-        /* A recording: the init writes the calls into the directory mounted for it. */
-        if (r == 0 && plan->record.req.output)
-                r = tsync_json_append(a, tsync_json_new_string("--record"));
-        if (r == 0 && plan->record.req.output)
-                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RECORD));
         if (r == 0)
                 r = tsync_json_append(a, tsync_json_new_string("--"));
         for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
@@ -526,7 +522,8 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         if (plan->mode == TSYNC_MODE_REPLACE)
                 tsync_json_remove(tsync_json_get_mut(config, "linux"), "seccomp");
         _cleanup_json_ struct tsync_json *new_args = NULL;
-        r = init_args(plan, data, agent != NULL, &new_args);
+        bool relay = agent || plan->record.req.output;
+        r = init_args(plan, data, relay, &new_args);
         if (r == 0) {
                 size_t ours = 0;
                 for (size_t i = 0; i < data->n; i++)
@@ -554,13 +551,10 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
         if (r == 0 && plan->state_dir)
                 r = add_mount(mounts, plan->state_dir, TSYNC_CONTAINER_FILTERS, false);
-        /* Nothing of the agent's is mounted (issue 23): only the tmpfs the
-         * relay listens in, for the init alone. */
-        if (r == 0 && agent)
+        /* Nothing of the agent's, nor the recording's directory, is mounted
+         * (issue 23): only the tmpfs the relay listens in, for the init alone. */
+        if (r == 0 && relay)
                 r = add_agent_tmpfs(mounts, tsync_json_get(process, "user"));
-        /* A recording leaves the container through its directory, read-write. */
-        if (r == 0 && plan->record.req.output)
-                r = tsync_plan_record_add_mount(mounts, &plan->record);
         if (r < 0)
                 return tsync_error(err, -r, "mounts: %s", strerror(-r));
         if (o->hook_path) {

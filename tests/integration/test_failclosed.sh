@@ -941,7 +941,7 @@ N AgentForgedTrailer 122 "\$W/f.bpf: bad filter file: trailer: the agent's path 
 N AgentTrailerOnAnotherListener 122 "\$W/f.bpf: bad filter file: a trailer, but not an agent's listener" 'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 1 --trailer 2f612e736f636b006d00000000000000 "$W/f.bpf" 0x20,0,0,0 0x15,0,1,59 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '--exec-once 1 -f "$W/f.bpf"'
 N AgentRelayAbsent 126 "\$W/none.sock: cannot reach the relay of the createRuntime hook, which hands the seccomp agent (listenerPath) its listener: No such file or directory; the workload is not started" 'agent_file "$W/f.bpf" /r' '-f "$W/f.bpf" --relay "$W/none.sock"'
 N AgentWithoutRelay 122 "\$W/f.bpf: the filter has an agent's listener (listenerPath), but --relay is not given" 'agent_file "$W/f.bpf" /r' '-f "$W/f.bpf"'
-N RelayWithoutAgent 122 "agent: --relay is given, but no filter has an agent's listener" ':' '-f "$SUITE/good.bpf" --relay "$W/r.sock"'
+N RelayWithoutAgent 122 "agent: --relay is given, but no filter needs it (an agent's listener, or a recording without --record)" ':' '-f "$SUITE/good.bpf" --relay "$W/r.sock"'
 N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" /r' '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --relay "$W/r.sock"'
 N AgentNotifyOnRecvmsg 126 "touch: cannot be started: the filters answer recvmsg with USER_NOTIF" \
         'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,47 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
@@ -962,6 +962,7 @@ N RecordWithoutItsFilter 122 "record: --record is given, but no filter is a reco
 N RecordFilterWithoutTheOption 122 "\$W/r.bpf: a recording filter, but --record is not given: nobody would answer its notifications" 'record_file "$W/r.bpf"' '-f "$SUITE/good.bpf" -f "$W/r.bpf"'
 N RecordTwoRecordingFilters 122 "\$W/s.bpf: a second filter with a listener (the first is \$W/r.bpf)" 'record_file "$W/r.bpf"; cp "$W/r.bpf" "$W/s.bpf"' '-f "$W/r.bpf" -f "$W/s.bpf" --record "$W/calls"'
 N RecordBesideAnAgent 122 "\$W/r.bpf: a second filter with a listener (the first is \$W/f.bpf)" 'record_file "$W/r.bpf"; agent_file "$W/f.bpf" /r' '-f "$W/f.bpf" -f "$W/r.bpf" --relay "$W/r.sock" --record "$W/calls"'
+N RecordRelayAbsent 126 "\$W/none.sock: cannot reach the relay of the createRuntime hook, which hands the recording its file: No such file or directory; the workload is not started" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --relay "$W/none.sock"'
 N RecordFilterNotLast 122 "\$W/r.bpf: the recording filter must be the last filter" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" -f "$SUITE/good.bpf" --record "$W/calls"'
 N RecordBesideTrace 122 "\$W/t.bpf: instruction 2 returns SECCOMP_RET_TRACE, which cannot be recorded" 'record_file "$W/r.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/t.bpf" 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7ff00000 0x06,0,0,0x7fff0000' '-f "$W/t.bpf" -f "$W/r.bpf" --record "$W/calls"'
 N RecordFileFifo 126 "\$W/calls: cannot record into it: not a regular file" 'record_file "$W/r.bpf"; mkfifo "$W/calls"' '-f "$W/r.bpf" --record "$W/calls"'
@@ -1287,6 +1288,11 @@ I RecordOutputUnderTheRootfs "of: '\$W/b/rootfs/p.json'" ':' '--record "$W/b/roo
 I RecordOutputThroughASymlink "of: '\$W/link/p.json'" 'mkdir "$W/real" && ln -s real "$W/link"' '--record "$W/link/p.json"'
 I RecordInputMissing "if: '\$W/none.json'" ':' '--record "$W/p.json" --record-input "$W/none.json"'
 I RecordDirIsASymlink "oci-seccomp-tsync-record: not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
+# issue 23: the recording's directory is root's alone (0700): one the container's user was given by
+# an older inject, or another mode, is refused; and CAP_SYS_PTRACE, the one way to the init's file.
+I RecordDirOfAnotherOwner "oci-seccomp-tsync-record: owned by 1000, mode 0700: not a directory of its own that only 0 may enter" 'mkdir -m 0700 "$W/b/oci-seccomp-tsync-record" && chown 1000:1000 "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
+I RecordDirOfAnotherMode "oci-seccomp-tsync-record: owned by 0, mode 0755" 'mkdir -m 0755 "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
+I RecordWithCapSysPtrace "process.capabilities.effective[0]: CAP_SYS_PTRACE and a recording: the record file is the init's alone" 'tsync_json_edit "$W/b/config.json" ".process.capabilities.effective = [\"CAP_SYS_PTRACE\"]"' '--record "$W/p.json"'
 
 # RC NAME CAUSE GENERATOR: precreate refuses the config GENERATOR prints, leaving no recording
 # directory under --record-root.

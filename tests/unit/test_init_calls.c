@@ -312,7 +312,7 @@ static void test_init_calls_exec_once(void)
 
 /* An agent's filter (listenerPath) in the stack: handing its listener to the
  * relay after the load (sendmsg, recvmsg, close) counts, reaching the relay
- * (socket, connect, recvfrom) comes before it, its USER_NOTIF refuses every call
+ * (socket, connect, recvmsg) comes before it, its USER_NOTIF refuses every call
  * of the init but the workload's execve (the agent holds the listener by
  * then), and without an agent those calls do not count. */
 static void test_init_calls_agent(void)
@@ -335,8 +335,8 @@ static void test_init_calls_agent(void)
                   TSYNC_ROUTE_SUPERVISE, NULL },
                 { "execve_goes_to_the_agent", AGENT_NOTIFY("\"execve\""), TSYNC_LISTENER_AGENT, NULL,
                   TSYNC_ROUTE_SUPERVISE, NULL },
-                { "notify_on_connect_is_before_the_load", AGENT_NOTIFY("\"connect\", \"socket\", \"recvfrom\""),
-                  TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_SUPERVISE, NULL },
+                { "notify_on_connect_is_before_the_load", AGENT_NOTIFY("\"connect\", \"socket\""), TSYNC_LISTENER_AGENT,
+                  NULL, TSYNC_ROUTE_SUPERVISE, NULL },
                 { "notify_on_recvmsg", AGENT_NOTIFY("\"recvmsg\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
                   "recvmsg" },
                 { "notify_on_sendmsg", AGENT_NOTIFY("\"sendmsg\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,

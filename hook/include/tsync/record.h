@@ -35,8 +35,12 @@
  * (IN, a previous recording, is merged; both absolute host paths). */
 #define TSYNC_ANNOTATION_RECORD "io.oci-seccomp-tsync.record"
 
+/* Where an older rewrite bind-mounted the recording's host directory: no
+ * more (issue 23), and createRuntime refuses a config that still does. */
 #define TSYNC_CONTAINER_RECORD_DIR "/.oci-seccomp-tsync/record"
-#define TSYNC_CONTAINER_RECORD     TSYNC_CONTAINER_RECORD_DIR "/calls"
+/* The record file's name in the recording's directory on the host (root's,
+ * 0700): createRuntime's relay creates it and hands the init its fd. */
+#define TSYNC_RECORD_CALLS "calls"
 
 #define TSYNC_RECORD_MAGIC "oci-seccomp-tsync-record 1\n"
 /* One line at most: 8 hex digits, a space, 10 digits, a newline. */

@@ -1,5 +1,6 @@
-/* createRuntime's one-shot relay between the init and a notify agent
- * (issue 23): the agent's socket is never in the container. The relay
+/* createRuntime's one-shot relay between the init and a notify agent, or a
+ * recording's file (issue 23): the agent's socket, and the recording's
+ * directory, are never in the container. The relay
  * listens in the container's private tmpfs (agent_deliver.h) before the hook
  * returns, accepts exactly the container's first process (SO_PEERCRED
  * against the state's pid, while a pidfd shows it alive), then removes its
@@ -21,7 +22,8 @@ struct tsync_relay {
         int dir_fd;    /* the tmpfs, where the socket's name is */
         int pidfd;     /* the container's process */
         pid_t pid;
-        char *agent_path; /* the agent's listenerPath on the host */
+        int record_fd;    /* a recording's file on the host, or -1 */
+        char *agent_path; /* the agent's listenerPath on the host, or NULL */
         char *state;      /* runc's state for the agent, without metadata */
         size_t state_len;
 };
@@ -34,9 +36,12 @@ struct tsync_relay {
  * oci_state, the container's tmpfs (tsync_agent_open_dir), a pidfd of its
  * pid, and the socket TSYNC_RELAY_NAME bound in the tmpfs (mode 0600, owned
  * by the tmpfs's owner, process.user) and listening. agent_path: the plan's
- * listenerPath. On failure nothing is left (no name in the tmpfs). */
+ * listenerPath, or NULL. record_dir: the plan's recording directory (root's,
+ * 0700, checked), or NULL: the record file TSYNC_RECORD_CALLS is created
+ * (emptied) there, and the relay hands its fd to the init with its greeting.
+ * On failure nothing is left (no name in the tmpfs). */
 int tsync_relay_open(const struct tsync_json *oci_state, const struct tsync_json *config, const char *bundle,
-                     const char *agent_path, struct tsync_relay *ret, struct tsync_err *err);
+                     const char *agent_path, const char *record_dir, struct tsync_relay *ret, struct tsync_err *err);
 
 /* The relay's whole life after tsync_relay_open, in its own process: 0 when
  * the agent has the listener, or when the container's process died first;
