@@ -228,8 +228,9 @@ testOnlyTheMainThreadOfTheInitCarriesTheRecordingFilter() {
 }
 
 # Under a real runtime, whose own linux.seccomp is in place before the init starts: a bundle
-# injected with a layer, its init's arguments given the recording filter and --record, and the
-# record directory bind-mounted read-write, as the hook will do it.
+# injected with a layer, its init's arguments given the recording filter and --record FILE, and a
+# record directory bind-mounted read-write (the init's --record on its own; the hook itself passes
+# --relay and mounts nothing of the host: test_recording.sh).
 testUnderRuncAndCrunTheRecordHoldsTheWorkloadsCalls() {
         local rec
         rec=$(base64 -w0 "$T/rec.bpf")
