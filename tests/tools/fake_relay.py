@@ -8,6 +8,8 @@ conversation of hook/include/tsync/relay_proto.h:
   refuse  greet, take the listener, answer REFUSED "the agent said no"
   close   close the connection at once (a peer the relay does not accept)
   vanish  greet, then close without an answer
+  record  greet with AGENT, a file opened (created, emptied) here, attached
+          as a recording's file, then close (the relay's part is done)
 Then removes SOCKET and exits 0 (1 on a failure, said on stderr)."""
 import json
 import os
@@ -45,6 +47,12 @@ def main():
     srv.close()
     os.unlink(path)
     if mode == "close":
+        conn.close()
+        return 0
+    if mode == "record":
+        fd = os.open(agent, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        socket.send_fds(conn, [b"R"], [fd])
+        os.close(fd)
         conn.close()
         return 0
     conn.sendall(b"R")
