@@ -1250,6 +1250,19 @@ A NoRelayTmpfs "mounts: no /.oci-seccomp-tsync/agent mount for the relay's socke
         'tsync_json_edit "$W/b/config.json" "del(.mounts[] | select(.destination == \"/.oci-seccomp-tsync/agent\"))"'
 A RelayMountNotATmpfs "/.oci-seccomp-tsync/agent is a 'bind' mount, not the relay's tmpfs" \
         'tsync_json_edit "$W/b/config.json" "(.mounts[] | select(.destination == \"/.oci-seccomp-tsync/agent\") | .type) = \"bind\""'
+# issue 23, recordings: createRuntime refuses a config that still mounts a recording directory of the
+# host (an older inject's), and a recording directory that is gone or not root's alone, before its
+# relay listens: no socket is left.
+R() {
+        row "HookCreateRuntimeRecord$1" "bundle \"\$W/b\"; \"\$OCI\" inject --cache-dir \"\$W/cache\" --record \"\$W/p.json\" \"\$W/b\" >/dev/null || fail inject; $3;" \
+                "agent_state fc-$1 | hook createRuntime --cache-dir \"\$W/cache\";" \
+                "assert_refused $(q "oci-seccomp-tsync: fc-$1: ") $(qq "$2") 1;" \
+                "assertEquals 'a socket was left' '' \"\$(find \"\$W/b/rootfs\" -type s)\""
+}
+R HostDirMounted "]: a directory of the host ('\$W/b/oci-seccomp-tsync-record') is mounted into the container for the recording" \
+        'tsync_json_edit "$W/b/config.json" ".mounts += [{destination: \"/.oci-seccomp-tsync/record\", type: \"bind\", source: \"$W/b/oci-seccomp-tsync-record\", options: [\"bind\", \"rw\"]}]"'
+R DirGone "recording: \$W/b/oci-seccomp-tsync-record: No such file or directory" 'rmdir "$W/b/oci-seccomp-tsync-record"'
+R DirOpened "recording: \$W/b/oci-seccomp-tsync-record: owned by 0, mode 0777" 'chmod 0777 "$W/b/oci-seccomp-tsync-record"'
 A PlanListenerPathRelative "plan.listenerPath: 'run/agent.sock' is not an absolute path" \
         'tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .listenerPath = \"run/agent.sock\" | tojson)"'
 A NoContainer "the relay's directory /.oci-seccomp-tsync/agent in the container (pid $$): No such file or directory" ':'
