@@ -116,6 +116,13 @@ int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char
 int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *id,
                     const char *bundle);
 
+/* createRuntime's relay (relay_start.c): r, opened by tsync_relay_open,
+ * serves in a detached process of its own (double fork, setsid, stdio on
+ * /dev/null, every other descriptor closed) that the runtime never waits
+ * for; r is cleared here, the socket's name left to the relay. */
+struct tsync_relay;
+int cli_relay_start(struct tsync_relay *r, struct tsync_err *err);
+
 int cmd_compile(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_hook(int argc, char **argv);

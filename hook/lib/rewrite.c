@@ -155,10 +155,10 @@ static int add_mount(struct tsync_json *mounts, const char *source, const char *
         return r;
 }
 
-/* The notify agent's private state directory (TSYNC_CONTAINER_AGENT_DIR): a
- * small tmpfs owned by process.user, whom the init runs as, and no one else.
- * Runtimes give a tmpfs the mode of a mount point that exists already (runc
- * does), so createRuntime checks the mode it finds before it writes. */
+/* The relay's private directory (TSYNC_CONTAINER_AGENT_DIR): a small tmpfs
+ * owned by process.user, whom the init runs as, and no one else. Runtimes
+ * give a tmpfs the mode of a mount point that exists already (runc does), so
+ * createRuntime checks the mode it finds before its relay listens there. */
 static int add_agent_tmpfs(struct tsync_json *mounts, const struct tsync_json *user)
 {
         uint64_t uid = 0, gid = 0;
@@ -331,8 +331,10 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
         return 0;
 }
 
-/* data: the plan's filters as --filter-data texts (TSYNC_DELIVERY_ARGS), n of them. */
-static int init_args(const struct tsync_plan *plan, const char *const *data, size_t n_data, bool agent,
+/* data: the plan's filters as --filter-data texts (TSYNC_DELIVERY_ARGS), n of
+ * them. relay: the init reaches createRuntime's relay (a notify agent or a
+ * recording). */
+static int init_args(const struct tsync_plan *plan, const char *const *data, size_t n_data, bool relay,
                      struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
@@ -367,15 +369,12 @@ static int init_args(const struct tsync_plan *plan, const char *const *data, siz
         }
         if (r == 0 && plan->no_new_privileges)
                 r = tsync_json_append(a, tsync_json_new_string("--no-new-privs"));
-        if (r == 0 && agent)
-                r = tsync_json_append(a, tsync_json_new_string("--agent-state"));
-        if (r == 0 && agent)
-                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_AGENT_STATE));
-        /* A recording: the init writes the calls into the directory mounted for it. */
-        if (r == 0 && plan->record.req.output)
-                r = tsync_json_append(a, tsync_json_new_string("--record"));
-        if (r == 0 && plan->record.req.output)
-                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RECORD));
+        /* The init reaches createRuntime's relay, never the agent itself;
+         * a recording's file comes from the relay too. */
+        if (r == 0 && relay)
+                r = tsync_json_append(a, tsync_json_new_string("--relay"));
+        if (r == 0 && relay)
+                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RELAY));
         if (r == 0)
                 r = tsync_json_append(a, tsync_json_new_string("--"));
         for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
@@ -452,10 +451,10 @@ static int check_exec_size(const struct tsync_json *process, const struct tsync_
  * process.args, and the capabilities lent to it. Shared by the container's
  * process (apply_plan) and an exec'd one (tsync_rewrite_process). */
 static int rewrite_process(struct tsync_json *process, const struct tsync_plan *plan, const char *const *data,
-                           size_t n_data, bool agent, struct tsync_err *err)
+                           size_t n_data, bool relay, struct tsync_err *err)
 {
         _cleanup_json_ struct tsync_json *new_args = NULL;
-        int r = init_args(plan, data, n_data, agent, &new_args);
+        int r = init_args(plan, data, n_data, relay, &new_args);
         if (r == 0) {
                 size_t ours = 0;
                 for (size_t i = 0; i < n_data; i++)
@@ -527,16 +526,16 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
 {
         int r;
 
-        /* The agent's socket is bind-mounted from the host: a relative path
-         * would be the runtime's working directory's. */
+        /* The relay connects to it from the hook: a relative path would be
+         * the runtime's working directory's. */
         if (agent && agent[0] != '/')
                 return tsync_error(err, EINVAL, "listenerPath '%s' is not an absolute path", agent);
-        /* The agent's state is our createRuntime hook's to write: an engine
+        /* The relay is our createRuntime hook's to start: an engine
          * runs it from its hooks directory, anyone else needs it in the config. */
         if (agent && !o->hook_path && !o->from_engine)
                 return tsync_error(err, EINVAL,
-                                   "listenerPath: a notify agent gets the container's state from our createRuntime "
-                                   "hook, and this rewrite adds no hooks");
+                                   "listenerPath: a notify agent gets the listener from the relay our createRuntime "
+                                   "hook starts, and this rewrite adds no hooks");
 
         /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
@@ -579,7 +578,8 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         /* Decided; now change the config. */
         if (plan->mode == TSYNC_MODE_REPLACE)
                 tsync_json_remove(tsync_json_get_mut(config, "linux"), "seccomp");
-        r = rewrite_process(process, plan, (const char *const *)data->text, data->n, agent != NULL, err);
+        bool relay = agent || plan->record.req.output;
+        r = rewrite_process(process, plan, (const char *const *)data->text, data->n, relay, err);
         if (r < 0)
                 return r;
         if (!mounts) {
@@ -590,15 +590,10 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
         if (r == 0 && plan->state_dir)
                 r = add_mount(mounts, plan->state_dir, TSYNC_CONTAINER_FILTERS, false);
-        /* The init connects here from inside the container, and reaches
-         * nothing else of the host: only the socket is mounted. */
-        if (r == 0 && agent)
-                r = add_mount(mounts, agent, TSYNC_CONTAINER_AGENT, false);
-        if (r == 0 && agent)
+        /* Nothing of the agent's, nor the recording's directory, is mounted
+         * (issue 23): only the tmpfs the relay listens in, for the init alone. */
+        if (r == 0 && relay)
                 r = add_agent_tmpfs(mounts, tsync_json_get(process, "user"));
-        /* A recording leaves the container through its directory, read-write. */
-        if (r == 0 && plan->record.req.output)
-                r = tsync_plan_record_add_mount(mounts, &plan->record);
         if (r < 0)
                 return tsync_error(err, -r, "mounts: %s", strerror(-r));
         if (o->hook_path) {

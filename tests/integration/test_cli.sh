@@ -438,7 +438,7 @@ testCheckRefusesNotifyOnWriteAsRuncDoes() {
 }
 testCheckRefusesNotifyOnACallTheInitMakesAfterItsLoad() {
         local call
-        for call in connect sendmsg close read; do
+        for call in recvmsg sendmsg close read; do
                 notify_profile "$WORK/p.json" "[\"$call\"]"
                 run check "$WORK/p.json"
                 assertEquals "$call: $(cat "$WORK/out")" 1 "$rc"

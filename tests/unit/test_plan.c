@@ -529,7 +529,7 @@ static void test_agent_filter_encoding(void)
         struct tsync_filter_agent agent = { NULL, NULL };
         r = tsync_plan_encode_filter(&progs, 0, &buf, &size, &err);
         r = r ?: tsync_filter_decode_agent(buf, size, &agent);
-        tap_ok(r == 0 && strcmp(agent.path, TSYNC_CONTAINER_AGENT) == 0 && strcmp(agent.metadata, "meta=1") == 0,
+        tap_ok(r == 0 && strcmp(agent.path, TSYNC_CONTAINER_RELAY) == 0 && strcmp(agent.metadata, "meta=1") == 0,
                "test_plan_encodes_the_agent_filter_with_the_container_socket_and_metadata (%d %s)", r, err.msg);
         free(buf);
         buf = NULL;
