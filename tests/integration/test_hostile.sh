@@ -1,0 +1,439 @@
+#!/bin/bash
+# A hostile workload (issue 23): tests/static/hostile_probe, with no capability beyond runc's
+# defaults, attacks what we put next to it, as root and as uid 1000, under runc and crun. One
+# test per door; each asserts the property the issue promises, never our file names, so that it
+# holds for any correct design:
+#   1. forged agent state: the agent gets exactly one state per start, the container's own (its
+#      id and host pid), and nothing from the workload, whose connects all fail;
+#   2. holding the agent: no connection of the workload ever reaches the agent;
+#   3. setuid drop in the recording (read-only rootfs): nothing the workload made or chmod'ed
+#      outlives it on the host, no setuid file; the profile is written, or poststop refused with
+#      one line and left only root's files;
+#   4. disk fill through the recording: the host's disk under our directories grows by less
+#      than 2 MiB while the workload writes 64 MiB wherever it can, and no place of ours takes
+#      the 64 MiB;
+#   5, 6. an exec'd `sleep` taken over by the workload (ptrace; /proc/PID/mem with ptrace denied):
+#      through the runtime wrapper the process still carries every layer (mkdir fails with the
+#      layer's errno, nothing is made); under a plain runtime with Yama ptrace_scope 1 the
+#      take-over itself fails (skipped where the kernel has no Yama; the host's sysctl is never
+#      changed);
+#   7. exec-once with CAP_SYS_PTRACE is refused with one line before any workload runs.
+# About 3 minutes on 2 cores.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+. "$HERE/hooklib.sh"
+
+HOSTILE=$TSYNC_BUILD/tests/static/hostile_probe
+AGENT=$TSYNC_TOOLS/seccomp_agent
+RUNTIME=$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime
+DENY_PTRACE=$TSYNC_TOP/configs/profiles/deny-ptrace.json
+# The layer's errno (deny-mkdir.json: EDQUOT).
+MKDIR_ERRNO=errno:122
+FILL_MIB=64
+# The host's disk under our directories may grow by less than this while the workload fills.
+DISK_BOUND=$((2 * 1024 * 1024))
+
+oneTimeSetUp() {
+        tsync_need_built "$OCI" "$INIT" "$HOSTILE" "$AGENT" "$RUNTIME"
+}
+
+setUp() {
+        tsync_test_begin || exit 1
+        T=$TSYNC_TMP
+        AGENT_PID=
+        USR=0
+        RT=runc
+}
+
+tearDown() {
+        stop_agent
+        tsync_test_end
+}
+
+# each_case FN: FN under runc and crun, as root and as uid 1000 ($RT, $USR, a unique $ID and an
+# empty directory $C for each).
+each_case() {
+        local fn=$1
+        for RT in runc crun; do
+                for USR in 0 1000; do
+                        ID=$(tsync_unique_id "hostile-$RT-$USR")
+                        C=$T/$RT-$USR
+                        mkdir -p "$C"
+                        "$fn"
+                        stop_agent
+                done
+        done
+        RT=runc
+        USR=0
+}
+
+# what: the case, for messages.
+what() {
+        echo "$RT uid=$USR"
+}
+
+# hostile_bundle DIR ARG...: a bundle running hostile_probe ARGS as $USR from a writable rootfs,
+# with no ambient capabilities (runc spec asks for some the kernel will not raise).
+hostile_bundle() {
+        local dir=$1
+        shift
+        rm -rf "$dir"
+        make_rootfs "$dir/rootfs" "$HOSTILE" || return 1
+        make_bundle "$dir" /bin/hostile_probe "$@" || return 1
+        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = [] | .process.user = {uid: $u, gid: $u}' \
+                --argjson u "$USR"
+}
+
+# wait_line FILE REGEX: until a line of FILE matches (a guard of 2 minutes, not a measure).
+wait_line() {
+        local i
+        for ((i = 0; i < 1200; i++)); do
+                grep -qE "$2" "$1" 2>/dev/null && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
+rt_pid() {
+        case "$RT" in
+        runc) runc_pid "$1" ;;
+        crun) crun_pid "$1" ;;
+        esac
+}
+
+# lines REGEX FILE: the lines of FILE that match, "" when none.
+lines() {
+        grep -E "$1" "$2" || true
+}
+
+# ---- 1, 2: the notify agent ----------------------------------------------------------------
+
+# start_agent: the test agent on $C/agent.sock (mode 0666: a workload of another user must be able
+# to get its listener to it), logging every connection it accepts to $C/agent.log: the state read
+# from it, then "fds=N". Stop it with stop_agent.
+start_agent() {
+        local i
+        "$AGENT" "$C/agent.sock" "$C/agent.log" >"$C/agent.out" 2>"$C/agent.err" &
+        AGENT_PID=$!
+        for ((i = 0; i < 100; i++)); do
+                if grep -qx ready "$C/agent.out" 2>/dev/null; then
+                        chmod 0666 "$C/agent.sock"
+                        return 0
+                fi
+                sleep 0.05
+        done
+        fail "the agent did not start: $(cat "$C/agent.err")"
+        return 1
+}
+
+stop_agent() {
+        if [ -n "$AGENT_PID" ]; then
+                kill -TERM "$AGENT_PID" 2>/dev/null
+                wait "$AGENT_PID" 2>/dev/null
+        fi
+        AGENT_PID=
+}
+
+# agent_bundle DIR MODE: hostile_probe -w MODE under a notify layer (getppid to the agent, which
+# answers 4242: the probe's first line shows the agent holds the listener, so its state is logged).
+agent_bundle() {
+        hostile_bundle "$1" -w "$2" || return 1
+        jq -n --arg sock "$C/agent.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock,
+                listenerMetadata: "ours", architectures: ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
+                syscalls: [{names: ["getppid"], action: "SCMP_ACT_NOTIFY"}]}' >"$C/notify.json" &&
+                inject --profile "$C/notify.json" "$1"
+}
+
+# agent_run MODE: the agent, then the container running the probe in MODE, kept until the probe is
+# done; its host pid in $PID, its output in $OUT.
+agent_run() {
+        start_agent || return 1
+        agent_bundle "$C/b" "$1" 2>"$C/inject.err" || {
+                fail "$(what): inject: $(cat "$C/inject.err")"
+                return 1
+        }
+        rt_start "$ID" "$C/b" || {
+                fail "$(what): start: $(cat "$T/$ID.log")"
+                return 1
+        }
+        OUT=$T/$ID.log
+        wait_line "$OUT" "^door=$1 done" || fail "$(what): the probe did not finish: $(cat "$OUT")"
+        PID=$(rt_pid "$ID")
+        rt_stop "$ID"
+}
+
+# the_agent_got_only_ours: one connection accepted, carrying the container's own state.
+the_agent_got_only_ours() {
+        local state
+        assertEquals "$(what): the getppid answer (the agent holds the listener): $(cat "$OUT")" \
+                "door=$1 ppid=4242" "$(lines "^door=$1 ppid=" "$OUT")"
+        assertEquals "$(what): connections the agent accepted (one per start): $(cat "$C/agent.log")" 1 \
+                "$(grep -c '^fds=' "$C/agent.log")"
+        state=$(sed -n 1p "$C/agent.log")
+        assertEquals "$(what): state.id: $state" "$ID" "$(jq -r .state.id <<<"$state" 2>/dev/null)"
+        assertEquals "$(what): pid: $state" "$PID $PID" "$(jq -r '"\(.pid) \(.state.pid)"' <<<"$state" 2>/dev/null)"
+        assertNotContains "$(what): the workload's state reached the agent" "$(cat "$C/agent.log")" forged
+}
+
+forgedState() {
+        agent_run agent || return
+        the_agent_got_only_ours agent
+        assertEquals "$(what): connects of the workload that worked" "" \
+                "$(lines '^door=agent connect=' "$OUT" | grep -v ' errno:' || true)"
+        echo "  $(what): $(lines '^door=agent (connect|sent)=' "$OUT" | tr '\n' ';')"
+}
+
+testTheAgentGetsOnlyTheContainersOwnStateNeverOneTheWorkloadForged() {
+        each_case forgedState
+}
+
+holdTheAgent() {
+        agent_run hold || return
+        the_agent_got_only_ours hold
+        assertEquals "$(what): connections the workload held" "" \
+                "$(lines '^door=hold connect=' "$OUT" | grep -v ' errno:' || true)"
+}
+
+testNoConnectionOfTheWorkloadEverReachesTheAgent() {
+        each_case holdTheAgent
+}
+
+# ---- 3, 4: the recording -------------------------------------------------------------------
+
+# record_bundle DIR ARG...: hostile_probe ARGS from a read-only rootfs (plain runc gives such a
+# workload no writable host path), recorded into $C/out/p.json.
+record_bundle() {
+        local dir=$1
+        shift
+        hostile_bundle "$dir" "$@" || return 1
+        tsync_json_edit "$dir/config.json" '.root.readonly = true' || return 1
+        mkdir -p -m 0755 "$C/out"
+        inject --record "$C/out/p.json" "$dir"
+}
+
+# host_leftovers DIR...: what in DIRs (the bundle less its rootfs, the output's directory) a
+# workload could use once it is gone, one line each: a hostile-* name (the probe's), a setuid or
+# setgid file, an entry that is not root's or that others may write to. The output profile may be
+# read by all. In the rootfs (read-only for the workload) only its names and setuid files count.
+host_leftovers() {
+        local d
+        for d in "$@"; do
+                find "$d" -path "$d/rootfs" -prune -o \( -name 'hostile-*' -o -perm /6000 -o ! -uid 0 \
+                        -o \( ! -type l -perm /022 \) \) -printf '%p %u %m\n'
+                [ -d "$d/rootfs" ] && find "$d/rootfs" \( -name 'hostile-*' -o -perm /6000 \) -printf '%p %u %m\n'
+        done
+        return 0
+}
+
+setuidDrop() {
+        record_bundle "$C/b" tamper 2>"$C/inject.err" || {
+                fail "$(what): inject: $(cat "$C/inject.err")"
+                return
+        }
+        rt_run "$ID" "$C/b"
+        local out=$T/$ID.out err=$T/$ID.err
+        assertContains "$(what): the probe ran: $(cat "$err")" "$(cat "$out")" "door=tamper done"
+        echo "  $(what): $(lines '^door=tamper (dir|break)=/\.oci' "$out" | tr '\n' ';')"
+        assertEquals "$(what): what the workload left on the host" "" "$(host_leftovers "$C/b" "$C/out")"
+        if [ -s "$C/out/p.json" ]; then
+                jq -e .defaultAction "$C/out/p.json" >/dev/null || fail "$(what): the profile: $(cat "$C/out/p.json")"
+        else
+                assertEquals "$(what): no profile, and poststop's lines: $(cat "$err")" 1 \
+                        "$(grep -c '^oci-seccomp-tsync: ' "$err")"
+        fi
+}
+
+testNothingTheWorkloadMakesInTheRecordingsPlaceOutlivesIt() {
+        each_case setuidDrop
+}
+
+# disk_bytes DIR...: the bytes of the files under DIRs on their own file systems (a file system
+# mounted below one, such as a tmpfs of bounded size, is not the host's disk).
+disk_bytes() {
+        du -sxb "$@" | awk '{ n += $1 } END { print n + 0 }'
+}
+
+diskFill() {
+        record_bundle "$C/b" -w fill "$FILL_MIB" 2>"$C/inject.err" || {
+                fail "$(what): inject: $(cat "$C/inject.err")"
+                return
+        }
+        local before after out=$T/$ID.log
+        before=$(disk_bytes "$C/b" "$C/out")
+        rt_start "$ID" "$C/b" || {
+                fail "$(what): start: $(cat "$out")"
+                return
+        }
+        wait_line "$out" "^door=fill done" || fail "$(what): the probe did not finish: $(cat "$out")"
+        after=$(disk_bytes "$C/b" "$C/out")
+        rt_stop "$ID"
+        echo "  $(what): $(lines '^door=fill dir=' "$out" | tr '\n' ';')"
+        assertTrue "$(what): the host's disk grew by $((after - before)) bytes" "[ $((after - before)) -lt $DISK_BOUND ]"
+        assertEquals "$(what): places of ours that took ${FILL_MIB} MiB" "" \
+                "$(lines "^door=fill dir=/\.oci-seccomp-tsync.* wrote=$((FILL_MIB * 1024 * 1024)) " "$out")"
+}
+
+testTheWorkloadCannotFillTheHostsDiskThroughTheRecording() {
+        each_case diskFill
+}
+
+# ---- 5, 6: exec'd processes ----------------------------------------------------------------
+
+# ours_rt ARG...: the runtime wrapper over $RT, with $C/profiles; crun in its cgroup2 namespace
+# (see lib.sh's crun_cmd).
+ours_rt() {
+        local opts=(--runtime-config="$C/runtime.conf" --profile-dir="$C/profiles" --cache-dir="$T/cache")
+        : >"$C/runtime.conf"
+        case "$RT" in
+        runc) "$RUNTIME" "${opts[@]}" "$@" ;;
+        crun)
+                unshare -m --propagation private -- sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
+                        "$RUNTIME" "${opts[@]}" --runtime=crun --cgroup-manager=disabled "$@"
+                ;;
+        esac
+}
+
+# exec_sleep MARKER: `sleep MARKER` exec'd into $ID through the wrapper (WRAPPER=1, with --process
+# FILE as Docker and containerd call it) or by the plain runtime; detached.
+exec_sleep() {
+        jq --arg m "$1" '.process | .args = ["sleep", $m]' "$C/b/config.json" >"$C/process.json" || return 1
+        if [ -n "$WRAPPER" ]; then
+                ours_rt exec --detach --process "$C/process.json" "$ID" </dev/null >"$C/exec.out" 2>&1
+        else
+                rt exec --detach --process "$C/process.json" "$ID" </dev/null >"$C/exec.out" 2>&1
+        fi
+}
+
+# hijack MODE LAYER...: the probe (the container's workload, under LAYERs) takes over an exec'd
+# `sleep` by MODE (ptrace, mem); its line in $LINE.
+hijack() {
+        local mode=$1 marker=$((RANDOM + 10000)) layers=() l
+        shift
+        LINE=
+        hostile_bundle "$C/b" -w "$mode" "$marker" || fail "bundle"
+        mkdir -p "$C/profiles"
+        for l in "$@"; do
+                cp "$l" "$C/profiles/" && layers+=("$(basename "$l" .json)")
+        done
+        if [ -n "$WRAPPER" ]; then
+                _tsync_register "$RT" "$ID"
+                ours_rt --layers="$(
+                        IFS=,
+                        echo "${layers[*]}"
+                )" run --detach -b "$C/b" "$ID" </dev/null >"$T/$ID.log" 2>&1 || {
+                        fail "$(what): wrapper run: $(cat "$T/$ID.log")"
+                        return
+                }
+        else
+                local opts=()
+                for l in "$@"; do
+                        opts+=(--profile "$l")
+                done
+                inject "${opts[@]}" "$C/b" 2>"$C/inject.err" || {
+                        fail "$(what): inject: $(cat "$C/inject.err")"
+                        return
+                }
+                rt_start "$ID" "$C/b" || {
+                        fail "$(what): start: $(cat "$T/$ID.log")"
+                        return
+                }
+        fi
+        exec_sleep "$marker" || fail "$(what): exec: $(cat "$C/exec.out")"
+        wait_line "$T/$ID.log" "^door=$mode done" || fail "$(what): the probe did not finish: $(cat "$T/$ID.log")"
+        LINE=$(lines "^door=$mode target=" "$T/$ID.log")
+        rt_stop "$ID"
+        echo "  $(what): $LINE"
+        assertFalse "$(what): the directory was made" "[ -e $C/b/rootfs/tmp/hostile-$mode ]"
+}
+
+# field NAME: the value of NAME= in $LINE.
+field() {
+        tr ' ' '\n' <<<"$LINE" | sed -n "s/^$1=//p"
+}
+
+# carries_every_layer: the taken-over process (if it could be) holds the filters of PID 1, our
+# init, and its mkdir failed with the layer's errno.
+carries_every_layer() {
+        assertNotEquals "$(what): the probe found no exec'd process: $(cat "$T/$ID.log")" "" "$LINE"
+        [ "$(field hijack)" = ok ] || return 0
+        assertEquals "$(what): the exec'd process's filters against PID 1's: $LINE" "$(field init_filters)" \
+                "$(field filters)"
+        assertEquals "$(what): its mkdir: $LINE" "$MKDIR_ERRNO" "$(field mkdir)"
+}
+
+wrapperPtrace() {
+        WRAPPER=1 hijack ptrace "$PROFILES/deny-mkdir.json"
+        carries_every_layer
+}
+
+testAnExecdProcessTakenOverByPtraceStillCarriesEveryLayerUnderTheWrapper() {
+        each_case wrapperPtrace
+}
+
+wrapperMem() {
+        WRAPPER=1 hijack mem "$PROFILES/deny-mkdir.json" "$DENY_PTRACE"
+        carries_every_layer
+}
+
+testAnExecdProcessTakenOverThroughProcMemStillCarriesEveryLayerUnderTheWrapper() {
+        each_case wrapperMem
+}
+
+# Without the wrapper nothing of ours sees the exec: Yama's ptrace_scope 1 must stop the take-over.
+yama_or_skip() {
+        local scope
+        if ! scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null); then
+                echo "  skipped: this kernel has no Yama (/proc/sys/kernel/yama is absent): a process a plain" \
+                        "runtime execs can be taken over by the workload (the documented risk)"
+                startSkipping
+                return 1
+        fi
+        if [ "$scope" -lt 1 ]; then
+                echo "  skipped: Yama's ptrace_scope is $scope here (this test never changes it): it must be 1 or more"
+                startSkipping
+                return 1
+        fi
+}
+
+plainCannotBeTakenOver() {
+        local mode
+        for mode in ptrace mem; do
+                WRAPPER= hijack "$mode" "$PROFILES/deny-mkdir.json" "$DENY_PTRACE"
+                assertContains "$(what) $mode: the take-over failed: $LINE" "$(field hijack)" "errno:"
+        done
+}
+
+testUnderAPlainRuntimeWithYamaAnExecdProcessCannotBeTakenOver() {
+        yama_or_skip || return 0
+        each_case plainCannotBeTakenOver
+}
+
+# ---- 7: exec-once with CAP_SYS_PTRACE --------------------------------------------------------
+
+execOncePtrace() {
+        hostile_bundle "$C/b" supervisor || fail "bundle"
+        tsync_json_edit "$C/b/config.json" '.process.capabilities |= (.bounding += ["CAP_SYS_PTRACE"]
+                | .effective += ["CAP_SYS_PTRACE"] | .permitted += ["CAP_SYS_PTRACE"]
+                | if $u != 0 then .inheritable += ["CAP_SYS_PTRACE"] | .ambient = ["CAP_SYS_PTRACE"] else . end)' \
+                --argjson u "$USR" || fail "caps"
+        cp "$C/b/config.json" "$C/before.json"
+        if ! inject --exec-once "$C/b" 2>"$C/inject.err"; then
+                assertEquals "$(what): inject's refusal is one line: $(cat "$C/inject.err")" 1 \
+                        "$(grep -c '^oci-seccomp-tsync: ' "$C/inject.err")"
+                assertEquals "$(what): and nothing else" 1 "$(wc -l <"$C/inject.err")"
+                assertTrue "$(what): the config is untouched" "cmp -s $C/before.json $C/b/config.json"
+                return
+        fi
+        rt_run "$ID" "$C/b"
+        local err=$T/$ID.err
+        echo "  $(what): $(tr '\n' ';' <"$T/$ID.out")"
+        assertNotEquals "$(what): the start went through" 0 "$rc"
+        assertEquals "$(what): the workload ran" "" "$(lines '^door=' "$T/$ID.out")"
+        assertEquals "$(what): the refusal is one line: $(cat "$err")" 1 "$(grep -c '^oci-seccomp-tsync: ' "$err")"
+}
+
+testExecOnceWithCapSysPtraceIsRefusedBeforeAnyWorkloadRuns() {
+        each_case execOncePtrace
+}
+
+. shunit2
