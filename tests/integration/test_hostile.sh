@@ -171,6 +171,7 @@ lines() {
 # from it, then "fds=N". Stop it with stop_agent.
 start_agent() {
         local i
+        rm -f "$C/agent.sock" "$C/agent.log" "$C/agent.out"
         "$AGENT" "$C/agent.sock" "$C/agent.log" >"$C/agent.out" 2>"$C/agent.err" &
         AGENT_PID=$!
         for ((i = 0; i < 100; i++)); do
@@ -192,26 +193,39 @@ stop_agent() {
         AGENT_PID=
 }
 
-# agent_bundle DIR MODE: hostile_probe -w MODE under a notify layer (getppid to the agent, which
-# answers 4242: the probe's first line shows the agent holds the listener, so its state is logged).
-agent_bundle() {
-        hostile_bundle "$1" -w "$2" || return 1
-        jq -n --arg sock "$C/agent.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock,
+# notify_profile: $C/profiles/notify.json, a layer that sends getppid to the agent, which answers
+# 4242: the probe's first line shows that the agent holds the listener, so its state is logged.
+notify_profile() {
+        mkdir -p "$C/profiles" &&
+                jq -n --arg sock "$C/agent.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock,
                 listenerMetadata: "ours", architectures: ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
-                syscalls: [{names: ["getppid"], action: "SCMP_ACT_NOTIFY"}]}' >"$C/notify.json" &&
-                inject --profile "$C/notify.json" "$1"
+                syscalls: [{names: ["getppid"], action: "SCMP_ACT_NOTIFY"}]}' >"$C/profiles/notify.json"
 }
 
-# agent_run MODE: the agent, then the container running the probe in MODE, kept until the probe is
-# done; its host pid in $PID, its output in $OUT.
+# agent_start MODE: the container running hostile_probe -w MODE under the notify layer, delivered
+# as $DELIVERY says: inject (the filters in the init's arguments, the default), at-start (inject
+# --compile-at-start: filter files) or wrapper (the runtime wrapper's --layers).
+agent_start() {
+        hostile_bundle "$C/b" -w "$1" && notify_profile || return 1
+        case "$DELIVERY" in
+        wrapper)
+                _tsync_register "$RT" "$ID"
+                ours_rt --layers=notify run --detach -b "$C/b" "$ID" </dev/null >"$T/$ID.log" 2>&1 || {
+                        cat "$T/$ID.log" >&2
+                        return 1
+                }
+                ;;
+        at-start) inject --compile-at-start --profile "$C/profiles/notify.json" "$C/b" && rt_start "$ID" "$C/b" ;;
+        *) inject --profile "$C/profiles/notify.json" "$C/b" && rt_start "$ID" "$C/b" ;;
+        esac
+}
+
+# agent_run MODE: the agent, then the container running the probe in MODE (agent_start), kept until
+# the probe is done; its host pid in $PID, its output in $OUT.
 agent_run() {
         start_agent || return 1
-        agent_bundle "$C/b" "$1" 2>"$C/inject.err" || {
-                fail "$(what): inject: $(cat "$C/inject.err")"
-                return 1
-        }
-        rt_start "$ID" "$C/b" || {
-                fail "$(what): start: $(cat "$T/$ID.log")"
+        agent_start "$1" 2>"$C/start.err" || {
+                fail "$(what) ${DELIVERY:-inject}: start: $(cat "$C/start.err" "$T/$ID.log" 2>/dev/null)"
                 return 1
         }
         OUT=$T/$ID.log
@@ -238,7 +252,7 @@ forgedState() {
         the_agent_got_only_ours agent
         assertEquals "$(what): connects of the workload that worked" "" \
                 "$(lines '^door=agent connect=' "$OUT" | grep -v ' errno:' || true)"
-        echo "  $(what): $(lines '^door=agent (connect|sent)=' "$OUT" | tr '\n' ';')"
+        echo "  $(what) ${DELIVERY:-inject}: $(lines '^door=agent (connect|sent)=' "$OUT" | tr '\n' ';')"
 }
 
 testTheAgentGetsOnlyTheContainersOwnStateNeverOneTheWorkloadForged() {
@@ -256,16 +270,30 @@ testNoConnectionOfTheWorkloadEverReachesTheAgent() {
         each_case holdTheAgent
 }
 
+# The other deliveries of the agent's listener, under runc as root and uid 1000.
+otherDeliveries() {
+        [ "$RT" = runc ] || return 0
+        local d
+        for d in at-start wrapper; do
+                DELIVERY=$d forgedState
+                stop_agent
+                rm -rf "${C:?}"/* && ID=$(tsync_unique_id "hostile-$d-$USR")
+                DELIVERY=$d holdTheAgent
+                stop_agent
+                rm -rf "${C:?}"/* && ID=$(tsync_unique_id "hostile-$d-$USR")
+        done
+}
+
+testEveryDeliveryKeepsTheAgentFromTheWorkload() {
+        each_case otherDeliveries
+}
+
 # Podman: the layer named by annotation, precreate's rewrite and createRuntime's state.
 podmanAgent() {
         local mode
         for mode in agent hold; do
                 start_agent || return
-                jq -n --arg sock "$C/agent.sock" '{defaultAction: "SCMP_ACT_ALLOW", listenerPath: $sock,
-                        listenerMetadata: "ours", architectures: ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
-                        syscalls: [{names: ["getppid"], action: "SCMP_ACT_NOTIFY"}]}' >"$C/notify.json"
-                podman_hooks || fail "hooks.d"
-                cp "$C/notify.json" "$C/profiles/"
+                podman_hooks && notify_profile || fail "hooks.d"
                 podman --hooks-dir "$C/hooks.d" run -d --name "$ID" --runtime runc --label tsync-test=$$ \
                         --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --user "$USR:$USR" \
                         --annotation io.oci-seccomp-tsync.layers=notify --rootfs "$C/rootfs" \
@@ -291,7 +319,6 @@ podmanAgent() {
                 assertEquals "$(what) $mode: connects of the workload that worked" "" \
                         "$(lines "^door=$mode connect=" "$OUT" | grep -v ' errno:' || true)"
                 stop_agent
-                rm -f "$C/agent.log"
         done
 }
 
