@@ -293,7 +293,7 @@ podmanAgent() {
         local mode
         for mode in agent hold; do
                 start_agent || return
-                podman_hooks && notify_profile || fail "hooks.d"
+                { podman_hooks && notify_profile; } || fail "hooks.d"
                 podman --hooks-dir "$C/hooks.d" run -d --name "$ID" --runtime runc --label tsync-test=$$ \
                         --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --user "$USR:$USR" \
                         --annotation io.oci-seccomp-tsync.layers=notify --rootfs "$C/rootfs" \
@@ -335,7 +335,7 @@ record_bundle() {
         shift
         hostile_bundle "$dir" "$@" || return 1
         tsync_json_edit "$dir/config.json" '.root.readonly = true' || return 1
-        mkdir -p -m 0755 "$C/out"
+        mkdir -m 0755 "$C/out" 2>/dev/null || [ -d "$C/out" ]
         inject --record "$C/out/p.json" "$dir"
 }
 
@@ -381,7 +381,7 @@ testNothingTheWorkloadMakesInTheRecordingsPlaceOutlivesIt() {
 # (a directory of the test's), a read-only rootfs.
 podmanSetuidDrop() {
         local said i
-        mkdir -p -m 0700 "$C/recroot" && mkdir -p -m 0755 "$C/out"
+        mkdir -m 0700 "$C/recroot" && mkdir -m 0755 "$C/out"
         podman_hooks --record-root "$C/recroot" || fail "hooks.d"
         prun "$ID" --rm --read-only --user "$USR:$USR" --annotation "io.oci-seccomp-tsync.record=of:$C/out/p.json" -- tamper
         assertContains "$(what): the probe ran: $(cat "$C/$ID.err")" "$(cat "$C/$ID.out")" "door=tamper done"
@@ -431,6 +431,31 @@ diskFill() {
 
 testTheWorkloadCannotFillTheHostsDiskThroughTheRecording() {
         each_case diskFill
+}
+
+podmanDiskFill() {
+        local before after i out=$C/fill.out
+        mkdir -m 0700 "$C/recroot" && mkdir -m 0755 "$C/out"
+        podman_hooks --record-root "$C/recroot" || fail "hooks.d"
+        before=$(disk_bytes "$C/recroot" "$C/out")
+        prun "$ID" -d --read-only --user "$USR:$USR" --annotation "io.oci-seccomp-tsync.record=of:$C/out/p.json" \
+                -- -w fill "$FILL_MIB"
+        assertEquals "$(what): podman run -d: $(cat "$C/$ID.err")" 0 "$rc"
+        for ((i = 0; i < 600; i++)); do
+                podman logs "$ID" >"$out" 2>&1
+                grep -q "^door=fill done" "$out" && break
+                sleep 0.2
+        done
+        after=$(disk_bytes "$C/recroot" "$C/out")
+        podman rm -f "$ID" >/dev/null 2>&1
+        echo "  $(what): $(lines '^door=fill dir=' "$out" | tr '\n' ';')"
+        assertTrue "$(what): the host's disk grew by $((after - before)) bytes" "[ $((after - before)) -lt $DISK_BOUND ]"
+        assertEquals "$(what): places of ours that took ${FILL_MIB} MiB" "" \
+                "$(lines "^door=fill dir=/\.oci-seccomp-tsync.* wrote=$((FILL_MIB * 1024 * 1024)) " "$out")"
+}
+
+testUnderPodmanTheWorkloadCannotFillTheHostsDiskThroughTheRecording() {
+        each_podman podmanDiskFill
 }
 
 # ---- 5, 6: exec'd processes ----------------------------------------------------------------
@@ -554,7 +579,7 @@ yama_or_skip() {
 plainCannotBeTakenOver() {
         local mode
         for mode in ptrace mem; do
-                WRAPPER= hijack "$mode" "$PROFILES/deny-mkdir.json" "$DENY_PTRACE"
+                WRAPPER='' hijack "$mode" "$PROFILES/deny-mkdir.json" "$DENY_PTRACE"
                 assertContains "$(what) $mode: the take-over failed: $LINE" "$(field hijack)" "errno:"
         done
 }
