@@ -567,21 +567,23 @@ yama_or_skip() {
                 echo "  skipped: this kernel has no Yama (/proc/sys/kernel/yama is absent): a process a plain" \
                         "runtime execs can be taken over by the workload (the documented risk)"
                 startSkipping
+                assertTrue "Yama" "[ -d /proc/sys/kernel/yama ]"
                 return 1
         fi
         if [ "$scope" -lt 1 ]; then
                 echo "  skipped: Yama's ptrace_scope is $scope here (this test never changes it): it must be 1 or more"
                 startSkipping
+                assertTrue "ptrace_scope 1" "[ $scope -ge 1 ]"
                 return 1
         fi
 }
 
+# (ptrace with the mkdir layer alone: its failure must be Yama's, not a layer's.)
 plainCannotBeTakenOver() {
-        local mode
-        for mode in ptrace mem; do
-                WRAPPER='' hijack "$mode" "$PROFILES/deny-mkdir.json" "$DENY_PTRACE"
-                assertContains "$(what) $mode: the take-over failed: $LINE" "$(field hijack)" "errno:"
-        done
+        WRAPPER='' hijack ptrace "$PROFILES/deny-mkdir.json"
+        assertContains "$(what) ptrace: the take-over failed: $LINE" "$(field hijack)" "errno:"
+        WRAPPER='' hijack mem "$PROFILES/deny-mkdir.json" "$DENY_PTRACE"
+        assertContains "$(what) mem: the take-over failed: $LINE" "$(field hijack)" "errno:"
 }
 
 testUnderAPlainRuntimeWithYamaAnExecdProcessCannotBeTakenOver() {
@@ -601,7 +603,7 @@ execOncePtrace() {
         if ! inject --exec-once "$C/b" 2>"$C/inject.err"; then
                 assertEquals "$(what): inject's refusal is one line: $(cat "$C/inject.err")" 1 \
                         "$(grep -c '^oci-seccomp-tsync: ' "$C/inject.err")"
-                assertEquals "$(what): and nothing else" 1 "$(wc -l <"$C/inject.err")"
+                assertEquals "$(what): and nothing else but warnings" 1 "$(grep -vc ': warning: ' "$C/inject.err")"
                 assertTrue "$(what): the config is untouched" "cmp -s $C/before.json $C/b/config.json"
                 return
         fi
