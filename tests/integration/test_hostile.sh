@@ -72,7 +72,7 @@ podman_hooks() {
 }
 
 # runc spec's capabilities, no more (Podman's defaults grant more).
-PODMAN_CAPS=(--cap-drop all --cap-add CAP_AUDIT_WRITE,CAP_KILL,CAP_NET_BIND_SERVICE)
+PODMAN_CAPS=(--cap-drop all --cap-add CAP_AUDIT_WRITE --cap-add CAP_KILL --cap-add CAP_NET_BIND_SERVICE)
 
 # prun NAME PODMAN-RUN-OPTION... -- ARG...: `podman run` of hostile_probe ARGS from $C/rootfs, with
 # our hooks and runc's default capabilities; $rc, $C/NAME.out, $C/NAME.err.
