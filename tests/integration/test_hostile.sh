@@ -17,6 +17,7 @@
 #      layer's errno, nothing is made); under a plain runtime with Yama ptrace_scope 1 the
 #      take-over itself fails (skipped where the kernel has no Yama; the host's sysctl is never
 #      changed);
+#      With exec-once asked, such a process cannot exec another program either.
 #   7. exec-once with CAP_SYS_PTRACE is refused with one line before any workload runs.
 # About 2 minutes on 2 cores.
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -489,12 +490,18 @@ exec_sleep() {
 }
 
 # hijack MODE LAYER...: the probe (the container's workload, under LAYERs) takes over an exec'd
-# `sleep` by MODE (ptrace, mem); its line in $LINE.
+# `sleep` by MODE (ptrace, mem) and makes it call mkdir; with EXEC_ONCE=1 the container asks for
+# exec-once and the taken-over process calls execve (of mkdir) instead. Its line in $LINE.
 hijack() {
-        local mode=$1 marker=$((RANDOM + 10000)) layers=() l
+        local mode=$1 marker=$((RANDOM + 10000)) layers=() l exec=() dir
         shift
         LINE=
-        hostile_bundle "$C/b" -w "$mode" "$marker" || fail "bundle"
+        [ -n "$EXEC_ONCE" ] && exec=(exec)
+        dir=$C/b/rootfs/tmp/hostile-$mode${EXEC_ONCE:+-exec}
+        hostile_bundle "$C/b" -w "$mode" "$marker" "${exec[@]}" || fail "bundle"
+        if [ -n "$EXEC_ONCE" ]; then
+                tsync_json_edit "$C/b/config.json" '.annotations["io.oci-seccomp-tsync.exec"] = "once"' || fail "exec-once"
+        fi
         mkdir -p "$C/profiles"
         for l in "$@"; do
                 cp "$l" "$C/profiles/" && layers+=("$(basename "$l" .json)")
@@ -510,6 +517,7 @@ hijack() {
                 }
         else
                 local opts=()
+                [ -n "$EXEC_ONCE" ] && opts+=(--exec-once)
                 for l in "$@"; do
                         opts+=(--profile "$l")
                 done
@@ -527,7 +535,7 @@ hijack() {
         LINE=$(lines "^door=$mode target=" "$T/$ID.log")
         rt_stop "$ID"
         echo "  $(what): $LINE"
-        assertFalse "$(what): the directory was made" "[ -e $C/b/rootfs/tmp/hostile-$mode ]"
+        assertFalse "$(what): the directory was made" "[ -e $dir ]"
 }
 
 # field NAME: the value of NAME= in $LINE.
@@ -542,7 +550,15 @@ carries_every_layer() {
         [ "$(field hijack)" = ok ] || return 0
         assertEquals "$(what): the exec'd process's filters against PID 1's: $LINE" "$(field init_filters)" \
                 "$(field filters)"
-        assertEquals "$(what): its mkdir: $LINE" "$MKDIR_ERRNO" "$(field mkdir)"
+        assertEquals "$(what): its mkdir: $LINE" "$MKDIR_ERRNO" "$(field result)"
+}
+
+# refuses_a_second_exec: the taken-over process (if it could be) could not exec another program:
+# exec-once's errno (EPERM).
+refuses_a_second_exec() {
+        assertNotEquals "$(what): the probe found no exec'd process: $(cat "$T/$ID.log")" "" "$LINE"
+        [ "$(field hijack)" = ok ] || return 0
+        assertEquals "$(what): its execve: $LINE" errno:1 "$(field result)"
 }
 
 wrapperPtrace() {
@@ -561,6 +577,19 @@ wrapperMem() {
 
 testAnExecdProcessTakenOverThroughProcMemStillCarriesEveryLayerUnderTheWrapper() {
         each_case wrapperMem
+}
+
+wrapperExecOnce() {
+        local mode
+        for mode in ptrace mem; do
+                WRAPPER=1 EXEC_ONCE=1 hijack "$mode"
+                refuses_a_second_exec
+                rm -rf "${C:?}"/* && ID=$(tsync_unique_id "hostile-$RT-$USR")
+        done
+}
+
+testAnExecdProcessTakenOverStillCannotExecUnderExecOnceThroughTheWrapper() {
+        each_case wrapperExecOnce
 }
 
 # Without the wrapper nothing of ours sees the exec: Yama's ptrace_scope 1 must stop the take-over.

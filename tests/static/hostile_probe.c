@@ -21,16 +21,19 @@
  *                      regular file under ROOT it can open for writing
  *   hostile_probe [-w] fill MIB [ROOT]  write MIB MiB to hostile-fill in the
  *                      same directories, one line each: wrote=BYTES errno
- *   hostile_probe [-w] ptrace MARKER  find the process running `sleep MARKER`,
- *                      take it over with PTRACE_SEIZE and make it call
- *                      mkdir("/tmp/hostile-ptrace") (x86-64)
- *   hostile_probe [-w] mem MARKER     the same through /proc/PID/mem, no
+ *   hostile_probe [-w] ptrace MARKER [exec]  find the process running
+ *                      `sleep MARKER`, take it over with PTRACE_SEIZE and make
+ *                      it call mkdir("/tmp/hostile-ptrace") (x86-64); with
+ *                      exec, execve("/bin/mkdir", /tmp/hostile-ptrace-exec)
+ *   hostile_probe [-w] mem MARKER [exec]  the same through /proc/PID/mem, no
  *                      ptrace call: SIGSTOP, code written at its syscall's
- *                      return address, SIGCONT; mkdir("/tmp/hostile-mem")
+ *                      return address, SIGCONT; /tmp/hostile-mem[-exec]
  *   hostile_probe [-w] supervisor     open /proc/1/task/TID/mem of every thread
  *                      of PID 1 read-write
  * The hijack's line: target=PID filters=N (the target's Seccomp_filters)
- * init_filters=N (PID 1's) hijack=ok|errno:N mkdir=ok|errno:N created=yes|no.
+ * init_filters=N (PID 1's) hijack=ok|errno:N call=mkdir|execve
+ * result=ok|errno:N|ran (execve: the process became another program)
+ * created=yes|no.
  * The taken-over process ends in a pause() loop with mkdir's result in rdi,
  * which /proc/PID/syscall shows. -w: after "done", wait until killed (the test
  * reads the container's state meanwhile). Exit 0 unless the probe cannot run. */
@@ -451,26 +454,30 @@ static int filter_count(int pid)
         return n;
 }
 
-/* The process whose command line is `*sleep MARKER`, waited for (bounded). */
+/* Whether pid runs `*sleep MARKER`. */
+static bool is_target(int pid, const char *marker)
+{
+        char path[64], cmd[256] = { 0 };
+        (void)snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
+        (void)close(fd);
+        size_t len = n > 0 ? strlen(cmd) : 0;
+        return len >= 5 && strcmp(cmd + len - 5, "sleep") == 0 && (ssize_t)len + 1 < n &&
+               strcmp(cmd + len + 1, marker) == 0;
+}
+
+/* The process running `*sleep MARKER`, waited for (bounded). */
 static int find_target(const char *marker)
 {
         for (int tries = 0; tries < WAIT_TRIES; tries++, nap()) {
                 DIR *d = opendir("/proc");
                 struct dirent *e;
                 while (d && (e = readdir(d))) {
-                        char path[64], cmd[256] = { 0 };
                         int pid = atoi(e->d_name);
-                        if (pid <= 1 || pid == getpid())
-                                continue;
-                        (void)snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-                        int fd = open(path, O_RDONLY | O_CLOEXEC);
-                        if (fd < 0)
-                                continue;
-                        ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
-                        (void)close(fd);
-                        size_t len = n > 0 ? strlen(cmd) : 0;
-                        if (len >= 5 && strcmp(cmd + len - 5, "sleep") == 0 && (ssize_t)len + 1 < n &&
-                            strcmp(cmd + len + 1, marker) == 0) {
+                        if (pid > 1 && pid != getpid() && is_target(pid, marker)) {
                                 (void)closedir(d);
                                 return pid;
                         }
@@ -503,36 +510,57 @@ static int blocked_in(int pid, long *ret_nr, unsigned long *ret_arg0, unsigned l
 }
 
 #if defined(__x86_64__)
-/* The code put at a blocked call's `syscall` instruction (pc - 2):
+/* The code put at a blocked call's `syscall` instruction (pc - 2), one of:
  *   jmp +0                   (resumed at pc - 2 by a restart, or at pc)
- *   lea rdi, [rip + path]; mov esi, 0755; mov eax, SYS_mkdir; syscall
+ *   mkdir:  lea rdi, [rip + dir]; mov esi, 0755; mov eax, SYS_mkdir; syscall
+ *   execve: lea rdi, [rip + "/bin/mkdir"]; lea rax, [rip + dir]; push 0; push rax;
+ *           push rdi; mov rsi, rsp; xor edx, edx; mov eax, SYS_execve; syscall
  *   mov rdi, rax             (the result, for /proc/PID/syscall)
  *   1: mov eax, SYS_pause; syscall; jmp 1b
- *   path: the directory's name */
-static size_t shellcode(uint8_t *code, size_t size, const char *dir)
+ *   the strings */
+#define MKDIR_PROG "/bin/mkdir"
+static const uint8_t code_mkdir[] = { 0xeb, 0x00, 0x48, 0x8d, 0x3d,      0,    0,    0,    0,    0xbe, 0xed,
+                                      0x01, 0x00, 0x00, 0xb8, SYS_mkdir, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+static const uint8_t code_execve[] = { 0xeb, 0x00, 0x48, 0x8d, 0x3d,       0,    0,    0,    0,    0x48, 0x8d,
+                                       0x05, 0,    0,    0,    0,          0x6a, 0x00, 0x50, 0x57, 0x48, 0x89,
+                                       0xe6, 0x31, 0xd2, 0xb8, SYS_execve, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+static const uint8_t code_tail[] = { 0x48, 0x89, 0xc7, 0xb8, SYS_pause, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7 };
+
+/* rip-relative displacement at code[at..at+4) (the instruction ends there) to target. */
+static void rel32(uint8_t *code, size_t at, size_t target)
 {
-        static const uint8_t head[] = { 0xeb, 0x00, 0x48, 0x8d, 0x3d, 0, 0, 0, 0 };
-        static const uint8_t body[] = { 0xbe,      0xed, 0x01, 0x00, 0x00, 0xb8, SYS_mkdir, 0x00,
-                                        0x00,      0x00, 0x0f, 0x05, 0x48, 0x89, 0xc7,      0xb8,
-                                        SYS_pause, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb,      0xf7 };
-        size_t len = sizeof(head) + sizeof(body) + strlen(dir) + 1;
+        int32_t off = (int32_t)(target - (at + 4));
+        memcpy(code + at, &off, sizeof(off));
+}
+
+static size_t shellcode(uint8_t *code, size_t size, bool exec, const char *dir)
+{
+        const uint8_t *head = exec ? code_execve : code_mkdir;
+        size_t n = exec ? sizeof(code_execve) : sizeof(code_mkdir), strings = n + sizeof(code_tail);
+        size_t len = strings + strlen(MKDIR_PROG) + 1 + strlen(dir) + 1;
         if (len > size)
                 return 0;
-        memcpy(code, head, sizeof(head));
-        int32_t off = (int32_t)sizeof(body);
-        memcpy(code + 5, &off, sizeof(off));
-        memcpy(code + sizeof(head), body, sizeof(body));
-        memcpy(code + sizeof(head) + sizeof(body), dir, strlen(dir) + 1);
+        memcpy(code, head, n);
+        memcpy(code + n, code_tail, sizeof(code_tail));
+        if (exec) {
+                memcpy(code + strings, MKDIR_PROG, strlen(MKDIR_PROG) + 1);
+                memcpy(code + strings + strlen(MKDIR_PROG) + 1, dir, strlen(dir) + 1);
+                rel32(code, 5, strings);
+                rel32(code, 12, strings + strlen(MKDIR_PROG) + 1);
+        } else {
+                memcpy(code + strings, dir, strlen(dir) + 1);
+                rel32(code, 5, strings);
+        }
         /* Whole words for PTRACE_POKEDATA: pad with what follows (zeros). */
         return (len + 7) & ~(size_t)7;
 }
 
-static int hijack_ptrace(int pid, const char *dir)
+static int hijack_ptrace(int pid, bool exec, const char *dir)
 {
-        uint8_t code[128] = { 0 };
+        uint8_t code[160] = { 0 };
         struct user_regs_struct regs;
         int status;
-        size_t len = shellcode(code, sizeof(code), dir);
+        size_t len = shellcode(code, sizeof(code), exec, dir);
         if (ptrace(PTRACE_SEIZE, pid, 0, 0) < 0)
                 return -errno;
         if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) < 0 || waitpid(pid, &status, __WALL) < 0 ||
@@ -565,13 +593,13 @@ static bool stopped(int pid)
         return p && (p[2] == 'T' || p[2] == 't');
 }
 
-static int hijack_mem(int pid, const char *dir)
+static int hijack_mem(int pid, bool exec, const char *dir)
 {
-        uint8_t code[128] = { 0 };
+        uint8_t code[160] = { 0 };
         char path[64];
         long nr;
         unsigned long arg0, pc;
-        size_t len = shellcode(code, sizeof(code), dir);
+        size_t len = shellcode(code, sizeof(code), exec, dir);
         int r = blocked_in(pid, &nr, &arg0, &pc);
         if (r < 0)
                 return r;
@@ -593,35 +621,47 @@ static int hijack_mem(int pid, const char *dir)
         return r;
 }
 
-static int cmd_hijack(bool by_ptrace, const char *marker)
+static int cmd_hijack(bool by_ptrace, bool exec, const char *marker)
 {
         char dir[64], e1[32], e2[32];
         struct stat st;
-        (void)snprintf(dir, sizeof(dir), "/tmp/" MARK "%s", by_ptrace ? "ptrace" : "mem");
+        (void)snprintf(dir, sizeof(dir), "/tmp/" MARK "%s%s", by_ptrace ? "ptrace" : "mem", exec ? "-exec" : "");
         int pid = find_target(marker);
         if (pid < 0) {
                 say("door=%s target=none", mode);
                 return 0;
         }
         int filters = filter_count(pid), init_filters = filter_count(1);
-        int r = by_ptrace ? hijack_ptrace(pid, dir) : hijack_mem(pid, dir);
+        int r = by_ptrace ? hijack_ptrace(pid, exec, dir) : hijack_mem(pid, exec, dir);
         long nr = -1;
         unsigned long result = 0, pc;
-        /* The taken-over process ends in pause() with mkdir's result in its first argument. */
-        for (int tries = 0; r == 0 && tries < WAIT_TRIES; tries++, nap())
+        bool left = false;
+        /* The taken-over process ends in pause() with the call's result in its first argument,
+         * or it is another program (its execve worked). */
+        for (int tries = 0; r == 0 && tries < WAIT_TRIES; tries++, nap()) {
                 if (blocked_in(pid, &nr, &result, &pc) == 0 && nr == SYS_pause)
                         break;
-        const char *mkdir_res = "none";
-        if (r == 0 && nr == SYS_pause)
-                mkdir_res = res((long)result, (int)-(long)result, e2, sizeof(e2));
-        say("door=%s target=%d filters=%d init_filters=%d hijack=%s mkdir=%s created=%s", mode, pid, filters,
-            init_filters, res(r, -r, e1, sizeof(e1)), mkdir_res, lstat(dir, &st) == 0 ? "yes" : "no");
+                if ((left = !is_target(pid, marker)))
+                        break;
+        }
+        const char *call_res = "none";
+        if (left)
+                call_res = "ran";
+        else if (r == 0 && nr == SYS_pause)
+                call_res = res((long)result, (int)-(long)result, e2, sizeof(e2));
+        /* An exec'd mkdir may still be on its way: wait for the directory (bounded). */
+        for (int tries = 0; left && tries < WAIT_TRIES && lstat(dir, &st) < 0; tries++)
+                nap();
+        say("door=%s target=%d filters=%d init_filters=%d hijack=%s call=%s result=%s created=%s", mode, pid, filters,
+            init_filters, res(r, -r, e1, sizeof(e1)), exec ? "execve" : "mkdir", call_res,
+            lstat(dir, &st) == 0 ? "yes" : "no");
         return 0;
 }
 #else
-static int cmd_hijack(bool by_ptrace, const char *marker)
+static int cmd_hijack(bool by_ptrace, bool exec, const char *marker)
 {
         (void)by_ptrace;
+        (void)exec;
         (void)marker;
         say("door=%s hijack=unsupported (not x86-64)", mode);
         return 0;
@@ -657,8 +697,9 @@ static int cmd_supervisor(void)
 
 static int usage(void)
 {
-        fprintf(stderr, "usage: hostile_probe [-w] agent|hold|tamper [ROOT] | fill MIB [ROOT] | ptrace|mem MARKER | "
-                        "supervisor\n");
+        fprintf(stderr,
+                "usage: hostile_probe [-w] agent|hold|tamper [ROOT] | fill MIB [ROOT] | ptrace|mem MARKER [exec] | "
+                "supervisor\n");
         return 2;
 }
 
@@ -680,8 +721,9 @@ int main(int argc, char **argv)
                 r = cmd_tamper(root);
         else if (strcmp(mode, "fill") == 0 && (argc == 2 || argc == 3))
                 r = cmd_fill(atol(argv[1]), argc == 3 ? argv[2] : AGENT_ROOT);
-        else if ((strcmp(mode, "ptrace") == 0 || strcmp(mode, "mem") == 0) && argc == 2)
-                r = cmd_hijack(strcmp(mode, "ptrace") == 0, argv[1]);
+        else if ((strcmp(mode, "ptrace") == 0 || strcmp(mode, "mem") == 0) &&
+                 (argc == 2 || (argc == 3 && strcmp(argv[2], "exec") == 0)))
+                r = cmd_hijack(strcmp(mode, "ptrace") == 0, argc == 3, argv[1]);
         else if (strcmp(mode, "supervisor") == 0 && argc == 1)
                 r = cmd_supervisor();
         else
