@@ -631,10 +631,15 @@ static int cmd_hijack(bool by_ptrace, bool exec, const char *marker)
                 say("door=%s target=none", mode);
                 return 0;
         }
-        int filters = filter_count(pid), init_filters = filter_count(1);
-        int r = by_ptrace ? hijack_ptrace(pid, exec, dir) : hijack_mem(pid, exec, dir);
+        /* Until it sleeps in its call (it may still be on its way from execve); where
+         * /proc/PID/syscall is refused, the take-over below says why. */
         long nr = -1;
         unsigned long result = 0, pc;
+        for (int tries = 0; tries < WAIT_TRIES && blocked_in(pid, &nr, &result, &pc) == -EAGAIN; tries++)
+                nap();
+        int filters = filter_count(pid), init_filters = filter_count(1);
+        int r = by_ptrace ? hijack_ptrace(pid, exec, dir) : hijack_mem(pid, exec, dir);
+        nr = -1;
         bool left = false;
         /* The taken-over process ends in pause() with the call's result in its first argument,
          * or it is another program (its execve worked). */
