@@ -86,7 +86,8 @@ prun() {
         done
         shift
         podman --hooks-dir "$C/hooks.d" run --name "$name" --runtime runc --label tsync-test=$$ \
-                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" "${opts[@]}" --rootfs "$C/rootfs" \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" --hostname "$name" "${opts[@]}" \
+                --rootfs "$C/rootfs" \
                 /bin/hostile_probe "$@" </dev/null >"$C/$name.out" 2>"$C/$name.err"
         rc=$?
 }
@@ -135,15 +136,16 @@ what() {
 }
 
 # hostile_bundle DIR ARG...: a bundle running hostile_probe ARGS as $USR from a writable rootfs,
-# with no ambient capabilities (runc spec asks for some the kernel will not raise).
+# with no ambient capabilities (runc spec asks for some the kernel will not raise), hostname $ID
+# (the probe names what it makes hostile-HOSTNAME-*).
 hostile_bundle() {
         local dir=$1
         shift
         rm -rf "$dir"
         make_rootfs "$dir/rootfs" "$HOSTILE" || return 1
         make_bundle "$dir" /bin/hostile_probe "$@" || return 1
-        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = [] | .process.user = {uid: $u, gid: $u}' \
-                --argjson u "$USR"
+        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = [] | .process.user = {uid: $u, gid: $u}
+                | .hostname = $id' --argjson u "$USR" --arg id "$ID"
 }
 
 # wait_line FILE REGEX: until a line of FILE matches (a guard of 2 minutes, not a measure).
@@ -357,6 +359,20 @@ host_leftovers() {
         return 0
 }
 
+# The hook's default roots: a design may keep the recording's place there rather than in the
+# bundle or under --record-root. Other containers' files live there too: only this one's names
+# (hostile-$ID-*) are looked at.
+DEFAULT_ROOTS=(/var/lib/oci-seccomp-tsync /run/oci-seccomp-tsync)
+
+# marked_elsewhere: what of this container's is left in the default roots.
+marked_elsewhere() {
+        local r
+        for r in "${DEFAULT_ROOTS[@]}"; do
+                [ -d "$r" ] && find "$r" -name "hostile-$ID-*" -printf '%p %u %m\n'
+        done
+        return 0
+}
+
 setuidDrop() {
         record_bundle "$C/b" tamper 2>"$C/inject.err" || {
                 fail "$(what): inject: $(cat "$C/inject.err")"
@@ -367,6 +383,7 @@ setuidDrop() {
         assertContains "$(what): the probe ran: $(cat "$err")" "$(cat "$out")" "door=tamper done"
         echo "  $(what): $(lines '^door=tamper (dir|break)=/\.oci' "$out" | tr '\n' ';')"
         assertEquals "$(what): what the workload left on the host" "" "$(host_leftovers "$C/b" "$C/out")"
+        assertEquals "$(what): what the workload left in our default roots" "" "$(marked_elsewhere)"
         if [ -s "$C/out/p.json" ]; then
                 jq -e .defaultAction "$C/out/p.json" >/dev/null || fail "$(what): the profile: $(cat "$C/out/p.json")"
         else
@@ -398,6 +415,7 @@ podmanSetuidDrop() {
                 sleep 0.1
         done
         assertEquals "$(what): what the workload left on the host" "" "$(host_leftovers "$C/recroot" "$C/out")"
+        assertEquals "$(what): what the workload left in our default roots" "" "$(marked_elsewhere)"
         if [ -s "$C/out/p.json" ]; then
                 jq -e .defaultAction "$C/out/p.json" >/dev/null || fail "$(what): the profile: $(cat "$C/out/p.json")"
         fi
@@ -413,6 +431,15 @@ disk_bytes() {
         du -sxb "$@" | awk '{ n += $1 } END { print n + 0 }'
 }
 
+# marked_disk_bytes: the bytes of this container's fill files in the default roots, where not on a
+# tmpfs.
+marked_disk_bytes() {
+        local r
+        for r in "${DEFAULT_ROOTS[@]}"; do
+                [ -d "$r" ] && find "$r" -name "hostile-$ID-fill" ! -fstype tmpfs -printf '%s\n'
+        done | awk '{ n += $1 } END { print n + 0 }'
+}
+
 diskFill() {
         record_bundle "$C/b" -w fill "$FILL_MIB" 2>"$C/inject.err" || {
                 fail "$(what): inject: $(cat "$C/inject.err")"
@@ -425,7 +452,7 @@ diskFill() {
                 return
         }
         wait_line "$out" "^door=fill done" || fail "$(what): the probe did not finish: $(cat "$out")"
-        after=$(disk_bytes "$C/b" "$C/out")
+        after=$(($(disk_bytes "$C/b" "$C/out") + $(marked_disk_bytes)))
         rt_stop "$ID"
         echo "  $(what): $(lines '^door=fill dir=' "$out" | tr '\n' ';')"
         assertTrue "$(what): the host's disk grew by $((after - before)) bytes" "[ $((after - before)) -lt $DISK_BOUND ]"
@@ -450,7 +477,7 @@ podmanDiskFill() {
                 grep -q "^door=fill done" "$out" && break
                 sleep 0.2
         done
-        after=$(disk_bytes "$C/recroot" "$C/out")
+        after=$(($(disk_bytes "$C/recroot" "$C/out") + $(marked_disk_bytes)))
         podman rm -f "$ID" >/dev/null 2>&1
         echo "  $(what): $(lines '^door=fill dir=' "$out" | tr '\n' ';')"
         assertTrue "$(what): the host's disk grew by $((after - before)) bytes" "[ $((after - before)) -lt $DISK_BOUND ]"

@@ -14,13 +14,14 @@
  *                      connection open (a partial state sent) for two seconds,
  *                      then close and wait for the peer to close
  *   hostile_probe [-w] tamper [ROOT]  in every writable mount and every
- *                      directory under ROOT: create hostile-file, chmod the
- *                      directory 0777, create hostile-suid (a copy of this
- *                      program, chmod 04755), symlink hostile-link to
+ *                      directory under ROOT: create hostile-HOST-file, chmod
+ *                      the directory 0777, create hostile-HOST-suid (a copy of
+ *                      this program, chmod 04755), symlink hostile-HOST-link to
  *                      /etc/shadow; before that, overwrite the start of every
- *                      regular file under ROOT it can open for writing
- *   hostile_probe [-w] fill MIB [ROOT]  write MIB MiB to hostile-fill in the
- *                      same directories, one line each: wrote=BYTES errno
+ *                      regular file under ROOT it can open for writing (HOST:
+ *                      the container's hostname)
+ *   hostile_probe [-w] fill MIB [ROOT]  write MIB MiB to hostile-HOST-fill in
+ *                      the same directories, one line each: wrote=BYTES errno
  *   hostile_probe [-w] ptrace MARKER [exec]  find the process running
  *                      `sleep MARKER`, take it over with PTRACE_SEIZE and make
  *                      it call mkdir("/tmp/hostile-ptrace") (x86-64); with
@@ -67,6 +68,9 @@
 #define FORGED_META "forged-by-the-workload"
 
 static const char *mode;
+/* The names of what tamper and fill make: MARK, the container's hostname, '-': a test finds this
+ * container's files wherever they end up on the host. */
+static char mark[128];
 
 /* One line per attempt, one write per line. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -385,7 +389,7 @@ static int cmd_tamper(const char *root)
         for (size_t i = 0; i < dirs.n; i++) {
                 const char *d = strcmp(dirs.p[i], "/") == 0 ? "" : dirs.p[i];
                 int e;
-                (void)snprintf(p, sizeof(p), "%s/" MARK "file", d);
+                (void)snprintf(p, sizeof(p), "%s/%sfile", d, mark);
                 int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
                 e = errno;
                 if (fd >= 0) {
@@ -394,10 +398,10 @@ static int cmd_tamper(const char *root)
                 }
                 long c = chmod(dirs.p[i], 0777);
                 int ce = errno;
-                (void)snprintf(p, sizeof(p), "%s/" MARK "suid", d);
+                (void)snprintf(p, sizeof(p), "%s/%ssuid", d, mark);
                 int se;
                 long s = drop_suid(p, &se);
-                (void)snprintf(p, sizeof(p), "%s/" MARK "link", d);
+                (void)snprintf(p, sizeof(p), "%s/%slink", d, mark);
                 long l = symlink("/etc/shadow", p);
                 int le = errno;
                 say("door=tamper dir=%s create=%s chmod=%s suid=%s link=%s", dirs.p[i], res(fd, e, e1, sizeof(e1)),
@@ -414,7 +418,7 @@ static int cmd_fill(long mib, const char *root)
         memset(chunk, 'h', sizeof(chunk));
         target_dirs(root, &dirs, NULL);
         for (size_t i = 0; i < dirs.n; i++) {
-                (void)snprintf(p, sizeof(p), "%s/" MARK "fill", strcmp(dirs.p[i], "/") == 0 ? "" : dirs.p[i]);
+                (void)snprintf(p, sizeof(p), "%s/%sfill", strcmp(dirs.p[i], "/") == 0 ? "" : dirs.p[i], mark);
                 int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
                 long long wrote = 0;
                 long r = fd;
@@ -717,6 +721,9 @@ int main(int argc, char **argv)
         if (argc < 1)
                 return usage();
         mode = argv[0];
+        char host[65] = { 0 };
+        (void)gethostname(host, sizeof(host) - 1);
+        (void)snprintf(mark, sizeof(mark), MARK "%s-", host);
         const char *root = argc > 1 ? argv[1] : AGENT_ROOT;
         if (strcmp(mode, "agent") == 0 && argc <= 2)
                 r = cmd_agent(root);
