@@ -42,6 +42,12 @@ void cli_warnings(const char *where, struct tsync_warnings *w);
  * init loads anything (runc runs them under the profile). */
 void cli_warn_replace(const char *where, const struct tsync_json *config, const char *exec);
 
+/* Processes a plain runtime exec starts carry neither the layers nor exec
+ * once, and where Yama does not stop it the workload can take them over
+ * (tsync/plain_exec.h): one warning, said where the user decides (inject,
+ * check, precreate), never by the runtime wrapper, whose execs pass the init. */
+void cli_warn_plain_exec(const char *where, size_t n_layers, int exec_once);
+
 /* Handles one shared option; returns 1 if it was one, 0 if not, -1 after printing an error. */
 int cli_input_option(struct cli_input *in, int opt, const char *arg);
 /* One option per line: clang-format makes a staircase of a macro's list. */

@@ -318,6 +318,7 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace("precreate", config, "exec");
+        cli_warn_plain_exec("precreate", plan->n_layers, plan->init.exec_once);
         return 0;
 }
 

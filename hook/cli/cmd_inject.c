@@ -204,6 +204,7 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 remove_old_files(bundle, state_dir);
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace(bundle, config, "runc exec");
+        cli_warn_plain_exec(bundle, plan->n_layers, plan->init.exec_once);
         return 0;
 }
 

@@ -563,5 +563,25 @@ testTheRuntimeWrapperRunsANotifyLayerUnderRunc() {
         assertEquals "state.id" "$id" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
 }
 
-. shunit2
+# SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (runc's seccomp-notify.bats runs it): the kernel takes
+# the flag only with a listener, so the init asks about it together with NEW_LISTENER, as it loads
+# it. A 4-thread workload gets the agent's answers in every thread.
+killable_recv_answers() {
+        local id
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/threads_probe -n 4 getppid || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" \
+                '.linux.seccomp.flags = ["SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"]' || fail "config"
+        id=$(tsync_unique_id "killable-$WRAP")
+        run_rt runc "$id" "$TSYNC_TMP/b"
+        assertEquals "runc run ($WRAP): $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the agent got one listener" "fds=1" "$(sed -n 2p "$TSYNC_TMP/agent.log")"
+}
+testLayerWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers() { WRAP=layer killable_recv_answers; }
+testReplaceWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers() {
+        AT_START= WRAP=replace killable_recv_answers
+}
 
+. shunit2
