@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tsync/arches.h"
 #include "tsync/cache.h"
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
@@ -79,25 +80,12 @@ static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsyn
  * names them too rather than leave them to the bad-architecture action. */
 static size_t companion_arches(uint32_t native, uint32_t ret[3])
 {
-        size_t n = 0;
+        size_t n = 0, count;
+        const struct tsync_arch_def *rows = tsync_arches(&count);
         ret[n++] = native;
-        switch (native) {
-        case SCMP_ARCH_X86_64:
-                ret[n++] = SCMP_ARCH_X86;
-                ret[n++] = SCMP_ARCH_X32;
-                break;
-        case SCMP_ARCH_AARCH64:
-                ret[n++] = SCMP_ARCH_ARM;
-                break;
-        case SCMP_ARCH_S390X:
-                ret[n++] = SCMP_ARCH_S390;
-                break;
-        case SCMP_ARCH_PPC64:
-                ret[n++] = SCMP_ARCH_PPC;
-                break;
-        default:
-                break;
-        }
+        for (size_t i = 0; i < count && n < 3; i++)
+                if (rows[i].companion_of == native)
+                        ret[n++] = rows[i].token;
         return n;
 }
 
