@@ -28,17 +28,16 @@
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
 
-#define VIEW_MAX_BYTES (16u << 20)
-
-/* Reads all of path (a regular file, at most VIEW_MAX_BYTES), NUL-terminated. */
+/* Reads all of path (a regular file, at most TSYNC_CONFIG_MAX_BYTES), NUL-terminated. */
 static int read_whole(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode, struct tsync_err *err)
 {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0)
                 return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode) || (size_t)st.st_size > VIEW_MAX_BYTES)
-                return tsync_error(err, EINVAL, "%s: not a regular file of at most %u bytes", path, VIEW_MAX_BYTES);
+        if (!S_ISREG(st.st_mode) || (size_t)st.st_size > TSYNC_CONFIG_MAX_BYTES)
+                return tsync_error(err, EINVAL, "%s: not a regular file of at most %u bytes", path,
+                                   TSYNC_CONFIG_MAX_BYTES);
         _cleanup_free_ char *buf = malloc((size_t)st.st_size + 1);
         if (!buf)
                 return tsync_error(err, ENOMEM, "out of memory");
@@ -194,7 +193,7 @@ static int restore_crun_copy(pid_t ppid, const char *id, const char *bundle, con
                                    bundle);
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        struct tsync_json_limits lim = { .max_bytes = VIEW_MAX_BYTES };
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         r = tsync_json_parse(theirs, theirs_len, &lim, &doc, err);
         if (r == 0)
                 r = tsync_plan_from_config(doc, &plan, err);
@@ -228,7 +227,7 @@ static int bundle_view(const char *bundle, const char *id, bool start, pid_t cru
         mode_t mode;
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        struct tsync_json_limits lim = { .max_bytes = VIEW_MAX_BYTES };
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         bool changed = start;
         int r = read_whole(path, &buf, &buf_len, &mode, err);
         if (r == 0)

@@ -32,7 +32,6 @@
 #include "tsync/rewrite.h"
 
 #define STATE_MAX_BYTES   (1u << 20)
-#define CONFIG_MAX_BYTES  (16u << 20)
 #define PROCESS_MAX_BYTES (4u << 20)
 
 /* The last line the runtime wrote on its standard error (kept in fd), for
@@ -193,7 +192,7 @@ static int read_config(const char *bundle, struct tsync_json **ret, struct tsync
         r = trusted(fd, path, false, err);
         if (r < 0)
                 return r;
-        struct tsync_json_limits lim = { .max_bytes = CONFIG_MAX_BYTES };
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         r = tsync_json_parse_fd(fd, &lim, ret, err);
         return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
 }
