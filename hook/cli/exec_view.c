@@ -31,33 +31,12 @@
 /* Reads all of path (a regular file, at most TSYNC_CONFIG_MAX_BYTES), NUL-terminated. */
 static int read_whole(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode, struct tsync_err *err)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         struct stat st;
-        if (fd < 0 || fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode) || (size_t)st.st_size > TSYNC_CONFIG_MAX_BYTES)
-                return tsync_error(err, EINVAL, "%s: not a regular file of at most %u bytes", path,
-                                   TSYNC_CONFIG_MAX_BYTES);
-        _cleanup_free_ char *buf = malloc((size_t)st.st_size + 1);
-        if (!buf)
-                return tsync_error(err, ENOMEM, "out of memory");
-        size_t len = 0;
-        for (ssize_t n; len <= (size_t)st.st_size; len += (size_t)n) {
-                n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
-                if (n < 0 && errno == EINTR)
-                        n = 0;
-                else if (n < 0)
-                        return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-                else if (n == 0)
-                        break;
-        }
-        if (len > (size_t)st.st_size)
-                return tsync_error(err, EAGAIN, "%s: grew while being read", path);
-        buf[len] = '\0';
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        *ret_mode = st.st_mode & 07777;
-        return 0;
+        int r = tsync_read_file_at(AT_FDCWD, path, path, TSYNC_READ_REGULAR, TSYNC_CONFIG_MAX_BYTES, ret, ret_len, &st,
+                                   err);
+        if (r == 0)
+                *ret_mode = st.st_mode & 07777;
+        return r;
 }
 
 /* Reads /proc/PID/NAME (NUL-separated) into buf; the length, or -errno. */
@@ -183,7 +162,7 @@ static int restore_crun_copy(pid_t ppid, const char *id, const char *bundle, con
         (void)snprintf(copy, sizeof(copy), "%s/%s/config.json", root, id);
         _cleanup_free_ char *theirs = NULL;
         size_t theirs_len;
-        mode_t mode;
+        mode_t mode = 0;
         r = read_whole(copy, &theirs, &theirs_len, &mode, err);
         if (r < 0)
                 return tsync_error_prefix(err, "crun's copy of the config");
@@ -224,7 +203,7 @@ static int bundle_view(const char *bundle, const char *id, bool start, pid_t cru
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
         _cleanup_free_ char *buf = NULL;
         size_t buf_len;
-        mode_t mode;
+        mode_t mode = 0;
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };

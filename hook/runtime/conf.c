@@ -2,6 +2,7 @@
  * runtime that root will execute, so it must be root's (or ours) and
  * writable by its owner alone. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "../cli/cli.h"
 #include "runtime.h"
+#include "tsync/fileio.h"
 
 static char *trim(char *s)
 {
@@ -54,12 +56,19 @@ static int conf_set(struct rt_settings *s, bool dirs_given, const char *key, con
 
 #define CONF_MAX_BYTES (64u << 10)
 
-/* The whole file into s->conf_text (values point into it). 0, or -1 after printing why. */
-static int read_text(FILE *f, const char *path, struct rt_settings *s)
+/* The whole file into s->conf_text (values point into it), if it is root's
+ * alone. 0, 1 when it is missing, or -1 after printing why. */
+static int read_text(const char *path, struct rt_settings *s)
 {
+        struct tsync_err err = { 0 };
         struct stat st;
-        if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-                cli_errorf(path, "not a regular file");
+        size_t len;
+        int r = tsync_read_file_at(AT_FDCWD, path, NULL, TSYNC_READ_REGULAR, CONF_MAX_BYTES, &s->conf_text, &len, &st,
+                                   &err);
+        if (r == -ENOENT)
+                return 1;
+        if (r < 0) {
+                cli_errorf(path, "%s", err.msg);
                 return -1;
         }
         if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
@@ -69,30 +78,18 @@ static int read_text(FILE *f, const char *path, struct rt_settings *s)
                            (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
                 return -1;
         }
-        if (!(s->conf_text = malloc(CONF_MAX_BYTES + 1))) {
-                cli_errorf(path, "out of memory");
-                return -1;
-        }
-        size_t len = fread(s->conf_text, 1, CONF_MAX_BYTES + 1, f);
-        if (ferror(f) || len > CONF_MAX_BYTES) {
-                cli_errorf(path, "%s", ferror(f) ? strerror(errno) : "larger than 64 KiB");
-                return -1;
-        }
-        s->conf_text[len] = '\0';
         return 0;
 }
 
 int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s)
 {
-        FILE *f = fopen(path, "re");
-        if (!f && errno == ENOENT && missing_ok)
+        int r = read_text(path, s);
+        if (r == 1 && missing_ok)
                 return 0;
-        if (!f) {
-                cli_errorf(path, "%s", strerror(errno));
+        if (r == 1) {
+                cli_errorf(path, "%s", strerror(ENOENT));
                 return -1;
         }
-        int r = read_text(f, path, s);
-        fclose(f);
         bool dirs_given = s->n_profile_dirs > 0;
         char *save = NULL;
         unsigned n = 0;
