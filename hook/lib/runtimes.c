@@ -41,6 +41,10 @@ static const char *const crun_flag_opts[] = {
 };
 static const char *const crun_root_opts[] = { "root", "rootless", NULL };
 
+/* crun's own ways to a filter: precompiled BPF, a notify receiver, plugins. */
+static const char *const crun_seccomp_annotations[] = { "run.oci.seccomp_bpf_data", "run.oci.seccomp.receiver",
+                                                        "run.oci.seccomp.plugins", NULL };
+
 static const char *const crun_calls[] = {
         /* the sync socket, exec */
         "close", "execve", "read", "write", "openat", "exit_group",
@@ -71,6 +75,7 @@ static const struct tsync_runtime runtimes[] = {
                 .exec_caps = TSYNC_EXEC_CAPS_STATE_COPY,
                 .calls_after_load = crun_calls,
                 .sigsys_status = 128 + SIGSYS,
+                .seccomp_annotations = crun_seccomp_annotations,
         },
         /* gVisor: its seccomp is its own (runsc --oci-seccomp), it is not
          * wrapped and its exec view is unknown to us; SCMP_ACT_KILL, not

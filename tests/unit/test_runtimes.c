@@ -55,7 +55,8 @@ static void test_runtimes_every_row_is_whole(void)
                                strcmp(r->state_root + len - strlen(r->name), r->name) == 0 &&
                                r->state_root[len - strlen(r->name) - 1] == '/',
                        "test_runtimes_%s_state_root_is_absolute_and_its_own (%s)", r->name, r->state_root);
-                tap_ok(unique(r->global_value_opts) && unique(r->global_flag_opts) && unique(r->calls_after_load),
+                tap_ok(unique(r->global_value_opts) && unique(r->global_flag_opts) && unique(r->calls_after_load) &&
+                               unique(r->seccomp_annotations),
                        "test_runtimes_%s_lists_each_name_once", r->name);
                 bool disjoint = true;
                 for (size_t k = 0; r->global_flag_opts && r->global_flag_opts[k]; k++)

@@ -38,6 +38,9 @@ struct tsync_runtime {
          * true and false, and runc's standard_init_linux.go); NULL-terminated. */
         const char *const *calls_after_load;
         int sigsys_status; /* its exit status for a container process SIGSYS killed */
+        /* Annotations through which it applies seccomp its own way, beside or
+         * instead of linux.seccomp: replace mode cannot honour them (plan_filters.c). */
+        const char *const *seccomp_annotations;
 };
 
 /* Every runtime we know; n_ret gets the count. */
