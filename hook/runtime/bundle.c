@@ -141,6 +141,7 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace(t->where, config, "exec");
+        cli_log_applied(t->where, "applied", plan);
         return 0;
 }
 

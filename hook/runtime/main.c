@@ -64,6 +64,8 @@ int main(int argc, char **argv)
         struct rt_settings s = { 0 };
         struct rt_cmdline cl;
         char runtime[PATH_MAX];
+        /* containerd's shim gives the runtime the container's stdio: the system log keeps our lines too. */
+        cli_syslog_enable();
         if (rt_parse_cmdline(argc, argv, &s, &cl) < 0)
                 return CLI_EXIT_USAGE;
         if (cl.rewrite)
