@@ -445,6 +445,33 @@ testInstallUnderAnotherPrefixNamesThatPrefixEverywhere() {
         assertEquals "" "$(cd "$root" && find . -mindepth 1)"
 }
 
+testInstallWherePodmanDoesNotLookSaysHowToMakeItLook() {
+        local root="$TSYNC_TMP/root" p=/opt/tsync line
+        scons_in_copy install PREFIX=/usr DESTDIR="$root" || fail "scons install"
+        grep -q "note" "$SUITE_TMP/scons.log" && fail "a note for /usr: $(cat "$SUITE_TMP/scons.log")"
+        scons_in_copy uninstall PREFIX=/usr DESTDIR="$root" || fail "scons uninstall"
+        scons_in_copy install PREFIX=$p DESTDIR="$root" || fail "scons install"
+        grep -qF "install: note: Podman does not read $p/share/containers/oci/hooks.d, where the hooks.d files went:" \
+                "$SUITE_TMP/scons.log" || fail "no note: $(cat "$SUITE_TMP/scons.log")"
+        grep -qF "or run podman --hooks-dir $p/share/containers/oci/hooks.d" "$SUITE_TMP/scons.log" ||
+                fail "no --hooks-dir: $(cat "$SUITE_TMP/scons.log")"
+        line=$(grep '^    hooks_dir = ' "$SUITE_TMP/scons.log" | sed 's/^ *//')
+        assertEquals "hooks_dir = [\"/usr/share/containers/oci/hooks.d\", \"/etc/containers/oci/hooks.d\", \"$p/share/containers/oci/hooks.d\"]" \
+                "$line"
+        # The line, as Podman reads it (with DESTDIR, where the files are here): it reads every directory named.
+        printf '[engine]\n%s\n' "${line//$p/$root$p}" >"$TSYNC_TMP/containers.conf"
+        make_rootfs "$TSYNC_TMP/rootfs" || fail "make_rootfs"
+        CONTAINERS_CONF="$TSYNC_TMP/containers.conf" podman --log-level debug run --rm --runtime runc \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --rootfs "$TSYNC_TMP/rootfs" /bin/sh -c : \
+                </dev/null >"$TSYNC_TMP/podman.log" 2>&1 || fail "podman run: $(tail -n 3 "$TSYNC_TMP/podman.log")"
+        local d
+        for d in /usr/share/containers/oci/hooks.d /etc/containers/oci/hooks.d "$root$p/share/containers/oci/hooks.d"; do
+                grep -qF "reading hooks from $d\"" "$TSYNC_TMP/podman.log" ||
+                        fail "podman did not read $d: $(grep hooks "$TSYNC_TMP/podman.log")"
+        done
+        scons_in_copy uninstall PREFIX=$p DESTDIR="$root" || fail "scons uninstall"
+}
+
 # --- man pages ----------------------------------------------------------------------------------
 
 testManPagesRenderWithoutWarnings() {
