@@ -91,6 +91,9 @@ expected_files() {
                 for f in $MAN_PAGES; do
                         echo "$p/$f"
                 done
+                for f in "$SRC"/packaging/bash-completion/*; do
+                        echo "$p/share/bash-completion/completions/${f##*/}"
+                done
         } | sort
 }
 
