@@ -197,8 +197,7 @@ testCrunAsTheRealRuntimeRunsTheLayer() {
         tsync_json_edit "$TSYNC_TMP/b/config.json" '.process.noNewPrivileges = false' || fail "edit"
         _tsync_register crun "$ID"
         # crun_cmd's namespace, with our runtime in crun's place (its global option goes through).
-        unshare -m --propagation private -- sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
-                "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$PROFILES" --no-cache \
+        tsync_in_cgroup2 "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$PROFILES" --no-cache \
                 --runtime="$(command -v crun)" --layers=deny-mkdir --cgroup-manager=disabled \
                 run --bundle "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
         assertEquals "$(cat "$TSYNC_TMP/err")" 0 $?
