@@ -59,6 +59,12 @@ void cli_log_applied(const char *where, const char *what, const struct tsync_pla
  * init loads anything (runc runs them under the profile). */
 void cli_warn_replace(const char *where, const struct tsync_json *config, const char *exec);
 
+/* Processes a plain runtime exec starts carry neither the layers nor exec
+ * once, and where Yama does not stop it the workload can take them over
+ * (tsync/plain_exec.h): one warning, said where the user decides (inject,
+ * check, precreate), never by the runtime wrapper, whose execs pass the init. */
+void cli_warn_plain_exec(const char *where, size_t n_layers, int exec_once);
+
 /* Handles one shared option; returns 1 if it was one, 0 if not, -1 after printing an error. */
 int cli_input_option(struct cli_input *in, int opt, const char *arg);
 /* One option per line: clang-format makes a staircase of a macro's list. */
@@ -132,6 +138,13 @@ int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char
  * stays when it is not, so nothing recorded is lost. 0, or -1 after printing. */
 int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *id,
                     const char *bundle);
+
+/* createRuntime's relay (relay_start.c): r, opened by tsync_relay_open,
+ * serves in a detached process of its own (double fork, setsid, stdio on
+ * /dev/null, every other descriptor closed) that the runtime never waits
+ * for; r is cleared here, the socket's name left to the relay. */
+struct tsync_relay;
+int cli_relay_start(struct tsync_relay *r, struct tsync_err *err);
 
 int cmd_compile(int argc, char **argv);
 int cmd_inject(int argc, char **argv);

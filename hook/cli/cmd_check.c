@@ -9,6 +9,7 @@
 #include "tsync/analysis.h"
 #include "tsync/filterfile.h"
 #include "tsync/init_calls.h"
+#include "tsync/plan.h"
 #include "tsync/plan_record.h"
 
 static void help(FILE *f)
@@ -89,6 +90,28 @@ static size_t describe_recording(const char *path, const struct tsync_program *p
                        rec.input ? rec.input : "");
         tsync_record_request_clear(&rec);
         return errors;
+}
+
+/* What a plain runtime exec misses (cli_warn_plain_exec): a profile checked
+ * here is one meant as a layer; a config asks through its annotations
+ * (layers, exec once), read as an engine's precreate reads them (the runtime
+ * wrapper honours the same two), and one whose annotations cannot be read is
+ * left to the front ends to refuse. */
+static void warn_plain_exec(const char *path, enum tsync_format format)
+{
+        (void)fflush(stdout); /* in order with the lines above when both go to one terminal */
+        if (format != TSYNC_FORMAT_CONFIG) {
+                cli_warn_plain_exec(path, 1, 0);
+                return;
+        }
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        struct tsync_request req = { 0 };
+        struct tsync_err err = { 0 };
+        if (tsync_json_parse_file(path, NULL, &doc, &err) < 0 ||
+            tsync_request_from_annotations(doc, TSYNC_FRONTEND_PRECREATE, &req, &err) < 0)
+                return;
+        cli_warn_plain_exec(path, req.n_layers, req.init.exec_once);
+        tsync_request_clear(&req);
 }
 
 int cmd_check(int argc, char **argv)
@@ -183,6 +206,7 @@ int cmd_check(int argc, char **argv)
         if (strcmp(with_nnp, without_nnp) != 0)
                 printf("%s: init, with noNewPrivileges false: %s\n", path, without_nnp);
         lint.errors += describe_recording(path, prog);
+        warn_plain_exec(path, info.format);
         printf("%s: %zu error%s, %zu warning%s\n", path, lint.errors, lint.errors == 1 ? "" : "s", lint.warnings,
                lint.warnings == 1 ? "" : "s");
         int rc = lint.errors ? CLI_EXIT_FAILED : CLI_EXIT_OK;

@@ -18,6 +18,7 @@
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
+#include "tsync/relay.h"
 #include "tsync/rewrite.h"
 #include "tsync/stage.h"
 
@@ -154,14 +155,17 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_st
 }
 
 /* Only this stage knows what a notify agent is told about the container
- * (the host pid above all), and it runs before the container's init: the
- * state goes into the agent's tmpfs in the container, for the init alone. */
-static int deliver_agent_state(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
-                               const struct tsync_json *config, const struct oci_state *st,
-                               const struct tsync_json *state, struct tsync_err *err)
+ * (the host pid above all), and it runs before the container's init: a
+ * relay (tsync/relay.h) listens in the container's private tmpfs for the
+ * init alone and hands its listener to the agent from the host, or hands the
+ * init a recording's file. Opened here (so that it listens before the hook
+ * returns) and started last. */
+static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
+                      const struct tsync_json *config, const struct oci_state *st, const struct tsync_json *state,
+                      struct tsync_relay *ret, struct tsync_err *err)
 {
         /* Filter files are compiled now: a profile changed since the rewrite
-         * must still name the agent whose socket the config mounts. */
+         * must still name the agent the plan was written for. */
         const char *compiled = plan->delivery == TSYNC_DELIVERY_FILES ? progs->agent_host_path : plan->listener_path;
         if ((compiled == NULL) != (plan->listener_path == NULL) ||
             (compiled && strcmp(compiled, plan->listener_path) != 0))
@@ -172,11 +176,12 @@ static int deliver_agent_state(const struct tsync_plan *plan, const struct tsync
                                    plan->listener_path ? "'" : "",
                                    plan->listener_path ? plan->listener_path : "no agent",
                                    plan->listener_path ? "'" : "");
-        if (!plan->listener_path)
+        if (!plan->listener_path && !plan->record.req.output)
                 return 0;
         int r = tsync_agent_check_config(config, plan, err);
         if (r == 0)
-                r = tsync_agent_deliver(state, config, st->bundle, err);
+                r = tsync_relay_open(state, config, st->bundle, plan->listener_path,
+                                     plan->record.req.output ? plan->record.dir : NULL, ret, err);
         return r;
 }
 
@@ -198,13 +203,23 @@ static int stage_create(const struct hook_opts *h)
         cli_warnings(st.id, &w);
         if (r == 0)
                 r = tsync_deliver(plan, &o, &progs, &err);
+        struct tsync_relay relay = TSYNC_RELAY_INIT;
         if (r == 0)
-                r = deliver_agent_state(plan, &progs, config, &st, state, &err);
+                r = open_relay(plan, &progs, config, &st, state, &relay, &err);
         tsync_plan_programs_clear(&progs);
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
         if (delivered)
                 r = cli_exec_view_start(plan, st.id, st.bundle, !h->no_sync, &err);
+        /* Listening already; from here on it serves on its own. */
+        if (r == 0 && relay.pidfd >= 0) {
+                r = cli_relay_start(&relay, &err);
+                if (r < 0) {
+                        struct tsync_err ignored = { 0 };
+                        (void)cli_exec_view_stop(plan, st.id, st.bundle, !h->no_sync, &ignored);
+                }
+        }
+        tsync_relay_clear(&relay);
         if (r < 0) {
                 cli_error(st.id, &err);
                 /* Leave nothing half-written behind: the container will not start
@@ -304,6 +319,7 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace("precreate", config, "exec");
+        cli_warn_plain_exec("precreate", plan->n_layers, plan->init.exec_once);
         /* No container id yet: Podman's hostname is its short id, unless the user named one. */
         char where[128];
         const char *hostname = NULL;

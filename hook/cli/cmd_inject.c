@@ -171,12 +171,12 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         int r = !files && !io->no_hooks ? tsync_exec_view_lends(plan, &err) : 0;
         if (r > 0)
                 ro.hook_path = self;
-        /* A notify agent's state (the host pid) is createRuntime's to write. */
+        /* A notify agent gets its listener from createRuntime's relay. */
         if (r >= 0 && progs.agent_host_path && io->no_hooks) {
                 tsync_plan_programs_clear(&progs);
                 cli_errorf(config_path,
-                           "--no-hooks: a profile has a notify agent (listenerPath), whose container state only our "
-                           "createRuntime hook can write: inject without --no-hooks");
+                           "--no-hooks: a profile has a notify agent (listenerPath), which only the relay our "
+                           "createRuntime hook starts can reach: inject without --no-hooks");
                 return -1;
         }
         if (r >= 0 && progs.agent_host_path)
@@ -204,6 +204,7 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 remove_old_files(bundle, state_dir);
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace(bundle, config, "runc exec");
+        cli_warn_plain_exec(bundle, plan->n_layers, plan->init.exec_once);
         cli_log_applied(bundle, "applied", plan);
         return 0;
 }

@@ -12,6 +12,7 @@
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
+#include "tsync/plain_exec.h"
 #include "tsync/plan.h"
 
 /* Every line we print goes to stderr and, once cli_syslog_enable was
@@ -195,4 +196,12 @@ void cli_warn_replace(const char *where, const struct tsync_json *config, const 
                      "%s: replace mode: the config's %zu startContainer hook%s run%s in the container before "
                      "the init loads linux.seccomp, so without it (the runtime alone runs them under it)",
                      where, hooks->u.array.len, hooks->u.array.len == 1 ? "" : "s", hooks->u.array.len == 1 ? "s" : "");
+}
+
+void cli_warn_plain_exec(const char *where, size_t n_layers, int exec_once)
+{
+        struct tsync_warnings w = { 0 };
+        /* -ENOMEM only: a warning lost to it changes nothing the container gets. */
+        (void)tsync_warn_plain_exec(n_layers, exec_once, TSYNC_YAMA_PTRACE_SCOPE, &w);
+        cli_warnings(where, &w);
 }

@@ -1,8 +1,11 @@
 /* poststop's part of a recording (tsync/record.h): the calls file the init
- * left in the recording's directory becomes the profile at the user's path.
- * The directory belongs to the container's user, who may have put anything
- * there: the file is opened without following links or blocking, read up to
- * TSYNC_RECORD_MAX_BYTES and parsed strictly. */
+ * wrote (through the fd createRuntime's relay handed it) in the recording's
+ * directory becomes the profile at the user's path. The directory is root's
+ * alone (0700) and was never in the container; the file is still opened
+ * without following links or blocking, read up to TSYNC_RECORD_MAX_BYTES and
+ * parsed strictly (the workload decides which calls it holds). Only the
+ * parsed profile leaves; on a failure the raw calls stay in the directory,
+ * root's alone, and nothing else. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +30,7 @@ static void record_set_freep(struct tsync_record_set **s)
 /* The calls file's name in the recording's directory. */
 static const char *calls_name(void)
 {
-        const char *slash = strrchr(TSYNC_CONTAINER_RECORD, '/');
-        return slash + 1;
+        return TSYNC_RECORD_CALLS;
 }
 
 static int read_calls(int dfd, const char *dir, char **ret, size_t *ret_len, struct tsync_err *err)
@@ -64,8 +66,9 @@ static int read_calls(int dfd, const char *dir, char **ret, size_t *ret_len, str
         return 0;
 }
 
-/* Removes what dfd holds, directories too, never following a link. */
-static int remove_contents(int dfd, unsigned depth)
+/* Removes what dfd holds but keep (NULL: nothing kept), directories too,
+ * never following a link. */
+static int remove_contents(int dfd, unsigned depth, const char *keep)
 {
         int dup_fd = dup(dfd);
         if (dup_fd < 0)
@@ -78,7 +81,8 @@ static int remove_contents(int dfd, unsigned depth)
         int r = 0;
         struct dirent *e;
         while ((e = readdir(d))) {
-                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+                    (keep && strcmp(e->d_name, keep) == 0))
                         continue;
                 if (unlinkat(dfd, e->d_name, 0) == 0)
                         continue;
@@ -91,7 +95,7 @@ static int remove_contents(int dfd, unsigned depth)
                         r = -errno;
                         continue;
                 }
-                int s = remove_contents(sub, depth + 1);
+                int s = remove_contents(sub, depth + 1, NULL);
                 (void)close(sub);
                 if (s < 0 || unlinkat(dfd, e->d_name, AT_REMOVEDIR) < 0)
                         r = s < 0 ? s : -errno;
@@ -165,12 +169,15 @@ int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths
         if (made == 0)
                 made = make_profile(plan, dfd, rootfs, id, &err);
         if (made < 0) {
-                cli_errorf(id, "recording: %s; what was recorded stays in %s", err.msg, rec->dir);
+                /* Only the raw calls stay, where only root can read them. */
+                (void)remove_contents(dfd, 0, calls_name());
+                cli_errorf(id, "recording: %s; the raw calls stay in %s/%s (root's alone)", err.msg, rec->dir,
+                           calls_name());
                 return -1;
         }
         /* Written, or nothing to write: the directory goes (inject's is only
          * emptied, for the bundle's next run). */
-        int r = remove_contents(dfd, 0);
+        int r = remove_contents(dfd, 0, NULL);
         if (r == 0 && kind == 1 && rmdir(rec->dir) < 0)
                 r = -errno;
         if (r < 0) {

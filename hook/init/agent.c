@@ -1,19 +1,19 @@
-/* Notify agents (listenerPath): the init hands each agent filter's listener to
- * its agent as runc does, with the container process state, in one sendmsg
- * with SCM_RIGHTS, then closes its own copy. Only then does the workload
- * start: no workload ever runs under a filter nobody answers.
+/* Notify agents (listenerPath): the agent gets its filter's listener with the
+ * container process state, as under runc, but never through anything in the
+ * container (issue 23): createRuntime's one-shot relay listens in the
+ * container's private tmpfs (--relay), for the init alone, and reaches the
+ * agent from the host. Only once the relay answers that the agent has the
+ * listener does the workload start: no workload ever runs under a filter
+ * nobody answers. The conversation is in tsync/relay_proto.h.
  *
  * The kernel takes one listener among a task's filters, so there is one agent
  * filter at most, and never beside exec-once (filters.c refuses both).
  *
- * The state is the hook's (createRuntime knows the host pid, the id, the
- * bundle and the annotations; the init knows none of them): a JSON object,
- * read from --agent-state and removed before the first filter so that the only calls
- * after the load are the four in tsync/init_calls.h (socket, connect,
- * sendmsg, close). The filter's listenerMetadata is inserted as its
- * "metadata" member, left out when empty (runc's omitempty). */
+ * The connection is made before the first filter, and the relay has accepted
+ * it by then; after the load the only calls are the three in
+ * tsync/init_calls.h (sendmsg, recvmsg, close). */
 #include <errno.h>
-#include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -21,15 +21,13 @@
 
 #include "init.h"
 #include "tsync/filterfile.h"
+#include "tsync/relay_proto.h"
 
-/* Annotations make the state as large as a config's; 128 KiB is far above
- * any seen and still one sendmsg on a UNIX stream socket. */
-#define STATE_MAX (128 * 1024)
-
-static char state[STATE_MAX + 1];
-static size_t state_len;
-/* "metadata":"<escaped>", each byte escaped to at most 6. */
-static char member[sizeof("\"metadata\":\"\",") + 6 * TSYNC_FILTER_MAX_TRAILER];
+static const char *relay_path;
+static bool agent; /* an agent filter: the relay takes its listener */
+static int record_fd = -1;
+static int relay = -1;
+static char reply[1 + TSYNC_RELAY_REASON_MAX + 1];
 
 static bool needs_agent(const struct init_filter *filters, size_t n)
 {
@@ -39,110 +37,108 @@ static bool needs_agent(const struct init_filter *filters, size_t n)
         return false;
 }
 
-int init_agent_prepare(const char *path, const struct init_filter *filters, size_t n)
+static bool has_recording(const struct init_filter *filters, size_t n)
 {
-        if (!needs_agent(filters, n)) {
-                if (path) {
-                        init_log("agent", "--agent-state is given, but no filter has an agent's listener");
+        for (size_t i = 0; i < n; i++)
+                if (filters[i].listener == TSYNC_LISTENER_RECORD)
+                        return true;
+        return false;
+}
+
+int init_agent_prepare(const char *path, bool record_file, const struct init_filter *filters, size_t n)
+{
+        agent = needs_agent(filters, n);
+        if (!agent) {
+                if (path && !(has_recording(filters, n) && !record_file)) {
+                        init_log("agent", "--relay is given, but no filter needs it (an agent's listener, or a "
+                                          "recording without --record)");
                         return INIT_EXIT_FILTER;
                 }
+                relay_path = path;
                 return 0;
         }
         if (!path) {
                 for (size_t i = 0; i < n; i++)
                         if (filters[i].listener == TSYNC_LISTENER_AGENT)
                                 init_log(filters[i].name,
-                                         "the filter has an agent's listener (listenerPath), but --agent-state is not "
-                                         "given: the agent could not be told which container it serves");
+                                         "the filter has an agent's listener (listenerPath), but --relay is not "
+                                         "given: nothing would hand the agent its listener");
                 return INIT_EXIT_FILTER;
         }
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0) {
-                init_log(path, "cannot open the container state for the agent: %s", init_strerror(errno));
+        relay_path = path;
+        return 0;
+}
+
+int init_agent_connect(void)
+{
+        if (!relay_path)
+                return 0;
+        const char *path = relay_path;
+        struct sockaddr_un addr = { .sun_family = AF_UNIX };
+        size_t plen = strlen(path);
+        if (plen >= sizeof(addr.sun_path)) {
+                init_log(path, "the relay's socket path is too long");
+                return INIT_EXIT_USAGE;
+        }
+        memcpy(addr.sun_path, path, plen + 1);
+        relay = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (relay < 0) {
+                init_log("agent", "cannot make a socket for the relay: %s", init_strerror(errno));
                 return INIT_EXIT_CANNOT_EXEC;
         }
-        long got = tsync_filter_read(fd, state, sizeof(state));
-        (void)close(fd);
-        if (got < 0) {
-                init_log(path, "cannot read the container state for the agent: %s", init_strerror((int)-got));
+        /* The main thread blocks every signal: no EINTR here. */
+        if (connect(relay, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+                init_log(path,
+                         "cannot reach the relay of the createRuntime hook, which hands %s: %s; the workload is not "
+                         "started",
+                         agent ? "the seccomp agent (listenerPath) its listener" : "the recording its file",
+                         init_strerror(errno));
                 return INIT_EXIT_CANNOT_EXEC;
         }
-        /* The state (the host pid, the bundle, the annotations) is the
-         * agent's, never the workload's: gone before the first filter. */
-        if (unlinkat(AT_FDCWD, path, 0) < 0) {
-                init_log(path, "cannot remove the container state for the agent: %s", init_strerror(errno));
+        char ready = 0;
+        struct iovec iov = { .iov_base = &ready, .iov_len = 1 };
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } control;
+        struct msghdr msg = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof(control.buf)
+        };
+        ssize_t got = recvmsg(relay, &msg, MSG_CMSG_CLOEXEC);
+        int e = errno;
+        struct cmsghdr *c = got == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+                memcpy(&record_fd, CMSG_DATA(c), sizeof(int));
+        if (got != 1 || ready != TSYNC_RELAY_READY || (msg.msg_flags & MSG_CTRUNC)) {
+                init_log(path, "the relay %s; the workload is not started",
+                         got < 0    ? init_strerror(e)
+                         : got == 0 ? "closed the connection (it accepts the container's first process alone)"
+                                    : "sent something else than its greeting");
                 return INIT_EXIT_CANNOT_EXEC;
         }
-        state_len = (size_t)got;
-        while (state_len > 0 && (state[state_len - 1] == '\n' || state[state_len - 1] == ' '))
-                state_len--;
-        if ((size_t)got > STATE_MAX || state_len < 2 || state[0] != '{' || state[state_len - 1] != '}' ||
-            memchr(state, '\0', state_len)) {
-                init_log(path, "the container state for the agent is not one JSON object of at most %d bytes",
-                         STATE_MAX);
-                return INIT_EXIT_CANNOT_EXEC;
+        /* A recording: the relay's part is done. */
+        if (!agent) {
+                (void)close(relay);
+                relay = -1;
         }
         return 0;
 }
 
-/* JSON string escaping of the metadata (UTF-8 passes as it is). */
-static size_t metadata_member(const char *metadata)
+int init_agent_record_fd(void)
 {
-        static const char hex[] = "0123456789abcdef";
-        size_t o = 0;
-
-        if (!metadata[0])
-                return 0;
-        memcpy(member, "\"metadata\":\"", 12);
-        o = 12;
-        for (const unsigned char *p = (const unsigned char *)metadata; *p; p++) {
-                if (*p == '"' || *p == '\\') {
-                        member[o++] = '\\';
-                        member[o++] = (char)*p;
-                } else if (*p < 0x20) {
-                        memcpy(member + o, "\\u00", 4);
-                        member[o + 4] = hex[*p >> 4];
-                        member[o + 5] = hex[*p & 15];
-                        o += 6;
-                } else {
-                        member[o++] = (char)*p;
-                }
-        }
-        member[o++] = '"';
-        member[o++] = ',';
-        return o;
+        int fd = record_fd;
+        record_fd = -1;
+        return fd;
 }
 
 int init_agent_send(const struct init_filter *f, int listener)
 {
-        struct sockaddr_un addr = { .sun_family = AF_UNIX };
-        size_t plen = strlen(f->agent_path);
-
-        /* The file format bounds it; a second check costs nothing. */
-        if (plen >= sizeof(addr.sun_path)) {
-                init_log(f->agent_path, "the agent's socket path is too long");
-                return INIT_EXIT_CANNOT_EXEC;
-        }
-        memcpy(addr.sun_path, f->agent_path, plen + 1);
-        int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (sock < 0) {
-                init_log(f->name, "cannot make a socket for the agent: %s", init_strerror(errno));
-                return INIT_EXIT_CANNOT_EXEC;
-        }
-        /* The main thread blocks every signal: no EINTR here. */
-        if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-                init_log(f->agent_path,
-                         "cannot reach the seccomp agent (listenerPath): %s; the workload is not started",
-                         init_strerror(errno));
-                (void)close(sock);
-                return INIT_EXIT_CANNOT_EXEC;
-        }
-
-        size_t mlen = metadata_member(f->agent_metadata);
-        struct iovec iov[3] = {
-                { .iov_base = state, .iov_len = 1 },
-                { .iov_base = member, .iov_len = mlen },
-                { .iov_base = state + 1, .iov_len = state_len - 1 },
+        uint32_t mlen = (uint32_t)strlen(f->agent_metadata);
+        char head[TSYNC_RELAY_HEADER] = { TSYNC_RELAY_LISTENER };
+        memcpy(head + 1, &mlen, sizeof(mlen));
+        struct iovec iov[2] = {
+                { .iov_base = head, .iov_len = sizeof(head) },
+                { .iov_base = (void *)f->agent_metadata, .iov_len = mlen },
         };
         union {
                 char buf[CMSG_SPACE(sizeof(int))];
@@ -150,7 +146,7 @@ int init_agent_send(const struct init_filter *f, int listener)
         } control;
         memset(&control, 0, sizeof(control));
         struct msghdr msg = {
-                .msg_iov = iov, .msg_iovlen = 3, .msg_control = control.buf, .msg_controllen = sizeof(control.buf)
+                .msg_iov = iov, .msg_iovlen = 2, .msg_control = control.buf, .msg_controllen = sizeof(control.buf)
         };
         struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
         c->cmsg_level = SOL_SOCKET;
@@ -158,17 +154,34 @@ int init_agent_send(const struct init_filter *f, int listener)
         c->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(c), &listener, sizeof(int));
 
-        size_t want = 1 + mlen + state_len - 1;
-        ssize_t sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
+        ssize_t sent = sendmsg(relay, &msg, MSG_NOSIGNAL);
         int e = errno;
-        (void)close(sock);
         (void)close(listener);
-        /* A short send on a blocking stream socket means the agent went away. */
-        if (sent < 0 || (size_t)sent != want) {
-                init_log(f->agent_path,
-                         "cannot send the listener to the seccomp agent: %s; the workload is not started",
+        if (sent < 0 || (size_t)sent != sizeof(head) + mlen) {
+                init_log(f->name,
+                         "the relay went away before the seccomp agent had the listener (sending it: %s); the "
+                         "workload is not started",
                          sent < 0 ? init_strerror(e) : "short write");
+                (void)close(relay);
                 return INIT_EXIT_CANNOT_EXEC;
         }
-        return 0;
+        /* The answer, up to the relay's close. */
+        size_t len = 0;
+        for (;;) {
+                struct iovec in = { .iov_base = reply + len, .iov_len = sizeof(reply) - 1 - len };
+                struct msghdr rmsg = { .msg_iov = &in, .msg_iovlen = 1 };
+                ssize_t n = in.iov_len ? recvmsg(relay, &rmsg, 0) : 0;
+                if (n <= 0)
+                        break;
+                len += (size_t)n;
+        }
+        (void)close(relay);
+        if (len > 0 && reply[0] == TSYNC_RELAY_OK)
+                return 0;
+        reply[len] = '\0';
+        init_log(f->name, "%s; the workload is not started",
+                 len == 0                          ? "the relay went away before the seccomp agent had the listener"
+                 : reply[0] == TSYNC_RELAY_REFUSED ? reply + 1
+                                                   : "the relay's answer is garbled");
+        return INIT_EXIT_CANNOT_EXEC;
 }

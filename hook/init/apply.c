@@ -323,17 +323,31 @@ static int probe_one(uint32_t f, struct tsync_err *err)
                            errstr(errno));
 }
 
+/* The bits the kernel takes a flag only together with, as the filter has
+ * them: with TSYNC a listener needs TSYNC_ESRCH, and WAIT_KILLABLE_RECV needs
+ * a listener (so with TSYNC, TSYNC_ESRCH too). A flag probed without them
+ * would be refused although the real combination is taken. */
+static uint32_t companions(uint32_t f, uint32_t flags)
+{
+        if (f == SECCOMP_FILTER_FLAG_NEW_LISTENER)
+                return flags & SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
+        if (f == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+                return flags & (SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_TSYNC_ESRCH);
+        return 0;
+}
+
 int init_apply_probe_flags(uint32_t flags, struct tsync_err *err)
 {
-        /* Each flag alone first, so that the message can name the one refused;
-         * then all together, for refusals that depend on the combination. */
+        /* Each flag with its companions first, so that the message can name
+         * the one refused; then all together, for refusals that depend on
+         * the combination. */
         for (unsigned bit = 0; bit < 32; bit++) {
                 uint32_t f = flags & (1u << bit);
                 if (!f)
                         continue;
-                /* With TSYNC the kernel takes a listener only with TSYNC_ESRCH,
-                 * which the loop asked about (alone) before this bit. */
-                uint32_t with = f == SECCOMP_FILTER_FLAG_NEW_LISTENER ? flags & SECCOMP_FILTER_FLAG_TSYNC_ESRCH : 0;
+                /* TSYNC_ESRCH is a later bit than NEW_LISTENER: asked about
+                 * alone first, so that its refusal is named as its own. */
+                uint32_t with = companions(f, flags);
                 int r = f == SECCOMP_FILTER_FLAG_NEW_LISTENER && with ? probe_one(with, err) : 0;
                 if (r < 0)
                         return r;
@@ -344,7 +358,9 @@ int init_apply_probe_flags(uint32_t flags, struct tsync_err *err)
                 const char *name = tsync_seccomp_flag_name(f);
                 /* The kernel takes WAIT_KILLABLE_RECV only with NEW_LISTENER. */
                 const char *hint =
-                        f == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV ? " (it needs a notification listener)" : "";
+                        f == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV && !(with & SECCOMP_FILTER_FLAG_NEW_LISTENER)
+                                ? " (it needs a notification listener)"
+                                : "";
                 if (name)
                         return tsync_error(err, errno,
                                            "the kernel refuses flag SECCOMP_FILTER_FLAG_%s with TSYNC: %s%s", name,

@@ -46,7 +46,9 @@ int init_apply_census(struct init_census *ret, struct tsync_err *err);
 /* Asks the kernel, without loading anything, whether it accepts
  * SECCOMP_FILTER_FLAG_TSYNC | flags (a NULL program makes it stop right after
  * its flag checks). -EINVAL naming the first flag it refuses; TSYNC_ESRCH
- * (Linux 5.7) is asked about first when flags have a listener. */
+ * (Linux 5.7) is asked about first when flags have a listener. Each flag is
+ * asked about with the bits of flags the kernel needs beside it (a listener's
+ * TSYNC_ESRCH, WAIT_KILLABLE_RECV's listener), as the filter is loaded. */
 int init_apply_probe_flags(uint32_t flags, struct tsync_err *err);
 
 /* seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | flags, prog).

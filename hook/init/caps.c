@@ -159,6 +159,21 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
         }
         for (int s = 0; s < INIT_CAP_NSETS; s++)
                 end[s] = c.set[s] ? c.want[s] : cur[s];
+        /* Exec once's supervisor is a thread of this non-dumpable process:
+         * CAP_SYS_PTRACE in any set the workload starts with (one not given
+         * here is the runtime's, kept) could reach its effective set and open
+         * the supervisor's /proc/1/task/N/mem. The host refuses such a plan
+         * (plan.c); these are the sets the workload really gets. */
+        for (int s = 0; cfg->exec_once && s < INIT_CAP_NSETS; s++) {
+                if (!(end[s] & BIT(CAP_SYS_PTRACE)))
+                        continue;
+                init_log("--exec-once",
+                         "the workload would hold CAP_SYS_PTRACE in its %s set%s%s%s, with which it could open the "
+                         "exec-once supervisor's /proc/1/task/N/mem: drop it from every set",
+                         set_name[s], c.set[s] ? "" : " (the init's own: no --", c.set[s] ? "" : set_name[s],
+                         c.set[s] ? "" : " is given)");
+                return -1;
+        }
         bool setpcap = cur[INIT_CAP_EFFECTIVE] & BIT(CAP_SETPCAP);
         bool sys_admin = cur[INIT_CAP_EFFECTIVE] & BIT(CAP_SYS_ADMIN);
 

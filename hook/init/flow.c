@@ -35,6 +35,8 @@ static int listener = -1;
 /* The agent filter's listener once loaded (indexed like filters; filters.c
  * lets one filter at most have a listener of any kind). */
 static int agent_fds[INIT_MAX_FILTERS];
+/* A recording filter is served (--record FILE, or the relay's file). */
+static bool recording;
 
 /* The flags a filter is loaded with besides TSYNC: a listener needs
  * NEW_LISTENER, and TSYNC_ESRCH so that TSYNC's failure and the listener's fd
@@ -96,11 +98,11 @@ static int choose_route(size_t n)
         }
         if (route == TSYNC_ROUTE_SUPERVISE || (route == TSYNC_ROUTE_IN_PLACE && cfg.exec))
                 return 0;
-        if (route == TSYNC_ROUTE_NONE || cfg.exec_once || cfg.record) {
+        if (route == TSYNC_ROUTE_NONE || cfg.exec_once || recording) {
                 init_log(cfg.cmd[0], "cannot be started: %s%s",
                          tsync_init_route_explain("the filters answer", denied, action, true, why, sizeof(why)),
                          cfg.exec_once ? " (exec-once needs the init to supervise: it never runs in place)"
-                         : cfg.record  ? " (recording needs the init to supervise: it never runs in place)"
+                         : recording   ? " (recording needs the init to supervise: it never runs in place)"
                                        : "");
                 return INIT_EXIT_CANNOT_EXEC;
         }
@@ -170,10 +172,13 @@ static int flow(int argc, char **argv)
         code = check_exec_once(n);
         if (code)
                 return code;
-        code = init_agent_prepare(cfg.agent_state, filters, n);
+        code = init_agent_prepare(cfg.relay, cfg.record != NULL, filters, n);
         if (code)
                 return code;
-        code = init_record_prepare(cfg.record, filters, n);
+        code = init_record_prepare(cfg.record, cfg.relay != NULL, filters, n);
+        if (code)
+                return code;
+        recording = init_record_active();
         if (code)
                 return code;
         if (init_caps_plan(&cfg, &caps, &code) < 0)
@@ -193,6 +198,11 @@ static int flow(int argc, char **argv)
         code = choose_route(n);
         if (code)
                 return code;
+        /* Decided to start: the relay learns it (and hands a recording's
+         * file over), the agent nothing yet. */
+        code = init_agent_connect();
+        if (code)
+                return code;
         code = init_record_open();
         if (code)
                 return code;
@@ -210,7 +220,7 @@ static int flow(int argc, char **argv)
         /* Beside the signal thread, before the load: TSYNC and the proofs see it. */
         if (cfg.exec_once && init_execonce_start(cfg.exec_once) < 0)
                 return INIT_EXIT_CANNOT_EXEC;
-        if (cfg.record && init_record_start() < 0)
+        if (recording && init_record_start() < 0)
                 return INIT_EXIT_CANNOT_EXEC;
         code = init_privs_threads(&caps);
         if (code)
@@ -227,14 +237,14 @@ static int flow(int argc, char **argv)
                                       "which this kernel does not show or --verify probe does not use");
                 return INIT_EXIT_VERIFY;
         }
-        if (cfg.record && !proof.counts) {
+        if (recording && !proof.counts) {
                 init_log("record", "the recorder thread and the main thread's recording filter can be proven only by "
                                    "/proc's Seccomp_filters counts, which this kernel does not show");
                 return INIT_EXIT_VERIFY;
         }
 
         /* The recording filter is the last (filters.c) and is not loaded with TSYNC. */
-        size_t n_tsync = cfg.record ? n - 1 : n;
+        size_t n_tsync = recording ? n - 1 : n;
         bool probe = false;
         if (n_tsync > 0) {
                 code = apply_filters(n_tsync, &probe);
@@ -244,14 +254,14 @@ static int flow(int argc, char **argv)
         /* From here on: only what the route needs (tsync/init_calls.h). The
          * recording filter still needs a lent CAP_SYS_ADMIN, and from its load
          * on each call of this thread waits for the recorder's CONTINUE. */
-        if (cfg.record) {
+        if (recording) {
                 code = init_record_load(&filters[n - 1]);
                 if (code)
                         return code;
         }
         if (caps.caps_after_filter && init_caps_apply(&caps) < 0)
                 return INIT_EXIT_PRIVS;
-        code = init_proof_check(&proof, (unsigned)n_tsync, cfg.record ? getpid() : 0, &caps);
+        code = init_proof_check(&proof, (unsigned)n_tsync, recording ? getpid() : 0, &caps);
         if (code)
                 return code;
         if (probe) {

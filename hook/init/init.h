@@ -69,9 +69,9 @@ struct init_config {
         bool no_new_privs;
         bool allow_nnp;
         bool exec;
-        int exec_once;           /* --exec-once ERRNO: the errno for every exec but the workload's; 0: not given */
-        const char *agent_state; /* --agent-state FILE: the container state sent to notify agents */
-        const char *record;      /* --record FILE: where the recorder appends the workload's calls */
+        int exec_once;      /* --exec-once ERRNO: the errno for every exec but the workload's; 0: not given */
+        const char *relay;  /* --relay SOCKET: createRuntime's relay, for a notify agent */
+        const char *record; /* --record FILE: where the recorder appends the workload's calls */
         bool pgroup;
         enum init_verify verify;
         char **cmd; /* NULL-terminated */
@@ -199,12 +199,19 @@ int init_signals_unblock(void);
 int init_signals_run(void (*fn)(void *arg), void *arg);
 pid_t init_signals_tid(void);
 
-/* agent.c: notify agents. init_agent_prepare, before the first filter: with
- * an agent filter, reads the container state from path (--agent-state);
- * without one, refuses the option. init_agent_send, after the proof: connects
- * to f's agent, sends the state with its metadata and the listener in one
- * sendmsg, and closes both. Each prints and returns an exit code, or 0. */
-int init_agent_prepare(const char *path, const struct init_filter *filters, size_t n);
+/* agent.c: notify agents, through createRuntime's relay (tsync/relay_proto.h).
+ * init_agent_prepare: --relay (path) with an agent filter, or with a
+ * recording filter and no --record FILE (record_file), and only then.
+ * init_agent_connect, the last thing before the first filter: connects to the
+ * relay and waits until it accepted the init (0 without an agent).
+ * init_agent_send, after the proof: sends
+ * the relay f's metadata and the listener in one sendmsg, closes the
+ * listener, waits for the relay's answer and closes the connection. Each
+ * prints and returns an exit code, or 0. */
+int init_agent_prepare(const char *path, bool record_file, const struct init_filter *filters, size_t n);
+int init_agent_connect(void);
+/* The record file the relay sent with its greeting (taken: -1 after), or -1. */
+int init_agent_record_fd(void);
 int init_agent_send(const struct init_filter *f, int listener);
 
 /* worker.c: a thread that runs jobs for the main thread, then serves a
@@ -270,7 +277,9 @@ bool init_execonce_gave_up(void);
  * returns 124, or 0. init_record_workload: the workload child announces
  * itself, right before its execve, with a store and no system call; from
  * then on every notification but the main thread's is the workload's. */
-int init_record_prepare(const char *path, const struct init_filter *filters, size_t n);
+int init_record_prepare(const char *path, bool relay, const struct init_filter *filters, size_t n);
+/* Whether a recording filter is served (after init_record_prepare). */
+bool init_record_active(void);
 int init_record_open(void);
 int init_record_start(void);
 pid_t init_record_tid(void);

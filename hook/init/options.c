@@ -27,7 +27,7 @@ enum {
         OPT_VERSION,
         OPT_FILTER_DATA,
         OPT_EXEC_ONCE,
-        OPT_AGENT_STATE,
+        OPT_RELAY,
         OPT_RECORD,
 };
 
@@ -77,17 +77,21 @@ static void help(FILE *f)
                    "                        holds the filter's listener; the decision uses the caller's\n"
                    "                        pid only, never the call's arguments. If the init dies, the\n"
                    "                        kernel answers ENOSYS. If the supervisor fails, it kills CMD\n"
-                   "                        and the init exits 1. `runc exec` processes do not carry our\n"
-                   "                        filters and are not affected.\n"
-                   "      --agent-state FILE the container process state (JSON) sent with the listener of\n"
-                   "                        the filter with an agent's listener (listenerPath; one at most,\n"
-                   "                        never beside exec-once: the kernel allows one listener): after the\n"
-                   "                        load and the proof the init connects to the agent's socket\n"
-                   "                        named in the filter file, sends the state with the filter's\n"
-                   "                        listenerMetadata and the listener (SCM_RIGHTS, one sendmsg),\n"
-                   "                        closes its copy, and only then starts CMD. Read before the\n"
-                   "                        first filter and removed then (the workload never sees it);\n"
-                   "                        needed exactly when such a filter is given\n"
+                   "                        and the init exits 1. A plain `runc exec` process carries none\n"
+                   "                        of our filters; through oci-seccomp-tsync-runtime it runs under\n"
+                   "                        an init of its own, with --exec-once too.\n"
+                   "      --relay SOCKET    where createRuntime's relay listens (a UNIX socket in the\n"
+                   "                        container's private tmpfs), for the filter with an agent's\n"
+                   "                        listener (listenerPath; one at most, never beside exec-once: the\n"
+                   "                        kernel allows one listener). The init connects before its first\n"
+                   "                        filter and waits until the relay accepted it (the relay accepts\n"
+                   "                        the container's first process alone); after the load and the\n"
+                   "                        proof it sends the listener with the filter's listenerMetadata\n"
+                   "                        (SCM_RIGHTS), closes its copy, and waits for the relay's answer:\n"
+                   "                        the relay hands state and listener to the agent from the host.\n"
+                   "                        Only then does CMD start. Needed exactly when such a filter is\n"
+                   "                        given, or a recording filter without --record: the relay then\n"
+                   "                        hands the init the record file (an fd) with its greeting\n"
                    "      --record FILE     record the (ABI, syscall) pairs CMD makes into FILE: needs\n"
                    "                        exactly one recording filter (listener 3, the last filter),\n"
                    "                        which the main thread loads alone, without TSYNC, after the\n"
@@ -124,7 +128,7 @@ static void help(FILE *f)
                    "       listener; or --filter-data is not base64; or --exec-once without exactly one\n"
                    "       exec-once filter, or such a filter without --exec-once; or two filters with\n"
                    "       a listener (exec-once and an agent); or an agent filter\n"
-                   "       without --agent-state, or --agent-state without one; or --record without\n"
+                   "       without --relay, or --relay without one; or --record without\n"
                    "       exactly one recording filter, the last, or such a filter without --record;\n"
                    "       or a filter returning TRACE with --record\n"
                    "  123  the capability sets or NO_NEW_PRIVS cannot be arranged, or a thread's\n"
@@ -136,7 +140,7 @@ static void help(FILE *f)
                    "  125  verification failed: a thread does not carry the filters, or the proof is not\n"
                    "       possible (no Seccomp_filters in /proc and a filter that denies no probe call)\n"
                    "  126  CMD cannot be executed; or a seccomp agent (listenerPath) is absent, refuses\n"
-                   "       the connection or the listener, or --agent-state cannot be read or removed;\n"
+                   "       the listener; or the relay (--relay) cannot be reached, refuses the init or goes away;\n"
                    "       or the --record file cannot be opened or is not a regular file\n"
                    "  127  CMD not found\n\n"
                    "After the first filter the init makes only these system calls (everything else,\n"
@@ -150,7 +154,7 @@ static void help(FILE *f)
                    "             ioctl (--pgroup), write (messages), set_robust_list (the child)\n"
                    "  exec-once  ioctl (SECCOMP_IOCTL_NOTIF_RECV, _SEND, _ID_VALID) futex (the supervisor\n"
                    "             thread), seccomp with NEW_LISTENER and TSYNC_ESRCH (loading its filter)\n"
-                   "  agent      socket connect sendmsg close (handing each agent its listener)\n"
+                   "  agent      sendmsg recvmsg close (handing the relay the listener, its answer)\n"
                    "  record     seccomp with NEW_LISTENER (the recording filter), futex, ioctl\n"
                    "             (SECCOMP_IOCTL_NOTIF_RECV, _SEND) pwrite64 ftruncate (the recorder)\n"
                    "  probe      tgkill futex (the signal thread makes the probe calls too), and the\n"
@@ -191,7 +195,7 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 { "allow-nnp", no_argument, NULL, OPT_ALLOW_NNP },
                 { "exec", no_argument, NULL, OPT_EXEC },
                 { "exec-once", required_argument, NULL, OPT_EXEC_ONCE },
-                { "agent-state", required_argument, NULL, OPT_AGENT_STATE },
+                { "relay", required_argument, NULL, OPT_RELAY },
                 { "record", required_argument, NULL, OPT_RECORD },
                 { "pgroup", no_argument, NULL, 'g' },
                 { "verify", required_argument, NULL, OPT_VERIFY },
@@ -247,8 +251,8 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                         cfg->exec_once = (int)e;
                         break;
                 }
-                case OPT_AGENT_STATE:
-                        if (set_once(&cfg->agent_state, "--agent-state", optarg) < 0)
+                case OPT_RELAY:
+                        if (set_once(&cfg->relay, "--relay", optarg) < 0)
                                 return -1;
                         break;
                 case OPT_RECORD:

@@ -69,6 +69,7 @@ static int32_t workload;
 static bool gave_up;
 
 static const char *record_path;
+static bool from_relay; /* the file is the relay's fd, not record_path */
 static int record_fd = -1;
 static off_t record_end; /* the end of the last full line */
 static bool record_void; /* a write failed: the file was emptied, nothing more is noted */
@@ -304,9 +305,30 @@ static int probe_kernel(const struct init_filter *f)
         return 0;
 }
 
-static int open_file(const char *path)
+/* The record file as an fd (the path's, or the relay's): a regular file,
+ * emptied, with the magic line. */
+static int use_fd(const char *path, int fd)
 {
         struct stat st;
+
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                init_log(path, "cannot record into it: not a regular file");
+                (void)close(fd);
+                return INIT_EXIT_CANNOT_EXEC;
+        }
+        size_t mlen = sizeof(TSYNC_RECORD_MAGIC) - 1;
+        if (ftruncate(fd, 0) < 0 || pwrite(fd, TSYNC_RECORD_MAGIC, mlen, 0) != (ssize_t)mlen) {
+                init_log(path, "cannot write the record file: %s", errno ? init_strerror(errno) : "short write");
+                (void)close(fd);
+                return INIT_EXIT_CANNOT_EXEC;
+        }
+        record_fd = fd;
+        record_end = (off_t)mlen;
+        return 0;
+}
+
+static int open_file(const char *path)
+{
 
         /* O_NONBLOCK: a FIFO planted there must be refused, not block the
          * init in open; O_NOCTTY: nor may a terminal become ours. */
@@ -329,23 +351,10 @@ static int open_file(const char *path)
                 init_log(path, "cannot open the record file: %s", init_strerror(-fd));
                 return INIT_EXIT_CANNOT_EXEC;
         }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                init_log(path, "cannot record into it: not a regular file");
-                (void)close(fd);
-                return INIT_EXIT_CANNOT_EXEC;
-        }
-        size_t mlen = sizeof(TSYNC_RECORD_MAGIC) - 1;
-        if (ftruncate(fd, 0) < 0 || pwrite(fd, TSYNC_RECORD_MAGIC, mlen, 0) != (ssize_t)mlen) {
-                init_log(path, "cannot write the record file: %s", errno ? init_strerror(errno) : "short write");
-                (void)close(fd);
-                return INIT_EXIT_CANNOT_EXEC;
-        }
-        record_fd = fd;
-        record_end = (off_t)mlen;
-        return 0;
+        return use_fd(path, fd);
 }
 
-int init_record_prepare(const char *path, const struct init_filter *filters, size_t n)
+int init_record_prepare(const char *path, bool relay, const struct init_filter *filters, size_t n)
 {
         const struct init_filter *found = NULL;
 
@@ -356,7 +365,11 @@ int init_record_prepare(const char *path, const struct init_filter *filters, siz
                 init_log("record", "--record is given, but no filter is a recording filter");
                 return INIT_EXIT_FILTER;
         }
-        if (!path) {
+        if (found && path && relay) {
+                init_log(found->name, "--record and --relay: the recording's file is either named or the relay's");
+                return INIT_EXIT_FILTER;
+        }
+        if (!path && !(found && relay)) {
                 if (found) {
                         init_log(found->name, "a recording filter, but --record is not given: nobody would answer "
                                               "its notifications");
@@ -364,6 +377,10 @@ int init_record_prepare(const char *path, const struct init_filter *filters, siz
                 }
                 return 0;
         }
+        /* Without a path the relay hands the file over (init_agent_connect). */
+        if (!path)
+                path = "record";
+        from_relay = relay;
         for (size_t i = 0; i < n; i++) {
                 long at = find_trace(filters[i].prog, filters[i].len);
                 if (at >= 0) {
@@ -381,7 +398,21 @@ int init_record_prepare(const char *path, const struct init_filter *filters, siz
 
 int init_record_open(void)
 {
-        return record_path ? open_file(record_path) : 0;
+        if (!record_path)
+                return 0;
+        if (!from_relay)
+                return open_file(record_path);
+        int fd = init_agent_record_fd();
+        if (fd < 0) {
+                init_log(record_path, "the relay of the createRuntime hook sent no record file");
+                return INIT_EXIT_CANNOT_EXEC;
+        }
+        return use_fd("the record file from the relay", fd);
+}
+
+bool init_record_active(void)
+{
+        return record_path != NULL;
 }
 
 int init_record_start(void)

@@ -13,9 +13,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tsync/agent_state.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
+#include "tsync/record.h"
 
 /* /proc/PID/mountinfo of a container with many mounts stays far below this. */
 #define MOUNTINFO_MAX (4u << 20)
@@ -27,35 +27,41 @@ static const char *string_or(const struct tsync_json *v, const char *fallback)
 
 int tsync_agent_check_config(const struct tsync_json *config, const struct tsync_plan *plan, struct tsync_err *err)
 {
-        if (!plan->listener_path)
-                return tsync_error(err, EINVAL, "the plan has no notify agent");
+        if (!plan->listener_path && !plan->record.req.output)
+                return tsync_error(err, EINVAL, "the plan has neither a notify agent nor a recording");
         const struct tsync_json *mounts = tsync_json_get(config, "mounts");
-        bool socket = false, tmpfs = false;
+        bool tmpfs = false;
         for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
                 const struct tsync_json *m = mounts->u.array.items[i];
                 const char *dest = string_or(tsync_json_get(m, "destination"), "");
                 const char *source = string_or(tsync_json_get(m, "source"), "");
                 const char *type = string_or(tsync_json_get(m, "type"), "");
-                if (strcmp(dest, TSYNC_CONTAINER_AGENT) == 0) {
-                        /* The init connects to whatever is mounted here. */
-                        if (strcmp(source, plan->listener_path) != 0)
-                                return tsync_error(err, EINVAL,
-                                                   "mounts[%zu].source: '%s', but the plan's listenerPath is '%s': "
-                                                   "the config was changed after the rewrite",
-                                                   i, source, plan->listener_path);
-                        socket = true;
-                } else if (strcmp(dest, TSYNC_CONTAINER_AGENT_DIR) == 0) {
+                /* The agent is reached from the host alone (issue 23): its
+                 * socket in the container is a side door, whoever put it there. */
+                if (plan->listener_path && strcmp(source, plan->listener_path) == 0)
+                        return tsync_error(err, EPERM,
+                                           "mounts[%zu]: the notify agent's socket '%s' is mounted into the container "
+                                           "at '%s': the relay reaches it from the host, the workload must not: "
+                                           "inject again",
+                                           i, source, dest);
+                /* An older rewrite's recording directory: the host's, writable. */
+                if (strcmp(dest, TSYNC_CONTAINER_RECORD_DIR) == 0)
+                        return tsync_error(err, EPERM,
+                                           "mounts[%zu]: a directory of the host ('%s') is mounted into the container "
+                                           "for the recording: the relay hands the init the record file instead: "
+                                           "inject again",
+                                           i, source);
+                if (strcmp(dest, TSYNC_CONTAINER_AGENT_DIR) == 0) {
                         if (strcmp(type, "tmpfs") != 0)
                                 return tsync_error(err, EINVAL,
-                                                   "mounts[%zu]: %s is a '%s' mount, not the agent's tmpfs", i, dest,
+                                                   "mounts[%zu]: %s is a '%s' mount, not the relay's tmpfs", i, dest,
                                                    type);
                         tmpfs = true;
                 }
         }
-        if (!socket || !tmpfs)
-                return tsync_error(err, EINVAL, "mounts: no %s mount for the notify agent's %s",
-                                   socket ? TSYNC_CONTAINER_AGENT_DIR : TSYNC_CONTAINER_AGENT,
-                                   socket ? "state" : "socket");
+        if (!tmpfs)
+                return tsync_error(err, EINVAL, "mounts: no %s mount for the relay's socket",
+                                   TSYNC_CONTAINER_AGENT_DIR);
         return 0;
 }
 
@@ -129,35 +135,21 @@ int tsync_agent_mountinfo_check(const char *mountinfo, uint64_t mnt_id, const ch
         return -ENOENT;
 }
 
-int tsync_agent_write_state(int dfd, const char *dir, const char *text, size_t len, struct tsync_err *err)
+int tsync_agent_check_dir(int dfd, const char *dir, struct stat *ret, struct tsync_err *err)
 {
         struct statfs sfs;
         struct stat st;
         if (fstatfs(dfd, &sfs) < 0 || fstat(dfd, &st) < 0)
                 return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
         if (sfs.f_type != TMPFS_MAGIC)
-                return tsync_error(err, EPERM, "%s: not a tmpfs: refusing to write the agent's state there", dir);
+                return tsync_error(err, EPERM, "%s: not a tmpfs: refusing to put the relay's socket there", dir);
         /* Runtimes may give the tmpfs the mode of the directory it was mounted
-         * on; the state file is the owner's alone anyway, but a directory
-         * others can write to could hold their file under its name. */
+         * on; a directory others can write to could hold their file under the
+         * relay's name. */
         if (!S_ISDIR(st.st_mode) || (st.st_mode & S_IWOTH))
                 return tsync_error(err, EPERM, "%s: mode %04o: others can write to it: refusing", dir,
                                    (unsigned)(st.st_mode & 07777));
-        _cleanup_close_ int fd =
-                openat(dfd, TSYNC_AGENT_STATE_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
-        if (fd < 0)
-                return tsync_error(err, errno, "%s/%s: %s", dir, TSYNC_AGENT_STATE_NAME, strerror(errno));
-        /* The init runs as process.user, who owns the tmpfs (its uid as the
-         * host sees it, whatever user namespace the container has). */
-        int r = fchown(fd, st.st_uid, st.st_gid) < 0 ? -errno : 0;
-        if (r == 0 && fchmod(fd, 0400) < 0)
-                r = -errno;
-        if (r == 0)
-                r = tsync_write_all(fd, text, len);
-        if (r < 0) {
-                (void)unlinkat(dfd, TSYNC_AGENT_STATE_NAME, 0);
-                return tsync_error(err, -r, "%s/%s: %s", dir, TSYNC_AGENT_STATE_NAME, strerror(-r));
-        }
+        *ret = st;
         return 0;
 }
 
@@ -208,16 +200,16 @@ static int open_point(int root, const char *point, int *ret)
         return 0;
 }
 
-int tsync_agent_deliver(const struct tsync_json *oci_state, const struct tsync_json *config, const char *bundle,
-                        struct tsync_err *err)
+int tsync_agent_open_dir(const struct tsync_json *oci_state, const struct tsync_json *config, const char *bundle,
+                         int *ret_fd, pid_t *ret_pid, char **ret_point, struct tsync_err *err)
 {
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
-        int r = tsync_agent_state(oci_state, &text, &len, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "the OCI state on stdin, for the notify agent");
         uint64_t pid = 0;
-        (void)tsync_json_u64(tsync_json_get(oci_state, "pid"), "state.pid", &pid, NULL);
+        int r = tsync_json_u64(tsync_json_get(oci_state, "pid"), "state.pid", &pid, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "the OCI state on stdin");
+        if (pid == 0 || pid > INT32_MAX)
+                return tsync_error(err, EINVAL, "the OCI state on stdin: state.pid: %llu is no process",
+                                   (unsigned long long)pid);
         _cleanup_free_ char *rootfs = NULL;
         r = tsync_agent_rootfs(config, bundle, &rootfs, err);
         if (r < 0)
@@ -238,7 +230,7 @@ int tsync_agent_deliver(const struct tsync_json *oci_state, const struct tsync_j
         _cleanup_close_ int dfd = -1;
         r = open_point(root, point, &dfd);
         if (r < 0)
-                return tsync_error(err, -r, "the notify agent's state directory %s in the container (pid %llu): %s",
+                return tsync_error(err, -r, "the relay's directory %s in the container (pid %llu): %s",
                                    TSYNC_CONTAINER_AGENT_DIR, (unsigned long long)pid, strerror(-r));
 
         /* That it is the mount the rewrite asked for, and not the image's own
@@ -257,6 +249,9 @@ int tsync_agent_deliver(const struct tsync_json *oci_state, const struct tsync_j
                 return tsync_error(err, ENOENT, "%s: mount %llu is not in %s/mountinfo", point,
                                    (unsigned long long)stx.stx_mnt_id, proc);
         if (r < 0)
-                return tsync_error_prefix(err, "the notify agent's state directory");
-        return tsync_agent_write_state(dfd, point, text, len, err);
+                return tsync_error_prefix(err, "the relay's directory");
+        *ret_fd = TAKE_FD(dfd);
+        *ret_pid = (pid_t)pid;
+        *ret_point = TAKE_PTR(point);
+        return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tsync/cleanup.h"
@@ -76,4 +77,47 @@ int tsync_agent_state(const struct tsync_json *oci_state, char **ret, size_t *re
         if (r < 0)
                 return tsync_error(err, -r, "the agent's state: %s", strerror(-r));
         return tsync_json_write(out, false, ret, ret_len, err);
+}
+
+int tsync_agent_state_metadata(const char *state, size_t len, const char *metadata, size_t mlen, char **ret,
+                               size_t *ret_len, struct tsync_err *err)
+{
+        static const char hex[] = "0123456789abcdef";
+        if (len < 2 || state[0] != '{')
+                return tsync_error(err, EINVAL, "the agent's state is not a JSON object");
+        if (memchr(metadata, '\0', mlen))
+                return tsync_error(err, EINVAL, "listenerMetadata: holds a NUL byte");
+        /* "metadata":"<escaped>", each byte escaped to at most 6. */
+        char *out = malloc(len + sizeof("\"metadata\":\"\",") + 6 * mlen);
+        if (!out)
+                return tsync_error(err, ENOMEM, "out of memory");
+        size_t o = 0;
+        out[o++] = '{';
+        /* runc leaves an empty listenerMetadata out (omitempty). */
+        if (mlen > 0) {
+                memcpy(out + o, "\"metadata\":\"", 12);
+                o += 12;
+                for (size_t i = 0; i < mlen; i++) {
+                        unsigned char c = (unsigned char)metadata[i];
+                        if (c == '"' || c == '\\') {
+                                out[o++] = '\\';
+                                out[o++] = (char)c;
+                        } else if (c < 0x20) {
+                                memcpy(out + o, "\\u00", 4);
+                                out[o + 4] = hex[c >> 4];
+                                out[o + 5] = hex[c & 15];
+                                o += 6;
+                        } else {
+                                out[o++] = (char)c;
+                        }
+                }
+                out[o++] = '"';
+                if (state[1] != '}')
+                        out[o++] = ',';
+        }
+        memcpy(out + o, state + 1, len - 1);
+        o += len - 1;
+        *ret = out;
+        *ret_len = o;
+        return 0;
 }

@@ -1,10 +1,12 @@
 #include "tsync/plan.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsync/caps.h"
 #include "tsync/cleanup.h"
 #include "tsync/json_build.h"
 
@@ -180,6 +182,49 @@ int tsync_request_from_annotations(const struct tsync_json *config, enum tsync_f
         return 0;
 }
 
+/* Exec once's supervisor is a thread of PID 1, which the init keeps
+ * non-dumpable: only CAP_SYS_PTRACE lets the workload open its
+ * /proc/1/task/N/mem (or ptrace it) and answer its own execs. Every set can
+ * bring the capability to the workload: effective and permitted directly,
+ * ambient across execve, bounding through a setuid-root or file-capability
+ * program, inheritable through a program whose file inheritable set has it
+ * (the bounding set does not limit that one). So any set with it is refused,
+ * and so is a config without process.capabilities, whose bounding set the
+ * runtime leaves whole (tsync_caps_bounding_of). what: "process" or "plan". */
+static int check_exec_once_caps(const struct tsync_plan *p, const char *what, struct tsync_err *err)
+{
+        static const char *const sets[] = { "bounding", "effective", "permitted", "inheritable", "ambient" };
+        static const char fix[] = "drop CAP_SYS_PTRACE from every set (e.g. --cap-drop SYS_PTRACE) or do without "
+                                  "exec once";
+
+        if (!p->init.exec_once)
+                return 0;
+        if (!p->capabilities)
+                return tsync_error(err, EPERM,
+                                   "exec once: %s.capabilities is absent, so the runtime leaves the bounding set "
+                                   "whole, CAP_SYS_PTRACE with it, with which the workload could open the exec-once "
+                                   "supervisor's /proc/1/task/N/mem: give process.capabilities without it, or do "
+                                   "without exec once",
+                                   what);
+        for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+                const struct tsync_json *arr = tsync_json_get(p->capabilities, sets[i]);
+                char path[64];
+                uint64_t mask = 0;
+                if (!arr || arr->type == TSYNC_JSON_NULL)
+                        continue;
+                (void)snprintf(path, sizeof(path), "%s.capabilities.%s", what, sets[i]);
+                int r = tsync_caps_from_json(arr, path, &mask, err);
+                if (r < 0)
+                        return r;
+                if (mask & (UINT64_C(1) << CAP_SYS_PTRACE))
+                        return tsync_error(err, EPERM,
+                                           "exec once: %s has CAP_SYS_PTRACE, with which the workload could open the "
+                                           "exec-once supervisor's /proc/1/task/N/mem and answer its own execs: %s",
+                                           path, fix);
+        }
+        return 0;
+}
+
 int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
                    struct tsync_plan **ret, struct tsync_err *err)
 {
@@ -253,6 +298,9 @@ int tsync_plan_new(const struct tsync_json *config, const struct tsync_request *
                 if (!(plan->capabilities = tsync_json_copy(caps)))
                         return tsync_error(err, ENOMEM, "out of memory");
         }
+        r = check_exec_once_caps(plan, "process", err);
+        if (r < 0)
+                return r;
         const struct tsync_json *nnp = tsync_json_get(process, "noNewPrivileges");
         if (nnp && nnp->type != TSYNC_JSON_NULL) {
                 r = tsync_json_bool(nnp, "process.noNewPrivileges", &plan->no_new_privileges, err);
@@ -469,6 +517,10 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
         if (!p->args || (caps && caps->type != TSYNC_JSON_NULL && !p->capabilities) ||
             (seccomp && seccomp->type != TSYNC_JSON_NULL && !p->seccomp))
                 return tsync_error(err, ENOMEM, "out of memory");
+        /* A plan edited by hand after inject must not get past the rule either. */
+        r = check_exec_once_caps(p, "plan", err);
+        if (r < 0)
+                return r;
         /* Absent without a notify agent. */
         if (tsync_json_get(o, "listenerPath")) {
                 r = plan_string(o, "listenerPath", &p->listener_path, err);

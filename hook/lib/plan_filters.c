@@ -217,7 +217,7 @@ int tsync_plan_encode_filter(const struct tsync_plan_programs *progs, size_t k, 
         bool agent = prog->listener == TSYNC_LISTENER_AGENT;
         if (agent && !progs->agent_metadata)
                 return tsync_error(err, EINVAL, "filter %zu: an agent's listener without the agent", k);
-        struct tsync_filter_agent a = { TSYNC_CONTAINER_AGENT, progs->agent_metadata };
+        struct tsync_filter_agent a = { TSYNC_CONTAINER_RELAY, progs->agent_metadata };
         size_t size = tsync_filter_file_size(prog->len, agent ? &a : NULL);
         _cleanup_free_ void *buf = malloc(size);
         if (!buf)

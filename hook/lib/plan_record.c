@@ -164,6 +164,25 @@ int tsync_record_check_request(const struct tsync_record_request *req, bool exec
         return 0;
 }
 
+int tsync_record_check_caps(const struct tsync_json *config, struct tsync_err *err)
+{
+        static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
+        const struct tsync_json *caps = tsync_json_get(tsync_json_get(config, "process"), "capabilities");
+        for (size_t s = 0; caps && s < ARRAY_SIZE(sets); s++) {
+                const struct tsync_json *list = tsync_json_get(caps, sets[s]);
+                for (size_t i = 0; list && list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++) {
+                        const struct tsync_json *c = list->u.array.items[i];
+                        if (c->type == TSYNC_JSON_STRING && strcmp(c->u.string.ptr, "CAP_SYS_PTRACE") == 0)
+                                return tsync_error(err, EPERM,
+                                                   "process.capabilities.%s[%zu]: CAP_SYS_PTRACE and a recording: "
+                                                   "the record file is the init's alone, and only ptrace could reach "
+                                                   "it from the workload: record without CAP_SYS_PTRACE",
+                                                   sets[s], i);
+                }
+        }
+        return 0;
+}
+
 int tsync_record_rootfs(const struct tsync_json *config, const char *bundle, char **ret, struct tsync_err *err)
 {
         const struct tsync_json *p = tsync_json_get(tsync_json_get(config, "root"), "path");
@@ -280,23 +299,34 @@ static int make_parents(const char *dir, const char *parent_root, struct tsync_e
         return tsync_check_private_dir(parent_root, &st, err);
 }
 
-int tsync_record_make_dir(const char *dir, const char *parent_root, uid_t uid, gid_t gid, struct tsync_err *err)
+int tsync_record_check_dir(int fd, const char *dir, struct tsync_err *err)
+{
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
+        /* Only root (the hook's user) may reach the record file: the
+         * workload never gets a way to it, nor does anyone on the host. */
+        if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
+                return tsync_error(err, EPERM,
+                                   "%s: owned by %u, mode %04o: not a directory of its own that only %u may enter "
+                                   "(an older inject gave it to the container's user): remove it",
+                                   dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+        return 0;
+}
+
+int tsync_record_make_dir(const char *dir, const char *parent_root, struct tsync_err *err)
 {
         int r = make_parents(dir, parent_root, err);
         if (r < 0)
                 return r;
         if (mkdir(dir, 0700) < 0 && errno != EEXIST)
                 return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
-        /* Opened without following: the directory may be the container user's already. */
         _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return tsync_error(err, errno, "%s: %s", dir,
                                    errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)"
                                                                       : strerror(errno));
-        if (fchown(fd, uid, gid) < 0 || fchmod(fd, 0700) < 0)
-                return tsync_error(err, errno, "%s: giving it to %u:%u, the container's user: %s", dir, (unsigned)uid,
-                                   (unsigned)gid, strerror(errno));
-        return 0;
+        return tsync_record_check_dir(fd, dir, err);
 }
 
 int tsync_record_new_dir_name(const char *root, char **ret, struct tsync_err *err)
@@ -425,27 +455,6 @@ void tsync_plan_record_clear(struct tsync_plan_record *rec)
         rec->dir = NULL;
 }
 
-int tsync_plan_record_add_mount(struct tsync_json *mounts, const struct tsync_plan_record *rec)
-{
-        static const char *const opts[] = { "bind", "rw", "nosuid", "nodev", "noexec" };
-        _cleanup_json_ struct tsync_json *m = tsync_json_new_object();
-        _cleanup_json_ struct tsync_json *o = tsync_json_new_array();
-        int r = m && o ? 0 : -ENOMEM;
-        if (r == 0)
-                r = tsync_json_set(m, "destination", tsync_json_new_string(TSYNC_CONTAINER_RECORD_DIR));
-        if (r == 0)
-                r = tsync_json_set(m, "type", tsync_json_new_string("bind"));
-        if (r == 0)
-                r = tsync_json_set(m, "source", tsync_json_new_string(rec->dir));
-        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(opts); i++)
-                r = tsync_json_append(o, tsync_json_new_string(opts[i]));
-        if (r == 0)
-                r = tsync_json_set(m, "options", TAKE_PTR(o));
-        if (r == 0)
-                r = tsync_json_append(mounts, TAKE_PTR(m));
-        return r;
-}
-
 /* SECCOMP_RET_TRACE anywhere in prog. */
 static bool returns_trace(const struct tsync_program *prog)
 {
@@ -483,14 +492,12 @@ int tsync_record_check_programs(const struct tsync_plan *plan, const struct tsyn
 int tsync_plan_record_prepare(const struct tsync_plan *plan, const struct tsync_json *config, const char *bundle,
                               const char *parent_root, struct tsync_err *err)
 {
-        uid_t uid;
-        gid_t gid;
         if (!plan->record.req.output)
                 return 0;
         int r = tsync_record_check_paths(&plan->record.req, config, bundle, err);
         if (r == 0)
-                r = tsync_record_owner(config, &uid, &gid, err);
+                r = tsync_record_check_caps(config, err);
         if (r == 0)
-                r = tsync_record_make_dir(plan->record.dir, parent_root, uid, gid, err);
+                r = tsync_record_make_dir(plan->record.dir, parent_root, err);
         return r < 0 ? tsync_error_prefix(err, "recording") : 0;
 }

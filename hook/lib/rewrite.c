@@ -155,10 +155,10 @@ static int add_mount(struct tsync_json *mounts, const char *source, const char *
         return r;
 }
 
-/* The notify agent's private state directory (TSYNC_CONTAINER_AGENT_DIR): a
- * small tmpfs owned by process.user, whom the init runs as, and no one else.
- * Runtimes give a tmpfs the mode of a mount point that exists already (runc
- * does), so createRuntime checks the mode it finds before it writes. */
+/* The relay's private directory (TSYNC_CONTAINER_AGENT_DIR): a small tmpfs
+ * owned by process.user, whom the init runs as, and no one else. Runtimes
+ * give a tmpfs the mode of a mount point that exists already (runc does), so
+ * createRuntime checks the mode it finds before its relay listens there. */
 static int add_agent_tmpfs(struct tsync_json *mounts, const struct tsync_json *user)
 {
         uint64_t uid = 0, gid = 0;
@@ -331,7 +331,11 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
         return 0;
 }
 
-static int init_args(const struct tsync_plan *plan, const struct filter_data *data, bool agent, struct tsync_json **ret)
+/* data: the plan's filters as --filter-data texts (TSYNC_DELIVERY_ARGS), n of
+ * them. relay: the init reaches createRuntime's relay (a notify agent or a
+ * recording). */
+static int init_args(const struct tsync_plan *plan, const char *const *data, size_t n_data, bool relay,
+                     struct tsync_json **ret)
 {
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
         int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
@@ -345,7 +349,7 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
                         r = tsync_json_append(a, tsync_json_new_string(e));
         }
         size_t n = tsync_plan_filter_count(plan);
-        if (plan->delivery == TSYNC_DELIVERY_ARGS && data->n != n)
+        if (plan->delivery == TSYNC_DELIVERY_ARGS && n_data != n)
                 return -EINVAL;
         for (size_t i = 0; r == 0 && i < n; i++) {
                 char path[64];
@@ -353,7 +357,7 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
                 bool in_args = plan->delivery == TSYNC_DELIVERY_ARGS;
                 r = tsync_json_append(a, tsync_json_new_string(in_args ? "--filter-data" : "--filter"));
                 if (r == 0)
-                        r = tsync_json_append(a, tsync_json_new_string(in_args ? data->text[i] : path));
+                        r = tsync_json_append(a, tsync_json_new_string(in_args ? data[i] : path));
         }
         for (size_t s = 0; r == 0 && plan->capabilities && s < ARRAY_SIZE(cap_sets); s++) {
                 char opt[32];
@@ -365,15 +369,12 @@ static int init_args(const struct tsync_plan *plan, const struct filter_data *da
         }
         if (r == 0 && plan->no_new_privileges)
                 r = tsync_json_append(a, tsync_json_new_string("--no-new-privs"));
-        if (r == 0 && agent)
-                r = tsync_json_append(a, tsync_json_new_string("--agent-state"));
-        if (r == 0 && agent)
-                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_AGENT_STATE));
-        /* A recording: the init writes the calls into the directory mounted for it. */
-        if (r == 0 && plan->record.req.output)
-                r = tsync_json_append(a, tsync_json_new_string("--record"));
-        if (r == 0 && plan->record.req.output)
-                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RECORD));
+        /* The init reaches createRuntime's relay, never the agent itself;
+         * a recording's file comes from the relay too. */
+        if (r == 0 && relay)
+                r = tsync_json_append(a, tsync_json_new_string("--relay"));
+        if (r == 0 && relay)
+                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RELAY));
         if (r == 0)
                 r = tsync_json_append(a, tsync_json_new_string("--"));
         for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
@@ -446,6 +447,59 @@ static int check_exec_size(const struct tsync_json *process, const struct tsync_
                            size, ours, limit, configured ? "RLIMIT_STACK in process.rlimits" : "an 8 MiB stack limit");
 }
 
+/* The process object's part of the rewrite: the init's arguments in
+ * process.args, and the capabilities lent to it. Shared by the container's
+ * process (apply_plan) and an exec'd one (tsync_rewrite_process). */
+static int rewrite_process(struct tsync_json *process, const struct tsync_plan *plan, const char *const *data,
+                           size_t n_data, bool relay, struct tsync_err *err)
+{
+        _cleanup_json_ struct tsync_json *new_args = NULL;
+        int r = init_args(plan, data, n_data, relay, &new_args);
+        if (r == 0) {
+                size_t ours = 0;
+                for (size_t i = 0; i < n_data; i++)
+                        ours += strlen(data[i]) + 1 + sizeof(void *);
+                int c = check_exec_size(process, new_args, ours, err);
+                if (c < 0)
+                        return c;
+        }
+        if (r == 0)
+                r = tsync_json_set(process, "args", TAKE_PTR(new_args));
+        if (r < 0)
+                return tsync_error(err, -r, "process.args: %s", strerror(-r));
+        if (plan->capabilities && !plan->no_new_privileges) {
+                r = lend_capabilities(tsync_json_get_mut(process, "capabilities"), err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int tsync_rewrite_process(struct tsync_json *process, const struct tsync_plan *plan, const char *const *data,
+                          size_t n_data, struct tsync_err *err)
+{
+        int r = tsync_json_expect(process, "process", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
+        if (plan->listener_path || plan->record.req.output)
+                return tsync_error(err, EINVAL, "an exec'd process gets neither a notify agent nor a recording");
+        return rewrite_process(process, plan, data, n_data, false, err);
+}
+
+size_t tsync_rewrite_filter_data(const struct tsync_json *config, const char **ret, size_t max)
+{
+        size_t n = 0;
+        const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
+        for (size_t i = 1; args && args->type == TSYNC_JSON_ARRAY && i + 1 < args->u.array.len; i++) {
+                if (strcmp(string_or(args->u.array.items[i], ""), "--") == 0)
+                        break;
+                if (strcmp(string_or(args->u.array.items[i], ""), "--filter-data") != 0 || n == max)
+                        continue;
+                ret[n++] = string_or(args->u.array.items[++i], "");
+        }
+        return n;
+}
+
 int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret, struct tsync_err *err)
 {
         *ret = NULL;
@@ -472,16 +526,16 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
 {
         int r;
 
-        /* The agent's socket is bind-mounted from the host: a relative path
-         * would be the runtime's working directory's. */
+        /* The relay connects to it from the hook: a relative path would be
+         * the runtime's working directory's. */
         if (agent && agent[0] != '/')
                 return tsync_error(err, EINVAL, "listenerPath '%s' is not an absolute path", agent);
-        /* The agent's state is our createRuntime hook's to write: an engine
+        /* The relay is our createRuntime hook's to start: an engine
          * runs it from its hooks directory, anyone else needs it in the config. */
         if (agent && !o->hook_path && !o->from_engine)
                 return tsync_error(err, EINVAL,
-                                   "listenerPath: a notify agent gets the container's state from our createRuntime "
-                                   "hook, and this rewrite adds no hooks");
+                                   "listenerPath: a notify agent gets the listener from the relay our createRuntime "
+                                   "hook starts, and this rewrite adds no hooks");
 
         /* What undo takes out again must have been ours. */
         const struct tsync_json *old_mounts = tsync_json_get(config, "mounts");
@@ -524,27 +578,10 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         /* Decided; now change the config. */
         if (plan->mode == TSYNC_MODE_REPLACE)
                 tsync_json_remove(tsync_json_get_mut(config, "linux"), "seccomp");
-        _cleanup_json_ struct tsync_json *new_args = NULL;
-        r = init_args(plan, data, agent != NULL, &new_args);
-        if (r == 0) {
-                size_t ours = 0;
-                for (size_t i = 0; i < data->n; i++)
-                        ours += strlen(data->text[i]) + 1 + sizeof(void *);
-                int c = check_exec_size(process, new_args, ours, err);
-                if (c < 0)
-                        return c;
-        }
-        if (r == 0) {
-                r = tsync_json_set(process, "args", new_args);
-                new_args = NULL;
-        }
+        bool relay = agent || plan->record.req.output;
+        r = rewrite_process(process, plan, (const char *const *)data->text, data->n, relay, err);
         if (r < 0)
-                return tsync_error(err, -r, "process.args: %s", strerror(-r));
-        if (plan->capabilities && !plan->no_new_privileges) {
-                r = lend_capabilities(tsync_json_get_mut(process, "capabilities"), err);
-                if (r < 0)
-                        return r;
-        }
+                return r;
         if (!mounts) {
                 r = tsync_json_set(config, "mounts", tsync_json_new_array());
                 mounts = tsync_json_get_mut(config, "mounts");
@@ -553,15 +590,10 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
         if (r == 0 && plan->state_dir)
                 r = add_mount(mounts, plan->state_dir, TSYNC_CONTAINER_FILTERS, false);
-        /* The init connects here from inside the container, and reaches
-         * nothing else of the host: only the socket is mounted. */
-        if (r == 0 && agent)
-                r = add_mount(mounts, agent, TSYNC_CONTAINER_AGENT, false);
-        if (r == 0 && agent)
+        /* Nothing of the agent's, nor the recording's directory, is mounted
+         * (issue 23): only the tmpfs the relay listens in, for the init alone. */
+        if (r == 0 && relay)
                 r = add_agent_tmpfs(mounts, tsync_json_get(process, "user"));
-        /* A recording leaves the container through its directory, read-write. */
-        if (r == 0 && plan->record.req.output)
-                r = tsync_plan_record_add_mount(mounts, &plan->record);
         if (r < 0)
                 return tsync_error(err, -r, "mounts: %s", strerror(-r));
         if (o->hook_path) {
@@ -619,17 +651,11 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
                 if (strcmp(dest, TSYNC_CONTAINER_INIT) == 0)
                         e->init_path = string_or(tsync_json_get(m, "source"), "");
         }
-        const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
-        for (size_t i = 1; args && args->type == TSYNC_JSON_ARRAY && i + 1 < args->u.array.len; i++) {
-                if (strcmp(string_or(args->u.array.items[i], ""), "--") == 0)
-                        break;
-                if (strcmp(string_or(args->u.array.items[i], ""), "--filter-data") != 0 ||
-                    e->data.n == ARRAY_SIZE(e->data.text))
-                        continue;
-                e->data.text[e->data.n] = strdup(string_or(args->u.array.items[i + 1], ""));
-                if (e->data.text[e->data.n])
+        const char *texts[ARRAY_SIZE(e->data.text)];
+        size_t n = tsync_rewrite_filter_data(config, texts, ARRAY_SIZE(texts));
+        for (size_t i = 0; i < n; i++)
+                if ((e->data.text[e->data.n] = strdup(texts[i])))
                         e->data.n++;
-        }
         const struct tsync_json *list =
                 tsync_json_get(tsync_json_get(config, "hooks"), tsync_stage_name(TSYNC_STAGE_CREATE_RUNTIME));
         for (size_t i = 0; list && list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++) {

@@ -22,6 +22,32 @@ static const char *const create_value_opts[] = { "bundle", "b", "console-socket"
 static const char *const global_flag_opts[] = { "debug", "systemd-cgroup", "help", "h", "version", "v", "V",
                                                 "?",     "usage",          NULL };
 static const char *const help_opts[] = { "help", "h", "?", "usage", NULL };
+/* exec's options that take a value (runc 1.1's, crun 1.8's). */
+static const char *const exec_value_opts[] = { "console-socket",
+                                               "pid-file",
+                                               "process",
+                                               "p",
+                                               "user",
+                                               "u",
+                                               "additional-gids",
+                                               "g",
+                                               "cwd",
+                                               "env",
+                                               "e",
+                                               "cap",
+                                               "c",
+                                               "apparmor",
+                                               "process-label",
+                                               "preserve-fds",
+                                               "cgroup",
+                                               NULL };
+/* exec's options that shape the process from the command line: with --process
+ * runc ignores them and crun may not, so the process's privileges would not
+ * be the file's alone. --tty and --detach say how it is attached, not what it gets. */
+static const char *const exec_shaping_opts[] = {
+        "user",         "u", "additional-gids", "g", "cwd", "env", "e", "cap", "c", "apparmor", "process-label",
+        "no-new-privs", NULL
+};
 
 struct opt {
         bool long_form;   /* "--name" */
@@ -123,9 +149,53 @@ static void parse_create(struct rt_cmdline *cl)
         }
 }
 
+static void parse_exec(struct rt_cmdline *cl)
+{
+        cl->exec = true;
+        for (int j = cl->command + 1; j < cl->argc; j++) {
+                const char *a = cl->argv[j];
+                /* runc (SkipArgReorder) and crun read nothing after the id as
+                 * their own: it is the command to run. */
+                if (cl->id)
+                        break;
+                if (strcmp(a, "--") == 0) {
+                        if (!cl->id && j + 1 < cl->argc)
+                                cl->id = cl->argv[++j];
+                        break;
+                }
+                if (!is_option(a)) {
+                        cl->id = a;
+                        continue;
+                }
+                struct opt o;
+                split_opt(a, &o);
+                if (in(&o, help_opts))
+                        cl->exec = false;
+                if (in(&o, exec_shaping_opts) && !cl->shaping)
+                        cl->shaping = a;
+                int at = j;
+                const char *value = o.value;
+                bool takes_value = in(&o, exec_value_opts);
+                /* argp's "-pFILE". */
+                if (!takes_value && !o.long_form && !o.value && o.len > 1 && o.name[0] == 'p') {
+                        takes_value = true;
+                        value = o.name + 1;
+                        o.len = 1;
+                }
+                if (!takes_value)
+                        continue;
+                if (!value && j + 1 < cl->argc)
+                        value = cl->argv[at = ++j];
+                if (is(&o, "process") || is(&o, "p")) {
+                        cl->process = value;
+                        cl->process_arg = at;
+                }
+        }
+}
+
 int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmdline *ret)
 {
-        struct rt_cmdline cl = { .command = -1 };
+        struct rt_cmdline cl = { .command = -1, .process_arg = -1 };
         if (!(cl.argv = calloc((size_t)argc + 1, sizeof(*cl.argv)))) {
                 cli_errorf("runtime: command line", "out of memory");
                 return -1;
@@ -191,6 +261,8 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 cl.argv[cl.argc++] = argv[i++];
         if (cl.command >= 0 && (strcmp(cl.argv[cl.command], "create") == 0 || strcmp(cl.argv[cl.command], "run") == 0))
                 parse_create(&cl);
+        else if (cl.command >= 0 && strcmp(cl.argv[cl.command], "exec") == 0)
+                parse_exec(&cl);
         *ret = cl;
         return 0;
 }

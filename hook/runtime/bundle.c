@@ -114,13 +114,13 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 return -1;
         struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
         int r = tsync_exec_view_lends(plan, &err);
-        /* A notify agent's state (the host pid) is our createRuntime hook's to write. */
+        /* A notify agent gets its listener from our createRuntime hook's relay. */
         if (r == 0 && progs.agent_host_path)
                 r = 1;
         if (r > 0 && find_hook(hook_path, sizeof(hook_path)) < 0)
                 r = tsync_error(&err, ENOENT, "%s, and the hook, %s, is not beside %s",
                                 progs.agent_host_path
-                                        ? "a notify agent's container state is written by our createRuntime hook"
+                                        ? "a notify agent is reached by our createRuntime hook's relay"
                                         : "the init is lent capabilities (process.noNewPrivileges is false), and the "
                                           "hook takes them back from exec'd processes",
                                 PROGRAM, RT_PROGRAM);
@@ -140,7 +140,8 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
-                cli_warn_replace(t->where, config, "exec");
+                /* Exec'd processes through us carry the moved profile (exec.c). */
+                cli_warn_replace(t->where, config, "runc exec` or `crun exec` without `" RT_PROGRAM);
         cli_log_applied(t->where, "applied", plan);
         return 0;
 }

@@ -68,7 +68,8 @@ int main(int argc, char **argv)
         cli_syslog_enable();
         if (rt_parse_cmdline(argc, argv, &s, &cl) < 0)
                 return CLI_EXIT_USAGE;
-        if (cl.rewrite)
+        bool ours = cl.rewrite || cl.exec;
+        if (ours)
                 rt_log_begin(&cl);
         /* A broken config file refuses what creates a container, never its
          * teardown (state, kill, delete, ...): those take what could be read
@@ -82,7 +83,9 @@ int main(int argc, char **argv)
                 r = choose_runtime(&s, runtime, sizeof(runtime));
         if (r == 0 && cl.rewrite)
                 r = rt_rewrite_bundle(&s, &cl);
-        if (cl.rewrite)
+        if (r == 0 && cl.exec)
+                r = rt_rewrite_exec(&cl, runtime);
+        if (ours)
                 rt_log_end(&cl, r < 0);
         if (r == 0) {
                 rt_about(&cl, runtime);

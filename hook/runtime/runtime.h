@@ -38,6 +38,11 @@ struct rt_cmdline {
         const char *id;          /* the container id (first operand), or NULL */
         const char *log;         /* --log */
         const char *log_format;  /* --log-format */
+        /* exec (not asking for help): the process may have to run through our init. */
+        bool exec;
+        int process_arg;     /* index in argv of the argument naming --process's file, or -1 */
+        const char *process; /* --process/-p FILE, or NULL */
+        const char *shaping; /* an option that shapes the process from the command line (--cap, ...), or NULL */
 };
 
 /* Splits argv into our settings (set in s) and the real runtime's command
@@ -57,6 +62,13 @@ int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_setti
  * or the config's annotations ask for anything of ours; otherwise leaves it
  * untouched. 0, or -1 after printing why (the container must not start). */
 int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl);
+
+/* exec of a container whose config carries our plan: the process file
+ * (--process) is rewritten so that the process runs through our init with
+ * the container's filters, and argv names the rewritten copy instead
+ * (hook/runtime/exec.c). runtime: the real runtime, asked for the bundle.
+ * 0 (nothing to do, or done), or -1 after printing why. */
+int rt_rewrite_exec(struct rt_cmdline *cl, const char *runtime);
 
 /* While our work runs, what we print on stderr is also kept, so that an engine
  * that reads the runtime's --log (containerd's shim: the last "error" line is

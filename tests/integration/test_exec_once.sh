@@ -182,7 +182,7 @@ testAnExecBeforeTheWorkloadsPidIsKnownWaitsForIt() {
                 0x20,0,0,0 0x15,0,1,59 0x06,0,0,0x7fc00000 0x15,0,1,322 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000 ||
                 fail "filter_file.py"
         timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc "$TSYNC_TOOLS/init_harness" \
-                --late-pid 700 -- --exec-once 1 -f "$T/exec-once.bpf" -- \
+                --late-pid 700 -- --exec-once 1 --bounding none --permitted none --effective none -f "$T/exec-once.bpf" -- \
                 /bin/sh -c 'echo started; /bin/true; echo "true=$?"' >"$T/out" 2>"$T/err"
         rc=$?
         assertEquals "status ($(cat "$T/err"))" 0 "$rc"

@@ -430,6 +430,14 @@ I ExecOnceProfileDeniesTheSupervisor "ioctl with ERRNO(1), which the init needs 
         'J "{\"names\": [\"ioctl\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-ioctl.json"' '--exec-once --profile "$W/deny-ioctl.json"'
 I ExecOnceProfileForcesInPlace "wait4 with ERRNO(1), which the init needs to reap the workload and orphans: exec-once needs the init to supervise" \
         'J "{\"names\": [\"wait4\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/deny-wait4.json"' '--exec-once --profile "$W/deny-wait4.json"'
+# issue 23: with CAP_SYS_PTRACE in any set (or no process.capabilities: the whole bounding set) the
+# workload could open the exec-once supervisor's /proc/1/task/N/mem: refused, naming the set.
+I ExecOnceWithSysPtraceInBounding "exec once: process.capabilities.bounding has CAP_SYS_PTRACE, with which the workload could open the exec-once supervisor's /proc/1/task/N/mem" \
+        'tsync_json_edit "$W/b/config.json" ".process.capabilities.bounding += [\"CAP_SYS_PTRACE\"]"' '--exec-once'
+I ExecOnceWithSysPtraceInAmbient "exec once: process.capabilities.ambient has CAP_SYS_PTRACE" \
+        'tsync_json_edit "$W/b/config.json" ".process.capabilities.ambient = [\"CAP_SYS_PTRACE\"]"' '--exec-once --profile "$GOOD"'
+I ExecOnceWithoutCapabilities "exec once: process.capabilities is absent, so the runtime leaves the bounding set whole, CAP_SYS_PTRACE with it" \
+        'tsync_json_edit "$W/b/config.json" "del(.process.capabilities)"' '--exec-once'
 # issue 12: notify. The runtime loads a notify linux.seccomp with its listener, and the kernel
 # allows one listener among a process's filters: exec once cannot be added in layer mode.
 I ExecOnceBesideTheRuntimesNotifyProfile "linux.seccomp has SCMP_ACT_NOTIFY rules, so the runtime loads it with a notification listener, and the kernel allows one listener among a process's filters: exec once cannot be added to it" \
@@ -452,7 +460,7 @@ testInjectLeavesOutCapabilityNamesRuncIgnoresWithOneWarning() {
         timeout -s KILL 30 "$OCI" inject --cache-dir "$W/cache" --profile "$GOOD" "$W/b" >"$W/out" 2>"$W/err"
         rc=$?
         assertEquals "inject: $(cat "$W/err")" 0 "$rc"
-        assertEquals "stderr lines: $(cat "$W/err")" 1 "$(wc -l <"$W/err")"
+        assertEquals "capability warnings: $(cat "$W/err")" 1 "$(grep -c 'ignoring unknown or unavailable' "$W/err")"
         grep -qF "oci-seccomp-tsync: $W/b/config.json: warning: process.capabilities: ignoring unknown or unavailable capabilities: [CAP_KILL,CAP_SYS_ADMIN CAP_TELEKINESIS sys_admin]" "$W/err" ||
                 fail "$(cat "$W/err")"
         assertEquals "the init's --bounding" "CAP_AUDIT_WRITE,CAP_KILL,CAP_NET_BIND_SERVICE" \
@@ -769,6 +777,7 @@ C ExecAnnotationUnknownErrno "annotations.io.oci-seccomp-tsync.exec: 'once:EWHAT
 C ExecAnnotationNotAString "annotations.io.oci-seccomp-tsync.exec: expected string" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = true"'
 C MisspeltAnnotation "annotations.io.oci-seccomp-tsync.exe: not an annotation of oci-seccomp-tsync" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exe\"] = \"once\""'
 C ExecOnceLayerDeniesTheSupervisor "exec-once needs the init to supervise the workload" 'J "{\"names\": [\"ioctl\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/profiles/deny-ioctl.json"; annotated deny-ioctl | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
+C ExecOnceWithSysPtrace "exec once: process.capabilities.inheritable has CAP_SYS_PTRACE" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\" | .process.capabilities.inheritable = [\"CAP_SYS_PTRACE\"]"'
 C ForgedRunningRecord "annotations.io.oci-seccomp-tsync.running: set by oci-seccomp-tsync itself" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.running\"] = \"x\""'
 # The hook's own start (issue 15, wip-hookstart): the runtime's own profile, which precreate compiles
 # to judge the init's calls, goes through the cache too, with the same refusals, named as such.
@@ -915,6 +924,9 @@ N DataTooManyFilters 121 "more than 16 filters" ':' "$(printf -- '-f "$SUITE/goo
 # Exec once (issue 12): a forged or inconsistent listener, and the option without its filter (or
 # the reverse), stop the init before anything is loaded. exec_once_file LISTENER RET FILE: a filter
 # file with header listener LISTENER whose program returns RET for execve and allows the rest.
+# The host's root holds CAP_SYS_PTRACE, which the init refuses beside --exec-once: rows that must
+# get past the capability plan give the workload none.
+NO_PTRACE='--bounding none --permitted none --effective none'
 exec_once_file() {
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener "$1" "$3" \
                 0x20,0,0,0 0x15,0,1,59 0x06,0,0,"$2" 0x06,0,0,0x7fff0000
@@ -931,25 +943,30 @@ N ExecOnceErrnoByName 121 "command line: --exec-once 'EPERM' is not an errno num
 # know the listener's fd) and then stops the supervisor: it says so, the workload is killed.
 N ExecOnceSupervisorDenied 1 "exec-once: the supervisor cannot receive a notification (ioctl SECCOMP_IOCTL_NOTIF_RECV): Operation not permitted: the workload is killed" \
         'exec_once_file 1 0x7fc00000 "$W/f.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/ioctl.bpf" 0x20,0,0,0 0x15,0,3,16 0x20,0,0,16 0x15,1,0,0 0x06,0,0,0x00050001 0x06,0,0,0x7fff0000' \
-        '--exec-once 1 -f "$W/ioctl.bpf" -f "$W/f.bpf"'
-# issue 12: notify (the init's half). An agent filter's trailer is checked like the rest of the
-# file; the agent must be there and take the listener, or the workload never runs; the init's own
-# calls after the load must not go to the agent (it would wait for itself); the state comes with
-# the filter or not at all. agent_file FILE SOCKET: getppid to the agent on SOCKET, the rest allowed.
+        '--exec-once 1 $NO_PTRACE -f "$W/ioctl.bpf" -f "$W/f.bpf"'
+# issue 12: notify (the init's half; issue 23: through createRuntime's relay). An agent filter's
+# trailer is checked like the rest of the file; the relay must be there, or the workload never runs
+# (test_notify.sh has the relay's refusals, with a stand-in relay); the init's own calls after the
+# load must not go to the agent (it would wait for itself); --relay comes with the filter or not at
+# all. agent_file FILE SOCKET: getppid to the agent (trailer SOCKET), the rest allowed.
 agent_file() {
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$2" m "$1" \
                 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000
 }
-AGENT_STATE='echo "{\"ociVersion\":\"1.0.2\",\"pid\":2}" >"$W/s.json"'
 N AgentForgedTrailer 122 "\$W/f.bpf: bad filter file: trailer: the agent's path is not absolute" 'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 2 --trailer 72756e2f612e736f636b006d00000000 "$W/f.bpf" 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf"'
 N AgentTrailerOnAnotherListener 122 "\$W/f.bpf: bad filter file: a trailer, but not an agent's listener" 'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 1 --trailer 2f612e736f636b006d00000000000000 "$W/f.bpf" 0x20,0,0,0 0x15,0,1,59 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '--exec-once 1 -f "$W/f.bpf"'
-N AgentAbsent 126 "\$W/none.sock: cannot reach the seccomp agent (listenerPath): No such file or directory; the workload is not started" "agent_file \"\$W/f.bpf\" \"\$W/none.sock\"; $AGENT_STATE" '-f "$W/f.bpf" --agent-state "$W/s.json"'
-N AgentWithoutState 122 "\$W/f.bpf: the filter has an agent's listener (listenerPath), but --agent-state is not given" 'agent_file "$W/f.bpf" "$W/a.sock"' '-f "$W/f.bpf"'
-N AgentStateWithoutAgent 122 "agent: --agent-state is given, but no filter has an agent's listener" "$AGENT_STATE" '-f "$SUITE/good.bpf" --agent-state "$W/s.json"'
-N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" "$W/a.sock"; '"$AGENT_STATE" '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --agent-state "$W/s.json"'
-N AgentNotifyOnConnect 126 "touch: cannot be started: the filters answer connect with USER_NOTIF" \
-        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$W/a.sock" m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,42 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000; '"$AGENT_STATE" '-f "$W/f.bpf" --agent-state "$W/s.json"'
-N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 -f "$SUITE/good.bpf" -f "$W/f.bpf"'
+N AgentRelayAbsent 126 "\$W/none.sock: cannot reach the relay of the createRuntime hook, which hands the seccomp agent (listenerPath) its listener: No such file or directory; the workload is not started" 'agent_file "$W/f.bpf" /r' '-f "$W/f.bpf" --relay "$W/none.sock"'
+N AgentWithoutRelay 122 "\$W/f.bpf: the filter has an agent's listener (listenerPath), but --relay is not given" 'agent_file "$W/f.bpf" /r' '-f "$W/f.bpf"'
+N RelayWithoutAgent 122 "agent: --relay is given, but no filter needs it (an agent's listener, or a recording without --record)" ':' '-f "$SUITE/good.bpf" --relay "$W/r.sock"'
+N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" /r' '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --relay "$W/r.sock"'
+N AgentNotifyOnRecvmsg 126 "touch: cannot be started: the filters answer recvmsg with USER_NOTIF" \
+        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,47 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
+N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 $NO_PTRACE -f "$SUITE/good.bpf" -f "$W/f.bpf"'
+# issue 23: the init refuses CAP_SYS_PTRACE in any set the workload would start with, given or
+# kept from the runtime (here: the host's root, whose bounding set has it). The rows above that
+# get past the capability plan run with $NO_PTRACE.
+N ExecOnceWithSysPtraceKept 123 "--exec-once: the workload would hold CAP_SYS_PTRACE in its bounding set (the init's own: no --bounding is given), with which it could open the exec-once supervisor's /proc/1/task/N/mem" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
+N ExecOnceWithSysPtraceGiven 123 "--exec-once: the workload would hold CAP_SYS_PTRACE in its ambient set, with which" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec-once 1 $NO_PTRACE --ambient CAP_SYS_PTRACE -f "$W/f.bpf"'
 # issue 13: recording (the init). --record and the recording filter (listener 3) come together,
 # the filter last and alone with a listener; nothing it could hide from a tracer; the file is a
 # regular file reached without a symlink; the route must let the recorder work. record_file FILE:
@@ -965,7 +982,8 @@ N RecordEmptyPath 121 "command line: --record needs a file name" 'record_file "$
 N RecordWithoutItsFilter 122 "record: --record is given, but no filter is a recording filter" ':' '-f "$SUITE/good.bpf" --record "$W/calls"'
 N RecordFilterWithoutTheOption 122 "\$W/r.bpf: a recording filter, but --record is not given: nobody would answer its notifications" 'record_file "$W/r.bpf"' '-f "$SUITE/good.bpf" -f "$W/r.bpf"'
 N RecordTwoRecordingFilters 122 "\$W/s.bpf: a second filter with a listener (the first is \$W/r.bpf)" 'record_file "$W/r.bpf"; cp "$W/r.bpf" "$W/s.bpf"' '-f "$W/r.bpf" -f "$W/s.bpf" --record "$W/calls"'
-N RecordBesideAnAgent 122 "\$W/r.bpf: a second filter with a listener (the first is \$W/f.bpf)" 'record_file "$W/r.bpf"; agent_file "$W/f.bpf" "$W/a.sock"; '"$AGENT_STATE" '-f "$W/f.bpf" -f "$W/r.bpf" --agent-state "$W/s.json" --record "$W/calls"'
+N RecordBesideAnAgent 122 "\$W/r.bpf: a second filter with a listener (the first is \$W/f.bpf)" 'record_file "$W/r.bpf"; agent_file "$W/f.bpf" /r' '-f "$W/f.bpf" -f "$W/r.bpf" --relay "$W/r.sock" --record "$W/calls"'
+N RecordRelayAbsent 126 "\$W/none.sock: cannot reach the relay of the createRuntime hook, which hands the recording its file: No such file or directory; the workload is not started" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --relay "$W/none.sock"'
 N RecordFilterNotLast 122 "\$W/r.bpf: the recording filter must be the last filter" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" -f "$SUITE/good.bpf" --record "$W/calls"'
 N RecordBesideTrace 122 "\$W/t.bpf: instruction 2 returns SECCOMP_RET_TRACE, which cannot be recorded" 'record_file "$W/r.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/t.bpf" 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7ff00000 0x06,0,0,0x7fff0000' '-f "$W/t.bpf" -f "$W/r.bpf" --record "$W/calls"'
 N RecordFileFifo 126 "\$W/calls: cannot record into it: not a regular file" 'record_file "$W/r.bpf"; mkfifo "$W/calls"' '-f "$W/r.bpf" --record "$W/calls"'
@@ -1206,6 +1224,58 @@ runtime_row() {
         assert_no_temp "$W/b" "$W/cache"
 }
 
+# exec through oci-seccomp-tsync-runtime (issue 23): a container of ours (runc, `--layers=good`,
+# sleeping) gets `oci-seccomp-tsync-runtime exec EX_ARGS ID EX_CMD` after SETUP, which may edit $W/p.json
+# (a process file running `touch /tmp/marker`), $W/b/config.json (as the wrapper wrote it), EX_ARGS
+# (exec's options, default --process $W/p.json) and EX_CMD. Refused with one line naming CAUSE, and
+# nothing runs in the container.
+RX_NAMES=()
+declare -A RX_CAUSE RX_SETUP
+RX() {
+        RX_NAMES+=("$1")
+        RX_CAUSE[$1]=$2
+        RX_SETUP[$1]=$3
+}
+RX WithoutProcess "exec without --process: the container runs under our layers" 'EX_ARGS=(); EX_CMD=(/bin/touch /tmp/marker)'
+RX CapBesideProcess "exec --process with '--cap'" 'EX_ARGS+=(--cap CAP_SYS_ADMIN)'
+RX EnvBesideProcess "exec --process with '-e'" 'EX_ARGS=(-e A=1 "${EX_ARGS[@]}")'
+RX ProcessNotJson "p.json: (root): invalid JSON" 'echo "{" >"$W/p.json"'
+RX ProcessArgsEmpty "the exec'd process: process.args: empty" 'tsync_json_edit "$W/p.json" ".args = []"'
+RX ProcessCapsNotObject "the exec'd process: process.capabilities: expected object" \
+        'tsync_json_edit "$W/p.json" ".capabilities = [\"CAP_KILL\"]"'
+RX ConfigWritableByGroup "config.json: owned by uid 0 with mode 0664: only a file of uid 0" 'chmod 0664 "$W/b/config.json"'
+RX BundleWritableByOthers "/b: owned by uid 0 with mode 0777" 'chmod 0777 "$W/b"'
+RX ConfigOwnedBySomeoneElse "config.json: owned by uid 1000" 'chown 1000 "$W/b/config.json"'
+RX ConfigEditedAfterCreate "the container's config: process.args[" \
+        'tsync_json_edit "$W/b/config.json" ".process.args += [\"extra\"]"'
+RX ConfigGone "runs under our init: /tmp/tsync-it." \
+        'rm "$W/b/config.json"'
+RX UnknownContainer "cannot tell whether the container runs under our init: \`$(command -v runc) state" 'EX_ID=nosuch-$$'
+
+runtime_exec_row() {
+        local name=$1 id
+        id=$(tsync_unique_id fc-rx)
+        ROOTFS_TOO=1 bundle "$W/b" sleep 300
+        cp "$GOOD" "$W/profiles/good.json"
+        : >"$W/runtime.conf"
+        RT_ARGS=(--runtime-config="$W/runtime.conf" --profile-dir="$W/profiles" --cache-dir="$W/cache")
+        _tsync_register runc "$id"
+        "$RUNTIME" "${RT_ARGS[@]}" --layers=good run -d -b "$W/b" "$id" </dev/null >"$W/out" 2>&1 ||
+                fail "run -d: $(cat "$W/out")"
+        jq -n '{args: ["/bin/touch", "/tmp/marker"], cwd: "/", user: {uid: 0, gid: 0}, noNewPrivileges: true}' \
+                >"$W/p.json"
+        EX_ARGS=(--process "$W/p.json")
+        EX_CMD=()
+        EX_ID=$id
+        eval "${RX_SETUP[$name]}"
+        timeout -s KILL 30 "$RUNTIME" "${RT_ARGS[@]}" exec "${EX_ARGS[@]}" "$EX_ID" "${EX_CMD[@]}" </dev/null \
+                >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: $EX_ID: " "${RX_CAUSE[$name]}"
+        assertFalse "the process ran" "[ -e $W/b/rootfs/tmp/marker ]"
+        _tsync_remove_container runc "$id"
+}
+
 testRuntimeRefusalReachesTheJsonLogAsItsLastError() {
         local id
         id=$(tsync_unique_id fc-rt)
@@ -1227,7 +1297,7 @@ testRuntimeRefusalReachesTheJsonLogAsItsLastError() {
 # process whose root holds no such tmpfs) unless a row mounts one.
 
 NOTIFY_LAYER='{"defaultAction": "SCMP_ACT_ALLOW", "listenerPath": "/run/agent.sock", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_NOTIFY"}]}'
-I NotifyWithoutHooks "--no-hooks: a profile has a notify agent (listenerPath), whose container state only our createRuntime hook can write" \
+I NotifyWithoutHooks "--no-hooks: a profile has a notify agent (listenerPath), which only the relay our createRuntime hook starts can reach" \
         'tsync_json_edit "$W/b/config.json" ".process.noNewPrivileges = true" && echo "$NOTIFY_LAYER" >"$W/n.json"' \
         '--no-hooks --profile "$W/n.json"'
 
@@ -1242,23 +1312,36 @@ agent_state() { # agent_state ID: the OCI state, with this shell's pid
                 '{ociVersion: "1.0.2", id: $id, status: "creating", pid: $pid, bundle: $b}'
 }
 # A NAME CAUSE SETUP [INJECT-OPTIONS]: createRuntime refuses the agent bundle broken by SETUP, and
-# writes no state anywhere in the root directory.
+# leaves no relay's socket anywhere in the root directory.
 A() {
         row "HookCreateRuntimeAgent$1" "agent_injected ${4:-}; $3;" \
                 "agent_state fc-$1 | hook createRuntime --cache-dir \"\$W/cache\";" \
                 "assert_refused $(q "oci-seccomp-tsync: fc-$1: ") $(qq "$2") 1;" \
-                "assertEquals 'a state was written' '' \"\$(find \"\$W/b/rootfs\" -name state.json)\";" \
+                "assertEquals 'a socket was left' '' \"\$(find \"\$W/b/rootfs\" -type s)\";" \
                 "assert_no_filters \"\$W/b/oci-seccomp-tsync\""
 }
-A SocketMountChanged "].source: '/etc/shadow', but the plan's listenerPath is '/run/agent.sock'" \
-        'tsync_json_edit "$W/b/config.json" "(.mounts[] | select(.destination == \"/.oci-seccomp-tsync/agent.sock\") | .source) = \"/etc/shadow\""'
-A NoStateTmpfs "mounts: no /.oci-seccomp-tsync/agent mount for the notify agent's state" \
+A AgentSocketMounted "]: the notify agent's socket '/run/agent.sock' is mounted into the container at '/.oci-seccomp-tsync/agent.sock'" \
+        'tsync_json_edit "$W/b/config.json" ".mounts += [{destination: \"/.oci-seccomp-tsync/agent.sock\", type: \"bind\", source: \"/run/agent.sock\", options: [\"bind\"]}]"'
+A NoRelayTmpfs "mounts: no /.oci-seccomp-tsync/agent mount for the relay's socket" \
         'tsync_json_edit "$W/b/config.json" "del(.mounts[] | select(.destination == \"/.oci-seccomp-tsync/agent\"))"'
-A StateMountNotATmpfs "/.oci-seccomp-tsync/agent is a 'bind' mount, not the agent's tmpfs" \
+A RelayMountNotATmpfs "/.oci-seccomp-tsync/agent is a 'bind' mount, not the relay's tmpfs" \
         'tsync_json_edit "$W/b/config.json" "(.mounts[] | select(.destination == \"/.oci-seccomp-tsync/agent\") | .type) = \"bind\""'
+# issue 23, recordings: createRuntime refuses a config that still mounts a recording directory of the
+# host (an older inject's), and a recording directory that is gone or not root's alone, before its
+# relay listens: no socket is left.
+R() {
+        row "HookCreateRuntimeRecord$1" "bundle \"\$W/b\"; \"\$OCI\" inject --cache-dir \"\$W/cache\" --record \"\$W/p.json\" \"\$W/b\" >/dev/null || fail inject; $3;" \
+                "agent_state fc-$1 | hook createRuntime --cache-dir \"\$W/cache\";" \
+                "assert_refused $(q "oci-seccomp-tsync: fc-$1: ") $(qq "$2") 1;" \
+                "assertEquals 'a socket was left' '' \"\$(find \"\$W/b/rootfs\" -type s)\""
+}
+R HostDirMounted "]: a directory of the host ('\$W/b/oci-seccomp-tsync-record') is mounted into the container for the recording" \
+        'tsync_json_edit "$W/b/config.json" ".mounts += [{destination: \"/.oci-seccomp-tsync/record\", type: \"bind\", source: \"$W/b/oci-seccomp-tsync-record\", options: [\"bind\", \"rw\"]}]"'
+R DirGone "recording: \$W/b/oci-seccomp-tsync-record: No such file or directory" 'rmdir "$W/b/oci-seccomp-tsync-record"'
+R DirOpened "recording: \$W/b/oci-seccomp-tsync-record: owned by 0, mode 0777" 'chmod 0777 "$W/b/oci-seccomp-tsync-record"'
 A PlanListenerPathRelative "plan.listenerPath: 'run/agent.sock' is not an absolute path" \
         'tsync_json_edit "$W/b/config.json" ".annotations[\"io.oci-seccomp-tsync.plan\"] |= (fromjson | .listenerPath = \"run/agent.sock\" | tojson)"'
-A NoContainer "the notify agent's state directory /.oci-seccomp-tsync/agent in the container (pid $$): No such file or directory" ':'
+A NoContainer "the relay's directory /.oci-seccomp-tsync/agent in the container (pid $$): No such file or directory" ':'
 A SymlinkInTheImage "in the container (pid $$): Too many levels of symbolic links" \
         'mkdir -p "$W/b/rootfs/.oci-seccomp-tsync" && ln -s /dev/shm "$W/b/rootfs/.oci-seccomp-tsync/agent"'
 A DirectoryInTheImage "mount, not a tmpfs" 'mkdir -p "$W/b/rootfs/.oci-seccomp-tsync/agent"'
@@ -1294,6 +1377,11 @@ I RecordOutputUnderTheRootfs "of: '\$W/b/rootfs/p.json'" ':' '--record "$W/b/roo
 I RecordOutputThroughASymlink "of: '\$W/link/p.json'" 'mkdir "$W/real" && ln -s real "$W/link"' '--record "$W/link/p.json"'
 I RecordInputMissing "if: '\$W/none.json'" ':' '--record "$W/p.json" --record-input "$W/none.json"'
 I RecordDirIsASymlink "oci-seccomp-tsync-record: not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
+# issue 23: the recording's directory is root's alone (0700): one the container's user was given by
+# an older inject, or another mode, is refused; and CAP_SYS_PTRACE, the one way to the init's file.
+I RecordDirOfAnotherOwner "oci-seccomp-tsync-record: owned by 1000, mode 0700: not a directory of its own that only 0 may enter" 'mkdir -m 0700 "$W/b/oci-seccomp-tsync-record" && chown 1000:1000 "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
+I RecordDirOfAnotherMode "oci-seccomp-tsync-record: owned by 0, mode 0755" 'mkdir -m 0755 "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
+I RecordWithCapSysPtrace "process.capabilities.effective[0]: CAP_SYS_PTRACE and a recording: the record file is the init's alone" 'tsync_json_edit "$W/b/config.json" ".process.capabilities.effective = [\"CAP_SYS_PTRACE\"]"' '--record "$W/p.json"'
 
 # RC NAME CAUSE GENERATOR: precreate refuses the config GENERATOR prints, leaving no recording
 # directory under --record-root.
@@ -1365,6 +1453,10 @@ done
 unset _n
 for _n in "${RT_NAMES[@]}"; do
         row "Runtime$_n" "runtime_row $_n"
+done
+unset _n
+for _n in "${RX_NAMES[@]}"; do
+        row "RuntimeExec$_n" "runtime_exec_row $_n"
 done
 unset _n
 

@@ -816,7 +816,7 @@ testWithExecOnceTheInitMakesOnlyTheDocumentedSyscalls() {
                 0x20,0,0,0 0x15,0,1,59 0x06,0,0,0x7fc00000 0x15,0,1,322 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000 ||
                 fail "filter_file.py"
         in_pidns strace -f -qq -o "$T/trace" \
-                "$INIT" --exec-once 1 -f "$T/deny.tsync" -f "$T/exec-once.bpf" -- sh -c '/bin/true || exit 7'
+                "$INIT" --exec-once 1 --bounding none --permitted none --effective none -f "$T/deny.tsync" -f "$T/exec-once.bpf" -- sh -c '/bin/true || exit 7'
         assertEquals "the workload's exec is refused: stderr: $(cat "$T/err")" 7 "$rc"
         grep -q "Operation not permitted" "$T/err" || fail "no EPERM: $(cat "$T/err")"
         seen=$(post_filter_syscalls "$T/trace" "$INIT")

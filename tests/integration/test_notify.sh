@@ -17,21 +17,25 @@ WRAP=
 AGENT=$TSYNC_TOOLS/seccomp_agent
 PROBE=$TSYNC_BUILD/tests/static/threads_probe
 INIT=$TSYNC_BUILD/bin/seccomp-tsync-init
+UNIX_PROBE=$TSYNC_BUILD/tests/static/unix_probe
+RELAY=$TSYNC_TOP/tests/tools/fake_relay.py
 
 oneTimeSetUp() {
-        tsync_need_built "$AGENT" "$PROBE" "$INIT" "$OCI"
+        tsync_need_built "$AGENT" "$PROBE" "$INIT" "$OCI" "$UNIX_PROBE"
 }
 setUp() {
         tsync_test_begin
         WRAP=
         AT_START=--compile-at-start
         AGENT_PID=
+        RELAY_PID=
 }
 tearDown() {
-        if [ -n "$AGENT_PID" ]; then
-                kill -TERM "$AGENT_PID" 2>/dev/null
-                wait "$AGENT_PID" 2>/dev/null
-        fi
+        local p
+        for p in $AGENT_PID $RELAY_PID; do
+                kill -TERM "$p" 2>/dev/null
+                wait "$p" 2>/dev/null
+        done
         tsync_test_end
 }
 
@@ -54,7 +58,7 @@ notify_bundle() {
         local dir=$1 sock=$2
         shift 2
         mkdir -p "$dir"
-        make_rootfs "$dir/rootfs" "$PROBE" || return 1
+        make_rootfs "$dir/rootfs" "$PROBE" "$UNIX_PROBE" || return 1
         make_bundle "$dir" "$@" || return 1
         tsync_json_edit "$dir/config.json" '.process.noNewPrivileges = true
                 | .annotations = {"org.example.notify": "yes"}
@@ -160,8 +164,9 @@ no_agent_no_start() {
         echo "  $rt ($why): $(tail -n 1 "$TSYNC_TMP/err")"
 }
 
-# Our init on its own (issue 12, the init's half): a hand-made agent filter (x86-64: getppid and
-# mkdir to the agent) whose trailer names SOCKET, and a state file as the hook writes it.
+# Our init on its own (issue 12, the init's half; issue 23: through the relay): a hand-made agent
+# filter (x86-64: getppid and mkdir to the agent) and tests/tools/fake_relay.py in the place of
+# createRuntime's relay, speaking hook/include/tsync/relay_proto.h without the pid check.
 # agent_filter FILE SOCKET META
 agent_filter() {
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$2" "$3" "$1" \
@@ -170,6 +175,21 @@ agent_filter() {
 }
 STATE='{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":4321,"state":{"ociVersion":"1.0.2","id":"c1","status":"creating","pid":4321,"bundle":"/b","annotations":{"a":"b"}}}'
 
+# start_relay MODE: the fake relay on $TSYNC_TMP/relay.sock (modes in fake_relay.py), for the agent
+# on $TSYNC_TMP/agent.sock and the state $STATE.
+start_relay() {
+        local i
+        python3 "$RELAY" "$TSYNC_TMP/relay.sock" "$TSYNC_TMP/agent.sock" "$STATE" "$1" \
+                >"$TSYNC_TMP/relay.out" 2>"$TSYNC_TMP/relay.err" &
+        RELAY_PID=$!
+        for ((i = 0; i < 100; i++)); do
+                grep -qx ready "$TSYNC_TMP/relay.out" 2>/dev/null && return 0
+                sleep 0.05
+        done
+        fail "the relay did not start: $(cat "$TSYNC_TMP/relay.err")"
+        return 1
+}
+
 # run_init ARG...: the init as PID 1 of a new pid namespace; status in rc.
 run_init() {
         timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc "$INIT" "$@" \
@@ -177,11 +197,11 @@ run_init() {
         rc=$?
 }
 
-testOurInitHandsTheAgentItsListenerAndEveryThreadGetsItsAnswers() {
+testOurInitHandsTheRelayItsListenerAndEveryThreadGetsTheAgentsAnswers() {
         start_agent || return
-        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" 'meta "q"' || fail "filter_file.py"
-        echo "$STATE" >"$TSYNC_TMP/state.json"
-        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- "$PROBE" -n 4 getppid
+        start_relay relay || return
+        agent_filter "$TSYNC_TMP/f.bpf" /.oci-seccomp-tsync/agent/relay 'meta "q"' || fail "filter_file.py"
+        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- "$PROBE" -n 4 getppid
         assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
         assertEquals "threads that answered: $(cat "$TSYNC_TMP/out")" 5 "$(grep -c '^tid=' "$TSYNC_TMP/out")"
         assertEquals "threads whose getppid was not the agent's: $(cat "$TSYNC_TMP/out")" 0 \
@@ -189,92 +209,63 @@ testOurInitHandsTheAgentItsListenerAndEveryThreadGetsItsAnswers() {
         assertEquals "fds with the state" "fds=1" "$(sed -n 2p "$TSYNC_TMP/agent.log")"
         local got
         got=$(sed -n 1p "$TSYNC_TMP/agent.log")
-        assertEquals "the state, with the metadata in it: $got" \
+        assertEquals "the state, with the metadata the init sent: $got" \
                 "$(jq -cS '. + {metadata: "meta \"q\""}' <<<"$STATE")" "$(jq -cS . <<<"$got")"
 }
 
-testOurInitLeavesOutEmptyMetadataAsRuncDoes() {
+testOurInitSendsEmptyMetadataThatTheRelayLeavesOut() {
         start_agent || return
-        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" '' || fail "filter_file.py"
-        echo "$STATE" >"$TSYNC_TMP/state.json"
-        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- "$PROBE" getppid
+        start_relay relay || return
+        agent_filter "$TSYNC_TMP/f.bpf" /.oci-seccomp-tsync/agent/relay '' || fail "filter_file.py"
+        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- "$PROBE" getppid
         assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
         assertEquals "the state as the hook wrote it" "$(jq -cS . <<<"$STATE")" \
                 "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -cS .)"
 }
 
-# no_agent_no_init_start WHY: absent (no socket) or gone (a socket nobody accepts on).
-no_agent_no_init_start() {
-        local sock=$TSYNC_TMP/none.sock
-        if [ "$1" = gone ]; then
-                start_agent || return
-                kill -KILL "$AGENT_PID" && wait "$AGENT_PID" 2>/dev/null
-                AGENT_PID=
-                sock=$TSYNC_TMP/agent.sock
-        fi
-        agent_filter "$TSYNC_TMP/f.bpf" "$sock" m || fail "filter_file.py"
-        echo "$STATE" >"$TSYNC_TMP/state.json"
-        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+# no_relay_no_init_start MODE WANT: absent (no relay), close (the relay closes at once, as it does
+# for any process but the container's), vanish (it goes away before it answers), refuse (it says
+# why not), agentless (the relay cannot reach the agent): status 126, one line with WANT, and the
+# workload never runs.
+no_relay_no_init_start() {
+        [ "$1" = absent ] || start_relay "$1" || return
+        agent_filter "$TSYNC_TMP/f.bpf" /.oci-seccomp-tsync/agent/relay m || fail "filter_file.py"
+        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
         assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
         assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
         assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
-        assertContains "$(cat "$TSYNC_TMP/err")" "cannot reach the seccomp agent (listenerPath)"
+        assertContains "$(cat "$TSYNC_TMP/err")" "$2"
+        assertContains "$(cat "$TSYNC_TMP/err")" "the workload is not started"
 }
-testOurInitDoesNotStartTheWorkloadWithoutAnAgent() { no_agent_no_init_start absent; }
-testOurInitDoesNotStartTheWorkloadWhenTheAgentIsGone() { no_agent_no_init_start gone; }
+testOurInitDoesNotStartTheWorkloadWithoutARelay() {
+        no_relay_no_init_start absent "$TSYNC_TMP/relay.sock: cannot reach the relay of the createRuntime hook"
+}
+testOurInitDoesNotStartTheWorkloadWhenTheRelayClosesAtOnce() {
+        no_relay_no_init_start close "the relay closed the connection (it accepts the container's first process alone)"
+}
+testOurInitDoesNotStartTheWorkloadWhenTheRelayGoesAway() {
+        no_relay_no_init_start vanish "the relay went away before the seccomp agent had the listener"
+}
+testOurInitPrintsWhyTheRelayRefused() { no_relay_no_init_start refuse ": the agent said no; the workload"; }
+testOurInitDoesNotStartTheWorkloadWhenTheRelayCannotReachTheAgent() {
+        no_relay_no_init_start relay "$TSYNC_TMP/agent.sock: cannot reach the seccomp agent (listenerPath)"
+}
 
-testOurInitRefusesAnAgentFilterWithoutTheStateAndTheStateWithoutOne() {
-        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" m || fail "filter_file.py"
+testOurInitRefusesAnAgentFilterWithoutTheRelayAndTheRelayWithoutOne() {
+        agent_filter "$TSYNC_TMP/f.bpf" /.oci-seccomp-tsync/agent/relay m || fail "filter_file.py"
         run_init -f "$TSYNC_TMP/f.bpf" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
-        assertEquals "without --agent-state: $(cat "$TSYNC_TMP/err")" 122 "$rc"
-        assertContains "$(cat "$TSYNC_TMP/err")" "but --agent-state is not given"
-        echo "$STATE" >"$TSYNC_TMP/state.json"
-        run_init --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
-        assertEquals "--agent-state alone: $(cat "$TSYNC_TMP/err")" 122 "$rc"
-        echo '["not an object"]' >"$TSYNC_TMP/state.json"
-        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
-        assertEquals "a state that is no object: $(cat "$TSYNC_TMP/err")" 126 "$rc"
+        assertEquals "without --relay: $(cat "$TSYNC_TMP/err")" 122 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/err")" "but --relay is not given"
+        run_init --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "--relay alone: $(cat "$TSYNC_TMP/err")" 122 "$rc"
         assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
-}
-
-# The state is the agent's alone: the init removes it before its first filter, and a state it
-# cannot remove stops it (here: the init as nobody, the file in a directory of root's).
-testOurInitRemovesTheStateBeforeTheWorkloadRuns() {
-        start_agent || return
-        agent_filter "$TSYNC_TMP/f.bpf" "$TSYNC_TMP/agent.sock" m || fail "filter_file.py"
-        echo "$STATE" >"$TSYNC_TMP/state.json"
-        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c \
-                "[ -e $TSYNC_TMP/state.json ] && echo present || echo gone"
-        assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "what the workload found" gone "$(cat "$TSYNC_TMP/out")"
-}
-testOurInitDoesNotStartWhenItCannotRemoveTheState() {
-        chmod 0755 "$TSYNC_TMP"
-        mkdir -m 0755 "$TSYNC_TMP/d"
-        agent_filter "$TSYNC_TMP/d/f.bpf" "$TSYNC_TMP/agent.sock" m || fail "filter_file.py"
-        echo "$STATE" >"$TSYNC_TMP/d/state.json"
-        chmod 0444 "$TSYNC_TMP/d/f.bpf" "$TSYNC_TMP/d/state.json"
-        run_init_as_nobody -f "$TSYNC_TMP/d/f.bpf" --agent-state "$TSYNC_TMP/d/state.json" -- \
-                /bin/sh -c "echo ran"
-        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
-        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
-        assertContains "$(cat "$TSYNC_TMP/err")" \
-                "$TSYNC_TMP/d/state.json: cannot remove the container state for the agent: Permission denied"
-        assertEquals "the workload ran" "" "$(cat "$TSYNC_TMP/out")"
-        assertTrue "the state was removed all the same" "[ -e $TSYNC_TMP/d/state.json ]"
-}
-run_init_as_nobody() {
-        timeout -s KILL 30 unshare --pid --fork --kill-child --mount-proc \
-                setpriv --reuid=65534 --regid=65534 --clear-groups "$INIT" "$@" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
-        rc=$?
 }
 
 testOurInitRefusesAForgedTrailer() {
         # "run/a.sock\0m\0" padded: a relative path, checksum sealed over it.
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --listener 2 --trailer 72756e2f612e736f636b006d00000000 \
                 "$TSYNC_TMP/f.bpf" 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000 || fail "filter_file.py"
-        echo "$STATE" >"$TSYNC_TMP/state.json"
-        run_init -f "$TSYNC_TMP/f.bpf" --agent-state "$TSYNC_TMP/state.json" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
         assertEquals "status: $(cat "$TSYNC_TMP/err")" 122 "$rc"
         assertContains "$(cat "$TSYNC_TMP/err")" "bad filter file: trailer: the agent's path is not absolute"
         assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
@@ -344,57 +335,144 @@ testThePlanRecordsTheListenerPathAsItsSchemaSays() {
                 "$(jq -c '.hooks | keys' "$TSYNC_TMP/b/config.json")"
 }
 
-# the_state_is_private RUNTIME: the workload finds the agent's tmpfs empty (the init removed the
-# state before its first filter), while the agent got the state; nothing of it in the filters' mount.
-the_state_is_private() {
+# no_host_socket_inside RUNTIME (issue 23): the workload finds the relay's tmpfs empty and no
+# socket anywhere under /.oci-seccomp-tsync (nor at the agent's host path), so it has no way to
+# the agent; the agent heard from exactly one connection, ours, with the container's id and pid.
+no_host_socket_inside() {
         local rt=$1 id
         start_agent || return
         notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
-                'ls -a /.oci-seccomp-tsync/agent; cat /.oci-seccomp-tsync/agent/state.json /.oci-seccomp-tsync/filters/state.json 2>&1; echo end' \
+                "ls -a /.oci-seccomp-tsync/agent; /bin/unix_probe /.oci-seccomp-tsync $TSYNC_TMP/agent.sock" \
                 || fail "bundle"
         id=$(tsync_unique_id "private-$rt")
         run_rt "$rt" "$id" "$TSYNC_TMP/b"
         assertEquals "$rt run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertNotContains "the workload read the state: $(cat "$TSYNC_TMP/out")" "$(cat "$TSYNC_TMP/out")" '"pid"'
-        assertEquals "what the workload saw" ".
+        assertEquals "what the workload found" ".
 ..
-cat: can't open '/.oci-seccomp-tsync/agent/state.json': No such file or directory
-cat: can't open '/.oci-seccomp-tsync/filters/state.json': No such file or directory
-end" "$(cat "$TSYNC_TMP/out")"
-        assertEquals "$rt: the agent got the state: $(cat "$TSYNC_TMP/agent.log")" "$id" \
-                "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
+walk $TSYNC_TMP/agent.sock errno:2
+sockets=0" "$(cat "$TSYNC_TMP/out")"
+        assertEquals "$rt: connections the agent had: $(cat "$TSYNC_TMP/agent.log")" 2 "$(wc -l <"$TSYNC_TMP/agent.log")"
+        assertEquals "$rt: the agent got the state" "$id" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
 }
-testTheWorkloadCannotReadTheAgentsStateUnderRunc() { AT_START= WRAP=layer the_state_is_private runc; }
-testTheWorkloadCannotReadTheAgentsStateUnderCrun() { AT_START= WRAP=replace the_state_is_private crun; }
-testTheWorkloadCannotReadTheAgentsStateWithFilterFiles() { WRAP=layer the_state_is_private runc; }
+testTheWorkloadFindsNoSocketOfTheHostUnderRunc() { AT_START= WRAP=layer no_host_socket_inside runc; }
+testTheWorkloadFindsNoSocketOfTheHostUnderCrun() { AT_START= WRAP=replace no_host_socket_inside crun; }
+testTheWorkloadFindsNoSocketOfTheHostWithFilterFiles() { WRAP=layer no_host_socket_inside runc; }
 
-# process.user: the agent's tmpfs is the user's, and the init connects to the socket as the user,
-# so the socket must let the user connect (the test agent makes it 0600, root's).
-# as_user RUNTIME SOCKET-MODE: the 4-thread workload as uid 1000; status in rc.
-as_user() {
-        local rt=$1 id
+# Between create and start (runc): the relay of this container, found as the process of our hook
+# holding a pidfd of the container's process; rc 1 when there is none.
+relay_of() {
+        local cpid=$1 p exe
+        exe=$(readlink -f "$OCI")
+        for p in /proc/[0-9]*; do
+                [ "$(readlink "$p/exe" 2>/dev/null)" = "$exe" ] || continue
+                grep -qs "^Pid:[[:space:]]*$cpid\$" "$p"/fdinfo/* && echo "${p#/proc/}" && return 0
+        done
+        return 1
+}
+# gone PID: waits (30 s at most) until PID has exited.
+gone() {
+        local i
+        for ((i = 0; i < 600; i++)); do
+                [ -e "/proc/$1" ] || return 0
+                sleep 0.05
+        done
+        return 1
+}
+# created ARGS...: $TSYNC_TMP/b (the default delivery, a layer) created under runc as $ID, its
+# process in CPID and its relay in RELAY (the test's output in $TSYNC_TMP/out and err).
+created() {
+        start_agent || return 1
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" "$@" || return 1
+        AT_START= WRAP=layer wrap "$TSYNC_TMP/b" || return 1
+        ID=$(tsync_unique_id "relay")
+        _tsync_register runc "$ID"
+        runc create --bundle "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err" || {
+                fail "runc create: $(cat "$TSYNC_TMP/err")"
+                return 1
+        }
+        CPID=$(runc_pid "$ID") || return 1
+        RELAY=$(relay_of "$CPID") || {
+                fail "no relay for the created container $CPID"
+                return 1
+        }
+}
+# stopped: waits (30 s at most) until $ID has stopped, then removes it.
+stopped() {
+        local i
+        for ((i = 0; i < 600; i++)); do
+                [ "$(runc state "$ID" 2>/dev/null | jq -r .status)" = stopped ] && break
+                sleep 0.05
+        done
+        _tsync_remove_container runc "$ID"
+        _tsync_unregister runc "$ID"
+}
+
+testAProcessOtherThanTheInitIsRefusedByTheRelayAndTheAgentNeverHearsOfIt() {
+        created /bin/threads_probe getppid || return
+        local sock=/proc/$CPID/root/.oci-seccomp-tsync/agent/relay got
+        assertTrue "the relay's socket in the created container" "[ -S $sock ]"
+        # A process of the host (root, not the container's) through /proc/PID/root: closed unread.
+        got=$(python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+try:
+    s.sendall(b"L\0\0\0\0")
+    got = s.recv(64)
+except (ConnectionResetError, BrokenPipeError):
+    got = b""
+print("closed" if got == b"" else repr(got))' "$sock" 2>&1)
+        assertEquals "what the relay told a stranger" "closed" "$got"
+        assertTrue "the relay still waits for the init" "[ -e /proc/$RELAY ] && [ -S $sock ]"
+        assertEquals "the agent heard of the stranger" "" "$(cat "$TSYNC_TMP/agent.log")"
+        runc start "$ID" 2>>"$TSYNC_TMP/err" || fail "runc start: $(cat "$TSYNC_TMP/err")"
+        stopped
+        assertNotEquals "the workload ran: $(cat "$TSYNC_TMP/err")" 0 "$(grep -c '^tid=' "$TSYNC_TMP/out")"
+        assertEquals "threads whose getppid was not the agent's: $(cat "$TSYNC_TMP/out")" 0 \
+                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -vc ' call=getppid rc=4242 errno=0$')"
+        assertEquals "connections the agent had: $(cat "$TSYNC_TMP/agent.log")" 2 "$(wc -l <"$TSYNC_TMP/agent.log")"
+        assertEquals "state.id" "$ID" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
+        assertEquals "state.pid: the container's" "$CPID" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.pid)"
+        assertTrue "the relay is gone after the start" "gone $RELAY"
+}
+
+testTheRelayIsGoneWhenACreatedContainerIsDeletedWithoutStart() {
+        created /bin/threads_probe getppid || return
+        runc delete -f "$ID" 2>>"$TSYNC_TMP/err" || fail "runc delete: $(cat "$TSYNC_TMP/err")"
+        _tsync_unregister runc "$ID"
+        assertTrue "the relay is gone" "gone $RELAY"
+        assertEquals "the agent heard of it" "" "$(cat "$TSYNC_TMP/agent.log")"
+}
+
+testAContainerWhoseRelayIsGoneDoesNotStart() {
+        created /bin/sh -c "echo ran >/tmp/marker" || return
+        # The relay killed outright leaves its socket behind, unanswered.
+        kill -KILL "$RELAY" && gone "$RELAY"
+        runc start "$ID" 2>>"$TSYNC_TMP/err"
+        stopped
+        assertContains "$(cat "$TSYNC_TMP/err")" \
+                "/.oci-seccomp-tsync/agent/relay: cannot reach the relay of the createRuntime hook, which hands the seccomp agent (listenerPath) its listener: Connection refused; the workload is not started"
+        assertFalse "the workload ran" "[ -e $TSYNC_TMP/b/rootfs/tmp/marker ]"
+        assertEquals "the agent heard of it" "" "$(cat "$TSYNC_TMP/agent.log")"
+}
+
+# process.user: the relay's tmpfs and socket are the user's, and the relay reaches the agent from
+# the host as root, as runc does: the agent's socket may be root's alone (the test agent makes it
+# 0600), as under runc.
+testAnAgentWithASocketOfRootsAloneServesAWorkloadOfAnotherUser() {
+        local id
         start_agent || return
-        chmod "$2" "$TSYNC_TMP/agent.sock"
+        chmod 0600 "$TSYNC_TMP/agent.sock"
         notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/sh -c \
                 'ls -a /.oci-seccomp-tsync/agent; id -u; exec /bin/threads_probe -n 4 getppid' || fail "bundle"
         tsync_json_edit "$TSYNC_TMP/b/config.json" '.process.user = {uid: 1000, gid: 1000}' || fail "user"
-        id=$(tsync_unique_id "user-$rt")
-        AT_START= WRAP=layer run_rt "$rt" "$id" "$TSYNC_TMP/b"
-}
-testAnAgentServesAWorkloadOfAnotherUserWhenItsSocketLetsItConnect() {
-        as_user runc 0666
+        id=$(tsync_unique_id "user-runc")
+        AT_START= WRAP=layer run_rt runc "$id" "$TSYNC_TMP/b"
         assertEquals "runc run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
         assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
                 "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
-        assertEquals "the workload (uid 1000) found the agent's tmpfs empty" ".
+        assertEquals "the workload (uid 1000) found the relay's tmpfs empty" ".
 ..
 1000" "$(grep -v '^tid=' "$TSYNC_TMP/out")"
-}
-testASocketTheUserCannotConnectToStopsTheStart() {
-        as_user runc 0600
-        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
-        assertContains "$(cat "$TSYNC_TMP/err")" "cannot reach the seccomp agent (listenerPath): Permission denied"
-        assertEquals "the workload ran: $(cat "$TSYNC_TMP/out")" "" "$(grep '^tid=' "$TSYNC_TMP/out")"
 }
 
 # The image's own /.oci-seccomp-tsync/agent: runc gives the tmpfs that directory's mode, so one
@@ -485,5 +563,25 @@ testTheRuntimeWrapperRunsANotifyLayerUnderRunc() {
         assertEquals "state.id" "$id" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
 }
 
-. shunit2
+# SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (runc's seccomp-notify.bats runs it): the kernel takes
+# the flag only with a listener, so the init asks about it together with NEW_LISTENER, as it loads
+# it. A 4-thread workload gets the agent's answers in every thread.
+killable_recv_answers() {
+        local id
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/threads_probe -n 4 getppid || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" \
+                '.linux.seccomp.flags = ["SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"]' || fail "config"
+        id=$(tsync_unique_id "killable-$WRAP")
+        run_rt runc "$id" "$TSYNC_TMP/b"
+        assertEquals "runc run ($WRAP): $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assertEquals "the agent got one listener" "fds=1" "$(sed -n 2p "$TSYNC_TMP/agent.log")"
+}
+testLayerWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers() { WRAP=layer killable_recv_answers; }
+testReplaceWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers() {
+        AT_START= WRAP=replace killable_recv_answers
+}
 
+. shunit2

@@ -227,9 +227,42 @@ testOnlyTheMainThreadOfTheInitCarriesTheRecordingFilter() {
         assertEquals "the workload" "self 2" "$(grep '^self ' "$T/out")"
 }
 
+# issue 23: without --record, the record file comes from createRuntime's relay (here the stand-in
+# tests/tools/fake_relay.py): the init takes the descriptor with the relay's greeting, before its
+# first filter, and writes through it (in a container the file is on the host, and the workload has
+# no path to it).
+testTheRecordFileCanComeFromTheRelay() {
+        local i
+        python3 "$TOP/tests/tools/fake_relay.py" "$T/relay.sock" "$T/relayed" '{}' record \
+                >"$T/relay.out" 2>"$T/relay.err" &
+        local relay=$!
+        for ((i = 0; i < 100; i++)); do
+                grep -qx ready "$T/relay.out" 2>/dev/null && break
+                sleep 0.05
+        done
+        in_pidns "$INIT" -f "$T/deny.tsync" -f "$T/rec.bpf" --relay "$T/relay.sock" -- "$PROBE" 3
+        wait "$relay"
+        assertEquals "status (stderr: $(cat "$T/err"))" 3 "$rc"
+        cp "$T/relayed" "$T/calls" || fail "no record file"
+        assertWellFormed
+        assertRecorded $NATIVE $SYSINFO "sysinfo, made only by a second thread"
+        assertRecorded $NATIVE $EXECVE "the workload's execve"
+        assertEquals "the relay's file is root's alone" 600 "$(stat -c %a "$T/relayed")"
+}
+
+testARecordingWithNeitherRecordNorRelayAndWithBothIsRefused() {
+        in_pidns "$INIT" -f "$T/rec.bpf" -- /bin/true
+        assertEquals "neither: $(cat "$T/err")" 122 "$rc"
+        assertContains "$(cat "$T/err")" "a recording filter, but --record is not given"
+        in_pidns "$INIT" -f "$T/rec.bpf" --record "$T/calls" --relay "$T/relay.sock" -- /bin/true
+        assertEquals "both: $(cat "$T/err")" 122 "$rc"
+        assertContains "$(cat "$T/err")" "--relay is given, but no filter needs it"
+}
+
 # Under a real runtime, whose own linux.seccomp is in place before the init starts: a bundle
-# injected with a layer, its init's arguments given the recording filter and --record, and the
-# record directory bind-mounted read-write, as the hook will do it.
+# injected with a layer, its init's arguments given the recording filter and --record FILE, and a
+# record directory bind-mounted read-write (the init's --record on its own; the hook itself passes
+# --relay and mounts nothing of the host: test_recording.sh).
 testUnderRuncAndCrunTheRecordHoldsTheWorkloadsCalls() {
         local rec
         rec=$(base64 -w0 "$T/rec.bpf")

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Recording a profile (issue 13), the host's half end to end: inject --record and the Podman
 # annotation io.oci-seccomp-tsync.record ask for it, the init records every call of the workload
-# (every thread, child and ABI) into the directory the hook mounts, and poststop writes the profile.
+# (every thread, child and ABI) into the file createRuntime's relay hands it (issue 23: no directory
+# of the host is in the container), and poststop writes the profile.
 # Then the recording is used as a layer: the same workloads give the same output and exit status,
 # and a workload doing something else is refused by it. Under runc and crun (crun in its own mount
 # namespace with cgroup2, as lib.sh's crun_cmd sets it up), and Podman rootful.
@@ -181,7 +182,7 @@ testNonRootWorkloadIsRecorded() {
         bundle "$T/rec" /bin/sh -c 'id -u; cat /etc/hostname' || fail "bundle"
         tsync_json_edit "$T/rec/config.json" '.process.user = {uid: 1000, gid: 1000}'
         inject --record "$T/p.json" "$T/rec" || fail "inject"
-        assertEquals "the directory is the workload user's" "1000:1000 700" \
+        assertEquals "the directory is root's alone, never the workload user's" "0:0 700" \
                 "$(stat -c '%u:%g %a' "$T/rec/oci-seccomp-tsync-record")"
         rt_run "$ID" "$T/rec"
         assertEquals "$(cat "$T/$ID.err")" 0 "$rc"
@@ -293,6 +294,58 @@ testPodmanAnnotationRecordsTheContainer() {
         assertNotContains "$(cat "$T/out")" "ran"
         # Podman shows the hook's exit status, not its line (test_failclosed.sh checks the line).
         assertContains "$(cat "$T/err")" "hook precreate"
+}
+
+# issue 23: no directory of the host that the container can write to. With a read-only rootfs the
+# workload tries, in every directory under /.oci-seccomp-tsync, to create a file, a setuid copy of
+# busybox and 64 MiB; afterwards none of it exists on the host, the recording round-trips, and the
+# recording's directory (root's, 0700) holds nothing.
+HOSTILE='ls /.oci-seccomp-tsync; for d in $(find /.oci-seccomp-tsync -type d); do
+        echo x >"$d/tsync-hostile-file" 2>/dev/null && echo "file:$d"
+        cp /bin/busybox "$d/tsync-hostile-suid" 2>/dev/null && chmod 4755 "$d/tsync-hostile-suid" 2>/dev/null && echo "suid:$d"
+        dd if=/dev/zero of="$d/tsync-hostile-fill" bs=1M count=64 2>/dev/null && echo "fill:$d"
+done; echo done'
+hostileRecording() {
+        bundle "$T/rec" /bin/sh -c "$HOSTILE" || fail "bundle"
+        tsync_json_edit "$T/rec/config.json" '.root.readonly = true'
+        inject --record "$T/p.json" "$T/rec" || fail "inject --record"
+        rt_run "$ID" "$T/rec"
+        assertEquals "$RT: recorded run ($(cat "$T/$ID.err"))" 0 "$rc"
+        assertEquals "$RT: what is under /.oci-seccomp-tsync, and where the workload could write: $(cat "$T/$ID.out")" \
+                "agent
+init
+done" "$(grep -v '^file:/.oci-seccomp-tsync/agent$' "$T/$ID.out")"
+        assertNotContains "$RT: a setuid file or 64 MiB anywhere" "$(cat "$T/$ID.out")" "suid:"
+        assertNotContains "$RT" "$(cat "$T/$ID.out")" "fill:"
+        assertEquals "$RT: what reached the host" "" "$(find "$T" /var/lib/oci-seccomp-tsync -name 'tsync-hostile-*' 2>/dev/null)"
+        assertTrue "$RT: the profile is written" "[ -s $T/p.json ]"
+        assertEquals "$RT: the recording's directory: root's, 0700, empty" "0:0 700 " \
+                "$(stat -c '%u:%g %a' "$T/rec/oci-seccomp-tsync-record") $(ls -A "$T/rec/oci-seccomp-tsync-record")"
+        names "$T/p.json" | grep -qx execve || fail "$RT: execve is not in the recording"
+        rm -f "$T/p.json"
+}
+testTheContainerSeesNoHostDirectoryOfOursThatItCanWrite() { each_runtime hostileRecording; }
+
+# poststop, when the record file cannot become a profile: only the raw calls stay, in the recording's
+# directory (root's alone), and the message says where; everything else there goes.
+testPoststopFailureKeepsOnlyTheRawCallsWhereOnlyRootCanReadThem() {
+        local dir="$T/b/oci-seccomp-tsync-record"
+        bundle "$T/b" /bin/true || fail "bundle"
+        inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        mkdir -m 0700 "$dir" "$dir/sub" && touch "$dir/sub/stray" "$dir/stray"
+        printf 'oci-seccomp-tsync-record 1\nnot a line\n' >"$dir/calls"
+        tsync_json_edit "$T/b/config.json" '.annotations["io.oci-seccomp-tsync.plan"] |= (fromjson
+                | .record = {output: $o, format: "oci", errno: "EPERM", dir: $d} | tojson)' \
+                --arg o "$T/p.json" --arg d "$dir"
+        echo "{\"ociVersion\": \"1.0.2\", \"id\": \"ps-$$\", \"status\": \"stopped\", \"bundle\": \"$T/b\"}" |
+                "$OCI" hook poststop --cache-dir "$T/cache" 2>"$T/err"
+        rc=$?
+        assertNotEquals "poststop: $(cat "$T/err")" 0 "$rc"
+        assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "the raw calls stay in $dir/calls (root's alone)"
+        assertEquals "only the raw calls are left" "calls" "$(ls -A "$dir")"
+        assertEquals "root's alone" "0:0 700" "$(stat -c '%u:%g %a' "$dir")"
+        assertFalse "no profile" "[ -e $T/p.json ]"
 }
 
 suite() {

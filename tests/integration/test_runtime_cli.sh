@@ -108,7 +108,10 @@ testGlobalOptionsBeforeTheCommandReachRuncAndCreateStartStateDelete() {
         assertEquals "created" "$(ours "${g[@]}" state "$ID" | jq -r .status)"
         ours "${g[@]}" start "$ID" || fail "start"
         assertEquals "running" "$(ours "${g[@]}" state "$ID" | jq -r .status)"
-        out=$(ours "${g[@]}" exec "$ID" /bin/grep Seccomp_filters /proc/1/status | tr -d '\t')
+        # exec goes through our init too (test_runtime_exec.sh): the process as a file.
+        jq -n '{args: ["/bin/grep", "Seccomp_filters", "/proc/1/status"], cwd: "/", user: {uid: 0, gid: 0}}' \
+                >"$TSYNC_TMP/process.json"
+        out=$(ours "${g[@]}" exec --process "$TSYNC_TMP/process.json" "$ID" | tr -d '\t')
         assertEquals "Seccomp_filters:1" "$out"
         assertTrue "runc --debug wrote to its json log" "grep -q '\"level\":\"debug\"' $TSYNC_TMP/log.json"
         ours "${g[@]}" kill "$ID" KILL && sleep 0.2
@@ -274,8 +277,7 @@ testCrunAsTheRealRuntimeRunsTheLayer() {
         tsync_json_edit "$TSYNC_TMP/b/config.json" '.process.noNewPrivileges = false' || fail "edit"
         _tsync_register crun "$ID"
         # crun_cmd's namespace, with our runtime in crun's place (its global option goes through).
-        unshare -m --propagation private -- sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
-                "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$PROFILES" --no-cache \
+        tsync_in_cgroup2 "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$PROFILES" --no-cache \
                 --runtime="$(command -v crun)" --layers=deny-mkdir --cgroup-manager=disabled \
                 run --bundle "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
         assertEquals "$(cat "$TSYNC_TMP/err")" 0 $?

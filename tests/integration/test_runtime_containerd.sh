@@ -107,22 +107,52 @@ testWithoutTheAnnotationTheBundleIsContainerdsOwn() {
                 "$(ctr_cmd task exec --exec-id s-$$ "$ID" /bin/grep Seccomp_filters /proc/1/status </dev/null | tr -d '\t')"
 }
 
-testCtrExecGetsWhatItGetsWithRuncAlone() {
+testCtrExecGetsTheLayerAndOtherwiseWhatItGetsWithRuncAlone() {
         local bin
         for bin in runc "$SUITE_DIR/runtime"; do
                 ctr_cmd run -d --seccomp --cgroup "" --runc-binary "$bin" --annotation "$LAYERS=deny-mkdir" \
                         --rootfs "$SUITE_DIR/rootfs" "$ID" /bin/sleep 60 </dev/null >/dev/null 2>&1 || fail "run -d $bin"
                 for u in 0 1000; do
                         ctr_cmd task exec --user "$u" --exec-id "e$u-$$" "$ID" \
-                                /bin/grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):' \
-                                /proc/self/status
+                                /bin/sh -c 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):" \
+                                /proc/self/status; mkdir /tmp/d$$ 2>&1 && echo mkdir: ok' </dev/null
                 done >"$TSYNC_TMP/exec-$(basename "$bin")"
+                ctr_cmd task exec --exec-id "x-$$" "$ID" /bin/sh -c 'exit 7' </dev/null
+                echo "status $?" >>"$TSYNC_TMP/exec-$(basename "$bin")"
                 ctr_cmd task kill -s KILL "$ID" >/dev/null 2>&1
                 ctr_cmd task rm -f "$ID" >/dev/null 2>&1
                 ctr_cmd containers rm "$ID" >/dev/null 2>&1
         done
-        assertContains "$(cat "$TSYNC_TMP/exec-runc")" "NoNewPrivs"
-        assertEquals "ctr task exec" "$(cat "$TSYNC_TMP/exec-runc")" "$(cat "$TSYNC_TMP/exec-runtime")"
+        local plain="$TSYNC_TMP/exec-runc" ours="$TSYNC_TMP/exec-runtime"
+        assertContains "$(cat "$plain")" "NoNewPrivs"
+        assertEquals "ctr task exec: privileges and status" "$(grep -v -e Seccomp_filters -e mkdir "$plain")" \
+                "$(grep -v -e Seccomp_filters -e mkdir "$ours")"
+        assertEquals "status" "status 7" "$(grep ^status "$ours")"
+        # Through our init (issue 23): containerd's profile and the layer.
+        assertEquals "runc alone" "2 2" "$(grep -c 'Seccomp_filters:.1$' "$plain") $(grep -c '^mkdir: ok' "$plain")"
+        assertEquals "ours" "2 2" "$(grep -c 'Seccomp_filters:.2$' "$ours") $(grep -c 'Disk quota exceeded' "$ours")"
+}
+
+# Exec once (annotation) reaches `ctr task exec` too: the exec'd process starts its own program,
+# and every exec after that is refused; runc alone lets it exec.
+testCtrExecOfAnExecOnceContainerStartsItsProgramOnce() {
+        local bin out
+        for bin in runc "$SUITE_DIR/runtime"; do
+                ctr_cmd run -d --seccomp --cgroup "" --runc-binary "$bin" --annotation "$LAYERS=deny-mkdir" \
+                        --annotation io.oci-seccomp-tsync.exec=once --rootfs "$SUITE_DIR/rootfs" "$ID" /bin/sleep 60 \
+                        </dev/null >/dev/null 2>&1 || fail "run -d $bin"
+                out=$(ctr_cmd task exec --exec-id "o-$$" "$ID" /bin/sh -c \
+                        'echo started; /bin/cat /proc/self/status >/dev/null; echo "cat: $?"' </dev/null 2>&1)
+                echo "$out" >"$TSYNC_TMP/once-$(basename "$bin")"
+                ctr_cmd task kill -s KILL "$ID" >/dev/null 2>&1
+                ctr_cmd task rm -f "$ID" >/dev/null 2>&1
+                ctr_cmd containers rm "$ID" >/dev/null 2>&1
+        done
+        assertEquals "runc alone" "started
+cat: 0" "$(cat "$TSYNC_TMP/once-runc")"
+        assertContains "ours: $(cat "$TSYNC_TMP/once-runtime")" "$(cat "$TSYNC_TMP/once-runtime")" "started"
+        assertContains "ours" "$(cat "$TSYNC_TMP/once-runtime")" "cat: 126"
+        assertContains "ours" "$(cat "$TSYNC_TMP/once-runtime")" "Operation not permitted"
 }
 
 testARefusalReachesCtrAndNoTaskRuns() {

@@ -98,28 +98,52 @@ testDockerRunWithoutTheRuntimeIsUnaffected() {
         grep -q "^mkdir: ok" "$TSYNC_TMP/out" || fail "mkdir: $(cat "$TSYNC_TMP/out")"
 }
 
-# exec_status RUNTIME [RUN OPTIONS...]: a container's `docker exec` status lines, as root and uid 1000.
+# exec_status RUNTIME [RUN OPTIONS...]: a container's `docker exec` status lines and what mkdir
+# gets, as root and uid 1000.
 exec_status() {
         local rt=$1 name="$NAME-$1"
         shift
         docker_cmd run -d --network none --name "$name" --runtime "$rt" "$@" "$IMAGE" sleep 60 >/dev/null || return 1
         for u in 0 1000; do
-                docker_cmd exec -u "$u" "$name" grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):' \
-                        /proc/self/status
+                docker_cmd exec -u "$u" "$name" sh -c 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):" \
+                        /proc/self/status; mkdir /tmp/d$$ 2>&1 && echo mkdir: ok'
         done
         docker_cmd rm -f "$name" >/dev/null
 }
 
-testDockerExecGetsWhatItGetsWithoutOurRuntime() {
+# The exec'd process runs through our init (issue 23): Docker's profile and the layer, and
+# otherwise exactly what runc gives it.
+testDockerExecGetsTheLayerAndOtherwiseWhatItGetsWithoutOurRuntime() {
         local opts
         for opts in "" "--security-opt no-new-privileges" "--cap-add SYS_PTRACE --cap-drop CHOWN"; do
                 # shellcheck disable=SC2086 # options split at blanks
                 want=$(exec_status runc $opts) || fail "runc: $want"
                 # shellcheck disable=SC2086
                 got=$(exec_status tsync-mkdir $opts) || fail "ours: $got"
-                assertEquals "docker exec with '$opts'" "$want" "$got"
+                assertEquals "docker exec with '$opts': privileges" "$(grep -v -e Seccomp_filters -e mkdir <<<"$want")" \
+                        "$(grep -v -e Seccomp_filters -e mkdir <<<"$got")"
+                assertEquals "runc: Docker's profile" "2 2" "$(grep -c 'Seccomp_filters:.1$' <<<"$want") $(grep -c '^mkdir: ok' <<<"$want")"
+                assertEquals "ours: Docker's profile and the layer" "2 0" \
+                        "$(grep -c 'Seccomp_filters:.2$' <<<"$got") $(grep -c '^mkdir: ok' <<<"$got")"
+                assertEquals "ours: mkdir denied" 2 "$(grep -c 'Disk quota exceeded' <<<"$got")"
                 assertContains "$got" "NoNewPrivs"
         done
+}
+
+testDockerExecPassesStatusAndATerminalThrough() {
+        docker_cmd run -d --network none --name "$NAME" --runtime tsync-mkdir "$IMAGE" sleep 60 >/dev/null ||
+                fail "run -d"
+        docker_cmd exec "$NAME" sh -c 'exit 7'
+        assertEquals "exit status" 7 $?
+        docker_cmd exec "$NAME" sh -c 'kill -KILL $$'
+        assertEquals "killed" 137 $?
+        # -t: the process gets a terminal of its own (the client needs none for that).
+        out=$(docker_cmd exec -t "$NAME" sh -c '[ -t 0 ] && [ -t 1 ] && echo tty: yes; grep Seccomp_filters /proc/self/status' |
+                tr -d '\r\t')
+        assertEquals "docker exec -t" "tty: yes
+Seccomp_filters:2" "$out"
+        # Without a process file (a HEALTHCHECK is a docker exec too): the layer holds.
+        assertEquals "the container" "running" "$(docker_cmd inspect -f '{{.State.Status}}' "$NAME")"
 }
 
 testARefusalReachesDockerRunAndTheContainerNeverRuns() {

@@ -67,8 +67,39 @@ static void test_agent_state_refusals(void)
         }
 }
 
+/* The relay inserts the filter's listenerMetadata as runc does: first, JSON
+ * escaped, left out when empty. */
+static void test_agent_state_metadata(void)
+{
+        static const struct {
+                const char *state, *meta, *want, *name;
+        } cases[] = {
+                { "{\"pid\":7}", "m", "{\"metadata\":\"m\",\"pid\":7}", "first_member" },
+                { "{\"pid\":7}", "", "{\"pid\":7}", "left_out_when_empty" },
+                { "{\"pid\":7}", "a\"b\\c\n\x01", "{\"metadata\":\"a\\\"b\\\\c\\u000a\\u0001\",\"pid\":7}", "escaped" },
+                { "{}", "m", "{\"metadata\":\"m\"}", "in_an_empty_object" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_err err = { 0 };
+                char *text = NULL;
+                size_t len = 0;
+                int r = tsync_agent_state_metadata(cases[i].state, strlen(cases[i].state), cases[i].meta,
+                                                   strlen(cases[i].meta), &text, &len, &err);
+                tap_ok(r == 0 && len == strlen(cases[i].want) && memcmp(text, cases[i].want, len) == 0,
+                       "test_agent_state_metadata_%s (%.*s)", cases[i].name, text ? (int)len : 0, text ? text : "");
+                free(text);
+        }
+        struct tsync_err err = { 0 };
+        char *text = NULL;
+        size_t len = 0;
+        int r = tsync_agent_state_metadata("{}", 2, "a\0b", 3, &text, &len, &err);
+        tap_ok(r == -EINVAL && !text && strstr(err.msg, "NUL"), "test_agent_state_metadata_refuses_a_nul_byte (%s)",
+               err.msg);
+}
+
 int main(void)
 {
+        test_agent_state_metadata();
         test_agent_state_has_runcs_shape();
         test_agent_state_refusals();
         return tap_done();

@@ -310,8 +310,9 @@ static void test_init_calls_exec_once(void)
                                      cases[i].listener, cases[i].other, cases[i].route, cases[i].denied);
 }
 
-/* An agent's filter (listenerPath) in the stack: handing its listener over
- * (socket, connect, sendmsg, close) counts, its USER_NOTIF refuses every call
+/* An agent's filter (listenerPath) in the stack: handing its listener to the
+ * relay after the load (sendmsg, recvmsg, close) counts, reaching the relay
+ * (socket, connect, recvmsg) comes before it, its USER_NOTIF refuses every call
  * of the init but the workload's execve (the agent holds the listener by
  * then), and without an agent those calls do not count. */
 static void test_init_calls_agent(void)
@@ -334,10 +335,10 @@ static void test_init_calls_agent(void)
                   TSYNC_ROUTE_SUPERVISE, NULL },
                 { "execve_goes_to_the_agent", AGENT_NOTIFY("\"execve\""), TSYNC_LISTENER_AGENT, NULL,
                   TSYNC_ROUTE_SUPERVISE, NULL },
-                { "notify_on_connect", AGENT_NOTIFY("\"connect\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
-                  "connect" },
-                { "notify_on_socket", AGENT_NOTIFY("\"socket\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
-                  "socket" },
+                { "notify_on_connect_is_before_the_load", AGENT_NOTIFY("\"connect\", \"socket\""), TSYNC_LISTENER_AGENT,
+                  NULL, TSYNC_ROUTE_SUPERVISE, NULL },
+                { "notify_on_recvmsg", AGENT_NOTIFY("\"recvmsg\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
+                  "recvmsg" },
                 { "notify_on_sendmsg", AGENT_NOTIFY("\"sendmsg\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
                   "sendmsg" },
                 { "notify_on_close", AGENT_NOTIFY("\"close\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE, "close" },

@@ -546,7 +546,7 @@ static void test_agent_filter_encoding(void)
         struct tsync_filter_agent agent = { NULL, NULL };
         r = tsync_plan_encode_filter(&progs, 0, &buf, &size, &err);
         r = r ?: tsync_filter_decode_agent(buf, size, &agent);
-        tap_ok(r == 0 && strcmp(agent.path, TSYNC_CONTAINER_AGENT) == 0 && strcmp(agent.metadata, "meta=1") == 0,
+        tap_ok(r == 0 && strcmp(agent.path, TSYNC_CONTAINER_RELAY) == 0 && strcmp(agent.metadata, "meta=1") == 0,
                "test_plan_encodes_the_agent_filter_with_the_container_socket_and_metadata (%d %s)", r, err.msg);
         free(buf);
         buf = NULL;
@@ -556,6 +556,76 @@ static void test_agent_filter_encoding(void)
         tap_ok(r == 0 && size == tsync_filter_file_size(1, NULL) && tsync_filter_decode_agent(buf, size, &agent) < 0,
                "test_plan_encodes_other_filters_without_a_trailer (%d %s)", r, err.msg);
         free(buf);
+}
+
+/* Exec once with CAP_SYS_PTRACE in any set of process.capabilities (or no
+ * process.capabilities: the whole bounding set) is refused, naming the set;
+ * without exec once, or without the capability, the plan is made. A plan
+ * edited to carry it is refused when read back. */
+static void test_exec_once_refuses_sys_ptrace(void)
+{
+        static const struct {
+                const char *caps; /* process.capabilities, or NULL for none */
+                int exec_once;
+                const char *want; /* NULL: accepted */
+                const char *name;
+        } cases[] = {
+                { "{\"bounding\": [\"CAP_KILL\"]}", EPERM, NULL, "without_it" },
+                { "{\"bounding\": [\"CAP_SYS_PTRACE\"]}", 0, NULL, "without_exec_once" },
+                { "{\"bounding\": [\"CAP_KILL\", \"CAP_SYS_PTRACE\"]}", EPERM,
+                  "process.capabilities.bounding has CAP_SYS_PTRACE", "in_bounding" },
+                { "{\"effective\": [\"CAP_SYS_PTRACE\"]}", EPERM, "process.capabilities.effective has CAP_SYS_PTRACE",
+                  "in_effective" },
+                { "{\"permitted\": [\"CAP_SYS_PTRACE\"]}", EPERM, "process.capabilities.permitted has CAP_SYS_PTRACE",
+                  "in_permitted" },
+                { "{\"inheritable\": [\"CAP_SYS_PTRACE\"]}", EPERM,
+                  "process.capabilities.inheritable has CAP_SYS_PTRACE", "in_inheritable" },
+                { "{\"bounding\": [], \"ambient\": [\"CAP_SYS_PTRACE\"]}", EPERM,
+                  "process.capabilities.ambient has CAP_SYS_PTRACE", "in_ambient" },
+                { "{\"bounding\": [\"cap_sys_ptrace\"]}", EPERM, NULL, "spelt_as_runc_ignores_it" },
+                { NULL, EPERM, "process.capabilities is absent, so the runtime leaves the bounding set whole",
+                  "without_capabilities" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char buf[512];
+                (void)snprintf(buf, sizeof(buf),
+                               "{\"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": true%s%s}, \"linux\": {}}",
+                               cases[i].caps ? ", \"capabilities\": " : "", cases[i].caps ? cases[i].caps : "");
+                struct tsync_json *c = unit_parse(buf);
+                struct tsync_request req = { .init = { .exec_once = cases[i].exec_once },
+                                             .delivery = TSYNC_DELIVERY_ARGS };
+                const char *layers[] = { "/l.json" };
+                if (!cases[i].exec_once) {
+                        req.layers[0] = layers[0];
+                        req.n_layers = 1;
+                }
+                struct tsync_plan *plan = NULL;
+                struct tsync_err err = { 0 };
+                int r = c ? tsync_plan_new(c, &req, NULL, &plan, &err) : -EINVAL;
+                if (cases[i].want)
+                        tap_ok(r == -EPERM && !plan && strstr(err.msg, cases[i].want) &&
+                                       strstr(err.msg, "exec-once supervisor's /proc/1/task/N/mem") &&
+                                       !strchr(err.msg, '\n'),
+                               "test_plan_refuses_exec_once_with_sys_ptrace_%s (%s)", cases[i].name, err.msg);
+                else
+                        tap_ok(r == 0 && plan, "test_plan_allows_%s (%s)", cases[i].name, err.msg);
+                tsync_plan_free(plan);
+                tsync_json_free(c);
+        }
+
+        struct tsync_json *c = config_with_annotations("{}");
+        struct tsync_request asked = { .init = { .exec_once = EPERM }, .delivery = TSYNC_DELIVERY_ARGS };
+        struct tsync_plan *plan = NULL;
+        struct tsync_err err = { 0 };
+        char *text = NULL;
+        int r = tsync_plan_new(c, &asked, NULL, &plan, &err);
+        r = r ?: tsync_plan_to_json(plan, &text, &err);
+        tap_ok(r == 0, "test_plan_exec_once_with_cap_kill (%s)", err.msg);
+        refused_after_edit(c, text, "\"CAP_KILL\"", "\"CAP_KILL\",\"CAP_SYS_PTRACE\"",
+                           "plan.capabilities.bounding has CAP_SYS_PTRACE", "an_edited_plan_with_sys_ptrace");
+        free(text);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
 }
 
 int main(void)
@@ -570,6 +640,7 @@ int main(void)
         test_filters_and_delivery(tmp);
         test_check_annotations();
         test_exec_once();
+        test_exec_once_refuses_sys_ptrace();
         test_agent_filter_encoding();
         return tap_done();
 }

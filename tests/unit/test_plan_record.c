@@ -164,33 +164,32 @@ static void test_plan(void)
                        "test_recording_alone_passes_its_own_check (%s)", err.msg);
         }
 
-        /* The rewrite: --record for the init, the directory mounted read-write; undo takes both out. */
+        /* The rewrite (issue 23): --relay for the init, the relay's tmpfs, and no
+         * directory of the host; undo takes it out again. */
         struct tsync_rewrite_opts ro = { .init_path = "/usr/libexec/init", .progs = &progs };
         struct tsync_json *before = tsync_json_copy(c);
         tsync_json_remove(tsync_json_get_mut(before, "annotations"), TSYNC_ANNOTATION_PLAN);
         struct tsync_json *rewritten = tsync_json_copy(before);
         r = r ?: tsync_rewrite_apply(rewritten, back, &ro, NULL, &err);
         const struct tsync_json *args = tsync_json_get(tsync_json_get(rewritten, "process"), "args");
-        bool has_option = false, has_mount = false;
-        for (size_t i = 0; r == 0 && i + 1 < args->u.array.len; i++)
-                has_option |= strcmp(args->u.array.items[i]->u.string.ptr, "--record") == 0 &&
-                              strcmp(args->u.array.items[i + 1]->u.string.ptr, TSYNC_CONTAINER_RECORD) == 0;
+        bool has_option = false, has_record = false, has_tmpfs = false, has_host_dir = false;
+        for (size_t i = 0; r == 0 && i + 1 < args->u.array.len; i++) {
+                has_option |= strcmp(args->u.array.items[i]->u.string.ptr, "--relay") == 0 &&
+                              strcmp(args->u.array.items[i + 1]->u.string.ptr, TSYNC_CONTAINER_RELAY) == 0;
+                has_record |= strcmp(args->u.array.items[i]->u.string.ptr, "--record") == 0;
+        }
         const struct tsync_json *mounts = tsync_json_get(rewritten, "mounts");
         for (size_t i = 0; r == 0 && mounts && i < mounts->u.array.len; i++) {
                 const struct tsync_json *m = mounts->u.array.items[i];
                 const struct tsync_json *d = tsync_json_get(m, "destination"), *s = tsync_json_get(m, "source");
-                const struct tsync_json *o = tsync_json_get(m, "options");
-                if (strcmp(d->u.string.ptr, TSYNC_CONTAINER_RECORD_DIR) != 0)
-                        continue;
-                char opts[128] = "";
-                for (size_t k = 0; k < o->u.array.len; k++)
-                        (void)snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s,",
-                                       o->u.array.items[k]->u.string.ptr);
-                has_mount = strcmp(s->u.string.ptr, "/b/oci-seccomp-tsync-record") == 0 &&
-                            strcmp(opts, "bind,rw,nosuid,nodev,noexec,") == 0;
+                has_host_dir |= strcmp(d->u.string.ptr, TSYNC_CONTAINER_RECORD_DIR) == 0 ||
+                                (s && strstr(s->u.string.ptr, "oci-seccomp-tsync-record"));
+                has_tmpfs |= strcmp(d->u.string.ptr, TSYNC_CONTAINER_AGENT_DIR) == 0 &&
+                             strcmp(tsync_json_get(m, "type")->u.string.ptr, "tmpfs") == 0;
         }
-        tap_ok(r == 0 && has_option, "test_rewrite_passes_--record_to_the_init (%s)", err.msg);
-        tap_ok(r == 0 && has_mount, "test_rewrite_mounts_the_recording_directory_read_write_nosuid_nodev_noexec");
+        tap_ok(r == 0 && has_option && !has_record, "test_rewrite_passes_--relay_not_--record_to_the_init (%s)",
+               err.msg);
+        tap_ok(r == 0 && has_tmpfs && !has_host_dir, "test_rewrite_mounts_the_relays_tmpfs_and_no_host_directory");
         char *running = NULL;
         r = r ?: tsync_rewrite_undo(rewritten, false, &running, &err);
         char path[256] = "";
@@ -368,16 +367,33 @@ static void test_owner_and_dirs(const char *tmp)
         char root[4200], dir[4300], link[4300];
         (void)snprintf(root, sizeof(root), "%s/var/record", tmp);
         (void)snprintf(dir, sizeof(dir), "%s/0123456789abcdef0123456789abcdef", root);
-        r = tsync_record_make_dir(dir, root, 1234, 4321, &err);
+        r = tsync_record_make_dir(dir, root, &err);
         struct stat st = { 0 }, rst = { 0 };
         tap_ok(r == 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700 &&
-                       st.st_uid == 1234 && st.st_gid == 4321 && lstat(root, &rst) == 0 &&
-                       (rst.st_mode & 07777) == 0700 && rst.st_uid == geteuid(),
-               "test_record_dir_is_made_0700_for_the_container_user_under_a_private_root (%s)", err.msg);
+                       st.st_uid == geteuid() && lstat(root, &rst) == 0 && (rst.st_mode & 07777) == 0700 &&
+                       rst.st_uid == geteuid(),
+               "test_record_dir_is_made_0700_and_ours_alone_under_a_private_root (%s)", err.msg);
+        r = tsync_record_make_dir(dir, root, &err);
+        tap_ok(r == 0, "test_record_dir_ours_already_is_fine (%s)", err.msg);
+        (void)chmod(dir, 0755);
+        err.msg[0] = '\0';
+        r = tsync_record_make_dir(dir, root, &err);
+        tap_ok(r == -EPERM && strstr(err.msg, "mode 0755"), "test_record_dir_refuses_one_of_another_mode (%s)",
+               err.msg);
+        (void)chmod(dir, 0700);
+        if (geteuid() == 0 && chown(dir, 1234, 1234) == 0) {
+                err.msg[0] = '\0';
+                r = tsync_record_make_dir(dir, root, &err);
+                tap_ok(r == -EPERM && strstr(err.msg, "owned by 1234"),
+                       "test_record_dir_refuses_one_of_another_owner (%s)", err.msg);
+                (void)chown(dir, 0, 0);
+        } else {
+                tap_skip("not root", "test_record_dir_refuses_one_of_another_owner");
+        }
         (void)snprintf(link, sizeof(link), "%s/linked", tmp);
         if (symlink(dir, link) < 0)
                 tap_diag("symlink: %s", strerror(errno));
-        r = tsync_record_make_dir(link, NULL, 0, 0, &err);
+        r = tsync_record_make_dir(link, NULL, &err);
         tap_ok(r < 0 && strstr(err.msg, "symlink"), "test_record_dir_refuses_a_symlink (%s)", err.msg);
         char *name = NULL;
         r = tsync_record_new_dir_name(root, &name, &err);
@@ -386,12 +402,38 @@ static void test_owner_and_dirs(const char *tmp)
         free(name);
 }
 
+/* CAP_SYS_PTRACE in any of the five sets could reach the init's record file:
+ * a recording refuses it, naming the set. */
+static void test_record_check_caps(void)
+{
+        static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
+        for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+                char text[256];
+                (void)snprintf(text, sizeof(text),
+                               "{\"process\": {\"capabilities\": {\"%s\": [\"CAP_KILL\", \"CAP_SYS_PTRACE\"]}}}",
+                               sets[i]);
+                struct tsync_json *c = unit_parse(text);
+                struct tsync_err err = { 0 };
+                int r = c ? tsync_record_check_caps(c, &err) : 0;
+                char want[64];
+                (void)snprintf(want, sizeof(want), "process.capabilities.%s[1]: CAP_SYS_PTRACE", sets[i]);
+                tap_ok(r == -EPERM && strstr(err.msg, want), "test_record_refuses_cap_sys_ptrace_in_%s (%s)", sets[i],
+                       err.msg);
+                tsync_json_free(c);
+        }
+        struct tsync_json *c = unit_parse("{\"process\": {\"capabilities\": {\"bounding\": [\"CAP_KILL\"]}}}");
+        struct tsync_err err = { 0 };
+        tap_ok(c && tsync_record_check_caps(c, &err) == 0, "test_record_takes_capabilities_without_cap_sys_ptrace");
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         char tmp[] = "/tmp/test_plan_record.XXXXXX";
         if (unit_tmpdir(tmp) < 0)
                 return tap_done();
         test_annotation_parser();
+        test_record_check_caps();
         test_plan();
         test_refusals();
         test_agent_refused(tmp);

@@ -578,8 +578,9 @@ static const struct tsync_json *mount_at(const struct tsync_json *config, const 
         return NULL;
 }
 
-/* A notify agent: its host socket, and only that, is mounted read-only where
- * the filter file's trailer sends the init; the undo takes it out again. */
+/* A notify agent: nothing of its host socket is mounted (issue 23), only the
+ * relay's private tmpfs, and the init gets --relay; the undo takes both out
+ * again. */
 static void test_rewrite_agent_socket_mount(void)
 {
         struct tsync_err err = { 0 };
@@ -601,22 +602,27 @@ static void test_rewrite_agent_socket_mount(void)
         int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
         char *original = c ? text(c) : NULL;
         r = r ?: tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
-        const struct tsync_json *m = r == 0 ? mount_at(c, TSYNC_CONTAINER_AGENT) : NULL;
-        const struct tsync_json *src = tsync_json_get(m, "source");
-        tap_ok(m && src && strcmp(src->u.string.ptr, "/run/agent/host.sock") == 0 &&
-                       has(tsync_json_get(m, "options"), "ro") && has(tsync_json_get(m, "options"), "nosuid"),
-               "test_rewrite_mounts_the_agent_socket_read_only_at_the_container_path (%s)", err.msg);
+        const struct tsync_json *m = r == 0 ? mount_at(c, TSYNC_CONTAINER_AGENT_DIR) : NULL;
+        const struct tsync_json *type = tsync_json_get(m, "type");
+        char *written = r == 0 ? text(c) : NULL;
+        tap_ok(m && type && strcmp(type->u.string.ptr, "tmpfs") == 0 && has(tsync_json_get(m, "options"), "nosuid") &&
+                       has(tsync_json_get(m, "options"), "mode=0700") && written &&
+                       !strstr(written, "\"source\":\"/run/agent/host.sock\"") &&
+                       !strstr(written, "\"source\": \"/run/agent/host.sock\""),
+               "test_rewrite_mounts_only_the_relays_tmpfs_never_the_agent_socket (%s)", err.msg);
+        free(written);
         const struct tsync_json *args = r == 0 ? tsync_json_get(tsync_json_get(c, "process"), "args") : NULL;
         bool state_arg = false;
         for (size_t i = 0; args && i + 1 < args->u.array.len; i++)
-                state_arg |= strcmp(args->u.array.items[i]->u.string.ptr, "--agent-state") == 0 &&
-                             strcmp(args->u.array.items[i + 1]->u.string.ptr, TSYNC_CONTAINER_AGENT_STATE) == 0;
-        tap_ok(state_arg, "test_rewrite_gives_the_init_the_agent_state_beside_the_filters (%s)", err.msg);
+                state_arg |= strcmp(args->u.array.items[i]->u.string.ptr, "--relay") == 0 &&
+                             strcmp(args->u.array.items[i + 1]->u.string.ptr, TSYNC_CONTAINER_RELAY) == 0;
+        tap_ok(state_arg, "test_rewrite_gives_the_init_the_relays_socket (%s)", err.msg);
         char *running = NULL;
         r = r ?: tsync_rewrite_undo(c, false, &running, &err);
         char *undone = c ? text(c) : NULL;
-        tap_ok(r == 0 && original && undone && !strstr(undone, "agent") && !mount_at(c, TSYNC_CONTAINER_AGENT),
-               "test_rewrite_undo_removes_the_agent_socket_mount_and_argument (%s)", err.msg);
+        tap_ok(r == 0 && original && undone && !strstr(undone, "agent") && !strstr(undone, "relay") &&
+                       !mount_at(c, TSYNC_CONTAINER_AGENT_DIR),
+               "test_rewrite_undo_removes_the_relays_tmpfs_and_argument (%s)", err.msg);
         free(running);
         free(original);
         free(undone);
@@ -640,7 +646,7 @@ static void test_rewrite_agent_socket_mount(void)
         r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
         err.msg[0] = '\0';
         r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
-        tap_ok(r == -EINVAL && strstr(err.msg, "from our createRuntime hook, and this rewrite adds no hooks"),
+        tap_ok(r == -EINVAL && strstr(err.msg, "our createRuntime hook starts, and this rewrite adds no hooks"),
                "test_rewrite_refuses_an_agent_without_our_hooks (%s)", err.msg);
         tsync_json_free(c);
 }
@@ -684,17 +690,17 @@ static void test_rewrite_agent_state_tmpfs(void)
                "test_rewrite_records_the_listener_path_in_the_plan (%s)", err.msg);
         tsync_plan_free(plan);
 
-        /* A socket mount edited after the rewrite. */
+        /* The relay's tmpfs edited after the rewrite. */
         struct tsync_json *mounts = c ? tsync_json_get_mut(c, "mounts") : NULL;
         for (size_t i = 0; mounts && i < mounts->u.array.len; i++)
                 if (strcmp(tsync_json_get(mounts->u.array.items[i], "destination")->u.string.ptr,
-                           TSYNC_CONTAINER_AGENT) == 0)
-                        (void)tsync_json_set(mounts->u.array.items[i], "source", tsync_json_new_string("/etc/shadow"));
+                           TSYNC_CONTAINER_AGENT_DIR) == 0)
+                        (void)tsync_json_set(mounts->u.array.items[i], "source", tsync_json_new_string("/etc"));
         char *running = NULL;
         err.msg[0] = '\0';
         r = c ? tsync_rewrite_undo(c, false, &running, &err) : -EINVAL;
         tap_ok(r == -EPERM && strstr(err.msg, "not what inject wrote"),
-               "test_rewrite_undo_refuses_an_agent_socket_mount_changed_after_the_rewrite (%s)", err.msg);
+               "test_rewrite_undo_refuses_the_relays_tmpfs_changed_after_the_rewrite (%s)", err.msg);
         free(running);
         tsync_json_free(c);
 }

@@ -223,6 +223,48 @@ static void test_runtime_args_refusals(void)
         rt_cmdline_clear(&p.cl);
 }
 
+/* exec: the process file in every spelling, the argument that names it (which
+ * the runtime replaces), the id, and what shapes the process beside it. */
+static void test_runtime_args_exec(void)
+{
+        static const struct {
+                const char *args[10];
+                const char *process, *id, *shaping;
+                int process_arg; /* index in the runtime's argv */
+        } cases[] = {
+                /* containerd's shim (go-runc): exec --process FILE --detach --pid-file P ID */
+                { { "exec", "--process", "/p1", "--detach", "--pid-file", "/pid", "id", NULL }, "/p1", "id", NULL, 3 },
+                { { "exec", "--process=/p2", "id", NULL }, "/p2", "id", NULL, 2 },
+                { { "exec", "-p", "/p3", "id", NULL }, "/p3", "id", NULL, 3 },
+                { { "exec", "-p/p4", "id", NULL }, "/p4", "id", NULL, 2 },
+                { { "exec", "-process", "/p5", "id", NULL }, "/p5", "id", NULL, 3 },
+                { { "exec", "--console-socket", "/s", "--tty", "-p", "/p6", "id", NULL }, "/p6", "id", NULL, 6 },
+                { { "exec", "--cap", "CAP_KILL", "-p", "/p7", "id", NULL }, "/p7", "id", "--cap", 5 },
+                { { "exec", "-e", "A=1", "--process", "/p8", "id", NULL }, "/p8", "id", "-e", 5 },
+                { { "exec", "--no-new-privs", "-p", "/p9", "id", NULL }, "/p9", "id", "--no-new-privs", 4 },
+                { { "exec", "id", "sh", "-c", "true", NULL }, NULL, "id", NULL, -1 },
+                { { "exec", "-t", "id", "--process", "/x", NULL }, NULL, "id", NULL, -1 },
+                { { "exec", "--", "id", "ls", NULL }, NULL, "id", NULL, -1 },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *a[12] = { "rt", "--root", "/r" };
+                for (size_t k = 0; cases[i].args[k]; k++)
+                        a[k + 3] = cases[i].args[k];
+                struct parsed p = parse(a);
+                tap_ok(p.r == 0 && p.cl.exec && !p.cl.rewrite && str_eq(p.cl.process, cases[i].process) &&
+                               str_eq(p.cl.id, cases[i].id) && str_eq(p.cl.shaping, cases[i].shaping) &&
+                               p.cl.process_arg == (cases[i].process_arg < 0 ? -1 : cases[i].process_arg + 2),
+                       "exec %s %s %s: process %s, id %s, shaping %s", cases[i].args[1], cases[i].args[2],
+                       cases[i].args[3] ? cases[i].args[3] : "", cases[i].process ? cases[i].process : "(none)",
+                       cases[i].id, cases[i].shaping ? cases[i].shaping : "(none)");
+                rt_cmdline_clear(&p.cl);
+        }
+        const char *help[] = { "rt", "exec", "--help", NULL };
+        struct parsed p = parse(help);
+        tap_ok(p.r == 0 && !p.cl.exec, "exec --help: nothing to rewrite");
+        rt_cmdline_clear(&p.cl);
+}
+
 int main(void)
 {
         test_runtime_args_containerd_shim_create();
@@ -230,5 +272,6 @@ int main(void)
         test_runtime_args_bundle_spellings();
         test_runtime_args_what_is_not_rewritten();
         test_runtime_args_refusals();
+        test_runtime_args_exec();
         return tap_done();
 }

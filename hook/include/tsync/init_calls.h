@@ -51,8 +51,9 @@ enum {
         /* The workload child's execve: the one call the exec-once supervisor
          * lets through (CONTINUE), so USER_NOTIF from that filter passes. */
         TSYNC_CALL_WORKLOAD_EXEC = 1u << 5,
-        /* Only with an agent filter (listenerPath): handing its listener over,
-         * after the load. USER_NOTIF here would wait for an agent that has no
+        /* Only with an agent filter (listenerPath): reaching createRuntime's
+         * relay before the load, handing it the listener and reading its
+         * answer after. USER_NOTIF here would wait for an agent that has no
          * listener yet: a refusal, as for every call of the init but the
          * workload's execve, which the agent may answer as under runc. */
         TSYNC_CALL_AGENT = 1u << 6,

@@ -21,18 +21,15 @@
 #define TSYNC_CONTAINER_DIR     "/.oci-seccomp-tsync"
 #define TSYNC_CONTAINER_INIT    TSYNC_CONTAINER_DIR "/init"
 #define TSYNC_CONTAINER_FILTERS TSYNC_CONTAINER_DIR "/filters"
-/* Where the init reaches a notify agent: fixed, so the filter file (and the
- * cache) never depends on the host's listenerPath, which is bind-mounted here. */
-#define TSYNC_CONTAINER_AGENT TSYNC_CONTAINER_DIR "/agent.sock"
-/* The agent's container process state: a private tmpfs the rewrite mounts
- * (mode 0700, owned by process.user), into which createRuntime writes the
- * state (tsync_agent_deliver, agent_deliver.h) and from which the init reads
- * it (--agent-state) and removes it before its first filter: the workload
- * never sees the host pid, the bundle or the annotations. */
-#define TSYNC_CONTAINER_AGENT_DIR   TSYNC_CONTAINER_DIR "/agent"
-#define TSYNC_AGENT_STATE_NAME      "state.json"
-#define TSYNC_CONTAINER_AGENT_STATE TSYNC_CONTAINER_AGENT_DIR "/" TSYNC_AGENT_STATE_NAME
-#define TSYNC_AGENT_TMPFS_SIZE      "256k"
+/* The relay's private tmpfs (issue 23): the rewrite mounts it (mode 0700,
+ * owned by process.user) for a notify agent; createRuntime's one-shot
+ * relay (relay.h) listens in it, as TSYNC_RELAY_NAME, for the init alone,
+ * and removes the name once the init connected. Nothing of the host is
+ * mounted for the agent: the relay reaches it from the host. */
+#define TSYNC_CONTAINER_AGENT_DIR TSYNC_CONTAINER_DIR "/agent"
+#define TSYNC_RELAY_NAME          "relay"
+#define TSYNC_CONTAINER_RELAY     TSYNC_CONTAINER_AGENT_DIR "/" TSYNC_RELAY_NAME
+#define TSYNC_AGENT_TMPFS_SIZE    "256k"
 
 /* On the host: per-container filter directories of precreate; inject keeps
  * them in the bundle (BUNDLE/oci-seccomp-tsync) so the bundle can run again. */
@@ -202,7 +199,7 @@ struct tsync_plan_programs {
 void tsync_plan_programs_clear(struct tsync_plan_programs *p);
 
 /* The filter file of the plan's filter k (progs->progs[progs->n_baseline + k]),
- * with the agent's trailer (TSYNC_CONTAINER_AGENT and the metadata) for the
+ * with the agent's trailer (TSYNC_CONTAINER_RELAY and the metadata) for the
  * agent filter. *ret_buf is malloc'd. */
 int tsync_plan_encode_filter(const struct tsync_plan_programs *progs, size_t k, void **ret_buf, size_t *ret_size,
                              struct tsync_err *err);

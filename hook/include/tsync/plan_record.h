@@ -4,9 +4,10 @@
  *
  * A planned recording adds one filter to the plan, the last: the recording
  * filter (every call of every ABI the machine runs returns USER_NOTIF, marked
- * TSYNC_LISTENER_RECORD), and the rewrite bind-mounts the recording's host
- * directory read-write at TSYNC_CONTAINER_RECORD_DIR and passes `--record
- * TSYNC_CONTAINER_RECORD` to the init. The poststop stage turns the file into
+ * TSYNC_LISTENER_RECORD). Nothing of the host is mounted for it (issue 23):
+ * the recording's directory is root's (0700), createRuntime's relay creates
+ * TSYNC_RECORD_CALLS there and hands the init its fd (the rewrite mounts the
+ * relay's tmpfs and passes `--relay`). The poststop stage turns the file into
  * the profile at the user's path. */
 #pragma once
 
@@ -73,10 +74,18 @@ int tsync_record_check_paths(const struct tsync_record_request *req, const struc
  * linux.uidMappings / gidMappings when the config has them). */
 int tsync_record_owner(const struct tsync_json *config, uid_t *ret_uid, gid_t *ret_gid, struct tsync_err *err);
 
-/* Makes dir (mode 0700, parents root's 0700 when missing up to and including
- * parent_root, which may be NULL) owned by uid:gid. An existing dir must be a
- * real directory (not a symlink) and is given to uid:gid again. */
-int tsync_record_make_dir(const char *dir, const char *parent_root, uid_t uid, gid_t gid, struct tsync_err *err);
+/* Makes dir (mode 0700, the hook's user's, parents root's 0700 when missing
+ * up to and including parent_root, which may be NULL). An existing dir must
+ * be a real directory (not a symlink), the hook's user's, mode 0700
+ * (tsync_record_check_dir): -EPERM otherwise. */
+int tsync_record_make_dir(const char *dir, const char *parent_root, struct tsync_err *err);
+/* That fd (dir in messages) is a directory of the hook's user, mode 0700. */
+int tsync_record_check_dir(int fd, const char *dir, struct tsync_err *err);
+
+/* Refuses a recording for a config whose process.capabilities hold
+ * CAP_SYS_PTRACE in any of the five sets: the init holds the record file, and
+ * ptrace is the one way the workload could reach it (-EPERM, naming the set). */
+int tsync_record_check_caps(const struct tsync_json *config, struct tsync_err *err);
 
 /* A fresh directory name for precreate: root/<32 hex digits>. */
 int tsync_record_new_dir_name(const char *root, char **ret, struct tsync_err *err);
@@ -92,10 +101,6 @@ int tsync_plan_record_to_json(const struct tsync_plan_record *rec, struct tsync_
 int tsync_plan_record_from_json(const struct tsync_json *v, struct tsync_plan_record *ret, struct tsync_err *err);
 void tsync_plan_record_clear(struct tsync_plan_record *rec);
 
-/* Appends the mount of rec->dir at TSYNC_CONTAINER_RECORD_DIR (read-write,
- * nosuid, nodev, noexec) to mounts. 0 or -ENOMEM. */
-int tsync_plan_record_add_mount(struct tsync_json *mounts, const struct tsync_plan_record *rec);
-
 struct tsync_plan;
 struct tsync_plan_programs;
 /* Refuses, for a plan with a recording, compiled filters it cannot be
@@ -107,8 +112,8 @@ int tsync_record_check_programs(const struct tsync_plan *plan, const struct tsyn
 
 /* Before the config is written: checks the recording's paths for this
  * container (tsync_record_check_paths; bundle NULL for precreate, which has
- * none yet) and makes plan->record.dir for the container's user
- * (tsync_record_owner, tsync_record_make_dir with parent_root). Nothing to do
- * without a recording. */
+ * none yet), refuses CAP_SYS_PTRACE (tsync_record_check_caps) and makes
+ * plan->record.dir, root's alone (tsync_record_make_dir with parent_root).
+ * Nothing to do without a recording. */
 int tsync_plan_record_prepare(const struct tsync_plan *plan, const struct tsync_json *config, const char *bundle,
                               const char *parent_root, struct tsync_err *err);

@@ -19,10 +19,11 @@
  *     40000003 11\n                          the syscall number as seccomp_data.nr has it,
  *                                            decimal; x32 numbers keep __X32_SYSCALL_BIT)
  *
- * The hook provides the directory (bind-mounted read-write at
- * TSYNC_CONTAINER_RECORD_DIR, owned by the container's user), passes
- * `--record TSYNC_CONTAINER_RECORD` to the init, and the poststop stage turns
- * the file into a profile at the user's path. */
+ * The hook provides the directory on the host (root's alone, never in the
+ * container), where createRuntime's relay creates TSYNC_RECORD_CALLS and
+ * hands its fd to the init (`--relay`), and the poststop stage turns the
+ * file into a profile at the user's path. The init also takes `--record
+ * FILE` when run on its own. */
 #pragma once
 
 #include <stdbool.h>
@@ -36,8 +37,12 @@
  * recording, is merged; both absolute host paths). */
 #include "tsync/annotations.h"
 
+/* Where an older rewrite bind-mounted the recording's host directory: no
+ * more (issue 23), and createRuntime refuses a config that still does. */
 #define TSYNC_CONTAINER_RECORD_DIR "/.oci-seccomp-tsync/record"
-#define TSYNC_CONTAINER_RECORD     TSYNC_CONTAINER_RECORD_DIR "/calls"
+/* The record file's name in the recording's directory on the host (root's,
+ * 0700): createRuntime's relay creates it and hands the init its fd. */
+#define TSYNC_RECORD_CALLS "calls"
 
 #define TSYNC_RECORD_MAGIC "oci-seccomp-tsync-record 1\n"
 /* One line at most: 8 hex digits, a space, 10 digits, a newline. */

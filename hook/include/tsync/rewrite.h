@@ -48,3 +48,31 @@ int tsync_rewrite(struct tsync_json *config, const struct tsync_request *req, co
  * as written), or *ret = NULL when it lends nothing: noNewPrivileges, no
  * capabilities, or the sets hold what it lends already. */
 int tsync_rewrite_lent_capabilities(const struct tsync_plan *plan, struct tsync_json **ret, struct tsync_err *err);
+
+/* An exec'd process (`runc exec --process FILE`) of a container of ours: its
+ * process object runs through the init as the container's did. plan is the
+ * exec'd process's own (tsync_plan_new of a config holding this process, with
+ * the container's request): its args, capabilities and noNewPrivileges are
+ * this process's. data: the container's --filter-data texts
+ * (TSYNC_DELIVERY_ARGS, n_data of them; tsync_rewrite_filter_data), or none
+ * for filter files, which stay mounted for the container's life. Never a
+ * notify agent or a recording (-EINVAL). */
+int tsync_rewrite_process(struct tsync_json *process, const struct tsync_plan *plan, const char *const *data,
+                          size_t n_data, struct tsync_err *err);
+
+/* The --filter-data texts of the init's arguments in config's process.args,
+ * as the rewrite wrote them, at most max into ret (pointers into config):
+ * their count. */
+size_t tsync_rewrite_filter_data(const struct tsync_json *config, const char **ret, size_t max);
+
+/* `runc exec --process FILE` of the container whose config (BUNDLE/config.json,
+ * as the rewrite wrote it) is config: process (FILE's object) is rewritten to
+ * run through the init with the container's filters (tsync_rewrite_process).
+ * 1 when rewritten, 0 when config is not ours (no plan: process untouched),
+ * -errno when it is ours and the process cannot carry its filters (a config
+ * that is not exactly what the rewrite wrote, a notify agent, a recording). */
+int tsync_rewrite_exec(struct tsync_json *process, const struct tsync_json *config, struct tsync_err *err);
+
+/* Whether config was rewritten by us (our plan, or the running container's
+ * record, in its annotations): then an exec'd process must carry its filters. */
+bool tsync_rewrite_is_ours(const struct tsync_json *config);

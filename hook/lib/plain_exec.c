@@ -1,0 +1,76 @@
+#include "tsync/plain_exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tsync/cleanup.h"
+
+enum yama {
+        YAMA_BLOCKS,  /* 1 or more: a process can ptrace only its descendants (or nothing) */
+        YAMA_CLASSIC, /* 0: same uid and capabilities are enough */
+        YAMA_ABSENT,
+        YAMA_UNKNOWN, /* unreadable or not a number: nothing can be promised */
+};
+
+static enum yama read_scope(const char *path, int *ret_errno)
+{
+        char buf[16];
+        ssize_t n;
+
+        *ret_errno = 0;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                *ret_errno = errno;
+                return errno == ENOENT ? YAMA_ABSENT : YAMA_UNKNOWN;
+        }
+        do
+                n = read(fd, buf, sizeof(buf) - 1);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) {
+                *ret_errno = errno;
+                return YAMA_UNKNOWN;
+        }
+        buf[n] = '\0';
+        char *end;
+        errno = 0;
+        long v = strtol(buf, &end, 10);
+        if (end == buf || (*end != '\0' && *end != '\n') || errno || v < 0)
+                return YAMA_UNKNOWN;
+        return v == 0 ? YAMA_CLASSIC : YAMA_BLOCKS;
+}
+
+int tsync_warn_plain_exec(size_t n_layers, int exec_once, const char *ptrace_scope_path, struct tsync_warnings *w)
+{
+        char why[128];
+        int e;
+
+        if (n_layers == 0 && !exec_once)
+                return 0;
+        switch (read_scope(ptrace_scope_path, &e)) {
+        case YAMA_BLOCKS:
+                return 0;
+        case YAMA_CLASSIC:
+                (void)snprintf(why, sizeof(why), "%s is 0", ptrace_scope_path);
+                break;
+        case YAMA_ABSENT:
+                (void)snprintf(why, sizeof(why), "this kernel has no Yama (no %s)", ptrace_scope_path);
+                break;
+        case YAMA_UNKNOWN:
+                (void)snprintf(why, sizeof(why), "%s cannot be read%s%s", ptrace_scope_path, e ? ": " : "",
+                               e ? strerror(e) : " as a number");
+                break;
+        }
+        return tsync_warn(w,
+                          "processes started by a plain `runc exec`, `crun exec` or `podman exec` carry only the "
+                          "runtime's own linux.seccomp, without %s, and %s, so the workload can take them over "
+                          "by ptrace or /proc/PID/mem: set kernel.yama.ptrace_scope to 1 or more, or run the "
+                          "container with oci-seccomp-tsync-runtime",
+                          n_layers && exec_once ? "the layers or exec once"
+                          : n_layers            ? "the layers"
+                                                : "exec once",
+                          why);
+}

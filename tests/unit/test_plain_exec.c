@@ -1,0 +1,71 @@
+/* plain_exec.c: the warning about processes a plain runtime exec starts,
+ * decided from what was asked and Yama's ptrace scope, read from a path the
+ * test gives (0, 1, 3, absent, garbage). */
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tsync/plain_exec.h"
+#include "unit.h"
+
+static int write_file(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "we");
+        if (!f)
+                return -1;
+        int r = fputs(text, f) < 0 ? -1 : 0;
+        return fclose(f) == 0 ? r : -1;
+}
+
+int main(void)
+{
+        char tmp[] = "/tmp/test_plain_exec.XXXXXX";
+        if (unit_tmpdir(tmp) < 0)
+                return tap_done();
+        static const struct {
+                const char *scope; /* the file's text; NULL: absent */
+                size_t n_layers;
+                int exec_once;
+                const char *want; /* in the one warning; NULL: none */
+                const char *name;
+        } cases[] = {
+                { "0\n", 1, 0, "scope-0 is 0, so the workload can take them over", "scope_0_with_a_layer" },
+                { "0\n", 0, 1, "own linux.seccomp, without exec once, and", "scope_0_with_exec_once" },
+                { "0\n", 2, 1, "without the layers or exec once", "scope_0_with_both" },
+                { "1\n", 1, 1, NULL, "scope_1" },
+                { "2\n", 1, 0, NULL, "scope_2" },
+                { "3\n", 1, 0, NULL, "scope_3" },
+                { NULL, 1, 0, "this kernel has no Yama", "yama_absent" },
+                { "x\n", 1, 0, "cannot be read as a number", "scope_garbage" },
+                { "", 0, 1, "cannot be read as a number", "scope_empty" },
+                { "0\n", 0, 0, NULL, "nothing_asked_scope_0" },
+                { NULL, 0, 0, NULL, "nothing_asked_yama_absent" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char path[4200];
+                struct tsync_warnings w = { 0 };
+                (void)snprintf(path, sizeof(path), "%s/scope-%zu", tmp, i);
+                if (cases[i].scope && write_file(path, cases[i].scope) < 0) {
+                        tap_ok(0, "test_plain_exec_%s (cannot write %s)", cases[i].name, path);
+                        continue;
+                }
+                int r = tsync_warn_plain_exec(cases[i].n_layers, cases[i].exec_once, path, &w);
+                if (cases[i].want)
+                        tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], cases[i].want) &&
+                                       strstr(w.msgs[0], "set kernel.yama.ptrace_scope to 1 or more, or run the "
+                                                         "container with oci-seccomp-tsync-runtime") &&
+                                       strstr(w.msgs[0], "by ptrace or /proc/PID/mem") && !strchr(w.msgs[0], '\n'),
+                               "test_plain_exec_warns_%s (%s)", cases[i].name, w.len ? w.msgs[0] : "no warning");
+                else
+                        tap_ok(r == 0 && w.len == 0, "test_plain_exec_is_quiet_%s (%s)", cases[i].name,
+                               w.len ? w.msgs[0] : "");
+                tsync_warnings_clear(&w);
+        }
+        /* A directory cannot be read: the errno is named. */
+        struct tsync_warnings w = { 0 };
+        int r = tsync_warn_plain_exec(1, 0, tmp, &w);
+        tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "cannot be read: Is a directory"),
+               "test_plain_exec_warns_when_the_scope_cannot_be_read (%s)", w.len ? w.msgs[0] : "no warning");
+        tsync_warnings_clear(&w);
+        return tap_done();
+}
