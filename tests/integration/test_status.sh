@@ -1,0 +1,227 @@
+#!/bin/bash
+# `oci-seccomp-tsync status`: what protects a running container, read from the kernel and
+# judged against what the container asked. Real runc, crun and Podman containers: injected
+# with a layer (protected, exit 0, every task's count right), asking for us through an
+# annotation without our hooks having run (unprotected, exit 1), a process started with
+# `runc exec` beside the workload (short, exit 1, named), a thread and process storm, exec
+# once, a container that asks nothing (exit 3), Podman by name with and without --hooks-dir.
+# Every --json document is validated against schema/status.schema.json.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+. "$HERE/hooklib.sh"
+
+STORM=$TSYNC_BUILD/tests/static/storm_probe
+SCHEMA=$TSYNC_TOP/schema/status.schema.json
+
+oneTimeSetUp() {
+        tsync_need_built "$INIT" "$OCI" "$STORM"
+        SUITE_TMP=$(mktemp -d)
+        # `crun state` as the suites run crun (crun_cmd): --runtime takes a program.
+        CRUN="$SUITE_TMP/crun"
+        printf '#!/bin/sh\nexec unshare -m --propagation private -- sh -c %s crun "$@"\n' \
+                "'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled \"\$@\"'" >"$CRUN"
+        chmod 0755 "$CRUN"
+}
+
+oneTimeTearDown() {
+        podman ps -aq --filter label=tsync-test=$$ | xargs -r podman rm -f -t 0 >/dev/null 2>&1
+        rm -rf "$SUITE_TMP"
+}
+
+setUp() {
+        tsync_test_begin || exit 1
+        T=$TSYNC_TMP
+        ID=$(tsync_unique_id status)
+}
+
+tearDown() {
+        tsync_test_end
+}
+
+# bundle ARG...: $T/b running ARGS with storm_probe in its rootfs, the runtime's own profile
+# (deny-getcwd) in linux.seccomp, no ambient capabilities.
+bundle() {
+        rm -rf "$T/b"
+        make_rootfs "$T/b/rootfs" "$STORM" || return 1
+        make_bundle "$T/b" "$@" || return 1
+        tsync_json_edit "$T/b/config.json" '.process.capabilities.ambient = [] | .linux.seccomp = $p' \
+                --slurpfile p "$PROFILES/deny-getcwd.json" || return 1
+        tsync_json_edit "$T/b/config.json" '.linux.seccomp = .linux.seccomp[0]'
+}
+
+# status ARGS...: oci-seccomp-tsync status; stdout in $T/out, stderr in $T/err, status in $rc.
+status() {
+        "$OCI" status "$@" >"$T/out" 2>"$T/err"
+        rc=$?
+}
+
+# json_status ARGS...: status --json, the document validated against the schema.
+json_status() {
+        status --json "$@"
+        python3 "$TSYNC_TOP/tests/tools/validate_json.py" "$SCHEMA" "$T/out" >"$T/valid" 2>&1 ||
+                fail "the JSON does not follow the schema: $(cat "$T/valid")"
+}
+
+# Tasks of the JSON in $T/out that do not carry exactly COUNT filters with COUNT asked.
+tasks_without() {
+        jq -r --argjson n "$1" '.tasks[] | select(.filters != $n or .expected != $n)
+                | "\(.pid) \(.tid) \(.comm) \(.filters)/\(.expected)"' "$T/out"
+}
+
+testARuncContainerWithALayerIsProtectedOnEveryTask() {
+        bundle sh -c 'sleep 300 & sleep 300 & wait' || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        json_status "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "protected" "$(jq -r .verdict "$T/out")"
+        assertEquals "PID 1 is our init" "true" "$(jq -r .init.ours "$T/out")"
+        # PID 1's main and signal threads, sh's two sleeps, sh itself.
+        assertTrue "tasks: $(jq -c '[.tasks[].comm]' "$T/out")" "[ $(jq '.tasks | length' "$T/out") -ge 5 ]"
+        assertEquals "the runtime's profile + the layer on every task" "" "$(tasks_without 2)"
+        assertEquals "no shortfall" "" "$(cat "$T/err")"
+        status "$ID"
+        assertEquals 0 "$rc"
+        assertContains "$(cat "$T/out")" "verdict:   protected"
+}
+
+testACrunContainerWithALayerIsProtectedOnEveryTask() {
+        bundle sh -c 'sleep 300 & wait' || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        RT=crun rt_start "$ID" "$T/b" || fail "start"
+        json_status --runtime "$CRUN" "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "protected" "$(jq -r .verdict "$T/out")"
+        assertEquals "the runtime's profile + the layer on every task" "" "$(tasks_without 2)"
+        assertEquals "init-thread" "$(jq -r '.tasks[] | select(.comm == "tsync-signals") | .role' "$T/out")"
+}
+
+# The hooks.d-not-found case, with runc: the config asks through an annotation, nothing rewrote it.
+testAnAnnotatedConfigThatNoHookRewroteIsUnprotected() {
+        bundle sleep 300 || fail "bundle"
+        tsync_json_edit "$T/b/config.json" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-mkdir"'
+        start_runc "$ID" "$T/b" || fail "start"
+        json_status "$ID"
+        assertEquals 1 "$rc"
+        assertEquals "unprotected" "$(jq -r .verdict "$T/out")"
+        assertEquals "annotations" "$(jq -r .asked.source "$T/out")"
+        assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: UNPROTECTED: pid $(runc_pid "$ID") (sleep): "
+        assertContains "$(cat "$T/err")" "annotations.io.oci-seccomp-tsync.layers asks for it"
+}
+
+# runc exec starts a process under the runtime's own profile alone: it carries less, and is named.
+testAProcessStartedWithRuncExecIsAShortfall() {
+        bundle sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        runc exec -d "$ID" /bin/sleep 300 || fail "runc exec"
+        json_status "$ID"
+        assertEquals "$(cat "$T/out")" 1 "$rc"
+        assertEquals "short" "$(jq -r .verdict "$T/out")"
+        local pid
+        pid=$(jq -r '.tasks[] | select(.role == "other") | .pid' "$T/out")
+        assertNotNull "the exec'd process is in the report" "$pid"
+        assertEquals "it carries the runtime's profile alone" "1/2" \
+                "$(jq -r '.tasks[] | select(.role == "other") | "\(.filters)/\(.expected)"' "$T/out")"
+        assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid $pid tid $pid (sleep, other): 1 seccomp filter, 2 asked"
+}
+
+# Threads and processes come and go while status reads /proc: each task it finds carries the
+# filters, and none that ends meanwhile turns into an error.
+testAThreadAndProcessStormIsReadWithoutFalseShortfalls() {
+        bundle /bin/storm_probe 4 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        local i
+        for i in 1 2 3 4 5; do
+                json_status "$ID"
+                assertEquals "round $i: $(cat "$T/err")" 0 "$rc"
+                assertEquals "round $i" "" "$(tasks_without 2)"
+                assertTrue "round $i: the spawners are seen" \
+                        "[ $(jq '[.tasks[] | select(.comm == "storm_probe")] | length' "$T/out") -ge 5 ]"
+        done
+}
+
+testExecOnceShowsItsSupervisorThread() {
+        bundle sleep 300 || fail "bundle"
+        inject --exec-once --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        json_status "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "1" "$(jq -r .asked.exec_once "$T/out")"
+        assertEquals "the profile, the layer and exec once's filter" "" "$(tasks_without 3)"
+        assertEquals "init-thread" "$(jq -r '.tasks[] | select(.comm == "tsync-exec-once") | .role' "$T/out")"
+}
+
+testAContainerThatAsksNothingExitsThree() {
+        bundle sleep 300 || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        json_status "$ID"
+        assertEquals "$(cat "$T/err")" 3 "$rc"
+        assertEquals "not-asked" "$(jq -r .verdict "$T/out")"
+        assertEquals "" "$(cat "$T/err")"
+}
+
+testAPidAloneIsJudgedByWhatTheInitWasTold() {
+        bundle sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        local pid
+        pid=$(jq -r '.pid' <(runc state "$ID"))
+        json_status --pid "$pid"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "init command line" "$(jq -r .asked.source "$T/out")"
+        assertEquals "null" "$(jq -r .asked.runtime_filters "$T/out")"
+        json_status --pid "$pid" --config "$T/b/config.json"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "" "$(tasks_without 2)"
+}
+
+testAContainerThatDoesNotExistIsUnknown() {
+        status "no-such-container-$$"
+        assertEquals 4 "$rc"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: no-such-container-$$: \`runc state\` failed"
+        status --pid $$
+        assertEquals 4 "$rc"
+        assertContains "$(cat "$T/err")" "our own pid namespace"
+        status --podman a b
+        assertEquals 2 "$rc"
+}
+
+# pstart NAME [PODMAN RUN OPTIONS...]: a detached Podman container running sleep.
+pstart() {
+        local name=$1
+        shift
+        podman "$@" run -d --name "$name" --runtime runc --label tsync-test=$$ --ulimit nofile=1024:1024 \
+                --ulimit nproc=1024:1024 --annotation io.oci-seccomp-tsync.layers=deny-mkdir \
+                --rootfs "$T/b/rootfs" /bin/sleep 300 >"$T/podman.out" 2>&1 || {
+                fail "podman run: $(cat "$T/podman.out")"
+                return 1
+        }
+}
+
+testAPodmanContainerIsFoundByNameWithAndWithoutOurHooks() {
+        command -v podman >/dev/null || startSkipping
+        bundle sleep 300 || fail "bundle"
+        mkdir -p "$T/profiles" && cp "$PROFILES/deny-mkdir.json" "$T/profiles/"
+        podman_hooks_dir "$T/hooks.d" "$T/profiles" "" "$T/cache" || fail "hooks.d"
+        pstart "$ID" --hooks-dir "$T/hooks.d" || return
+        json_status --podman "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "protected" "$(jq -r .verdict "$T/out")"
+        assertEquals "Podman's profile + the layer on every task" "" "$(tasks_without 2)"
+        assertEquals "the config Podman keeps has the plan" "plan" "$(jq -r .asked.source "$T/out")"
+        podman rm -f -t 0 "$ID" >/dev/null 2>&1
+
+        # No --hooks-dir: Podman finds no hooks of ours and runs the container as it is.
+        pstart "$ID-nohooks" --hooks-dir "$T/empty" || return
+        json_status --podman "$ID-nohooks"
+        assertEquals "$(cat "$T/out")" 1 "$rc"
+        assertEquals "unprotected" "$(jq -r .verdict "$T/out")"
+        assertContains "$(cat "$T/err")" "UNPROTECTED"
+        podman rm -f -t 0 "$ID-nohooks" >/dev/null 2>&1
+}
+
+. shunit2
