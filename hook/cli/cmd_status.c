@@ -216,12 +216,12 @@ static int resolve_runtime(struct target *t, struct tsync_err *err)
 }
 
 /* docker inspect names no config: it is the bundle of the container's task,
- * the directory its containerd shim runs in, named by the container's id. */
+ * the directory its containerd shim (the container process's parent, its
+ * subreaper) runs in, named by the container's id. */
 static int docker_config(struct target *t, const char *id, struct tsync_err *err)
 {
         char path[64], parent[32], cwd[PATH_MAX];
         (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
-        _cleanup_free_ char *stat = NULL;
         FILE *f = fopen(path, "re");
         if (!f)
                 return tsync_error(err, errno, "%s: %s", path, strerror(errno));
@@ -243,7 +243,9 @@ static int docker_config(struct target *t, const char *id, struct tsync_err *err
                                    "the container's parent (pid %d, its shim) runs in %s, not in a bundle named by the "
                                    "container's id",
                                    ppid, cwd);
-        if (asprintf(&t->config_path, "%s/config.json", cwd) < 0)
+        /* Through /proc: the bundle may lie in the engine's own mount
+         * namespace (a dockerd with a /run of its own). */
+        if (asprintf(&t->config_path, "%s/config.json", parent) < 0)
                 return tsync_error(err, ENOMEM, "out of memory");
         return 0;
 }

@@ -9,6 +9,7 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
+. "$HERE/enginelib.sh"
 
 STORM=$TSYNC_BUILD/tests/static/storm_probe
 SCHEMA=$TSYNC_TOP/schema/status.schema.json
@@ -24,6 +25,7 @@ oneTimeSetUp() {
 }
 
 oneTimeTearDown() {
+        engine_stop_all
         podman ps -aq --filter label=tsync-test=$$ | xargs -r podman rm -f -t 0 >/dev/null 2>&1
         rm -rf "$SUITE_TMP"
 }
@@ -222,6 +224,35 @@ testAPodmanContainerIsFoundByNameWithAndWithoutOurHooks() {
         assertEquals "unprotected" "$(jq -r .verdict "$T/out")"
         assertContains "$(cat "$T/err")" "UNPROTECTED"
         podman rm -f -t 0 "$ID-nohooks" >/dev/null 2>&1
+}
+
+# Docker through oci-seccomp-tsync-runtime with a layer, found by name (docker inspect, then the
+# bundle its containerd shim runs in). dockerd is started for this test alone (enginelib.sh).
+testADockerContainerIsFoundByName() {
+        [ -x "$DOCKERD" ] && [ -x "$DOCKER_CLIENT" ] || startSkipping
+        local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" dir="$T/docker" image=tsync-status-test:1
+        mkdir -p "$dir" && : >"$dir/runtime.conf"
+        jq -n --arg r "$runtime" --arg c "$dir/runtime.conf" --arg p "$PROFILES" --arg d "$dir/cache" \
+                '{runtimes: {"tsync-mkdir": {path: $r, runtimeArgs: ["--runtime-config=" + $c,
+                  "--profile-dir=" + $p, "--cache-dir=" + $d, "--layers=deny-mkdir"]}}}' >"$dir/daemon.json"
+        make_rootfs "$dir/rootfs" >/dev/null || fail "rootfs"
+        docker_start "$dir" || {
+                fail "dockerd did not start"
+                return
+        }
+        engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
+        docker_cmd run -d --network none --name "$ID" --runtime tsync-mkdir "$image" sleep 300 >"$T/docker.out" 2>&1 ||
+                fail "docker run: $(cat "$T/docker.out")"
+        # The client that speaks to this dockerd first on PATH; status runs `docker inspect`.
+        mkdir -p "$T/bin" && ln -s "$DOCKER_CLIENT" "$T/bin/docker"
+        PATH="$T/bin:$PATH" DOCKER_HOST="unix://$DOCKER_SOCK" json_status --docker "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "protected" "$(jq -r .verdict "$T/out")"
+        assertEquals "Docker's profile + the layer on every task" "" "$(tasks_without 2)"
+        assertEquals "plan" "$(jq -r .asked.source "$T/out")"
+        docker_cmd rm -f "$ID" >/dev/null 2>&1
+        engine_stop "$DOCKER_PID"
+        engine_stop_all
 }
 
 . shunit2
