@@ -21,6 +21,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
 #include "tsync/json_build.h"
+#include "tsync/plan.h"
 #include "tsync/status.h"
 
 extern char **environ;
@@ -56,6 +57,11 @@ static void help(FILE *f)
                 "                        (the directory its containerd shim runs in)\n\n"
                 "Options:\n"
                 "      --json            one JSON document on stdout (schema/status.schema.json)\n"
+                "      --no-programs     do not stop PID 1 for a moment to read its seccomp programs\n"
+                "                        (PTRACE_SECCOMP_GET_FILTER) and compare them with its filter files\n"
+                "                        and with what the plan compiles to now\n"
+                "      --profile-dir DIR where the plan's layer names are, as the hook's --profile-dir\n"
+                "                        (repeatable; default: the hook's own default directories)\n"
                 "  -h, --help            this text\n\n"
                 "Exit status: 0 every task carries what was asked; 1 something carries less (one line per\n"
                 "shortfall on stderr), or the container asked for oci-seccomp-tsync and our init never ran\n"
@@ -70,7 +76,9 @@ struct target {
         const char *runtime; /* kind runtime */
         const char *root;
         pid_t pid;
-        char *config_path; /* owned; NULL: none known */
+        char *config_path;                          /* owned; NULL: none known */
+        const char *profile_dirs[TSYNC_MAX_LAYERS]; /* where the plan's layer names are (--profile-dir) */
+        size_t n_profile_dirs;
 };
 
 /* Reads fd to its end into *buf (NUL-terminated). */
@@ -337,6 +345,30 @@ static int expectations(const struct target *t, const struct tsync_status *st, s
         return 0;
 }
 
+/* The plan's filters compiled now (no cache: nothing of the host changes)
+ * against PID 1's programs; a plan that does not compile says why. */
+static void compare_plan(const struct target *t, const struct tsync_json *config, struct tsync_status *st)
+{
+        struct tsync_err err = { 0 };
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        struct tsync_plan_programs progs = { 0 };
+        struct tsync_warnings w = { 0 };
+        struct tsync_plan_paths o = { .profile_dirs = t->n_profile_dirs ? t->profile_dirs : cli_default_profile_dirs,
+                                      .n_profile_dirs =
+                                              t->n_profile_dirs ? t->n_profile_dirs : cli_n_default_profile_dirs,
+                                      .state_root = TSYNC_STATE_ROOT };
+        int r = tsync_plan_from_config(config, &plan, &err);
+        if (r == 0)
+                r = tsync_plan_compile(plan, &o, NULL, &progs, &w, &err);
+        tsync_warnings_clear(&w);
+        if (r < 0)
+                (void)snprintf(st->programs.drift_what, sizeof(st->programs.drift_what), "not compiled: %.130s",
+                               err.msg);
+        else
+                tsync_status_compare_plan(st, plan, &progs);
+        tsync_plan_programs_clear(&progs);
+}
+
 static struct tsync_json *caps_json(const uint64_t *caps)
 {
         struct tsync_json *o = tsync_json_new_object();
@@ -408,6 +440,17 @@ static int print_json(const struct target *t, const struct tsync_status *st, con
                 set(asked, "no_new_privileges", tsync_json_new_bool(e->no_new_privs), &r);
                 set(asked, "capabilities", e->have_caps ? caps_json(e->caps) : int_or_null(-1), &r);
         }
+        struct tsync_json *progs = tsync_json_new_object();
+        set(doc, "programs", progs, &r);
+        if (r == 0) {
+                set(progs, "compared", tsync_json_new_bool(st->programs.compared), &r);
+                set(progs, "filters", tsync_json_new_u64(st->programs.n), &r);
+                set(progs, "differ", int_or_null(st->programs.differ), &r);
+                set(progs, "note", tsync_json_new_string(st->programs.what), &r);
+                set(progs, "plan_compared", tsync_json_new_bool(st->programs.plan_compared), &r);
+                set(progs, "drift", int_or_null(st->programs.drift), &r);
+                set(progs, "plan_note", tsync_json_new_string(st->programs.drift_what), &r);
+        }
         struct tsync_json *tasks = tsync_json_new_array();
         set(doc, "tasks", tasks, &r);
         for (size_t i = 0; r == 0 && i < st->n; i++) {
@@ -468,6 +511,21 @@ static void print_text(const struct target *t, const struct tsync_status *st, co
         } else {
                 printf("asked:     nothing of oci-seccomp-tsync\n");
         }
+        if (st->programs.compared && st->programs.differ < 0)
+                printf("programs:  PID 1's %zu filter%s of ours are the programs of its filter files\n", st->programs.n,
+                       st->programs.n == 1 ? "" : "s");
+        else if (st->programs.compared)
+                printf("programs:  PID 1's filter %d (%s) differs from its file\n", st->programs.differ,
+                       st->programs.what);
+        else
+                printf("programs:  not compared (%s)\n", st->programs.what);
+        if (st->programs.plan_compared && st->programs.drift < 0)
+                printf("plan:      they are what the plan compiles to now\n");
+        else if (st->programs.plan_compared)
+                printf("plan:      filter %d (%s) is not what the plan compiles to now\n", st->programs.drift,
+                       st->programs.drift_what);
+        else if (st->programs.drift_what[0])
+                printf("plan:      not compared (%s)\n", st->programs.drift_what);
         printf("\n%7s %7s %6s  %-16s %-11s %3s %7s %5s %3s  %-16s %s\n", "PID", "TID", "NSPID", "COMM", "ROLE", "SEC",
                "FILTERS", "ASKED", "NNP", "CAPEFF", "");
         for (size_t i = 0; i < st->n; i++) {
@@ -489,7 +547,7 @@ static void print_text(const struct target *t, const struct tsync_status *st, co
         printf("\nverdict:   %s\n", said[v]);
 }
 
-static int status(struct target *t, bool json)
+static int status(struct target *t, bool json, bool programs)
 {
         struct tsync_err err = { 0 };
         int r = 0;
@@ -516,12 +574,20 @@ static int status(struct target *t, bool json)
                            (int)t->pid, (int)st.target_ns_pid);
                 return STATUS_EXIT_UNKNOWN;
         }
+        if (programs && tsync_status_compare_programs(&st) < 0) {
+                cli_errorf(t->what, "out of memory");
+                return STATUS_EXIT_UNKNOWN;
+        }
+        if (!programs)
+                (void)snprintf(st.programs.what, sizeof(st.programs.what), "--no-programs");
         _cleanup_json_ struct tsync_json *config = NULL;
         struct tsync_status_expect e;
         if (expectations(t, &st, &e, &config, &err) < 0) {
                 cli_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
+        if (st.programs.compared && e.plan)
+                compare_plan(t, config, &st);
         struct tsync_warnings shortfalls = { 0 };
         enum tsync_verdict v = tsync_status_decide(&st, &e, &shortfalls);
         int code = v == TSYNC_VERDICT_PROTECTED   ? STATUS_EXIT_PROTECTED
@@ -546,7 +612,17 @@ static int status(struct target *t, bool json)
 
 int cmd_status(int argc, char **argv)
 {
-        enum { OPT_PID = 256, OPT_RUNTIME, OPT_ROOT, OPT_PODMAN, OPT_DOCKER, OPT_CONFIG, OPT_JSON };
+        enum {
+                OPT_PID = 256,
+                OPT_RUNTIME,
+                OPT_ROOT,
+                OPT_PODMAN,
+                OPT_DOCKER,
+                OPT_CONFIG,
+                OPT_JSON,
+                OPT_NO_PROGRAMS,
+                OPT_PROFILE_DIR
+        };
         static const struct option options[] = { { "pid", required_argument, NULL, OPT_PID },
                                                  { "runtime", required_argument, NULL, OPT_RUNTIME },
                                                  { "root", required_argument, NULL, OPT_ROOT },
@@ -554,11 +630,13 @@ int cmd_status(int argc, char **argv)
                                                  { "docker", required_argument, NULL, OPT_DOCKER },
                                                  { "config", required_argument, NULL, OPT_CONFIG },
                                                  { "json", no_argument, NULL, OPT_JSON },
+                                                 { "no-programs", no_argument, NULL, OPT_NO_PROGRAMS },
+                                                 { "profile-dir", required_argument, NULL, OPT_PROFILE_DIR },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         struct target t = { .kind = NULL };
         const char *config = NULL;
-        bool json = false;
+        bool json = false, programs = true;
         int opt, ntargets = 0;
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
                 switch (opt) {
@@ -594,6 +672,16 @@ int cmd_status(int argc, char **argv)
                 case OPT_JSON:
                         json = true;
                         break;
+                case OPT_NO_PROGRAMS:
+                        programs = false;
+                        break;
+                case OPT_PROFILE_DIR:
+                        if (t.n_profile_dirs == TSYNC_MAX_LAYERS) {
+                                cli_errorf("--profile-dir", "more than %d", TSYNC_MAX_LAYERS);
+                                return STATUS_EXIT_USAGE;
+                        }
+                        t.profile_dirs[t.n_profile_dirs++] = optarg;
+                        break;
                 case 'h':
                         help(stdout);
                         return STATUS_EXIT_PROTECTED;
@@ -626,7 +714,7 @@ int cmd_status(int argc, char **argv)
                 cli_errorf("status", "out of memory");
                 return STATUS_EXIT_UNKNOWN;
         }
-        int code = status(&t, json);
+        int code = status(&t, json, programs);
         free(t.config_path);
         return code;
 }

@@ -38,6 +38,7 @@ const char *tsync_status_capset_proc(enum tsync_status_capset s)
 
 void tsync_status_clear(struct tsync_status *s)
 {
+        tsync_status_programs_free(&s->programs);
         free(s->tasks);
         *s = (struct tsync_status){ 0 };
 }
@@ -116,6 +117,24 @@ static int add_task(struct tsync_status *st, size_t *cap, const struct tsync_sta
         return 0;
 }
 
+/* Whether exe is a runtime's own binary, as /proc shows it while runc or
+ * crun sets up a process in the container (runc 1.1 runs a sealed memfd
+ * copy of itself). */
+static bool runtime_exe(const char *exe)
+{
+        static const char *const names[] = { "runc", "crun" };
+        if (strncmp(exe, "/memfd:", 7) == 0)
+                return true;
+        const char *base = strrchr(exe, '/');
+        base = base ? base + 1 : exe;
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+                size_t n = strlen(names[i]);
+                if (strncmp(base, names[i], n) == 0 && (!base[n] || strcmp(base + n, " (deleted)") == 0))
+                        return true;
+        }
+        return false;
+}
+
 /* Every thread of process pid, its main thread first. */
 static int read_process(pid_t pid, struct tsync_status *st, size_t *cap)
 {
@@ -123,10 +142,15 @@ static int read_process(pid_t pid, struct tsync_status *st, size_t *cap)
         int r = read_task(pid, pid, &t);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
+        char path[64], exe[256];
+        (void)snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+        ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        bool rt = runtime_exe(exe);
+        t.runtime_exe = rt;
         r = add_task(st, cap, &t);
         if (r < 0)
                 return r;
-        char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
         DIR *d = opendir(path);
         if (!d)
@@ -138,6 +162,7 @@ static int read_process(pid_t pid, struct tsync_status *st, size_t *cap)
                 if (end == e->d_name || *end || tid == pid)
                         continue;
                 r = read_task(pid, (pid_t)tid, &t);
+                t.runtime_exe = rt;
                 if (r == -ENOENT) {
                         r = 0;
                         continue;

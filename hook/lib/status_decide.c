@@ -18,10 +18,9 @@
 const char *tsync_status_role_name(enum tsync_status_role r)
 {
         static const char *const names[] = {
-                [TSYNC_ROLE_INIT] = "init",
-                [TSYNC_ROLE_INIT_TASK] = "init-thread",
-                [TSYNC_ROLE_WORKLOAD] = "workload",
-                [TSYNC_ROLE_OTHER] = "other",
+                [TSYNC_ROLE_INIT] = "init",         [TSYNC_ROLE_INIT_TASK] = "init-thread",
+                [TSYNC_ROLE_WORKLOAD] = "workload", [TSYNC_ROLE_OTHER] = "other",
+                [TSYNC_ROLE_STARTING] = "starting",
         };
         return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
 }
@@ -208,7 +207,9 @@ static enum tsync_status_role role_of(const struct tsync_status *st, const struc
 {
         if (t->pid == st->init_pid)
                 return t->tid == t->pid ? TSYNC_ROLE_INIT : TSYNC_ROLE_INIT_TASK;
-        return descends_from_init(st, t->pid) ? TSYNC_ROLE_WORKLOAD : TSYNC_ROLE_OTHER;
+        if (descends_from_init(st, t->pid))
+                return TSYNC_ROLE_WORKLOAD;
+        return t->runtime_exe ? TSYNC_ROLE_STARTING : TSYNC_ROLE_OTHER;
 }
 
 #define SHORT(t, fmt, ...)                                                                                             \
@@ -277,6 +278,8 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
         bool unprotected = false;
         for (size_t i = 0; i < st->n; i++) {
                 struct tsync_status_task *t = &st->tasks[i];
+                if (t->role == TSYNC_ROLE_STARTING)
+                        continue;
                 bool recorded =
                         e->record && !in_place && t->role != TSYNC_ROLE_INIT_TASK && t->role != TSYNC_ROLE_OTHER;
                 t->expected = (int)(base + (recorded ? 1 : 0));
@@ -302,6 +305,18 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                         check_caps(t, e, !in_place && (t->role == TSYNC_ROLE_INIT || t->role == TSYNC_ROLE_INIT_TASK),
                                    out);
         }
+        if (st->programs.compared && st->programs.differ >= 0 && init)
+                (void)tsync_warn(out,
+                                 "pid %d tid %d (%s, init): the kernel's program for the init's filter %d (%s) is not "
+                                 "the one its filter file holds",
+                                 (int)init->pid, (int)init->tid, init->comm, st->programs.differ, st->programs.what);
+        if (st->programs.plan_compared && st->programs.drift >= 0 && init)
+                (void)tsync_warn(out,
+                                 "pid %d tid %d (%s, init): the kernel's program for the plan's filter %d (%s) is not "
+                                 "what the plan compiles to now: the profile changed since the container started, "
+                                 "which runs the old one until it starts again",
+                                 (int)init->pid, (int)init->tid, init->comm, st->programs.drift,
+                                 st->programs.drift_what);
         if (in_place && (e->exec_once || e->record))
                 (void)tsync_warn(out,
                                  "pid %d (%s): PID 1 is not oci-seccomp-tsync's init (%s): %s needs it to supervise",

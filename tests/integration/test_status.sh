@@ -82,6 +82,8 @@ testARuncContainerWithALayerIsProtectedOnEveryTask() {
         assertTrue "tasks: $(jq -c '[.tasks[].comm]' "$T/out")" "[ $(jq '.tasks | length' "$T/out") -ge 5 ]"
         assertEquals "the runtime's profile + the layer on every task" "" "$(tasks_without 2)"
         assertEquals "no shortfall" "" "$(cat "$T/err")"
+        assertEquals "PID 1's program is its filter file's" "true 1 null" \
+                "$(jq -r '"\(.programs.compared) \(.programs.filters) \(.programs.differ)"' "$T/out")"
         status "$ID"
         assertEquals 0 "$rc"
         assertContains "$(cat "$T/out")" "verdict:   protected"
@@ -96,6 +98,25 @@ testACrunContainerWithALayerIsProtectedOnEveryTask() {
         assertEquals "protected" "$(jq -r .verdict "$T/out")"
         assertEquals "the runtime's profile + the layer on every task" "" "$(tasks_without 2)"
         assertEquals "init-thread" "$(jq -r '.tasks[] | select(.comm == "tsync-signals") | .role' "$T/out")"
+}
+
+# PID 1's programs are compared with what the plan compiles to now: a layer changed on disk since
+# the start (the container still runs the old one) is a shortfall, named.
+testALayerChangedSinceTheStartIsAShortfall() {
+        bundle sleep 300 || fail "bundle"
+        cp "$PROFILES/deny-mkdir.json" "$T/layer.json"
+        inject --profile "$T/layer.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        json_status "$ID"
+        assertEquals "before the change: $(cat "$T/err")" 0 "$rc"
+        assertEquals "true 1 null true null" "$(jq -r '.programs | "\(.compared) \(.filters) \(.differ) \(.plan_compared) \(.drift)"' "$T/out")"
+        cp "$PROFILES/deny-getcwd.json" "$T/layer.json"
+        json_status "$ID"
+        assertEquals "$(cat "$T/out")" 1 "$rc"
+        assertEquals "short 0" "$(jq -r '"\(.verdict) \(.programs.drift)"' "$T/out")"
+        assertContains "$(cat "$T/err")" "(init, init): the kernel's program for the plan's filter 0 (layer '$T/layer.json') is not what the plan compiles to now"
+        status --no-programs "$ID"
+        assertEquals "without the comparison: $(cat "$T/err")" 0 "$rc"
 }
 
 # The hooks.d-not-found case, with runc: the config asks through an annotation, nothing rewrote it.
@@ -117,13 +138,16 @@ testAProcessStartedWithRuncExecIsAShortfall() {
         bundle sleep 300 || fail "bundle"
         inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
         start_runc "$ID" "$T/b" || fail "start"
-        runc exec -d "$ID" /bin/sleep 300 || fail "runc exec"
+        runc exec -d --pid-file "$T/exec.pid" "$ID" /bin/sleep 300 || fail "runc exec"
+        local pid
+        pid=$(cat "$T/exec.pid")
+        # runc exec -d may return before its process leaves runc's init (role "starting", not judged).
+        tsync_wait_exec "$pid" || fail "the exec'd process does not run sleep"
         json_status "$ID"
         assertEquals "$(cat "$T/out")" 1 "$rc"
         assertEquals "short" "$(jq -r .verdict "$T/out")"
-        local pid
-        pid=$(jq -r '.tasks[] | select(.role == "other") | .pid' "$T/out")
-        assertNotNull "the exec'd process is in the report" "$pid"
+        assertEquals "the exec'd process is in the report" "$pid" \
+                "$(jq -r '.tasks[] | select(.role == "other") | .pid' "$T/out")"
         assertEquals "it carries the runtime's profile alone" "1/2" \
                 "$(jq -r '.tasks[] | select(.role == "other") | "\(.filters)/\(.expected)"' "$T/out")"
         assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
@@ -210,11 +234,13 @@ testAPodmanContainerIsFoundByNameWithAndWithoutOurHooks() {
         mkdir -p "$T/profiles" && cp "$PROFILES/deny-mkdir.json" "$T/profiles/"
         podman_hooks_dir "$T/hooks.d" "$T/profiles" "" "$T/cache" || fail "hooks.d"
         pstart "$ID" --hooks-dir "$T/hooks.d" || return
-        json_status --podman "$ID"
+        json_status --podman "$ID" --profile-dir "$T/profiles"
         assertEquals "$(cat "$T/err")" 0 "$rc"
         assertEquals "protected" "$(jq -r .verdict "$T/out")"
         assertEquals "Podman's profile + the layer on every task" "" "$(tasks_without 2)"
         assertEquals "the config Podman keeps has the plan" "plan" "$(jq -r .asked.source "$T/out")"
+        assertEquals "the programs in the init's arguments, and the plan's" "true 1 null true null" \
+                "$(jq -r '.programs | "\(.compared) \(.filters) \(.differ) \(.plan_compared) \(.drift)"' "$T/out")"
         podman rm -f -t 0 "$ID" >/dev/null 2>&1
 
         # No --hooks-dir: Podman finds no hooks of ours and runs the container as it is.
@@ -245,11 +271,12 @@ testADockerContainerIsFoundByName() {
                 fail "docker run: $(cat "$T/docker.out")"
         # The client that speaks to this dockerd first on PATH; status runs `docker inspect`.
         mkdir -p "$T/bin" && ln -s "$DOCKER_CLIENT" "$T/bin/docker"
-        PATH="$T/bin:$PATH" DOCKER_HOST="unix://$DOCKER_SOCK" json_status --docker "$ID"
+        PATH="$T/bin:$PATH" DOCKER_HOST="unix://$DOCKER_SOCK" json_status --docker "$ID" --profile-dir "$PROFILES"
         assertEquals "$(cat "$T/err")" 0 "$rc"
         assertEquals "protected" "$(jq -r .verdict "$T/out")"
         assertEquals "Docker's profile + the layer on every task" "" "$(tasks_without 2)"
         assertEquals "plan" "$(jq -r .asked.source "$T/out")"
+        assertEquals "true null" "$(jq -r '.programs | "\(.plan_compared) \(.drift)"' "$T/out")"
         docker_cmd rm -f "$ID" >/dev/null 2>&1
         engine_stop "$DOCKER_PID"
         engine_stop_all

@@ -20,13 +20,20 @@
 /* A container as /proc would show it: PID 1 (host 100) with its signal
  * thread, the workload (102, started by PID 1) and, in some rows, a process
  * `runc exec` started (103, its parent outside). */
-enum { INIT, SIGNALS, WORKLOAD, EXECD, EXTRA, N_TASKS };
+enum { INIT, SIGNALS, WORKLOAD, EXECD, EXTRA, RUNC_INIT, N_TASKS };
 static const struct tsync_status_task layout[N_TASKS] = {
         [INIT] = { .pid = 100, .tid = 100, .ns_pid = 1, .ppid = 50, .comm = "init" },
         [SIGNALS] = { .pid = 100, .tid = 101, .ns_pid = 1, .ppid = 50, .comm = "tsync-signals" },
         [WORKLOAD] = { .pid = 102, .tid = 102, .ns_pid = 2, .ppid = 100, .comm = "sleep" },
         [EXECD] = { .pid = 103, .tid = 103, .ns_pid = 3, .ppid = 999, .comm = "sh" },
         [EXTRA] = { .pid = 100, .tid = 104, .ns_pid = 1, .ppid = 50, .comm = "tsync-exec-once" },
+        /* runc's init setting up a `runc exec`, before its profile. */
+        [RUNC_INIT] = { .pid = 106,
+                        .tid = 106,
+                        .ns_pid = 6,
+                        .ppid = 999,
+                        .comm = "runc:[2:INIT]",
+                        .runtime_exe = true },
 };
 
 struct row {
@@ -104,6 +111,16 @@ static const struct row rows[] = {
           1,
           "pid 103 tid 103 (sh, other): 1 seccomp filter, 2 asked (the runtime's linux.seccomp + 1 of the plan's): "
           "not started by the container's PID 1" },
+        { "a_process_the_runtime_still_sets_up_is_not_judged",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          { true, true, true, false, false, true },
+          { 2, 2, 2, 0, 0, 0 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
         { "annotations_without_our_init_are_unprotected",
           false,
           { .asked = true,

@@ -12,6 +12,7 @@
  * processes cannot be told from the others'. */
 #pragma once
 
+#include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,11 @@ enum tsync_status_role {
         TSYNC_ROLE_INIT_TASK, /* another thread of PID 1 (our init's signal, exec-once, recorder threads) */
         TSYNC_ROLE_WORKLOAD,  /* a process PID 1 started (or one of theirs), any of its threads */
         TSYNC_ROLE_OTHER,     /* in the namespace but not started by PID 1: `runc exec`, `podman exec`, ... */
+        /* Such a process while it still runs the runtime's own binary (runc's
+         * or crun's init setting up an exec): it loads its profile before it
+         * runs anything of the container's, so it is not judged yet. Never
+         * a process PID 1 started: the workload cannot pass for one. */
+        TSYNC_ROLE_STARTING,
 };
 const char *tsync_status_role_name(enum tsync_status_role r);
 
@@ -49,6 +55,7 @@ struct tsync_status_task {
         pid_t ns_pid; /* the process in the container's pid namespace (NStgid's last) */
         pid_t ppid;   /* host */
         char comm[17];
+        bool runtime_exe; /* the process runs a runtime's binary (runc, crun, runc's memfd copy) */
         int seccomp;      /* Seccomp: 0 none, 1 strict, 2 filter */
         int filters;      /* Seccomp_filters, -1 when the kernel does not show it */
         int no_new_privs; /* NoNewPrivs */
@@ -57,6 +64,29 @@ struct tsync_status_task {
         enum tsync_status_role role;
         int expected;  /* the filters it should carry at least; -1 when nothing is asked */
         bool short_of; /* it carries less than asked (a shortfall names it) */
+};
+
+struct tsync_status_prog {
+        struct sock_filter *insns;
+        size_t len;
+};
+
+/* PID 1's programs against its filter files and against what the plan
+ * compiles to now (status_programs.c). */
+struct tsync_status_programs {
+        bool compared;  /* the kernel's programs were read */
+        size_t n;       /* the init's filters compared */
+        int differ;     /* the first of them whose program is not its file's, else -1 */
+        char what[160]; /* differ's file, or why nothing was compared */
+        /* PID 1's main thread's programs, oldest first (the kernel's index 0). */
+        struct tsync_status_prog *kernel;
+        size_t n_kernel;
+        /* Against the plan compiled now: drift is the first plan filter whose
+         * program is not the kernel's (a profile changed since the start),
+         * else -1; drift_what its label, or why no comparison was made. */
+        bool plan_compared;
+        int drift;
+        char drift_what[160];
 };
 
 /* What the kernel shows of a container. */
@@ -69,6 +99,7 @@ struct tsync_status {
         pid_t target_ns_pid;
         struct tsync_status_task *tasks; /* processes in pid order, each main thread first */
         size_t n;
+        struct tsync_status_programs programs;
 };
 void tsync_status_clear(struct tsync_status *s);
 
@@ -76,6 +107,24 @@ void tsync_status_clear(struct tsync_status *s);
  * gone, -EPERM (with the reason) when the namespace is ours (the host's) or
  * has no PID 1 we can see. Tasks that end while being read are left out. */
 int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err);
+
+/* When PID 1 is our init: stops its main thread for a moment and reads its
+ * seccomp programs (PTRACE_SECCOMP_GET_FILTER: CAP_SYS_ADMIN, and no filter
+ * on the caller), the newest of which must be, one for one, the filter files
+ * on its command line (--filter PATH through /proc/PID/root, --filter-data).
+ * Fills st->programs; when they cannot be read, compared stays false and
+ * what says why. -ENOMEM only. */
+int tsync_status_compare_programs(struct tsync_status *st);
+
+/* After tsync_status_compare_programs: the newest of PID 1's programs must
+ * be the plan's filters as compiled now (progs from tsync_plan_compile):
+ * sets st->programs.plan_compared and drift. */
+struct tsync_plan;
+struct tsync_plan_programs;
+/* Frees the kernel's programs kept in c (tsync_status_clear does it). */
+void tsync_status_programs_free(struct tsync_status_programs *c);
+void tsync_status_compare_plan(struct tsync_status *st, const struct tsync_plan *plan,
+                               const struct tsync_plan_programs *progs);
 
 /* What the container asked for. */
 struct tsync_status_expect {
