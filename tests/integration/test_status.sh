@@ -244,6 +244,7 @@ testAPodmanContainerIsFoundByNameWithAndWithoutOurHooks() {
         podman rm -f -t 0 "$ID" >/dev/null 2>&1
 
         # No --hooks-dir: Podman finds no hooks of ours and runs the container as it is.
+        mkdir -p "$T/empty"
         pstart "$ID-nohooks" --hooks-dir "$T/empty" || return
         json_status --podman "$ID-nohooks"
         assertEquals "$(cat "$T/out")" 1 "$rc"
