@@ -146,18 +146,20 @@ static int status(struct target *t, bool json, bool programs)
                            (int)t->pid, (int)st.target_ns_pid);
                 return STATUS_EXIT_UNKNOWN;
         }
-        if (programs && tsync_status_compare_programs(&st) < 0) {
-                cli_errorf(t->what, "out of memory");
-                return STATUS_EXIT_UNKNOWN;
-        }
-        if (!programs)
-                (void)snprintf(st.programs.what, sizeof(st.programs.what), "--no-programs");
         _cleanup_json_ struct tsync_json *config = NULL;
         struct tsync_status_expect e;
         if (expectations(t, &st, &e, &config, &err) < 0) {
                 cli_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
+        /* A container that asks nothing of us is not stopped, not even for a moment. */
+        if (programs && (e.plan || st.init_ours) && tsync_status_compare_programs(&st) < 0) {
+                cli_errorf(t->what, "out of memory");
+                return STATUS_EXIT_UNKNOWN;
+        }
+        if (!st.programs.compared && !st.programs.what[0])
+                (void)snprintf(st.programs.what, sizeof(st.programs.what), "%s",
+                               !programs ? "--no-programs" : "no plan of ours runs in it");
         if (st.programs.compared && e.plan)
                 compare_plan(t, config, &st);
         struct tsync_warnings shortfalls = { 0 };

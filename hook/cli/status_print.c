@@ -153,7 +153,9 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
         } else {
                 printf("asked:     nothing of oci-seccomp-tsync\n");
         }
-        if (st->programs.compared && st->programs.differ < 0)
+        if (st->programs.compared && !st->init_ours)
+                printf("programs:  read (PID 1 runs in place of our init: no filter files of its own)\n");
+        else if (st->programs.compared && st->programs.differ < 0)
                 printf("programs:  PID 1's %zu filter%s of ours are the programs of its filter files\n", st->programs.n,
                        st->programs.n == 1 ? "" : "s");
         else if (st->programs.compared)

@@ -235,6 +235,7 @@ int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err
                 return tsync_error(err, -r, "reading /proc: %s", strerror(-r));
         }
         st.target_ns_pid = -1;
+        st.programs = (struct tsync_status_programs){ .differ = -1, .drift = -1 };
         for (size_t i = 0; i < st.n; i++) {
                 if (st.tasks[i].tid != st.tasks[i].pid)
                         continue;

@@ -3,8 +3,10 @@
 # judged against what the container asked. Real runc, crun and Podman containers: injected
 # with a layer (protected, exit 0, every task's count right), asking for us through an
 # annotation without our hooks having run (unprotected, exit 1), a process started with
-# `runc exec` beside the workload (short, exit 1, named), a thread and process storm, exec
-# once, a container that asks nothing (exit 3), Podman by name with and without --hooks-dir.
+# `runc exec` beside the workload (short, exit 1, named), a layer changed on disk since the start
+# (PID 1's programs against the plan compiled now), a thread and process storm, exec once, the
+# workload in place, a recording, a container that asks nothing (exit 3), Podman by name with and
+# without --hooks-dir and in a shared pid namespace (refused, exit 4), Docker by name.
 # Every --json document is validated against schema/status.schema.json.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -181,6 +183,30 @@ testExecOnceShowsItsSupervisorThread() {
         assertEquals "init-thread" "$(jq -r '.tasks[] | select(.comm == "tsync-exec-once") | .role' "$T/out")"
 }
 
+# inject --exec: the workload is PID 1, under the filters; its programs still meet the plan's.
+testAWorkloadRunInPlaceIsProtected() {
+        bundle sh -c 'sleep 300 & wait' || fail "bundle"
+        inject --exec --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        json_status "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "false true" "$(jq -r '"\(.init.ours) \(.asked.in_place)"' "$T/out")"
+        assertEquals "" "$(tasks_without 2)"
+        assertEquals "true null" "$(jq -r '.programs | "\(.plan_compared) \(.drift)"' "$T/out")"
+}
+
+# A recording: one more filter on the init's main thread and the workload, and the recorder thread.
+testARecordingIsAskedOnTheMainThreadAndTheWorkload() {
+        bundle sh -c 'sleep 300 & wait' || fail "bundle"
+        inject --record "$T/rec.json" --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        json_status "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "3 3 2 2" "$(jq -r '[.tasks[] | select(.comm == "init" or .comm == "sleep" or .comm == "tsync-record"
+                or .comm == "tsync-signals") | .expected] | sort | reverse | join(" ")' "$T/out")"
+        assertEquals "" "$(jq -r '.tasks[] | select(.filters != .expected) | .comm' "$T/out")"
+}
+
 testAContainerThatAsksNothingExitsThree() {
         bundle sleep 300 || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
@@ -241,7 +267,15 @@ testAPodmanContainerIsFoundByNameWithAndWithoutOurHooks() {
         assertEquals "the config Podman keeps has the plan" "plan" "$(jq -r .asked.source "$T/out")"
         assertEquals "the programs in the init's arguments, and the plan's" "true 1 null true null" \
                 "$(jq -r '.programs | "\(.compared) \(.filters) \(.differ) \(.plan_compared) \(.drift)"' "$T/out")"
-        podman rm -f -t 0 "$ID" >/dev/null 2>&1
+
+        # A container in another's pid namespace: its processes cannot be told apart.
+        podman run -d --name "$ID-shared" --pid "container:$ID" --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --rootfs "$T/b/rootfs" /bin/sleep 300 \
+                >"$T/podman.out" 2>&1 || fail "podman run --pid: $(cat "$T/podman.out")"
+        status --podman "$ID-shared"
+        assertEquals "$(cat "$T/err")" 4 "$rc"
+        assertContains "$(cat "$T/err")" "in its pid namespace, not 1: the namespace is shared"
+        podman rm -f -t 0 "$ID-shared" "$ID" >/dev/null 2>&1
 
         # No --hooks-dir: Podman finds no hooks of ours and runs the container as it is.
         mkdir -p "$T/empty"

@@ -108,9 +108,9 @@ void tsync_status_clear(struct tsync_status *s);
  * has no PID 1 we can see. Tasks that end while being read are left out. */
 int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err);
 
-/* When PID 1 is our init: stops its main thread for a moment and reads its
- * seccomp programs (PTRACE_SECCOMP_GET_FILTER: CAP_SYS_ADMIN, and no filter
- * on the caller), the newest of which must be, one for one, the filter files
+/* Stops PID 1's main thread for a moment and reads its seccomp programs
+ * (PTRACE_SECCOMP_GET_FILTER: CAP_SYS_ADMIN, and no filter on the caller).
+ * When PID 1 is our init, the newest must be, one for one, the filter files
  * on its command line (--filter PATH through /proc/PID/root, --filter-data).
  * Fills st->programs; when they cannot be read, compared stays false and
  * what says why. -ENOMEM only. */
