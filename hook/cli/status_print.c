@@ -109,6 +109,7 @@ int status_print_json(const struct target *t, const struct tsync_status *st, con
                 set(o, "expected", int_or_null(k->expected), &r);
                 set(o, "no_new_privs", tsync_json_new_bool(k->no_new_privs == 1), &r);
                 set(o, "capabilities", caps_json(k->caps), &r);
+                set(o, "dead", tsync_json_new_bool(k->dead), &r);
                 set(o, "short", tsync_json_new_bool(k->short_of), &r);
         }
         struct tsync_json *lines = tsync_json_new_array();
@@ -180,7 +181,10 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                 printf("%7d %7d %6d  %-16s %-11s %3d %7s %5s %3d  %016" PRIx64 " %s\n", (int)k->pid, (int)k->tid,
                        (int)k->ns_pid, k->comm, tsync_status_role_name(k->role), k->seccomp,
                        k->filters < 0 ? "?" : filters, k->expected < 0 ? "-" : asked, k->no_new_privs,
-                       k->caps[TSYNC_CAPSET_EFFECTIVE], k->short_of ? "SHORT" : "");
+                       k->caps[TSYNC_CAPSET_EFFECTIVE],
+                       k->short_of ? "SHORT"
+                       : k->dead   ? "dead"
+                                   : "");
         }
         static const char *const said[] = {
                 [TSYNC_VERDICT_PROTECTED] = "protected: every task carries what was asked",

@@ -78,6 +78,8 @@ static int read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
                 v += strspn(v, " \t");
                 if (strcmp(line, "Name") == 0) {
                         (void)snprintf(t->comm, sizeof(t->comm), "%.*s", (int)strcspn(v, "\n"), v);
+                } else if (strcmp(line, "State") == 0) {
+                        t->dead = *v == 'Z' || *v == 'X';
                 } else if (strcmp(line, "PPid") == 0) {
                         t->ppid = (pid_t)strtol(v, NULL, 10);
                 } else if (strcmp(line, "NStgid") == 0) {

@@ -278,7 +278,7 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
         bool unprotected = false;
         for (size_t i = 0; i < st->n; i++) {
                 struct tsync_status_task *t = &st->tasks[i];
-                if (t->role == TSYNC_ROLE_STARTING)
+                if (t->role == TSYNC_ROLE_STARTING || t->dead)
                         continue;
                 bool recorded =
                         e->record && !in_place && t->role != TSYNC_ROLE_INIT_TASK && t->role != TSYNC_ROLE_OTHER;

@@ -20,7 +20,7 @@
 /* A container as /proc would show it: PID 1 (host 100) with its signal
  * thread, the workload (102, started by PID 1) and, in some rows, a process
  * `runc exec` started (103, its parent outside). */
-enum { INIT, SIGNALS, WORKLOAD, EXECD, EXTRA, RUNC_INIT, N_TASKS };
+enum { INIT, SIGNALS, WORKLOAD, EXECD, EXTRA, RUNC_INIT, ZOMBIE, N_TASKS };
 static const struct tsync_status_task layout[N_TASKS] = {
         [INIT] = { .pid = 100, .tid = 100, .ns_pid = 1, .ppid = 50, .comm = "init" },
         [SIGNALS] = { .pid = 100, .tid = 101, .ns_pid = 1, .ppid = 50, .comm = "tsync-signals" },
@@ -34,6 +34,8 @@ static const struct tsync_status_task layout[N_TASKS] = {
                         .ppid = 999,
                         .comm = "runc:[2:INIT]",
                         .runtime_exe = true },
+        /* a child of the workload that exited and is not reaped yet */
+        [ZOMBIE] = { .pid = 107, .tid = 107, .ns_pid = 7, .ppid = 102, .comm = "sh", .dead = true },
 };
 
 struct row {
@@ -116,6 +118,16 @@ static const struct row rows[] = {
           PLAN(.baseline = 1, .n_tsync = 1),
           { true, true, true, false, false, true },
           { 2, 2, 2, 0, 0, 0 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "a_dead_task_is_not_judged",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          { true, true, true, false, false, false, true },
+          { 2, 2, 2, 0, 0, 0, 1 },
           { 0 },
           { 0 },
           TSYNC_VERDICT_PROTECTED,
