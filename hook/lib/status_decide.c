@@ -110,7 +110,8 @@ int tsync_status_expect_from_config(const struct tsync_json *config, struct tsyn
 int tsync_status_expect_from_cmdline(const char *cmdline, size_t len, struct tsync_status_expect *ret,
                                      struct tsync_err *err)
 {
-        static const char *const with_value[] = { "--agent-state", "--verify" };
+        /* The init's other options with a value (init/options.c); --agent-state: older inits. */
+        static const char *const with_value[] = { "--relay", "--agent-state", "--verify" };
         struct tsync_status_expect e = { .asked = true, .source = "init command line" };
         size_t n = 0;
         bool have_caps = false;

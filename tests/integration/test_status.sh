@@ -66,9 +66,9 @@ json_status() {
                 fail "the JSON does not follow the schema: $(cat "$T/valid")"
 }
 
-# Tasks of the JSON in $T/out that do not carry exactly COUNT filters with COUNT asked.
+# Live tasks of the JSON in $T/out that do not carry exactly COUNT filters with COUNT asked.
 tasks_without() {
-        jq -r --argjson n "$1" '.tasks[] | select(.filters != $n or .expected != $n)
+        jq -r --argjson n "$1" '.tasks[] | select(.dead | not) | select(.filters != $n or .expected != $n)
                 | "\(.pid) \(.tid) \(.comm) \(.filters)/\(.expected)"' "$T/out"
 }
 
@@ -154,6 +154,33 @@ testAProcessStartedWithRuncExecIsAShortfall() {
                 "$(jq -r '.tasks[] | select(.role == "other") | "\(.filters)/\(.expected)"' "$T/out")"
         assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
         assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid $pid tid $pid (sleep, other): 1 seccomp filter, 2 asked"
+}
+
+# Through oci-seccomp-tsync-runtime, exec runs through our init: that process carries the layer too.
+testAProcessTheRuntimeWrapperExecsCarriesTheLayer() {
+        local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" g=(--root "$T/root")
+        [ -x "$runtime" ] || fail "$runtime is not built"
+        bundle sleep 300 || fail "bundle"
+        : >"$T/runtime.conf"
+        _tsync_register runc "$ID"
+        ours() {
+                "$runtime" --runtime-config="$T/runtime.conf" --profile-dir="$PROFILES" --cache-dir="$T/cache" \
+                        --layers=deny-mkdir "${g[@]}" "$@"
+        }
+        ours run -d -b "$T/b" "$ID" </dev/null >"$T/run.out" 2>&1 || fail "run: $(cat "$T/run.out")"
+        jq -n '{args: ["/bin/sleep", "300"], cwd: "/", env: ["PATH=/bin"], terminal: false, user: {uid: 0, gid: 0},
+                noNewPrivileges: true}' >"$T/process.json"
+        ours exec -d --pid-file "$T/exec.pid" --process "$T/process.json" "$ID" >"$T/exec.out" 2>&1 ||
+                fail "exec: $(cat "$T/exec.out")"
+        tsync_wait_exec "$(cat "$T/exec.pid")" || fail "the exec'd process does not run"
+        json_status --root "$T/root" "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertTrue "the exec'd process is there: $(jq -c '[.tasks[] | [.comm, .role]]' "$T/out")" \
+                "[ $(jq '[.tasks[] | select(.role == "other")] | length' "$T/out") -ge 1 ]"
+        assertEquals "the runtime's profile + the layer on every task" "" "$(tasks_without 2)"
+        runc --root "$T/root" kill "$ID" KILL >/dev/null 2>&1
+        runc --root "$T/root" delete --force "$ID" >/dev/null 2>&1
+        _tsync_unregister runc "$ID"
 }
 
 # Threads and processes come and go while status reads /proc: each task it finds carries the
