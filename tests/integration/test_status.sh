@@ -258,6 +258,22 @@ testAPidAloneIsJudgedByWhatTheInitWasTold() {
         assertEquals "" "$(tasks_without 2)"
 }
 
+# The capability sets are judged against the plan's record of the config's: told (through a
+# config of our own) that the container's bounding set lacks CAP_KILL, every task holds too much.
+testACapabilityBeyondTheConfigsSetsIsAShortfall() {
+        bundle sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        jq '.annotations["io.oci-seccomp-tsync.plan"] |= (fromjson
+                | .capabilities |= with_entries(.value -= ["CAP_KILL"]) | tojson)' "$T/b/config.json" >"$T/less.json" ||
+                fail "jq"
+        json_status --pid "$(runc_pid "$ID")" --config "$T/less.json"
+        assertEquals "$(cat "$T/out")" 1 "$rc"
+        assertContains "$(cat "$T/err")" "(init, init): CapBnd holds CAP_KILL, beyond the config's bounding"
+        assertContains "$(cat "$T/err")" "(sleep, workload): CapEff holds CAP_KILL, beyond the config's bounding and inheritable sets"
+        assertEquals "every live task named" "" "$(jq -r '.tasks[] | select(.short | not) | .comm' "$T/out")"
+}
+
 testAContainerThatDoesNotExistIsUnknown() {
         status "no-such-container-$$"
         assertEquals 4 "$rc"
