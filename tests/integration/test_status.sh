@@ -298,7 +298,10 @@ pstart() {
 }
 
 testAPodmanContainerIsFoundByNameWithAndWithoutOurHooks() {
-        command -v podman >/dev/null || startSkipping
+        command -v podman >/dev/null || {
+                startSkipping
+                return
+        }
         bundle sleep 300 || fail "bundle"
         mkdir -p "$T/profiles" && cp "$PROFILES/deny-mkdir.json" "$T/profiles/"
         podman_hooks_dir "$T/hooks.d" "$T/profiles" "" "$T/cache" || fail "hooks.d"
@@ -333,7 +336,10 @@ testAPodmanContainerIsFoundByNameWithAndWithoutOurHooks() {
 # Docker through oci-seccomp-tsync-runtime with a layer, found by name (docker inspect, then the
 # bundle its containerd shim runs in). dockerd is started for this test alone (enginelib.sh).
 testADockerContainerIsFoundByName() {
-        [ -x "$DOCKERD" ] && [ -x "$DOCKER_CLIENT" ] || startSkipping
+        [ -x "$DOCKERD" ] && [ -x "$DOCKER_CLIENT" ] || {
+                startSkipping
+                return
+        }
         local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" dir="$T/docker" image=tsync-status-test:1
         mkdir -p "$dir" && : >"$dir/runtime.conf"
         jq -n --arg r "$runtime" --arg c "$dir/runtime.conf" --arg p "$PROFILES" --arg d "$dir/cache" \
