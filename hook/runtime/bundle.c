@@ -235,6 +235,14 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 return -1;
         if (!config)
                 return 0;
+        /* A pod's sandbox (pause) runs no workload: the pod's annotations
+         * containerd copies onto it are honoured on the pod's containers,
+         * which carry them too; layering the pause would put our init (and a
+         * recording or notify agent) on it, and a refusal there would fail the
+         * whole pod instead of the container that asked. Not even our
+         * settings' layers: they are for workloads. */
+        if (tsync_annotations_sandbox(config))
+                return 0;
         /* Whether it asks for us, from the one table (annotations.c): one
          * of ours we cannot honour here (a recording), or one misspelt, is
          * refused, never passed to the runtime as if it were not there. */
