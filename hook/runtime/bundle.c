@@ -209,7 +209,10 @@ static struct tsync_json *read_config(struct target *t, bool *ret_required)
 int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
 {
         struct target t = { .where = cl->id ? cl->id : "runtime" };
-        bool asked = s->layers || s->mode;
+        /* Our settings ask when they name layers or replace mode; mode
+         * layer alone adds nothing (it only refuses an annotation asking to
+         * replace), so a container that asks nothing else runs as it is. */
+        bool asked = s->layers || (s->mode && strcmp(s->mode, tsync_mode_name(TSYNC_MODE_LAYER)) != 0);
         if (!realpath(cl->bundle ? cl->bundle : ".", t.bundle)) {
                 if (!asked)
                         return 0;
