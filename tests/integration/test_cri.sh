@@ -55,6 +55,8 @@ state = "$SUITE_DIR/state"
   sandbox_image = "$PAUSE_IMAGE"
   # The pause's oom_score_adj -998 is below what this host lets root set: no lower than ours.
   restrict_oom_score_adj = true
+# Empty: host-network pods need no CNI (the plugin logs that it found no network config and
+# runs them); the host's /etc/cni is not read.
 [plugins."io.containerd.grpc.v1.cri".cni]
   bin_dir = "$SUITE_DIR/cni/bin"
   conf_dir = "$SUITE_DIR/cni/conf"
@@ -258,6 +260,7 @@ testALocalhostProfileIsTheBaselineAndTheContainersAnnotationTheLayer() {
         local profile="$TSYNC_TMP/localhost.json"
         jq '.syscalls[0].errnoRet = 121' "$PROFILES/deny-mkdir.json" >"$profile"
         run_pod localhost '{}' || fail "RunPodSandbox: $(cat "$TSYNC_TMP/err")"
+        # The kubelet sends the profile's absolute path on the node.
         create app "$(jq -cn --arg p "$profile" '{profileType: "Localhost", localhostRef: $p}')" \
                 '{"io.oci-seccomp-tsync.layers": "deny-getcwd"}' \
                 sh -c 'threads_probe -n 3 getcwd >/tmp/getcwd; threads_probe -n 3 mkdir /tmp/t >/tmp/mkdir; exec sleep 3600' ||
