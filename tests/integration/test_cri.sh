@@ -234,6 +234,7 @@ testThePodOfTheExamplesRunsUnderOurInitWithItsLayersOnEveryThread() {
         assertTrue "more than the init: $(cat "$TSYNC_TMP/threads")" "[ $(wc -l <"$TSYNC_TMP/threads") -gt 1 ]"
         assertEquals "threads without RuntimeDefault + the pod's $n_layers layers" "" \
                 "$(awk -v want=$((BASELINE + n_layers)) '$2 != want' "$TSYNC_TMP/threads")"
+        assertContains "what the example's workload printed" "$(logs "$name")" "Seccomp_filters:	$((BASELINE + n_layers))"
         echo "{\"containerId\": \"$CID\", \"timeout\": 10}" | cri StopContainer >/dev/null || fail "StopContainer"
         assertEquals "after StopContainer" CONTAINER_EXITED "$(state "$CID")"
         echo "{\"podSandboxId\": \"$POD\"}" | cri StopPodSandbox >/dev/null || fail "StopPodSandbox"
@@ -282,16 +283,28 @@ exec_sync_has() {
         exec_sync "$1" grep -q . "$2" >/dev/null && [ "$EXEC_RC" = 0 ]
 }
 
-testExecOnceAndModeLayerFromThePodsAnnotations() {
-        run_pod once '{"io.oci-seccomp-tsync.exec": "once", "io.oci-seccomp-tsync.mode": "layer"}' ||
-                fail "RunPodSandbox: $(cat "$TSYNC_TMP/err")"
-        # The shell is the one program the workload may start: /bin/true is refused.
-        create app "$RUNTIME_DEFAULT" '{}' sh -c '/bin/true && exit 0; exit 42' ||
-                fail "CreateContainer: $(cat "$TSYNC_TMP/err")"
+# exit_code_of ANNOTATIONS_JSON CMD...: a pod with those annotations, one container running CMD
+# to its end; its status from ContainerStatus in $EXIT_CODE.
+exit_code_of() {
+        local annotations=$1
+        shift
+        run_pod "exit-$RANDOM" "$annotations" || fail "RunPodSandbox: $(cat "$TSYNC_TMP/err")"
+        create app "$RUNTIME_DEFAULT" '{}' "$@" || fail "CreateContainer: $(cat "$TSYNC_TMP/err")"
         start "$CID" || fail "StartContainer: $(cat "$TSYNC_TMP/err")"
         engine_wait 30 exited "$CID" || fail "the container did not exit: $(state "$CID")"
-        assertEquals "the workload's status (ContainerStatus)" 42 \
-                "$(echo "{\"containerId\": \"$CID\"}" | cri ContainerStatus | jq -r .status.exitCode)"
+        EXIT_CODE=$(echo "{\"containerId\": \"$CID\"}" | cri ContainerStatus | jq -r '.status.exitCode // 0')
+}
+
+testExecOnceAndModeLayerFromThePodsAnnotations() {
+        # The shell is the one program the workload may start: /bin/echo is refused.
+        local script='/bin/echo started && exit 0; exit 42'
+        exit_code_of '{}' sh -c "$script"
+        assertEquals "without exec once: $(logs app)" 0 "$EXIT_CODE"
+        assertContains "$(logs app)" "started"
+        exit_code_of '{"io.oci-seccomp-tsync.exec": "once", "io.oci-seccomp-tsync.mode": "layer"}' sh -c "$script"
+        assertEquals "with exec once: $(logs app)" 42 "$EXIT_CODE"
+        assertNotContains "$(logs app)" "started"
+        assertContains "$(logs app)" "Operation not permitted"
 }
 
 # refused WHAT ANNOTATIONS_JSON WHY: a container of $POD with those annotations is created (a
