@@ -2,9 +2,9 @@
 # Kubernetes' path, driven as a kubelet drives it: CRI calls (gRPC, tests/tools/cri/cri.py) to
 # containerd 1.6's CRI plugin, whose runtime handler is our wrapper (BinaryName), in front of
 # runc. containerd runs with packaging/examples/containerd-cri.toml as shipped (the wrapper's
-# path filled in); the first pod is packaging/examples/pod.yaml with its RuntimeClass. Images
-# are built here (busybox-static, catatonit as the pause) and imported: nothing is pulled. Host
-# network for every pod, so no CNI is needed.
+# path filled in); the first pod is packaging/examples/pod.yaml with its RuntimeClass (its image
+# the local busybox). Images are built here (busybox-static, catatonit as the pause) and
+# imported: nothing is pulled. Host network for every pod, so no CNI is needed.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
