@@ -152,5 +152,7 @@ int cmd_hook(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/* status TARGET: what protects a running container (cmd_status.c, hook/lib/status*.c). */
+int cmd_status(int argc, char **argv);
 /* check --runtime RUNTIME: whether a runtime applies linux.seccomp itself (cmd_check_runtime.c). */
 int cmd_check_runtime(int argc, char **argv);

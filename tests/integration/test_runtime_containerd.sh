@@ -203,7 +203,7 @@ testTheCriSnippetLoadsInTheRunningContainerd() {
         dump=$(containerd --config "$SUITE_DIR/config.toml" config dump) || fail "config dump"
         assertContains "$dump" '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.oci-seccomp-tsync.options]'
         assertContains "$dump" 'BinaryName = "/usr/bin/oci-seccomp-tsync-runtime"'
-        assertContains "$dump" 'pod_annotations = ["io.oci-seccomp-tsync.layers"]'
+        assertContains "$dump" 'pod_annotations = ["io.oci-seccomp-tsync.*"]'
 }
 
 testTheKubernetesAndEngineExamplesAreValidAndAgreeOnTheHandlerName() {
