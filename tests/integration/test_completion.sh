@@ -53,7 +53,7 @@ testEachFileRegistersItsFunctionForItsProgram() {
 testTheCommandsAreTheProgramsOwn() {
         assertEquals "compile
 check" "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" c)"
-        assertEquals "compile check explain dump inject hook --help --version" \
+        assertEquals "compile check explain dump inject hook status --help --version" \
                 "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" "" | tr '\n' ' ' | sed 's/ $//')"
 }
 
@@ -74,6 +74,12 @@ testASubcommandsOptionsAndTheirValuesAreOffered() {
         assertEquals "oci
 docker" "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" inject --record-format "")"
         assertEquals "docker" "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" check --format d)"
+        # Options in the left column beside a TARGET's words too.
+        out=$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" status --)
+        for opt in --pid --runtime --root --podman --docker --json; do
+                echo "$out" | grep -qx -- "$opt" || fail "status: no $opt in: $out"
+        done
+        assertEquals "crun" "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" status --runtime c)"
 }
 
 testTheRuntimeOffersOurOptionsThenTheRealRuntimesCommands() {
