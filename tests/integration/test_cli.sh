@@ -420,7 +420,8 @@ testCheckExplainAndDumpShowTheNotifyAgent() {
         notify_profile "$WORK/p.json" '["mkdir", "getppid"]'
         run check "$WORK/p.json"
         assertEquals "$(cat "$WORK/out" "$WORK/err")" 0 "$rc"
-        assertContains "$(cat "$WORK/out")" "notify: the listener goes to the seccomp agent at /run/agent.sock with listenerMetadata 'm1'"
+        assertContains "$(cat "$WORK/out")" "notify: the listener goes to the seccomp agent at /run/agent.sock with listenerMetadata 'm1' (the init hands it over"
+        assertNotContains "notify profiles work" "$(cat "$WORK/out")" "refuse"
         assertContains "$(cat "$WORK/out")" "init: supervises the workload"
         run explain "$WORK/p.json" mkdir
         assertContains "$(cat "$WORK/out")" "mkdir (SCMP_ARCH_X86_64, nr 83) -> USER_NOTIF"
