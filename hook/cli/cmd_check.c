@@ -185,10 +185,8 @@ int cmd_check(int argc, char **argv)
                         lint.errors++;
                 } else if (tsync_profile_has_notify_action(profile)) {
                         listener = TSYNC_LISTENER_AGENT;
-                        printf("%s: notify: the listener goes to the seccomp agent at %s%s%s%s (inject and the hook "
-                               "refuse notify profiles in this version)\n",
-                               path, profile->listener_path,
-                               profile->listener_metadata ? " with listenerMetadata '" : "",
+                        printf("%s: notify: the listener goes to the seccomp agent at %s%s%s%s\n", path,
+                               profile->listener_path, profile->listener_metadata ? " with listenerMetadata '" : "",
                                profile->listener_metadata ? profile->listener_metadata : "",
                                profile->listener_metadata ? "'" : "");
                 } else {

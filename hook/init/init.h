@@ -204,10 +204,11 @@ pid_t init_signals_tid(void);
  * recording filter and no --record FILE (record_file), and only then.
  * init_agent_connect, the last thing before the first filter: connects to the
  * relay and waits until it accepted the init (0 without an agent).
- * init_agent_send, after the proof: sends
- * the relay f's metadata and the listener in one sendmsg, closes the
- * listener, waits for the relay's answer and closes the connection. Each
- * prints and returns an exit code, or 0. */
+ * init_agent_send, right after the agent filter's load (before any other
+ * call of the init under it): sends the relay f's metadata and the listener in
+ * one sendmsg, closes the listener (close_range: the two calls the agent
+ * cannot answer), waits for the relay's answer (the agent answers from here
+ * on) and closes the connection. Each prints and returns an exit code, or 0. */
 int init_agent_prepare(const char *path, bool record_file, const struct init_filter *filters, size_t n);
 int init_agent_connect(void);
 /* The record file the relay sent with its greeting (taken: -1 after), or -1. */
