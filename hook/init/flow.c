@@ -265,7 +265,9 @@ static int flow(int argc, char **argv)
         }
         if (caps.caps_after_filter && init_caps_apply(&caps) < 0)
                 return INIT_EXIT_PRIVS;
-        code = init_proof_check(&proof, (unsigned)n_tsync, recording ? getpid() : 0, &caps);
+        /* With an agent the reads may be its answers: a thread "gone" is
+         * then no reason to skip it. */
+        code = init_proof_check(&proof, (unsigned)n_tsync, recording ? getpid() : 0, &caps, cfg.relay && !recording);
         if (code)
                 return code;
         if (probe) {

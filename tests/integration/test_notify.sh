@@ -283,6 +283,22 @@ testOurInitLetsTheAgentAnswerItsOwnCallsAfterTheHandOver() {
         done
 }
 
+# An agent that answers the proof's reads otherwise than CONTINUE fails the start (125): an error
+# for every read, or ESRCH, which a thread gone would give (never skipped with an agent: none of
+# the init's threads exits before the workload starts).
+proof_read_answered() {
+        SECCOMP_AGENT_READ_ERRNO=$1 start_agent || return
+        start_relay relay || return
+        important_filter "$TSYNC_TMP/f.bpf" || fail "filter_file.py"
+        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 125 "$rc"
+        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
+        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" "verify: cannot read /proc/self/task/"
+}
+testOurInitRefusesWhenTheAgentFailsTheProofsReads() { proof_read_answered 5; }
+testOurInitRefusesWhenTheAgentSaysTheProofsThreadsAreGone() { proof_read_answered 3; }
+
 # A relay that takes the listener and then refuses: the init's copy is closed already, so its
 # notified calls fail (ENOSYS) once the relay lets go, and the init refuses, never hangs.
 testOurInitRefusesWithoutWaitingWhenTheRelayTakesTheListenerAndRefuses() {

@@ -13,6 +13,8 @@
  * Names come from libseccomp for the notification's own architecture, so a
  * 32-bit call is answered as its 64-bit twin is. With CALLS, each notification
  * appends a line "pid=PID call=NAME" to it (who asked what, before the answer).
+ * With SECCOMP_AGENT_READ_ERRNO=N in the environment, read fails with errno N
+ * instead (an agent that answers the init's proof otherwise than CONTINUE).
  * Runs until SIGTERM or SIGINT,
  * then removes SOCKET. Prints "ready" on stdout once it listens.
  * Exit: 0 after a signal, 1 on failure, 2 on bad usage. */
@@ -145,7 +147,8 @@ static int take_state(int conn, FILE *log)
         return nfds > 0 ? fds[0] : -1;
 }
 
-static FILE *calls; /* CALLS, or NULL */
+static FILE *calls;    /* CALLS, or NULL */
+static int read_errno; /* SECCOMP_AGENT_READ_ERRNO, or 0 */
 
 /* Answers one notification of listener. Returns 0, or -errno when the
  * listener is finished with (every task of its filter is gone). */
@@ -166,6 +169,8 @@ static int answer(int listener, struct seccomp_notif *req, struct seccomp_notif_
                 resp->val = 0;
         } else if (name && strcmp(name, "getppid") == 0) {
                 resp->val = FAKE_PPID;
+        } else if (name && read_errno > 0 && strcmp(name, "read") == 0) {
+                resp->error = -read_errno;
         } else {
                 resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
         }
@@ -189,6 +194,8 @@ int main(int argc, char **argv)
         }
         if (argc == 4 && !(calls = fopen(argv[3], "ae")))
                 return fail(argv[3], errno), 1;
+        if (getenv("SECCOMP_AGENT_READ_ERRNO"))
+                read_errno = atoi(getenv("SECCOMP_AGENT_READ_ERRNO"));
         if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
                 return fail("SECCOMP_GET_NOTIF_SIZES", errno), 1;
         _cleanup_free_ struct seccomp_notif *req = calloc(1, sizes.seccomp_notif);
