@@ -28,6 +28,11 @@ def run(cmd, env, timeout):
     return out, rc, time.monotonic() - start
 
 
+def devnull():
+    st = os.stat('/dev/null')
+    return (st.st_uid, st.st_gid, st.st_mode & 0o7777)
+
+
 def tap(path, env, args):
     out, rc, secs = run([path], env, args.timeout)
     oks = re.findall(r'^ok \d+.*$', out, re.M)
@@ -85,7 +90,17 @@ def main():
 
     total_pass = total_fail = total_skip = 0
     for path, kind in suites:
+        before = devnull()
         out, passed, failed, skipped, secs = kind(path, env, args)
+        after = devnull()
+        if after != before:
+            # The host's /dev is not ours (crun fchowns its stdio: lib.sh's tsync_no_devnull). Said,
+            # and undone for what runs after; not a failure, since another tenant's container on
+            # this host may have done it while the suite ran.
+            print('*** the host\'s /dev/null changed from %s to %s (uid, gid, mode) while %s ran: put back'
+                  % (before, after, os.path.basename(path)), flush=True)
+            os.chown('/dev/null', before[0], before[1])
+            os.chmod('/dev/null', before[2])
         total_pass += passed
         total_fail += failed
         total_skip += skipped

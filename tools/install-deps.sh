@@ -9,7 +9,7 @@ packages="
   busybox-static runc crun runsc podman golang-github-containers-common uidmap
   scdoc groff-base man-db git build-essential dpkg-dev debhelper lintian rpm
   valgrind clang clang-format libclang-rt-14-dev catatonit
-  docker.io containerd python3-yaml
+  docker.io containerd python3-yaml python3-grpcio python3-grpc-tools
 "
 missing=""
 for p in $packages; do

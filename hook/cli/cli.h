@@ -35,6 +35,23 @@ struct cli_input {
 void cli_error(const char *where, const struct tsync_err *err);
 void cli_errorf(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warnings(const char *where, struct tsync_warnings *w);
+/* "oci-seccomp-tsync: <where>: warning: <message>". */
+void cli_warnf(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The system log (syslog.c): once enabled (by the hook stages, inject and the
+ * runtime wrapper, which engines run with stderr hidden), every line above
+ * goes to syslog(3)'s socket too, ident "oci-seccomp-tsync", facility daemon:
+ * errors at LOG_ERR, warnings at LOG_WARNING. The socket is /dev/log, or
+ * $TSYNC_SYSLOG_SOCKET (empty: none); without a logger stderr alone has it. */
+#define CLI_SYSLOG_SOCKET_ENV "TSYNC_SYSLOG_SOCKET"
+void cli_syslog_enable(void);
+/* One message (text: what follows "oci-seccomp-tsync: ") at a LOG_* priority. */
+void cli_syslog(int priority, const char *text);
+struct tsync_plan;
+/* One LOG_INFO line for a container's plan: "<where>: <what>: mode M; layers
+ * A,B; lent to the init: CAPS; exec once (ERRNO); recording to PATH; notify
+ * agent PATH" (the parts that apply). The system log alone gets it. */
+void cli_log_applied(const char *where, const char *what, const struct tsync_plan *plan);
 
 /* What replace mode leaves without linux.seccomp, said where it is chosen
  * (inject, precreate): processes started with `EXEC` (e.g. "runc exec"), and
@@ -135,5 +152,7 @@ int cmd_hook(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/* status TARGET: what protects a running container (cmd_status.c, hook/lib/status*.c). */
+int cmd_status(int argc, char **argv);
 /* check --runtime RUNTIME: whether a runtime applies linux.seccomp itself (cmd_check_runtime.c). */
 int cmd_check_runtime(int argc, char **argv);

@@ -229,6 +229,7 @@ static int stage_create(const struct hook_opts *h)
                         (void)tsync_deliver_clean(plan, &o, &ignored);
                 return CLI_EXIT_FAILED;
         }
+        cli_log_applied(st.id, tsync_stage_name(h->stage), plan);
         return CLI_EXIT_OK;
 }
 
@@ -319,6 +320,15 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace("precreate", config, "exec");
         cli_warn_plain_exec("precreate", plan->n_layers, plan->init.exec_once);
+        /* No container id yet: Podman's hostname is its short id, unless the user named one. */
+        char where[128];
+        const char *hostname = NULL;
+        struct tsync_err ignored = { 0 };
+        if (tsync_json_str(tsync_json_get(config, "hostname"), "hostname", &hostname, &ignored) == 0 && *hostname)
+                (void)snprintf(where, sizeof(where), "precreate (hostname %.64s)", hostname);
+        else
+                (void)snprintf(where, sizeof(where), "precreate");
+        cli_log_applied(where, "applied", plan);
         return 0;
 }
 
@@ -357,6 +367,8 @@ int cmd_hook(int argc, char **argv)
         bool no_cache = false;
         int opt;
 
+        /* Engines hide a hook's stderr (Podman keeps only its exit status). */
+        cli_syslog_enable();
         if (argc < 2 || argv[1][0] == '-') {
                 if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
                         help(stdout);

@@ -205,6 +205,7 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace(bundle, config, "runc exec");
         cli_warn_plain_exec(bundle, plan->n_layers, plan->init.exec_once);
+        cli_log_applied(bundle, "applied", plan);
         return 0;
 }
 
@@ -325,6 +326,8 @@ int cmd_inject(int argc, char **argv)
         char *layers[TSYNC_MAX_LAYERS] = { NULL };
         int opt, rc = -1;
 
+        /* What inject wrote decides what a container gets: kept where it can be found later. */
+        cli_syslog_enable();
         while (rc < 0 && (opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
                 switch (opt) {
                 case 'p':

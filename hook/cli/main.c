@@ -17,6 +17,7 @@ static const struct {
         { "dump", cmd_dump, "the compiled program, one instruction a line" },
         { "inject", cmd_inject, "rewrite a bundle's config.json so the workload starts under seccomp-tsync-init" },
         { "hook", cmd_hook, "the OCI hook stages: precreate, prestart, createRuntime, poststop" },
+        { "status", cmd_status, "what protects a running container, thread by thread (exit 1 when it carries less)" },
 };
 
 static void usage(FILE *f)

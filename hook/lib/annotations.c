@@ -68,6 +68,26 @@ const struct tsync_annotation_def tsync_annotation_table[] = {
 };
 const size_t tsync_annotation_count = ARRAY_SIZE(tsync_annotation_table);
 
+const struct tsync_sandbox_mark tsync_sandbox_marks[] = {
+        /* containerd's CRI plugin (pkg/cri/annotations): "sandbox" or "container". */
+        { .engine = "containerd", .name = "io.kubernetes.cri.container-type", .value = "sandbox" },
+        /* CRI-O (internal/annotations): "sandbox" or "container". */
+        { .engine = "CRI-O", .name = "io.kubernetes.cri-o.ContainerType", .value = "sandbox" },
+};
+const size_t tsync_sandbox_mark_count = ARRAY_SIZE(tsync_sandbox_marks);
+
+const struct tsync_sandbox_mark *tsync_annotations_sandbox(const struct tsync_json *config)
+{
+        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
+        for (size_t i = 0; i < tsync_sandbox_mark_count; i++) {
+                const struct tsync_json *v = tsync_json_get(annotations, tsync_sandbox_marks[i].name);
+                if (v && v->type == TSYNC_JSON_STRING && v->u.string.len == strlen(tsync_sandbox_marks[i].value) &&
+                    memcmp(v->u.string.ptr, tsync_sandbox_marks[i].value, v->u.string.len) == 0)
+                        return &tsync_sandbox_marks[i];
+        }
+        return NULL;
+}
+
 const struct tsync_annotation_def *tsync_annotation_find(const char *name)
 {
         for (size_t i = 0; i < tsync_annotation_count; i++)

@@ -40,7 +40,7 @@
  * a notify agent's hand-over, and any later kind) are left out. */
 #define INIT_CALLS_KEPT                                                                                                \
         (TSYNC_CALL_CAPS_AFTER | TSYNC_CALL_MORE_FILTERS | TSYNC_CALL_BEFORE_LOAD | TSYNC_CALL_THREAD |                \
-         TSYNC_CALL_WORKLOAD_EXEC)
+         TSYNC_CALL_WORKLOAD_EXEC | TSYNC_CALL_WORKLOAD_RUNS)
 
 /* Into ret, the calls made under a recorded profile before the workload runs
  * that this libseccomp names on the native ABI: every runtime's calls after

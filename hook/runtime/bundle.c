@@ -142,6 +142,7 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         if (plan->mode == TSYNC_MODE_REPLACE)
                 /* Exec'd processes through us carry the moved profile (exec.c). */
                 cli_warn_replace(t->where, config, "runc exec` or `crun exec` without `" RT_PROGRAM);
+        cli_log_applied(t->where, "applied", plan);
         return 0;
 }
 
@@ -209,7 +210,10 @@ static struct tsync_json *read_config(struct target *t, bool *ret_required)
 int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
 {
         struct target t = { .where = cl->id ? cl->id : "runtime" };
-        bool asked = s->layers || s->mode;
+        /* Our settings ask when they name layers or replace mode; mode
+         * layer alone adds nothing (it only refuses an annotation asking to
+         * replace), so a container that asks nothing else runs as it is. */
+        bool asked = s->layers || (s->mode && strcmp(s->mode, tsync_mode_name(TSYNC_MODE_LAYER)) != 0);
         if (!realpath(cl->bundle ? cl->bundle : ".", t.bundle)) {
                 if (!asked)
                         return 0;
@@ -234,6 +238,14 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         if (!config && required)
                 return -1;
         if (!config)
+                return 0;
+        /* A pod's sandbox (pause) runs no workload: the pod's annotations
+         * containerd copies onto it are honoured on the pod's containers,
+         * which carry them too; layering the pause would put our init (and a
+         * recording or notify agent) on it, and a refusal there would fail the
+         * whole pod instead of the container that asked. Not even our
+         * settings' layers: they are for workloads. */
+        if (tsync_annotations_sandbox(config))
                 return 0;
         /* Whether it asks for us, from the one table (annotations.c): one
          * of ours we cannot honour here (a recording), or one misspelt, is

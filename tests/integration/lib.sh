@@ -267,8 +267,30 @@ tsync_wait_exec() {
 # /sys/fs/cgroup (crun refuses this host's hybrid v1+v2 layout) and
 # --cgroup-manager=disabled. The mount stays private to that namespace.
 crun_cmd() {
-        unshare -m --propagation private -- sh -c \
-                'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled "$@"' crun "$@"
+        tsync_in_cgroup2 crun --cgroup-manager=disabled "$@"
+}
+
+# tsync_in_cgroup2 CMD...: CMD in a mount namespace of its own with cgroup2 alone on /sys/fs/cgroup,
+# where crun works on this host's hybrid cgroups; CMD's stdio is never the host's /dev/null
+# (tsync_no_devnull). For crun, and for the runtime wrapper in front of crun.
+tsync_in_cgroup2() {
+        tsync_no_devnull unshare -m --propagation private -- sh -c \
+                'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh "$@"
+}
+
+# tsync_no_devnull CMD...: CMD with each of its stdin, stdout and stderr that is the host's
+# /dev/null replaced by a pipe (an empty one for stdin, one drained into /dev/null for output).
+# crun fchowns its stdio to the process's user (`crun exec` with process.user 1000 makes the host's
+# /dev/null uid 1000's); runc skips /dev/null. The host's /dev is not ours to change.
+tsync_no_devnull() {
+        local in out err rc
+        if [ "/proc/${BASHPID}/fd/0" -ef /dev/null ]; then exec {in}< <(:); else exec {in}<&0; fi
+        if [ "/proc/${BASHPID}/fd/1" -ef /dev/null ]; then exec {out}> >(cat >/dev/null); else exec {out}>&1; fi
+        if [ "/proc/${BASHPID}/fd/2" -ef /dev/null ]; then exec {err}> >(cat >/dev/null); else exec {err}>&2; fi
+        "$@" <&"${in}" >&"${out}" 2>&"${err}" {in}<&- {out}>&- {err}>&-
+        rc=$?
+        exec {in}<&- {out}>&- {err}>&-
+        return "${rc}"
 }
 
 # run_crun ID BUNDLE: like run_runc, with crun.

@@ -420,7 +420,8 @@ testCheckExplainAndDumpShowTheNotifyAgent() {
         notify_profile "$WORK/p.json" '["mkdir", "getppid"]'
         run check "$WORK/p.json"
         assertEquals "$(cat "$WORK/out" "$WORK/err")" 0 "$rc"
-        assertContains "$(cat "$WORK/out")" "notify: the listener goes to the seccomp agent at /run/agent.sock with listenerMetadata 'm1'"
+        assertContains "$(cat "$WORK/out")" "notify: the listener goes to the seccomp agent at /run/agent.sock with listenerMetadata 'm1' (the init hands it over"
+        assertNotContains "notify profiles work" "$(cat "$WORK/out")" "refuse"
         assertContains "$(cat "$WORK/out")" "init: supervises the workload"
         run explain "$WORK/p.json" mkdir
         assertContains "$(cat "$WORK/out")" "mkdir (SCMP_ARCH_X86_64, nr 83) -> USER_NOTIF"
@@ -436,14 +437,26 @@ testCheckRefusesNotifyOnWriteAsRuncDoes() {
         assertEquals 1 "$rc"
         assertContains "$(cat "$WORK/out")" "error: notify: syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall"
 }
-testCheckRefusesNotifyOnACallTheInitMakesAfterItsLoad() {
+# The two calls that hand the agent its listener run before it holds it; every later call of the
+# init up to the workload's start the agent answers (runc's "important syscalls" among them).
+testCheckRefusesNotifyOnTheCallsThatHandTheAgentItsListener() {
         local call
-        for call in recvmsg sendmsg close read; do
+        for call in sendmsg close_range; do
                 notify_profile "$WORK/p.json" "[\"$call\"]"
                 run check "$WORK/p.json"
                 assertEquals "$call: $(cat "$WORK/out")" 1 "$rc"
                 assertContains "$call" "$(cat "$WORK/out")" "cannot start a workload under this profile: it answers $call with USER_NOTIF"
         done
+}
+testCheckLetsTheAgentAnswerTheInitsCallsBeforeTheWorkloadStarts() {
+        notify_profile "$WORK/p.json" '["execve", "openat", "open", "read", "close", "fcntl", "recvmsg", "capset", "prctl"]'
+        run check "$WORK/p.json"
+        assertEquals "$(cat "$WORK/out")" 0 "$rc"
+        assertContains "$(cat "$WORK/out")" "init: supervises the workload"
+        notify_profile "$WORK/p.json" '["wait4"]'
+        run check "$WORK/p.json"
+        assertEquals "$(cat "$WORK/out")" 0 "$rc"
+        assertContains "$(cat "$WORK/out")" "init: runs the workload in place, as PID 1, as the runtime alone would: the profile answers wait4 with USER_NOTIF"
 }
 
 testCheckAndExplainRefuseAMisspeltKeyInAProfile() {

@@ -95,6 +95,9 @@ P DockerUnknownErrnoName cihp "errno 'EWHATEVER' is unknown" 'echo "{\"defaultAc
 P NotifyOnWrite ihpr "syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"write\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 P NotifyAsDefault ihpr "SCMP_ACT_NOTIFY cannot be used as default action" 'echo "{\"defaultAction\": \"SCMP_ACT_NOTIFY\", \"listenerPath\": \"/run/agent.sock\"}"'
 P NotifyWithoutListenerPath ihpr "SCMP_ACT_NOTIFY needs a listenerPath" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}"'
+# The calls that hand the agent its listener, before it holds it: the route's refusal.
+P NotifyOnSendmsg i "the filters answer sendmsg with USER_NOTIF, which the init needs to send the relay the seccomp agent's listener: no workload could start under them" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"sendmsg\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
+P NotifyOnCloseRange i "the filters answer close_range with USER_NOTIF, which the init needs to close its copy of the agent's listener: no workload could start under them" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"close_range\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 P NotifyRelativeListenerPath ihpr "listenerPath 'run/agent.sock' is not an absolute path" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 # Files that are not readable profiles. (As root every regular file is readable: compile is
 # also run as nobody on a 0600 file, below.)
@@ -959,8 +962,11 @@ N AgentRelayAbsent 126 "\$W/none.sock: cannot reach the relay of the createRunti
 N AgentWithoutRelay 122 "\$W/f.bpf: the filter has an agent's listener (listenerPath), but --relay is not given" 'agent_file "$W/f.bpf" /r' '-f "$W/f.bpf"'
 N RelayWithoutAgent 122 "agent: --relay is given, but no filter needs it (an agent's listener, or a recording without --record)" ':' '-f "$SUITE/good.bpf" --relay "$W/r.sock"'
 N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" /r' '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --relay "$W/r.sock"'
-N AgentNotifyOnRecvmsg 126 "touch: cannot be started: the filters answer recvmsg with USER_NOTIF" \
-        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,47 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
+# The hand-over's two calls run before the agent holds the listener (every later one it answers).
+N AgentNotifyOnSendmsg 126 "touch: cannot be started: the filters answer sendmsg with USER_NOTIF, and the init needs it to send the relay the seccomp agent's listener" \
+        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,46 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
+N AgentNotifyOnCloseRange 126 "touch: cannot be started: the filters answer close_range with USER_NOTIF, and the init needs it to close its copy of the agent's listener" \
+        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,436 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
 N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 $NO_PTRACE -f "$SUITE/good.bpf" -f "$W/f.bpf"'
 # issue 23: the init refuses CAP_SYS_PTRACE in any set the workload would start with, given or
 # kept from the runtime (here: the host's root, whose bounding set has it). The rows above that

@@ -499,8 +499,7 @@ ours_rt() {
         case "$RT" in
         runc) "$RUNTIME" "${opts[@]}" "$@" ;;
         crun)
-                unshare -m --propagation private -- sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
-                        "$RUNTIME" "${opts[@]}" --runtime=crun --cgroup-manager=disabled "$@"
+                tsync_in_cgroup2 "$RUNTIME" "${opts[@]}" --runtime=crun --cgroup-manager=disabled "$@"
                 ;;
         esac
 }

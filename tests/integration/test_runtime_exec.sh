@@ -42,8 +42,7 @@ ours() {
         case "$RT" in
         runc) "$RUNTIME" "${common[@]}" "$@" ;;
         crun)
-                unshare -m --propagation private -- sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
-                        "$RUNTIME" "${common[@]}" --runtime=crun --cgroup-manager=disabled "$@"
+                tsync_in_cgroup2 "$RUNTIME" "${common[@]}" --runtime=crun --cgroup-manager=disabled "$@"
                 ;;
         esac
 }

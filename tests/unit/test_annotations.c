@@ -269,6 +269,35 @@ static void test_annotations_request_reads_exec_once_alone(void)
                "precreate: a misspelt annotation refused");
 }
 
+/* The pause container is told apart by the engine's own mark and value alone. */
+static void test_annotations_sandbox_is_the_engines_mark(void)
+{
+        static const struct {
+                const char *annotations;
+                const char *engine; /* NULL: not a sandbox */
+        } rows[] = {
+                { "{\"io.kubernetes.cri.container-type\": \"sandbox\", \"io.oci-seccomp-tsync.layers\": \"x\"}",
+                  "containerd" },
+                { "{\"io.kubernetes.cri-o.ContainerType\": \"sandbox\"}", "CRI-O" },
+                { "{\"io.kubernetes.cri.container-type\": \"container\", \"io.oci-seccomp-tsync.layers\": \"x\"}",
+                  NULL },
+                { "{\"io.kubernetes.cri.container-type\": \"sandboxes\"}", NULL },
+                { "{\"io.kubernetes.cri.container-type\": [\"sandbox\"]}", NULL },
+                { "{\"io.kubernetes.cri.sandbox-id\": \"sandbox\"}", NULL },
+                { "{}", NULL },
+                { "\"not an object\"", NULL },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+                _cleanup_json_ struct tsync_json *c = config_with(rows[i].annotations);
+                const struct tsync_sandbox_mark *m = tsync_annotations_sandbox(c);
+                if (rows[i].engine)
+                        tap_ok(m && strcmp(m->engine, rows[i].engine) == 0, "%s: %s's sandbox", rows[i].annotations,
+                               rows[i].engine);
+                else
+                        tap_ok(!m, "%s: not a sandbox", rows[i].annotations);
+        }
+}
+
 int main(void)
 {
         char re[256] = "";
@@ -277,5 +306,6 @@ int main(void)
         test_annotations_man_page_lists_the_table(re);
         test_annotations_each_front_end_honours_or_refuses();
         test_annotations_request_reads_exec_once_alone();
+        test_annotations_sandbox_is_the_engines_mark();
         return tap_done();
 }

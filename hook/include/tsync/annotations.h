@@ -31,6 +31,16 @@ struct tsync_err;
  * error instead of a skipped rule. Honoured for every filter we compile. */
 #define TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN "run.oci.seccomp_fail_unknown_syscall"
 
+/* The engines' own marks of a pod's sandbox (its pause container): name and
+ * value, one row per engine (annotations.c). */
+struct tsync_sandbox_mark {
+        const char *engine;
+        const char *name;
+        const char *value;
+};
+extern const struct tsync_sandbox_mark tsync_sandbox_marks[];
+extern const size_t tsync_sandbox_mark_count;
+
 /* Where a config's annotations reach us. */
 enum tsync_frontend {
         TSYNC_FRONTEND_PRECREATE, /* the hook's precreate stage (Podman, CRI-O: hooks.d) */
@@ -76,3 +86,10 @@ const char *tsync_frontend_name(enum tsync_frontend fe);
  * tsync_rewrite_undo decides whether they may be there. */
 int tsync_annotations_check(const struct tsync_json *config, enum tsync_frontend fe, bool *ret_asks,
                             struct tsync_err *err);
+
+/* The engine's mark of a pod's sandbox in the config's annotations, or NULL:
+ * the pause container, which runs no workload. containerd copies the pod's
+ * allowed annotations onto it too, so ours there ask nothing of us: the
+ * pod's containers carry them (and containerd sets the mark itself, after the
+ * pod's annotations, so a pod cannot claim it). */
+const struct tsync_sandbox_mark *tsync_annotations_sandbox(const struct tsync_json *config);

@@ -1,0 +1,196 @@
+/* status: its output. The table and the JSON document (schema/
+ * status.schema.json) say the same; the shortfalls go to stderr (cmd_status.c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status_cli.h"
+#include "tsync/cleanup.h"
+#include "tsync/json.h"
+#include "tsync/json_build.h"
+
+static struct tsync_json *caps_json(const uint64_t *caps)
+{
+        struct tsync_json *o = tsync_json_new_object();
+        for (size_t s = 0; o && s < TSYNC_CAPSET_COUNT; s++) {
+                char hex[24];
+                (void)snprintf(hex, sizeof(hex), "%016" PRIx64, caps[s]);
+                if (tsync_json_set(o, tsync_capset(s)->json, tsync_json_new_string(hex)) < 0) {
+                        tsync_json_free(o);
+                        return NULL;
+                }
+        }
+        return o;
+}
+
+static struct tsync_json *int_or_null(long v)
+{
+        if (v < 0) {
+                struct tsync_json *n = calloc(1, sizeof(*n));
+                if (n)
+                        n->type = TSYNC_JSON_NULL;
+                return n;
+        }
+        return tsync_json_new_u64((uint64_t)v);
+}
+
+/* Each set's failure is ENOMEM: checked once, at the end. */
+static int set(struct tsync_json *o, const char *key, struct tsync_json *v, int *r)
+{
+        if (*r == 0)
+                *r = tsync_json_set(o, key, v);
+        else
+                tsync_json_free(v);
+        return *r;
+}
+
+int status_print_json(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
+                      const struct tsync_warnings *shortfalls, enum tsync_verdict v, int code)
+{
+        int r = 0;
+        _cleanup_json_ struct tsync_json *doc = tsync_json_new_object();
+        if (!doc)
+                return -ENOMEM;
+        struct tsync_json *target = tsync_json_new_object();
+        set(doc, "target", target, &r);
+        if (r == 0) {
+                set(target, "kind", tsync_json_new_string(t->kind), &r);
+                set(target, "name", tsync_json_new_string(t->what), &r);
+                set(target, "pid", tsync_json_new_u64((uint64_t)t->pid), &r);
+                set(target, "config", t->config_path ? tsync_json_new_string(t->config_path) : int_or_null(-1), &r);
+        }
+        struct tsync_json *init = tsync_json_new_object();
+        set(doc, "init", init, &r);
+        if (r == 0) {
+                set(init, "pid", tsync_json_new_u64((uint64_t)st->init_pid), &r);
+                set(init, "exe", tsync_json_new_string(st->init_exe), &r);
+                set(init, "ours", tsync_json_new_bool(st->init_ours), &r);
+        }
+        struct tsync_json *asked = tsync_json_new_object();
+        set(doc, "asked", asked, &r);
+        if (r == 0) {
+                set(asked, "source", tsync_json_new_string(e->source), &r);
+                set(asked, "asked", tsync_json_new_bool(e->asked), &r);
+                set(asked, "plan", tsync_json_new_bool(e->plan), &r);
+                set(asked, "in_place", tsync_json_new_bool(e->in_place), &r);
+                set(asked, "runtime_filters", int_or_null(e->baseline_known ? (long)e->baseline : -1), &r);
+                set(asked, "our_filters", tsync_json_new_u64(e->n_tsync), &r);
+                set(asked, "record", tsync_json_new_bool(e->record), &r);
+                set(asked, "exec_once", tsync_json_new_u64((uint64_t)e->exec_once), &r);
+                set(asked, "no_new_privileges", tsync_json_new_bool(e->no_new_privs), &r);
+                set(asked, "capabilities", e->have_caps ? caps_json(e->caps) : int_or_null(-1), &r);
+        }
+        struct tsync_json *progs = tsync_json_new_object();
+        set(doc, "programs", progs, &r);
+        if (r == 0) {
+                set(progs, "compared", tsync_json_new_bool(st->programs.compared), &r);
+                set(progs, "filters", tsync_json_new_u64(st->programs.n), &r);
+                set(progs, "differ", int_or_null(st->programs.differ), &r);
+                set(progs, "note", tsync_json_new_string(st->programs.what), &r);
+                set(progs, "plan_compared", tsync_json_new_bool(st->programs.plan_compared), &r);
+                set(progs, "drift", int_or_null(st->programs.drift), &r);
+                set(progs, "plan_note", tsync_json_new_string(st->programs.drift_what), &r);
+        }
+        struct tsync_json *tasks = tsync_json_new_array();
+        set(doc, "tasks", tasks, &r);
+        for (size_t i = 0; r == 0 && i < st->n; i++) {
+                const struct tsync_status_task *k = &st->tasks[i];
+                struct tsync_json *o = tsync_json_new_object();
+                r = o ? tsync_json_append(tasks, o) : -ENOMEM;
+                set(o, "pid", tsync_json_new_u64((uint64_t)k->pid), &r);
+                set(o, "tid", tsync_json_new_u64((uint64_t)k->tid), &r);
+                set(o, "ns_pid", int_or_null(k->ns_pid), &r);
+                set(o, "comm", tsync_json_new_string(k->comm), &r);
+                set(o, "role", tsync_json_new_string(tsync_status_role_name(k->role)), &r);
+                set(o, "seccomp", tsync_json_new_u64((uint64_t)k->seccomp), &r);
+                set(o, "filters", int_or_null(k->filters), &r);
+                set(o, "expected", int_or_null(k->expected), &r);
+                set(o, "no_new_privs", tsync_json_new_bool(k->no_new_privs == 1), &r);
+                set(o, "capabilities", caps_json(k->caps), &r);
+                set(o, "dead", tsync_json_new_bool(k->dead), &r);
+                set(o, "short", tsync_json_new_bool(k->short_of), &r);
+        }
+        struct tsync_json *lines = tsync_json_new_array();
+        set(doc, "shortfalls", lines, &r);
+        for (size_t i = 0; r == 0 && i < shortfalls->len; i++)
+                r = tsync_json_append(lines, tsync_json_new_string(shortfalls->msgs[i]));
+        set(doc, "verdict", tsync_json_new_string(tsync_verdict_name(v)), &r);
+        set(doc, "exit", tsync_json_new_u64((uint64_t)code), &r);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        struct tsync_err err = { 0 };
+        r = tsync_json_write(doc, true, &text, &len, &err);
+        if (r < 0)
+                return r;
+        printf("%s\n", text);
+        return 0;
+}
+
+void status_print_text(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
+                       enum tsync_verdict v)
+{
+        printf("container: %s (%s%s%s, pid %d)\n", t->what, t->kind, t->runtime ? " " : "",
+               t->runtime ? t->runtime : "", (int)t->pid);
+        printf("config:    %s\n", t->config_path ? t->config_path : "(none: what our init was told)");
+        printf("PID 1:     pid %d, %s%s\n", (int)st->init_pid, st->init_exe[0] ? st->init_exe : "(exe unreadable)",
+               st->init_ours ? " (oci-seccomp-tsync's init)" : "");
+        if (e->asked && (e->plan || st->init_ours)) {
+                printf("asked:     from the %s: ", e->source);
+                if (e->baseline_known)
+                        printf("%u runtime filter + ", e->baseline);
+                printf("%u of ours on every thread%s%s", e->n_tsync, e->record ? ", the recording on the workload" : "",
+                       e->in_place ? ", the workload as PID 1" : "");
+                if (e->exec_once)
+                        printf(", exec once (errno %d)", e->exec_once);
+                if (e->no_new_privs)
+                        printf(", noNewPrivileges");
+                printf("%s\n", e->have_caps ? ", the config's capabilities" : "");
+        } else if (e->asked) {
+                printf("asked:     by annotations.%s, but the config has no plan\n", e->asked_by ? e->asked_by : "?");
+        } else {
+                printf("asked:     nothing of oci-seccomp-tsync\n");
+        }
+        if (st->programs.compared && !st->init_ours)
+                printf("programs:  read (PID 1 runs in place of our init: no filter files of its own)\n");
+        else if (st->programs.compared && st->programs.differ < 0)
+                printf("programs:  PID 1's %zu filter%s of ours are the programs of its filter files\n", st->programs.n,
+                       st->programs.n == 1 ? "" : "s");
+        else if (st->programs.compared)
+                printf("programs:  PID 1's filter %d (%s) differs from its file\n", st->programs.differ,
+                       st->programs.what);
+        else
+                printf("programs:  not compared (%s)\n", st->programs.what);
+        if (st->programs.plan_compared && st->programs.drift < 0)
+                printf("plan:      they are what the plan compiles to now\n");
+        else if (st->programs.plan_compared)
+                printf("plan:      filter %d (%s) is not what the plan compiles to now\n", st->programs.drift,
+                       st->programs.drift_what);
+        else if (st->programs.drift_what[0])
+                printf("plan:      not compared (%s)\n", st->programs.drift_what);
+        printf("\n%7s %7s %6s  %-16s %-11s %3s %7s %5s %3s  %-16s %s\n", "PID", "TID", "NSPID", "COMM", "ROLE", "SEC",
+               "FILTERS", "ASKED", "NNP", "CAPEFF", "");
+        for (size_t i = 0; i < st->n; i++) {
+                const struct tsync_status_task *k = &st->tasks[i];
+                char filters[16], asked[16];
+                (void)snprintf(filters, sizeof(filters), "%d", k->filters);
+                (void)snprintf(asked, sizeof(asked), "%d", k->expected);
+                printf("%7d %7d %6d  %-16s %-11s %3d %7s %5s %3d  %016" PRIx64 " %s\n", (int)k->pid, (int)k->tid,
+                       (int)k->ns_pid, k->comm, tsync_status_role_name(k->role), k->seccomp,
+                       k->filters < 0 ? "?" : filters, k->expected < 0 ? "-" : asked, k->no_new_privs,
+                       k->caps[TSYNC_CAPSET_EFFECTIVE],
+                       k->short_of ? "SHORT"
+                       : k->dead   ? "dead"
+                                   : "");
+        }
+        static const char *const said[] = {
+                [TSYNC_VERDICT_PROTECTED] = "protected: every task carries what was asked",
+                [TSYNC_VERDICT_SHORT] = "SHORT: some tasks carry less than was asked (see the lines on stderr)",
+                [TSYNC_VERDICT_UNPROTECTED] = "UNPROTECTED: oci-seccomp-tsync was asked for, but its init never ran",
+                [TSYNC_VERDICT_NOT_ASKED] = "not asked: the container asks nothing of oci-seccomp-tsync",
+        };
+        printf("\nverdict:   %s\n", said[v]);
+}

@@ -1,0 +1,257 @@
+/* status: the container a TARGET names. A runtime's `state` and an engine's
+ * `inspect` give its pid and config; Docker's inspect names no config, so it
+ * is the bundle its containerd shim runs in. Their stderr's last line goes
+ * into the message when they fail. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "status_cli.h"
+#include "tsync/cleanup.h"
+#include "tsync/json.h"
+
+extern char **environ;
+
+/* An engine's output is a few kilobytes; a config at most the JSON limit. */
+#define OUTPUT_MAX (TSYNC_JSON_DEFAULT_MAX_BYTES)
+
+/* Reads fd to its end into *buf (NUL-terminated): 1 more to come, 0 at the end, -errno. */
+static int status_drain(int fd, char **buf, size_t *len)
+{
+        char tmp[4096];
+        ssize_t n = read(fd, tmp, sizeof(tmp));
+        if (n < 0)
+                return errno == EINTR ? 1 : -errno;
+        if (n == 0)
+                return 0;
+        if (*len + (size_t)n > OUTPUT_MAX)
+                return -EFBIG;
+        char *p = realloc(*buf, *len + (size_t)n + 1);
+        if (!p)
+                return -ENOMEM;
+        memcpy(p + *len, tmp, (size_t)n);
+        *len += (size_t)n;
+        p[*len] = '\0';
+        *buf = p;
+        return 1;
+}
+
+/* Runs argv with stdin /dev/null; its stdout in *ret_out, the last line of its
+ * stderr in errline. 0 when it exited 0; -1 with a message in err otherwise. */
+static int run_capture(const char *const *argv, char **ret_out, char *errline, size_t size, struct tsync_err *err)
+{
+        int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
+        if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+                int e = errno;
+                if (out[0] >= 0) {
+                        (void)close(out[0]);
+                        (void)close(out[1]);
+                }
+                return tsync_error(err, e, "pipe: %s", strerror(e));
+        }
+        posix_spawn_file_actions_t fa;
+        (void)posix_spawn_file_actions_init(&fa);
+        (void)posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        (void)posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+        (void)posix_spawn_file_actions_adddup2(&fa, errp[1], STDERR_FILENO);
+        pid_t pid;
+        int r = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+        (void)posix_spawn_file_actions_destroy(&fa);
+        (void)close(out[1]);
+        (void)close(errp[1]);
+        _cleanup_close_ int fo = out[0], fe = errp[0];
+        if (r != 0)
+                return tsync_error(err, r, "%s: cannot be run: %s", argv[0], strerror(r));
+        _cleanup_free_ char *obuf = NULL, *ebuf = NULL;
+        size_t olen = 0, elen = 0;
+        int rr = 0;
+        while (rr >= 0 && (fo >= 0 || fe >= 0)) {
+                struct pollfd p[2] = { { .fd = fo, .events = POLLIN }, { .fd = fe, .events = POLLIN } };
+                if (poll(p, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        rr = -errno;
+                        break;
+                }
+                for (int i = 0; i < 2 && rr >= 0; i++) {
+                        int *fd = i == 0 ? &fo : &fe;
+                        if (*fd < 0 || !p[i].revents)
+                                continue;
+                        rr = i == 0 ? status_drain(*fd, &obuf, &olen) : status_drain(*fd, &ebuf, &elen);
+                        if (rr == 0) {
+                                (void)close(*fd);
+                                *fd = -1;
+                        }
+                }
+        }
+        int st;
+        while (waitpid(pid, &st, 0) < 0)
+                if (errno != EINTR)
+                        return tsync_error(err, errno, "%s: waitpid: %s", argv[0], strerror(errno));
+        errline[0] = '\0';
+        if (ebuf) {
+                size_t n = strlen(ebuf);
+                while (n > 0 && (ebuf[n - 1] == '\n' || ebuf[n - 1] == '\r'))
+                        ebuf[--n] = '\0';
+                const char *last = strrchr(ebuf, '\n');
+                (void)snprintf(errline, size, "%s", last ? last + 1 : ebuf);
+        }
+        if (rr < 0)
+                return tsync_error(err, -rr, "%s: reading its output: %s", argv[0], strerror(-rr));
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                return tsync_error(err, EIO, "`%s %s` failed%s%s", argv[0], argv[1], errline[0] ? ": " : "", errline);
+        *ret_out = obuf ? TAKE_PTR(obuf) : strdup("");
+        return *ret_out ? 0 : tsync_error(err, ENOMEM, "out of memory");
+}
+
+/* The document an engine or runtime printed, from run_capture. */
+static int run_json(const char *const *argv, struct tsync_json **ret, struct tsync_err *err)
+{
+        _cleanup_free_ char *out = NULL;
+        char errline[512];
+        int r = run_capture(argv, &out, errline, sizeof(errline), err);
+        if (r < 0)
+                return r;
+        r = tsync_json_parse(out, strlen(out), NULL, ret, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "the output of `%s %s`", argv[0], argv[1]);
+        return 0;
+}
+
+static int pid_of(const struct tsync_json *v, const char *path, pid_t *ret, struct tsync_err *err)
+{
+        uint64_t pid;
+        int r = tsync_json_uint_max(v, path, INT_MAX, &pid, err);
+        if (r < 0)
+                return r;
+        if (pid == 0)
+                return tsync_error(err, ESRCH, "%s: 0: the container is not running", path);
+        *ret = (pid_t)pid;
+        return 0;
+}
+
+static int resolve_runtime(struct target *t, struct tsync_err *err)
+{
+        const char *argv[8];
+        size_t n = 0;
+        argv[n++] = t->runtime;
+        if (t->root) {
+                argv[n++] = "--root";
+                argv[n++] = t->root;
+        }
+        argv[n++] = "state";
+        argv[n++] = t->what;
+        argv[n] = NULL;
+        _cleanup_json_ struct tsync_json *state = NULL;
+        int r = run_json(argv, &state, err);
+        if (r < 0)
+                return r;
+        const char *bundle;
+        r = pid_of(tsync_json_get(state, "pid"), "state.pid", &t->pid, err);
+        if (r == 0)
+                r = tsync_json_str(tsync_json_get(state, "bundle"), "state.bundle", &bundle, err);
+        if (r < 0)
+                return r;
+        if (asprintf(&t->config_path, "%s/config.json", bundle) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        return 0;
+}
+
+/* docker inspect names no config: it is the bundle of the container's task,
+ * the directory its containerd shim (the container process's parent, its
+ * subreaper) runs in, named by the container's id. */
+static int docker_config(struct target *t, const char *id, struct tsync_err *err)
+{
+        char path[64], parent[32], cwd[PATH_MAX];
+        (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        char line[1024];
+        bool ok = fgets(line, sizeof(line), f) != NULL;
+        (void)fclose(f);
+        const char *p = ok ? strrchr(line, ')') : NULL;
+        int ppid = 0;
+        if (!p || sscanf(p, ") %*c %d", &ppid) != 1 || ppid <= 0)
+                return tsync_error(err, EIO, "%s: no parent", path);
+        (void)snprintf(parent, sizeof(parent), "/proc/%d/cwd", ppid);
+        ssize_t n = readlink(parent, cwd, sizeof(cwd) - 1);
+        if (n < 0)
+                return tsync_error(err, errno, "%s: %s", parent, strerror(errno));
+        cwd[n] = '\0';
+        const char *base = strrchr(cwd, '/');
+        if (!base || strcmp(base + 1, id) != 0)
+                return tsync_error(err, ENOENT,
+                                   "the container's parent (pid %d, its shim) runs in %s, not in a bundle named by the "
+                                   "container's id",
+                                   ppid, cwd);
+        /* Through /proc: the bundle may lie in the engine's own mount
+         * namespace (a dockerd with a /run of its own). */
+        if (asprintf(&t->config_path, "%s/config.json", parent) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        return 0;
+}
+
+static int resolve_engine(struct target *t, struct tsync_err *err)
+{
+        const char *argv[] = { t->kind, "inspect", "--type", "container", t->what, NULL };
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        int r = run_json(argv, &doc, err);
+        if (r < 0)
+                return r;
+        if (doc->type != TSYNC_JSON_ARRAY || doc->u.array.len != 1)
+                return tsync_error(err, EINVAL, "`%s inspect`: expected one container", t->kind);
+        const struct tsync_json *c = doc->u.array.items[0];
+        r = pid_of(tsync_json_get(tsync_json_get(c, "State"), "Pid"), "State.Pid", &t->pid, err);
+        if (r < 0)
+                return r;
+        const char *path;
+        if (strcmp(t->kind, "podman") == 0) {
+                r = tsync_json_str(tsync_json_get(c, "OCIConfigPath"), "OCIConfigPath", &path, err);
+                if (r == 0 && !(t->config_path = strdup(path)))
+                        r = tsync_error(err, ENOMEM, "out of memory");
+                return r;
+        }
+        r = tsync_json_str(tsync_json_get(c, "Id"), "Id", &path, err);
+        if (r < 0)
+                return r;
+        return docker_config(t, path, err);
+}
+
+int status_target_resolve(struct target *t, struct tsync_err *err)
+{
+        if (strcmp(t->kind, "runtime") == 0)
+                return resolve_runtime(t, err);
+        if (strcmp(t->kind, "podman") == 0 || strcmp(t->kind, "docker") == 0)
+                return resolve_engine(t, err);
+        return 0;
+}
+
+/* /proc/PID/cmdline, NUL-separated. */
+int status_read_cmdline(pid_t pid, char **ret, size_t *ret_len)
+{
+        char path[64];
+        (void)snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        char *buf = NULL;
+        size_t len = 0;
+        int r;
+        while ((r = status_drain(fd, &buf, &len)) > 0)
+                ;
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}

@@ -1,0 +1,163 @@
+/* status: what protects a running container, task by task. status.c reads
+ * the kernel's view (/proc), status_decide.c says what the container asked
+ * (its config's plan or annotations, or the init's own command line) and
+ * compares; neither prints: hook/cli/cmd_status.c does.
+ *
+ * A container's processes are those of its pid namespace: every engine gives
+ * a container one of its own by default, and it is there even where the
+ * container has no cgroup of its own (crun --cgroup-manager=disabled, a
+ * rootless engine without delegation), while a process moved out of the
+ * container's cgroup (or a nested one) would still be in it. A container
+ * that shares a pid namespace (the host's, a pod's) is refused, since its
+ * processes cannot be told from the others'. */
+#pragma once
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tsync/capsets.h"
+#include "tsync/error.h"
+
+struct tsync_json;
+
+/* The capability sets, by enum tsync_capset: tsync/capsets.h's records (the
+ * config's key, also our JSON's; /proc's line). */
+
+enum tsync_status_role {
+        TSYNC_ROLE_INIT,      /* the main thread of the namespace's PID 1 */
+        TSYNC_ROLE_INIT_TASK, /* another thread of PID 1 (our init's signal, exec-once, recorder threads) */
+        TSYNC_ROLE_WORKLOAD,  /* a process PID 1 started (or one of theirs), any of its threads */
+        TSYNC_ROLE_OTHER,     /* in the namespace but not started by PID 1: `runc exec`, `podman exec`, ... */
+        /* Such a process while it still runs the runtime's own binary (runc's
+         * or crun's init setting up an exec): it loads its profile before it
+         * runs anything of the container's, so it is not judged yet. Never
+         * a process PID 1 started: the workload cannot pass for one. */
+        TSYNC_ROLE_STARTING,
+};
+const char *tsync_status_role_name(enum tsync_status_role r);
+
+/* One task, as /proc/PID/task/TID/status shows it. */
+struct tsync_status_task {
+        pid_t pid;    /* host: the process (Tgid) */
+        pid_t tid;    /* host */
+        pid_t ns_pid; /* the process in the container's pid namespace (NStgid's last) */
+        pid_t ppid;   /* host */
+        char comm[17];
+        bool runtime_exe; /* the process runs a runtime's binary (runc, crun, runc's memfd copy) */
+        bool dead;        /* State Z or X: it runs nothing any more (a main thread that exited before its
+                           * process's other threads, a child not reaped yet), so it is not judged */
+        int seccomp;      /* Seccomp: 0 none, 1 strict, 2 filter */
+        int filters;      /* Seccomp_filters, -1 when the kernel does not show it */
+        int no_new_privs; /* NoNewPrivs */
+        uint64_t caps[TSYNC_CAPSET_COUNT];
+        /* Set by tsync_status_decide. */
+        enum tsync_status_role role;
+        int expected;  /* the filters it should carry at least; -1 when nothing is asked */
+        bool short_of; /* it carries less than asked (a shortfall names it) */
+};
+
+struct tsync_status_prog {
+        struct sock_filter *insns;
+        size_t len;
+};
+
+/* PID 1's programs against its filter files and against what the plan
+ * compiles to now (status_programs.c). */
+struct tsync_status_programs {
+        bool compared;  /* the kernel's programs were read */
+        size_t n;       /* the init's filters compared */
+        int differ;     /* the first of them whose program is not its file's, else -1 */
+        char what[160]; /* differ's file, or why nothing was compared */
+        /* PID 1's main thread's programs, oldest first (the kernel's index 0). */
+        struct tsync_status_prog *kernel;
+        size_t n_kernel;
+        /* Against the plan compiled now: drift is the first plan filter whose
+         * program is not the kernel's (a profile changed since the start),
+         * else -1; drift_what its label, or why no comparison was made. */
+        bool plan_compared;
+        int drift;
+        char drift_what[160];
+};
+
+/* What the kernel shows of a container. */
+struct tsync_status {
+        pid_t init_pid;     /* host pid of the namespace's PID 1 */
+        bool init_ours;     /* PID 1 runs our init (its exe is TSYNC_CONTAINER_INIT) */
+        char init_exe[256]; /* PID 1's exe as /proc shows it ("" when unreadable) */
+        /* The pid read from, in its namespace: a container's own process (an
+         * engine's pid) that is not 1 there shares the namespace (a pod). */
+        pid_t target_ns_pid;
+        struct tsync_status_task *tasks; /* processes in pid order, each main thread first */
+        size_t n;
+        struct tsync_status_programs programs;
+};
+void tsync_status_clear(struct tsync_status *s);
+
+/* Reads every task of the pid namespace that pid is in. -ESRCH when pid is
+ * gone, -EPERM (with the reason) when the namespace is ours (the host's) or
+ * has no PID 1 we can see. Tasks that end while being read are left out. */
+int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err);
+
+/* Stops PID 1's main thread for a moment and reads its seccomp programs
+ * (PTRACE_SECCOMP_GET_FILTER: CAP_SYS_ADMIN, and no filter on the caller).
+ * When PID 1 is our init, the newest must be, one for one, the filter files
+ * on its command line (--filter PATH through /proc/PID/root, --filter-data).
+ * Fills st->programs; when they cannot be read, compared stays false and
+ * what says why. -ENOMEM only. */
+int tsync_status_compare_programs(struct tsync_status *st);
+
+/* After tsync_status_compare_programs: the newest of PID 1's programs must
+ * be the plan's filters as compiled now (progs from tsync_plan_compile):
+ * sets st->programs.plan_compared and drift. */
+struct tsync_plan;
+struct tsync_plan_programs;
+/* Frees the kernel's programs kept in c (tsync_status_clear does it). */
+void tsync_status_programs_free(struct tsync_status_programs *c);
+void tsync_status_compare_plan(struct tsync_status *st, const struct tsync_plan *plan,
+                               const struct tsync_plan_programs *progs);
+
+/* What the container asked for. */
+struct tsync_status_expect {
+        bool asked;           /* something of ours asks for us (a plan, or the user's annotations) */
+        bool plan;            /* the config carries our plan: inject, precreate or the wrapper rewrote it */
+        const char *source;   /* "plan", "annotations", "init command line" or "nothing" */
+        const char *asked_by; /* the first annotation that asks, for messages (no plan), or NULL */
+        bool in_place;        /* the plan runs the workload as PID 1 (--exec) */
+        bool baseline_known;
+        unsigned baseline; /* the runtime's own linux.seccomp (layer mode): 0 or 1 */
+        unsigned n_tsync;  /* the plan's filters the init loads with TSYNC on every thread */
+        bool record;       /* + the recording filter on the init's main thread (and its children) */
+        int exec_once;     /* exec once's errno, 0 when not asked */
+        size_t n_layers;
+        bool replace; /* replace mode: the config's linux.seccomp is one of the n_tsync */
+        bool no_new_privs;
+        bool have_caps; /* the original process.capabilities (a config without it keeps the runtime's) */
+        uint64_t caps[TSYNC_CAPSET_COUNT];
+};
+
+/* From a container's config.json (as the runtime got it: rewritten when our
+ * hooks ran). */
+int tsync_status_expect_from_config(const struct tsync_json *config, struct tsync_status_expect *ret,
+                                    struct tsync_err *err);
+
+/* From our init's command line (NUL-separated, as /proc/PID/cmdline), when
+ * no config is at hand: the runtime's own filter is then unknown. */
+int tsync_status_expect_from_cmdline(const char *cmdline, size_t len, struct tsync_status_expect *ret,
+                                     struct tsync_err *err);
+
+enum tsync_verdict {
+        TSYNC_VERDICT_PROTECTED,   /* every task carries what was asked */
+        TSYNC_VERDICT_SHORT,       /* some task carries less (the shortfalls say which) */
+        TSYNC_VERDICT_UNPROTECTED, /* asked for us, but our init never ran: the hooks were not found */
+        TSYNC_VERDICT_NOT_ASKED,   /* nothing of ours was asked for, nor runs */
+};
+const char *tsync_verdict_name(enum tsync_verdict v);
+
+/* Compares st with e: sets each task's role, expected count and short_of,
+ * and adds one line to shortfalls (the CLI prints them) for each thing that
+ * carries less than asked, naming pid, tid and comm. Pure: reads nothing. */
+enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsync_status_expect *e,
+                                       struct tsync_warnings *shortfalls);

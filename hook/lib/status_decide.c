@@ -1,0 +1,335 @@
+/* status: what a container asked for, and whether every task carries it
+ * (status.h). The decision is pure, so that its table of cases is a unit test
+ * (tests/unit/test_status.c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsync/annotations.h"
+#include "tsync/capnames.h"
+#include "tsync/caps.h"
+#include "tsync/cleanup.h"
+#include "tsync/json.h"
+#include "tsync/plan.h"
+#include "tsync/status.h"
+
+const char *tsync_status_role_name(enum tsync_status_role r)
+{
+        static const char *const names[] = {
+                [TSYNC_ROLE_INIT] = "init",         [TSYNC_ROLE_INIT_TASK] = "init-thread",
+                [TSYNC_ROLE_WORKLOAD] = "workload", [TSYNC_ROLE_OTHER] = "other",
+                [TSYNC_ROLE_STARTING] = "starting",
+        };
+        return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
+}
+
+const char *tsync_verdict_name(enum tsync_verdict v)
+{
+        static const char *const names[] = {
+                [TSYNC_VERDICT_PROTECTED] = "protected",
+                [TSYNC_VERDICT_SHORT] = "short",
+                [TSYNC_VERDICT_UNPROTECTED] = "unprotected",
+                [TSYNC_VERDICT_NOT_ASKED] = "not-asked",
+        };
+        return (unsigned)v < ARRAY_SIZE(names) ? names[v] : "?";
+}
+
+/* The first of the user's annotations that asks for us, or the first name
+ * under our prefix that no row knows (precreate would refuse it: it asks too). */
+static const char *asking_annotation(const struct tsync_json *config)
+{
+        const struct tsync_json *a = tsync_json_get(config, "annotations");
+        for (size_t i = 0; a && a->type == TSYNC_JSON_OBJECT && i < a->u.object.len; i++) {
+                const char *key = a->u.object.keys[i];
+                const struct tsync_annotation_def *def = tsync_annotation_find(key);
+                if (def ? def->asks_for_us
+                        : strncmp(key, TSYNC_ANNOTATION_PREFIX, strlen(TSYNC_ANNOTATION_PREFIX)) == 0)
+                        return key;
+        }
+        return NULL;
+}
+
+static int caps_of_plan(const struct tsync_json *capabilities, struct tsync_status_expect *e, struct tsync_err *err)
+{
+        if (!capabilities)
+                return 0;
+        for (size_t s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                char path[64];
+                (void)snprintf(path, sizeof(path), "plan.capabilities.%s", tsync_capset(s)->json);
+                const struct tsync_json *set = tsync_json_get(capabilities, tsync_capset(s)->json);
+                if (set) {
+                        int r = tsync_caps_from_json(set, path, &e->caps[s], err);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        e->have_caps = true;
+        return 0;
+}
+
+int tsync_status_expect_from_config(const struct tsync_json *config, struct tsync_status_expect *ret,
+                                    struct tsync_err *err)
+{
+        struct tsync_status_expect e = { .source = "nothing", .baseline_known = true };
+        const struct tsync_json *seccomp = tsync_json_get(tsync_json_get(config, "linux"), "seccomp");
+        /* The runtime loads the config's own profile before it starts the
+         * init (in replace mode the rewrite moved it into the plan). */
+        e.baseline = seccomp && seccomp->type == TSYNC_JSON_OBJECT ? 1 : 0;
+
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        int r = tsync_plan_from_config(config, &plan, err);
+        if (r == -ENOENT) {
+                e.asked_by = asking_annotation(config);
+                e.asked = e.asked_by != NULL;
+                if (e.asked)
+                        e.source = "annotations";
+                *ret = e;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        e.asked = e.plan = true;
+        e.source = "plan";
+        e.in_place = plan->init.exec;
+        size_t n = tsync_plan_filter_count(plan);
+        e.record = plan->record.req.output != NULL;
+        e.n_tsync = (unsigned)(n - (e.record ? 1 : 0));
+        e.exec_once = plan->init.exec_once;
+        e.n_layers = plan->n_layers;
+        e.replace = plan->mode == TSYNC_MODE_REPLACE;
+        e.no_new_privs = plan->no_new_privileges;
+        r = caps_of_plan(plan->capabilities, &e, err);
+        if (r < 0)
+                return r;
+        *ret = e;
+        return 0;
+}
+
+int tsync_status_expect_from_cmdline(const char *cmdline, size_t len, struct tsync_status_expect *ret,
+                                     struct tsync_err *err)
+{
+        /* The init's other options with a value (init/options.c); --agent-state: older inits. */
+        static const char *const with_value[] = { "--relay", "--agent-state", "--verify" };
+        struct tsync_status_expect e = { .asked = true, .source = "init command line" };
+        size_t n = 0;
+        bool have_caps = false;
+        const char *end = cmdline + len;
+        const char *p = cmdline;
+
+        if (len == 0 || cmdline[len - 1] != '\0')
+                return tsync_error(err, EINVAL, "the init's command line is not NUL-terminated");
+        p += strlen(p) + 1; /* argv[0] */
+        for (; p < end; p += strlen(p) + 1) {
+                const char *v = p + strlen(p) + 1 < end ? p + strlen(p) + 1 : NULL;
+                if (strcmp(p, "--") == 0)
+                        break;
+                if (strcmp(p, "--filter") == 0 || strcmp(p, "--filter-data") == 0) {
+                        n++;
+                } else if (strcmp(p, "--exec") == 0) {
+                        e.in_place = true;
+                        continue;
+                } else if (strcmp(p, "--no-new-privs") == 0) {
+                        e.no_new_privs = true;
+                        continue;
+                } else if (strcmp(p, "--exec-once") == 0) {
+                        e.exec_once = v ? atoi(v) : 0;
+                } else if (strcmp(p, "--record") == 0) {
+                        e.record = true;
+                } else {
+                        bool known = false;
+                        for (size_t s = 0; s < TSYNC_CAPSET_COUNT && !known; s++) {
+                                if (strcmp(p, tsync_capset(s)->option) != 0)
+                                        continue;
+                                known = true;
+                                if (v && tsync_caps_parse_list(v, &e.caps[s], NULL) == 0)
+                                        have_caps = true;
+                        }
+                        for (size_t i = 0; i < ARRAY_SIZE(with_value) && !known; i++)
+                                known = strcmp(p, with_value[i]) == 0;
+                        if (!known)
+                                continue; /* a flag without a value */
+                }
+                if (!v)
+                        return tsync_error(err, EINVAL, "the init's command line: %s has no value", p);
+                p = v;
+        }
+        e.n_tsync = (unsigned)(n - (e.record && n > 0 ? 1 : 0));
+        e.have_caps = have_caps;
+        *ret = e;
+        return 0;
+}
+
+/* "CAP_SYS_ADMIN,CAP_NET_ADMIN" for a mask (the number past the table). */
+static void cap_names(uint64_t mask, char *buf, size_t size)
+{
+        size_t n = 0;
+        buf[0] = '\0';
+        for (unsigned c = 0; c < 64 && n < size; c++) {
+                if (!(mask & ((uint64_t)1 << c)))
+                        continue;
+                const char *name = tsync_capname(c);
+                int w = name ? snprintf(buf + n, size - n, "%s%s", n ? "," : "", name)
+                             : snprintf(buf + n, size - n, "%s%u", n ? "," : "", c);
+                if (w < 0)
+                        return;
+                n += (size_t)w;
+        }
+}
+
+static const struct tsync_status_task *process_of(const struct tsync_status *st, pid_t pid)
+{
+        for (size_t i = 0; i < st->n; i++)
+                if (st->tasks[i].tid == pid)
+                        return &st->tasks[i];
+        return NULL;
+}
+
+/* Whether process pid was started by PID 1 (or by one of its own): its
+ * parent chain, inside the namespace, reaches PID 1. A process a runtime
+ * starts in the container later (`runc exec`) has a parent outside it. */
+static bool descends_from_init(const struct tsync_status *st, pid_t pid)
+{
+        for (size_t steps = 0; steps <= st->n; steps++) {
+                const struct tsync_status_task *t = process_of(st, pid);
+                if (!t)
+                        return false;
+                if (t->ppid == st->init_pid)
+                        return true;
+                pid = t->ppid;
+        }
+        return false;
+}
+
+static enum tsync_status_role role_of(const struct tsync_status *st, const struct tsync_status_task *t)
+{
+        if (t->pid == st->init_pid)
+                return t->tid == t->pid ? TSYNC_ROLE_INIT : TSYNC_ROLE_INIT_TASK;
+        if (descends_from_init(st, t->pid))
+                return TSYNC_ROLE_WORKLOAD;
+        return t->runtime_exe ? TSYNC_ROLE_STARTING : TSYNC_ROLE_OTHER;
+}
+
+#define SHORT(t, fmt, ...)                                                                                             \
+        do {                                                                                                           \
+                (t)->short_of = true;                                                                                  \
+                (void)tsync_warn(out, "pid %d tid %d (%s, %s): " fmt, (int)(t)->pid, (int)(t)->tid, (t)->comm,         \
+                                 tsync_status_role_name((t)->role), __VA_ARGS__);                                      \
+        } while (0)
+
+/* The capabilities beyond what the config allowed: our init's threads were
+ * given exactly the config's sets (and may only have dropped some since);
+ * every other task's sets come from an execve, which the kernel bounds by
+ * the bounding and inheritable sets. */
+static void check_caps(struct tsync_status_task *t, const struct tsync_status_expect *e, bool init_task,
+                       struct tsync_warnings *out)
+{
+        uint64_t allowed = e->caps[TSYNC_CAPSET_BOUNDING] | e->caps[TSYNC_CAPSET_INHERITABLE];
+        for (size_t s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                uint64_t limit = init_task || s == TSYNC_CAPSET_BOUNDING ? e->caps[s] : allowed;
+                uint64_t extra = t->caps[s] & ~limit;
+                if (!extra)
+                        continue;
+                char names[512];
+                cap_names(extra, names, sizeof(names));
+                SHORT(t, "%s holds %s, beyond the config's %s", tsync_capset(s)->status, names,
+                      init_task || s == TSYNC_CAPSET_BOUNDING ? tsync_capset(s)->json
+                                                              : "bounding and inheritable sets");
+        }
+}
+
+static bool has_thread(const struct tsync_status *st, const char *comm)
+{
+        for (size_t i = 0; i < st->n; i++)
+                if (st->tasks[i].role == TSYNC_ROLE_INIT_TASK && strcmp(st->tasks[i].comm, comm) == 0)
+                        return true;
+        return false;
+}
+
+enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsync_status_expect *e,
+                                       struct tsync_warnings *out)
+{
+        const struct tsync_status_task *init = process_of(st, st->init_pid);
+        for (size_t i = 0; i < st->n; i++) {
+                st->tasks[i].role = role_of(st, &st->tasks[i]);
+                st->tasks[i].expected = -1;
+                st->tasks[i].short_of = false;
+        }
+        if (!e->asked && !st->init_ours)
+                return TSYNC_VERDICT_NOT_ASKED;
+        if (!e->plan && !st->init_ours) {
+                /* The user's annotations ask, but nothing of ours ran: no hook
+                 * rewrote the config (Podman without our hooks.d, a runtime
+                 * that is not the wrapper). */
+                (void)tsync_warn(out,
+                                 "pid %d (%s): the container's PID 1 is not oci-seccomp-tsync's init (%s), although "
+                                 "annotations.%s asks for it: our hooks never ran (hooks.d not found, or the runtime "
+                                 "is not oci-seccomp-tsync-runtime), so nothing of what it asked was applied",
+                                 (int)st->init_pid, init ? init->comm : "?",
+                                 st->init_exe[0] ? st->init_exe : "exe unreadable", e->asked_by ? e->asked_by : "?");
+                return TSYNC_VERDICT_UNPROTECTED;
+        }
+        /* The init may also choose to run the workload in place when it
+         * starts (the route): then PID 1 is the workload, under the filters. */
+        bool in_place = e->in_place || !st->init_ours;
+        unsigned base = (e->baseline_known ? e->baseline : 0) + e->n_tsync;
+        bool unprotected = false;
+        for (size_t i = 0; i < st->n; i++) {
+                struct tsync_status_task *t = &st->tasks[i];
+                if (t->role == TSYNC_ROLE_STARTING || t->dead)
+                        continue;
+                bool recorded =
+                        e->record && !in_place && t->role != TSYNC_ROLE_INIT_TASK && t->role != TSYNC_ROLE_OTHER;
+                t->expected = (int)(base + (recorded ? 1 : 0));
+                if (t->filters >= 0 && t->filters < t->expected) {
+                        SHORT(t, "%d seccomp filter%s, %d asked (%s%u of the plan's%s)%s", t->filters,
+                              t->filters == 1 ? "" : "s", t->expected,
+                              !e->baseline_known ? ""
+                              : e->baseline      ? "the runtime's linux.seccomp + "
+                                                 : "",
+                              e->n_tsync, recorded ? " + the recording" : "",
+                              t->role == TSYNC_ROLE_OTHER ? ": not started by the container's PID 1 (`runc exec`, "
+                                                            "`podman exec`?), so only the runtime's own profile "
+                                                            "reaches it"
+                                                          : "");
+                        if (t->role == TSYNC_ROLE_INIT && !st->init_ours && t->filters < (int)base)
+                                unprotected = true;
+                } else if (t->filters < 0 && t->expected > 0 && t->seccomp != 2) {
+                        SHORT(t, "Seccomp %d: no filter at all, %d asked", t->seccomp, t->expected);
+                }
+                if (e->no_new_privs && t->no_new_privs != 1)
+                        SHORT(t, "NoNewPrivs %d, the config asked noNewPrivileges", t->no_new_privs);
+                if (e->have_caps)
+                        check_caps(t, e, !in_place && (t->role == TSYNC_ROLE_INIT || t->role == TSYNC_ROLE_INIT_TASK),
+                                   out);
+        }
+        if (st->programs.compared && st->programs.differ >= 0 && init)
+                (void)tsync_warn(out,
+                                 "pid %d tid %d (%s, init): the kernel's program for the init's filter %d (%s) is not "
+                                 "the one its filter file holds",
+                                 (int)init->pid, (int)init->tid, init->comm, st->programs.differ, st->programs.what);
+        if (st->programs.plan_compared && st->programs.drift >= 0 && init)
+                (void)tsync_warn(out,
+                                 "pid %d tid %d (%s, init): the kernel's program for the plan's filter %d (%s) is not "
+                                 "what the plan compiles to now: the profile changed since the container started, "
+                                 "which runs the old one until it starts again",
+                                 (int)init->pid, (int)init->tid, init->comm, st->programs.drift,
+                                 st->programs.drift_what);
+        if (in_place && (e->exec_once || e->record))
+                (void)tsync_warn(out,
+                                 "pid %d (%s): PID 1 is not oci-seccomp-tsync's init (%s): %s needs it to supervise",
+                                 (int)st->init_pid, init ? init->comm : "?", st->init_exe,
+                                 e->exec_once ? "exec once" : "the recording");
+        else if (e->exec_once && !has_thread(st, "tsync-exec-once"))
+                (void)tsync_warn(out,
+                                 "pid %d (%s): no exec-once supervisor thread (tsync-exec-once): nobody answers the "
+                                 "workload's exec calls",
+                                 (int)st->init_pid, init ? init->comm : "?");
+        if (!in_place && e->record && !has_thread(st, "tsync-record"))
+                (void)tsync_warn(out, "pid %d (%s): no recorder thread (tsync-record)", (int)st->init_pid,
+                                 init ? init->comm : "?");
+        if (unprotected)
+                return TSYNC_VERDICT_UNPROTECTED;
+        return out->len ? TSYNC_VERDICT_SHORT : TSYNC_VERDICT_PROTECTED;
+}

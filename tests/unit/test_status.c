@@ -1,0 +1,388 @@
+/* status's decision (hook/lib/status_decide.c): a table of what the kernel
+ * shows (tasks, their filters, NoNewPrivs, capabilities) against what the
+ * container asked, each row to its verdict and shortfall lines; and what a
+ * config (plan or annotations) and our init's command line ask. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tsync/cleanup.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/status.h"
+#include "unit.h"
+
+#define KILL  (1ull << 5)  /* CAP_KILL */
+#define ADMIN (1ull << 21) /* CAP_SYS_ADMIN */
+
+/* A container as /proc would show it: PID 1 (host 100) with its signal
+ * thread, the workload (102, started by PID 1) and, in some rows, a process
+ * `runc exec` started (103, its parent outside). */
+enum { INIT, SIGNALS, WORKLOAD, EXECD, EXTRA, RUNC_INIT, ZOMBIE, N_TASKS };
+static const struct tsync_status_task layout[N_TASKS] = {
+        [INIT] = { .pid = 100, .tid = 100, .ns_pid = 1, .ppid = 50, .comm = "init" },
+        [SIGNALS] = { .pid = 100, .tid = 101, .ns_pid = 1, .ppid = 50, .comm = "tsync-signals" },
+        [WORKLOAD] = { .pid = 102, .tid = 102, .ns_pid = 2, .ppid = 100, .comm = "sleep" },
+        [EXECD] = { .pid = 103, .tid = 103, .ns_pid = 3, .ppid = 999, .comm = "sh" },
+        [EXTRA] = { .pid = 100, .tid = 104, .ns_pid = 1, .ppid = 50, .comm = "tsync-exec-once" },
+        /* runc's init setting up a `runc exec`, before its profile. */
+        [RUNC_INIT] = { .pid = 106,
+                        .tid = 106,
+                        .ns_pid = 6,
+                        .ppid = 999,
+                        .comm = "runc:[2:INIT]",
+                        .runtime_exe = true },
+        /* a child of the workload that exited and is not reaped yet */
+        [ZOMBIE] = { .pid = 107, .tid = 107, .ns_pid = 7, .ppid = 102, .comm = "sh", .dead = true },
+};
+
+struct row {
+        const char *name;
+        bool init_ours;
+        struct tsync_status_expect e;
+        /* Per task of layout: present, filters (-1: no Seccomp_filters line), NoNewPrivs. */
+        bool present[N_TASKS];
+        int filters[N_TASKS];
+        int nnp[N_TASKS];
+        uint64_t eff[N_TASKS]; /* CapEff; every other set is the config's */
+        enum tsync_verdict want;
+        size_t want_lines;
+        const char *want_text; /* in the first line, or NULL */
+};
+
+#define PLAN(...)                                                                                                      \
+        {                                                                                                              \
+                .asked = true, .plan = true, .source = "plan", .baseline_known = true, __VA_ARGS__                     \
+        }
+#define ALL3                                                                                                           \
+        {                                                                                                              \
+                true, true, true, false, false                                                                         \
+        }
+
+static const struct row rows[] = {
+        { "every_task_carries_the_baseline_and_a_layer",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          ALL3,
+          { 2, 2, 2 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "a_workload_with_filters_of_its_own_carries_more_than_asked",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          ALL3,
+          { 2, 2, 4 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "a_workload_short_of_a_filter_is_named",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          ALL3,
+          { 2, 2, 1 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 102 tid 102 (sleep, workload): 1 seccomp filter, 2 asked" },
+        { "a_thread_of_the_init_short_of_a_filter_is_named",
+          true,
+          PLAN(.baseline = 0, .n_tsync = 2),
+          ALL3,
+          { 2, 1, 2 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 100 tid 101 (tsync-signals, init-thread): 1" },
+        { "an_execd_process_carries_the_runtimes_profile_alone",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          { true, true, true, true },
+          { 2, 2, 2, 1 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 103 tid 103 (sh, other): 1 seccomp filter, 2 asked (the runtime's linux.seccomp + 1 of the plan's): "
+          "not started by the container's PID 1" },
+        { "a_process_the_runtime_still_sets_up_is_not_judged",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          { true, true, true, false, false, true },
+          { 2, 2, 2, 0, 0, 0 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "a_dead_task_is_not_judged",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          { true, true, true, false, false, false, true },
+          { 2, 2, 2, 0, 0, 0, 1 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "annotations_without_our_init_are_unprotected",
+          false,
+          { .asked = true,
+            .source = "annotations",
+            .asked_by = TSYNC_ANNOTATION_LAYERS,
+            .baseline_known = true,
+            .baseline = 1 },
+          ALL3,
+          { 1, 1, 1 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_UNPROTECTED,
+          1,
+          "pid 100 (init): the container's PID 1 is not oci-seccomp-tsync's init" },
+        { "nothing_asked_and_nothing_of_ours_runs",
+          false,
+          { .source = "nothing", .baseline_known = true },
+          ALL3,
+          { 0, 0, 0 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_NOT_ASKED,
+          0,
+          NULL },
+        { "a_plan_run_in_place_carries_its_filters_as_pid_1",
+          false,
+          PLAN(.baseline = 1, .n_tsync = 1, .in_place = true),
+          { true, false, true },
+          { 2, 0, 2 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "a_plan_whose_pid_1_is_neither_our_init_nor_filtered_is_unprotected",
+          false,
+          PLAN(.baseline = 1, .n_tsync = 1),
+          { true, false, true },
+          { 1, 0, 1 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_UNPROTECTED,
+          2,
+          "pid 100 tid 100 (init, init): 1 seccomp filter, 2 asked" },
+        { "exec_once_without_its_supervisor_thread_is_short",
+          true,
+          PLAN(.n_tsync = 2, .exec_once = 1),
+          ALL3,
+          { 2, 2, 2 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 100 (init): no exec-once supervisor thread" },
+        { "exec_once_with_its_supervisor_thread_is_protected",
+          true,
+          PLAN(.n_tsync = 2, .exec_once = 1),
+          { true, true, true, false, true },
+          { 2, 2, 2, 0, 2 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "the_recording_is_asked_on_the_main_thread_and_the_workload",
+          true,
+          PLAN(.n_tsync = 1, .record = true),
+          { true, true, true, false, false },
+          { 2, 1, 2 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 100 (init): no recorder thread" },
+        { "a_main_thread_without_the_recording_is_short",
+          true,
+          PLAN(.n_tsync = 1, .record = true),
+          ALL3,
+          { 1, 1, 2 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          2,
+          "pid 100 tid 100 (init, init): 1 seccomp filter, 2 asked" },
+        { "no_new_privileges_asked_and_missing_on_the_workload",
+          true,
+          PLAN(.n_tsync = 1, .no_new_privs = true),
+          ALL3,
+          { 1, 1, 1 },
+          { 1, 1, 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 102 tid 102 (sleep, workload): NoNewPrivs 0, the config asked noNewPrivileges" },
+        { "a_capability_beyond_the_bounding_set_is_short",
+          true,
+          PLAN(.n_tsync = 1, .have_caps = true, .caps = { KILL, KILL, 0, KILL, 0 }),
+          ALL3,
+          { 1, 1, 1 },
+          { 0 },
+          { KILL, KILL, KILL | ADMIN },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 102 tid 102 (sleep, workload): CapEff holds CAP_SYS_ADMIN, beyond the config's bounding and "
+          "inheritable sets" },
+        { "a_lent_capability_left_on_an_init_thread_is_short",
+          true,
+          PLAN(.n_tsync = 1, .have_caps = true, .caps = { KILL | ADMIN, KILL, 0, KILL, 0 }),
+          ALL3,
+          { 1, 1, 1 },
+          { 0 },
+          { KILL, KILL | ADMIN, KILL },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 100 tid 101 (tsync-signals, init-thread): CapEff holds CAP_SYS_ADMIN, beyond the config's effective" },
+        { "fewer_capabilities_than_the_config_are_no_shortfall",
+          true,
+          PLAN(.n_tsync = 1, .have_caps = true, .caps = { KILL | ADMIN, KILL | ADMIN, 0, KILL | ADMIN, 0 }),
+          ALL3,
+          { 1, 1, 1 },
+          { 0 },
+          { KILL, 0, 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "without_seccomp_filters_counts_mode_2_is_enough",
+          true,
+          PLAN(.n_tsync = 1),
+          ALL3,
+          { -1, -1, -1 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+};
+
+static void run_row(const struct row *w)
+{
+        struct tsync_status_task tasks[N_TASKS];
+        struct tsync_status st = { .init_pid = 100, .init_ours = w->init_ours, .tasks = tasks };
+        (void)snprintf(st.init_exe, sizeof(st.init_exe), "%s", w->init_ours ? TSYNC_CONTAINER_INIT : "/bin/busybox");
+        for (size_t i = 0; i < N_TASKS; i++) {
+                if (!w->present[i])
+                        continue;
+                struct tsync_status_task t = layout[i];
+                t.filters = w->filters[i];
+                t.seccomp = w->filters[i] != 0 ? 2 : 0;
+                t.no_new_privs = w->nnp[i];
+                for (size_t s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                        t.caps[s] = w->e.have_caps ? w->e.caps[s] : 0;
+                t.caps[TSYNC_CAPSET_EFFECTIVE] = w->e.have_caps ? w->eff[i] : 0;
+                tasks[st.n++] = t;
+        }
+        struct tsync_warnings out = { 0 };
+        enum tsync_verdict v = tsync_status_decide(&st, &w->e, &out);
+        const char *first = out.len ? out.msgs[0] : "";
+        tap_ok(v == w->want && out.len == w->want_lines && (!w->want_text || strstr(first, w->want_text)),
+               "test_status_%s (%s, %zu line%s: %s)", w->name, tsync_verdict_name(v), out.len, out.len == 1 ? "" : "s",
+               first);
+        tsync_warnings_clear(&out);
+}
+
+static void test_roles(void)
+{
+        struct tsync_status_task tasks[] = { layout[INIT],
+                                             layout[SIGNALS],
+                                             layout[WORKLOAD],
+                                             layout[EXECD],
+                                             /* a grandchild of PID 1 */
+                                             { .pid = 105, .tid = 105, .ppid = 102, .comm = "child" } };
+        struct tsync_status st = { .init_pid = 100, .init_ours = true, .tasks = tasks, .n = ARRAY_SIZE(tasks) };
+        struct tsync_status_expect e = PLAN(.n_tsync = 0);
+        struct tsync_warnings out = { 0 };
+        (void)tsync_status_decide(&st, &e, &out);
+        tap_ok(tasks[0].role == TSYNC_ROLE_INIT && tasks[1].role == TSYNC_ROLE_INIT_TASK &&
+                       tasks[2].role == TSYNC_ROLE_WORKLOAD && tasks[3].role == TSYNC_ROLE_OTHER &&
+                       tasks[4].role == TSYNC_ROLE_WORKLOAD,
+               "test_status_roles_follow_the_parent_chain_to_pid_1");
+        tsync_warnings_clear(&out);
+}
+
+static void test_expect_from_config(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = unit_parse("{\"process\": {\"args\": [\"sleep\", \"1\"], \"noNewPrivileges\": true, "
+                                          "\"capabilities\": {\"bounding\": [\"CAP_KILL\"], \"effective\": "
+                                          "[\"CAP_KILL\"]}}, \"linux\": {\"seccomp\": {\"defaultAction\": "
+                                          "\"SCMP_ACT_ALLOW\"}}, \"annotations\": {}}");
+        struct tsync_request req = { .mode = TSYNC_MODE_LAYER,
+                                     .layers = { "/l/a.json", "/l/b.json" },
+                                     .n_layers = 2,
+                                     .init = { .exec_once = EPERM } };
+        struct tsync_plan *plan = NULL;
+        char *text = NULL;
+        struct tsync_status_expect e = { 0 };
+        int r = tsync_status_expect_from_config(c, &e, &err);
+        tap_ok(r == 0 && !e.asked && strcmp(e.source, "nothing") == 0 && e.baseline == 1,
+               "test_status_a_config_without_ours_asks_nothing (%s)", err.msg);
+        r = tsync_plan_new(c, &req, "/b/oci-seccomp-tsync", &plan, &err);
+        r = r ?: tsync_plan_to_json(plan, &text, &err);
+        struct tsync_json *annotations = r == 0 ? tsync_json_get_object(c, "annotations") : NULL;
+        r = r
+                    ?: (annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
+                                    : -EINVAL);
+        r = r ?: tsync_status_expect_from_config(c, &e, &err);
+        tap_ok(r == 0 && e.asked && e.plan && e.baseline == 1 && e.n_tsync == 3 && e.exec_once == EPERM &&
+                       e.n_layers == 2 && e.no_new_privs && e.have_caps && e.caps[TSYNC_CAPSET_BOUNDING] == KILL &&
+                       e.caps[TSYNC_CAPSET_PERMITTED] == 0,
+               "test_status_a_plan_asks_its_layers_exec_once_and_the_original_sets (%s)", err.msg);
+        tsync_plan_free(plan);
+        free(text);
+        tsync_json_free(c);
+
+        c = unit_parse("{\"annotations\": {\"io.oci-seccomp-tsync.exec\": \"once\"}}");
+        r = tsync_status_expect_from_config(c, &e, &err);
+        tap_ok(r == 0 && e.asked && !e.plan && e.asked_by && strcmp(e.asked_by, TSYNC_ANNOTATION_EXEC) == 0 &&
+                       e.baseline == 0,
+               "test_status_an_annotation_alone_asks (%s)", e.asked_by ? e.asked_by : "none");
+        tsync_json_free(c);
+        c = unit_parse("{\"annotations\": {\"run.oci.seccomp_fail_unknown_syscall\": \"1\"}}");
+        r = tsync_status_expect_from_config(c, &e, &err);
+        tap_ok(r == 0 && !e.asked, "test_status_crun_s_annotation_alone_asks_nothing");
+        tsync_json_free(c);
+}
+
+static void test_expect_from_cmdline(void)
+{
+        static const char cmd[] = "/.oci-seccomp-tsync/init\0--exec-once\0"
+                                  "13\0--filter\0/f/00.bpf\0--filter\0"
+                                  "/f/01.bpf\0--bounding\0CAP_KILL\0--no-new-privs\0--record\0/r\0--\0sleep\0"
+                                  "--filter\0x";
+        struct tsync_err err = { 0 };
+        struct tsync_status_expect e;
+        int r = tsync_status_expect_from_cmdline(cmd, sizeof(cmd), &e, &err);
+        tap_ok(r == 0 && e.asked && !e.plan && !e.baseline_known && e.n_tsync == 1 && e.record && e.exec_once == 13 &&
+                       e.no_new_privs && e.have_caps && e.caps[TSYNC_CAPSET_BOUNDING] == KILL,
+               "test_status_the_init_s_command_line_asks_what_it_names_before_its_double_dash (%s)", err.msg);
+        static const char cut[] = "/.oci-seccomp-tsync/init\0--filter";
+        r = tsync_status_expect_from_cmdline(cut, sizeof(cut), &e, &err);
+        tap_ok(r < 0 && strstr(err.msg, "--filter has no value"), "test_status_a_cut_command_line_is_refused (%s)",
+               err.msg);
+}
+
+int main(void)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+                run_row(&rows[i]);
+        test_roles();
+        test_expect_from_config();
+        test_expect_from_cmdline();
+        return tap_done();
+}
