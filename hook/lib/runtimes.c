@@ -33,7 +33,8 @@ static const char *const runc_calls[] = {
         "sigaltstack", "mmap", "munmap", "madvise", "gettid", "tgkill", NULL
 };
 
-/* crun 1.8 (argp): its global options; --rootless sets the state root in 1.8. */
+/* crun 1.8 (argp): its global options, and newer crun's --log-level;
+ * --rootless sets the state root in 1.8. */
 static const char *const crun_value_opts[] = { "log",       "log-format", "root", "rootless", "cgroup-manager",
                                                "log-level", NULL };
 static const char *const crun_flag_opts[] = {
