@@ -29,8 +29,9 @@ static void help(FILE *f)
                 "annotations or plan name, or --baseline and --profile), every filter's answer and the one\n"
                 "the kernel takes. SYSCALL is a name or a number; ARGs are numbers (0x.. for hex) or, for\n"
                 "clone, unshare, setns, personality and socket, names joined by '|' "
-                "(CLONE_NEWUSER|SIGCHLD).\n\n" CLI_INPUT_HELP
-                "                        (with no PROFILE operand: the stack that config asks for)\n"
+                "(CLONE_NEWUSER|SIGCHLD).\n"
+                "With --config, an operand with no '/' or '.' is SYSCALL: no PROFILE, the config's "
+                "stack.\n\n" CLI_INPUT_HELP
                 "  -b, --baseline FILE   the profile the runtime applies (linux.seccomp), loaded first\n"
                 "  -p, --profile FILE    a layer, loaded after the baseline and earlier layers (repeat)\n"
                 "      --profile-dir DIR where a config's layer names are looked up (repeat; default\n"
