@@ -188,7 +188,10 @@ static int add_config(struct stack *s, const struct cli_input *in, const char *p
         if (r == -ENOENT) {
                 struct tsync_request req = { 0 };
                 r = tsync_request_from_annotations(doc, TSYNC_FRONTEND_PRECREATE, &req, &err);
-                req.delivery = TSYNC_DELIVERY_ARGS; /* nothing is written: no state directory */
+                /* Nothing is written: no state directory, and the recording's
+                 * directory is only named (precreate's default), never made. */
+                req.delivery = TSYNC_DELIVERY_ARGS;
+                req.record_dir = TSYNC_RECORD_ROOT;
                 if (r == 0)
                         r = tsync_plan_new(doc, &req, NULL, &plan, &err);
                 tsync_request_clear(&req);
@@ -264,7 +267,8 @@ static void say_listener(const struct filter *f)
         if (f->profile->listener_path)
                 printf("answered by: the seccomp agent at %s\n", f->profile->listener_path);
         else if (strcmp(f->label, "exec-once") == 0)
-                printf("answered by: the init's exec-once supervisor (the workload's own start only)\n");
+                printf("answered by: the init's exec-once supervisor: the workload's own start passes, every other "
+                       "exec gets its errno\n");
         else if (strcmp(f->label, "recording") == 0)
                 printf("answered by: the init's recorder, which lets the call continue\n");
         else

@@ -343,6 +343,13 @@ tie: filter 1 also answers ERRNO(13); the newest filter's answer counts" "$(head
         run explain -q --config "$WORK/replace.json" --profile-dir "$WORK/pd" getcwd
         assertEquals "$(cat "$WORK/err")" "getcwd (SCMP_ARCH_X86_64, nr 79) -> ERRNO(13) from filter 1, linux.seccomp" \
                 "$(cat "$WORK/out")"
+        # exec once: the plan's filter after the layers, answered by the init
+        jq '.annotations["io.oci-seccomp-tsync.exec"] = "once" | .process.capabilities = {bounding: ["CAP_KILL"]}' \
+                "$WORK/config.json" >"$WORK/once.json"
+        run explain --config "$WORK/once.json" --profile-dir "$WORK/pd" execve
+        assertEquals "$(cat "$WORK/err")" "execve (SCMP_ARCH_X86_64, nr 59) -> USER_NOTIF from filter 4, exec-once" \
+                "$(head -n 1 "$WORK/out")"
+        assertContains "$(cat "$WORK/out")" "answered by: the init's exec-once supervisor"
         # a PROFILE operand still takes only the config's capabilities
         run explain -q --config "$WORK/config.json" "$WORK/pd/eperm-mkdir.json" getcwd
         assertEquals "getcwd (SCMP_ARCH_X86_64, nr 79) -> ALLOW" "$(cat "$WORK/out")"
