@@ -350,6 +350,15 @@ tie: filter 1 also answers ERRNO(13); the newest filter's answer counts" "$(head
         assertEquals "$(cat "$WORK/err")" "execve (SCMP_ARCH_X86_64, nr 59) -> USER_NOTIF from filter 4, exec-once" \
                 "$(head -n 1 "$WORK/out")"
         assertContains "$(cat "$WORK/out")" "answered by: the init's exec-once supervisor"
+        # a Docker-format layer is judged against the config's own bounding set, as the hook judges it
+        cp /usr/share/containers/seccomp.json "$WORK/pd/podman.json"
+        jq '.annotations["io.oci-seccomp-tsync.layers"] = "podman" | del(.linux)
+                | .process.capabilities = {bounding: ["CAP_KILL"]}' "$WORK/config.json" >"$WORK/docker.json"
+        run explain -q --config "$WORK/docker.json" --profile-dir "$WORK/pd" bpf
+        assertEquals "bpf (SCMP_ARCH_X86_64, nr 321) -> ERRNO(1) from filter 1, layer 'podman'" "$(cat "$WORK/out")"
+        jq '.process.capabilities.bounding = ["CAP_SYS_ADMIN"]' "$WORK/docker.json" >"$WORK/admin.json"
+        run explain -q --config "$WORK/admin.json" --profile-dir "$WORK/pd" bpf
+        assertEquals "bpf (SCMP_ARCH_X86_64, nr 321) -> ALLOW (every filter allows)" "$(cat "$WORK/out")"
         # a PROFILE operand still takes only the config's capabilities
         run explain -q --config "$WORK/config.json" "$WORK/pd/eperm-mkdir.json" getcwd
         assertEquals "getcwd (SCMP_ARCH_X86_64, nr 79) -> ALLOW" "$(cat "$WORK/out")"
