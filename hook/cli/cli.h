@@ -83,7 +83,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
         "  -f, --format FORMAT   auto (default), config (an OCI config.json), oci (a linux.seccomp object),\n"         \
         "                        docker (a Docker/containers-common profile)\n"                                        \
         "      --caps LIST       capabilities for Docker-format includes/excludes: CAP_CHOWN,CAP_KILL,...,\n"          \
-        "                        'all' or 'none'\n"                                                                    \
+        "                        'all', 'none', 'docker-default' or 'podman-default' (the engines' default sets)\n"    \
         "  -c, --config FILE     take those capabilities from FILE's process.capabilities.bounding\n"                  \
         "  -a, --arch ARCH       compile for ARCH (SCMP_ARCH_X86_64, x86_64, ...) instead of this machine's\n"         \
         "  -s, --strict          unknown syscall names are errors, not warnings\n"
