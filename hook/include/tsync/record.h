@@ -82,6 +82,11 @@ int tsync_record_profile(const struct tsync_record_set *set, const struct tsync_
  * runs, and again when poststop writes. */
 int tsync_record_check_path(const char *path, bool output, const char *rootfs, struct tsync_err *err);
 
+/* Judges req->input (`if:`) before anything starts: read, parsed and checked
+ * as tsync_record_profile will at poststop (what it refuses, record_merge.c).
+ * 0 without an input. Errors name the file. */
+int tsync_record_check_input(const struct tsync_record_request *req, struct tsync_err *err);
+
 /* Writes text to path atomically (a temporary file in the same directory,
  * fsync, rename), refusing what tsync_record_check_path refuses. */
 int tsync_record_write(const char *path, const char *text, size_t len, const char *rootfs, struct tsync_err *err);
