@@ -107,6 +107,11 @@ int cli_find_init(char *buf, size_t size);
  * ~/.cache/oci-seccomp-tsync ($HOME, else the passwd entry's home; in buf),
  * else NULL: no cache. */
 const char *cli_default_cache_dir(char *buf, size_t size);
+/* Where precreate's recordings wait when no --record-root is given:
+ * TSYNC_RECORD_ROOT for root (as above); for a rootless engine's hooks
+ * $XDG_DATA_HOME/oci-seccomp-tsync/record, else
+ * ~/.local/share/oci-seccomp-tsync/record (home as above; in buf). */
+const char *cli_default_record_root(char *buf, size_t size);
 extern const char *const cli_default_profile_dirs[];
 extern const size_t cli_n_default_profile_dirs;
 
