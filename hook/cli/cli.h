@@ -83,7 +83,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
         "  -f, --format FORMAT   auto (default), config (an OCI config.json), oci (a linux.seccomp object),\n"         \
         "                        docker (a Docker/containers-common profile)\n"                                        \
         "      --caps LIST       capabilities for Docker-format includes/excludes: CAP_CHOWN,CAP_KILL,...,\n"          \
-        "                        'all' or 'none'\n"                                                                    \
+        "                        'all', 'none', 'docker-default' or 'podman-default' (the engines' default sets)\n"    \
         "  -c, --config FILE     take those capabilities from FILE's process.capabilities.bounding\n"                  \
         "  -a, --arch ARCH       compile for ARCH (SCMP_ARCH_X86_64, x86_64, ...) instead of this machine's\n"         \
         "  -s, --strict          unknown syscall names are errors, not warnings\n"
@@ -107,6 +107,11 @@ int cli_find_init(char *buf, size_t size);
  * ~/.cache/oci-seccomp-tsync ($HOME, else the passwd entry's home; in buf),
  * else NULL: no cache. */
 const char *cli_default_cache_dir(char *buf, size_t size);
+/* Where precreate's recordings wait when no --record-root is given:
+ * TSYNC_RECORD_ROOT for root (as above); for a rootless engine's hooks
+ * $XDG_DATA_HOME/oci-seccomp-tsync/record, else
+ * ~/.local/share/oci-seccomp-tsync/record (home as above; in buf). */
+const char *cli_default_record_root(char *buf, size_t size);
 extern const char *const cli_default_profile_dirs[];
 extern const size_t cli_n_default_profile_dirs;
 

@@ -58,7 +58,8 @@ static void help(FILE *f)
                 "                     fsync, for an engine that writes it anew at every start (Podman, CRI-O;\n"
                 "                     the hooks.d files pass it)\n"
                 "  --record-root DIR  precreate, poststop: where recordings asked for by the annotation\n"
-                "                     %s wait for poststop (default %s)\n\n"
+                "                     %s wait for poststop (default %s; a rootless\n"
+                "                     engine's: ~/.local/share/oci-seccomp-tsync/record)\n\n"
                 "The annotations precreate reads (see oci-seccomp-tsync(5)):\n",
                 PROGRAM, TSYNC_CACHE_DEFAULT_DIR, cli_default_profile_dirs[0], cli_default_profile_dirs[1],
                 TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD, TSYNC_RECORD_ROOT);
@@ -360,10 +361,10 @@ int cmd_hook(int argc, char **argv)
                                                  { "record-root", required_argument, NULL, 'R' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
-        char cache_buf[PATH_MAX];
+        char cache_buf[PATH_MAX], record_buf[PATH_MAX];
         struct hook_opts h = { .cache_dir = cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
                                .state_root = TSYNC_STATE_ROOT,
-                               .record_root = TSYNC_RECORD_ROOT };
+                               .record_root = cli_default_record_root(record_buf, sizeof(record_buf)) };
         bool no_cache = false;
         int opt;
 

@@ -57,7 +57,7 @@ static void help(FILE *f)
                 "                        host path, outside the container's rootfs); the bundle keeps the\n"
                 "                        recording in BUNDLE/oci-seccomp-tsync-record until then. Not with\n"
                 "                        --exec-once, --exec, --no-hooks, notify agents or SCMP_ACT_TRACE\n"
-                "      --record-input IN   merge IN, an earlier recording, into OUT\n"
+                "      --record-input IN   start OUT from IN, any profile: its blocks stay\n"
                 "      --record-format oci|docker  OUT's format (default oci: linux.seccomp's shape)\n"
                 "      --record-errno EPERM|ENOSYS  OUT's defaultErrnoRet (default EPERM)\n"
                 "      --init PATH       the static seccomp-tsync-init to mount (default: beside this program,\n"

@@ -1382,6 +1382,14 @@ I RecordLayerDeniesTheRecorder "a recording needs the init to stay beside the wo
 I RecordOutputUnderTheRootfs "of: '\$W/b/rootfs/p.json'" ':' '--record "$W/b/rootfs/p.json"'
 I RecordOutputThroughASymlink "of: '\$W/link/p.json'" 'mkdir "$W/real" && ln -s real "$W/link"' '--record "$W/link/p.json"'
 I RecordInputMissing "if: '\$W/none.json'" ':' '--record "$W/p.json" --record-input "$W/none.json"'
+# issue 25: if: is read and judged before anything starts (any profile we parse; not what a
+# recorded profile cannot carry).
+I RecordInputNotAProfile "if: \$W/in.json: syscalls[0].action: action 'SCMP_ACT_BLOCK' is unknown" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_BLOCK\"}]}" >"$W/in.json"' \
+        '--record "$W/p.json" --record-input "$W/in.json"'
+I RecordInputWithTrace "if: \$W/in.json: syscalls[0]: SCMP_ACT_TRACE: a recording cannot hold it" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_TRACE\"}]}" >"$W/in.json"' \
+        '--record "$W/p.json" --record-input "$W/in.json"'
 I RecordDirIsASymlink "oci-seccomp-tsync-record: not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
 # issue 23: the recording's directory is root's alone (0700): one the container's user was given by
 # an older inject, or another mode, is refused; and CAP_SYS_PTRACE, the one way to the init's file.
@@ -1408,6 +1416,9 @@ RC AnnotationNotAString "annotations.io.oci-seccomp-tsync.record: expected strin
 RC WithExecOnce "recording and exec once" 'recorded "of:/tmp/p.json" | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
 RC TraceLayer "layer 'trace': SCMP_ACT_TRACE and a recording" "$TRACE_LAYER"'; mv "$W/trace.json" "$W/profiles/trace.json"; recorded "of:/tmp/p.json" trace'
 RC OutputUnderTheRootfs "of: '/x/rootfs/p.json'" 'recorded "of:/x/rootfs/p.json" | jq -c ".root.path = \"/x/rootfs\""'
+RC InputNotJson "if: \$W/in.json: " 'echo "{\"defaultAction\": " >"$W/in.json"; recorded "if:$W/in.json;of:$W/p.json"'
+RC InputWithNotify "if: \$W/in.json: SCMP_ACT_NOTIFY or listenerPath: a recorded profile hands no listener on" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$W/in.json"; recorded "if:$W/in.json;of:$W/p.json"'
 
 RT RecordAnnotation "annotations.io.oci-seccomp-tsync.record: a recording is written by the poststop hook, which oci-seccomp-tsync-runtime cannot run reliably" \
         'annotate io.oci-seccomp-tsync.record "of:$W/p.json"'

@@ -500,7 +500,8 @@ testManPagesRenderWithoutWarnings() {
 testEveryManPageCrossReferenceExists() {
         local known="runc(8) crun(1) podman-run(1) oci-hooks(5) containers.conf(5) crio.conf(5) seccomp(2)
                 seccomp_rule_add(3) seccomp_export_bpf(3) syslog(3) journalctl(1) capabilities(7) execve(2)
-                prctl(2) proc(5) ptrace(2) socket(2)"
+                prctl(2) proc(5) ptrace(2) socket(2) socketpair(2) clone(2) clone3(2) unshare(2) setns(2)
+                personality(2)"
         local ours="" f ref name section found n=0 docs=("$TOP/README.md" "$TOP"/packaging/man/*.scd)
         [ -d "$TOP/docs" ] && docs+=("$TOP"/docs/*.md)
         for f in "$TOP"/packaging/man/*.scd; do
@@ -516,8 +517,12 @@ testEveryManPageCrossReferenceExists() {
                 case " $ours " in *" $ref "*) continue ;; esac
                 case " $ours " in *" $name("*) fail "$ref: ours is in another section:$ours" && continue ;; esac
                 case " $(echo $known) " in *" $ref "*) ;; *) fail "$ref: neither ours nor a known system page" ;; esac
+                # A name may have pages in several sections (unshare(1), unshare(2)): the host settles
+                # the section only where it has that section's pages (manpages-dev for section 2).
+                man -w "$section" "$name" >/dev/null 2>&1 && continue
+                [ -n "$(find /usr/share/man/man"$section" -maxdepth 1 -name '*.gz' -print -quit 2>/dev/null)" ] || continue
                 found=$(man -w "$name" 2>/dev/null) || continue
-                case "$found" in */man"$section"/*) ;; *) fail "$ref: this host has it as $found" ;; esac
+                fail "$ref: this host has it as $found"
         done < <(grep -ohE '\*?[a-z][a-z0-9_.+-]*\*?\([1-8]\)' "${docs[@]}" | tr -d '*' | sort -u)
         assertTrue "cross-references found" "[ $n -gt 10 ]"
 }
