@@ -23,13 +23,20 @@
 #include "cli.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
+#include "tsync/runtimes.h"
 
 extern char **environ;
 
 #define MAX_RUNTIME_ARGS 32
-/* The status runc, crun and runsc report for a process SIGSYS killed. SCMP_ACT_KILL,
- * not KILL_PROCESS: runsc --oci-seccomp refuses KILL_PROCESS. */
-#define KILLED_BY_SIGSYS (128 + SIGSYS)
+/* The status a runtime reports for a process SIGSYS killed (tsync/runtimes.h;
+ * SCMP_ACT_KILL, not KILL_PROCESS: runsc --oci-seccomp refuses KILL_PROCESS).
+ * One we do not know by its program's name is taken to report it as runc does. */
+static int killed_by_sigsys(const char *program)
+{
+        const char *base = strrchr(program, '/');
+        const struct tsync_runtime *rt = tsync_runtime_by_name(base ? base + 1 : program);
+        return (rt ? rt : tsync_runtime_by_name("runc"))->sigsys_status;
+}
 
 static const char config_json[] =
         "{\n"
@@ -218,7 +225,7 @@ static int verdict(const char *name, int st, const char *log)
                        name, PROGRAM);
                 return 3;
         }
-        if (WIFEXITED(st) && WEXITSTATUS(st) == KILLED_BY_SIGSYS) {
+        if (WIFEXITED(st) && WEXITSTATUS(st) == killed_by_sigsys(name)) {
                 printf("%s: applies linux.seccomp: the container's profile killed it with SIGSYS as asked.\n"
                        "Layer mode (the default) adds to it; replace mode is not needed.\n",
                        name);
@@ -227,7 +234,7 @@ static int verdict(const char *name, int st, const char *log)
         last_line(log, last, sizeof(last));
         if (WIFEXITED(st))
                 cli_errorf("check --runtime", "%s run exited %d, neither 0 (profile ignored) nor %d (applied): %s",
-                           name, WEXITSTATUS(st), KILLED_BY_SIGSYS, last[0] ? last : "(no output)");
+                           name, WEXITSTATUS(st), killed_by_sigsys(name), last[0] ? last : "(no output)");
         else
                 cli_errorf("check --runtime", "%s run was killed by signal %d: %s", name,
                            WIFSIGNALED(st) ? WTERMSIG(st) : 0, last[0] ? last : "(no output)");

@@ -336,7 +336,7 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
 static int stage_precreate(const struct hook_opts *h)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json_limits lim = { .max_bytes = 16u << 20 };
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         _cleanup_json_ struct tsync_json *config = NULL;
         if (tsync_json_parse_fd(STDIN_FILENO, &lim, &config, &err) < 0) {
                 cli_errorf("precreate", "the config on stdin: %s", err.msg);

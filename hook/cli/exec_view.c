@@ -27,38 +27,17 @@
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
+#include "tsync/runtimes.h"
 
-#define VIEW_MAX_BYTES (16u << 20)
-
-/* Reads all of path (a regular file, at most VIEW_MAX_BYTES), NUL-terminated. */
+/* Reads all of path (a regular file, at most TSYNC_CONFIG_MAX_BYTES), NUL-terminated. */
 static int read_whole(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode, struct tsync_err *err)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         struct stat st;
-        if (fd < 0 || fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode) || (size_t)st.st_size > VIEW_MAX_BYTES)
-                return tsync_error(err, EINVAL, "%s: not a regular file of at most %u bytes", path, VIEW_MAX_BYTES);
-        _cleanup_free_ char *buf = malloc((size_t)st.st_size + 1);
-        if (!buf)
-                return tsync_error(err, ENOMEM, "out of memory");
-        size_t len = 0;
-        for (ssize_t n; len <= (size_t)st.st_size; len += (size_t)n) {
-                n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
-                if (n < 0 && errno == EINTR)
-                        n = 0;
-                else if (n < 0)
-                        return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-                else if (n == 0)
-                        break;
-        }
-        if (len > (size_t)st.st_size)
-                return tsync_error(err, EAGAIN, "%s: grew while being read", path);
-        buf[len] = '\0';
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        *ret_mode = st.st_mode & 07777;
-        return 0;
+        int r = tsync_read_file_at(AT_FDCWD, path, path, TSYNC_READ_REGULAR, TSYNC_CONFIG_MAX_BYTES, ret, ret_len, &st,
+                                   err);
+        if (r == 0)
+                *ret_mode = st.st_mode & 07777;
+        return r;
 }
 
 /* Reads /proc/PID/NAME (NUL-separated) into buf; the length, or -errno. */
@@ -99,102 +78,110 @@ static int parent_runtime(pid_t ppid, char *ret, size_t size, struct tsync_err *
         return 0;
 }
 
-/* crun 1.8's state root as its command line and environment chose it: the
- * last --root (or --rootless, which 1.8 takes as the same option) before the
- * command, else $XDG_RUNTIME_DIR/crun, else /run/crun. Long options may be
+/* The runtime's state root as its command line and environment chose it
+ * (tsync/runtimes.h): the last of its root options before the command, else
+ * $<state_root_env>/<name>, else its default. Long options may be
  * abbreviated, as argp allows. Anything we cannot read exactly is an error. */
-static int crun_state_root(pid_t ppid, char *ret, size_t size, struct tsync_err *err)
+static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *ret, size_t size, struct tsync_err *err)
 {
-        static const struct {
-                const char *name;
-                bool arg, root;
-        } opts[] = { { "debug", false, false }, { "cgroup-manager", true, false }, { "systemd-cgroup", false, false },
-                     { "log", true, false },    { "log-format", true, false },     { "root", true, true },
-                     { "rootless", true, true } };
         _cleanup_free_ char *cmd = malloc(65536);
         if (!cmd)
                 return tsync_error(err, ENOMEM, "out of memory");
         ssize_t len = read_proc(ppid, "cmdline", cmd, 65536);
         if (len < 0)
-                return tsync_error(err, (int)-len, "crun's command line (/proc/%d/cmdline): %s", (int)ppid,
+                return tsync_error(err, (int)-len, "%s's command line (/proc/%d/cmdline): %s", rt->name, (int)ppid,
                                    strerror((int)-len));
         const char *root = NULL;
         const char *a = cmd + strlen(cmd) + 1; /* past argv[0] */
         while (a < cmd + len && a[0] == '-') {
                 if (a[1] != '-' || a[2] == '\0')
-                        return tsync_error(err, EINVAL, "crun's command line: option '%s' is not one we can read", a);
+                        return tsync_error(err, EINVAL, "%s's command line: option '%s' is not one we can read",
+                                           rt->name, a);
                 const char *name = a + 2, *eq = strchr(name, '=');
                 size_t n = eq ? (size_t)(eq - name) : strlen(name);
-                long match = -1;
-                for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
-                        if (strncmp(opts[i].name, name, n) != 0)
-                                continue;
-                        if (opts[i].name[n] == '\0') {
-                                match = (long)i;
-                                break;
+                /* The one option name starts (argp: an exact name wins), and whether it takes a value. */
+                const char *match = NULL;
+                bool arg = false;
+                int prefixes = 0; /* -1 once an exact name is found */
+                for (int v = 0; v < 2 && prefixes >= 0; v++) {
+                        const char *const *list = v ? rt->global_value_opts : rt->global_flag_opts;
+                        for (size_t i = 0; list && list[i]; i++) {
+                                if (strncmp(list[i], name, n) != 0)
+                                        continue;
+                                bool exact = list[i][n] == '\0';
+                                if (exact || prefixes++ == 0) {
+                                        match = list[i];
+                                        arg = v;
+                                }
+                                if (exact) {
+                                        prefixes = -1;
+                                        break;
+                                }
                         }
-                        match = match == -1 ? (long)i : -2;
                 }
-                if (match < 0)
-                        return tsync_error(err, EINVAL, "crun's command line: option '%s' is not one we can read", a);
+                if (!match || prefixes > 1)
+                        return tsync_error(err, EINVAL, "%s's command line: option '%s' is not one we can read",
+                                           rt->name, a);
                 const char *value = eq ? eq + 1 : NULL;
                 a += strlen(a) + 1;
-                if (opts[match].arg && !value) {
+                if (arg && !value) {
                         if (a >= cmd + len)
-                                return tsync_error(err, EINVAL, "crun's command line: --%s without its value",
-                                                   opts[match].name);
+                                return tsync_error(err, EINVAL, "%s's command line: --%s without its value", rt->name,
+                                                   match);
                         value = a;
                         a += strlen(a) + 1;
                 }
-                if (opts[match].root)
+                if (tsync_runtime_list_has(rt->state_root_opts, match, strlen(match)))
                         root = value;
         }
         if (root) {
                 if (root[0] != '/')
-                        return tsync_error(err, EINVAL, "crun's state root '%s' is a relative path", root);
+                        return tsync_error(err, EINVAL, "%s's state root '%s' is a relative path", rt->name, root);
                 if (strlen(root) >= size)
-                        return tsync_error(err, ENAMETOOLONG, "crun's state root: too long");
+                        return tsync_error(err, ENAMETOOLONG, "%s's state root: too long", rt->name);
                 strcpy(ret, root);
                 return 0;
         }
-        ssize_t elen = read_proc(ppid, "environ", cmd, 65536);
+        size_t env_len = rt->state_root_env ? strlen(rt->state_root_env) : 0;
+        ssize_t elen = env_len ? read_proc(ppid, "environ", cmd, 65536) : 0;
         if (elen < 0)
-                return tsync_error(err, (int)-elen, "crun's environment (/proc/%d/environ): %s", (int)ppid,
+                return tsync_error(err, (int)-elen, "%s's environment (/proc/%d/environ): %s", rt->name, (int)ppid,
                                    strerror((int)-elen));
-        for (const char *e = cmd; e < cmd + elen; e += strlen(e) + 1)
-                if (strncmp(e, "XDG_RUNTIME_DIR=", 16) == 0 && e[16] != '\0') {
-                        if ((size_t)snprintf(ret, size, "%s/crun", e + 16) >= size)
-                                return tsync_error(err, ENAMETOOLONG, "crun's state root: too long");
+        for (const char *e = cmd; env_len && e < cmd + elen; e += strlen(e) + 1)
+                if (strncmp(e, rt->state_root_env, env_len) == 0 && e[env_len] == '=' && e[env_len + 1] != '\0') {
+                        if ((size_t)snprintf(ret, size, "%s/%s", e + env_len + 1, rt->name) >= size)
+                                return tsync_error(err, ENAMETOOLONG, "%s's state root: too long", rt->name);
                         return 0;
                 }
-        (void)snprintf(ret, size, "/run/crun");
+        (void)snprintf(ret, size, "%s", rt->state_root);
         return 0;
 }
 
-/* crun: its copy of the config, byte for byte the bundle's file as crun
- * copied it (bundle[0..len), still lent; anything else and we cannot know
- * what `crun exec` reads), gets the original sets. It goes with the container. */
-static int restore_crun_copy(pid_t ppid, const char *id, const char *bundle, const char *lent, size_t lent_len,
-                             struct tsync_err *err)
+/* A runtime that keeps its own copy of the config (TSYNC_EXEC_CAPS_STATE_COPY,
+ * crun): the copy, byte for byte the bundle's file as the runtime copied it
+ * (bundle[0..len), still lent; anything else and we cannot know what its exec
+ * reads), gets the original sets. It goes with the container. */
+static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const char *id, const char *bundle,
+                              const char *lent, size_t lent_len, struct tsync_err *err)
 {
         char root[PATH_MAX], copy[PATH_MAX * 2 + 32];
-        int r = crun_state_root(ppid, root, sizeof(root), err);
+        int r = runtime_state_root(rt, ppid, root, sizeof(root), err);
         if (r < 0)
                 return r;
         (void)snprintf(copy, sizeof(copy), "%s/%s/config.json", root, id);
         _cleanup_free_ char *theirs = NULL;
         size_t theirs_len;
-        mode_t mode;
+        mode_t mode = 0;
         r = read_whole(copy, &theirs, &theirs_len, &mode, err);
         if (r < 0)
-                return tsync_error_prefix(err, "crun's copy of the config");
+                return tsync_error_prefix(err, "%s's copy of the config", rt->name);
         if (lent_len != theirs_len || memcmp(lent, theirs, lent_len) != 0)
                 return tsync_error(err, EINVAL,
-                                   "%s: not %s/config.json as crun read it: cannot tell what `crun exec` gives", copy,
-                                   bundle);
+                                   "%s: not %s/config.json as %s read it: cannot tell what `%s exec` gives", copy,
+                                   bundle, rt->name, rt->name);
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        struct tsync_json_limits lim = { .max_bytes = VIEW_MAX_BYTES };
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         r = tsync_json_parse(theirs, theirs_len, &lim, &doc, err);
         if (r == 0)
                 r = tsync_plan_from_config(doc, &plan, err);
@@ -211,10 +198,10 @@ static int restore_crun_copy(pid_t ppid, const char *id, const char *bundle, con
 
 /* The bundle's config.json under a lock on the bundle directory (other
  * containers' hooks change it too): at start the original sets and our id
- * (and crun's copy when crun_ppid is crun's pid), at stop the lent sets again
- * if the id is ours. */
-static int bundle_view(const char *bundle, const char *id, bool start, pid_t crun_ppid, bool durable,
-                       struct tsync_err *err)
+ * (and the runtime's own copy when copy_rt, whose pid is ppid, keeps one), at
+ * stop the lent sets again if the id is ours. */
+static int bundle_view(const char *bundle, const char *id, bool start, const struct tsync_runtime *copy_rt, pid_t ppid,
+                       bool durable, struct tsync_err *err)
 {
         _cleanup_close_ int dir = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir < 0)
@@ -225,10 +212,10 @@ static int bundle_view(const char *bundle, const char *id, bool start, pid_t cru
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
         _cleanup_free_ char *buf = NULL;
         size_t buf_len;
-        mode_t mode;
+        mode_t mode = 0;
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        struct tsync_json_limits lim = { .max_bytes = VIEW_MAX_BYTES };
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         bool changed = start;
         int r = read_whole(path, &buf, &buf_len, &mode, err);
         if (r == 0)
@@ -240,8 +227,8 @@ static int bundle_view(const char *bundle, const char *id, bool start, pid_t cru
                           : tsync_exec_view_lend(doc, plan, id, &changed, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s", path);
-        if (crun_ppid > 0) {
-                r = restore_crun_copy(crun_ppid, id, bundle, buf, buf_len, err);
+        if (copy_rt) {
+                r = restore_state_copy(copy_rt, ppid, id, bundle, buf, buf_len, err);
                 if (r < 0)
                         return r;
         }
@@ -252,6 +239,24 @@ static int bundle_view(const char *bundle, const char *id, bool start, pid_t cru
         if (r == 0 && changed)
                 r = tsync_write_atomic(path, text, len, mode, durable, err);
         return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
+}
+
+/* "runc and crun": the runtimes whose exec view we know. */
+static void known_exec_views(char *buf, size_t size)
+{
+        size_t n, count = 0, seen = 0;
+        const struct tsync_runtime *rt = tsync_runtimes(&n);
+        for (size_t i = 0; i < n; i++)
+                count += rt[i].exec_caps != TSYNC_EXEC_CAPS_UNKNOWN;
+        for (size_t i = 0, len = 0; i < n && len < size; i++) {
+                if (rt[i].exec_caps == TSYNC_EXEC_CAPS_UNKNOWN)
+                        continue;
+                seen++;
+                len += (size_t)snprintf(buf + len, size - len, "%s%s", rt[i].name,
+                                        seen == count       ? ""
+                                        : seen + 1 == count ? " and "
+                                                            : ", ");
+        }
 }
 
 int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
@@ -265,14 +270,19 @@ int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const cha
         r = parent_runtime(ppid, runtime, sizeof(runtime), err);
         if (r < 0)
                 return r;
-        if (strcmp(runtime, "runc") != 0 && strcmp(runtime, "crun") != 0)
+        const struct tsync_runtime *rt = tsync_runtime_by_name(runtime);
+        if (!rt || rt->exec_caps == TSYNC_EXEC_CAPS_UNKNOWN) {
+                char known[256] = "";
+                known_exec_views(known, sizeof(known));
                 return tsync_error(err, EPERM,
                                    "runtime '%s': process.noNewPrivileges is false, so the init is lent CAP_SYS_ADMIN "
-                                   "in process.capabilities, and oci-seccomp-tsync knows where runc and crun give "
+                                   "in process.capabilities, and oci-seccomp-tsync knows where %s give "
                                    "exec'd processes their capabilities from, not where '%s' does: set "
                                    "process.noNewPrivileges to true",
-                                   runtime, runtime);
-        return bundle_view(bundle, id, true, strcmp(runtime, "crun") == 0 ? ppid : 0, durable, err);
+                                   runtime, known, runtime);
+        }
+        return bundle_view(bundle, id, true, rt->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY ? rt : NULL, ppid, durable,
+                           err);
 }
 
 int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
@@ -281,5 +291,5 @@ int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char
         int r = tsync_exec_view_lends(plan, err);
         if (r <= 0)
                 return r;
-        return bundle_view(bundle, id, false, 0, durable, err);
+        return bundle_view(bundle, id, false, NULL, 0, durable, err);
 }

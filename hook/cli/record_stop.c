@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/plan.h"
 #include "tsync/plan_record.h"
 #include "tsync/record.h"
@@ -35,35 +36,18 @@ static const char *calls_name(void)
 
 static int read_calls(int dfd, const char *dir, char **ret, size_t *ret_len, struct tsync_err *err)
 {
-        _cleanup_close_ int fd = openat(dfd, calls_name(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        struct stat st;
-        if (fd < 0)
-                return tsync_error(err, errno, "%s/%s: %s%s", dir, calls_name(), strerror(errno),
-                                   errno == ENOENT ? " (the workload never started?)" : "");
-        if (fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "%s/%s: %s", dir, calls_name(), strerror(errno));
-        if (!S_ISREG(st.st_mode))
-                return tsync_error(err, EINVAL, "%s/%s: not a regular file", dir, calls_name());
-        _cleanup_free_ char *buf = malloc(TSYNC_RECORD_MAX_BYTES + 1);
-        if (!buf)
-                return tsync_error(err, ENOMEM, "out of memory");
-        size_t len = 0;
-        while (len <= TSYNC_RECORD_MAX_BYTES) {
-                ssize_t n = read(fd, buf + len, TSYNC_RECORD_MAX_BYTES + 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return tsync_error(err, errno, "%s/%s: %s", dir, calls_name(), strerror(errno));
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        if (len > TSYNC_RECORD_MAX_BYTES)
-                return tsync_error(err, EFBIG, "%s/%s: more than %u bytes, more than any recording holds", dir,
-                                   calls_name(), TSYNC_RECORD_MAX_BYTES);
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
+        char what[PATH_MAX + 64];
+        (void)snprintf(what, sizeof(what), "%s/%s", dir, calls_name());
+        /* The workload can write to the file, not replace it: still no link, no FIFO. */
+        int r = tsync_read_file_at(dfd, calls_name(), what,
+                                   TSYNC_READ_NOFOLLOW | TSYNC_READ_OPEN_NONBLOCK | TSYNC_READ_REGULAR,
+                                   TSYNC_RECORD_MAX_BYTES, ret, ret_len, NULL, err);
+        if (r == -ENOENT)
+                return tsync_error(err, ENOENT, "%s: %s (the workload never started?)", what, strerror(ENOENT));
+        if (r == -EFBIG)
+                return tsync_error(err, EFBIG, "%s: more than %u bytes, more than any recording holds", what,
+                                   TSYNC_RECORD_MAX_BYTES);
+        return r;
 }
 
 /* Removes what dfd holds but keep (NULL: nothing kept), directories too,

@@ -17,7 +17,7 @@ static struct tsync_json *caps_json(const uint64_t *caps)
         for (size_t s = 0; o && s < TSYNC_CAPSET_COUNT; s++) {
                 char hex[24];
                 (void)snprintf(hex, sizeof(hex), "%016" PRIx64, caps[s]);
-                if (tsync_json_set(o, tsync_status_capset_name(s), tsync_json_new_string(hex)) < 0) {
+                if (tsync_json_set(o, tsync_capset(s)->json, tsync_json_new_string(hex)) < 0) {
                         tsync_json_free(o);
                         return NULL;
                 }

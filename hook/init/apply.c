@@ -36,12 +36,6 @@ static const char *errstr(int e)
         return s ? s : "unknown error";
 }
 
-/* The lines of a status file that hold capability sets, in enum init_capline's order. */
-static const char *const cap_lines[INIT_NCAPLINES] = {
-        [INIT_CAPLINE_BND] = "CapBnd:", [INIT_CAPLINE_PRM] = "CapPrm:", [INIT_CAPLINE_EFF] = "CapEff:",
-        [INIT_CAPLINE_INH] = "CapInh:", [INIT_CAPLINE_AMB] = "CapAmb:",
-};
-
 static int parse_int(const char *s, int *ret)
 {
         char *end;
@@ -91,9 +85,13 @@ static void status_line(const char *line, struct init_thread_status *st)
                         p++;
                 st->state = *p;
         } else if (strncmp(line, "Cap", 3) == 0) {
-                for (int c = 0; c < INIT_NCAPLINES; c++)
-                        if (strncmp(line, cap_lines[c], 7) == 0 && parse_mask(line + 7, &st->caps[c]) == 0)
+                for (int c = 0; c < TSYNC_CAPSET_COUNT; c++) {
+                        const char *name = tsync_capset(c)->status;
+                        size_t n = strlen(name);
+                        if (strncmp(line, name, n) == 0 && line[n] == ':' &&
+                            parse_mask(line + n + 1, &st->caps[c]) == 0)
                                 st->cap_shown[c] = true;
+                }
         }
 }
 

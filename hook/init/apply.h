@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tsync/capsets.h"
 #include "tsync/error.h"
 
 /* Threads a census can record; a process with more is refused (fail closed). */
@@ -69,26 +70,16 @@ int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, 
 int init_apply_verify(const struct init_census *before, unsigned n, struct init_verify_result *ret,
                       struct tsync_err *err);
 
-/* The capability lines of /proc/PID/status, in the order of the init's enum init_capset. */
-enum init_capline {
-        INIT_CAPLINE_BND,
-        INIT_CAPLINE_PRM,
-        INIT_CAPLINE_EFF,
-        INIT_CAPLINE_INH,
-        INIT_CAPLINE_AMB,
-        INIT_NCAPLINES,
-};
-
 /* One thread as its /proc/self/task/<tid>/status shows it. */
 struct init_thread_status {
         pid_t tid;
-        char name[64];                  /* "Name:" (its comm), "?" when missing */
-        char state;                     /* first letter of "State:", 0 when missing */
-        int mode;                       /* "Seccomp:", -1 when missing */
-        int filters;                    /* "Seccomp_filters:", -1 when missing (gVisor, Linux < 5.9) */
-        int nnp;                        /* "NoNewPrivs:", -1 when missing (gVisor) */
-        bool cap_shown[INIT_NCAPLINES]; /* the line is there (gVisor shows no CapAmb) */
-        uint64_t caps[INIT_NCAPLINES];
+        char name[64];                      /* "Name:" (its comm), "?" when missing */
+        char state;                         /* first letter of "State:", 0 when missing */
+        int mode;                           /* "Seccomp:", -1 when missing */
+        int filters;                        /* "Seccomp_filters:", -1 when missing (gVisor, Linux < 5.9) */
+        int nnp;                            /* "NoNewPrivs:", -1 when missing (gVisor) */
+        bool cap_shown[TSYNC_CAPSET_COUNT]; /* the line is there (gVisor shows no CapAmb) */
+        uint64_t caps[TSYNC_CAPSET_COUNT];  /* by enum tsync_capset */
 };
 
 /* Calls fn with every thread in /proc/self/task as its status shows it.

@@ -31,11 +31,6 @@ const char *init_cap_name(int cap, char *buf, size_t size)
         return buf;
 }
 
-static const char *const set_name[INIT_CAP_NSETS] = {
-        [INIT_CAP_BOUNDING] = "bounding",       [INIT_CAP_PERMITTED] = "permitted", [INIT_CAP_EFFECTIVE] = "effective",
-        [INIT_CAP_INHERITABLE] = "inheritable", [INIT_CAP_AMBIENT] = "ambient",
-};
-
 /* Exactly the names runc honours (tsync/capnames.h): the host left out every
  * other entry, so anything else here did not come from a config through us. */
 static int parse_name(const char *name, size_t len, cap_value_t *ret)
@@ -114,7 +109,7 @@ static int refuse_extra(uint64_t extra, const char *what)
 
 int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *ret_exit)
 {
-        uint64_t cur[INIT_CAP_NSETS] = { 0 }, end[INIT_CAP_NSETS];
+        uint64_t cur[TSYNC_CAPSET_COUNT] = { 0 }, end[TSYNC_CAPSET_COUNT];
         struct init_caps c = { 0 };
         int nnp;
 
@@ -122,12 +117,10 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
         c.last_cap = (int)cap_max_bits() - 1;
         if (c.last_cap > 63)
                 c.last_cap = 63;
-        for (int s = 0; s < INIT_CAP_NSETS; s++) {
-                char opt[32];
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
                 if (!cfg->caps[s])
                         continue;
-                (void)snprintf(opt, sizeof(opt), "--%s", set_name[s]);
-                if (parse_list(opt, cfg->caps[s], c.last_cap, &c.want[s]) < 0)
+                if (parse_list(tsync_capset(s)->option, cfg->caps[s], c.last_cap, &c.want[s]) < 0)
                         return -1;
                 c.set[s] = true;
         }
@@ -138,44 +131,44 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
                 init_log("capabilities", "cannot read this process's capabilities: %s", init_strerror(errno));
                 return -1;
         }
-        cur[INIT_CAP_PERMITTED] = flag_mask(now, CAP_PERMITTED, c.last_cap);
-        cur[INIT_CAP_EFFECTIVE] = flag_mask(now, CAP_EFFECTIVE, c.last_cap);
-        cur[INIT_CAP_INHERITABLE] = flag_mask(now, CAP_INHERITABLE, c.last_cap);
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                if (tsync_capset(s)->libcap_flag >= 0)
+                        cur[s] = flag_mask(now, (cap_flag_t)tsync_capset(s)->libcap_flag, c.last_cap);
         (void)cap_free(now);
         /* gVisor has no ambient set (PR_CAP_AMBIENT is EINVAL): the runtime
          * cannot give one either, so the workload ends as it would without us. */
         bool no_ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 0, 0, 0) < 0 && errno == EINVAL;
         for (int i = 0; i <= c.last_cap; i++) {
                 if (cap_get_bound(i) > 0)
-                        cur[INIT_CAP_BOUNDING] |= BIT(i);
+                        cur[TSYNC_CAPSET_BOUNDING] |= BIT(i);
                 if (!no_ambient && cap_get_ambient(i) > 0)
-                        cur[INIT_CAP_AMBIENT] |= BIT(i);
+                        cur[TSYNC_CAPSET_AMBIENT] |= BIT(i);
         }
-        if (no_ambient && c.set[INIT_CAP_AMBIENT]) {
-                if (c.want[INIT_CAP_AMBIENT])
+        if (no_ambient && c.set[TSYNC_CAPSET_AMBIENT]) {
+                if (c.want[TSYNC_CAPSET_AMBIENT])
                         init_warn("--ambient", "this kernel has no ambient capability set (gVisor): left empty, as "
                                                "the runtime leaves it");
-                c.set[INIT_CAP_AMBIENT] = false;
+                c.set[TSYNC_CAPSET_AMBIENT] = false;
         }
-        for (int s = 0; s < INIT_CAP_NSETS; s++)
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
                 end[s] = c.set[s] ? c.want[s] : cur[s];
         /* Exec once's supervisor is a thread of this non-dumpable process:
          * CAP_SYS_PTRACE in any set the workload starts with (one not given
          * here is the runtime's, kept) could reach its effective set and open
          * the supervisor's /proc/1/task/N/mem. The host refuses such a plan
          * (plan.c); these are the sets the workload really gets. */
-        for (int s = 0; cfg->exec_once && s < INIT_CAP_NSETS; s++) {
+        for (int s = 0; cfg->exec_once && s < TSYNC_CAPSET_COUNT; s++) {
                 if (!(end[s] & BIT(CAP_SYS_PTRACE)))
                         continue;
                 init_log("--exec-once",
                          "the workload would hold CAP_SYS_PTRACE in its %s set%s%s%s, with which it could open the "
                          "exec-once supervisor's /proc/1/task/N/mem: drop it from every set",
-                         set_name[s], c.set[s] ? "" : " (the init's own: no --", c.set[s] ? "" : set_name[s],
-                         c.set[s] ? "" : " is given)");
+                         tsync_capset(s)->json, c.set[s] ? "" : " (the init's own: no ",
+                         c.set[s] ? "" : tsync_capset(s)->option, c.set[s] ? "" : " is given)");
                 return -1;
         }
-        bool setpcap = cur[INIT_CAP_EFFECTIVE] & BIT(CAP_SETPCAP);
-        bool sys_admin = cur[INIT_CAP_EFFECTIVE] & BIT(CAP_SYS_ADMIN);
+        bool setpcap = cur[TSYNC_CAPSET_EFFECTIVE] & BIT(CAP_SETPCAP);
+        bool sys_admin = cur[TSYNC_CAPSET_EFFECTIVE] & BIT(CAP_SYS_ADMIN);
 
         /* NO_NEW_PRIVS cannot be unset: if it is on, the config must want it. */
         nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
@@ -212,10 +205,10 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
         c.caps_after_filter = cfg->nfilters > 0 && !nnp && !c.set_nnp;
 
         /* Bounding: it can only shrink, which needs CAP_SETPCAP. */
-        if (end[INIT_CAP_BOUNDING] & ~cur[INIT_CAP_BOUNDING])
-                return refuse_extra(end[INIT_CAP_BOUNDING] & ~cur[INIT_CAP_BOUNDING],
+        if (end[TSYNC_CAPSET_BOUNDING] & ~cur[TSYNC_CAPSET_BOUNDING])
+                return refuse_extra(end[TSYNC_CAPSET_BOUNDING] & ~cur[TSYNC_CAPSET_BOUNDING],
                                     "is not in the bounding set and cannot be added to it");
-        c.bounding_drop = cur[INIT_CAP_BOUNDING] & ~end[INIT_CAP_BOUNDING];
+        c.bounding_drop = cur[TSYNC_CAPSET_BOUNDING] & ~end[TSYNC_CAPSET_BOUNDING];
         if (c.bounding_drop && !setpcap) {
                 init_log("capabilities", "dropping from the bounding set needs CAP_SETPCAP (effective), which the "
                                          "init lacks");
@@ -229,36 +222,33 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
          * runtime's execve, so the config's permitted set is out of reach; it
          * is cut to what the init has, and the workload still ends with exactly
          * what the runtime's execve would have given it. */
-        if (end[INIT_CAP_EFFECTIVE] & ~end[INIT_CAP_PERMITTED])
-                return refuse_extra(end[INIT_CAP_EFFECTIVE] & ~end[INIT_CAP_PERMITTED],
+        if (end[TSYNC_CAPSET_EFFECTIVE] & ~end[TSYNC_CAPSET_PERMITTED])
+                return refuse_extra(end[TSYNC_CAPSET_EFFECTIVE] & ~end[TSYNC_CAPSET_PERMITTED],
                                     "is asked for in the effective set but not in the permitted set");
-        end[INIT_CAP_PERMITTED] &= cur[INIT_CAP_PERMITTED];
-        end[INIT_CAP_EFFECTIVE] &= end[INIT_CAP_PERMITTED];
-        uint64_t inh_extra = end[INIT_CAP_INHERITABLE] & ~cur[INIT_CAP_INHERITABLE];
-        if (inh_extra & ~end[INIT_CAP_BOUNDING])
-                return refuse_extra(inh_extra & ~end[INIT_CAP_BOUNDING],
+        end[TSYNC_CAPSET_PERMITTED] &= cur[TSYNC_CAPSET_PERMITTED];
+        end[TSYNC_CAPSET_EFFECTIVE] &= end[TSYNC_CAPSET_PERMITTED];
+        uint64_t inh_extra = end[TSYNC_CAPSET_INHERITABLE] & ~cur[TSYNC_CAPSET_INHERITABLE];
+        if (inh_extra & ~end[TSYNC_CAPSET_BOUNDING])
+                return refuse_extra(inh_extra & ~end[TSYNC_CAPSET_BOUNDING],
                                     "cannot be added to the inheritable set: it is not in the bounding set");
-        if (!setpcap && (inh_extra & ~cur[INIT_CAP_PERMITTED]))
-                return refuse_extra(inh_extra & ~cur[INIT_CAP_PERMITTED],
+        if (!setpcap && (inh_extra & ~cur[TSYNC_CAPSET_PERMITTED]))
+                return refuse_extra(inh_extra & ~cur[TSYNC_CAPSET_PERMITTED],
                                     "cannot be added to the inheritable set without CAP_SETPCAP: it is not permitted");
 
-        if (end[INIT_CAP_PERMITTED] != cur[INIT_CAP_PERMITTED] || end[INIT_CAP_EFFECTIVE] != cur[INIT_CAP_EFFECTIVE] ||
-            end[INIT_CAP_INHERITABLE] != cur[INIT_CAP_INHERITABLE]) {
-                static const struct {
-                        enum init_capset set;
-                        cap_flag_t flag;
-                } map[] = { { INIT_CAP_PERMITTED, CAP_PERMITTED },
-                            { INIT_CAP_EFFECTIVE, CAP_EFFECTIVE },
-                            { INIT_CAP_INHERITABLE, CAP_INHERITABLE } };
+        if (end[TSYNC_CAPSET_PERMITTED] != cur[TSYNC_CAPSET_PERMITTED] ||
+            end[TSYNC_CAPSET_EFFECTIVE] != cur[TSYNC_CAPSET_EFFECTIVE] ||
+            end[TSYNC_CAPSET_INHERITABLE] != cur[TSYNC_CAPSET_INHERITABLE]) {
                 c.proc = cap_init();
                 if (!c.proc) {
                         init_log("capabilities", "%s", init_strerror(errno));
                         return -1;
                 }
-                for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++)
-                        for (cap_value_t i = 0; i <= c.last_cap; i++)
-                                if ((end[map[m].set] & BIT(i)) && cap_set_flag(c.proc, map[m].flag, 1, &i, CAP_SET))
+                for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                        cap_flag_t flag = (cap_flag_t)tsync_capset(s)->libcap_flag;
+                        for (cap_value_t i = 0; tsync_capset(s)->libcap_flag >= 0 && i <= c.last_cap; i++)
+                                if ((end[s] & BIT(i)) && cap_set_flag(c.proc, flag, 1, &i, CAP_SET))
                                         return refuse_extra(BIT(i), "cannot be set with libcap");
+                }
         }
 
         /* The init never changes its securebits: every thread must end with these. */
@@ -272,29 +262,29 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
 
         /* capset drops from the ambient set what is no longer permitted and
          * inheritable; the ambient set is rebuilt when that is not the end we want. */
-        uint64_t amb_after = cur[INIT_CAP_AMBIENT] & end[INIT_CAP_PERMITTED] & end[INIT_CAP_INHERITABLE];
-        c.ambient = c.set[INIT_CAP_AMBIENT] && amb_after != c.want[INIT_CAP_AMBIENT];
-        end[INIT_CAP_AMBIENT] = amb_after;
+        uint64_t amb_after = cur[TSYNC_CAPSET_AMBIENT] & end[TSYNC_CAPSET_PERMITTED] & end[TSYNC_CAPSET_INHERITABLE];
+        c.ambient = c.set[TSYNC_CAPSET_AMBIENT] && amb_after != c.want[TSYNC_CAPSET_AMBIENT];
+        end[TSYNC_CAPSET_AMBIENT] = amb_after;
         if (c.ambient) {
                 /* The kernel's rule for a raise (PR_CAP_AMBIENT_RAISE), decided
                  * here so that every thread raises the same and the end is known.
                  * runc warns and goes on; so do we. */
-                uint64_t raisable = end[INIT_CAP_PERMITTED] & end[INIT_CAP_INHERITABLE];
+                uint64_t raisable = end[TSYNC_CAPSET_PERMITTED] & end[TSYNC_CAPSET_INHERITABLE];
                 if (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
                         raisable = 0;
-                c.amb_raise = c.want[INIT_CAP_AMBIENT] & raisable;
+                c.amb_raise = c.want[TSYNC_CAPSET_AMBIENT] & raisable;
                 for (int i = 0; i <= c.last_cap; i++) {
                         char buf[32];
-                        if (c.want[INIT_CAP_AMBIENT] & ~raisable & BIT(i))
+                        if (c.want[TSYNC_CAPSET_AMBIENT] & ~raisable & BIT(i))
                                 init_warn("capabilities", "cannot raise %s in the ambient set: %s; going on without it",
                                           init_cap_name(i, buf, sizeof(buf)),
                                           (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
                                                   ? "SECBIT_NO_CAP_AMBIENT_RAISE is set"
                                                   : "it must be permitted and inheritable");
                 }
-                end[INIT_CAP_AMBIENT] = c.amb_raise;
+                end[TSYNC_CAPSET_AMBIENT] = c.amb_raise;
         }
-        for (int s = 0; s < INIT_CAP_NSETS; s++)
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
                 c.expect[s] = end[s];
         c.expect_nnp = nnp || c.set_nnp;
         c.nnp_shown = proc_shows_nnp();

@@ -12,6 +12,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "tsync/capsets.h"
+
 #define INIT_PROGRAM     "seccomp-tsync-init"
 #define INIT_MAX_FILTERS 16
 
@@ -25,16 +27,6 @@ enum init_exit {
         INIT_EXIT_VERIFY = 125,      /* a thread does not show the filters, or they cannot be verified */
         INIT_EXIT_CANNOT_EXEC = 126, /* CMD cannot be executed (or the init cannot start it) */
         INIT_EXIT_NOT_FOUND = 127,   /* CMD not found */
-};
-
-/* The capability sets, in the order the init sets them. */
-enum init_capset {
-        INIT_CAP_BOUNDING,
-        INIT_CAP_PERMITTED,
-        INIT_CAP_EFFECTIVE,
-        INIT_CAP_INHERITABLE,
-        INIT_CAP_AMBIENT,
-        INIT_CAP_NSETS,
 };
 
 struct init_filter {
@@ -65,7 +57,7 @@ struct init_filter_source {
 struct init_config {
         struct init_filter_source filters[INIT_MAX_FILTERS];
         size_t nfilters;
-        const char *caps[INIT_CAP_NSETS]; /* the option's text; NULL when not given */
+        const char *caps[TSYNC_CAPSET_COUNT]; /* the option's text; NULL when not given */
         bool no_new_privs;
         bool allow_nnp;
         bool exec;
@@ -102,20 +94,20 @@ int init_open_no_symlinks(const char *path, int last_flags, mode_t mode);
 
 /* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first filter. */
 struct init_caps {
-        bool set[INIT_CAP_NSETS];      /* the option was given */
-        uint64_t want[INIT_CAP_NSETS]; /* requested sets (bits up to the kernel's last cap) */
-        cap_t proc;                    /* permitted/effective/inheritable to capset; NULL: leave them */
-        uint64_t bounding_drop;        /* bits to PR_CAPBSET_DROP */
-        bool ambient;                  /* clear the ambient set and raise want[AMBIENT] */
-        bool set_nnp;                  /* set NO_NEW_PRIVS before loading */
-        bool caps_after_filter;        /* loading needs CAP_SYS_ADMIN: the main thread changes P/E/I/A after it */
+        bool set[TSYNC_CAPSET_COUNT];      /* the option was given */
+        uint64_t want[TSYNC_CAPSET_COUNT]; /* requested sets (bits up to the kernel's last cap) */
+        cap_t proc;                        /* permitted/effective/inheritable to capset; NULL: leave them */
+        uint64_t bounding_drop;            /* bits to PR_CAPBSET_DROP */
+        bool ambient;                      /* clear the ambient set and raise want[AMBIENT] */
+        bool set_nnp;                      /* set NO_NEW_PRIVS before loading */
+        bool caps_after_filter;            /* loading needs CAP_SYS_ADMIN: the main thread changes P/E/I/A after it */
         int last_cap;
-        uint64_t amb_raise;              /* raised into the ambient set after clearing it */
-        uint64_t expect[INIT_CAP_NSETS]; /* every thread's sets at the end: what the workload is handed */
-        bool expect_nnp;                 /* every thread's NO_NEW_PRIVS at the end */
-        int securebits;                  /* at start, never changed; -1: the kernel has none (gVisor) */
-        bool nnp_shown;                  /* /proc shows NoNewPrivs (gVisor does not) */
-        bool no_ambient;                 /* the kernel has no ambient set (gVisor): no CapAmb either */
+        uint64_t amb_raise;                  /* raised into the ambient set after clearing it */
+        uint64_t expect[TSYNC_CAPSET_COUNT]; /* every thread's sets at the end: what the workload is handed */
+        bool expect_nnp;                     /* every thread's NO_NEW_PRIVS at the end */
+        int securebits;                      /* at start, never changed; -1: the kernel has none (gVisor) */
+        bool nnp_shown;                      /* /proc shows NoNewPrivs (gVisor does not) */
+        bool no_ambient;                     /* the kernel has no ambient set (gVisor): no CapAmb either */
 };
 
 /* Parses the lists (exact names of tsync/capnames.h only) and checks the

@@ -15,12 +15,9 @@
 #endif
 
 enum {
-        OPT_BOUNDING = 0x100,
-        OPT_PERMITTED,
-        OPT_EFFECTIVE,
-        OPT_INHERITABLE,
-        OPT_AMBIENT,
-        OPT_NO_NEW_PRIVS,
+        /* OPT_CAPSET + enum tsync_capset: one option per set, named by its record */
+        OPT_CAPSET = 0x100,
+        OPT_NO_NEW_PRIVS = OPT_CAPSET + TSYNC_CAPSET_COUNT,
         OPT_ALLOW_NNP,
         OPT_EXEC,
         OPT_VERIFY,
@@ -29,12 +26,6 @@ enum {
         OPT_EXEC_ONCE,
         OPT_RELAY,
         OPT_RECORD,
-};
-
-static const char *const capset_option[INIT_CAP_NSETS] = {
-        [INIT_CAP_BOUNDING] = "--bounding",   [INIT_CAP_PERMITTED] = "--permitted",
-        [INIT_CAP_EFFECTIVE] = "--effective", [INIT_CAP_INHERITABLE] = "--inheritable",
-        [INIT_CAP_AMBIENT] = "--ambient",
 };
 
 static void help(FILE *f)
@@ -185,14 +176,9 @@ static int set_once(const char **slot, const char *name, const char *value)
 
 int init_parse_options(int argc, char **argv, struct init_config *cfg)
 {
-        static const struct option options[] = {
+        static const struct option fixed[] = {
                 { "filter", required_argument, NULL, 'f' },
                 { "filter-data", required_argument, NULL, OPT_FILTER_DATA },
-                { "bounding", required_argument, NULL, OPT_BOUNDING },
-                { "permitted", required_argument, NULL, OPT_PERMITTED },
-                { "effective", required_argument, NULL, OPT_EFFECTIVE },
-                { "inheritable", required_argument, NULL, OPT_INHERITABLE },
-                { "ambient", required_argument, NULL, OPT_AMBIENT },
                 { "no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS },
                 { "allow-nnp", no_argument, NULL, OPT_ALLOW_NNP },
                 { "exec", no_argument, NULL, OPT_EXEC },
@@ -203,9 +189,15 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                 { "verify", required_argument, NULL, OPT_VERIFY },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, OPT_VERSION },
-                {},
         };
+        /* The sets' options come from their records; the last entry stays zero. */
+        struct option options[sizeof(fixed) / sizeof(fixed[0]) + TSYNC_CAPSET_COUNT + 1] = { 0 };
         int opt;
+
+        memcpy(options, fixed, sizeof(fixed));
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                options[sizeof(fixed) / sizeof(fixed[0]) + (size_t)s] =
+                        (struct option){ tsync_capset(s)->option + 2, required_argument, NULL, OPT_CAPSET + s };
 
         memset(cfg, 0, sizeof(*cfg));
         /* getopt prints its own complaints; ours carry the program's prefix. */
@@ -223,13 +215,9 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
                         cfg->filters[cfg->nfilters++] = opt == 'f' ? (struct init_filter_source){ .file = optarg }
                                                                    : (struct init_filter_source){ .data = optarg };
                         break;
-                case OPT_BOUNDING:
-                case OPT_PERMITTED:
-                case OPT_EFFECTIVE:
-                case OPT_INHERITABLE:
-                case OPT_AMBIENT: {
-                        int set = opt - OPT_BOUNDING;
-                        if (set_once(&cfg->caps[set], capset_option[set], optarg) < 0)
+                case OPT_CAPSET ... OPT_CAPSET + TSYNC_CAPSET_COUNT - 1: {
+                        int set = opt - OPT_CAPSET;
+                        if (set_once(&cfg->caps[set], tsync_capset(set)->option, optarg) < 0)
                                 return -1;
                         break;
                 }

@@ -17,17 +17,6 @@
 #include "apply.h"
 #include "init.h"
 
-_Static_assert((int)INIT_CAPLINE_BND == (int)INIT_CAP_BOUNDING && (int)INIT_CAPLINE_PRM == (int)INIT_CAP_PERMITTED &&
-                       (int)INIT_CAPLINE_EFF == (int)INIT_CAP_EFFECTIVE &&
-                       (int)INIT_CAPLINE_INH == (int)INIT_CAP_INHERITABLE &&
-                       (int)INIT_CAPLINE_AMB == (int)INIT_CAP_AMBIENT,
-               "the status lines and the init's sets are indexed alike");
-
-static const char *const line_name[INIT_CAP_NSETS] = {
-        [INIT_CAP_BOUNDING] = "CapBnd",    [INIT_CAP_PERMITTED] = "CapPrm", [INIT_CAP_EFFECTIVE] = "CapEff",
-        [INIT_CAP_INHERITABLE] = "CapInh", [INIT_CAP_AMBIENT] = "CapAmb",
-};
-
 /* What /proc does not show everywhere (gVisor has no NoNewPrivs line), each
  * thread checks on itself; securebits are never shown. */
 static int check_self(const struct init_caps *caps, const char *who)
@@ -97,20 +86,20 @@ int init_privs_threads(const struct init_caps *caps)
 
 int init_privs_check(const struct init_caps *caps, const struct init_thread_status *st, struct tsync_err *err)
 {
-        for (int s = 0; s < INIT_CAP_NSETS; s++) {
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
                 if (!st->cap_shown[s]) {
                         /* gVisor: no ambient set, and no line for it. */
-                        if (s == INIT_CAP_AMBIENT && caps->no_ambient)
+                        if (s == TSYNC_CAPSET_AMBIENT && caps->no_ambient)
                                 continue;
                         return tsync_error(err, EPERM,
                                            "thread %d (%s) shows no %s line: its capabilities cannot "
                                            "be verified",
-                                           (int)st->tid, st->name, line_name[s]);
+                                           (int)st->tid, st->name, tsync_capset(s)->status);
                 }
                 if (st->caps[s] != caps->expect[s])
-                        return tsync_error(err, EPERM,
-                                           "thread %d (%s) shows %s %016" PRIx64 "; the workload gets %016" PRIx64,
-                                           (int)st->tid, st->name, line_name[s], st->caps[s], caps->expect[s]);
+                        return tsync_error(
+                                err, EPERM, "thread %d (%s) shows %s %016" PRIx64 "; the workload gets %016" PRIx64,
+                                (int)st->tid, st->name, tsync_capset(s)->status, st->caps[s], caps->expect[s]);
         }
         if (st->nnp < 0 && caps->nnp_shown)
                 return tsync_error(err, EPERM, "thread %d (%s) shows no NoNewPrivs line", (int)st->tid, st->name);

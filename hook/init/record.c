@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "tsync/arches.h"
 #include "tsync/filterfile.h"
 #include "tsync/record.h"
 
@@ -45,7 +46,6 @@
  * first call after its load waits at most this long for an answer. */
 #define POLL_NS (50 * 1000)
 
-#define X32_BIT   0x40000000u
 #define KNOWN_NRS 1024u
 #define OTHERS    256u
 
@@ -74,14 +74,9 @@ static int record_fd = -1;
 static off_t record_end; /* the end of the last full line */
 static bool record_void; /* a write failed: the file was emptied, nothing more is noted */
 
-/* The ABIs whose numbers fit the bit table; x32 is AUDIT_ARCH_X86_64 with
- * __X32_SYSCALL_BIT in the number. */
-#define X32_SLOT 1
-static const uint32_t known_arches[] = {
-        AUDIT_ARCH_X86_64, 0 /* x32 */,        AUDIT_ARCH_I386,    AUDIT_ARCH_AARCH64,
-        AUDIT_ARCH_ARM,    AUDIT_ARCH_RISCV64, AUDIT_ARCH_PPC64LE, AUDIT_ARCH_S390X,
-};
-#define NKNOWN (sizeof(known_arches) / sizeof(known_arches[0]))
+/* The bit table: a row for each architecture of tsync/arches.h (x32 its own,
+ * although its calls carry x86_64's AUDIT_ARCH), by its place there. */
+#define NKNOWN 32u
 static uint64_t seen[NKNOWN][KNOWN_NRS / 64];
 static struct {
         uint32_t arch;
@@ -109,20 +104,17 @@ static _Noreturn void give_up(const char *what, int e)
 /* The slot of a pair in the bit table, or -1. */
 static int known_slot(uint32_t arch, uint32_t nr, uint32_t *ret_index)
 {
-        bool x32 = arch == AUDIT_ARCH_X86_64 && (nr & X32_BIT);
+        bool x32 = arch == AUDIT_ARCH_X86_64 && (nr & TSYNC_X32_SYSCALL_BIT);
+        size_t n;
+        const struct tsync_arch_def *rows = tsync_arches(&n);
+        const struct tsync_arch_def *row = x32 ? tsync_arch_by_token(TSYNC_ARCH_X32_TOKEN) : tsync_arch_by_audit(arch);
 
         if (x32)
-                nr &= ~X32_BIT;
-        if (nr >= KNOWN_NRS)
+                nr &= ~TSYNC_X32_SYSCALL_BIT;
+        if (!row || nr >= KNOWN_NRS || (size_t)(row - rows) >= NKNOWN)
                 return -1;
-        for (size_t i = 0; i < NKNOWN; i++) {
-                /* Slot X32_SLOT is x32's alone, whatever arch says. */
-                if (x32 ? i == X32_SLOT : i != X32_SLOT && known_arches[i] == arch) {
-                        *ret_index = nr;
-                        return (int)i;
-                }
-        }
-        return -1;
+        *ret_index = nr;
+        return (int)(row - rows);
 }
 
 /* "c000003e 59\n" into buf (TSYNC_RECORD_LINE_MAX bytes); by hand, as the

@@ -153,39 +153,6 @@ int tsync_agent_check_dir(int dfd, const char *dir, struct stat *ret, struct tsy
         return 0;
 }
 
-static int read_text(int dfd, const char *name, char **ret, struct tsync_err *err)
-{
-        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return tsync_error(err, errno, "%s: %s", name, strerror(errno));
-        size_t size = 64 * 1024, len = 0;
-        _cleanup_free_ char *buf = malloc(size);
-        if (!buf)
-                return tsync_error(err, ENOMEM, "out of memory");
-        for (;;) {
-                if (len + 1 == size) {
-                        if (size >= MOUNTINFO_MAX)
-                                return tsync_error(err, EFBIG, "%s: larger than %u bytes", name, MOUNTINFO_MAX);
-                        char *bigger = realloc(buf, size * 2);
-                        if (!bigger)
-                                return tsync_error(err, ENOMEM, "out of memory");
-                        buf = bigger;
-                        size *= 2;
-                }
-                ssize_t n = read(fd, buf + len, size - 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return tsync_error(err, errno, "%s: %s", name, strerror(errno));
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        buf[len] = '\0';
-        *ret = TAKE_PTR(buf);
-        return 0;
-}
-
 /* The agent's directory at point inside /proc/PID/root, without following a
  * symbolic link anywhere (the container's image chose what lies under its
  * root), as a directory fd. */
@@ -241,7 +208,8 @@ int tsync_agent_open_dir(const struct tsync_json *oci_state, const struct tsync_
         if (!(stx.stx_mask & STATX_MNT_ID))
                 return tsync_error(err, ENOSYS, "%s: this kernel gives no mount id (Linux 5.8)", point);
         _cleanup_free_ char *mountinfo = NULL;
-        r = read_text(pfd, "mountinfo", &mountinfo, err);
+        size_t mountinfo_len;
+        r = tsync_read_file_at(pfd, "mountinfo", "mountinfo", 0, MOUNTINFO_MAX, &mountinfo, &mountinfo_len, NULL, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s", proc);
         r = tsync_agent_mountinfo_check(mountinfo, stx.stx_mnt_id, point, err);

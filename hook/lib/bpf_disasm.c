@@ -28,41 +28,13 @@
 #include <linux/seccomp.h>
 #include <stdlib.h>
 
+#include "tsync/arches.h"
 #include "tsync/cleanup.h"
-
-static const struct {
-        uint32_t arch;
-        const char *name;
-} arch_names[] = {
-        { AUDIT_ARCH_X86_64, "x86_64" },
-        { AUDIT_ARCH_I386, "i386" },
-        { AUDIT_ARCH_AARCH64, "aarch64" },
-        { AUDIT_ARCH_ARM, "arm" },
-        { AUDIT_ARCH_PPC64LE, "ppc64le" },
-        { AUDIT_ARCH_PPC64, "ppc64" },
-        { AUDIT_ARCH_PPC, "ppc" },
-        { AUDIT_ARCH_S390X, "s390x" },
-        { AUDIT_ARCH_S390, "s390" },
-        { AUDIT_ARCH_MIPS, "mips" },
-        { AUDIT_ARCH_MIPSEL, "mipsel" },
-        { AUDIT_ARCH_MIPS64, "mips64" },
-        { AUDIT_ARCH_MIPSEL64, "mipsel64" },
-        { AUDIT_ARCH_MIPS64N32, "mips64n32" },
-        { AUDIT_ARCH_MIPSEL64N32, "mipsel64n32" },
-        { AUDIT_ARCH_PARISC, "parisc" },
-        { AUDIT_ARCH_PARISC64, "parisc64" },
-        { AUDIT_ARCH_RISCV64, "riscv64" },
-#ifdef AUDIT_ARCH_LOONGARCH64
-        { AUDIT_ARCH_LOONGARCH64, "loongarch64" },
-#endif
-};
 
 static const char *arch_name(uint32_t arch)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(arch_names); i++)
-                if (arch_names[i].arch == arch)
-                        return arch_names[i].name;
-        return NULL;
+        const struct tsync_arch_def *row = tsync_arch_by_audit(arch);
+        return row ? row->kernel_name : NULL;
 }
 
 /* What A holds on entry to an instruction, merged over every path. */

@@ -8,6 +8,7 @@
 #include <sys/capability.h>
 
 #include "tsync/capnames.h"
+#include "tsync/capsets.h"
 #include "tsync/cleanup.h"
 
 /* The last capability this kernel has, as runc reads /proc/sys/kernel/cap_last_cap. */
@@ -116,7 +117,7 @@ int tsync_caps_bounding_of(const struct tsync_json *capabilities, const char *pa
 {
         if (!capabilities)
                 return tsync_caps_parse_list("all", ret, err);
-        const struct tsync_json *b = tsync_json_get(capabilities, "bounding");
+        const struct tsync_json *b = tsync_json_get(capabilities, tsync_capset(TSYNC_CAPSET_BOUNDING)->json);
         if (!b) {
                 *ret = 0;
                 return 0;
@@ -149,14 +150,13 @@ static int cmp_json_string(const void *a, const void *b)
 
 int tsync_caps_warn_ignored(const struct tsync_json *capabilities, struct tsync_warnings *w, struct tsync_err *err)
 {
-        static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
         size_t n = 0, cap = 0;
         _cleanup_free_ const struct tsync_json **ignored = NULL;
 
         if (!capabilities || capabilities->type != TSYNC_JSON_OBJECT)
                 return 0;
-        for (size_t s = 0; s < ARRAY_SIZE(sets); s++) {
-                const struct tsync_json *arr = tsync_json_get(capabilities, sets[s]);
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                const struct tsync_json *arr = tsync_json_get(capabilities, tsync_capset(s)->json);
                 for (size_t i = 0; arr && arr->type == TSYNC_JSON_ARRAY && i < arr->u.array.len; i++) {
                         const struct tsync_json *v = arr->u.array.items[i];
                         if (v->type != TSYNC_JSON_STRING || tsync_cap_runc(v->u.string.ptr, v->u.string.len) >= 0)

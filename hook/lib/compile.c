@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "tsync/arches.h"
 #include "tsync/cleanup.h"
 #include "tsync/filterfile.h"
 
@@ -33,9 +34,8 @@ uint32_t tsync_audit_arch(uint32_t scmp_arch)
 {
         /* libseccomp's tokens are audit arches, except x32, which the kernel
          * reports as x86_64 with TSYNC_X32_SYSCALL_BIT set in the syscall number. */
-        if (scmp_arch == SCMP_ARCH_X32)
-                return AUDIT_ARCH_X86_64;
-        return scmp_arch;
+        const struct tsync_arch_def *row = tsync_arch_by_token(scmp_arch);
+        return row ? row->audit : scmp_arch;
 }
 
 uint32_t tsync_compile_action(struct tsync_action a)

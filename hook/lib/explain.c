@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tsync/analysis.h"
+#include "tsync/arches.h"
 #include "tsync/bpf.h"
 
 static bool cond_holds(const struct tsync_arg *a, uint64_t v, bool abi_32bit)
@@ -83,9 +84,8 @@ int tsync_explain(const struct tsync_profile *p, const struct tsync_program *pro
                 abi = SCMP_ARCH_X86_64;
         struct tsync_bpf_input in = { .nr = nr, .arch = tsync_audit_arch(abi) };
         struct tsync_bpf_result res;
-        bool abi_32bit = abi == SCMP_ARCH_X86 || abi == SCMP_ARCH_ARM || abi == SCMP_ARCH_MIPS ||
-                         abi == SCMP_ARCH_MIPSEL || abi == SCMP_ARCH_PPC || abi == SCMP_ARCH_S390 ||
-                         abi == SCMP_ARCH_PARISC;
+        const struct tsync_arch_def *row = tsync_arch_by_token(abi);
+        bool abi_32bit = row && row->bits == 32;
 
         memcpy(in.args, args, sizeof(in.args));
         int r = tsync_bpf_simulate(prog->insns, prog->len, &in, &res, err);

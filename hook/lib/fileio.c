@@ -270,3 +270,80 @@ int tsync_write_output(const char *path, const void *buf, size_t len, mode_t mod
                 return dfd;
         return tsync_write_at(dfd, path, name, buf, len, mode, TSYNC_WRITE_DURABLE | TSYNC_WRITE_IN_PLACE, err);
 }
+
+int tsync_read_all(int fd, size_t max, size_t size_hint, char **ret, size_t *ret_len, struct tsync_err *err)
+{
+        /* one byte past the limit tells "exactly at the limit" from "more" */
+        size_t want = max < SIZE_MAX - 1 ? max + 1 : SIZE_MAX - 1;
+        size_t cap = size_hint && size_hint < want ? size_hint + 1 : (want < 65536 ? want : 65536);
+        _cleanup_free_ char *buf = malloc(cap + 1);
+        size_t len = 0;
+        if (!buf)
+                return tsync_error(err, ENOMEM, "out of memory");
+        for (;;) {
+                if (len == cap) {
+                        if (cap >= want)
+                                break;
+                        size_t n = cap > want / 2 ? want : cap * 2;
+                        char *b = realloc(buf, n + 1);
+                        if (!b)
+                                return tsync_error(err, ENOMEM, "out of memory");
+                        buf = b;
+                        cap = n;
+                }
+                ssize_t r = read(fd, buf + len, cap - len);
+                if (r < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return tsync_error(err, errno, "read failed: %s", strerror(errno));
+                }
+                if (r == 0)
+                        break;
+                len += (size_t)r;
+        }
+        if (len > max)
+                return tsync_error(err, EFBIG, "input is more than the limit of %zu bytes", max);
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+/* "<what>: " before a message, or nothing. */
+#define WHAT_FMT        "%s%s"
+#define WHAT_ARGS(what) (what) ? (what) : "", (what) ? ": " : ""
+
+int tsync_read_file_at(int dfd, const char *name, const char *what, unsigned flags, size_t max, char **ret,
+                       size_t *ret_len, struct stat *ret_st, struct tsync_err *err)
+{
+        int oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+        if (flags & TSYNC_READ_NOFOLLOW)
+                oflags |= O_NOFOLLOW;
+        if (flags & TSYNC_READ_OPEN_NONBLOCK)
+                oflags |= O_NONBLOCK;
+        _cleanup_close_ int fd = openat(dfd, name, oflags);
+        if (fd < 0)
+                return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), strerror(errno));
+        if (flags & TSYNC_READ_OPEN_NONBLOCK) {
+                int fl = fcntl(fd, F_GETFL);
+                if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+                        return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), strerror(errno));
+        }
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), strerror(errno));
+        if (S_ISDIR(st.st_mode))
+                return tsync_error(err, EISDIR, WHAT_FMT "is a directory", WHAT_ARGS(what));
+        if ((flags & TSYNC_READ_REGULAR) && !S_ISREG(st.st_mode))
+                return tsync_error(err, EINVAL, WHAT_FMT "not a regular file", WHAT_ARGS(what));
+        /* pipes, character devices and /proc files report no useful size: tsync_read_all bounds them */
+        if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
+                return tsync_error(err, EFBIG, WHAT_FMT "%jd bytes is more than the limit of %zu bytes",
+                                   WHAT_ARGS(what), (intmax_t)st.st_size, max);
+        int r = tsync_read_all(fd, max, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, ret, ret_len, err);
+        if (r < 0)
+                return what ? tsync_error_prefix(err, "%s", what) : r;
+        if (ret_st)
+                *ret_st = st;
+        return 0;
+}

@@ -24,6 +24,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 
 /* One open array or object. cap is the allocated length of its item arrays:
  * kept here, not in the public struct, because only open containers grow. */
@@ -559,52 +560,11 @@ int tsync_json_parse(const char *buf, size_t len, const struct tsync_json_limits
         return 0;
 }
 
-/* Reads fd to its end into a NUL-terminated buffer, refusing more than
- * max_bytes. size_hint (0 if unknown) sizes the first allocation. */
-static int read_all(int fd, size_t max_bytes, size_t size_hint, char **ret_buf, size_t *ret_len, struct tsync_err *err)
-{
-        /* one byte past the limit tells "exactly at the limit" from "more" */
-        size_t want = max_bytes < SIZE_MAX - 1 ? max_bytes + 1 : SIZE_MAX - 1;
-        size_t cap = size_hint && size_hint < want ? size_hint + 1 : (want < 65536 ? want : 65536);
-        _cleanup_free_ char *buf = malloc(cap + 1);
-        size_t len = 0;
-        if (!buf)
-                return tsync_error(err, ENOMEM, "out of memory");
-        for (;;) {
-                if (len == cap) {
-                        if (cap >= want)
-                                break;
-                        size_t n = cap > want / 2 ? want : cap * 2;
-                        char *b = realloc(buf, n + 1);
-                        if (!b)
-                                return tsync_error(err, ENOMEM, "out of memory");
-                        buf = b;
-                        cap = n;
-                }
-                ssize_t r = read(fd, buf + len, cap - len);
-                if (r < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        char e[128];
-                        return tsync_error(err, errno, "read failed: %s", strerror_r(errno, e, sizeof(e)));
-                }
-                if (r == 0)
-                        break;
-                len += (size_t)r;
-        }
-        if (len > max_bytes)
-                return tsync_error(err, EFBIG, "input is more than the limit of %zu bytes", max_bytes);
-        buf[len] = '\0';
-        *ret_buf = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
-}
-
 int tsync_json_parse_fd(int fd, const struct tsync_json_limits *limits, struct tsync_json **ret, struct tsync_err *err)
 {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
-        int r = read_all(fd, max_bytes_of(limits), 0, &buf, &len, err);
+        int r = tsync_read_all(fd, max_bytes_of(limits), 0, &buf, &len, err);
         if (r < 0)
                 return r;
         return tsync_json_parse(buf, len, limits, ret, err);
@@ -613,32 +573,14 @@ int tsync_json_parse_fd(int fd, const struct tsync_json_limits *limits, struct t
 int tsync_json_parse_file(const char *path, const struct tsync_json_limits *limits, struct tsync_json **ret,
                           struct tsync_err *err)
 {
-        size_t max_bytes = max_bytes_of(limits);
-        char e[128];
-        /* O_NONBLOCK: opening a FIFO nobody writes to would block forever (a hook
-         * that never returns); without a writer it now reads as empty. Reads block
-         * again afterwards, so a pipe with a writer (compile <(...)) still works. */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror_r(errno, e, sizeof(e)));
-        int fl = fcntl(fd, F_GETFL);
-        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror_r(errno, e, sizeof(e)));
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror_r(errno, e, sizeof(e)));
-        if (S_ISDIR(st.st_mode))
-                return tsync_error(err, EISDIR, "%s: is a directory", path);
-        /* pipes and character devices report no useful size: read_all bounds them */
-        if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max_bytes)
-                return tsync_error(err, EFBIG, "%s: %jd bytes is more than the limit of %zu bytes", path,
-                                   (intmax_t)st.st_size, max_bytes);
-
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
-        int r = read_all(fd, max_bytes, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, &buf, &len, err);
-        if (r == 0)
-                r = tsync_json_parse(buf, len, limits, ret, err);
+        /* A FIFO nobody writes to must not hang a hook: opened without blocking. */
+        int r = tsync_read_file_at(AT_FDCWD, path, path, TSYNC_READ_OPEN_NONBLOCK, max_bytes_of(limits), &buf, &len,
+                                   NULL, err);
+        if (r < 0)
+                return r;
+        r = tsync_json_parse(buf, len, limits, ret, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s", path);
         return 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tsync/caps.h"
+#include "tsync/capsets.h"
 #include "tsync/cleanup.h"
 #include "tsync/json_build.h"
 
@@ -193,7 +194,6 @@ int tsync_request_from_annotations(const struct tsync_json *config, enum tsync_f
  * runtime leaves whole (tsync_caps_bounding_of). what: "process" or "plan". */
 static int check_exec_once_caps(const struct tsync_plan *p, const char *what, struct tsync_err *err)
 {
-        static const char *const sets[] = { "bounding", "effective", "permitted", "inheritable", "ambient" };
         static const char fix[] = "drop CAP_SYS_PTRACE from every set (e.g. --cap-drop SYS_PTRACE) or do without "
                                   "exec once";
 
@@ -206,13 +206,14 @@ static int check_exec_once_caps(const struct tsync_plan *p, const char *what, st
                                    "supervisor's /proc/1/task/N/mem: give process.capabilities without it, or do "
                                    "without exec once",
                                    what);
-        for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-                const struct tsync_json *arr = tsync_json_get(p->capabilities, sets[i]);
+        for (int i = 0; i < TSYNC_CAPSET_COUNT; i++) {
+                const char *set = tsync_capset(i)->json;
+                const struct tsync_json *arr = tsync_json_get(p->capabilities, set);
                 char path[64];
                 uint64_t mask = 0;
                 if (!arr || arr->type == TSYNC_JSON_NULL)
                         continue;
-                (void)snprintf(path, sizeof(path), "%s.capabilities.%s", what, sets[i]);
+                (void)snprintf(path, sizeof(path), "%s.capabilities.%s", what, set);
                 int r = tsync_caps_from_json(arr, path, &mask, err);
                 if (r < 0)
                         return r;

@@ -9,11 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tsync/arches.h"
 #include "tsync/cache.h"
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/filterfile.h"
+#include "tsync/runtimes.h"
 #include "tsync/source.h"
 
 static int open_named_layer(const struct tsync_plan_paths *o, const char *name, char **ret_path, struct tsync_err *err)
@@ -85,25 +87,12 @@ static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsyn
  * names them too rather than leave them to the bad-architecture action. */
 static size_t companion_arches(uint32_t native, uint32_t ret[3])
 {
-        size_t n = 0;
+        size_t n = 0, count;
+        const struct tsync_arch_def *rows = tsync_arches(&count);
         ret[n++] = native;
-        switch (native) {
-        case SCMP_ARCH_X86_64:
-                ret[n++] = SCMP_ARCH_X86;
-                ret[n++] = SCMP_ARCH_X32;
-                break;
-        case SCMP_ARCH_AARCH64:
-                ret[n++] = SCMP_ARCH_ARM;
-                break;
-        case SCMP_ARCH_S390X:
-                ret[n++] = SCMP_ARCH_S390;
-                break;
-        case SCMP_ARCH_PPC64:
-                ret[n++] = SCMP_ARCH_PPC;
-                break;
-        default:
-                break;
-        }
+        for (size_t i = 0; i < count && n < 3; i++)
+                if (rows[i].companion_of == native)
+                        ret[n++] = rows[i].token;
         return n;
 }
 
@@ -321,15 +310,17 @@ int tsync_plan_compile(const struct tsync_plan *plan, const struct tsync_plan_pa
 
 int tsync_plan_check_annotations(const struct tsync_plan *plan, const struct tsync_json *config, struct tsync_err *err)
 {
-        static const char *const crun_only[] = { "run.oci.seccomp_bpf_data", "run.oci.seccomp.receiver",
-                                                 "run.oci.seccomp.plugins" };
         const struct tsync_json *annotations = tsync_json_get(config, "annotations");
-        for (size_t i = 0; plan->mode == TSYNC_MODE_REPLACE && i < ARRAY_SIZE(crun_only); i++)
-                if (tsync_json_get(annotations, crun_only[i]))
-                        return tsync_error(err, EINVAL,
-                                           "annotations.%s: crun's own way of applying linux.seccomp, which replace "
-                                           "mode cannot honour: use layer mode under crun, or remove the annotation",
-                                           crun_only[i]);
+        size_t n;
+        const struct tsync_runtime *rt = tsync_runtimes(&n);
+        for (size_t i = 0; plan->mode == TSYNC_MODE_REPLACE && i < n; i++)
+                for (const char *const *a = rt[i].seccomp_annotations; a && *a; a++)
+                        if (tsync_json_get(annotations, *a))
+                                return tsync_error(err, EINVAL,
+                                                   "annotations.%s: %s's own way of applying linux.seccomp, which "
+                                                   "replace mode cannot honour: use layer mode under %s, or remove "
+                                                   "the annotation",
+                                                   *a, rt[i].name, rt[i].name);
         return 0;
 }
 

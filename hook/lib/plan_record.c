@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tsync/capsets.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/filterfile.h"
@@ -166,10 +167,9 @@ int tsync_record_check_request(const struct tsync_record_request *req, bool exec
 
 int tsync_record_check_caps(const struct tsync_json *config, struct tsync_err *err)
 {
-        static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
         const struct tsync_json *caps = tsync_json_get(tsync_json_get(config, "process"), "capabilities");
-        for (size_t s = 0; caps && s < ARRAY_SIZE(sets); s++) {
-                const struct tsync_json *list = tsync_json_get(caps, sets[s]);
+        for (int s = 0; caps && s < TSYNC_CAPSET_COUNT; s++) {
+                const struct tsync_json *list = tsync_json_get(caps, tsync_capset(s)->json);
                 for (size_t i = 0; list && list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++) {
                         const struct tsync_json *c = list->u.array.items[i];
                         if (c->type == TSYNC_JSON_STRING && strcmp(c->u.string.ptr, "CAP_SYS_PTRACE") == 0)
@@ -177,7 +177,7 @@ int tsync_record_check_caps(const struct tsync_json *config, struct tsync_err *e
                                                    "process.capabilities.%s[%zu]: CAP_SYS_PTRACE and a recording: "
                                                    "the record file is the init's alone, and only ptrace could reach "
                                                    "it from the workload: record without CAP_SYS_PTRACE",
-                                                   sets[s], i);
+                                                   tsync_capset(s)->json, i);
                 }
         }
         return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "profile_internal.h"
+#include "tsync/arches.h"
 #include "tsync/cleanup.h"
 #include "tsync/filterfile.h"
 #include "tsync/seccomp_flags.h"
@@ -76,56 +77,21 @@ const char *tsync_op_name(enum tsync_op op)
         return "SCMP_CMP_UNKNOWN";
 }
 
-/* One row per architecture we know:
- *  name:      libseccomp's, which we accept as the short form ("x86_64");
- *  spec_name: the runtime-spec's, "SCMP_ARCH_" + name in upper case, which we
- *             accept as the long form and print;
- *  go_name:   libseccomp-golang's ScmpArch.String(), what Docker-format
- *             includes/excludes.arches are compared against ("amd64"). */
-static const struct tsync_arch_row {
-        uint32_t token;
-        const char *name;
-        const char *spec_name;
-        const char *go_name;
-} arch_rows[] = {
-        { SCMP_ARCH_X86, "x86", "SCMP_ARCH_X86", "x86" },
-        { SCMP_ARCH_X86_64, "x86_64", "SCMP_ARCH_X86_64", "amd64" },
-        { SCMP_ARCH_X32, "x32", "SCMP_ARCH_X32", "x32" },
-        { SCMP_ARCH_ARM, "arm", "SCMP_ARCH_ARM", "arm" },
-        { SCMP_ARCH_AARCH64, "aarch64", "SCMP_ARCH_AARCH64", "arm64" },
-        { SCMP_ARCH_MIPS, "mips", "SCMP_ARCH_MIPS", "mips" },
-        { SCMP_ARCH_MIPS64, "mips64", "SCMP_ARCH_MIPS64", "mips64" },
-        { SCMP_ARCH_MIPS64N32, "mips64n32", "SCMP_ARCH_MIPS64N32", "mips64n32" },
-        { SCMP_ARCH_MIPSEL, "mipsel", "SCMP_ARCH_MIPSEL", "mipsel" },
-        { SCMP_ARCH_MIPSEL64, "mipsel64", "SCMP_ARCH_MIPSEL64", "mipsel64" },
-        { SCMP_ARCH_MIPSEL64N32, "mipsel64n32", "SCMP_ARCH_MIPSEL64N32", "mipsel64n32" },
-        { SCMP_ARCH_PPC, "ppc", "SCMP_ARCH_PPC", "ppc" },
-        { SCMP_ARCH_PPC64, "ppc64", "SCMP_ARCH_PPC64", "ppc64" },
-        { SCMP_ARCH_PPC64LE, "ppc64le", "SCMP_ARCH_PPC64LE", "ppc64le" },
-        { SCMP_ARCH_S390, "s390", "SCMP_ARCH_S390", "s390" },
-        { SCMP_ARCH_S390X, "s390x", "SCMP_ARCH_S390X", "s390x" },
-        { SCMP_ARCH_PARISC, "parisc", "SCMP_ARCH_PARISC", "parisc" },
-        { SCMP_ARCH_PARISC64, "parisc64", "SCMP_ARCH_PARISC64", "parisc64" },
-        { SCMP_ARCH_RISCV64, "riscv64", "SCMP_ARCH_RISCV64", "riscv64" },
-};
-
-static const struct tsync_arch_row *arch_row(uint32_t token)
-{
-        for (size_t i = 0; i < ARRAY_SIZE(arch_rows); i++)
-                if (arch_rows[i].token == token)
-                        return &arch_rows[i];
-        return NULL;
-}
-
+/* The architectures: tsync/arches.h, whose rows profiles name by libseccomp's
+ * short form ("x86_64") or the runtime-spec's long form ("SCMP_ARCH_X86_64"),
+ * and Docker-format conditions by libseccomp-golang's ("amd64"). */
 int tsync_arch_parse(const char *name, uint32_t *ret)
 {
         bool long_form = strncmp(name, "SCMP_ARCH_", 10) == 0;
-        for (size_t i = 0; i < ARRAY_SIZE(arch_rows); i++) {
+        size_t n;
+        const struct tsync_arch_def *rows = tsync_arches(&n);
+        for (size_t i = 0; i < n; i++) {
                 /* Exactly as listed: the short form in lower case, the long form in upper case, no mixtures. */
-                if (strcmp(name, long_form ? arch_rows[i].spec_name : arch_rows[i].name) != 0)
+                const char *listed = long_form ? rows[i].spec_name : rows[i].name;
+                if (!listed || strcmp(name, listed) != 0)
                         continue;
                 /* The libseccomp we run with may be older than the header we were built with. */
-                uint32_t token = seccomp_arch_resolve_name(arch_rows[i].name);
+                uint32_t token = seccomp_arch_resolve_name(rows[i].name);
                 if (token == 0)
                         return -EINVAL;
                 *ret = token;
@@ -136,13 +102,13 @@ int tsync_arch_parse(const char *name, uint32_t *ret)
 
 const char *tsync_arch_name(uint32_t token)
 {
-        const struct tsync_arch_row *row = arch_row(token);
-        return row ? row->spec_name : "SCMP_ARCH_UNKNOWN";
+        const struct tsync_arch_def *row = tsync_arch_by_token(token);
+        return row && row->spec_name ? row->spec_name : "SCMP_ARCH_UNKNOWN";
 }
 
 const char *tsync_arch_go_name(uint32_t token)
 {
-        const struct tsync_arch_row *row = arch_row(token);
+        const struct tsync_arch_def *row = tsync_arch_by_token(token);
         return row ? row->go_name : NULL;
 }
 

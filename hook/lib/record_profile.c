@@ -38,72 +38,7 @@
 #include "tsync/init_calls.h"
 #include "tsync/json_build.h"
 #include "tsync/profile.h"
-
-/* What runc and crun call between loading linux.seccomp and executing the
- * container's process: under a recording used as linux.seccomp, the profile
- * judges them, and no recording sees them (the init's filter comes later).
- * Read from strace -f of runc 1.1.5 and crun 1.8.1 on Debian 12, with
- * noNewPrivileges true and false (false loads the filter before the runtime
- * drops capabilities and changes user), and from runc's
- * libcontainer/standard_init_linux.go (main, 2026): */
-static const char *const runtime_calls[] = {
-        /* both runtimes: the sync pipes, the exec fifo, exec */
-        "close",
-        "execve",
-        "read",
-        "write",
-        "openat",
-        "exit_group",
-        /* without noNewPrivileges: the bounding set, keepcaps, ambient
-         * capabilities, the user (runc's Go setuid/setgid, crun's setresuid),
-         * the capabilities */
-        "prctl",
-        "capget",
-        "capset",
-        "setgroups",
-        "setgid",
-        "setuid",
-        "setresgid",
-        "setresuid",
-        /* runc: closing inherited fds (/proc/self/fd; close_range in newer
-         * runc), the working directory, the program's lookup in PATH, the
-         * parent check */
-        "getdents64",
-        "fcntl",
-        "close_range",
-        "chdir",
-        "getcwd",
-        "newfstatat",
-        "fstat",
-        "fstatfs",
-        "faccessat",
-        "faccessat2",
-        "getpid",
-        "getppid",
-        /* newer runc (read in its source, not run here): the exec fifo and
-         * /proc/self/fd reopened through pathrs-lite, which checks the fd's
-         * path; its fsopen and open_tree have fallbacks and stay refused */
-        "openat2",
-        "readlinkat",
-        /* runc's Go runtime on the thread that loaded the filter (it is not
-         * loaded with TSYNC: other threads stay unfiltered): scheduling,
-         * preemption signals, memory */
-        "futex",
-        "epoll_ctl",
-        "epoll_pwait",
-        "nanosleep",
-        "sched_yield",
-        "rt_sigreturn",
-        "rt_sigprocmask",
-        "sigaltstack",
-        "mmap",
-        "munmap",
-        "madvise",
-        "gettid",
-        "tgkill",
-        /* crun: signal dispositions reset to default before exec */
-        "rt_sigaction",
-};
+#include "tsync/runtimes.h"
 
 /* The init's calls every start makes: those of a filter of its own (exec-once,
  * a notify agent's hand-over, and any later kind) are left out. */
@@ -112,7 +47,9 @@ static const char *const runtime_calls[] = {
          TSYNC_CALL_WORKLOAD_EXEC | TSYNC_CALL_WORKLOAD_RUNS)
 
 /* Into ret, the calls made under a recorded profile before the workload runs
- * that this libseccomp names on the native ABI: runtime_calls, and
+ * that this libseccomp names on the native ABI: every runtime's calls after
+ * its load (tsync/runtimes.h: under a recording used as linux.seccomp the
+ * profile judges them, and no recording sees them), and
  * seccomp-tsync-init's own (tsync/init_calls.h: before its
  * load, which linux.seccomp judges, and after it, which every layer judges),
  * except those of the exec-once supervisor, of a notify agent's hand-over and
@@ -120,10 +57,12 @@ static const char *const runtime_calls[] = {
  * check names them when a profile denies them. */
 static int extra_calls(uint32_t native, struct tsync_names *ret)
 {
-        for (size_t i = 0; i < sizeof(runtime_calls) / sizeof(runtime_calls[0]); i++)
-                if (seccomp_syscall_resolve_name_arch(native, runtime_calls[i]) >= 0 &&
-                    tsync_names_add(ret, runtime_calls[i]) < 0)
-                        return -ENOMEM;
+        size_t n;
+        const struct tsync_runtime *rt = tsync_runtimes(&n);
+        for (size_t r = 0; r < n; r++)
+                for (const char *const *c = rt[r].calls_after_load; c && *c; c++)
+                        if (seccomp_syscall_resolve_name_arch(native, *c) >= 0 && tsync_names_add(ret, *c) < 0)
+                                return -ENOMEM;
         for (size_t i = 0; i < tsync_init_ncalls; i++) {
                 const struct tsync_init_call *c = &tsync_init_calls[i];
                 if (c->when & ~INIT_CALLS_KEPT)

@@ -8,6 +8,7 @@
 
 #include "tsync/base64.h"
 #include "tsync/capnames.h"
+#include "tsync/capsets.h"
 #include "tsync/cleanup.h"
 #include "tsync/exec_view.h"
 #include "tsync/filterfile.h"
@@ -16,8 +17,6 @@
 #include "tsync/stage.h"
 
 #define HOOK_MARKER "oci-seccomp-tsync"
-
-static const char *const cap_sets[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
 
 /* An object member that should be an object, for a message: what it is
  * instead ("nothing" when making it ran out of memory). */
@@ -239,21 +238,23 @@ static int lend_capabilities(struct tsync_json *caps, struct tsync_err *err)
 {
         /* SETPCAP is lent even when the bounding set has it: for a non-root user
          * only the ambient set reaches the init's effective set. */
-        bool lend_setpcap = !array_has(tsync_json_get(caps, "bounding"), "CAP_SYS_ADMIN");
+        bool lend_setpcap =
+                !array_has(tsync_json_get(caps, tsync_capset(TSYNC_CAPSET_BOUNDING)->json), "CAP_SYS_ADMIN");
         const char *lend[] = { "CAP_SYS_ADMIN", lend_setpcap ? "CAP_SETPCAP" : NULL };
-        for (size_t s = 0; s < ARRAY_SIZE(cap_sets); s++) {
-                struct tsync_json *set = tsync_json_get_mut(caps, cap_sets[s]);
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                const char *name = tsync_capset(s)->json;
+                struct tsync_json *set = tsync_json_get_mut(caps, name);
                 if (!set) {
-                        if (tsync_json_set(caps, cap_sets[s], tsync_json_new_array()) < 0)
-                                return tsync_error(err, ENOMEM, "process.capabilities.%s: out of memory", cap_sets[s]);
-                        set = tsync_json_get_mut(caps, cap_sets[s]);
+                        if (tsync_json_set(caps, name, tsync_json_new_array()) < 0)
+                                return tsync_error(err, ENOMEM, "process.capabilities.%s: out of memory", name);
+                        set = tsync_json_get_mut(caps, name);
                 }
                 if (set->type != TSYNC_JSON_ARRAY)
-                        return tsync_error(err, EINVAL, "process.capabilities.%s: expected array, got %s", cap_sets[s],
+                        return tsync_error(err, EINVAL, "process.capabilities.%s: expected array, got %s", name,
                                            tsync_json_type_name(set->type));
                 for (size_t i = 0; i < ARRAY_SIZE(lend) && lend[i]; i++)
                         if (!array_has(set, lend[i]) && tsync_json_append(set, tsync_json_new_string(lend[i])) < 0)
-                                return tsync_error(err, ENOMEM, "process.capabilities.%s: out of memory", cap_sets[s]);
+                                return tsync_error(err, ENOMEM, "process.capabilities.%s: out of memory", name);
         }
         return 0;
 }
@@ -359,11 +360,9 @@ static int init_args(const struct tsync_plan *plan, const char *const *data, siz
                 if (r == 0)
                         r = tsync_json_append(a, tsync_json_new_string(in_args ? data[i] : path));
         }
-        for (size_t s = 0; r == 0 && plan->capabilities && s < ARRAY_SIZE(cap_sets); s++) {
-                char opt[32];
-                (void)snprintf(opt, sizeof(opt), "--%s", cap_sets[s]);
-                _cleanup_free_ char *list = join_caps(tsync_json_get(plan->capabilities, cap_sets[s]));
-                r = list ? tsync_json_append(a, tsync_json_new_string(opt)) : -ENOMEM;
+        for (int s = 0; r == 0 && plan->capabilities && s < TSYNC_CAPSET_COUNT; s++) {
+                _cleanup_free_ char *list = join_caps(tsync_json_get(plan->capabilities, tsync_capset(s)->json));
+                r = list ? tsync_json_append(a, tsync_json_new_string(tsync_capset(s)->option)) : -ENOMEM;
                 if (r == 0)
                         r = tsync_json_append(a, tsync_json_new_string(list));
         }

@@ -16,26 +16,6 @@
 #include "tsync/plan.h"
 #include "tsync/status.h"
 
-static const struct {
-        const char *name;
-        const char *proc;
-} capsets[] = {
-        [TSYNC_CAPSET_BOUNDING] = { "bounding", "CapBnd" },       [TSYNC_CAPSET_EFFECTIVE] = { "effective", "CapEff" },
-        [TSYNC_CAPSET_INHERITABLE] = { "inheritable", "CapInh" }, [TSYNC_CAPSET_PERMITTED] = { "permitted", "CapPrm" },
-        [TSYNC_CAPSET_AMBIENT] = { "ambient", "CapAmb" },
-};
-_Static_assert(ARRAY_SIZE(capsets) == TSYNC_CAPSET_COUNT, "a name for every capability set");
-
-const char *tsync_status_capset_name(enum tsync_status_capset s)
-{
-        return (unsigned)s < TSYNC_CAPSET_COUNT ? capsets[s].name : "?";
-}
-
-const char *tsync_status_capset_proc(enum tsync_status_capset s)
-{
-        return (unsigned)s < TSYNC_CAPSET_COUNT ? capsets[s].proc : "?";
-}
-
 void tsync_status_clear(struct tsync_status *s)
 {
         tsync_status_programs_free(&s->programs);
@@ -93,7 +73,7 @@ static int read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
                         t->no_new_privs = (int)strtol(v, NULL, 10);
                 } else {
                         for (size_t s = 0; s < TSYNC_CAPSET_COUNT; s++)
-                                if (strcmp(line, capsets[s].proc) == 0)
+                                if (strcmp(line, tsync_capset(s)->status) == 0)
                                         t->caps[s] = strtoull(v, NULL, 16);
                 }
         }

@@ -57,8 +57,8 @@ static int caps_of_plan(const struct tsync_json *capabilities, struct tsync_stat
                 return 0;
         for (size_t s = 0; s < TSYNC_CAPSET_COUNT; s++) {
                 char path[64];
-                (void)snprintf(path, sizeof(path), "plan.capabilities.%s", tsync_status_capset_name(s));
-                const struct tsync_json *set = tsync_json_get(capabilities, tsync_status_capset_name(s));
+                (void)snprintf(path, sizeof(path), "plan.capabilities.%s", tsync_capset(s)->json);
+                const struct tsync_json *set = tsync_json_get(capabilities, tsync_capset(s)->json);
                 if (set) {
                         int r = tsync_caps_from_json(set, path, &e->caps[s], err);
                         if (r < 0)
@@ -140,9 +140,7 @@ int tsync_status_expect_from_cmdline(const char *cmdline, size_t len, struct tsy
                 } else {
                         bool known = false;
                         for (size_t s = 0; s < TSYNC_CAPSET_COUNT && !known; s++) {
-                                char opt[32];
-                                (void)snprintf(opt, sizeof(opt), "--%s", tsync_status_capset_name(s));
-                                if (strcmp(p, opt) != 0)
+                                if (strcmp(p, tsync_capset(s)->option) != 0)
                                         continue;
                                 known = true;
                                 if (v && tsync_caps_parse_list(v, &e.caps[s], NULL) == 0)
@@ -235,8 +233,8 @@ static void check_caps(struct tsync_status_task *t, const struct tsync_status_ex
                         continue;
                 char names[512];
                 cap_names(extra, names, sizeof(names));
-                SHORT(t, "%s holds %s, beyond the config's %s", tsync_status_capset_proc(s), names,
-                      init_task || s == TSYNC_CAPSET_BOUNDING ? tsync_status_capset_name(s)
+                SHORT(t, "%s holds %s, beyond the config's %s", tsync_capset(s)->status, names,
+                      init_task || s == TSYNC_CAPSET_BOUNDING ? tsync_capset(s)->json
                                                               : "bounding and inheritable sets");
         }
 }

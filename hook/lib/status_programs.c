@@ -18,6 +18,7 @@
 
 #include "tsync/base64.h"
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/filterfile.h"
 #include "tsync/plan.h"
 #include "tsync/status.h"
@@ -25,6 +26,8 @@
 /* The kernel bounds a chain at 32768 instructions counted with a penalty
  * of 4 each, so no task holds more programs than this. */
 #define MAX_KERNEL_FILTERS 8192
+/* An init's command line: 16 --filter-data of at most 48 KiB each fit many times. */
+#define CMDLINE_MAX (16u << 20)
 
 #define prog tsync_status_prog
 
@@ -85,28 +88,17 @@ static int init_files(pid_t init, struct prog **ret, char (**ret_labels)[64], si
 {
         char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)init);
-        FILE *f = fopen(path, "re");
-        if (!f) {
-                (void)snprintf(why, size, "%s: %s", path, strerror(errno));
-                return -errno;
-        }
         _cleanup_free_ char *cmd = NULL;
-        size_t len = 0, cap = 0;
-        int c;
-        while ((c = getc(f)) != EOF) {
-                if (len + 1 >= cap) {
-                        size_t ncap = cap ? cap * 2 : 4096;
-                        char *p = realloc(cmd, ncap);
-                        if (!p) {
-                                (void)fclose(f);
-                                return -ENOMEM;
-                        }
-                        cmd = p;
-                        cap = ncap;
-                }
-                cmd[len++] = (char)c;
+        size_t len = 0;
+        struct tsync_err err = { 0 };
+        /* The kernel bounds a command line by the exec's stack limit; we by CMDLINE_MAX. */
+        int rr = tsync_read_file_at(AT_FDCWD, path, path, 0, CMDLINE_MAX, &cmd, &len, NULL, &err);
+        if (rr < 0) {
+                size_t n = strnlen(err.msg, size - 1); /* cut to why's size, as any message here is */
+                memcpy(why, err.msg, n);
+                why[n] = '\0';
+                return rr;
         }
-        (void)fclose(f);
         struct prog *progs = NULL;
         char(*labels)[64] = NULL;
         size_t n = 0;

@@ -11,16 +11,11 @@
 
 #include "../cli/cli.h"
 #include "runtime.h"
+#include "tsync/runtimes.h"
 
-/* Global options that take a value (runc's, then crun's own). */
-static const char *const global_value_opts[] = { "log",      "log-format",     "root",      "criu",
-                                                 "rootless", "cgroup-manager", "log-level", NULL };
 /* create's and run's options that take a value. */
 static const char *const create_value_opts[] = { "bundle", "b", "console-socket", "pid-file", "preserve-fds", "config",
                                                  "f",      NULL };
-/* Global options without a value (runc's, then crun's own). */
-static const char *const global_flag_opts[] = { "debug", "systemd-cgroup", "help", "h", "version", "v", "V",
-                                                "?",     "usage",          NULL };
 static const char *const help_opts[] = { "help", "h", "?", "usage", NULL };
 /* exec's options that take a value (runc 1.1's, crun 1.8's). */
 static const char *const exec_value_opts[] = { "console-socket",
@@ -74,6 +69,19 @@ static bool in(const struct opt *o, const char *const *names)
 {
         for (; *names; names++)
                 if (is(o, *names))
+                        return true;
+        return false;
+}
+
+/* A global option of any runtime we read (tsync/runtimes.h): which one
+ * runs behind us, the command line does not say. */
+static bool global_opt(const struct opt *o, bool takes_value)
+{
+        size_t n;
+        const struct tsync_runtime *rt = tsync_runtimes(&n);
+        for (size_t i = 0; i < n; i++)
+                if (tsync_runtime_list_has(takes_value ? rt[i].global_value_opts : rt[i].global_flag_opts, o->name,
+                                           o->len))
                         return true;
         return false;
 }
@@ -238,7 +246,7 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 }
                 /* An option we do not know might take the next argument as its value, or
                  * not: the command word, and so whether to rewrite, would be a guess. */
-                if (!o.value && !in(&o, global_value_opts) && !in(&o, global_flag_opts)) {
+                if (!o.value && !global_opt(&o, true) && !global_opt(&o, false)) {
                         cli_errorf("runtime: command line",
                                    "'%s' is not a global option of runc 1.1 or crun 1.8 known to %s, which cannot "
                                    "tell whether it takes the next argument: give it as %s=VALUE",
@@ -247,7 +255,7 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                         return -1;
                 }
                 cl.argv[cl.argc++] = argv[i++];
-                if (!in(&o, global_value_opts))
+                if (!global_opt(&o, true))
                         continue;
                 const char *value = o.value;
                 if (!value && i < argc)

@@ -188,7 +188,7 @@ static struct tsync_json *read_config(struct target *t, bool *ret_required)
         if (r == 0 && !S_ISREG(st.st_mode))
                 r = tsync_error(&err, EINVAL, "%s: not a regular file: refusing to read or replace it", t->config_path);
         /* As precreate reads an engine's config. */
-        struct tsync_json_limits lim = { .max_bytes = 16u << 20 };
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         if (r == 0)
                 r = tsync_json_parse_file(t->config_path, &lim, &config, &err);
         /* What we cannot parse but names us must not run without us; nor what

@@ -4,6 +4,7 @@
  * one: every other command (state, kill, delete, ...) must still reach the
  * real runtime, or an engine could no longer stop its containers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "../cli/cli.h"
 #include "runtime.h"
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 
 /* A problem with the file: refused (strict), or, for a command that creates
  * nothing, a line left out and said in the system log alone (stderr is
@@ -81,12 +83,19 @@ static int conf_set(struct rt_settings *s, bool dirs_given, const char *key, con
 
 #define CONF_MAX_BYTES (64u << 10)
 
-/* The whole file into s->conf_text (values point into it). 0, or -1 after printing why. */
-static int read_text(FILE *f, const char *path, bool strict, struct rt_settings *s)
+/* The whole file into s->conf_text (values point into it), if it is root's
+ * alone. 0, 1 when it is missing, or -1 after saying why. */
+static int read_text(const char *path, bool strict, struct rt_settings *s)
 {
+        struct tsync_err err = { 0 };
         struct stat st;
-        if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-                complain(strict, path, "not a regular file");
+        size_t len;
+        int r = tsync_read_file_at(AT_FDCWD, path, NULL, TSYNC_READ_REGULAR, CONF_MAX_BYTES, &s->conf_text, &len, &st,
+                                   &err);
+        if (r == -ENOENT)
+                return 1;
+        if (r < 0) {
+                complain(strict, path, "%s", err.msg);
                 return -1;
         }
         if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
@@ -96,30 +105,18 @@ static int read_text(FILE *f, const char *path, bool strict, struct rt_settings 
                          (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
                 return -1;
         }
-        if (!(s->conf_text = malloc(CONF_MAX_BYTES + 1))) {
-                complain(strict, path, "out of memory");
-                return -1;
-        }
-        size_t len = fread(s->conf_text, 1, CONF_MAX_BYTES + 1, f);
-        if (ferror(f) || len > CONF_MAX_BYTES) {
-                complain(strict, path, "%s", ferror(f) ? strerror(errno) : "larger than 64 KiB");
-                return -1;
-        }
-        s->conf_text[len] = '\0';
         return 0;
 }
 
 int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_settings *s)
 {
-        FILE *f = fopen(path, "re");
-        if (!f && errno == ENOENT && missing_ok)
+        int r = read_text(path, strict, s);
+        if (r == 1 && missing_ok)
                 return 0;
-        if (!f) {
-                complain(strict, path, "%s", strerror(errno));
+        if (r == 1) {
+                complain(strict, path, "%s", strerror(ENOENT));
                 return -1;
         }
-        int r = read_text(f, path, strict, s);
-        fclose(f);
         bool dirs_given = s->n_profile_dirs > 0;
         char *save = NULL;
         unsigned n = 0;

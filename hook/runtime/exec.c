@@ -28,11 +28,11 @@
 #include "../cli/cli.h"
 #include "runtime.h"
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/rewrite.h"
 
 #define STATE_MAX_BYTES   (1u << 20)
-#define CONFIG_MAX_BYTES  (16u << 20)
 #define PROCESS_MAX_BYTES (4u << 20)
 
 /* The last line the runtime wrote on its standard error (kept in fd), for
@@ -69,8 +69,7 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
 {
         int n_globals = cl->command - 1;
         _cleanup_free_ char **argv = calloc((size_t)n_globals + 4, sizeof(*argv));
-        _cleanup_free_ char *out = malloc(STATE_MAX_BYTES + 1);
-        if (!argv || !out)
+        if (!argv)
                 return tsync_error(err, ENOMEM, "out of memory");
         argv[0] = (char *)runtime;
         memcpy(argv + 1, cl->argv + 1, (size_t)n_globals * sizeof(*argv));
@@ -99,20 +98,12 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
                 _exit(127);
         }
         close(fds[1]);
+        /* Read to its end (or past the limit) before the exit status: a
+         * runtime that fails says why, whatever it printed. */
+        _cleanup_free_ char *out = NULL;
         size_t len = 0;
-        bool too_long = false;
-        for (;;) {
-                ssize_t got = read(fds[0], out + len, STATE_MAX_BYTES - len);
-                if (got < 0 && errno == EINTR)
-                        continue;
-                if (got <= 0)
-                        break;
-                len += (size_t)got;
-                if (len == STATE_MAX_BYTES) {
-                        too_long = true;
-                        break;
-                }
-        }
+        struct tsync_err read_err = { 0 };
+        int read_r = tsync_read_all(fds[0], STATE_MAX_BYTES - 1, 0, &out, &len, &read_err);
         close(fds[0]);
         int status;
         while (waitpid(pid, &status, 0) < 0)
@@ -126,9 +117,10 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
                                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), said[0] ? ": " : "",
                                    said);
         }
-        if (too_long)
+        if (read_r == -EFBIG)
                 return tsync_error(err, E2BIG, "`%s state %s`: more than %u bytes", runtime, cl->id, STATE_MAX_BYTES);
-        out[len] = '\0';
+        if (read_r < 0)
+                return tsync_error(err, -read_r, "`%s state %s`: %s", runtime, cl->id, read_err.msg);
         *ret = TAKE_PTR(out);
         *ret_len = len;
         return 0;
@@ -193,7 +185,7 @@ static int read_config(const char *bundle, struct tsync_json **ret, struct tsync
         r = trusted(fd, path, false, err);
         if (r < 0)
                 return r;
-        struct tsync_json_limits lim = { .max_bytes = CONFIG_MAX_BYTES };
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         r = tsync_json_parse_fd(fd, &lim, ret, err);
         return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
 }

@@ -5,6 +5,8 @@
  * of the host that must follow it: the init's options and the bounding set
  * Docker-format conditions are judged on. */
 #include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "tap.h"
 #include "tsync/capnames.h"
 #include "tsync/caps.h"
+#include "tsync/capsets.h"
 #include "tsync/json.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
@@ -259,6 +262,57 @@ static void test_capnames_a_typed_list_stays_lenient(void)
         tap_ok(r < 0 && strstr(err.msg, "'CAP_BOGUS' is unknown"), "test_capnames_a_typed_unknown_name_is_an_error");
 }
 
+/* Each set's record against what this process shows: its /proc/self/status
+ * line holds the mask libcap (or prctl, for bounding and ambient) reads for the
+ * set, the init's option is "--" + the config's key, and the keys are the
+ * runtime-spec's, in its order. */
+static void test_capsets_records_agree_with_proc_and_libcap(void)
+{
+        static const char *const spec[] = { "bounding", "effective", "inheritable", "permitted", "ambient" };
+        char status[8192];
+        /* Five different sets where we may (root): a swapped record then shows. */
+        cap_t tweak = cap_get_proc();
+        cap_value_t inh[] = { CAP_KILL, CAP_CHOWN }, eff_off = CAP_WAKE_ALARM;
+        if (tweak && cap_set_flag(tweak, CAP_INHERITABLE, 2, inh, CAP_SET) == 0 &&
+            cap_set_flag(tweak, CAP_EFFECTIVE, 1, &eff_off, CAP_CLEAR) == 0 && cap_set_proc(tweak) == 0)
+                (void)cap_set_ambient(CAP_KILL, CAP_SET);
+        (void)cap_free(tweak);
+        FILE *f = fopen("/proc/self/status", "re");
+        size_t n = f ? fread(status, 1, sizeof(status) - 1, f) : 0;
+        if (f)
+                (void)fclose(f);
+        status[n] = '\0';
+        cap_t now = cap_get_proc();
+        int last = (int)cap_max_bits() - 1;
+
+        tap_ok(TSYNC_CAPSET_COUNT == sizeof(spec) / sizeof(spec[0]), "five sets");
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                const struct tsync_capset_def *d = tsync_capset(s);
+                char line[32];
+                uint64_t want = 0, shown = 0;
+                (void)snprintf(line, sizeof(line), "\n%s:", d->status);
+                const char *at = strstr(status, line);
+                bool parsed = at && sscanf(at + strlen(line), "%" SCNx64, &shown) == 1;
+                for (int c = 0; c <= last && c < 64; c++) {
+                        cap_flag_value_t v = CAP_CLEAR;
+                        bool has = d->libcap_flag >= 0
+                                           ? cap_get_flag(now, c, (cap_flag_t)d->libcap_flag, &v) == 0 && v == CAP_SET
+                                   : s == TSYNC_CAPSET_BOUNDING ? cap_get_bound(c) > 0
+                                                                : cap_get_ambient(c) > 0;
+                        if (has)
+                                want |= BIT(c);
+                }
+                tap_ok(strcmp(d->json, spec[s]) == 0 && strncmp(d->option, "--", 2) == 0 &&
+                               strcmp(d->option + 2, d->json) == 0,
+                       "set %d is %s, option %s", s, d->json, d->option);
+                tap_ok(parsed && shown == want, "%s: /proc shows %s %016" PRIx64 ", libcap reads %016" PRIx64, d->json,
+                       d->status, shown, want);
+                tap_ok((d->libcap_flag >= 0) == (s != TSYNC_CAPSET_BOUNDING && s != TSYNC_CAPSET_AMBIENT),
+                       "%s: a libcap flag exactly for the sets a cap_t holds", d->json);
+        }
+        (void)cap_free(now);
+}
+
 int main(void)
 {
         test_capnames_table_is_runcs();
@@ -268,5 +322,6 @@ int main(void)
         test_capnames_one_warning_in_runcs_words();
         test_capnames_the_init_gets_only_names_runc_honours();
         test_capnames_a_typed_list_stays_lenient();
+        test_capsets_records_agree_with_proc_and_libcap();
         return tap_done();
 }

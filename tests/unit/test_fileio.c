@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "unit.h"
 
@@ -217,6 +218,79 @@ static void test_fileio_private_dir(void)
         tap_ok(tsync_check_private_dir("d", &st, &err) == -EPERM, "test_fileio_private_dir_refuses_a_symlink");
 }
 
+/* The one bounded reader: the limit exact and one past it, a FIFO without a
+ * writer (no hang), the open options, and a /proc file whose size says 0. */
+static void test_fileio_bounded_reads(void)
+{
+        struct tsync_err err = { 0 };
+        char path[512], *buf = NULL;
+        size_t len = 0;
+        struct stat st;
+        _cleanup_close_ int dfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        at(path, sizeof(path), "ten");
+        (void)write_text(path, "0123456789");
+        int r = tsync_read_file_at(dfd, "ten", "ten", TSYNC_READ_REGULAR, 10, &buf, &len, &st, &err);
+        tap_ok(r == 0 && len == 10 && strcmp(buf, "0123456789") == 0 && st.st_size == 10,
+               "test_fileio_reads_a_file_exactly_at_the_limit (%s)", err.msg);
+        free(buf);
+        buf = NULL;
+        r = tsync_read_file_at(dfd, "ten", "ten", 0, 9, &buf, &len, NULL, &err);
+        tap_ok(r == -EFBIG && !buf && strcmp(err.msg, "ten: 10 bytes is more than the limit of 9 bytes") == 0,
+               "test_fileio_refuses_a_file_past_the_limit (%s)", err.msg);
+
+        at(path, sizeof(path), "link");
+        (void)symlink("ten", path);
+        r = tsync_read_file_at(dfd, "link", "link", TSYNC_READ_NOFOLLOW, 100, &buf, &len, NULL, &err);
+        tap_ok(r == -ELOOP && !buf, "test_fileio_nofollow_refuses_a_link (%s)", err.msg);
+        r = tsync_read_file_at(dfd, "link", "link", 0, 100, &buf, &len, NULL, &err);
+        tap_ok(r == 0 && buf && strcmp(buf, "0123456789") == 0, "test_fileio_follows_a_link_unless_told (%s)", err.msg);
+        free(buf);
+        buf = NULL;
+
+        at(path, sizeof(path), "fifo");
+        (void)mkfifo(path, 0600);
+        r = tsync_read_file_at(dfd, "fifo", NULL, TSYNC_READ_OPEN_NONBLOCK | TSYNC_READ_REGULAR, 100, &buf, &len, NULL,
+                               &err);
+        tap_ok(r == -EINVAL && !buf && strcmp(err.msg, "not a regular file") == 0,
+               "test_fileio_a_fifo_is_not_regular_and_no_hang (%s)", err.msg);
+        r = tsync_read_file_at(dfd, "fifo", "fifo", TSYNC_READ_OPEN_NONBLOCK, 100, &buf, &len, NULL, &err);
+        tap_ok(r == 0 && len == 0 && buf && buf[0] == '\0', "test_fileio_a_fifo_without_writer_reads_empty (%s)",
+               err.msg);
+        free(buf);
+        buf = NULL;
+
+        r = tsync_read_file_at(AT_FDCWD, top, "top", 0, 100, &buf, &len, NULL, &err);
+        tap_ok(r == -EISDIR && !buf && strcmp(err.msg, "top: is a directory") == 0,
+               "test_fileio_read_refuses_a_directory (%s)", err.msg);
+        r = tsync_read_file_at(dfd, "missing", "missing", 0, 100, &buf, &len, NULL, &err);
+        tap_ok(r == -ENOENT && !buf && strncmp(err.msg, "missing: ", 9) == 0, "test_fileio_names_a_missing_file (%s)",
+               err.msg);
+
+        /* /proc/self/status says it has no size: read to its end, and bounded all the same. */
+        r = tsync_read_file_at(AT_FDCWD, "/proc/self/status", "status", TSYNC_READ_REGULAR, 1 << 20, &buf, &len, NULL,
+                               &err);
+        tap_ok(r == 0 && len > 100 && strstr(buf, "\nCapBnd:") && strlen(buf) == len,
+               "test_fileio_reads_a_proc_file_whole (%s)", err.msg);
+        free(buf);
+        buf = NULL;
+        r = tsync_read_file_at(AT_FDCWD, "/proc/self/status", "status", 0, 100, &buf, &len, NULL, &err);
+        tap_ok(r == -EFBIG && !buf && strcmp(err.msg, "status: input is more than the limit of 100 bytes") == 0,
+               "test_fileio_bounds_a_proc_file (%s)", err.msg);
+
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) == 0) {
+                (void)tsync_write_all(p[1], "abc", 3);
+                (void)close(p[1]);
+                r = tsync_read_all(p[0], 3, 0, &buf, &len, &err);
+                (void)close(p[0]);
+                tap_ok(r == 0 && len == 3 && strcmp(buf, "abc") == 0, "test_fileio_reads_a_pipe_to_its_end (%s)",
+                       err.msg);
+                free(buf);
+                buf = NULL;
+        }
+}
+
 int main(void)
 {
         if (unit_tmpdir(top) < 0)
@@ -225,5 +299,6 @@ int main(void)
         test_fileio_strict_refusals();
         test_fileio_outputs();
         test_fileio_private_dir();
+        test_fileio_bounded_reads();
         return tap_done();
 }

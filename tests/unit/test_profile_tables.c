@@ -1,13 +1,22 @@
 /* The name tables of the profile (architectures, seccomp filter flags) and the
  * questions about notification: which spellings are taken, what is printed,
  * and that the flag bits are the kernel's. */
+#include <ctype.h>
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tap.h"
+#include "tsync/arches.h"
 #include "tsync/cleanup.h"
 #include "tsync/filterfile.h"
 #include "tsync/profile.h"
@@ -208,9 +217,93 @@ static void test_profile_tables_notify_rules(void)
         }
 }
 
+/* 1 when a filter comparing seccomp_data.arch with audit matches this
+ * process's own calls (the kernel's word), 0 when not, -1 on failure. */
+static int kernel_sees_arch(uint32_t audit)
+{
+        struct sock_filter insns[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 3),
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, audit, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 42),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
+        pid_t pid = fork();
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+                    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+                        _exit(3);
+                /* getppid under the filter: 42 when the arch matched. */
+                _exit(syscall(SYS_getppid) < 0 && errno == 42 ? 1 : 0);
+        }
+        int status;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
+                return -1;
+        return WEXITSTATUS(status);
+}
+
+/* Every row of tsync/arches.h against libseccomp and the kernel: the short
+ * name resolves to the row's token (where this libseccomp knows it), the long
+ * name is "SCMP_ARCH_" + the short one upper-cased, the audit value is the
+ * token's but for x32 (x86_64's), the width and the companion are the
+ * AUDIT_ARCH_* bits' own, and the native row is the one the init's calls
+ * carry. Tokens and audit-named rows are unique. */
+static void test_profile_tables_arch_rows_are_libseccomps_and_the_kernels(void)
+{
+        size_t n;
+        const struct tsync_arch_def *rows = tsync_arches(&n);
+
+        tap_ok(TSYNC_ARCH_X32_TOKEN == SCMP_ARCH_X32, "x32's token is libseccomp's");
+        for (size_t i = 0; i < n; i++) {
+                const struct tsync_arch_def *a = &rows[i];
+                const char *label = a->name ? a->name : a->kernel_name;
+                uint32_t resolved = a->name ? seccomp_arch_resolve_name(a->name) : 0;
+                char upper[64] = "SCMP_ARCH_";
+                for (size_t c = 0; a->name && a->name[c] && c < 40; c++)
+                        upper[10 + c] = (char)toupper((unsigned char)a->name[c]);
+                bool x32 = a->token == SCMP_ARCH_X32;
+                tap_ok(!a->name || resolved == 0 || resolved == a->token,
+                       "%s: libseccomp resolves it to %#x, the row says %#x", label, resolved, a->token);
+                tap_ok(!a->name || (a->spec_name && strcmp(a->spec_name, upper) == 0), "%s: long form %s", label,
+                       a->spec_name ? a->spec_name : "(none)");
+                tap_ok(a->audit == (x32 ? AUDIT_ARCH_X86_64 : a->token), "%s: seccomp_data.arch %#x", label, a->audit);
+                tap_ok(a->bits == ((a->audit & __AUDIT_ARCH_64BIT) ? 64 : 32), "%s: %u-bit, as AUDIT_ARCH_64BIT says",
+                       label, a->bits);
+                /* The ABIs a kernel runs beside its own (compat syscalls, x32). */
+                static const struct {
+                        uint32_t abi, native;
+                } companions[] = { { SCMP_ARCH_X86, SCMP_ARCH_X86_64 },
+                                   { SCMP_ARCH_X32, SCMP_ARCH_X86_64 },
+                                   { SCMP_ARCH_ARM, SCMP_ARCH_AARCH64 },
+                                   { SCMP_ARCH_PPC, SCMP_ARCH_PPC64 },
+                                   { SCMP_ARCH_S390, SCMP_ARCH_S390X } };
+                uint32_t want = 0;
+                for (size_t c = 0; c < sizeof(companions) / sizeof(companions[0]); c++)
+                        if (companions[c].abi == a->token)
+                                want = companions[c].native;
+                tap_ok(a->companion_of == want, "%s: companion of %#x", label, a->companion_of);
+                tap_ok(tsync_arch_by_token(a->token) == a && (x32 || tsync_arch_by_audit(a->audit) == a),
+                       "%s: its token and audit value find this row", label);
+        }
+        tap_ok(tsync_arch_by_audit(AUDIT_ARCH_X86_64) &&
+                       tsync_arch_by_audit(AUDIT_ARCH_X86_64)->token == SCMP_ARCH_X86_64,
+               "AUDIT_ARCH_X86_64 is x86_64's, not x32's");
+        const struct tsync_arch_def *nat = tsync_arch_by_token(seccomp_arch_native());
+        tap_ok(nat && nat->name && strcmp(tsync_arch_name(seccomp_arch_native()), nat->spec_name) == 0,
+               "the native architecture (%s) has a row", nat && nat->name ? nat->name : "?");
+        tap_ok(nat && kernel_sees_arch(nat->audit) == 1, "the kernel's seccomp_data.arch of this process is %s's %#x",
+               nat ? nat->name : "?", nat ? nat->audit : 0);
+        tap_ok(nat && kernel_sees_arch(nat->audit ^ 1) == 0, "and not another value");
+}
+
 int main(void)
 {
         test_profile_tables_arches();
+        test_profile_tables_arch_rows_are_libseccomps_and_the_kernels();
         test_profile_tables_flags();
         test_profile_tables_notify();
         test_profile_tables_notify_rules();

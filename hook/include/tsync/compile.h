@@ -6,11 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tsync/arches.h"
 #include "tsync/error.h"
 #include "tsync/profile.h"
-
-/* x32 shares AUDIT_ARCH_X86_64 with x86_64: the number's bit tells them apart. */
-#define TSYNC_X32_SYSCALL_BIT 0x40000000u
 
 struct tsync_compile_opts {
         uint32_t native_arch; /* SCMP_ARCH_*; 0: seccomp_arch_native() */

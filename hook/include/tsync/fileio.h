@@ -1,4 +1,8 @@
-/* Writing files as root without harming what is not ours.
+/* Reading and writing files as root without harming what is not ours.
+ *
+ * Every file we read whole goes through tsync_read_file_at (or tsync_read_all
+ * for an fd we hold): bounded, NUL-terminated, with the open options the
+ * caller's file needs.
  *
  * The rule for every file the hook, inject, compile or the cache writes: a
  * regular file owned by us (the effective uid), or a name that does not exist
@@ -16,6 +20,26 @@
 #include <sys/types.h>
 
 #include "tsync/error.h"
+
+enum {
+        TSYNC_READ_NOFOLLOW = 1 << 0,      /* O_NOFOLLOW: a symbolic link as the last component is refused */
+        TSYNC_READ_OPEN_NONBLOCK = 1 << 1, /* open with O_NONBLOCK (a FIFO without a writer cannot hang us), then read
+                                              blocking (a pipe with a writer still works) */
+        TSYNC_READ_REGULAR = 1 << 2,       /* anything but a regular file is refused (EINVAL) */
+};
+
+/* Reads fd to its end into a NUL-terminated buffer (a pipe is fine): at most
+ * max bytes, EFBIG past that ("input is more than the limit of N bytes").
+ * size_hint (0: unknown) sizes the first allocation. */
+int tsync_read_all(int fd, size_t max, size_t size_hint, char **ret, size_t *ret_len, struct tsync_err *err);
+
+/* Opens name in dfd (AT_FDCWD: a path) read-only, O_CLOEXEC | O_NOCTTY with
+ * flags' options, and reads it whole as tsync_read_all does. A directory is
+ * EISDIR; a regular file larger than max is EFBIG before anything is read.
+ * what names the file in messages ("<what>: ..."; NULL: no name). ret_st
+ * (optional) gets the open file's stat. */
+int tsync_read_file_at(int dfd, const char *name, const char *what, unsigned flags, size_t max, char **ret,
+                       size_t *ret_len, struct stat *ret_st, struct tsync_err *err);
 
 /* Writes all of buf to fd, retrying short writes and EINTR; 0 or -errno. */
 int tsync_write_all(int fd, const void *buf, size_t len);

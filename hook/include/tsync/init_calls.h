@@ -18,20 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tsync/arches.h"
 #include "tsync/error.h"
-
-/* The AUDIT_ARCH_* of the calls this program makes (the init is built for the host). */
-#if defined(__x86_64__)
-#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_RISCV64
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_PPC64LE
-#elif defined(__s390x__)
-#define TSYNC_NATIVE_AUDIT_ARCH AUDIT_ARCH_S390X
-#endif
 
 /* How the init runs the workload. */
 enum tsync_init_route {

@@ -61,6 +61,11 @@ struct tsync_json_limits {
 #define TSYNC_JSON_DEFAULT_MAX_BYTES (4u << 20)
 #define TSYNC_JSON_DEFAULT_MAX_DEPTH 32u
 
+/* A container's config.json as an engine or runtime hands it to us (precreate's
+ * stdin, the wrapper's bundle, an exec'd process's config, the exec view):
+ * larger than a profile may be, since engines write long env and mount lists. */
+#define TSYNC_CONFIG_MAX_BYTES (16u << 20)
+
 /* Parses exactly one JSON value (no comments, no trailing garbage).
  * Errors name the JSON path where parsing stopped ("syscalls[3].names: ...")
  * and the byte offset. limits may be NULL. */

@@ -18,22 +18,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tsync/capsets.h"
 #include "tsync/error.h"
 
 struct tsync_json;
 
-enum tsync_status_capset {
-        TSYNC_CAPSET_BOUNDING,
-        TSYNC_CAPSET_EFFECTIVE,
-        TSYNC_CAPSET_INHERITABLE,
-        TSYNC_CAPSET_PERMITTED,
-        TSYNC_CAPSET_AMBIENT,
-        TSYNC_CAPSET_COUNT,
-};
-
-/* "bounding", ...: the config's key (and our JSON's); "CapBnd", ...: /proc's. */
-const char *tsync_status_capset_name(enum tsync_status_capset s);
-const char *tsync_status_capset_proc(enum tsync_status_capset s);
+/* The capability sets, by enum tsync_capset: tsync/capsets.h's records (the
+ * config's key, also our JSON's; /proc's line). */
 
 enum tsync_status_role {
         TSYNC_ROLE_INIT,      /* the main thread of the namespace's PID 1 */

@@ -1,0 +1,54 @@
+/* What we know of each OCI runtime, one record each (hook/lib/runtimes.c):
+ * how its command line reads, where its state lives, where its exec reads an
+ * exec'd process's capabilities, what it calls after it loads
+ * linux.seccomp, and how it reports a process SIGSYS killed.
+ *
+ * How a runtime is found: the runtime wrapper knows only the program it is
+ * configured to run, and reads the command line by every row at once (any
+ * row's options); the hook finds the runtime that runs it by its parent's
+ * command name (/proc/PPID/comm), `check --runtime` by the program's name.
+ * Adding a runtime is one row here and its case in tests/unit/test_runtimes.c. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Where `RUNTIME exec` takes an exec'd process's capabilities from when its
+ * --process names none: the exec view (exec_view.c) must put the original
+ * sets there while the container runs. */
+enum tsync_exec_caps {
+        TSYNC_EXEC_CAPS_UNKNOWN,    /* we do not know: lending the init capabilities is refused */
+        TSYNC_EXEC_CAPS_BUNDLE,     /* BUNDLE/config.json, read at each exec (runc) */
+        TSYNC_EXEC_CAPS_STATE_COPY, /* and its own copy of it in its state directory, made at create (crun) */
+};
+
+struct tsync_runtime {
+        const char *name; /* its program's name, and its command name (comm) while it runs */
+        /* Its global options (before the command word), NULL-terminated;
+         * NULL: we do not read its command line. */
+        const char *const *global_value_opts; /* those that take a value */
+        const char *const *global_flag_opts;  /* those that take none */
+        const char *const *state_root_opts;   /* those whose value is its state root (the last one counts) */
+        const char *state_root;               /* its state root when no option gives one */
+        const char *state_root_env; /* when set and not empty, $VAR/name is the root instead (rootless crun) */
+        enum tsync_exec_caps exec_caps;
+        /* The calls it makes between its seccomp load and the workload's
+         * execve, which linux.seccomp judges and no recording sees (strace -f
+         * of runc 1.1.5 and crun 1.8.1 on Debian 12, with noNewPrivileges
+         * true and false, and runc's standard_init_linux.go); NULL-terminated. */
+        const char *const *calls_after_load;
+        int sigsys_status; /* its exit status for a container process SIGSYS killed */
+        /* Annotations through which it applies seccomp its own way, beside or
+         * instead of linux.seccomp: replace mode cannot honour them (plan_filters.c). */
+        const char *const *seccomp_annotations;
+};
+
+/* Every runtime we know; n_ret gets the count. */
+const struct tsync_runtime *tsync_runtimes(size_t *n_ret);
+
+/* The row whose name is name, or NULL. */
+const struct tsync_runtime *tsync_runtime_by_name(const char *name);
+
+/* Whether name is in the NULL-terminated list (NULL: an empty one) by exactly
+ * len bytes. */
+bool tsync_runtime_list_has(const char *const *list, const char *name, size_t len);
