@@ -21,6 +21,7 @@
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
+#include "tsync/plan_record.h"
 #include "tsync/rewrite.h"
 
 /* The runtime's own layers first, then the annotation's: every layer only
@@ -112,20 +113,32 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         struct tsync_plan_programs progs = { 0 };
         if (cli_check_plan(plan, &paths, config, &progs, t->where) < 0)
                 return -1;
+        /* The recording's poststop part is our delete's (delete.c): the
+         * poststop hook is told to leave it. */
+        static const char *const record_args[] = { "--record-at-delete" };
         struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
         int r = tsync_exec_view_lends(plan, &err);
-        /* A notify agent gets its listener from our createRuntime hook's relay. */
-        if (r == 0 && progs.agent_host_path)
+        /* A notify agent gets its listener from our createRuntime hook's
+         * relay; a recording its file. */
+        if (r == 0 && (progs.agent_host_path || plan->record.req.output))
                 r = 1;
         if (r > 0 && find_hook(hook_path, sizeof(hook_path)) < 0)
                 r = tsync_error(&err, ENOENT, "%s, and the hook, %s, is not beside %s",
-                                progs.agent_host_path
-                                        ? "a notify agent is reached by our createRuntime hook's relay"
+                                progs.agent_host_path ? "a notify agent is reached by our createRuntime hook's relay"
+                                : plan->record.req.output
+                                        ? "a recording's file is handed to the init by our createRuntime hook's relay"
                                         : "the init is lent capabilities (process.noNewPrivileges is false), and the "
                                           "hook takes them back from exec'd processes",
                                 PROGRAM, RT_PROGRAM);
         else if (r > 0)
                 ro.hook_path = hook_path;
+        if (r >= 0 && plan->record.req.output) {
+                ro.hook_args = record_args;
+                ro.n_hook_args = ARRAY_SIZE(record_args);
+                /* As precreate: paths checked, CAP_SYS_PTRACE refused, the
+                 * directory made root's alone (0700). */
+                r = tsync_plan_record_prepare(plan, config, t->bundle, TSYNC_RECORD_ROOT, &err);
+        }
         if (r >= 0)
                 r = tsync_rewrite_apply(config, plan, &ro, running, &err);
         tsync_plan_programs_clear(&progs);
@@ -137,6 +150,9 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 r = tsync_write_atomic(t->config_path, text, len, t->mode, false, &err);
         if (r < 0) {
                 cli_error(t->where, &err);
+                /* A refused start keeps no recording directory (a fresh, empty one). */
+                if (plan->record.dir)
+                        (void)rmdir(plan->record.dir);
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
@@ -270,6 +286,17 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 r = tsync_request_from_annotations(config, TSYNC_FRONTEND_RUNTIME, &req, &err);
         if (r == 0)
                 r = merge_settings(s, config, names, &req, &err);
+        /* A recording waits in a directory of its own until our delete
+         * (delete.c); `run` deletes inside the runtime, never through us. */
+        _cleanup_free_ char *record_dir = NULL;
+        if (r == 0 && req.record.output && strcmp(cl->argv[cl->command], "run") == 0)
+                r = tsync_error(&err, EINVAL,
+                                "annotations.%s: a recording is written at `delete`, which `run` does inside the "
+                                "runtime without %s: use create, start and delete",
+                                TSYNC_ANNOTATION_RECORD, RT_PROGRAM);
+        if (r == 0 && req.record.output)
+                r = tsync_record_new_dir_name(TSYNC_RECORD_ROOT, &record_dir, &err);
+        req.record_dir = record_dir;
         if (r == 0)
                 r = rewrite_config(s, &t, config, &req);
         else

@@ -76,6 +76,12 @@ int main(int argc, char **argv)
                 r = rt_rewrite_bundle(&s, &cl);
         if (r == 0 && cl.exec)
                 r = rt_rewrite_exec(&cl, runtime);
+        int status = 0;
+        if (r == 0 && cl.delete &&rt_delete(&cl, runtime, &status) > 0) {
+                rt_cmdline_clear(&cl);
+                rt_settings_clear(&s);
+                return status;
+        }
         if (ours)
                 rt_log_end(&cl, r < 0);
         if (r == 0) {

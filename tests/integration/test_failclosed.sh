@@ -1403,7 +1403,7 @@ RC WithExecOnce "recording and exec once" 'recorded "of:/tmp/p.json" | jq -c ".a
 RC TraceLayer "layer 'trace': SCMP_ACT_TRACE and a recording" "$TRACE_LAYER"'; mv "$W/trace.json" "$W/profiles/trace.json"; recorded "of:/tmp/p.json" trace'
 RC OutputUnderTheRootfs "of: '/x/rootfs/p.json'" 'recorded "of:/x/rootfs/p.json" | jq -c ".root.path = \"/x/rootfs\""'
 
-RT RecordAnnotation "annotations.io.oci-seccomp-tsync.record: a recording is written by the poststop hook, which oci-seccomp-tsync-runtime cannot run reliably" \
+RT RecordUnderRun "annotations.io.oci-seccomp-tsync.record: a recording is written at \`delete\`, which \`run\` does inside the runtime without oci-seccomp-tsync-runtime: use create, start and delete" \
         'annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
 
 # rec_injected: $W/b injected (injected) with a recording in its plan, its directory holding a
