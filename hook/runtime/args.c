@@ -94,6 +94,8 @@ static int our_option(const struct opt *o, const char *value, struct rt_settings
                 s->runtime = value;
         else if (is(o, "runtime-config"))
                 s->conf = value;
+        else if (is(o, "record-dir"))
+                s->record_dir = value;
         else if (is(o, "cache-dir")) {
                 s->cache_dir = value;
                 s->no_cache = false;

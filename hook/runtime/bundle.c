@@ -62,6 +62,29 @@ static int merge_settings(const struct rt_settings *s, const struct tsync_json *
         return 0;
 }
 
+/* The record annotation's path (what: "of" or "if") must name a file directly
+ * in the runtime's record-dir: whoever sets a pod's annotations is not the
+ * node's root, and the profile is written (and an earlier one read) as root. */
+static int record_path_allowed(const struct rt_settings *s, const char *what, const char *path, struct tsync_err *err)
+{
+        if (!s->record_dir)
+                return tsync_error(err, EPERM,
+                                   "annotations.%s: recordings through %s are off on this host: its record-dir "
+                                   "(runtime.conf, or --record-dir=DIR) names the one directory they may write",
+                                   TSYNC_ANNOTATION_RECORD, RT_PROGRAM);
+        size_t n = strlen(s->record_dir);
+        while (n > 1 && s->record_dir[n - 1] == '/')
+                n--;
+        bool in_dir = s->record_dir[0] == '/' && strncmp(path, s->record_dir, n) == 0 && path[n] == '/';
+        const char *name = in_dir ? path + n + 1 : "";
+        if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return tsync_error(err, EPERM,
+                                   "annotations.%s: %s: '%s' is not a file directly in this host's record-dir "
+                                   "%s: refused",
+                                   TSYNC_ANNOTATION_RECORD, what, path, s->record_dir);
+        return 0;
+}
+
 /* oci-seccomp-tsync, beside us: the hooks that keep the exec view. */
 static int find_hook(char *buf, size_t size)
 {
@@ -289,6 +312,10 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         /* A recording waits in a directory of its own until our delete
          * (delete.c); `run` deletes inside the runtime, never through us. */
         _cleanup_free_ char *record_dir = NULL;
+        if (r == 0 && req.record.output)
+                r = record_path_allowed(s, "of", req.record.output, &err);
+        if (r == 0 && req.record.input)
+                r = record_path_allowed(s, "if", req.record.input, &err);
         if (r == 0 && req.record.output && strcmp(cl->argv[cl->command], "run") == 0)
                 r = tsync_error(&err, EINVAL,
                                 "annotations.%s: a recording is written at `delete`, which `run` does inside the "

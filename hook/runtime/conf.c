@@ -41,6 +41,9 @@ static int conf_set(struct rt_settings *s, bool dirs_given, const char *key, con
                         return -EINVAL;
                 if (!s->cache_dir)
                         s->no_cache = strcmp(value, "true") == 0;
+        } else if (strcmp(key, "record-dir") == 0) {
+                if (!s->record_dir)
+                        s->record_dir = value;
         } else if (strcmp(key, "profile-dir") == 0) {
                 if (dirs_given)
                         return 0;

@@ -20,6 +20,10 @@ struct rt_settings {
         size_t n_profile_dirs;
         const char *cache_dir;
         bool no_cache;
+        /* Where the record annotation may read and write profiles (a file
+         * directly in it), or NULL: recordings refused. A pod's author is not
+         * the node's root, and the profile is written as root. */
+        const char *record_dir;
         const char *conf; /* the config file named by --runtime-config, or NULL */
         char *conf_text;  /* owned: the config file's text, which its values point into */
 };

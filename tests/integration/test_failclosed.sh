@@ -1403,8 +1403,16 @@ RC WithExecOnce "recording and exec once" 'recorded "of:/tmp/p.json" | jq -c ".a
 RC TraceLayer "layer 'trace': SCMP_ACT_TRACE and a recording" "$TRACE_LAYER"'; mv "$W/trace.json" "$W/profiles/trace.json"; recorded "of:/tmp/p.json" trace'
 RC OutputUnderTheRootfs "of: '/x/rootfs/p.json'" 'recorded "of:/x/rootfs/p.json" | jq -c ".root.path = \"/x/rootfs\""'
 
-RT RecordUnderRun "annotations.io.oci-seccomp-tsync.record: a recording is written at \`delete\`, which \`run\` does inside the runtime without oci-seccomp-tsync-runtime: use create, start and delete" \
+RT RecordOff "annotations.io.oci-seccomp-tsync.record: recordings through oci-seccomp-tsync-runtime are off on this host" \
         'annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
+RT RecordOutsideTheRecordDir "/p.json' is not a file directly in this host's record-dir" \
+        'echo "record-dir = $W/rec" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
+RT RecordBelowTheRecordDir "/rec/../p.json' is not a file directly in this host's record-dir" \
+        'echo "record-dir = $W/rec" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "of:$W/rec/../p.json"'
+RT RecordInputOutsideTheRecordDir "if: '/etc/passwd' is not a file directly in this host's record-dir" \
+        'echo "record-dir = $W/rec" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "if:/etc/passwd;of:$W/rec/p.json"'
+RT RecordUnderRun "annotations.io.oci-seccomp-tsync.record: a recording is written at \`delete\`, which \`run\` does inside the runtime without oci-seccomp-tsync-runtime: use create, start and delete" \
+        'echo "record-dir = $W" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
 
 # rec_injected: $W/b injected (injected) with a recording in its plan, its directory holding a
 # valid record file; the profile would go to $W/prof/p.json.

@@ -129,6 +129,7 @@ rec_create() {
         tsync_json_edit "$TSYNC_TMP/b/config.json" '.annotations["io.oci-seccomp-tsync.record"] = $v' \
                 --arg v "of:$TSYNC_TMP/p.json" || return 1
         mkdir -p "$TSYNC_TMP/root"
+        echo "record-dir = $TSYNC_TMP" >>"$TSYNC_TMP/runtime.conf"
         _tsync_register runc "$ID"
         ours --root "$TSYNC_TMP/root" create --bundle "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>&1 || {
                 tsync_log "create: $(cat "$TSYNC_TMP/out")"

@@ -98,8 +98,10 @@ testTheAnnotationGivesContainerdsProfileAndTheLayerOnEveryThread() {
 # A recording through the wrapper (issue 27): containerd's shim calls `runtime delete` once the
 # task exited (ctr run --rm), which writes the profile.
 testTheRecordAnnotationWritesTheProfileAtTheShimsDelete() {
+        echo "record-dir = $TSYNC_TMP" >"$SUITE_DIR/runtime.conf"
         run_ctr "$SUITE_DIR/runtime" --annotation "io.oci-seccomp-tsync.record=of:$TSYNC_TMP/p.json" -- \
                 sh -c 'mkdir /tmp/d && echo made'
+        : >"$SUITE_DIR/runtime.conf"
         assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
         assertEquals "the workload's output alone" made "$(cat "$TSYNC_TMP/out")"
         jq -r '.syscalls[].names[]' "$TSYNC_TMP/p.json" >"$TSYNC_TMP/names" || fail "no profile written"
