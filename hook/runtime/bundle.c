@@ -85,6 +85,40 @@ static int record_path_allowed(const struct rt_settings *s, const char *what, co
         return 0;
 }
 
+/* Docker's --init: its init (tini, as docker-init) would start under ours as
+ * PID 2 and warn that it is not PID 1, nor a subreaper, so that zombies
+ * orphaned below it reach our init instead. Told -s, it registers as a child
+ * subreaper and does all it does as PID 1: it reaps what is orphaned below
+ * it, forwards every signal it gets (ours forwards the usual ones to it),
+ * and exits with the workload's status (128+N for signal N). Kept rather
+ * than dropped: the workload then sees what `docker run --init` gives it
+ * without us (tini its parent, no variable added to its environment, every
+ * signal forwarded as tini does). Recognised only as dockerd writes it:
+ * process.args "/sbin/docker-init", "--", ... and its bind mount there. */
+#define DOCKER_INIT "/sbin/docker-init"
+
+static bool is_string(const struct tsync_json *v, const char *s)
+{
+        return v && v->type == TSYNC_JSON_STRING && strcmp(v->u.string.ptr, s) == 0;
+}
+
+static int docker_init_subreaper(struct tsync_json *config, struct tsync_err *err)
+{
+        struct tsync_json *args = tsync_json_get_mut(tsync_json_get_mut(config, "process"), "args");
+        if (!args || args->type != TSYNC_JSON_ARRAY || args->u.array.len < 2 ||
+            !is_string(args->u.array.items[0], DOCKER_INIT) || !is_string(args->u.array.items[1], "--"))
+                return 0;
+        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
+        bool mounted = false;
+        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++)
+                mounted = mounted || is_string(tsync_json_get(mounts->u.array.items[i], "destination"), DOCKER_INIT);
+        if (!mounted)
+                return 0;
+        if (tsync_json_insert(args, 1, tsync_json_new_string("-s")) < 0)
+                return tsync_error(err, ENOMEM, "process.args: out of memory");
+        return 0;
+}
+
 /* oci-seccomp-tsync, beside us: the hooks that keep the exec view. */
 static int find_hook(char *buf, size_t size)
 {
@@ -128,7 +162,7 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         req->delivery = TSYNC_DELIVERY_ARGS;
         _cleanup_free_ char *running = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        if (tsync_rewrite_undo(config, true, &running, &err) < 0 ||
+        if (tsync_rewrite_undo(config, true, &running, &err) < 0 || docker_init_subreaper(config, &err) < 0 ||
             tsync_plan_new(config, req, NULL, &plan, &err) < 0) {
                 cli_error(t->where, &err);
                 return -1;
