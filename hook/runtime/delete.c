@@ -89,7 +89,11 @@ int rt_delete(struct rt_cmdline *cl, const char *runtime, int *ret_status)
         if (!cl->delete || !cl->id)
                 return 0;
         _cleanup_free_ char *bundle = NULL;
+        /* Our lines reach the engine's log too (log.c); the runtime's own
+         * are its to write. */
+        rt_log_begin(cl);
         _cleanup_plan_ struct tsync_plan *plan = recording_plan(runtime, cl, &bundle);
+        rt_log_end(cl, false);
         if (!plan)
                 return 0;
         cl->argv[0] = (char *)runtime;

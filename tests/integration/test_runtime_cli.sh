@@ -207,6 +207,23 @@ testAProfileThatCannotBeWrittenFailsDeleteWithOneLine() {
         rm -rf "$REC_DIR"
 }
 
+# A config that cannot be believed at delete (writable by others since create) is said, and the
+# container deleted all the same: the workload has ended, only its profile is not written.
+testAConfigNoLongerOursAtDeleteIsSaidAndTheContainerStillDeleted() {
+        rec_create 'mkdir /tmp/d' || fail "create and start"
+        rec_wait_stopped || fail "the workload never ended"
+        chmod g+w "$TSYNC_TMP/b/config.json"
+        ours --root "$TSYNC_TMP/root" delete "$ID" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "delete: $(cat "$TSYNC_TMP/out")" 0 "$rc"
+        _tsync_unregister runc "$ID"
+        assertEquals "one line: $(cat "$TSYNC_TMP/out")" 1 "$(grep -c . "$TSYNC_TMP/out")"
+        assertContains "$(cat "$TSYNC_TMP/out")" "oci-seccomp-tsync: $ID: warning: recording: cannot read the container's plan: "
+        assertFalse "still listed" "runc --root $TSYNC_TMP/root list -q | grep -qx $ID"
+        assertFalse "no profile" "[ -e $TSYNC_TMP/p.json ]"
+        rm -rf "$REC_DIR"
+}
+
 testPassThroughCommandsGiveRuncsOutputAndExitStatus() {
         mkdir "$TSYNC_TMP/root"
         local args
