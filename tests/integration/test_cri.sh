@@ -336,6 +336,7 @@ testAnnotationsAPodMayNotSetAreRefused() {
         for a in 'io.oci-seccomp-tsync.mode=replace|but this runtime is set to mode' \
                 'io.oci-seccomp-tsync.plan={}|io.oci-seccomp-tsync.plan' \
                 'io.oci-seccomp-tsync.running=x|io.oci-seccomp-tsync.running' \
+                "io.oci-seccomp-tsync.record=of:/etc/p.json|of: '/etc/p.json' is not a file directly in this host's record-dir" \
                 'io.oci-seccomp-tsync.layer=deny-mkdir|not an annotation of oci-seccomp-tsync'; do
                 local kv=${a%%|*} why=${a#*|}
                 run_pod "bad-$RANDOM" "$(jq -cn --arg k "${kv%%=*}" --arg v "${kv#*=}" '{($k): $v}')" ||
