@@ -35,6 +35,23 @@ struct cli_input {
 void cli_error(const char *where, const struct tsync_err *err);
 void cli_errorf(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warnings(const char *where, struct tsync_warnings *w);
+/* "oci-seccomp-tsync: <where>: warning: <message>". */
+void cli_warnf(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The system log (syslog.c): once enabled (by the hook stages, inject and the
+ * runtime wrapper, which engines run with stderr hidden), every line above
+ * goes to syslog(3)'s socket too, ident "oci-seccomp-tsync", facility daemon:
+ * errors at LOG_ERR, warnings at LOG_WARNING. The socket is /dev/log, or
+ * $TSYNC_SYSLOG_SOCKET (empty: none); without a logger stderr alone has it. */
+#define CLI_SYSLOG_SOCKET_ENV "TSYNC_SYSLOG_SOCKET"
+void cli_syslog_enable(void);
+/* One message (text: what follows "oci-seccomp-tsync: ") at a LOG_* priority. */
+void cli_syslog(int priority, const char *text);
+struct tsync_plan;
+/* One LOG_INFO line for a container's plan: "<where>: <what>: mode M; layers
+ * A,B; lent to the init: CAPS; exec once (ERRNO); recording to PATH; notify
+ * agent PATH" (the parts that apply). The system log alone gets it. */
+void cli_log_applied(const char *where, const char *what, const struct tsync_plan *plan);
 
 /* What replace mode leaves without linux.seccomp, said where it is chosen
  * (inject, precreate): processes started with `EXEC` (e.g. "runc exec"), and
@@ -66,7 +83,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
         "  -f, --format FORMAT   auto (default), config (an OCI config.json), oci (a linux.seccomp object),\n"         \
         "                        docker (a Docker/containers-common profile)\n"                                        \
         "      --caps LIST       capabilities for Docker-format includes/excludes: CAP_CHOWN,CAP_KILL,...,\n"          \
-        "                        'all' or 'none'\n"                                                                    \
+        "                        'all', 'none', 'docker-default' or 'podman-default' (the engines' default sets)\n"    \
         "  -c, --config FILE     take those capabilities from FILE's process.capabilities.bounding\n"                  \
         "  -a, --arch ARCH       compile for ARCH (SCMP_ARCH_X86_64, x86_64, ...) instead of this machine's\n"         \
         "  -s, --strict          unknown syscall names are errors, not warnings\n"
@@ -90,6 +107,11 @@ int cli_find_init(char *buf, size_t size);
  * ~/.cache/oci-seccomp-tsync ($HOME, else the passwd entry's home; in buf),
  * else NULL: no cache. */
 const char *cli_default_cache_dir(char *buf, size_t size);
+/* Where precreate's recordings wait when no --record-root is given:
+ * TSYNC_RECORD_ROOT for root (as above); for a rootless engine's hooks
+ * $XDG_DATA_HOME/oci-seccomp-tsync/record, else
+ * ~/.local/share/oci-seccomp-tsync/record (home as above; in buf). */
+const char *cli_default_record_root(char *buf, size_t size);
 extern const char *const cli_default_profile_dirs[];
 extern const size_t cli_n_default_profile_dirs;
 

@@ -185,8 +185,8 @@ int cmd_check(int argc, char **argv)
                         lint.errors++;
                 } else if (tsync_profile_has_notify_action(profile)) {
                         listener = TSYNC_LISTENER_AGENT;
-                        printf("%s: notify: the listener goes to the seccomp agent at %s%s%s%s (inject and the hook "
-                               "refuse notify profiles in this version)\n",
+                        printf("%s: notify: the listener goes to the seccomp agent at %s%s%s%s (the init hands it "
+                               "over, under inject, the hook and oci-seccomp-tsync-runtime alike)\n",
                                path, profile->listener_path,
                                profile->listener_metadata ? " with listenerMetadata '" : "",
                                profile->listener_metadata ? profile->listener_metadata : "",

@@ -59,7 +59,8 @@ static void help(FILE *f)
                 "                     fsync, for an engine that writes it anew at every start (Podman, CRI-O;\n"
                 "                     the hooks.d files pass it)\n"
                 "  --record-root DIR  precreate, poststop: where recordings asked for by the annotation\n"
-                "                     %s wait for poststop (default %s)\n"
+                "                     %s wait for poststop (default %s; a rootless\n"
+                "                     engine's: ~/.local/share/oci-seccomp-tsync/record)\n"
                 "  --record-at-delete poststop: leave the recording to %s's delete, which\n"
                 "                     writes it once the runtime has deleted the container (it adds this)\n\n"
                 "The annotations precreate reads (see oci-seccomp-tsync(5)):\n",
@@ -232,6 +233,7 @@ static int stage_create(const struct hook_opts *h)
                         (void)tsync_deliver_clean(plan, &o, &ignored);
                 return CLI_EXIT_FAILED;
         }
+        cli_log_applied(st.id, tsync_stage_name(h->stage), plan);
         return CLI_EXIT_OK;
 }
 
@@ -324,6 +326,15 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace("precreate", config, "exec");
         cli_warn_plain_exec("precreate", plan->n_layers, plan->init.exec_once);
+        /* No container id yet: Podman's hostname is its short id, unless the user named one. */
+        char where[128];
+        const char *hostname = NULL;
+        struct tsync_err ignored = { 0 };
+        if (tsync_json_str(tsync_json_get(config, "hostname"), "hostname", &hostname, &ignored) == 0 && *hostname)
+                (void)snprintf(where, sizeof(where), "precreate (hostname %.64s)", hostname);
+        else
+                (void)snprintf(where, sizeof(where), "precreate");
+        cli_log_applied(where, "applied", plan);
         return 0;
 }
 
@@ -356,13 +367,15 @@ int cmd_hook(int argc, char **argv)
                                                  { "record-at-delete", no_argument, NULL, 'A' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
-        char cache_buf[PATH_MAX];
+        char cache_buf[PATH_MAX], record_buf[PATH_MAX];
         struct hook_opts h = { .cache_dir = cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
                                .state_root = TSYNC_STATE_ROOT,
-                               .record_root = TSYNC_RECORD_ROOT };
+                               .record_root = cli_default_record_root(record_buf, sizeof(record_buf)) };
         bool no_cache = false;
         int opt;
 
+        /* Engines hide a hook's stderr (Podman keeps only its exit status). */
+        cli_syslog_enable();
         if (argc < 2 || argv[1][0] == '-') {
                 if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
                         help(stdout);

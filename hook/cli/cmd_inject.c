@@ -57,7 +57,7 @@ static void help(FILE *f)
                 "                        host path, outside the container's rootfs); the bundle keeps the\n"
                 "                        recording in BUNDLE/oci-seccomp-tsync-record until then. Not with\n"
                 "                        --exec-once, --exec, --no-hooks, notify agents or SCMP_ACT_TRACE\n"
-                "      --record-input IN   merge IN, an earlier recording, into OUT\n"
+                "      --record-input IN   start OUT from IN, any profile: its blocks stay\n"
                 "      --record-format oci|docker  OUT's format (default oci: linux.seccomp's shape)\n"
                 "      --record-errno EPERM|ENOSYS  OUT's defaultErrnoRet (default EPERM)\n"
                 "      --init PATH       the static seccomp-tsync-init to mount (default: beside this program,\n"
@@ -205,6 +205,7 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         if (plan->mode == TSYNC_MODE_REPLACE)
                 cli_warn_replace(bundle, config, "runc exec");
         cli_warn_plain_exec(bundle, plan->n_layers, plan->init.exec_once);
+        cli_log_applied(bundle, "applied", plan);
         return 0;
 }
 
@@ -325,6 +326,8 @@ int cmd_inject(int argc, char **argv)
         char *layers[TSYNC_MAX_LAYERS] = { NULL };
         int opt, rc = -1;
 
+        /* What inject wrote decides what a container gets: kept where it can be found later. */
+        cli_syslog_enable();
         while (rc < 0 && (opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
                 switch (opt) {
                 case 'p':

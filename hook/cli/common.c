@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "cli.h"
 #include "tsync/cache.h"
@@ -14,25 +15,64 @@
 #include "tsync/plain_exec.h"
 #include "tsync/plan.h"
 
+/* Every line we print goes to stderr and, once cli_syslog_enable was
+ * called, to the system log (syslog.c): text is what follows "PROGRAM: ". */
+static void say(int priority, const char *text)
+{
+        fprintf(stderr, "%s: %s\n", PROGRAM, text);
+        cli_syslog(priority, text);
+}
+
+static void sayf(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sayf(int priority, const char *fmt, ...)
+{
+        _cleanup_free_ char *text = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vasprintf(&text, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+                /* Out of memory: at least the format's words, on stderr. */
+                fprintf(stderr, "%s: %s\n", PROGRAM, fmt);
+                text = NULL;
+                return;
+        }
+        say(priority, text);
+}
+
 void cli_error(const char *where, const struct tsync_err *err)
 {
-        fprintf(stderr, "%s: %s: %s\n", PROGRAM, where, err->msg);
+        sayf(LOG_ERR, "%s: %s", where, err->msg);
 }
 
 void cli_errorf(const char *where, const char *fmt, ...)
 {
+        _cleanup_free_ char *msg = NULL;
         va_list ap;
-        fprintf(stderr, "%s: %s: ", PROGRAM, where);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        int n = vasprintf(&msg, fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        if (n < 0)
+                msg = NULL;
+        sayf(LOG_ERR, "%s: %s", where, msg ? msg : fmt);
+}
+
+void cli_warnf(const char *where, const char *fmt, ...)
+{
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vasprintf(&msg, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                msg = NULL;
+        sayf(LOG_WARNING, "%s: warning: %s", where, msg ? msg : fmt);
 }
 
 void cli_warnings(const char *where, struct tsync_warnings *w)
 {
         for (size_t i = 0; i < w->len; i++)
-                fprintf(stderr, "%s: %s: warning: %s\n", PROGRAM, where, w->msgs[i]);
+                sayf(LOG_WARNING, "%s: warning: %s", where, w->msgs[i]);
         tsync_warnings_clear(w);
 }
 
@@ -146,17 +186,16 @@ int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, s
 
 void cli_warn_replace(const char *where, const struct tsync_json *config, const char *exec)
 {
-        fprintf(stderr,
-                "%s: %s: replace mode: linux.seccomp now applies only to the container's init and its children; "
-                "processes started with `%s` run without it\n",
-                PROGRAM, where, exec);
+        sayf(LOG_WARNING,
+             "%s: replace mode: linux.seccomp now applies only to the container's init and its children; "
+             "processes started with `%s` run without it",
+             where, exec);
         const struct tsync_json *hooks = tsync_json_get(tsync_json_get(config, "hooks"), "startContainer");
         if (hooks && hooks->type == TSYNC_JSON_ARRAY && hooks->u.array.len > 0)
-                fprintf(stderr,
-                        "%s: %s: replace mode: the config's %zu startContainer hook%s run%s in the container before "
-                        "the init loads linux.seccomp, so without it (the runtime alone runs them under it)\n",
-                        PROGRAM, where, hooks->u.array.len, hooks->u.array.len == 1 ? "" : "s",
-                        hooks->u.array.len == 1 ? "s" : "");
+                sayf(LOG_WARNING,
+                     "%s: replace mode: the config's %zu startContainer hook%s run%s in the container before "
+                     "the init loads linux.seccomp, so without it (the runtime alone runs them under it)",
+                     where, hooks->u.array.len, hooks->u.array.len == 1 ? "" : "s", hooks->u.array.len == 1 ? "s" : "");
 }
 
 void cli_warn_plain_exec(const char *where, size_t n_layers, int exec_once)

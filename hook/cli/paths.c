@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "tsync/cache.h"
+#include "tsync/plan_record.h"
 
 #ifndef TSYNC_PREFIX
 #define TSYNC_PREFIX "/usr/local"
@@ -91,4 +92,28 @@ const char *cli_default_cache_dir(char *buf, size_t size)
         else if (home && home[0] == '/')
                 n = snprintf(buf, size, "%s/.cache/oci-seccomp-tsync", home);
         return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
+const char *cli_default_record_root(char *buf, size_t size)
+{
+        uid_t owner = parent_uid();
+        if (owner == 0)
+                return TSYNC_RECORD_ROOT;
+        /* Rootless engines run hooks as root of the user's namespace, which
+         * cannot write under /var/lib: the user's own data directory. Still
+         * the namespace's root's alone (0700, tsync_record_make_dir), and kept
+         * across logins (unlike XDG_RUNTIME_DIR): a failed recording's raw
+         * calls stay there. */
+        const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+        if (!home || home[0] != '/') {
+                const struct passwd *pw = getpwuid(owner);
+                home = pw ? pw->pw_dir : NULL;
+        }
+        int n = -1;
+        if (xdg && xdg[0] == '/')
+                n = snprintf(buf, size, "%s/oci-seccomp-tsync/record", xdg);
+        else if (home && home[0] == '/')
+                n = snprintf(buf, size, "%s/.local/share/oci-seccomp-tsync/record", home);
+        /* No home to tell: the system's, which then refuses with its reason. */
+        return n > 0 && (size_t)n < size ? buf : TSYNC_RECORD_ROOT;
 }

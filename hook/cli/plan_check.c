@@ -58,10 +58,7 @@ static int check_route(const struct tsync_plan_programs *progs, bool caps_after,
                 cli_errorf(where, "%s: no workload could start under them", why);
                 return -1;
         }
-        fprintf(stderr,
-                "%s: %s: warning: %s: the init runs the workload in place, as PID 1, as the runtime alone "
-                "would (--exec)\n",
-                PROGRAM, where, why);
+        cli_warnf(where, "%s: the init runs the workload in place, as PID 1, as the runtime alone would (--exec)", why);
         *ret_in_place = true;
         return 0;
 }

@@ -110,10 +110,8 @@ static void warn_unnamed(const struct tsync_record_set *set, const char *id, con
         _cleanup_free_ char *unnamed = NULL;
         struct tsync_err err = { 0 };
         if (tsync_record_unnamed(set, &unnamed, &err) == 0 && unnamed)
-                fprintf(stderr,
-                        "%s: %s: warning: recording: calls this libseccomp has no name for are left out of %s (so "
-                        "denied): %s\n",
-                        PROGRAM, id, output, unnamed);
+                cli_warnf(id, "recording: calls this libseccomp has no name for are left out of %s (so denied): %s",
+                          output, unnamed);
 }
 
 /* 1 when there is nothing to write: no record file, or the empty one the

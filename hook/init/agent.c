@@ -10,8 +10,15 @@
  * filter at most, and never beside exec-once (filters.c refuses both).
  *
  * The connection is made before the first filter, and the relay has accepted
- * it by then; after the load the only calls are the three in
- * tsync/init_calls.h (sendmsg, recvmsg, close). */
+ * it by then. The hand-over comes right after the agent filter's load (flow.c),
+ * before anything else of the init runs under it: a profile may send the init's
+ * later calls (read for the proof, capset, close, execve, ...) to the agent, as
+ * under runc, and only an agent holding the listener can answer them. Two calls
+ * run before it does, sendmsg and close_range (TSYNC_CALL_HANDOVER in
+ * tsync/init_calls.h): the route refuses a profile that notifies them. The
+ * listener's copy is closed before the init waits for anything: were it still
+ * open, a relay or agent gone with the other copy would leave a notified call
+ * waiting for ever, where the kernel now fails it (ENOSYS). */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -156,7 +163,8 @@ int init_agent_send(const struct init_filter *f, int listener)
 
         ssize_t sent = sendmsg(relay, &msg, MSG_NOSIGNAL);
         int e = errno;
-        (void)close(listener);
+        /* Not close(): runc's own list of notified calls has it (see above). */
+        (void)close_range((unsigned)listener, (unsigned)listener, 0);
         if (sent < 0 || (size_t)sent != sizeof(head) + mlen) {
                 init_log(f->name,
                          "the relay went away before the seccomp agent had the listener (sending it: %s); the "

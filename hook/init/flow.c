@@ -6,8 +6,10 @@
  * file, plan the capability sets, find CMD, ask the kernel about the flags,
  * start the signal thread, and bring every thread to the workload's
  * capability sets (the main thread keeps a lent CAP_SYS_ADMIN until it has
- * loaded, when it has no NO_NEW_PRIVS). Then load every filter with TSYNC,
- * verify every thread, finish the main thread's capabilities, prove every
+ * loaded, when it has no NO_NEW_PRIVS). Then load every filter with TSYNC
+ * (a notify agent gets its listener right after its filter's load, and
+ * answers every later call of the init that filter notifies), verify every
+ * thread, finish the main thread's capabilities, prove every
  * thread's and run CMD. Any failure before CMD runs exits with one of enum
  * init_exit and one line on stderr. */
 #include <errno.h>
@@ -32,9 +34,6 @@ static char path[PATH_MAX];
 static struct init_probe_plan probes;
 /* The exec-once filter's listener once loaded, else -1. */
 static int listener = -1;
-/* The agent filter's listener once loaded (indexed like filters; filters.c
- * lets one filter at most have a listener of any kind). */
-static int agent_fds[INIT_MAX_FILTERS];
 /* A recording filter is served (--record FILE, or the relay's file). */
 static bool recording;
 
@@ -145,8 +144,13 @@ static int apply_filters(size_t n, bool *ret_probe)
                 }
                 if (filters[i].listener == TSYNC_LISTENER_EXEC_ONCE)
                         listener = r;
-                else if (filters[i].listener == TSYNC_LISTENER_AGENT)
-                        agent_fds[i] = r;
+                /* The agent holds its listener before the init's next call:
+                 * a profile may send any later one to it (agent.c). */
+                if (filters[i].listener == TSYNC_LISTENER_AGENT) {
+                        code = init_agent_send(&filters[i], r);
+                        if (code)
+                                return code;
+                }
         }
         *ret_probe = probe;
         return 0;
@@ -261,19 +265,13 @@ static int flow(int argc, char **argv)
         }
         if (caps.caps_after_filter && init_caps_apply(&caps) < 0)
                 return INIT_EXIT_PRIVS;
-        code = init_proof_check(&proof, (unsigned)n_tsync, recording ? getpid() : 0, &caps);
+        /* With an agent the reads may be its answers: a thread "gone" is
+         * then no reason to skip it. */
+        code = init_proof_check(&proof, (unsigned)n_tsync, recording ? getpid() : 0, &caps, cfg.relay && !recording);
         if (code)
                 return code;
         if (probe) {
                 code = init_probe_verify(filters, &probes, proof.counts);
-                if (code)
-                        return code;
-        }
-        /* Every agent has its listener before the workload's first call. */
-        for (size_t i = 0; i < n; i++) {
-                if (filters[i].listener != TSYNC_LISTENER_AGENT)
-                        continue;
-                code = init_agent_send(&filters[i], agent_fds[i]);
                 if (code)
                         return code;
         }

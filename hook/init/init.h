@@ -154,6 +154,9 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
  * reads each once; every live thread must show Seccomp 2 and its count up by
  * nfilters (where counts are shown), thread extra_tid (when > 0: the main
  * thread, which alone loaded the recording filter) by nfilters + 1, and exactly caps->expect and expect_nnp.
+ * A thread gone meanwhile is skipped, but not with every_thread (a notify
+ * agent may answer the reads, so "gone" may be its answer; none of the init's
+ * threads exits before the workload starts): then it is a refusal.
  * Both print and return an exit code (125, or 123 for capabilities) or 0. */
 #define INIT_PROOF_MAX_THREADS 64
 struct init_proof_thread {
@@ -167,7 +170,8 @@ struct init_proof {
         struct init_proof_thread threads[INIT_PROOF_MAX_THREADS];
 };
 int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps *final_caps);
-int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_tid, const struct init_caps *caps);
+int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_tid, const struct init_caps *caps,
+                     bool every_thread);
 
 /* signals.c: the signal thread. init_signals_block blocks every signal in the
  * calling thread, first thing, so that none is lost or kills the init while it
@@ -204,10 +208,11 @@ pid_t init_signals_tid(void);
  * recording filter and no --record FILE (record_file), and only then.
  * init_agent_connect, the last thing before the first filter: connects to the
  * relay and waits until it accepted the init (0 without an agent).
- * init_agent_send, after the proof: sends
- * the relay f's metadata and the listener in one sendmsg, closes the
- * listener, waits for the relay's answer and closes the connection. Each
- * prints and returns an exit code, or 0. */
+ * init_agent_send, right after the agent filter's load (before any other
+ * call of the init under it): sends the relay f's metadata and the listener in
+ * one sendmsg, closes the listener (close_range: the two calls the agent
+ * cannot answer), waits for the relay's answer (the agent answers from here
+ * on) and closes the connection. Each prints and returns an exit code, or 0. */
 int init_agent_prepare(const char *path, bool record_file, const struct init_filter *filters, size_t n);
 int init_agent_connect(void);
 /* The record file the relay sent with its greeting (taken: -1 after), or -1. */

@@ -90,7 +90,8 @@ int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps
         return 0;
 }
 
-int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_tid, const struct init_caps *caps)
+int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_tid, const struct init_caps *caps,
+                     bool every_thread)
 {
         struct tsync_err err = { 0 };
         size_t seen = 0;
@@ -99,7 +100,7 @@ int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_
                 const struct init_proof_thread *t = &p->threads[i];
                 struct init_thread_status st;
                 if (init_apply_status_read(t->fd, t->tid, &st, &err) < 0) {
-                        if (err.code == ESRCH || err.code == ENOENT)
+                        if ((err.code == ESRCH || err.code == ENOENT) && !every_thread)
                                 continue;
                         init_log("verify", "%s", err.msg);
                         return INIT_EXIT_VERIFY;

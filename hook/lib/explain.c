@@ -1,5 +1,6 @@
 /* Explaining an action: simulate the program, then find what in the profile asked for it. */
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,4 +118,23 @@ int tsync_explain(const struct tsync_profile *p, const struct tsync_program *pro
         }
         *ret = e;
         return 0;
+}
+
+/* ACTION_ONLY of kernel/seccomp.c. */
+static int32_t action_only(uint32_t ret)
+{
+        return (int32_t)(ret & SECCOMP_RET_ACTION_FULL);
+}
+
+uint32_t tsync_explain_stack(const uint32_t *rets, size_t n, size_t *ret_decider)
+{
+        uint32_t ret = SECCOMP_RET_ALLOW;
+        size_t decider = n;
+        for (size_t i = n; i-- > 0;)
+                if (action_only(rets[i]) < action_only(ret)) {
+                        ret = rets[i];
+                        decider = i;
+                }
+        *ret_decider = decider;
+        return ret;
 }

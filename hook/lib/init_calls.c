@@ -99,10 +99,15 @@ const struct tsync_init_call tsync_init_calls[] = {
           TSYNC_CALL_ALWAYS,
           "unblock signals for the workload" },
         { "execve", SYS_execve, { 0 }, BOTH, TSYNC_CALL_WORKLOAD_EXEC, "run the workload" },
-        { "wait4", SYS_wait4, { NEG1, 0, __WALL }, SUPERVISE, TSYNC_CALL_ALWAYS, "reap the workload and orphans" },
-        { "rt_sigtimedwait", SYS_rt_sigtimedwait, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals" },
-        { "kill", SYS_kill, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "forward signals" },
-        { "exit_group", SYS_exit_group, { 0 }, SUPERVISE, TSYNC_CALL_ALWAYS, "exit with the workload's status" },
+        { "wait4",
+          SYS_wait4,
+          { NEG1, 0, __WALL },
+          SUPERVISE,
+          TSYNC_CALL_WORKLOAD_RUNS,
+          "reap the workload and orphans" },
+        { "rt_sigtimedwait", SYS_rt_sigtimedwait, { 0 }, SUPERVISE, TSYNC_CALL_WORKLOAD_RUNS, "forward signals" },
+        { "kill", SYS_kill, { 0 }, SUPERVISE, TSYNC_CALL_WORKLOAD_RUNS, "forward signals" },
+        { "exit_group", SYS_exit_group, { 0 }, SUPERVISE, TSYNC_CALL_WORKLOAD_RUNS, "exit with the workload's status" },
         /* The exec-once supervisor (init/execonce.c); the listener's fd is not
          * known here, only the request. */
         { "futex",
@@ -135,15 +140,24 @@ const struct tsync_init_call tsync_init_calls[] = {
           SUPERVISE,
           TSYNC_CALL_EXEC_ONCE,
           "answer exec notifications (exec-once)" },
-        /* agent.c: each agent filter's listener to its agent (listenerPath). */
+        /* agent.c: the agent filter's listener to its agent (listenerPath),
+         * right after that filter's load. The hand-over's two calls run while
+         * the listener is the init's alone; from the relay's answer on, the
+         * agent answers (flow.c). */
         { "sendmsg",
           SYS_sendmsg,
           { 0, 0, MSG_NOSIGNAL },
           BOTH,
-          TSYNC_CALL_AGENT,
+          TSYNC_CALL_AGENT | TSYNC_CALL_HANDOVER,
           "send the relay the seccomp agent's listener" },
-        { "close", SYS_close, { 0 }, BOTH, TSYNC_CALL_AGENT, "close its copy of the agent's listener" },
+        { "close_range",
+          SYS_close_range,
+          { 0, 0, 0 },
+          BOTH,
+          TSYNC_CALL_AGENT | TSYNC_CALL_HANDOVER,
+          "close its copy of the agent's listener" },
         { "recvmsg", SYS_recvmsg, { 0 }, BOTH, TSYNC_CALL_AGENT, "read the relay's answer" },
+        { "close", SYS_close, { 0 }, BOTH, TSYNC_CALL_AGENT, "close its connection to the relay" },
         /* init/record.c: the recording filter and its recorder thread. */
         { "seccomp",
           SYS_seccomp,
@@ -217,9 +231,29 @@ const char *tsync_init_route_explain(const char *who, const struct tsync_init_ca
         (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |             \
          CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
 
+/* Whether a USER_NOTIF of a program with listener is answered when the init
+ * makes a call of when: the recorder answers every call (CONTINUE), the
+ * exec-once supervisor the workload's execve alone, the agent every call from
+ * the hand-over to the workload's start (it holds the listener; later, its
+ * failure could only break the supervision); nobody answers an unmarked
+ * program. */
+static bool notify_answered(uint32_t listener, unsigned when)
+{
+        switch (listener) {
+        case TSYNC_LISTENER_RECORD:
+                return true;
+        case TSYNC_LISTENER_EXEC_ONCE:
+                return (when & TSYNC_CALL_WORKLOAD_EXEC) != 0;
+        case TSYNC_LISTENER_AGENT:
+                return !(when & (TSYNC_CALL_HANDOVER | TSYNC_CALL_BEFORE_LOAD | TSYNC_CALL_WORKLOAD_RUNS));
+        default:
+                return false;
+        }
+}
+
 /* The most restrictive answer of the stack to nr with args, as the kernel
  * picks it: the lowest action wins; ALLOW and LOG let the call through. */
-static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, const uint64_t args[6], bool continued,
+static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, const uint64_t args[6], unsigned when,
                      uint32_t *ret, struct tsync_err *err)
 {
         struct tsync_bpf_input in = { .nr = (int32_t)nr, .arch = TSYNC_NATIVE_AUDIT_ARCH };
@@ -232,11 +266,10 @@ static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, co
                 int r = tsync_bpf_simulate(progs[i].insns, progs[i].len, &in, &res, err);
                 if (r < 0)
                         return tsync_error_prefix(err, "filter %zu", i + 1);
-                /* The supervisor's one CONTINUE, or the agent's answer (it holds
-                 * the listener by then), or the recorder's CONTINUE to every
-                 * call: the other filters still judge the call. */
-                if ((continued || progs[i].listener == TSYNC_LISTENER_RECORD) &&
-                    progs[i].listener != TSYNC_LISTENER_NONE &&
+                /* Answered (the supervisor's one CONTINUE, the agent's answer,
+                 * the recorder's CONTINUE): the other filters still judge the
+                 * call. */
+                if (notify_answered(progs[i].listener, when) &&
                     (res.ret & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
                         res.ret = SECCOMP_RET_ALLOW;
                 if ((int32_t)(res.ret & SECCOMP_RET_ACTION_FULL) < (int32_t)(worst & SECCOMP_RET_ACTION_FULL))
@@ -255,11 +288,11 @@ static bool lets_through(uint32_t ret)
 static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const struct tsync_init_call *c, uint32_t *ret,
                         struct tsync_err *err)
 {
-        int r = answer_of(progs, n, c->nr, c->args, (c->when & TSYNC_CALL_WORKLOAD_EXEC) != 0, ret, err);
+        int r = answer_of(progs, n, c->nr, c->args, c->when, ret, err);
         /* glibc falls back to clone when clone3 is ENOSYS (Docker's and Podman's profiles). */
         if (r == 0 && (c->when & TSYNC_CALL_THREAD) && *ret == (SECCOMP_RET_ERRNO | ENOSYS)) {
                 const uint64_t args[6] = { THREAD_FLAGS };
-                r = answer_of(progs, n, SYS_clone, args, false, ret, err);
+                r = answer_of(progs, n, SYS_clone, args, c->when, ret, err);
         }
         return r;
 }
@@ -270,6 +303,16 @@ static bool has_listener(const struct tsync_stack_prog *progs, size_t n, uint32_
                 if (progs[i].listener == listener)
                         return true;
         return false;
+}
+
+/* The programs loaded up to and including the agent's (its hand-over comes
+ * right after its load), or n. */
+static size_t up_to_agent(const struct tsync_stack_prog *progs, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (progs[i].listener == TSYNC_LISTENER_AGENT)
+                        return i + 1;
+        return n;
 }
 
 static bool has_exec_once(const struct tsync_stack_prog *progs, size_t n)
@@ -301,6 +344,8 @@ static int first_refused(const struct tsync_stack_prog *progs, size_t n, size_t 
                                 continue;
                         judges = loaded - 1;
                 }
+                if (c->when & TSYNC_CALL_HANDOVER)
+                        judges = up_to_agent(progs, n);
                 if (c->when & TSYNC_CALL_BEFORE_LOAD) {
                         if (n_before == 0)
                                 continue;

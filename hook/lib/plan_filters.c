@@ -37,9 +37,15 @@ static int open_named_layer(const struct tsync_plan_paths *o, const char *name, 
                         return 0;
                 }
         }
-        return tsync_error(err, ENOENT, "layer '%s': no such profile in %s%s", name,
-                           o->n_profile_dirs ? o->profile_dirs[0] : "(no profile directory)",
-                           o->n_profile_dirs > 1 ? " or the other profile directories" : "");
+        /* Every directory looked in, named: "A", "A or B", "A, B or C". */
+        char dirs[1024] = "(no profile directory)";
+        size_t at = 0;
+        for (size_t d = 0; d < o->n_profile_dirs && at < sizeof(dirs); d++) {
+                const char *sep = d == 0 ? "" : d + 1 == o->n_profile_dirs ? " or " : ", ";
+                int n = snprintf(dirs + at, sizeof(dirs) - at, "%s%s", sep, o->profile_dirs[d]);
+                at = n < 0 ? sizeof(dirs) : at + (size_t)n;
+        }
+        return tsync_error(err, ENOENT, "layer '%s': no such profile in %s", name, dirs);
 }
 
 static int load_moved(const struct tsync_plan *plan, struct tsync_source_opts *so, struct tsync_profile **ret,

@@ -218,6 +218,10 @@ int tsync_record_check_paths(const struct tsync_record_request *req, const struc
                 r = tsync_record_check_path(req->input, false, rootfs, err);
                 if (r < 0)
                         return tsync_error_prefix(err, "if: '%s'", req->input);
+                /* Judged now, not at poststop, where an engine drops what is said. */
+                r = tsync_record_check_input(req, err);
+                if (r < 0)
+                        return tsync_error_prefix(err, "if");
         }
         return 0;
 }

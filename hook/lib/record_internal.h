@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "tsync/error.h"
+#include "tsync/profile.h"
 #include "tsync/record.h"
 
 struct tsync_record_call {
@@ -46,9 +47,13 @@ int tsync_abis_add(struct tsync_abis *abis, uint32_t abi);
  * puts ABIs of one byte order only in a filter (EDOM otherwise). */
 bool tsync_record_abi_fits(uint32_t abi);
 
-/* What a previous profile (req->input) adds: its ABIs and its recorded names
- * (syscalls[0], and in later rules the names that are not among extra_names,
- * the rule this build adds itself). In record_merge.c. Errors name the JSON
- * path; the caller prefixes the file. */
+/* What a previous profile (req->input) adds. One of our recordings: its ABIs
+ * and its recorded names (syscalls[0], and in later rules the names that are
+ * not among extra_names, the rule this build adds itself), *ret_base NULL.
+ * Any other profile: its ABIs, the profile itself in *ret_base, whose rules
+ * the output keeps, and in named every name any of its rules names (those the
+ * output must not add: record_merge.c says why and what is refused). Errors
+ * name the JSON path; the caller prefixes the file. */
 int tsync_record_merge_input(const char *path, const struct tsync_names *extra_names, struct tsync_abis *abis,
-                             struct tsync_names *names, struct tsync_err *err);
+                             struct tsync_names *names, struct tsync_profile **ret_base, struct tsync_names *named,
+                             struct tsync_err *err);

@@ -1,11 +1,23 @@
-/* Reading a previous recording back (the `if:` of the record annotation), so
- * that several runs add up.
+/* Reading a previous profile back (the `if:` of the record annotation), so
+ * that several runs add up, and so that any profile can be the base of a
+ * recording, as oci-seccomp-bpf-hook's `if:` is.
  *
- * Only the shape tsync_record_profile writes is read, in either format:
- * defaultAction SCMP_ACT_ERRNO, architectures or archMap, and rules that are
- * names with SCMP_ACT_ALLOW (and, in Docker's, a comment). Anything else
- * (a condition on arguments, another action, an unknown key) is refused:
- * merged into one unconditional allow-list it would allow more than it did. */
+ * One of our own recordings (the shape tsync_record_profile writes, in either
+ * format: defaultAction SCMP_ACT_ERRNO, architectures or archMap, and rules
+ * that are names with SCMP_ACT_ALLOW and, in Docker's, a comment) is merged by
+ * name: its names and the recorded ones make one sorted allow-list.
+ *
+ * Any other profile we can parse (linux.seccomp or the Docker/containers-common
+ * format, as layers are read) is kept as it is, oci-seccomp-bpf-hook's rule: its
+ * rules stay, in order, with their actions and conditions; the default becomes
+ * SCMP_ACT_ERRNO; a recorded call that no rule of it names is added, allowed.
+ * So a call it blocks (or allows only on a condition) stays so in the output
+ * even when the workload made it. A Docker-format base is resolved for this
+ * machine and kernel as for a container without capabilities (the narrowest
+ * reading: its rules for a capability are left out). What a recorded profile
+ * cannot carry is refused: SCMP_ACT_NOTIFY or listenerPath (nobody to hand a
+ * listener to), SCMP_ACT_TRACE (a recording refuses it), flags, and an
+ * architecture that cannot share a filter with this machine's. */
 #include <errno.h>
 #include <seccomp.h>
 #include <string.h>
@@ -15,6 +27,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
 #include "tsync/profile.h"
+#include "tsync/source.h"
 
 static int check_keys(const struct tsync_json *obj, const char *at, const char *const *keys, size_t n,
                       struct tsync_err *err)
@@ -140,21 +153,16 @@ static int read_rule(const struct tsync_json *rule, size_t i, bool docker, const
         return 0;
 }
 
-int tsync_record_merge_input(const char *path, const struct tsync_names *extra_names, struct tsync_abis *abis,
-                             struct tsync_names *names, struct tsync_err *err)
+static int merge_own(const struct tsync_json *doc, const struct tsync_names *extra_names, struct tsync_abis *abis,
+                     struct tsync_names *names, struct tsync_err *err)
 {
         static const char *const oci_top[] = { "defaultAction", "defaultErrnoRet", "architectures", "syscalls" };
         static const char *const docker_top[] = { "defaultAction", "defaultErrnoRet", "archMap", "syscalls" };
-        _cleanup_json_ struct tsync_json *doc = NULL;
         const struct tsync_json *v;
         const char *s;
         uint64_t errno_ret;
 
-        /* Its errors name the file already. */
-        int r = tsync_json_parse_file(path, NULL, &doc, err);
-        if (r < 0)
-                return r;
-        r = tsync_json_expect(doc, "the profile", TSYNC_JSON_OBJECT, err);
+        int r = tsync_json_expect(doc, "the profile", TSYNC_JSON_OBJECT, err);
         if (r < 0)
                 return r;
         bool docker = tsync_json_get(doc, "archMap") != NULL;
@@ -191,4 +199,92 @@ int tsync_record_merge_input(const char *path, const struct tsync_names *extra_n
                         return r;
         }
         return 0;
+}
+
+/* Every name a rule of doc names, whatever its action, conditions, includes
+ * or excludes: a Docker-format rule resolved away (a capability the base is
+ * not read with) still names a call the base does not allow unconditionally,
+ * so the recording does not add it either (oci-seccomp-bpf-hook's
+ * syscallInProfile also looks at every rule). The parser has checked the types. */
+static int raw_names(const struct tsync_json *doc, struct tsync_names *named)
+{
+        const struct tsync_json *calls = tsync_json_get(doc, "syscalls");
+        for (size_t i = 0; calls && calls->type == TSYNC_JSON_ARRAY && i < calls->u.array.len; i++) {
+                const struct tsync_json *rule = calls->u.array.items[i], *v;
+                if ((v = tsync_json_get(rule, "name")) && v->type == TSYNC_JSON_STRING &&
+                    tsync_names_add(named, v->u.string.ptr) < 0)
+                        return -ENOMEM;
+                v = tsync_json_get(rule, "names");
+                for (size_t j = 0; v && v->type == TSYNC_JSON_ARRAY && j < v->u.array.len; j++)
+                        if (v->u.array.items[j]->type == TSYNC_JSON_STRING &&
+                            tsync_names_add(named, v->u.array.items[j]->u.string.ptr) < 0)
+                                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Any other profile, kept whole as the base of the output (see the top). */
+static int read_base(const struct tsync_json *doc, struct tsync_abis *abis, struct tsync_profile **ret,
+                     struct tsync_names *named, struct tsync_err *err)
+{
+        struct tsync_source_opts opts = {
+                .format = TSYNC_FORMAT_AUTO, .have_caps = true, .caps = 0, .keys = TSYNC_KEYS_ERROR
+        };
+        _cleanup_profile_ struct tsync_profile *p = NULL;
+        int r = tsync_source_from_json(doc, &opts, &p, NULL, err);
+        if (r < 0)
+                return r;
+        if (tsync_profile_uses_notify(p))
+                return tsync_error(err, EINVAL,
+                                   "SCMP_ACT_NOTIFY or listenerPath: a recorded profile hands no listener on");
+        if (p->flags)
+                return tsync_error(err, EINVAL, "flags: a recorded profile carries no flags");
+        for (size_t i = 0; i < p->n_rules; i++)
+                if (p->rules[i].action.kind == TSYNC_ACT_TRACE)
+                        return tsync_error(err, EINVAL, "%s: SCMP_ACT_TRACE: a recording cannot hold it",
+                                           p->rules[i].origin ? p->rules[i].origin : "syscalls");
+        for (size_t i = 0; i < p->n_arches; i++) {
+                if (!tsync_record_abi_fits(p->arches[i]))
+                        return tsync_error(err, EINVAL,
+                                           "architectures: %s cannot be in one filter with this "
+                                           "machine's %s",
+                                           tsync_arch_name(p->arches[i]), tsync_arch_name(seccomp_arch_native()));
+                if (tsync_abis_add(abis, p->arches[i]) < 0)
+                        return tsync_error(err, E2BIG, "architectures: too many");
+        }
+        const struct tsync_json *seccomp = tsync_json_get(tsync_json_get(doc, "linux"), "seccomp");
+        if (raw_names(seccomp ? seccomp : doc, named) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+int tsync_record_merge_input(const char *path, const struct tsync_names *extra_names, struct tsync_abis *abis,
+                             struct tsync_names *names, struct tsync_profile **ret_base, struct tsync_names *named,
+                             struct tsync_err *err)
+{
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        struct tsync_names own = { 0 };
+        struct tsync_abis own_abis = *abis;
+        struct tsync_err own_err = { 0 };
+
+        *ret_base = NULL;
+        /* Its errors name the file already. */
+        int r = tsync_json_parse_file(path, NULL, &doc, err);
+        if (r < 0)
+                return r;
+        /* One of ours first (merged by name); what is not is read as a base. */
+        r = merge_own(doc, extra_names, &own_abis, &own, &own_err);
+        if (r == 0) {
+                for (size_t i = 0; i < own.n; i++)
+                        if (tsync_names_add(names, own.v[i]) < 0) {
+                                tsync_names_clear(&own);
+                                return tsync_error(err, ENOMEM, "out of memory");
+                        }
+                tsync_names_clear(&own);
+                *abis = own_abis;
+                return 0;
+        }
+        tsync_names_clear(&own);
+        return read_base(doc, abis, ret_base, named, err);
 }

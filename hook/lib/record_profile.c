@@ -17,6 +17,10 @@
  * Docker's rules carry a "comment" saying which is which; the runtime-spec has
  * no comment field, so the OCI form carries none.
  *
+ * With a base (an `if:` that is not one of our recordings, record_merge.c):
+ * its rules first, as they were, then syscalls[0] and [1] as above, each less
+ * the names a base rule names (left out when empty).
+ *
  * A recorded number libseccomp has no name for (a call newer than it, or
  * syscall(-1)) cannot be listed: a profile names calls. It is left out, which
  * denies it (the way a profile that cannot name a call denies it anyway), and
@@ -105,7 +109,7 @@ static const char *const runtime_calls[] = {
  * a notify agent's hand-over, and any later kind) are left out. */
 #define INIT_CALLS_KEPT                                                                                                \
         (TSYNC_CALL_CAPS_AFTER | TSYNC_CALL_MORE_FILTERS | TSYNC_CALL_BEFORE_LOAD | TSYNC_CALL_THREAD |                \
-         TSYNC_CALL_WORKLOAD_EXEC)
+         TSYNC_CALL_WORKLOAD_EXEC | TSYNC_CALL_WORKLOAD_RUNS)
 
 /* Into ret, the calls made under a recorded profile before the workload runs
  * that this libseccomp names on the native ABI: runtime_calls, and
@@ -222,8 +226,47 @@ static int add_rule(struct tsync_json *syscalls, const struct tsync_names *names
         return tsync_json_append(syscalls, rule);
 }
 
-static int build(const struct tsync_abis *abis, const struct tsync_names *recorded, const struct tsync_names *extra,
-                 const char *unnamed, const struct tsync_record_request *req, int errno_ret, struct tsync_json **ret)
+static struct tsync_json *arg_object(const struct tsync_arg *a)
+{
+        struct tsync_json *o = tsync_json_new_object();
+        if (o && (tsync_json_set(o, "index", tsync_json_new_u64(a->index)) < 0 ||
+                  tsync_json_set(o, "value", tsync_json_new_u64(a->value)) < 0 ||
+                  tsync_json_set(o, "valueTwo", tsync_json_new_u64(a->value_two)) < 0 ||
+                  tsync_json_set(o, "op", tsync_json_new_string(tsync_op_name(a->op))) < 0)) {
+                tsync_json_free(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* A base rule as it was read (names, action, errnoRet, args). */
+static int add_base_rule(struct tsync_json *syscalls, const struct tsync_rule *rule, bool docker)
+{
+        struct tsync_json *o = tsync_json_new_object();
+        if (tsync_json_append(syscalls, o) < 0 ||
+            tsync_json_set(o, "names", string_array(rule->names, rule->n_names)) < 0 ||
+            tsync_json_set(o, "action", tsync_json_new_string(tsync_action_name(rule->action.kind))) < 0)
+                return -ENOMEM;
+        if (rule->action.kind == TSYNC_ACT_ERRNO &&
+            tsync_json_set(o, "errnoRet", tsync_json_new_u64(rule->action.data)) < 0)
+                return -ENOMEM;
+        if (rule->n_args > 0) {
+                struct tsync_json *args = tsync_json_new_array();
+                if (tsync_json_set(o, "args", args) < 0)
+                        return -ENOMEM;
+                for (size_t i = 0; i < rule->n_args; i++)
+                        if (tsync_json_append(args, arg_object(&rule->args[i])) < 0)
+                                return -ENOMEM;
+        }
+        if (docker &&
+            tsync_json_set(o, "comment", tsync_json_new_string("From the input profile (if:), as it was.")) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int build(const struct tsync_abis *abis, const struct tsync_profile *base, const struct tsync_names *recorded,
+                 const struct tsync_names *extra, const char *unnamed, const struct tsync_record_request *req,
+                 int errno_ret, struct tsync_json **ret)
 {
         bool docker = req->format == TSYNC_RECORD_FORMAT_DOCKER;
         _cleanup_json_ struct tsync_json *doc = tsync_json_new_object();
@@ -256,7 +299,10 @@ static int build(const struct tsync_abis *abis, const struct tsync_names *record
                 recorded_comment = NULL;
                 return -ENOMEM;
         }
-        if (add_rule(syscalls, recorded, recorded_comment) < 0)
+        for (size_t i = 0; base && i < base->n_rules; i++)
+                if (add_base_rule(syscalls, &base->rules[i], docker) < 0)
+                        return -ENOMEM;
+        if (recorded->n > 0 && add_rule(syscalls, recorded, recorded_comment) < 0)
                 return -ENOMEM;
         if (extra->n > 0 &&
             add_rule(syscalls, extra,
@@ -274,8 +320,10 @@ int tsync_record_profile(const struct tsync_record_set *set, const struct tsync_
 {
         uint32_t native = seccomp_arch_native();
         struct tsync_abis abis = { 0 };
-        _cleanup_names_ struct tsync_names recorded = { 0 }, extra = { 0 }, extra_left = { 0 };
+        _cleanup_names_ struct tsync_names recorded = { 0 }, extra = { 0 }, extra_left = { 0 }, named = { 0 },
+                                           recorded_left = { 0 };
         _cleanup_free_ char *unnamed = NULL;
+        _cleanup_profile_ struct tsync_profile *base = NULL;
         int r;
 
         /* 0: a request nobody filled in gets the default. */
@@ -292,20 +340,25 @@ int tsync_record_profile(const struct tsync_record_set *set, const struct tsync_
         if (r < 0)
                 return r;
         if (req->input) {
-                r = tsync_record_merge_input(req->input, &extra, &abis, &recorded, err);
+                r = tsync_record_merge_input(req->input, &extra, &abis, &recorded, &base, &named, err);
                 if (r < 0)
                         return tsync_error_prefix(err, "%s", req->input);
         }
-        if (recorded.n == 0)
+        if (recorded.n == 0 && !base)
                 return tsync_error(err, ENODATA,
                                    "the recording holds no call with a name: nothing the workload did to allow");
+        /* What a base rule names keeps that rule's treatment: a call it blocks stays blocked. */
+        for (size_t i = 0; i < recorded.n; i++)
+                if (!tsync_names_has(&named, recorded.v[i]) && tsync_names_add(&recorded_left, recorded.v[i]) < 0)
+                        return tsync_error(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < extra.n; i++)
-                if (!tsync_names_has(&recorded, extra.v[i]) && tsync_names_add(&extra_left, extra.v[i]) < 0)
+                if (!tsync_names_has(&recorded, extra.v[i]) && !tsync_names_has(&named, extra.v[i]) &&
+                    tsync_names_add(&extra_left, extra.v[i]) < 0)
                         return tsync_error(err, ENOMEM, "out of memory");
         qsort(abis.v + 1, abis.n - 1, sizeof(abis.v[0]), abi_cmp);
 
         _cleanup_json_ struct tsync_json *doc = NULL;
-        if (build(&abis, &recorded, &extra_left, unnamed, req, errno_ret, &doc) < 0)
+        if (build(&abis, base, &recorded_left, &extra_left, unnamed, req, errno_ret, &doc) < 0)
                 return tsync_error(err, ENOMEM, "out of memory");
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
@@ -325,4 +378,15 @@ int tsync_record_profile(const struct tsync_record_set *set, const struct tsync_
         *ret = out;
         *ret_len = len;
         return 0;
+}
+
+int tsync_record_check_input(const struct tsync_record_request *req, struct tsync_err *err)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        if (!req->input)
+                return 0;
+        /* The profile of an empty recording: everything poststop will judge of
+         * the input is judged now, before the workload runs. */
+        return tsync_record_profile(NULL, req, &text, &len, err);
 }

@@ -215,6 +215,7 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         if (plan->mode == TSYNC_MODE_REPLACE)
                 /* Exec'd processes through us carry the moved profile (exec.c). */
                 cli_warn_replace(t->where, config, "runc exec` or `crun exec` without `" RT_PROGRAM);
+        cli_log_applied(t->where, "applied", plan);
         return 0;
 }
 

@@ -1,15 +1,42 @@
 /* The config file: "key = value" lines, '#' comments. It names the real
  * runtime that root will execute, so it must be root's (or ours) and
- * writable by its owner alone. */
+ * writable by its owner alone. Only create and run are refused over a bad
+ * one: every other command (state, kill, delete, ...) must still reach the
+ * real runtime, or an engine could no longer stop its containers. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "../cli/cli.h"
 #include "runtime.h"
+#include "tsync/cleanup.h"
+
+/* A problem with the file: refused (strict), or, for a command that creates
+ * nothing, a line left out and said in the system log alone (stderr is
+ * runc's output to some engines: `state` is read as JSON from both). */
+static void complain(bool strict, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void complain(bool strict, const char *path, const char *fmt, ...)
+{
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vasprintf(&msg, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                msg = NULL;
+        if (strict) {
+                cli_errorf(path, "%s", msg ? msg : fmt);
+                return;
+        }
+        _cleanup_free_ char *text = NULL;
+        if (asprintf(&text, "%s: warning: %s (ignored: this command creates no container)", path, msg ? msg : fmt) >= 0)
+                cli_syslog(LOG_WARNING, text);
+}
 
 static char *trim(char *s)
 {
@@ -58,43 +85,43 @@ static int conf_set(struct rt_settings *s, bool dirs_given, const char *key, con
 #define CONF_MAX_BYTES (64u << 10)
 
 /* The whole file into s->conf_text (values point into it). 0, or -1 after printing why. */
-static int read_text(FILE *f, const char *path, struct rt_settings *s)
+static int read_text(FILE *f, const char *path, bool strict, struct rt_settings *s)
 {
         struct stat st;
         if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-                cli_errorf(path, "not a regular file");
+                complain(strict, path, "not a regular file");
                 return -1;
         }
         if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-                cli_errorf(path,
-                           "owned by uid %u with mode %04o: it names the program this runtime executes, so it must "
-                           "belong to root and be writable by root alone",
-                           (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+                complain(strict, path,
+                         "owned by uid %u with mode %04o: it names the program this runtime executes, so it must "
+                         "belong to root and be writable by root alone",
+                         (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
                 return -1;
         }
         if (!(s->conf_text = malloc(CONF_MAX_BYTES + 1))) {
-                cli_errorf(path, "out of memory");
+                complain(strict, path, "out of memory");
                 return -1;
         }
         size_t len = fread(s->conf_text, 1, CONF_MAX_BYTES + 1, f);
         if (ferror(f) || len > CONF_MAX_BYTES) {
-                cli_errorf(path, "%s", ferror(f) ? strerror(errno) : "larger than 64 KiB");
+                complain(strict, path, "%s", ferror(f) ? strerror(errno) : "larger than 64 KiB");
                 return -1;
         }
         s->conf_text[len] = '\0';
         return 0;
 }
 
-int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s)
+int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_settings *s)
 {
         FILE *f = fopen(path, "re");
         if (!f && errno == ENOENT && missing_ok)
                 return 0;
         if (!f) {
-                cli_errorf(path, "%s", strerror(errno));
+                complain(strict, path, "%s", strerror(errno));
                 return -1;
         }
-        int r = read_text(f, path, s);
+        int r = read_text(f, path, strict, s);
         fclose(f);
         bool dirs_given = s->n_profile_dirs > 0;
         char *save = NULL;
@@ -110,21 +137,25 @@ int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s)
                         continue;
                 char *eq = strchr(t, '=');
                 if (!eq) {
-                        cli_errorf(path, "line %u: expected 'key = value'", n);
-                        return -1;
+                        complain(strict, path, "line %u: expected 'key = value'", n);
+                        r = -1;
+                        continue;
                 }
                 *eq = '\0';
                 char *key = trim(t), *value = trim(eq + 1);
                 int e = conf_set(s, dirs_given, key, value);
                 if (e == -ENOENT)
-                        cli_errorf(path,
-                                   "line %u: '%s' is not a setting (runtime, layers, mode, profile-dir, cache-dir, "
-                                   "no-cache)",
-                                   n, key);
+                        complain(strict, path,
+                                 "line %u: '%s' is not a setting (runtime, layers, mode, profile-dir, cache-dir, "
+                                 "no-cache)",
+                                 n, key);
                 else if (e < 0)
-                        cli_errorf(path, "line %u: %s: %s", n, key,
-                                   e == -EINVAL ? "expected true or false" : strerror(-e));
+                        complain(strict, path, "line %u: %s: %s", n, key,
+                                 e == -EINVAL ? "expected true or false" : strerror(-e));
                 if (e < 0)
+                        r = -1;
+                /* Refused at the first bad line; otherwise the lines that can be read are still read. */
+                if (r < 0 && strict)
                         return -1;
         }
         return r;

@@ -64,12 +64,21 @@ int main(int argc, char **argv)
         struct rt_settings s = { 0 };
         struct rt_cmdline cl;
         char runtime[PATH_MAX];
+        /* containerd's shim gives the runtime the container's stdio: the system log keeps our lines too. */
+        cli_syslog_enable();
         if (rt_parse_cmdline(argc, argv, &s, &cl) < 0)
                 return CLI_EXIT_USAGE;
         bool ours = cl.rewrite || cl.exec;
         if (ours)
                 rt_log_begin(&cl);
-        int r = rt_read_conf(s.conf ? s.conf : RT_DEFAULT_CONF, !s.conf, &s);
+        /* A broken config file refuses what creates a container, never its
+         * teardown (state, kill, delete, ...): those take what could be read
+         * (the runtime's line, if any), else the command line's, else runc. */
+        bool creates = cl.command >= 0 &&
+                       (strcmp(cl.argv[cl.command], "create") == 0 || strcmp(cl.argv[cl.command], "run") == 0);
+        int r = rt_read_conf(s.conf ? s.conf : RT_DEFAULT_CONF, !s.conf, creates, &s);
+        if (!creates)
+                r = 0;
         if (r == 0)
                 r = choose_runtime(&s, runtime, sizeof(runtime));
         if (r == 0 && cl.rewrite)
@@ -85,6 +94,7 @@ int main(int argc, char **argv)
         if (ours)
                 rt_log_end(&cl, r < 0);
         if (r == 0) {
+                rt_about(&cl, runtime);
                 cl.argv[0] = runtime;
                 execv(runtime, cl.argv);
                 cli_errorf("runtime", "%s: cannot execute it: %s", runtime, strerror(errno));

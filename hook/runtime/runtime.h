@@ -59,8 +59,10 @@ void rt_cmdline_clear(struct rt_cmdline *cl);
 
 /* Reads the config file (path; missing_ok for the default one) into s, for
  * settings the command line did not give (rt_settings_clear frees them).
- * 0, or -1 after printing why. */
-int rt_read_conf(const char *path, bool missing_ok, struct rt_settings *s);
+ * 0, or -1: strict (create, run), after printing why at the first problem;
+ * otherwise after every line that could be read was taken, each problem said
+ * in the system log alone (the command goes on with what was read). */
+int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_settings *s);
 
 /* create/run: rewrites the bundle's config.json when the runtime's settings
  * or the config's annotations ask for anything of ours; otherwise leaves it
@@ -94,3 +96,7 @@ int rt_delete(struct rt_cmdline *cl, const char *runtime, int *ret_status);
  * what `docker run` and `ctr run` show) gets our message too. */
 void rt_log_begin(const struct rt_cmdline *cl);
 void rt_log_end(const struct rt_cmdline *cl, bool failed);
+
+/* --version, --help (or nothing at all) before any command word: prints ours
+ * on stdout, before runtime prints its own (about.c). */
+void rt_about(const struct rt_cmdline *cl, const char *runtime);

@@ -267,6 +267,136 @@ testExplainNamesTheDecidingRule() {
         grep -q "nr 39) -> ERRNO(13)" "$WORK/out" || fail "$(cat "$WORK/out")"
 }
 
+# issue 25: explain shows the whole stack a call meets and which filter decides, as the kernel
+# decides (kernel/seccomp.c: the most severe action; on a tie the newest filter's answer).
+# stack_profile FILE ACTION [ERRNO]: default ALLOW, mkdir answered with ACTION.
+stack_profile() {
+        jq -n --arg a "$2" --arg e "${3:-}" '{defaultAction: "SCMP_ACT_ALLOW",
+                syscalls: [{names: ["mkdir", "mkdirat"], action: $a} + if $e == "" then {} else {errnoRet: ($e | tonumber)} end]}' >"$1"
+}
+testExplainStackTheLayerDecides() {
+        run explain --caps podman-default --baseline /usr/share/containers/seccomp.json \
+                --profile "$TOP/configs/profiles/deny-namespaces.json" clone 'CLONE_NEWUSER|SIGCHLD'
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        assertEquals "clone (SCMP_ARCH_X86_64, nr 56) -> ERRNO(1) from filter 2, layer $TOP/configs/profiles/deny-namespaces.json" \
+                "$(head -n 1 "$WORK/out")"
+        assertContains "$(cat "$WORK/out")" "arguments: arg0 CLONE_NEWUSER|SIGCHLD (0x10000011)"
+        assertContains "$(cat "$WORK/out")" "filter 1, baseline /usr/share/containers/seccomp.json: ALLOW, by rule"
+        grep -q "^filter 2, layer .*: ERRNO(1), by rule syscalls\[1\] (SCMP_ACT_ERRNO) <- decides$" "$WORK/out" ||
+                fail "$(cat "$WORK/out")"
+        # the same call without CLONE_NEWUSER: every filter allows, none decides
+        run explain -q --caps podman-default --baseline /usr/share/containers/seccomp.json \
+                --profile "$TOP/configs/profiles/deny-namespaces.json" clone SIGCHLD
+        assertEquals "clone (SCMP_ARCH_X86_64, nr 56) -> ALLOW (every filter allows)" "$(cat "$WORK/out")"
+}
+testExplainStackTheBaselineDecidesWhatItBlocks() {
+        # Podman's profile answers bpf with EPERM without CAP_SYS_ADMIN; a layer allowing all cannot undo it
+        run explain -q --caps podman-default --baseline /usr/share/containers/seccomp.json \
+                --profile "$TOP/configs/profiles/deny-namespaces.json" bpf
+        assertEquals "bpf (SCMP_ARCH_X86_64, nr 321) -> ERRNO(1) from filter 1, baseline /usr/share/containers/seccomp.json" \
+                "$(cat "$WORK/out")"
+        # and with Docker's default set (CAP_SYS_ADMIN in neither), the same; with all, bpf is allowed
+        run explain -q --caps docker-default -b /usr/share/containers/seccomp.json bpf
+        assertContains "$(cat "$WORK/out")" "-> ERRNO(1) from filter 1"
+        run explain -q --caps all -b /usr/share/containers/seccomp.json bpf
+        assertContains "$(cat "$WORK/out")" "-> ALLOW (every filter allows)"
+        # severity beats order: an older TRAP over a newer ERRNO
+        stack_profile "$WORK/trap.json" SCMP_ACT_TRAP
+        stack_profile "$WORK/eperm.json" SCMP_ACT_ERRNO 1
+        run explain -b "$WORK/trap.json" -p "$WORK/eperm.json" mkdir
+        assertEquals "mkdir (SCMP_ARCH_X86_64, nr 83) -> TRAP from filter 1, baseline $WORK/trap.json" \
+                "$(head -n 1 "$WORK/out")"
+        assertNotContains "$(cat "$WORK/out")" "tie:"
+}
+testExplainStackATieGoesToTheNewestFilter() {
+        stack_profile "$WORK/eacces.json" SCMP_ACT_ERRNO 13
+        stack_profile "$WORK/eperm.json" SCMP_ACT_ERRNO 1
+        run explain -b "$WORK/eacces.json" -p "$WORK/eperm.json" mkdir
+        assertEquals "mkdir (SCMP_ARCH_X86_64, nr 83) -> ERRNO(1) from filter 2, layer $WORK/eperm.json" \
+                "$(head -n 1 "$WORK/out")"
+        assertContains "$(cat "$WORK/out")" "tie: filter 1 also answers ERRNO(13); the newest filter's answer counts"
+        run explain -b "$WORK/eperm.json" -p "$WORK/eacces.json" mkdir
+        assertEquals "mkdir (SCMP_ARCH_X86_64, nr 83) -> ERRNO(13) from filter 2, layer $WORK/eacces.json" \
+                "$(head -n 1 "$WORK/out")"
+}
+testExplainConfigShowsItsLinuxSeccompAndTheLayersItsAnnotationsName() {
+        mkdir -p "$WORK/pd"
+        stack_profile "$WORK/pd/eperm-mkdir.json" SCMP_ACT_ERRNO 1
+        cp "$TOP/configs/profiles/deny-namespaces.json" "$WORK/pd/"
+        jq -n '{ociVersion: "1.0.2", root: {path: "rootfs"}, process: {args: ["sh"]},
+                annotations: {"io.oci-seccomp-tsync.layers": "deny-namespaces,eperm-mkdir"},
+                linux: {seccomp: {defaultAction: "SCMP_ACT_ALLOW",
+                        syscalls: [{names: ["mkdir", "getcwd"], action: "SCMP_ACT_ERRNO", errnoRet: 13}]}}}' \
+                >"$WORK/config.json"
+        run explain --config "$WORK/config.json" --profile-dir "$WORK/pd" mkdir
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        assertEquals "mkdir (SCMP_ARCH_X86_64, nr 83) -> ERRNO(1) from filter 3, layer 'eperm-mkdir'
+filter 1, linux.seccomp (the runtime's): ERRNO(13), by rule syscalls[0] (SCMP_ACT_ERRNO)
+filter 2, layer 'deny-namespaces': ALLOW, by the default action (SCMP_ACT_ALLOW)
+filter 3, layer 'eperm-mkdir': ERRNO(1), by rule syscalls[0] (SCMP_ACT_ERRNO) <- decides
+tie: filter 1 also answers ERRNO(13); the newest filter's answer counts" "$(head -n 5 "$WORK/out")"
+        run explain -q --config "$WORK/config.json" --profile-dir "$WORK/pd" getcwd
+        assertEquals "getcwd (SCMP_ARCH_X86_64, nr 79) -> ERRNO(13) from filter 1, linux.seccomp (the runtime's)" \
+                "$(cat "$WORK/out")"
+        # replace mode: linux.seccomp is the plan's first filter, loaded by the init
+        jq '.annotations["io.oci-seccomp-tsync.mode"] = "replace"' "$WORK/config.json" >"$WORK/replace.json"
+        run explain -q --config "$WORK/replace.json" --profile-dir "$WORK/pd" getcwd
+        assertEquals "$(cat "$WORK/err")" "getcwd (SCMP_ARCH_X86_64, nr 79) -> ERRNO(13) from filter 1, linux.seccomp" \
+                "$(cat "$WORK/out")"
+        # exec once: the plan's filter after the layers, answered by the init
+        jq '.annotations["io.oci-seccomp-tsync.exec"] = "once" | .process.capabilities = {bounding: ["CAP_KILL"]}' \
+                "$WORK/config.json" >"$WORK/once.json"
+        run explain --config "$WORK/once.json" --profile-dir "$WORK/pd" execve
+        assertEquals "$(cat "$WORK/err")" "execve (SCMP_ARCH_X86_64, nr 59) -> USER_NOTIF from filter 4, exec-once" \
+                "$(head -n 1 "$WORK/out")"
+        assertContains "$(cat "$WORK/out")" "answered by: the init's exec-once supervisor"
+        # a Docker-format layer is judged against the config's own bounding set, as the hook judges it
+        cp /usr/share/containers/seccomp.json "$WORK/pd/podman.json"
+        jq '.annotations["io.oci-seccomp-tsync.layers"] = "podman" | del(.linux)
+                | .process.capabilities = {bounding: ["CAP_KILL"]}' "$WORK/config.json" >"$WORK/docker.json"
+        run explain -q --config "$WORK/docker.json" --profile-dir "$WORK/pd" bpf
+        assertEquals "bpf (SCMP_ARCH_X86_64, nr 321) -> ERRNO(1) from filter 1, layer 'podman'" "$(cat "$WORK/out")"
+        jq '.process.capabilities.bounding = ["CAP_SYS_ADMIN"]' "$WORK/docker.json" >"$WORK/admin.json"
+        run explain -q --config "$WORK/admin.json" --profile-dir "$WORK/pd" bpf
+        assertEquals "bpf (SCMP_ARCH_X86_64, nr 321) -> ALLOW (every filter allows)" "$(cat "$WORK/out")"
+        # a PROFILE operand still takes only the config's capabilities
+        run explain -q --config "$WORK/config.json" "$WORK/pd/eperm-mkdir.json" getcwd
+        assertEquals "getcwd (SCMP_ARCH_X86_64, nr 79) -> ALLOW" "$(cat "$WORK/out")"
+        # a layer that is not there: one line, no answer
+        run explain --config "$WORK/config.json" mkdir
+        assertOneLineError "layer 'deny-namespaces': no such profile in /etc/oci-seccomp-tsync/profiles"
+        assertEquals "" "$(cat "$WORK/out")"
+        run explain --config "$WORK/config.json" -p "$WORK/pd/eperm-mkdir.json" mkdir
+        assertOneLineError "--config and --baseline/--profile each give the whole stack: one at a time"
+}
+testExplainNamesFlagsAndReadsThem() {
+        run explain "$TOP/configs/profiles/deny-namespaces.json" unshare 'CLONE_NEWNS|CLONE_NEWTIME'
+        assertContains "$(cat "$WORK/out")" "arguments: arg0 CLONE_NEWNS|CLONE_NEWTIME (0x20080)"
+        run explain --caps none /usr/share/containers/seccomp.json personality 0x20008
+        assertContains "$(cat "$WORK/out")" "arguments: arg0 PER_LINUX32|UNAME26 (0x20008)"
+        assertContains "$(cat "$WORK/out")" "-> ALLOW"
+        run explain --caps none /usr/share/containers/seccomp.json socket AF_NETLINK 3 9
+        assertContains "$(cat "$WORK/out")" "arguments: arg0 AF_NETLINK (0x10), arg1 3, arg2 9"
+        run explain --caps none /usr/share/containers/seccomp.json clone3
+        assertContains "$(cat "$WORK/out")" "note: clone3's flags are in its struct clone_args, which no filter can read"
+        run explain --caps none /usr/share/containers/seccomp.json socket AF_NOPE
+        assertOneLineError "argument 0 'AF_NOPE' is neither a number nor address family names joined by '|'"
+        run explain --caps none /usr/share/containers/seccomp.json read CLONE_NEWNS
+        assertOneLineError "argument 0 'CLONE_NEWNS' is not a number"
+}
+testExplainSaysItsWarningsOnceOnOneLineAndQuietNone() {
+        jq -n '{defaultAction: "SCMP_ACT_ALLOW", syscalls: [{names: (["getcwd"] + [range(30) | "no_such_call_\(.)"]),
+                action: "SCMP_ACT_ERRNO"}]}' >"$WORK/p.json"
+        run explain -b "$WORK/p.json" -p "$WORK/p.json" -p "$WORK/p.json" getcwd
+        assertEquals "$(cat "$WORK/err")" 0 "$rc"
+        assertEquals "one warning line: $(cat "$WORK/err")" 1 "$(wc -l <"$WORK/err")"
+        assertContains "$(cat "$WORK/err")" "oci-seccomp-tsync: explain: warning: $WORK/p.json: skipped 30 syscall names"
+        [ "$(wc -c <"$WORK/err")" -lt 220 ] || fail "a long line: $(cat "$WORK/err")"
+        run explain -q "$WORK/p.json" getcwd
+        assertEquals "" "$(cat "$WORK/err")"
+        assertEquals "getcwd (SCMP_ARCH_X86_64, nr 79) -> ERRNO(1)" "$(cat "$WORK/out")"
+}
+
 testCheckFindsImpossibleAndShadowedRules() {
         cat >"$WORK/p.json" <<'JSON'
 { "defaultAction": "SCMP_ACT_ERRNO",
@@ -420,7 +550,8 @@ testCheckExplainAndDumpShowTheNotifyAgent() {
         notify_profile "$WORK/p.json" '["mkdir", "getppid"]'
         run check "$WORK/p.json"
         assertEquals "$(cat "$WORK/out" "$WORK/err")" 0 "$rc"
-        assertContains "$(cat "$WORK/out")" "notify: the listener goes to the seccomp agent at /run/agent.sock with listenerMetadata 'm1'"
+        assertContains "$(cat "$WORK/out")" "notify: the listener goes to the seccomp agent at /run/agent.sock with listenerMetadata 'm1' (the init hands it over"
+        assertNotContains "notify profiles work" "$(cat "$WORK/out")" "refuse"
         assertContains "$(cat "$WORK/out")" "init: supervises the workload"
         run explain "$WORK/p.json" mkdir
         assertContains "$(cat "$WORK/out")" "mkdir (SCMP_ARCH_X86_64, nr 83) -> USER_NOTIF"
@@ -436,14 +567,26 @@ testCheckRefusesNotifyOnWriteAsRuncDoes() {
         assertEquals 1 "$rc"
         assertContains "$(cat "$WORK/out")" "error: notify: syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall"
 }
-testCheckRefusesNotifyOnACallTheInitMakesAfterItsLoad() {
+# The two calls that hand the agent its listener run before it holds it; every later call of the
+# init up to the workload's start the agent answers (runc's "important syscalls" among them).
+testCheckRefusesNotifyOnTheCallsThatHandTheAgentItsListener() {
         local call
-        for call in recvmsg sendmsg close read; do
+        for call in sendmsg close_range; do
                 notify_profile "$WORK/p.json" "[\"$call\"]"
                 run check "$WORK/p.json"
                 assertEquals "$call: $(cat "$WORK/out")" 1 "$rc"
                 assertContains "$call" "$(cat "$WORK/out")" "cannot start a workload under this profile: it answers $call with USER_NOTIF"
         done
+}
+testCheckLetsTheAgentAnswerTheInitsCallsBeforeTheWorkloadStarts() {
+        notify_profile "$WORK/p.json" '["execve", "openat", "open", "read", "close", "fcntl", "recvmsg", "capset", "prctl"]'
+        run check "$WORK/p.json"
+        assertEquals "$(cat "$WORK/out")" 0 "$rc"
+        assertContains "$(cat "$WORK/out")" "init: supervises the workload"
+        notify_profile "$WORK/p.json" '["wait4"]'
+        run check "$WORK/p.json"
+        assertEquals "$(cat "$WORK/out")" 0 "$rc"
+        assertContains "$(cat "$WORK/out")" "init: runs the workload in place, as PID 1, as the runtime alone would: the profile answers wait4 with USER_NOTIF"
 }
 
 testCheckAndExplainRefuseAMisspeltKeyInAProfile() {

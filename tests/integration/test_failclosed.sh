@@ -95,6 +95,9 @@ P DockerUnknownErrnoName cihp "errno 'EWHATEVER' is unknown" 'echo "{\"defaultAc
 P NotifyOnWrite ihpr "syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"write\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 P NotifyAsDefault ihpr "SCMP_ACT_NOTIFY cannot be used as default action" 'echo "{\"defaultAction\": \"SCMP_ACT_NOTIFY\", \"listenerPath\": \"/run/agent.sock\"}"'
 P NotifyWithoutListenerPath ihpr "SCMP_ACT_NOTIFY needs a listenerPath" 'J "{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}"'
+# The calls that hand the agent its listener, before it holds it: the route's refusal.
+P NotifyOnSendmsg i "the filters answer sendmsg with USER_NOTIF, which the init needs to send the relay the seccomp agent's listener: no workload could start under them" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\", \"sendmsg\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
+P NotifyOnCloseRange i "the filters answer close_range with USER_NOTIF, which the init needs to close its copy of the agent's listener: no workload could start under them" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": [{\"names\": [\"close_range\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 P NotifyRelativeListenerPath ihpr "listenerPath 'run/agent.sock' is not an absolute path" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"run/agent.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}"'
 # Files that are not readable profiles. (As root every regular file is readable: compile is
 # also run as nobody on a 0600 file, below.)
@@ -959,8 +962,11 @@ N AgentRelayAbsent 126 "\$W/none.sock: cannot reach the relay of the createRunti
 N AgentWithoutRelay 122 "\$W/f.bpf: the filter has an agent's listener (listenerPath), but --relay is not given" 'agent_file "$W/f.bpf" /r' '-f "$W/f.bpf"'
 N RelayWithoutAgent 122 "agent: --relay is given, but no filter needs it (an agent's listener, or a recording without --record)" ':' '-f "$SUITE/good.bpf" --relay "$W/r.sock"'
 N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" /r' '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --relay "$W/r.sock"'
-N AgentNotifyOnRecvmsg 126 "touch: cannot be started: the filters answer recvmsg with USER_NOTIF" \
-        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,47 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
+# The hand-over's two calls run before the agent holds the listener (every later one it answers).
+N AgentNotifyOnSendmsg 126 "touch: cannot be started: the filters answer sendmsg with USER_NOTIF, and the init needs it to send the relay the seccomp agent's listener" \
+        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,46 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
+N AgentNotifyOnCloseRange 126 "touch: cannot be started: the filters answer close_range with USER_NOTIF, and the init needs it to close its copy of the agent's listener" \
+        'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,436 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
 N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 $NO_PTRACE -f "$SUITE/good.bpf" -f "$W/f.bpf"'
 # issue 23: the init refuses CAP_SYS_PTRACE in any set the workload would start with, given or
 # kept from the runtime (here: the host's root, whose bounding set has it). The rows above that
@@ -1376,6 +1382,14 @@ I RecordLayerDeniesTheRecorder "a recording needs the init to stay beside the wo
 I RecordOutputUnderTheRootfs "of: '\$W/b/rootfs/p.json'" ':' '--record "$W/b/rootfs/p.json"'
 I RecordOutputThroughASymlink "of: '\$W/link/p.json'" 'mkdir "$W/real" && ln -s real "$W/link"' '--record "$W/link/p.json"'
 I RecordInputMissing "if: '\$W/none.json'" ':' '--record "$W/p.json" --record-input "$W/none.json"'
+# issue 25: if: is read and judged before anything starts (any profile we parse; not what a
+# recorded profile cannot carry).
+I RecordInputNotAProfile "if: \$W/in.json: syscalls[0].action: action 'SCMP_ACT_BLOCK' is unknown" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_BLOCK\"}]}" >"$W/in.json"' \
+        '--record "$W/p.json" --record-input "$W/in.json"'
+I RecordInputWithTrace "if: \$W/in.json: syscalls[0]: SCMP_ACT_TRACE: a recording cannot hold it" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_TRACE\"}]}" >"$W/in.json"' \
+        '--record "$W/p.json" --record-input "$W/in.json"'
 I RecordDirIsASymlink "oci-seccomp-tsync-record: not a directory (a symlink?)" 'mkdir "$W/elsewhere" && ln -s "$W/elsewhere" "$W/b/oci-seccomp-tsync-record"' '--record "$W/p.json"'
 # issue 23: the recording's directory is root's alone (0700): one the container's user was given by
 # an older inject, or another mode, is refused; and CAP_SYS_PTRACE, the one way to the init's file.
@@ -1402,6 +1416,9 @@ RC AnnotationNotAString "annotations.io.oci-seccomp-tsync.record: expected strin
 RC WithExecOnce "recording and exec once" 'recorded "of:/tmp/p.json" | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
 RC TraceLayer "layer 'trace': SCMP_ACT_TRACE and a recording" "$TRACE_LAYER"'; mv "$W/trace.json" "$W/profiles/trace.json"; recorded "of:/tmp/p.json" trace'
 RC OutputUnderTheRootfs "of: '/x/rootfs/p.json'" 'recorded "of:/x/rootfs/p.json" | jq -c ".root.path = \"/x/rootfs\""'
+RC InputNotJson "if: \$W/in.json: " 'echo "{\"defaultAction\": " >"$W/in.json"; recorded "if:$W/in.json;of:$W/p.json"'
+RC InputWithNotify "if: \$W/in.json: SCMP_ACT_NOTIFY or listenerPath: a recorded profile hands no listener on" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$W/in.json"; recorded "if:$W/in.json;of:$W/p.json"'
 
 RT RecordOff "annotations.io.oci-seccomp-tsync.record: recordings through oci-seccomp-tsync-runtime are off on this host" \
         'annotate io.oci-seccomp-tsync.record "of:$W/p.json"'

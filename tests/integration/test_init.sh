@@ -715,7 +715,8 @@ testHelpDocumentsTheExitCodes() {
 
 # The system calls --help lists are the only ones the init makes after the first filter.
 POST_FILTER_SYSCALLS="read clone clone3 rt_sigprocmask execve wait4 exit_group seccomp capset prctl
-rt_sigtimedwait kill futex tgkill setpgid getpid ioctl write set_robust_list pwrite64 ftruncate"
+rt_sigtimedwait kill futex tgkill setpgid getpid ioctl write set_robust_list pwrite64 ftruncate
+sendmsg close_range recvmsg close"
 
 # post_filter_syscalls TRACE INIT: the syscalls the init's threads (and its child until its
 # execve) started after the init's first TSYNC seccomp() call, from an `strace -f` TRACE.
@@ -861,6 +862,52 @@ testWithRecordingTheInitMakesOnlyTheDocumentedSyscalls() {
         grep -q 'SECCOMP_FILTER_FLAG_TSYNC.*SECCOMP_FILTER_FLAG_NEW_LISTENER' "$T/trace" &&
                 fail "a listener loaded with TSYNC: $(grep 'seccomp(' "$T/trace")"
         grep -q '^oci-seccomp-tsync-record 1$' "$T/calls" || fail "no magic: $(head -c 100 "$T/calls")"
+}
+
+# A notify agent (issue 23): the hand-over's calls are documented too, and they are the main
+# thread's first calls after the agent filter's load (sendmsg, then close_range: nothing of the init
+# runs under that filter before the agent holds the listener). A stand-in relay
+# (tests/tools/fake_relay.py) hands the listener to the test agent.
+testWithAnAgentTheInitMakesOnlyTheDocumentedSyscalls() {
+        local name extra seen i relay_pid agent_pid state first
+        if ! command -v strace >/dev/null; then
+                startSkipping
+                return
+        fi
+        # x86-64: getppid and read to the agent, the rest allowed.
+        python3 "$TOP/tests/tools/filter_file.py" --agent /.oci-seccomp-tsync/agent/relay m "$T/agent.bpf" \
+                0x20,0,0,4 0x15,1,0,0xc000003e 0x06,0,0,0x7fff0000 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7fc00000 \
+                0x15,0,1,0 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000 || fail "filter_file.py"
+        "$TSYNC_TOOLS/seccomp_agent" "$T/agent.sock" "$T/agent.log" >"$T/agent.out" 2>&1 &
+        agent_pid=$!
+        state='{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":1,"state":{"ociVersion":"1.0.2","id":"c","status":"creating","pid":1,"bundle":"/b"}}'
+        python3 "$TOP/tests/tools/fake_relay.py" "$T/relay.sock" "$T/agent.sock" "$state" relay >"$T/relay.out" 2>&1 &
+        relay_pid=$!
+        for ((i = 0; i < 100; i++)); do
+                grep -qx ready "$T/agent.out" 2>/dev/null && grep -qx ready "$T/relay.out" 2>/dev/null && break
+                sleep 0.05
+        done
+        in_pidns strace -f -qq -o "$T/trace" "$INIT" -f "$T/deny.tsync" -f "$T/agent.bpf" --relay "$T/relay.sock" -- \
+                sh -c 'echo ok'
+        kill -TERM "$agent_pid" "$relay_pid" 2>/dev/null
+        wait "$agent_pid" "$relay_pid" 2>/dev/null
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        assertEquals "ok" "$(cat "$T/out")"
+        seen=$(post_filter_syscalls "$T/trace" "$INIT")
+        extra=
+        for name in $seen; do
+                grep -qw -- "$name" <<<"$POST_FILTER_SYSCALLS" || extra="$extra $name"
+        done
+        assertEquals "undocumented syscalls after the filter (seen: $seen)" "" "$extra"
+        for name in sendmsg close_range recvmsg close read execve; do
+                grep -qw -- "$name" <<<"$seen" || fail "$name not seen: $seen"
+        done
+        # The main thread's two calls after the listener's load.
+        # (The flag probes before the load pass no program: no "filter=".)
+        first=$(awk -v pid="$(awk '/SECCOMP_FILTER_FLAG_NEW_LISTENER.*filter=/ {print $1; exit}' "$T/trace")" \
+                '$1 == pid && found && n < 2 {sub(/\(.*/, "", $2); printf "%s ", $2; n++}
+                 /SECCOMP_FILTER_FLAG_NEW_LISTENER.*filter=/ {found = 1}' "$T/trace")
+        assertEquals "the main thread's first calls after the agent filter's load" "sendmsg close_range " "$first"
 }
 
 testAProfileDenyingWhatSupervisionNeedsRunsTheWorkloadInPlace() {

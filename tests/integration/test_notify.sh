@@ -39,10 +39,12 @@ tearDown() {
         tsync_test_end
 }
 
-# start_agent: the agent on $TSYNC_TMP/agent.sock, logging to $TSYNC_TMP/agent.log.
+# start_agent: the agent on $TSYNC_TMP/agent.sock, logging to $TSYNC_TMP/agent.log, each
+# notification to $TSYNC_TMP/agent.calls.
 start_agent() {
         local i
-        "$AGENT" "$TSYNC_TMP/agent.sock" "$TSYNC_TMP/agent.log" >"$TSYNC_TMP/agent.out" 2>"$TSYNC_TMP/agent.err" &
+        "$AGENT" "$TSYNC_TMP/agent.sock" "$TSYNC_TMP/agent.log" "$TSYNC_TMP/agent.calls" \
+                >"$TSYNC_TMP/agent.out" 2>"$TSYNC_TMP/agent.err" &
         AGENT_PID=$!
         for ((i = 0; i < 100; i++)); do
                 grep -qx ready "$TSYNC_TMP/agent.out" 2>/dev/null && return 0
@@ -249,6 +251,65 @@ testOurInitDoesNotStartTheWorkloadWhenTheRelayGoesAway() {
 testOurInitPrintsWhyTheRelayRefused() { no_relay_no_init_start refuse ": the agent said no; the workload"; }
 testOurInitDoesNotStartTheWorkloadWhenTheRelayCannotReachTheAgent() {
         no_relay_no_init_start relay "$TSYNC_TMP/agent.sock: cannot reach the seccomp agent (listenerPath)"
+}
+
+# important_filter FILE: on x86-64, runc's important syscalls (execve, openat, open, read,
+# close) and the init's own after its load (recvmsg, capset, seccomp) to the agent, with getppid
+# and mkdir; the rest allowed.
+important_filter() {
+        local insns="0x20,0,0,4 0x15,1,0,0xc000003e 0x06,0,0,0x7fff0000 0x20,0,0,0" nr
+        for nr in 0 2 3 47 59 83 110 126 257 317; do
+                insns="$insns 0x15,0,1,$nr 0x06,0,0,0x7fc00000"
+        done
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /.oci-seccomp-tsync/agent/relay m "$1" \
+                $insns 0x06,0,0,0x7fff0000
+}
+
+# The agent holds the listener from right after its filter's load: it answers the init's own
+# calls after it (the next filter's load, the relay's answer, the proof's reads), and every thread.
+testOurInitLetsTheAgentAnswerItsOwnCallsAfterTheHandOver() {
+        start_agent || return
+        start_relay relay || return
+        important_filter "$TSYNC_TMP/f.bpf" || fail "filter_file.py"
+        python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$TSYNC_TMP/g.bpf" 0x06,0,0,0x7fff0000 || fail "filter_file.py"
+        run_init -f "$TSYNC_TMP/f.bpf" -f "$TSYNC_TMP/g.bpf" --relay "$TSYNC_TMP/relay.sock" -- "$PROBE" -n 4 getppid
+        assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        local call
+        for call in seccomp recvmsg close read execve; do
+                grep -q " call=$call$" "$TSYNC_TMP/agent.calls" ||
+                        fail "the agent answered no $call: $(sort -u "$TSYNC_TMP/agent.calls" | tr '\n' ' ')"
+        done
+}
+
+# An agent that answers the proof's reads otherwise than CONTINUE fails the start (125): an error
+# for every read, or ESRCH, which a thread gone would give (never skipped with an agent: none of
+# the init's threads exits before the workload starts).
+proof_read_answered() {
+        SECCOMP_AGENT_READ_ERRNO=$1 start_agent || return
+        start_relay relay || return
+        important_filter "$TSYNC_TMP/f.bpf" || fail "filter_file.py"
+        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 125 "$rc"
+        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
+        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" "verify: cannot read /proc/self/task/"
+}
+testOurInitRefusesWhenTheAgentFailsTheProofsReads() { proof_read_answered 5; }
+testOurInitRefusesWhenTheAgentSaysTheProofsThreadsAreGone() { proof_read_answered 3; }
+
+# A relay that takes the listener and then refuses: the init's copy is closed already, so its
+# notified calls fail (ENOSYS) once the relay lets go, and the init refuses, never hangs.
+testOurInitRefusesWithoutWaitingWhenTheRelayTakesTheListenerAndRefuses() {
+        start_relay refuse || return
+        important_filter "$TSYNC_TMP/f.bpf" || fail "filter_file.py"
+        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
+        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
+        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" "the workload is not started"
+        echo "  $(cat "$TSYNC_TMP/err")"
 }
 
 testOurInitRefusesAnAgentFilterWithoutTheRelayAndTheRelayWithoutOne() {
@@ -561,6 +622,63 @@ testTheRuntimeWrapperRunsANotifyLayerUnderRunc() {
         assertEquals "the workload found the agent's tmpfs empty" ".
 .." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
         assertEquals "state.id" "$id" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
+}
+
+# runc's "important syscalls" case (its tests/integration/seccomp-notify.bats: execve, openat,
+# open, read, close, with noNewPrivileges false and true), with fcntl and the calls our init makes
+# after its load up to the workload's start (recvmsg, capset, prctl, rt_sigprocmask, clone): the
+# init hands the agent its listener right after its filter's load, so the agent answers them all,
+# the init's own proof reads among them (the agent saw read from the container's process, the
+# state's pid), and a 4-thread workload gets the agent's getppid in every thread.
+# important_syscalls RUNTIME NNP NAMES-JSON
+important_syscalls() {
+        local rt=$1 nnp=$2 names=$3 id pid
+        start_agent || return
+        notify_bundle "$TSYNC_TMP/b" "$TSYNC_TMP/agent.sock" /bin/threads_probe -n 4 getppid || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" \
+                ".process.noNewPrivileges = $nnp | .linux.seccomp.syscalls[0].names += $names" || fail "config"
+        id=$(tsync_unique_id "important-$rt")
+        run_rt "$rt" "$id" "$TSYNC_TMP/b"
+        assertEquals "$rt run (${WRAP:-plain}, noNewPrivileges $nnp): $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
+                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        pid=$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .pid)
+        grep -qx "pid=$pid call=read" "$TSYNC_TMP/agent.calls" ||
+                fail "the agent answered no read of the container's process $pid: $(sort -u "$TSYNC_TMP/agent.calls" | head -20)"
+        grep -q " call=execve$" "$TSYNC_TMP/agent.calls" || fail "the agent answered no execve"
+}
+RUNC_IMPORTANT='["execve", "openat", "open", "read", "close"]'
+THE_INITS='["execve", "openat", "open", "read", "close", "fcntl", "recvmsg", "capset", "prctl", "rt_sigprocmask", "clone"]'
+# The reference, runc alone, with noNewPrivileges true only: Debian 12's runc 1.1.5 panics on the
+# false case ("No error following JSON procError payload"), a bug of that runc; under our init the
+# runtime loads no notify filter, and both cases run (below).
+testRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue() { important_syscalls runc true "$RUNC_IMPORTANT"; }
+testLayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesFalse() {
+        WRAP=layer important_syscalls runc false "$RUNC_IMPORTANT"
+}
+testLayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue() {
+        WRAP=layer important_syscalls runc true "$RUNC_IMPORTANT"
+}
+testReplaceUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesFalse() {
+        WRAP=replace important_syscalls runc false "$RUNC_IMPORTANT"
+}
+testReplaceUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue() {
+        WRAP=replace important_syscalls runc true "$RUNC_IMPORTANT"
+}
+testLayerUnderCrunRunsRuncsImportantSyscallsNoNewPrivilegesFalse() {
+        WRAP=layer important_syscalls crun false "$RUNC_IMPORTANT"
+}
+testReplaceUnderCrunRunsRuncsImportantSyscallsNoNewPrivilegesTrue() {
+        WRAP=replace important_syscalls crun true "$RUNC_IMPORTANT"
+}
+testLayerUnderRuncTheAgentAnswersTheInitsCallsNoNewPrivilegesFalse() {
+        WRAP=layer important_syscalls runc false "$THE_INITS"
+}
+testReplaceUnderCrunTheAgentAnswersTheInitsCallsNoNewPrivilegesFalse() {
+        AT_START= WRAP=replace important_syscalls crun false "$THE_INITS"
+}
+testDefaultDeliveryLayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue() {
+        AT_START= WRAP=layer important_syscalls runc true "$RUNC_IMPORTANT"
 }
 
 # SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (runc's seccomp-notify.bats runs it): the kernel takes

@@ -85,10 +85,14 @@ expected_files() {
                         echo "$p/share/oci-seccomp-tsync/profiles/${f##*/}"
                 done
                 for f in "$SRC"/packaging/examples/*; do
-                        echo "$p/share/oci-seccomp-tsync/examples/${f##*/}"
+                        f=${f##*/}
+                        echo "$p/share/oci-seccomp-tsync/examples/${f%.in}"
                 done
                 for f in $MAN_PAGES; do
                         echo "$p/$f"
+                done
+                for f in "$SRC"/packaging/bash-completion/*; do
+                        echo "$p/share/bash-completion/completions/${f##*/}"
                 done
         } | sort
 }
@@ -433,6 +437,8 @@ testInstallUnderAnotherPrefixNamesThatPrefixEverywhere() {
         assertEquals "$(expected_files $p)" "$(files_under "$root")"
         assertEquals "$p/bin/oci-seccomp-tsync" \
                 "$(jq -r .hook.path "$root$p"/share/containers/oci/hooks.d/*.json | sort -u)"
+        assertEquals "$p/bin/oci-seccomp-tsync-runtime" \
+                "$(jq -r '.runtimes[].path' "$root$p"/share/oci-seccomp-tsync/examples/docker-daemon.json | sort -u)"
         # Compiled in: the hook looks for profiles where this install put them.
         "$root$p/bin/oci-seccomp-tsync" hook --help >"$TSYNC_TMP/out"
         grep -qF "$p/share/oci-seccomp-tsync/profiles" "$TSYNC_TMP/out" || fail "hook --help: $(cat "$TSYNC_TMP/out")"
@@ -443,6 +449,33 @@ testInstallUnderAnotherPrefixNamesThatPrefixEverywhere() {
                 fail "oci-seccomp-tsync(5) does not name $p"
         scons_in_copy uninstall PREFIX=$p DESTDIR="$root" || fail "scons uninstall"
         assertEquals "" "$(cd "$root" && find . -mindepth 1)"
+}
+
+testInstallWherePodmanDoesNotLookSaysHowToMakeItLook() {
+        local root="$TSYNC_TMP/root" p=/opt/tsync line
+        scons_in_copy install PREFIX=/usr DESTDIR="$root" || fail "scons install"
+        grep -q "note" "$SUITE_TMP/scons.log" && fail "a note for /usr: $(cat "$SUITE_TMP/scons.log")"
+        scons_in_copy uninstall PREFIX=/usr DESTDIR="$root" || fail "scons uninstall"
+        scons_in_copy install PREFIX=$p DESTDIR="$root" || fail "scons install"
+        grep -qF "install: note: Podman does not read $p/share/containers/oci/hooks.d, where the hooks.d files went:" \
+                "$SUITE_TMP/scons.log" || fail "no note: $(cat "$SUITE_TMP/scons.log")"
+        grep -qF "or run podman --hooks-dir $p/share/containers/oci/hooks.d" "$SUITE_TMP/scons.log" ||
+                fail "no --hooks-dir: $(cat "$SUITE_TMP/scons.log")"
+        line=$(grep '^    hooks_dir = ' "$SUITE_TMP/scons.log" | sed 's/^ *//')
+        assertEquals "hooks_dir = [\"/usr/share/containers/oci/hooks.d\", \"/etc/containers/oci/hooks.d\", \"$p/share/containers/oci/hooks.d\"]" \
+                "$line"
+        # The line, as Podman reads it (with DESTDIR, where the files are here): it reads every directory named.
+        printf '[engine]\n%s\n' "${line//$p/$root$p}" >"$TSYNC_TMP/containers.conf"
+        make_rootfs "$TSYNC_TMP/rootfs" || fail "make_rootfs"
+        CONTAINERS_CONF="$TSYNC_TMP/containers.conf" podman --log-level debug run --rm --runtime runc \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --rootfs "$TSYNC_TMP/rootfs" /bin/sh -c : \
+                </dev/null >"$TSYNC_TMP/podman.log" 2>&1 || fail "podman run: $(tail -n 3 "$TSYNC_TMP/podman.log")"
+        local d
+        for d in /usr/share/containers/oci/hooks.d /etc/containers/oci/hooks.d "$root$p/share/containers/oci/hooks.d"; do
+                grep -qF "reading hooks from $d\"" "$TSYNC_TMP/podman.log" ||
+                        fail "podman did not read $d: $(grep hooks "$TSYNC_TMP/podman.log")"
+        done
+        scons_in_copy uninstall PREFIX=$p DESTDIR="$root" || fail "scons uninstall"
 }
 
 # --- man pages ----------------------------------------------------------------------------------
@@ -460,6 +493,38 @@ testManPagesRenderWithoutWarnings() {
                 assertEquals "placeholders left in $page" "" "$(grep -o '@[A-Z_]*@' "$page")"
         done
         assertEquals "man pages" "$(wc -w <<<"$MAN_PAGES")" "$n"
+}
+
+# Every man page the documentation names, NAME(N) (scdoc's *NAME*(N) too), is one of ours in that
+# section or a system page known here; one installed on this host must be in that section.
+testEveryManPageCrossReferenceExists() {
+        local known="runc(8) crun(1) podman-run(1) oci-hooks(5) containers.conf(5) crio.conf(5) seccomp(2)
+                seccomp_rule_add(3) seccomp_export_bpf(3) syslog(3) journalctl(1) capabilities(7) execve(2)
+                prctl(2) proc(5) ptrace(2) socket(2) socketpair(2) clone(2) clone3(2) unshare(2) setns(2)
+                personality(2)"
+        local ours="" f ref name section found n=0 docs=("$TOP/README.md" "$TOP"/packaging/man/*.scd)
+        [ -d "$TOP/docs" ] && docs+=("$TOP"/docs/*.md)
+        for f in "$TOP"/packaging/man/*.scd; do
+                f=${f##*/}
+                f=${f%.scd}
+                ours="$ours ${f%.*}(${f##*.})"
+        done
+        while read -r ref; do
+                n=$((n + 1))
+                name=${ref%(*}
+                section=${ref#*(}
+                section=${section%)}
+                case " $ours " in *" $ref "*) continue ;; esac
+                case " $ours " in *" $name("*) fail "$ref: ours is in another section:$ours" && continue ;; esac
+                case " $(echo $known) " in *" $ref "*) ;; *) fail "$ref: neither ours nor a known system page" ;; esac
+                # A name may have pages in several sections (unshare(1), unshare(2)): the host settles
+                # the section only where it has that section's pages (manpages-dev for section 2).
+                man -w "$section" "$name" >/dev/null 2>&1 && continue
+                [ -n "$(find /usr/share/man/man"$section" -maxdepth 1 -name '*.gz' -print -quit 2>/dev/null)" ] || continue
+                found=$(man -w "$name" 2>/dev/null) || continue
+                fail "$ref: this host has it as $found"
+        done < <(grep -ohE '\*?[a-z][a-z0-9_.+-]*\*?\([1-8]\)' "${docs[@]}" | tr -d '*' | sort -u)
+        assertTrue "cross-references found" "[ $n -gt 10 ]"
 }
 
 # Every command, stage and long option the programs' --help lists is in its man page.

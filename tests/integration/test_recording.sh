@@ -143,6 +143,73 @@ testInputMergeAddsUpTwoDifferentRuns() {
         assertContains "$(cat "$T/$ID-rep.out")" "mkdir=0"
 }
 
+# if: takes any profile (issue 25), oci-seccomp-bpf-hook's rule: its rules stay, a call it blocks
+# stays blocked though recorded, a recorded call none of its rules names is added.
+BASE_BLOCK_MKDIR=$PROFILES/record-base-block-mkdir.json
+CONTAINERS_COMMON=/usr/share/containers/seccomp.json
+
+# blocked PROFILE NAME: the actions of the rules naming NAME, sorted, one line.
+actions() {
+        jq -r --arg n "$2" '[.syscalls[] | select(.names | index($n)) | .action] | sort | unique | join(" ")' "$1"
+}
+
+testInputAnyProfileKeepsItsBlocksAndAddsWhatWasRecorded() {
+        ID=base-$$
+        record "$T/p.json" --record-input "$BASE_BLOCK_MKDIR" -- \
+                /bin/sh -c 'cat /etc/hostname; mkdir /tmp/d; echo mkdir=$?'
+        assertEquals "recorded run ($(cat "$T/$ID.err"))" 0 "$rc"
+        assertContains "the recording ran the workload as it is" "$(cat "$T/$ID.out")" "mkdir=0"
+        assertEquals "defaultAction" SCMP_ACT_ERRNO "$(jq -r .defaultAction "$T/p.json")"
+        assertEquals "mkdir stays blocked: $(cat "$T/p.json")" SCMP_ACT_ERRNO "$(actions "$T/p.json" mkdir)"
+        assertEquals "mkdirat stays blocked" SCMP_ACT_ERRNO "$(actions "$T/p.json" mkdirat)"
+        assertEquals "a recorded call is added" SCMP_ACT_ALLOW "$(actions "$T/p.json" execve)"
+        replay "$T/p.json" /bin/sh -c 'cat /etc/hostname; mkdir /tmp/d; echo mkdir=$?'
+        assertContains "the recorded work runs under it ($(cat "$T/$ID-rep.err"))" "$(cat "$T/$ID-rep.out")" \
+                "$HOSTNAME_LINE"
+        assertContains "mkdir is refused under it" "$(cat "$T/$ID-rep.out")" "mkdir=1"
+        assertFalse "the directory was made" "[ -e $T/rep/rootfs/tmp/d ]"
+}
+
+testInputContainersCommonProfileKeepsItsBlocks() {
+        [ -r "$CONTAINERS_COMMON" ] || fail "$CONTAINERS_COMMON: not readable (containers-common is not installed)"
+        ID=common-$$
+        # chroot: refused by containers-common without CAP_SYS_CHROOT (the container has none).
+        TSYNC_APPLETS="$TSYNC_APPLETS chroot" record "$T/p.json" --record-input "$CONTAINERS_COMMON" -- \
+                /bin/sh -c 'cat /etc/hostname; chroot / true; echo chroot=$?'
+        assertEquals "recorded run ($(cat "$T/$ID.err"))" 0 "$rc"
+        assertEquals "chroot stays blocked: $(actions "$T/p.json" chroot)" SCMP_ACT_ERRNO \
+                "$(actions "$T/p.json" chroot)"
+        assertEquals "kexec_load stays blocked" SCMP_ACT_ERRNO "$(actions "$T/p.json" kexec_load)"
+        assertEquals "what containers-common allows stays allowed" SCMP_ACT_ALLOW "$(actions "$T/p.json" execve)"
+        # A copy that no longer names getdents64: ls's call is added.
+        jq '(.syscalls[] | .names) |= map(select(. != "getdents64"))' "$CONTAINERS_COMMON" >"$T/common-less.json"
+        record "$T/q.json" --record-input "$T/common-less.json" -- /bin/sh -c 'ls /'
+        assertEquals "recorded run ($(cat "$T/$ID.err"))" 0 "$rc"
+        assertEquals "a recorded call is added" SCMP_ACT_ALLOW "$(actions "$T/q.json" getdents64)"
+        replay "$T/q.json" /bin/sh -c 'ls /; echo ls=$?'
+        assertContains "ls runs under it ($(cat "$T/$ID-rep.err"))" "$(cat "$T/$ID-rep.out")" "ls=0"
+}
+
+testBadInputRefusesTheStartBeforeTheWorkloadRuns() {
+        bundle "$T/rec" /bin/touch /tmp/marker || fail "bundle"
+        cp "$T/rec/config.json" "$T/before.json"
+        echo '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_BLOCK"}]}' \
+                >"$T/bad.json"
+        echo '{"defaultAction": ' >"$T/broken.json"
+        for in in "$T/bad.json" "$T/broken.json" "$T/none.json"; do
+                "$OCI" inject --cache-dir "$T/cache" --record "$T/p.json" --record-input "$in" "$T/rec" 2>"$T/err"
+                rc=$?
+                assertEquals "$in: refused ($(cat "$T/err"))" 1 "$rc"
+                assertContains "$(cat "$T/err")" "if"
+                assertContains "$(cat "$T/err")" "$in"
+                assertEquals "one line" 1 "$(wc -l <"$T/err")"
+                assertTrue "$in: config.json untouched" "cmp -s $T/before.json $T/rec/config.json"
+        done
+        assertFalse "no recording directory" "[ -e $T/rec/oci-seccomp-tsync-record ]"
+        assertFalse "no profile" "[ -e $T/p.json ]"
+        assertFalse "the workload never ran" "[ -e $T/rec/rootfs/tmp/marker ]"
+}
+
 killedWorkload() {
         record "$T/p.json" -- /bin/record_probe 0 kill
         assertEquals "$RT: killed ($(cat "$T/$ID.err"))" 137 "$rc"
@@ -294,6 +361,55 @@ testPodmanAnnotationRecordsTheContainer() {
         assertNotContains "$(cat "$T/out")" "ran"
         # Podman shows the hook's exit status, not its line (test_failclosed.sh checks the line).
         assertContains "$(cat "$T/err")" "hook precreate"
+}
+
+# Podman rootful with if: (issue 25): any profile as the annotation's if:, its blocks kept; a bad one
+# refuses at precreate, before the workload runs, and leaves nothing in the record root.
+testPodmanAnnotationTakesAnyProfileAsInput() {
+        command -v podman >/dev/null || fail "podman is not installed"
+        local hooks="$T/hooks.d" rootfs="$T/rootfs" i
+        mkdir -p "$T/profiles" && mkdir -m 0700 "$T/recroot"
+        podman_hooks_dir "$hooks" "$T/profiles" "" "$T/cache" || fail "hooks.d"
+        for f in "$hooks"/*.json; do
+                jq --arg r "$T/recroot" '.hook.args += ["--record-root", $r]' "$f" >"$f.new" && mv "$f.new" "$f"
+        done
+        make_rootfs "$rootfs" "$PROBE_BIN" || fail "rootfs"
+        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+                --annotation "io.oci-seccomp-tsync.record=if:$BASE_BLOCK_MKDIR;of:$T/pod.json" --rootfs "$rootfs" \
+                /bin/sh -c 'mkdir /tmp/d; echo podman-ok' </dev/null >"$T/out" 2>"$T/err"
+        rc=$?
+        assertEquals "podman run: $(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "podman-ok"
+        # poststop runs as Podman cleans up; wait for it (not a timed assert: the file must come).
+        for i in $(seq 100); do [ -s "$T/pod.json" ] && break; sleep 0.1; done
+        assertTrue "the profile is written: $(cat "$T/err")" "[ -s $T/pod.json ]"
+        assertEquals "mkdir stays blocked" SCMP_ACT_ERRNO "$(actions "$T/pod.json" mkdir)"
+        assertEquals "mkdirat stays blocked" SCMP_ACT_ERRNO "$(actions "$T/pod.json" mkdirat)"
+        assertEquals "a recorded call is added" SCMP_ACT_ALLOW "$(actions "$T/pod.json" execve)"
+        # containers-common's own profile as if:.
+        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+                --annotation "io.oci-seccomp-tsync.record=if:$CONTAINERS_COMMON;of:$T/common.json" --rootfs "$rootfs" \
+                /bin/sh -c 'ls / >/dev/null; echo podman-ok' </dev/null >"$T/out" 2>"$T/err"
+        rc=$?
+        assertEquals "podman run with containers-common's: $(cat "$T/err")" 0 "$rc"
+        for i in $(seq 100); do [ -s "$T/common.json" ] && break; sleep 0.1; done
+        assertEquals "kexec_load stays blocked" SCMP_ACT_ERRNO "$(actions "$T/common.json" kexec_load)"
+        assertEquals "execve allowed" SCMP_ACT_ALLOW "$(actions "$T/common.json" execve)"
+        # A bad if: refuses the start: the workload never runs, nothing is left in the record root.
+        echo '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_BLOCK"}]}' \
+                >"$T/bad.json"
+        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+                --annotation "io.oci-seccomp-tsync.record=if:$T/bad.json;of:$T/bad-out.json" --rootfs "$rootfs" \
+                /bin/sh -c 'echo ran' </dev/null >"$T/out" 2>"$T/err"
+        rc=$?
+        assertNotEquals "a bad if: is refused" 0 "$rc"
+        assertNotContains "$(cat "$T/out")" "ran"
+        assertContains "$(cat "$T/err")" "hook precreate"
+        assertFalse "no profile" "[ -e $T/bad-out.json ]"
+        assertEquals "nothing in the record root" "" "$(ls -A "$T/recroot")"
 }
 
 # issue 23: no directory of the host that the container can write to. With a read-only rootfs the

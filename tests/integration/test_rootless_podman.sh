@@ -231,6 +231,27 @@ testTheUsersOwnCacheIsUsed() {
         assertEquals "the entry was written again" "$before" "$(stat -c '%Y %i' "$entry")"
 }
 
+# Recording (issue 25): the shipped hooks.d files, no --record-root; the namespace's root cannot
+# write /var/lib/oci-seccomp-tsync, so the recording waits in the user's own
+# ~/.local/share/oci-seccomp-tsync/record (0700), and poststop writes the profile at of:.
+testRootlessRecordingWritesTheProfile() {
+        local out=$SUITE_TMP/rec-out root=$RL_HOME/.local/share/oci-seccomp-tsync/record i
+        mkdir -p "$out" && chown "$RL_USER:" "$out" || fail "mkdir $out"
+        urun --annotation "io.oci-seccomp-tsync.record=of:$out/pod.json" -- 'ls / >/dev/null; echo rootless-ok'
+        assertEquals "podman run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/out")" "rootless-ok"
+        # poststop runs as Podman cleans up; wait for it (not a timed assert: the file must come).
+        for i in $(seq 100); do [ -s "$out/pod.json" ] && break; sleep 0.1; done
+        assertTrue "the profile is written: $(cat "$TSYNC_TMP/err")" "[ -s $out/pod.json ]"
+        assertEquals "the user's" "$RL_USER" "$(stat -c %U "$out/pod.json")"
+        jq -r '.syscalls[] | select(.action == "SCMP_ACT_ALLOW") | .names[]' "$out/pod.json" | grep -qx getdents64 ||
+                fail "ls's getdents64 is not in $(cat "$out/pod.json")"
+        assertEquals "the record root: the user's alone" "700 $RL_USER" "$(stat -c '%a %U' "$root")"
+        assertEquals "the recording's directory is removed" "" "$(ls -A "$root")"
+        assertFalse "nothing under the system's record root" \
+                "find /var/lib/oci-seccomp-tsync/record -user $RL_UID 2>/dev/null | grep -q ."
+}
+
 # A notify agent (issue 12): the user's own agent on a socket of the user's, a layer naming it by
 # annotation; the state reaches the agent through the createRuntime hook, run in the user's namespace.
 # ustart_agent DIR: the agent, as the test user, on DIR/agent.sock; its pid in AGENT_PID.

@@ -227,8 +227,8 @@ testAConfigNoLongerOursAtDeleteIsSaidAndTheContainerStillDeleted() {
 testPassThroughCommandsGiveRuncsOutputAndExitStatus() {
         mkdir "$TSYNC_TMP/root"
         local args
-        for args in "--version" "--root $TSYNC_TMP/root list" "--root $TSYNC_TMP/root state nosuch-$ID" \
-                "features" "--root $TSYNC_TMP/root kill nosuch-$ID KILL" "nosuchcommand" "--help"; do
+        for args in "--root $TSYNC_TMP/root list" "--root $TSYNC_TMP/root state nosuch-$ID" \
+                "features" "--root $TSYNC_TMP/root kill nosuch-$ID KILL" "nosuchcommand"; do
                 # shellcheck disable=SC2086 # word splitting wanted
                 runc $args >"$TSYNC_TMP/runc.out" 2>&1
                 want=$?
@@ -241,6 +241,85 @@ testPassThroughCommandsGiveRuncsOutputAndExitStatus() {
         done
         out=$(ours --layers=deny-mkdir create --help 2>&1)
         assertContains "create --help is runc's" "$out" "--bundle value"
+}
+
+testVersionAndHelpPrintOursThenTheRealRuntimes() {
+        local args runc_path version
+        runc_path=$(command -v runc)
+        version=$("$OCI" --version | cut -d' ' -f2)
+        for args in "--version" "-v" "--help" "-h" ""; do
+                # shellcheck disable=SC2086 # word splitting wanted
+                runc $args >"$TSYNC_TMP/runc.out" 2>&1
+                want=$?
+                # shellcheck disable=SC2086
+                ours $args >"$TSYNC_TMP/ours.out" 2>&1
+                got=$?
+                assertEquals "exit status of '$args'" "$want" "$got"
+                case "$args" in
+                -v | --version)
+                        assertEquals "ours of '$args'" "oci-seccomp-tsync-runtime version $version
+the real runtime: $runc_path" "$(head -n 2 "$TSYNC_TMP/ours.out")"
+                        assertEquals "runc's of '$args'" "$(cat "$TSYNC_TMP/runc.out")" \
+                                "$(tail -n +3 "$TSYNC_TMP/ours.out")"
+                        ;;
+                *)
+                        assertEquals "ours of '$args'" \
+                                "Usage: oci-seccomp-tsync-runtime [OUR OPTIONS] [RUNTIME'S GLOBAL OPTIONS] COMMAND [ARGS...]" \
+                                "$(head -n 1 "$TSYNC_TMP/ours.out")"
+                        grep -q -- "--layers=NAMES" "$TSYNC_TMP/ours.out" || fail "our options: $(cat "$TSYNC_TMP/ours.out")"
+                        assertEquals "runc's of '$args'" "$(cat "$TSYNC_TMP/runc.out")" \
+                                "$(sed "1,/^The real runtime, ${runc_path//\//\\/}:\$/d" "$TSYNC_TMP/ours.out" | sed 1d)"
+                        ;;
+                esac
+        done
+}
+
+# A program that records its arguments, then runs runc: which runtime a command reached.
+fake_runtime() {
+        mkdir -p "$TSYNC_TMP/bin" &&
+                printf '#!/bin/sh\necho "$*" >>%s/calls\nexec %s "$@"\n' "$TSYNC_TMP" "$(command -v runc)" \
+                        >"$TSYNC_TMP/bin/myrunc" && chmod 0755 "$TSYNC_TMP/bin/myrunc"
+}
+
+testABrokenConfigFileRefusesCreateButLetsTheContainerBeStoppedByItsRuntime() {
+        bundle "$TSYNC_TMP/b" 'sleep 3600' || fail "bundle"
+        fake_runtime || fail "fake runtime"
+        mkdir "$TSYNC_TMP/root"
+        local g=(--root "$TSYNC_TMP/root")
+        printf 'runtime = %s\nlayers = deny-mkdir\n' "$TSYNC_TMP/bin/myrunc" >"$TSYNC_TMP/runtime.conf"
+        _tsync_register runc "$ID"
+        ours "${g[@]}" run -d -b "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>&1 || fail "run -d: $(cat "$TSYNC_TMP/out")"
+        # A typo added later: creating is refused with its line...
+        printf 'runtime = %s\nlayers = deny-mkdir\nmodes = layer\n' "$TSYNC_TMP/bin/myrunc" >"$TSYNC_TMP/runtime.conf"
+        ours "${g[@]}" create -b "$TSYNC_TMP/b" "$ID-2" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        assertEquals 1 $?
+        assertEquals "oci-seccomp-tsync: $TSYNC_TMP/runtime.conf: line 3: 'modes' is not a setting (runtime, layers, mode, profile-dir, cache-dir, no-cache)" \
+                "$(cat "$TSYNC_TMP/err")"
+        assertFalse "created" "runc ${g[*]} state $ID-2 >/dev/null 2>&1"
+        # ... but the running container is still the runtime's (the file's own line) to stop, with clean output.
+        : >"$TSYNC_TMP/calls"
+        ours "${g[@]}" state "$ID" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        assertEquals "state: $(cat "$TSYNC_TMP/err")" 0 $?
+        assertEquals "" "$(cat "$TSYNC_TMP/err")"
+        assertEquals "running" "$(jq -r .status "$TSYNC_TMP/out")"
+        ours "${g[@]}" ps "$ID" >/dev/null 2>"$TSYNC_TMP/err" || fail "ps: $(cat "$TSYNC_TMP/err")"
+        ours "${g[@]}" pause "$ID" 2>"$TSYNC_TMP/err" || fail "pause: $(cat "$TSYNC_TMP/err")"
+        ours "${g[@]}" resume "$ID" 2>"$TSYNC_TMP/err" || fail "resume: $(cat "$TSYNC_TMP/err")"
+        ours "${g[@]}" list -q >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err" || fail "list: $(cat "$TSYNC_TMP/err")"
+        assertEquals "$ID" "$(cat "$TSYNC_TMP/out")"
+        # The owner and mode are checked all the same: a file others can write names no program for root.
+        chmod g+w "$TSYNC_TMP/runtime.conf"
+        ours "${g[@]}" kill "$ID" KILL 2>"$TSYNC_TMP/err" || fail "kill: $(cat "$TSYNC_TMP/err")"
+        chmod g-w "$TSYNC_TMP/runtime.conf"
+        for _ in $(seq 100); do
+                [ "$(runc "${g[@]}" state "$ID" 2>/dev/null | jq -r .status)" = stopped ] && break
+                sleep 0.1
+        done
+        ours "${g[@]}" delete "$ID" 2>"$TSYNC_TMP/err" || fail "delete: $(cat "$TSYNC_TMP/err")"
+        assertFalse "still there" "runc ${g[*]} state $ID >/dev/null 2>&1"
+        # Every command but kill (the file refused whole: runc on PATH) went through the file's runtime.
+        assertEquals "state ps pause resume list delete" \
+                "$(sed -E 's/^--root [^ ]+ ([a-z]+).*/\1/' "$TSYNC_TMP/calls" | tr '\n' ' ' | sed 's/ $//')"
 }
 
 testARefusalIsOneLineOnStderrAndInTheJsonLogAndNothingIsCreated() {
@@ -282,13 +361,14 @@ testTheConfigFileNamesTheRuntimeAndLayersAndMustBeRootsAlone() {
         assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
         grep -q "^Seccomp_filters:.1$" "$TSYNC_TMP/$ID.out" || fail "filters: $(cat "$TSYNC_TMP/$ID.out")"
         chmod g+w "$TSYNC_TMP/runtime.conf"
-        ours --version >/dev/null 2>"$TSYNC_TMP/err"
-        assertEquals 1 $?
-        assertContains "$(cat "$TSYNC_TMP/err")" "must belong to root and be writable by root alone"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertEquals 1 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/$ID.err")" "must belong to root and be writable by root alone"
         chmod g-w "$TSYNC_TMP/runtime.conf"
         printf 'runtimes = runc\n' >"$TSYNC_TMP/runtime.conf"
-        ours --version >/dev/null 2>"$TSYNC_TMP/err"
-        assertContains "$(cat "$TSYNC_TMP/err")" "line 1: 'runtimes' is not a setting"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertEquals 1 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/$ID.err")" "line 1: 'runtimes' is not a setting"
 }
 
 testItselfAsTheRealRuntimeIsRefused() {

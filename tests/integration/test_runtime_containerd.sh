@@ -231,7 +231,7 @@ assert [x["kind"] for x in rc] == ["RuntimeClass"] and rc[0]["apiVersion"] == "n
 assert [x["kind"] for x in pod] == ["Pod"], pod
 assert pod[0]["spec"]["runtimeClassName"] == rc[0]["metadata"]["name"]
 assert "io.oci-seccomp-tsync.layers" in pod[0]["metadata"]["annotations"]
-daemon = json.load(open(d + "/docker-daemon.json"))
+daemon = json.load(open(d + "/docker-daemon.json.in"))
 assert all(r["path"].endswith("/oci-seccomp-tsync-runtime") for r in daemon["runtimes"].values())
 h = rc[0]["handler"]
 assert cri[h]["options"]["BinaryName"].endswith("/oci-seccomp-tsync-runtime"), cri

@@ -1,4 +1,4 @@
-/* seccomp_agent SOCKET LOG: a seccomp notify agent for the tests, the kind a
+/* seccomp_agent SOCKET LOG [CALLS]: a seccomp notify agent for the tests, the kind a
  * runtime-spec `listenerPath` names (issue 12).
  *
  * Listens on the UNIX stream socket SOCKET (made by it, mode 0600). Each
@@ -11,7 +11,11 @@
  *   getppid          4242
  *   anything else    SECCOMP_USER_NOTIF_FLAG_CONTINUE (the call runs)
  * Names come from libseccomp for the notification's own architecture, so a
- * 32-bit call is answered as its 64-bit twin is. Runs until SIGTERM or SIGINT,
+ * 32-bit call is answered as its 64-bit twin is. With CALLS, each notification
+ * appends a line "pid=PID call=NAME" to it (who asked what, before the answer).
+ * With SECCOMP_AGENT_READ_ERRNO=N in the environment, read fails with errno N
+ * instead (an agent that answers the init's proof otherwise than CONTINUE).
+ * Runs until SIGTERM or SIGINT,
  * then removes SOCKET. Prints "ready" on stdout once it listens.
  * Exit: 0 after a signal, 1 on failure, 2 on bad usage. */
 #include <errno.h>
@@ -143,6 +147,9 @@ static int take_state(int conn, FILE *log)
         return nfds > 0 ? fds[0] : -1;
 }
 
+static FILE *calls;    /* CALLS, or NULL */
+static int read_errno; /* SECCOMP_AGENT_READ_ERRNO, or 0 */
+
 /* Answers one notification of listener. Returns 0, or -errno when the
  * listener is finished with (every task of its filter is gone). */
 static int answer(int listener, struct seccomp_notif *req, struct seccomp_notif_resp *resp,
@@ -154,10 +161,16 @@ static int answer(int listener, struct seccomp_notif *req, struct seccomp_notif_
         memset(resp, 0, sizes->seccomp_notif_resp);
         resp->id = req->id;
         char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+        if (calls) {
+                fprintf(calls, "pid=%u call=%s\n", req->pid, name ? name : "?");
+                (void)fflush(calls);
+        }
         if (name && (strcmp(name, "mkdir") == 0 || strcmp(name, "mkdirat") == 0)) {
                 resp->val = 0;
         } else if (name && strcmp(name, "getppid") == 0) {
                 resp->val = FAKE_PPID;
+        } else if (name && read_errno > 0 && strcmp(name, "read") == 0) {
+                resp->error = -read_errno;
         } else {
                 resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
         }
@@ -175,10 +188,14 @@ int main(int argc, char **argv)
         size_t n = 2;
         sigset_t stop;
 
-        if (argc != 3) {
-                fprintf(stderr, "usage: %s SOCKET LOG\n", PROG);
+        if (argc != 3 && argc != 4) {
+                fprintf(stderr, "usage: %s SOCKET LOG [CALLS]\n", PROG);
                 return 2;
         }
+        if (argc == 4 && !(calls = fopen(argv[3], "ae")))
+                return fail(argv[3], errno), 1;
+        if (getenv("SECCOMP_AGENT_READ_ERRNO"))
+                read_errno = atoi(getenv("SECCOMP_AGENT_READ_ERRNO"));
         if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
                 return fail("SECCOMP_GET_NOTIF_SIZES", errno), 1;
         _cleanup_free_ struct seccomp_notif *req = calloc(1, sizes.seccomp_notif);

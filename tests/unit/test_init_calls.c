@@ -311,10 +311,13 @@ static void test_init_calls_exec_once(void)
 }
 
 /* An agent's filter (listenerPath) in the stack: handing its listener to the
- * relay after the load (sendmsg, recvmsg, close) counts, reaching the relay
- * (socket, connect, recvmsg) comes before it, its USER_NOTIF refuses every call
- * of the init but the workload's execve (the agent holds the listener by
- * then), and without an agent those calls do not count. */
+ * relay right after its load (sendmsg, close_range) counts, judged by the
+ * programs up to it, with its USER_NOTIF a refusal there; reaching the relay
+ * (socket, connect, recvmsg) comes before the load; from the hand-over to the
+ * workload's start the agent answers the init's calls (runc's "important
+ * syscalls": execve, openat, open, read, close, and the relay's answer, the
+ * proof, the capabilities); the calls made while the workload runs it does not
+ * (wait4: in place); without an agent those calls do not count. */
 static void test_init_calls_agent(void)
 {
 #define AGENT_NOTIFY(names)                                                                                            \
@@ -337,16 +340,30 @@ static void test_init_calls_agent(void)
                   TSYNC_ROUTE_SUPERVISE, NULL },
                 { "notify_on_connect_is_before_the_load", AGENT_NOTIFY("\"connect\", \"socket\""), TSYNC_LISTENER_AGENT,
                   NULL, TSYNC_ROUTE_SUPERVISE, NULL },
-                { "notify_on_recvmsg", AGENT_NOTIFY("\"recvmsg\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
-                  "recvmsg" },
+                { "notify_on_recvmsg_is_answered", AGENT_NOTIFY("\"recvmsg\""), TSYNC_LISTENER_AGENT, NULL,
+                  TSYNC_ROUTE_SUPERVISE, NULL },
                 { "notify_on_sendmsg", AGENT_NOTIFY("\"sendmsg\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE,
                   "sendmsg" },
-                { "notify_on_close", AGENT_NOTIFY("\"close\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE, "close" },
-                { "notify_on_read", AGENT_NOTIFY("\"read\""), TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_NONE, "read" },
+                { "notify_on_close_range", AGENT_NOTIFY("\"close_range\""), TSYNC_LISTENER_AGENT, NULL,
+                  TSYNC_ROUTE_NONE, "close_range" },
+                { "notify_on_close_is_answered", AGENT_NOTIFY("\"close\""), TSYNC_LISTENER_AGENT, NULL,
+                  TSYNC_ROUTE_SUPERVISE, NULL },
+                { "notify_on_read_is_answered", AGENT_NOTIFY("\"read\""), TSYNC_LISTENER_AGENT, NULL,
+                  TSYNC_ROUTE_SUPERVISE, NULL },
+                { "runcs_important_syscalls",
+                  AGENT_NOTIFY("\"execve\", \"openat\", \"open\", \"read\", \"close\", \"fcntl\""),
+                  TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_SUPERVISE, NULL },
+                { "the_init_before_the_workload",
+                  AGENT_NOTIFY("\"capset\", \"prctl\", \"rt_sigprocmask\", \"clone\", \"seccomp\""),
+                  TSYNC_LISTENER_AGENT, NULL, TSYNC_ROUTE_SUPERVISE, NULL },
                 { "notify_on_wait4_runs_in_place", AGENT_NOTIFY("\"wait4\""), TSYNC_LISTENER_AGENT, NULL,
                   TSYNC_ROUTE_IN_PLACE, "wait4" },
+                { "notify_on_rt_sigtimedwait_runs_in_place", AGENT_NOTIFY("\"rt_sigtimedwait\""), TSYNC_LISTENER_AGENT,
+                  NULL, TSYNC_ROUTE_IN_PLACE, "rt_sigtimedwait" },
                 { "a_profile_denying_sendmsg", AGENT_NOTIFY("\"getppid\""), TSYNC_LISTENER_AGENT,
                   AGENT_DENY("\"sendmsg\""), TSYNC_ROUTE_NONE, "sendmsg" },
+                { "a_profile_denying_read_wins", AGENT_NOTIFY("\"read\""), TSYNC_LISTENER_AGENT, AGENT_DENY("\"read\""),
+                  TSYNC_ROUTE_NONE, "read" },
                 { "a_profile_denying_execve_wins", AGENT_NOTIFY("\"execve\""), TSYNC_LISTENER_AGENT,
                   AGENT_DENY("\"execve\""), TSYNC_ROUTE_NONE, "execve" },
                 { "without_an_agent_connect_does_not_count", AGENT_DENY("\"connect\", \"socket\", \"sendmsg\""),
@@ -359,6 +376,55 @@ static void test_init_calls_agent(void)
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
                 check_listener_route("test_init_calls_agent", cases[i].name, cases[i].notify, cases[i].listener,
                                      cases[i].other, cases[i].route, cases[i].denied);
+}
+
+/* The hand-over comes right after the agent filter's load: a layer loaded
+ * after it does not judge sendmsg and close_range (one before it does), and
+ * without NO_NEW_PRIVS the agent answers the capability calls too. */
+static void test_init_calls_agent_handover(void)
+{
+        static const char agent_text[] = "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": "
+                                         "[\"capset\", \"prctl\", \"read\", \"close\"], \"action\": "
+                                         "\"SCMP_ACT_NOTIFY\"}]}";
+        static const char deny_text[] = "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": "
+                                        "[\"close_range\"], \"action\": \"SCMP_ACT_ERRNO\"}]}";
+        struct tsync_program *agent = compile_text(agent_text), *deny = compile_text(deny_text);
+        if (!agent || !deny) {
+                tap_ok(0, "test_init_calls_agent_handover: compiles");
+                tsync_program_free(agent);
+                tsync_program_free(deny);
+                return;
+        }
+        const struct tsync_stack_prog a = { .insns = agent->insns,
+                                            .len = agent->len,
+                                            .listener = TSYNC_LISTENER_AGENT };
+        const struct tsync_stack_prog d = { .insns = deny->insns, .len = deny->len };
+        static const struct {
+                const char *name;
+                bool deny_first;
+                bool caps_after;
+                enum tsync_init_route route;
+                const char *denied;
+        } cases[] = {
+                { "a_layer_after_the_agent_does_not_judge_it", false, false, TSYNC_ROUTE_SUPERVISE, NULL },
+                { "a_layer_before_the_agent_does", true, false, TSYNC_ROUTE_NONE, "close_range" },
+                { "capabilities_after_the_load_are_answered", false, true, TSYNC_ROUTE_SUPERVISE, NULL },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_stack_prog stack[2] = { cases[i].deny_first ? d : a, cases[i].deny_first ? a : d };
+                enum tsync_init_route route;
+                const struct tsync_init_call *denied = NULL;
+                uint32_t action;
+                struct tsync_err err = { 0 };
+                int r = tsync_init_route(stack, 2, 0, cases[i].caps_after, &route, &denied, &action, &err);
+                tap_ok(r == 0 && route == cases[i].route &&
+                               (cases[i].denied ? denied && strcmp(denied->name, cases[i].denied) == 0 : !denied),
+                       "test_init_calls_agent_handover_%s: %s, denied %s (got %s, %s)", cases[i].name,
+                       tsync_init_route_name(cases[i].route), cases[i].denied ? cases[i].denied : "nothing",
+                       r < 0 ? err.msg : tsync_init_route_name(route), denied ? denied->name : "nothing");
+        }
+        tsync_program_free(agent);
+        tsync_program_free(deny);
 }
 
 /* The recording filter (the last of the stack): its USER_NOTIF lets every
@@ -413,6 +479,7 @@ int main(void)
                 test_init_calls_route(&rows[i]);
         test_init_calls_exec_once();
         test_init_calls_agent();
+        test_init_calls_agent_handover();
         test_init_calls_record();
         return tap_done();
 }

@@ -351,6 +351,23 @@ static void test_filters_and_delivery(const char *tmp)
                 plan = NULL;
         }
 
+        /* A missing layer names every directory it was looked for in. */
+        const char *three[] = { profiles, "/nonexistent/a", "/nonexistent/b" };
+        struct tsync_plan_paths in_three = paths;
+        in_three.profile_dirs = three;
+        in_three.n_profile_dirs = 3;
+        struct tsync_request absent = { .layers_by_name = true, .layers = { "absent" }, .n_layers = 1 };
+        char want[4400];
+        (void)snprintf(want, sizeof(want), "layer 'absent': no such profile in %s, /nonexistent/a or /nonexistent/b",
+                       profiles);
+        err.msg[0] = '\0';
+        r = tsync_plan_new(c, &absent, bundle_state, &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &in_three, NULL, &progs, &w, &err);
+        tap_ok(r < 0 && strcmp(err.msg, want) == 0, "test_a_missing_layer_names_every_profile_directory (%s)", err.msg);
+        tsync_plan_programs_clear(&progs);
+        tsync_plan_free(plan);
+        plan = NULL;
+
         /* A notify layer: its filter is the agent's, with the profile's socket and metadata kept. */
         struct tsync_request agent = { .layers_by_name = true, .layers = { "notify" }, .n_layers = 1 };
         r = tsync_plan_new(c, &agent, bundle_state, &plan, &err);

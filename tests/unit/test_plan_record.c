@@ -427,6 +427,45 @@ static void test_record_check_caps(void)
         tsync_json_free(c);
 }
 
+/* if: is read and judged with the paths, before anything starts: a profile
+ * it cannot carry refuses there, naming the file. */
+static void test_record_check_paths_judges_the_input(const char *tmp)
+{
+        char good[4200], bad[4200];
+        (void)snprintf(good, sizeof(good), "%s/if-good.json", tmp);
+        (void)snprintf(bad, sizeof(bad), "%s/if-bad.json", tmp);
+        FILE *f = fopen(good, "w");
+        if (f) {
+                (void)fputs("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
+                            "\"action\": \"SCMP_ACT_ERRNO\"}]}",
+                            f);
+                (void)fclose(f);
+        }
+        f = fopen(bad, "w");
+        if (f) {
+                (void)fputs("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
+                            "\"action\": \"SCMP_ACT_TRACE\"}]}",
+                            f);
+                (void)fclose(f);
+        }
+        char out[4200];
+        (void)snprintf(out, sizeof(out), "%s/out.json", tmp);
+        char rootfs[4200], config[4400];
+        (void)snprintf(rootfs, sizeof(rootfs), "%s/rootfs-if", tmp);
+        (void)mkdir(rootfs, 0755);
+        (void)snprintf(config, sizeof(config), "{\"root\": {\"path\": \"%s\"}}", rootfs);
+        struct tsync_json *c = unit_parse(config);
+        struct tsync_record_request req = { .output = out, .input = good, .errno_ret = EPERM };
+        struct tsync_err err = { 0 };
+        tap_ok(c && tsync_record_check_paths(&req, c, NULL, &err) == 0,
+               "test_record_check_paths_takes_any_profile (%s)", err.msg);
+        req.input = bad;
+        tap_ok(c && tsync_record_check_paths(&req, c, NULL, &err) == -EINVAL && strstr(err.msg, "if: ") == err.msg &&
+                       strstr(err.msg, bad) && strstr(err.msg, "SCMP_ACT_TRACE"),
+               "test_record_check_paths_refuses_a_bad_input_before_the_start (%s)", err.msg);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         char tmp[] = "/tmp/test_plan_record.XXXXXX";
@@ -438,5 +477,6 @@ int main(void)
         test_refusals();
         test_agent_refused(tmp);
         test_owner_and_dirs(tmp);
+        test_record_check_paths_judges_the_input(tmp);
         return tap_done();
 }

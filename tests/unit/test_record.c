@@ -417,7 +417,7 @@ static void test_record_profile_merges(void)
         free(pa);
 }
 
-static void test_record_profile_refuses_inputs_it_did_not_write(void)
+static void test_record_profile_refuses_inputs_it_cannot_carry(void)
 {
         static const struct {
                 const char *name;
@@ -425,38 +425,31 @@ static void test_record_profile_refuses_inputs_it_did_not_write(void)
                 const char *message;
         } cases[] = {
                 { "not_json", "{", "" },
-                { "an_array", "[]", "the profile: expected object" },
-                { "allow_by_default",
-                  "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
-                  "\"SCMP_ACT_ALLOW\"}]}",
-                  "defaultAction: 'SCMP_ACT_ALLOW': a recorded profile refuses with SCMP_ACT_ERRNO" },
-                { "an_errno_rule",
-                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
-                  "\"SCMP_ACT_ERRNO\"}]}",
-                  "syscalls[0].action: 'SCMP_ACT_ERRNO': a recorded profile allows" },
-                { "a_condition",
-                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
-                  "\"SCMP_ACT_ALLOW\", \"args\": [{\"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_EQ\"}]}]}",
-                  "syscalls[0]: 'args': not a key of a recorded profile" },
+                { "an_array", "[]", "(root): expected object" },
                 { "a_comment_in_oci",
                   "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
                   "\"SCMP_ACT_ALLOW\", \"comment\": \"x\"}]}",
-                  "syscalls[0]: 'comment': not a key of a recorded profile" },
-                { "flags", "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"flags\": [], \"syscalls\": []}",
-                  "'flags': not a key of a recorded profile" },
-                { "includes",
-                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"archMap\": [], \"syscalls\": [{\"names\": [\"read\"], "
-                  "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": {}}]}",
-                  "syscalls[0]: 'includes': not a key of a recorded profile" },
-                { "no_rules", "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": []}", "syscalls: empty" },
+                  "syscalls[0].comment: unknown key" },
+                { "an_unknown_action",
+                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"read\"], \"action\": "
+                  "\"SCMP_ACT_FOO\"}]}",
+                  "action 'SCMP_ACT_FOO' is unknown" },
+                { "flags",
+                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\"], \"syscalls\": "
+                  "[]}",
+                  "flags: a recorded profile carries no flags" },
+                { "notify",
+                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"listenerPath\": \"/run/agent.sock\", \"syscalls\": "
+                  "[{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}",
+                  "SCMP_ACT_NOTIFY or listenerPath: a recorded profile hands no listener on" },
+                { "trace",
+                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": "
+                  "\"SCMP_ACT_TRACE\"}]}",
+                  "SCMP_ACT_TRACE: a recording cannot hold it" },
                 { "no_names",
                   "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [], \"action\": "
                   "\"SCMP_ACT_ALLOW\"}]}",
-                  "syscalls[0].names: empty" },
-                { "unknown_name",
-                  "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"nosuchcall\"], \"action\": "
-                  "\"SCMP_ACT_ALLOW\"}]}",
-                  "syscalls[0].names[0]: 'nosuchcall' is no system call libseccomp" },
+                  "syscalls[0].names: must name at least one syscall" },
                 { "unknown_arch",
                   "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_VAX\"], \"syscalls\": "
                   "[{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\"}]}",
@@ -464,7 +457,7 @@ static void test_record_profile_refuses_inputs_it_did_not_write(void)
                 { "another_byte_order",
                   "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_S390X\"], \"syscalls\": "
                   "[{\"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\"}]}",
-                  "architectures[0]: SCMP_ARCH_S390X cannot be in one filter with this machine's" },
+                  "SCMP_ARCH_S390X cannot be in one filter with this machine's" },
                 { "bad_arch_map",
                   "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"archMap\": [{\"architecture\": \"SCMP_ARCH_X86_64\", "
                   "\"subArchitectures\": [1]}], \"syscalls\": [{\"names\": [\"read\"], \"action\": "
@@ -681,7 +674,7 @@ int main(void)
         test_record_profile_errno_and_refusals();
         if (unit_tmpdir(tmpl) == 0) {
                 test_record_profile_merges();
-                test_record_profile_refuses_inputs_it_did_not_write();
+                test_record_profile_refuses_inputs_it_cannot_carry();
                 test_record_check_path();
                 test_record_write();
         }

@@ -60,3 +60,13 @@ void tsync_lint_clear(struct tsync_lint *l);
  * compiled for native. Returns 0 or -ENOMEM; findings go to ret. */
 int tsync_lint(const struct tsync_profile *p, const struct tsync_program *prog, uint32_t native, bool strict,
                struct tsync_lint *ret, struct tsync_err *err);
+
+/* The kernel's answer for a stack of filters that each answered rets[i]
+ * (rets in the order they were loaded, oldest first), as kernel/seccomp.c's
+ * seccomp_run_filters takes it: every filter runs, newest first, and one
+ * replaces the answer so far only when its action (ret & SECCOMP_RET_ACTION_FULL,
+ * compared as a signed 32-bit number: KILL_PROCESS < KILL_THREAD < TRAP <
+ * ERRNO < USER_NOTIF < TRACE < LOG < ALLOW) is strictly lower. So on a tie the
+ * newest filter's answer, with its data (the errno), counts, and when every
+ * filter allows none decides: *ret_decider is the deciding index, or n. */
+uint32_t tsync_explain_stack(const uint32_t *rets, size_t n, size_t *ret_decider);

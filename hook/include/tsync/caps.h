@@ -10,7 +10,9 @@
 
 /* Parses a list a user typed (--caps): "CAP_CHOWN,CAP_KILL", also lower case
  * and without the CAP_ prefix, "all" (every capability this kernel knows) and
- * "none" / "". Not for configs: those are read by runc's rule below. */
+ * "none" / "", and the engines' default sets "docker-default" (moby's
+ * oci/caps/defaults.go, 14 capabilities) and "podman-default" (containers.conf
+ * default_capabilities, 11). Not for configs: those are read by runc's rule below. */
 int tsync_caps_parse_list(const char *list, uint64_t *ret, struct tsync_err *err);
 
 /* The capability one entry of a config's process.capabilities names as runc

@@ -52,16 +52,28 @@ enum {
          * lets through (CONTINUE), so USER_NOTIF from that filter passes. */
         TSYNC_CALL_WORKLOAD_EXEC = 1u << 5,
         /* Only with an agent filter (listenerPath): reaching createRuntime's
-         * relay before the load, handing it the listener and reading its
-         * answer after. USER_NOTIF here would wait for an agent that has no
-         * listener yet: a refusal, as for every call of the init but the
-         * workload's execve, which the agent may answer as under runc. */
+         * relay before the load, handing it the listener right after the
+         * agent filter's load and reading its answer. The agent holds the
+         * listener from the hand-over on, so its USER_NOTIF counts as answered
+         * for every later call of the init (it must CONTINUE what it does not
+         * handle, as under runc). */
         TSYNC_CALL_AGENT = 1u << 6,
         /* Only with a recording program (TSYNC_LISTENER_RECORD, the last of
          * the stack): the main thread loads it alone, under every other
          * program, and the recorder thread answers its notifications. The
          * recording's USER_NOTIF lets the init's calls through (CONTINUE). */
         TSYNC_CALL_RECORD = 1u << 7,
+        /* The hand-over itself (with TSYNC_CALL_AGENT): made under the agent
+         * filter and those loaded before it, while the listener is still the
+         * init's alone. The agent's USER_NOTIF here would wait for an agent
+         * that has no listener yet, with the init's own copy keeping it open:
+         * a refusal, as runc refuses notify on the write its init makes then. */
+        TSYNC_CALL_HANDOVER = 1u << 8,
+        /* Made while the workload runs (reaping, forwarding signals, the
+         * init's exit). An agent's USER_NOTIF counts as no answer here: an
+         * answer other than CONTINUE, or ENOSYS once the agent is gone, could
+         * no longer stop the start, only break the supervision. */
+        TSYNC_CALL_WORKLOAD_RUNS = 1u << 9,
 };
 
 struct tsync_init_call {
@@ -93,7 +105,11 @@ struct tsync_stack_prog {
  * SUPERVISE, the first supervising call refused for IN_PLACE, the first
  * in-place call refused for NONE; *ret_action: the SECCOMP_RET_* value it got.
  * With an agent program (TSYNC_LISTENER_AGENT) the calls that hand its
- * listener over count too, and its USER_NOTIF lets the workload's execve through.
+ * listener over count too (TSYNC_CALL_HANDOVER: judged by the programs up to
+ * and including it, and its USER_NOTIF is a refusal there), and for every
+ * later call of the init up to the workload's start its USER_NOTIF counts as
+ * answered (the agent holds the listener); not for the calls made while the
+ * workload runs (TSYNC_CALL_WORKLOAD_RUNS).
  * With a recording program (the last of the stack, TSYNC_LISTENER_RECORD) the
  * recorder's calls count too, its USER_NOTIF lets every call through (the
  * recorder answers CONTINUE; the other programs still judge them), and there

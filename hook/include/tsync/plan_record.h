@@ -65,8 +65,9 @@ int tsync_record_check_request(const struct tsync_record_request *req, bool exec
 int tsync_record_rootfs(const struct tsync_json *config, const char *bundle, char **ret, struct tsync_err *err);
 
 /* Checks the request's paths for the container whose config this is
- * (tsync_record_check_path: absolute, no symlink, not under the rootfs):
- * said before the workload runs. */
+ * (tsync_record_check_path: absolute, no symlink, not under the rootfs), and
+ * reads and judges the input profile (tsync_record_check_input): said before
+ * the workload runs. */
 int tsync_record_check_paths(const struct tsync_record_request *req, const struct tsync_json *config,
                              const char *bundle, struct tsync_err *err);
 

@@ -33,8 +33,9 @@
 #include "tsync/error.h"
 
 /* The annotation TSYNC_ANNOTATION_RECORD (annotations.h), with
- * oci-seccomp-bpf-hook's conventions: "[if:IN;]of:OUT" (IN, a previous
- * recording, is merged; both absolute host paths). */
+ * oci-seccomp-bpf-hook's conventions: "[if:IN;]of:OUT" (IN, any profile,
+ * is the output's base, a previous recording merged by name: record_merge.c;
+ * both absolute host paths). */
 #include "tsync/annotations.h"
 
 /* Where an older rewrite bind-mounted the recording's host directory: no
@@ -58,7 +59,7 @@ enum tsync_record_format {
 /* What the user asked for; output NULL means no recording. */
 struct tsync_record_request {
         char *output; /* absolute host path the profile is written to */
-        char *input;  /* NULL, or a previous recording merged in */
+        char *input;  /* NULL, or the profile the output starts from (if:) */
         enum tsync_record_format format;
         int errno_ret; /* the profile's defaultErrnoRet: EPERM (default) or ENOSYS */
 };
@@ -81,6 +82,11 @@ int tsync_record_profile(const struct tsync_record_set *set, const struct tsync_
  * component), or under rootfs (NULL: not checked): said before the workload
  * runs, and again when poststop writes. */
 int tsync_record_check_path(const char *path, bool output, const char *rootfs, struct tsync_err *err);
+
+/* Judges req->input (`if:`) before anything starts: read, parsed and checked
+ * as tsync_record_profile will at poststop (what it refuses, record_merge.c).
+ * 0 without an input. Errors name the file. */
+int tsync_record_check_input(const struct tsync_record_request *req, struct tsync_err *err);
 
 /* Writes text to path atomically (a temporary file in the same directory,
  * fsync, rename), refusing what tsync_record_check_path refuses. */

@@ -1,0 +1,194 @@
+#!/bin/bash
+# The system log: engines hide what a hook or runtime prints (Podman keeps
+# only "exit status 1", containerd's shim hands the runtime the container's
+# stdio), so every refusal and every plan a container gets is also sent to
+# syslog(3)'s socket, ident oci-seccomp-tsync. Each test binds its own
+# datagram socket in its temp dir (TSYNC_SYSLOG_SOCKET): no host journald is
+# needed, and no other program's lines are read.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+. "$HERE/hooklib.sh"
+RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
+
+# Binds SOCK, runs the command with TSYNC_SYSLOG_SOCKET=SOCK, and appends
+# every datagram it receives to OUT, one a line, until the command is done.
+# shellcheck disable=SC2016
+CATCH='
+import os, select, socket, subprocess, sys
+sock_path, out_path, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sock_path)
+p = subprocess.Popen(cmd, env=dict(os.environ, TSYNC_SYSLOG_SOCKET=sock_path))
+with open(out_path, "ab") as out:
+    while True:
+        done = p.poll() is not None
+        while select.select([s], [], [], 0 if done else 0.2)[0]:
+            out.write(s.recv(65536) + b"\n")
+        if done:
+            break
+s.close()
+os.unlink(sock_path)
+sys.exit(p.returncode)
+'
+
+oneTimeSetUp() {
+        command -v python3 >/dev/null || fail "python3 is needed (tools/install-deps.sh)"
+}
+
+setUp() {
+        tsync_test_begin
+        tsync_need_built "$OCI" "$RUNTIME" "$INIT"
+        SOCK="$TSYNC_TMP/log.sock"
+        LOG="$TSYNC_TMP/log"
+        : >"$LOG"
+        mkdir -p "$TSYNC_TMP/profiles"
+        cp "$PROFILES/deny-mkdir.json" "$TSYNC_TMP/profiles/"
+        ID=$(tsync_unique_id syslog)
+}
+
+tearDown() {
+        podman ps -aq --filter label=tsync-test=$$ | xargs -r podman rm -f >/dev/null 2>&1
+        tsync_test_end
+}
+
+# logged CMD...: CMD with the test's socket bound; its status in $rc, stdout and stderr in cmd.out, cmd.err.
+logged() {
+        python3 -c "$CATCH" "$SOCK" "$LOG" "$@" </dev/null >"$TSYNC_TMP/cmd.out" 2>"$TSYNC_TMP/cmd.err"
+        rc=$?
+}
+
+# The received lines as "PRIORITY TEXT": the RFC 3164 header checked and taken off
+# (a line without it stays whole, and so fails the comparison). The warning about plain runtime
+# exec depends on the host (Yama): it is checked on its own, in testTheWarningAboutPlainExecIsLoggedToo.
+PLAIN_EXEC='warning: processes started by a plain `runc exec`'
+log_lines() {
+        sed -E 's/^<([0-9]+)>[A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} oci-seccomp-tsync\[[0-9]+\]: /\1 /' "$LOG" |
+                grep -vF "$PLAIN_EXEC"
+}
+
+# Podman runs hooks with the hooks.d file's env alone: the socket goes there.
+podman_hooks() {
+        podman_hooks_dir "$TSYNC_TMP/hooks.d" "$TSYNC_TMP/profiles" "" "$TSYNC_TMP/cache" || return 1
+        local f
+        for f in "$TSYNC_TMP"/hooks.d/*.json; do
+                tsync_json_edit "$f" '.hook.env = ["TSYNC_SYSLOG_SOCKET=" + $s]' --arg s "$SOCK" || return 1
+        done
+}
+
+prun() {
+        logged podman --hooks-dir "$TSYNC_TMP/hooks.d" run --rm --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --hostname "$ID" "$@" \
+                --rootfs "$TSYNC_TMP/rootfs" /bin/sh -c 'echo ran'
+}
+
+# LOG_DAEMON (3 << 3) with LOG_ERR (3), LOG_WARNING (4), LOG_INFO (6).
+ERR=27
+WARNING=28
+INFO=30
+
+testARefusedPodmanStartLeavesItsOneLineInTheSystemLog() {
+        podman_hooks || fail "hooks.d"
+        make_rootfs "$TSYNC_TMP/rootfs" || fail "rootfs"
+        prun --annotation io.oci-seccomp-tsync.layers=no-such-layer
+        assertNotEquals "podman run was refused" 0 "$rc"
+        assertEquals "" "$(cat "$TSYNC_TMP/cmd.out")"
+        assertEquals "$ERR precreate: layer 'no-such-layer': no such profile in $TSYNC_TMP/profiles" "$(log_lines)"
+}
+
+testAnAppliedPodmanStartLogsItsPlanAtPrecreateAndWithItsIdAtCreateRuntime() {
+        podman_hooks || fail "hooks.d"
+        make_rootfs "$TSYNC_TMP/rootfs" || fail "rootfs"
+        prun --annotation io.oci-seccomp-tsync.layers=deny-mkdir
+        assertEquals "$(cat "$TSYNC_TMP/cmd.err")" 0 "$rc"
+        assertEquals "ran" "$(cat "$TSYNC_TMP/cmd.out")"
+        # Podman's containers keep their capabilities and no NO_NEW_PRIVS: the init is lent two.
+        local plan="mode layer; layers deny-mkdir; lent to the init: CAP_SYS_ADMIN,CAP_SETPCAP"
+        assertEquals "$INFO precreate (hostname $ID): applied: $plan" "$(log_lines | sed -n 1p)"
+        log_lines | sed -n 2p | grep -qE "^$INFO [0-9a-f]{64}: createRuntime: $plan\$" || fail "$(log_lines)"
+        assertEquals 2 "$(log_lines | wc -l)"
+}
+
+testTheWarningAboutPlainExecIsLoggedToo() {
+        make_bundle "$TSYNC_TMP/b" /bin/sh -c 'echo ran' || fail "bundle"
+        logged "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --profile "$TSYNC_TMP/profiles/deny-mkdir.json" "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/cmd.err")" 0 "$rc"
+        # Whatever this host's Yama makes of it, stderr and the log say the same, a warning there.
+        local printed logged_
+        printed=$(sed -n "s/^oci-seccomp-tsync: //p" "$TSYNC_TMP/cmd.err" | grep -F "$PLAIN_EXEC" || true)
+        logged_=$(sed -nE "s/^<$WARNING>[^]]*\]: //p" "$LOG" | grep -F "$PLAIN_EXEC" || true)
+        assertEquals "$printed" "$logged_"
+        if [ ! -e /proc/sys/kernel/yama/ptrace_scope ]; then
+                assertNotNull "no Yama here: the warning is given" "$printed"
+        fi
+}
+
+testAnInjectedRuncStartLogsTheInjectAndTheCreateRuntimeOfItsContainer() {
+        make_bundle "$TSYNC_TMP/b" /bin/sh -c 'echo ran' || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.process.noNewPrivileges = false' || fail "edit"
+        logged "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --profile "$TSYNC_TMP/profiles/deny-mkdir.json" \
+                --exec-once "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/cmd.err")" 0 "$rc"
+        _tsync_register runc "$ID"
+        logged runc run --bundle "$TSYNC_TMP/b" "$ID"
+        assertEquals "$(cat "$TSYNC_TMP/cmd.err")" 0 "$rc"
+        assertEquals "ran" "$(cat "$TSYNC_TMP/cmd.out")"
+        local plan="mode layer; layers $TSYNC_TMP/profiles/deny-mkdir.json; lent to the init: CAP_SYS_ADMIN,CAP_SETPCAP"
+        plan="$plan; exec once (EPERM)"
+        assertEquals "$INFO $TSYNC_TMP/b: applied: $plan
+$INFO $ID: createRuntime: $plan" "$(log_lines)"
+}
+
+testTheRuntimeWrapperLogsItsRefusalAndItsPlan() {
+        make_bundle "$TSYNC_TMP/b" /bin/sh -c 'echo ran' || fail "bundle"
+        : >"$TSYNC_TMP/runtime.conf"
+        _tsync_register runc "$ID"
+        logged "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$TSYNC_TMP/profiles" \
+                --cache-dir="$TSYNC_TMP/cache" --layers=no-such-layer run -b "$TSYNC_TMP/b" "$ID"
+        assertNotEquals 0 "$rc"
+        local line="layer 'no-such-layer': no such profile in $TSYNC_TMP/profiles"
+        assertEquals "oci-seccomp-tsync: $ID: $line" "$(cat "$TSYNC_TMP/cmd.err")"
+        assertEquals "$ERR $ID: $line" "$(log_lines)"
+        : >"$LOG"
+        logged "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$TSYNC_TMP/profiles" \
+                --cache-dir="$TSYNC_TMP/cache" --layers=deny-mkdir run -b "$TSYNC_TMP/b" "$ID"
+        assertEquals "$(cat "$TSYNC_TMP/cmd.err")" 0 "$rc"
+        assertEquals "ran" "$(cat "$TSYNC_TMP/cmd.out")"
+        assertEquals "$INFO $ID: applied: mode layer; layers deny-mkdir" "$(log_lines)"
+}
+
+testAWarningIsLoggedAtWarningPriority() {
+        make_bundle "$TSYNC_TMP/b" /bin/sh -c 'echo ran' || fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW"}' ||
+                fail "edit"
+        logged "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --replace "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/cmd.err")" 0 "$rc"
+        local warning
+        warning=$(sed -n 's/^oci-seccomp-tsync: //p' "$TSYNC_TMP/cmd.err")
+        [ -n "$warning" ] || fail "no warning on stderr"
+        assertEquals "$WARNING $warning
+$INFO $TSYNC_TMP/b: applied: mode replace; layers none" "$(log_lines)"
+}
+
+testWithoutALoggerStderrAloneHasTheLineAndNothingElseChanges() {
+        make_bundle "$TSYNC_TMP/b" /bin/sh -c 'echo ran' || fail "bundle"
+        cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
+        TSYNC_SYSLOG_SOCKET="$TSYNC_TMP/nobody-listens" "$OCI" inject --profile "$TSYNC_TMP/no-such.json" \
+                "$TSYNC_TMP/b" 2>"$TSYNC_TMP/err"
+        assertEquals 1 "$?"
+        assertEquals "oci-seccomp-tsync: inject: --profile $TSYNC_TMP/no-such.json: No such file or directory" \
+                "$(cat "$TSYNC_TMP/err")"
+        cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "config.json was changed"
+        TSYNC_SYSLOG_SOCKET="$TSYNC_TMP/nobody-listens" "$OCI" inject --cache-dir "$TSYNC_TMP/cache" \
+                --profile "$TSYNC_TMP/profiles/deny-mkdir.json" "$TSYNC_TMP/b" 2>"$TSYNC_TMP/err"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$?"
+        assertEquals "" "$(grep -vF "$PLAIN_EXEC" "$TSYNC_TMP/err")"
+}
+
+testCommandsThatDecideNothingForAContainerLogNothing() {
+        logged "$OCI" check "$TSYNC_TMP/no-such.json"
+        assertNotEquals 0 "$rc"
+        [ -s "$TSYNC_TMP/cmd.err" ] || fail "check printed no error"
+        assertEquals "" "$(cat "$LOG")"
+}
+
+. shunit2
