@@ -147,7 +147,7 @@ int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_setti
                 if (e == -ENOENT)
                         complain(strict, path,
                                  "line %u: '%s' is not a setting (runtime, layers, mode, profile-dir, cache-dir, "
-                                 "no-cache)",
+                                 "no-cache, record-dir)",
                                  n, key);
                 else if (e < 0)
                         complain(strict, path, "line %u: %s: %s", n, key,

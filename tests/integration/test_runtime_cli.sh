@@ -293,7 +293,7 @@ testABrokenConfigFileRefusesCreateButLetsTheContainerBeStoppedByItsRuntime() {
         printf 'runtime = %s\nlayers = deny-mkdir\nmodes = layer\n' "$TSYNC_TMP/bin/myrunc" >"$TSYNC_TMP/runtime.conf"
         ours "${g[@]}" create -b "$TSYNC_TMP/b" "$ID-2" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
         assertEquals 1 $?
-        assertEquals "oci-seccomp-tsync: $TSYNC_TMP/runtime.conf: line 3: 'modes' is not a setting (runtime, layers, mode, profile-dir, cache-dir, no-cache)" \
+        assertEquals "oci-seccomp-tsync: $TSYNC_TMP/runtime.conf: line 3: 'modes' is not a setting (runtime, layers, mode, profile-dir, cache-dir, no-cache, record-dir)" \
                 "$(cat "$TSYNC_TMP/err")"
         assertFalse "created" "runc ${g[*]} state $ID-2 >/dev/null 2>&1"
         # ... but the running container is still the runtime's (the file's own line) to stop, with clean output.
@@ -317,8 +317,9 @@ testABrokenConfigFileRefusesCreateButLetsTheContainerBeStoppedByItsRuntime() {
         done
         ours "${g[@]}" delete "$ID" 2>"$TSYNC_TMP/err" || fail "delete: $(cat "$TSYNC_TMP/err")"
         assertFalse "still there" "runc ${g[*]} state $ID >/dev/null 2>&1"
-        # Every command but kill (the file refused whole: runc on PATH) went through the file's runtime.
-        assertEquals "state ps pause resume list delete" \
+        # Every command but kill (the file refused whole: runc on PATH) went through the file's runtime;
+        # delete asks it for the container's bundle first (a recording is written at delete).
+        assertEquals "state ps pause resume list state delete" \
                 "$(sed -E 's/^--root [^ ]+ ([a-z]+).*/\1/' "$TSYNC_TMP/calls" | tr '\n' ' ' | sed 's/ $//')"
 }
 
