@@ -199,7 +199,7 @@ static void parse_exec(struct rt_cmdline *cl)
  * passed through, as a delete that is not ours). */
 static void parse_delete(struct rt_cmdline *cl)
 {
-        cl->delete = true;
+        cl->deleting = true;
         for (int j = cl->command + 1; j < cl->argc; j++) {
                 const char *a = cl->argv[j];
                 if (strcmp(a, "--") == 0) {
@@ -215,7 +215,7 @@ static void parse_delete(struct rt_cmdline *cl)
                 struct opt o;
                 split_opt(a, &o);
                 if (in(&o, help_opts) || is(&o, "regex") || is(&o, "r"))
-                        cl->delete = false;
+                        cl->deleting = false;
         }
 }
 

@@ -86,7 +86,7 @@ static int run_runtime(const char *runtime, const struct rt_cmdline *cl)
 
 int rt_delete(struct rt_cmdline *cl, const char *runtime, int *ret_status)
 {
-        if (!cl->delete || !cl->id)
+        if (!cl->deleting || !cl->id)
                 return 0;
         _cleanup_free_ char *bundle = NULL;
         /* Our lines reach the engine's log too (log.c); the runtime's own

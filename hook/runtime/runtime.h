@@ -48,7 +48,7 @@ struct rt_cmdline {
         const char *process; /* --process/-p FILE, or NULL */
         const char *shaping; /* an option that shapes the process from the command line (--cap, ...), or NULL */
         /* delete (not asking for help): a recording becomes its profile. */
-        bool delete;
+        bool deleting;
 };
 
 /* Splits argv into our settings (set in s) and the real runtime's command

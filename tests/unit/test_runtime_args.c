@@ -271,7 +271,7 @@ static void test_runtime_args_delete(void)
 {
         static const struct {
                 const char *args[6];
-                bool delete;
+                bool deleting;
                 const char *id;
                 const char *record_dir;
         } cases[] = {
@@ -290,12 +290,12 @@ static void test_runtime_args_delete(void)
                 for (size_t k = 0; cases[i].args[k]; k++)
                         a[k + 3] = cases[i].args[k];
                 struct parsed p = parse(a);
-                tap_ok(p.r == 0 && p.cl.delete == cases[i].delete &&!p.cl.rewrite && !p.cl.exec &&
+                tap_ok(p.r == 0 && p.cl.deleting == cases[i].deleting && !p.cl.rewrite && !p.cl.exec &&
                                str_eq(p.cl.id, cases[i].id) && str_eq(p.s.record_dir, cases[i].record_dir) &&
                                !strstr(passed(&p), "record-dir"),
                        "%s %s %s: %s, id %s", cases[i].args[0], cases[i].args[1] ? cases[i].args[1] : "",
                        cases[i].args[1] && cases[i].args[2] ? cases[i].args[2] : "",
-                       cases[i].delete ? "ours to look at" : "passed through", cases[i].id ? cases[i].id : "(none)");
+                       cases[i].deleting ? "ours to look at" : "passed through", cases[i].id ? cases[i].id : "(none)");
                 rt_cmdline_clear(&p.cl);
         }
 }
