@@ -33,6 +33,7 @@ struct hook_opts {
         const char *init;
         bool no_sync;
         const char *record_root; /* precreate's recording directories (plan_record.h) */
+        bool record_at_delete;   /* poststop: the runtime wrapper's delete writes the recording */
 };
 
 static void help(FILE *f)
@@ -59,10 +60,12 @@ static void help(FILE *f)
                 "                     the hooks.d files pass it)\n"
                 "  --record-root DIR  precreate, poststop: where recordings asked for by the annotation\n"
                 "                     %s wait for poststop (default %s; a rootless\n"
-                "                     engine's: ~/.local/share/oci-seccomp-tsync/record)\n\n"
+                "                     engine's: ~/.local/share/oci-seccomp-tsync/record)\n"
+                "  --record-at-delete poststop: leave the recording to %s's delete, which\n"
+                "                     writes it once the runtime has deleted the container (it adds this)\n\n"
                 "The annotations precreate reads (see oci-seccomp-tsync(5)):\n",
                 PROGRAM, TSYNC_CACHE_DEFAULT_DIR, cli_default_profile_dirs[0], cli_default_profile_dirs[1],
-                TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD, TSYNC_RECORD_ROOT);
+                TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD, TSYNC_RECORD_ROOT, "oci-seccomp-tsync-runtime");
         /* From the one table, so that help and parser never disagree. */
         for (size_t i = 0; i < tsync_annotation_count; i++) {
                 const struct tsync_annotation_def *a = &tsync_annotation_table[i];
@@ -252,8 +255,10 @@ static int stage_poststop(const struct hook_opts *h)
                 cli_error(st.id, &err);
                 r = -1;
         }
-        /* A recording becomes its profile (record_stop.c). */
-        if (cli_record_stop(plan, &o, st.id, st.bundle) < 0)
+        /* A recording becomes its profile (record_stop.c), here or, for a
+         * container the runtime wrapper started, at its delete (which sees
+         * whether the runtime's delete succeeded, and says it in one line). */
+        if (!h->record_at_delete && cli_record_stop(plan, &o, st.id, st.bundle) < 0)
                 r = -1;
         return r < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
@@ -359,6 +364,7 @@ int cmd_hook(int argc, char **argv)
                                                  { "init", required_argument, NULL, 'I' },
                                                  { "no-sync", no_argument, NULL, 'Y' },
                                                  { "record-root", required_argument, NULL, 'R' },
+                                                 { "record-at-delete", no_argument, NULL, 'A' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         char cache_buf[PATH_MAX], record_buf[PATH_MAX];
@@ -415,6 +421,9 @@ int cmd_hook(int argc, char **argv)
                                 return CLI_EXIT_USAGE;
                         }
                         h.record_root = optarg;
+                        break;
+                case 'A':
+                        h.record_at_delete = true;
                         break;
                 case 'h':
                         help(stdout);

@@ -39,12 +39,10 @@ const struct tsync_annotation_def tsync_annotation_table[] = {
                 .setter = TSYNC_ANNOTATION_BY_USER,
                 .asks_for_us = true,
                 .value = "[if:IN;]of:OUT[;format:oci|docker][;errno:EPERM|ENOSYS]",
-                /* The recording becomes a profile at poststop, which the
-                 * wrapper is not there to run when the container ends on its own. */
-                .refused = { [TSYNC_FRONTEND_RUNTIME] = "a recording is written by the poststop hook, which "
-                                                        "oci-seccomp-tsync-runtime cannot run reliably: record with "
-                                                        "`oci-seccomp-tsync inject --record` or Podman's hooks instead",
-                             [TSYNC_FRONTEND_INJECT] = NOT_INJECT("--record OUT") },
+                /* The wrapper writes it at the container's `delete`, which
+                 * passes through it (hook/runtime/delete.c), as poststop does
+                 * elsewhere. */
+                .refused = { [TSYNC_FRONTEND_INJECT] = NOT_INJECT("--record OUT") },
         },
         {
                 .name = TSYNC_ANNOTATION_PLAN,

@@ -102,6 +102,8 @@ static int our_option(const struct opt *o, const char *value, struct rt_settings
                 s->runtime = value;
         else if (is(o, "runtime-config"))
                 s->conf = value;
+        else if (is(o, "record-dir"))
+                s->record_dir = value;
         else if (is(o, "cache-dir")) {
                 s->cache_dir = value;
                 s->no_cache = false;
@@ -201,6 +203,30 @@ static void parse_exec(struct rt_cmdline *cl)
         }
 }
 
+/* delete [--force] ID: only the id matters (crun's --regex names many:
+ * passed through, as a delete that is not ours). */
+static void parse_delete(struct rt_cmdline *cl)
+{
+        cl->deleting = true;
+        for (int j = cl->command + 1; j < cl->argc; j++) {
+                const char *a = cl->argv[j];
+                if (strcmp(a, "--") == 0) {
+                        if (!cl->id && j + 1 < cl->argc)
+                                cl->id = cl->argv[j + 1];
+                        break;
+                }
+                if (!is_option(a)) {
+                        if (!cl->id)
+                                cl->id = a;
+                        continue;
+                }
+                struct opt o;
+                split_opt(a, &o);
+                if (in(&o, help_opts) || is(&o, "regex") || is(&o, "r"))
+                        cl->deleting = false;
+        }
+}
+
 int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmdline *ret)
 {
         struct rt_cmdline cl = { .command = -1, .process_arg = -1 };
@@ -271,6 +297,8 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 parse_create(&cl);
         else if (cl.command >= 0 && strcmp(cl.argv[cl.command], "exec") == 0)
                 parse_exec(&cl);
+        else if (cl.command >= 0 && strcmp(cl.argv[cl.command], "delete") == 0)
+                parse_delete(&cl);
         *ret = cl;
         return 0;
 }

@@ -21,6 +21,7 @@
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
+#include "tsync/plan_record.h"
 #include "tsync/rewrite.h"
 
 /* The runtime's own layers first, then the annotation's: every layer only
@@ -58,6 +59,63 @@ static int merge_settings(const struct rt_settings *s, const struct tsync_json *
                                    TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
         memcpy(req->layers + n, theirs, n_theirs * sizeof(*theirs));
         req->n_layers = n + n_theirs;
+        return 0;
+}
+
+/* The record annotation's path (what: "of" or "if") must name a file directly
+ * in the runtime's record-dir: whoever sets a pod's annotations is not the
+ * node's root, and the profile is written (and an earlier one read) as root. */
+static int record_path_allowed(const struct rt_settings *s, const char *what, const char *path, struct tsync_err *err)
+{
+        if (!s->record_dir)
+                return tsync_error(err, EPERM,
+                                   "annotations.%s: recordings through %s are off on this host: its record-dir "
+                                   "(runtime.conf, or --record-dir=DIR) names the one directory they may write",
+                                   TSYNC_ANNOTATION_RECORD, RT_PROGRAM);
+        size_t n = strlen(s->record_dir);
+        while (n > 1 && s->record_dir[n - 1] == '/')
+                n--;
+        bool in_dir = s->record_dir[0] == '/' && strncmp(path, s->record_dir, n) == 0 && path[n] == '/';
+        const char *name = in_dir ? path + n + 1 : "";
+        if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return tsync_error(err, EPERM,
+                                   "annotations.%s: %s: '%s' is not a file directly in this host's record-dir "
+                                   "%s: refused",
+                                   TSYNC_ANNOTATION_RECORD, what, path, s->record_dir);
+        return 0;
+}
+
+/* Docker's --init: its init (tini, as docker-init) would start under ours as
+ * PID 2 and warn that it is not PID 1, nor a subreaper, so that zombies
+ * orphaned below it reach our init instead. Told -s, it registers as a child
+ * subreaper and does all it does as PID 1: it reaps what is orphaned below
+ * it, forwards every signal it gets (ours forwards the usual ones to it),
+ * and exits with the workload's status (128+N for signal N). Kept rather
+ * than dropped: the workload then sees what `docker run --init` gives it
+ * without us (tini its parent, no variable added to its environment, every
+ * signal forwarded as tini does). Recognised only as dockerd writes it:
+ * process.args "/sbin/docker-init", "--", ... and its bind mount there. */
+#define DOCKER_INIT "/sbin/docker-init"
+
+static bool is_string(const struct tsync_json *v, const char *s)
+{
+        return v && v->type == TSYNC_JSON_STRING && strcmp(v->u.string.ptr, s) == 0;
+}
+
+static int docker_init_subreaper(struct tsync_json *config, struct tsync_err *err)
+{
+        struct tsync_json *args = tsync_json_get_mut(tsync_json_get_mut(config, "process"), "args");
+        if (!args || args->type != TSYNC_JSON_ARRAY || args->u.array.len < 2 ||
+            !is_string(args->u.array.items[0], DOCKER_INIT) || !is_string(args->u.array.items[1], "--"))
+                return 0;
+        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
+        bool mounted = false;
+        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++)
+                mounted = mounted || is_string(tsync_json_get(mounts->u.array.items[i], "destination"), DOCKER_INIT);
+        if (!mounted)
+                return 0;
+        if (tsync_json_insert(args, 1, tsync_json_new_string("-s")) < 0)
+                return tsync_error(err, ENOMEM, "process.args: out of memory");
         return 0;
 }
 
@@ -104,7 +162,7 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         req->delivery = TSYNC_DELIVERY_ARGS;
         _cleanup_free_ char *running = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        if (tsync_rewrite_undo(config, true, &running, &err) < 0 ||
+        if (tsync_rewrite_undo(config, true, &running, &err) < 0 || docker_init_subreaper(config, &err) < 0 ||
             tsync_plan_new(config, req, NULL, &plan, &err) < 0) {
                 cli_error(t->where, &err);
                 return -1;
@@ -112,20 +170,32 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         struct tsync_plan_programs progs = { 0 };
         if (cli_check_plan(plan, &paths, config, &progs, t->where) < 0)
                 return -1;
+        /* The recording's poststop part is our delete's (delete.c): the
+         * poststop hook is told to leave it. */
+        static const char *const record_args[] = { "--record-at-delete" };
         struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
         int r = tsync_exec_view_lends(plan, &err);
-        /* A notify agent gets its listener from our createRuntime hook's relay. */
-        if (r == 0 && progs.agent_host_path)
+        /* A notify agent gets its listener from our createRuntime hook's
+         * relay; a recording its file. */
+        if (r == 0 && (progs.agent_host_path || plan->record.req.output))
                 r = 1;
         if (r > 0 && find_hook(hook_path, sizeof(hook_path)) < 0)
                 r = tsync_error(&err, ENOENT, "%s, and the hook, %s, is not beside %s",
-                                progs.agent_host_path
-                                        ? "a notify agent is reached by our createRuntime hook's relay"
+                                progs.agent_host_path ? "a notify agent is reached by our createRuntime hook's relay"
+                                : plan->record.req.output
+                                        ? "a recording's file is handed to the init by our createRuntime hook's relay"
                                         : "the init is lent capabilities (process.noNewPrivileges is false), and the "
                                           "hook takes them back from exec'd processes",
                                 PROGRAM, RT_PROGRAM);
         else if (r > 0)
                 ro.hook_path = hook_path;
+        if (r >= 0 && plan->record.req.output) {
+                ro.hook_args = record_args;
+                ro.n_hook_args = ARRAY_SIZE(record_args);
+                /* As precreate: paths checked, CAP_SYS_PTRACE refused, the
+                 * directory made root's alone (0700). */
+                r = tsync_plan_record_prepare(plan, config, t->bundle, TSYNC_RECORD_ROOT, &err);
+        }
         if (r >= 0)
                 r = tsync_rewrite_apply(config, plan, &ro, running, &err);
         tsync_plan_programs_clear(&progs);
@@ -137,6 +207,9 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 r = tsync_write_atomic(t->config_path, text, len, t->mode, false, &err);
         if (r < 0) {
                 cli_error(t->where, &err);
+                /* A refused start keeps no recording directory (a fresh, empty one). */
+                if (plan->record.dir)
+                        (void)rmdir(plan->record.dir);
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
@@ -271,6 +344,21 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 r = tsync_request_from_annotations(config, TSYNC_FRONTEND_RUNTIME, &req, &err);
         if (r == 0)
                 r = merge_settings(s, config, names, &req, &err);
+        /* A recording waits in a directory of its own until our delete
+         * (delete.c); `run` deletes inside the runtime, never through us. */
+        _cleanup_free_ char *record_dir = NULL;
+        if (r == 0 && req.record.output)
+                r = record_path_allowed(s, "of", req.record.output, &err);
+        if (r == 0 && req.record.input)
+                r = record_path_allowed(s, "if", req.record.input, &err);
+        if (r == 0 && req.record.output && strcmp(cl->argv[cl->command], "run") == 0)
+                r = tsync_error(&err, EINVAL,
+                                "annotations.%s: a recording is written at `delete`, which `run` does inside the "
+                                "runtime without %s: use create, start and delete",
+                                TSYNC_ANNOTATION_RECORD, RT_PROGRAM);
+        if (r == 0 && req.record.output)
+                r = tsync_record_new_dir_name(TSYNC_RECORD_ROOT, &record_dir, &err);
+        req.record_dir = record_dir;
         if (r == 0)
                 r = rewrite_config(s, &t, config, &req);
         else

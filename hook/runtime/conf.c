@@ -70,6 +70,9 @@ static int conf_set(struct rt_settings *s, bool dirs_given, const char *key, con
                         return -EINVAL;
                 if (!s->cache_dir)
                         s->no_cache = strcmp(value, "true") == 0;
+        } else if (strcmp(key, "record-dir") == 0) {
+                if (!s->record_dir)
+                        s->record_dir = value;
         } else if (strcmp(key, "profile-dir") == 0) {
                 if (dirs_given)
                         return 0;
@@ -141,7 +144,7 @@ int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_setti
                 if (e == -ENOENT)
                         complain(strict, path,
                                  "line %u: '%s' is not a setting (runtime, layers, mode, profile-dir, cache-dir, "
-                                 "no-cache)",
+                                 "no-cache, record-dir)",
                                  n, key);
                 else if (e < 0)
                         complain(strict, path, "line %u: %s: %s", n, key,

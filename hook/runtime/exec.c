@@ -126,7 +126,7 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
         return 0;
 }
 
-static int state_bundle(const char *runtime, const struct rt_cmdline *cl, char **ret, struct tsync_err *err)
+int rt_state_bundle(const char *runtime, const struct rt_cmdline *cl, char **ret, struct tsync_err *err)
 {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
@@ -167,7 +167,7 @@ static int trusted(int fd, const char *path, bool dir, struct tsync_err *err)
 
 /* BUNDLE/config.json, read under the bundle's lock (shared: the hooks of a
  * running container change it under the exclusive one, see bundle.c). */
-static int read_config(const char *bundle, struct tsync_json **ret, struct tsync_err *err)
+int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err *err)
 {
         _cleanup_close_ int dir = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (dir < 0)
@@ -240,11 +240,11 @@ static void name_memfd(struct rt_cmdline *cl, int fd)
 static int rewrite(const char *runtime, struct rt_cmdline *cl, struct tsync_err *err)
 {
         _cleanup_free_ char *bundle = NULL;
-        int r = state_bundle(runtime, cl, &bundle, err);
+        int r = rt_state_bundle(runtime, cl, &bundle, err);
         if (r < 0)
                 return tsync_error_prefix(err, "cannot tell whether the container runs under our init");
         _cleanup_json_ struct tsync_json *config = NULL;
-        r = read_config(bundle, &config, err);
+        r = rt_read_config(bundle, &config, err);
         if (r < 0)
                 return tsync_error_prefix(err, "cannot tell whether the container runs under our init");
         if (!tsync_rewrite_is_ours(config))

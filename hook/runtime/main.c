@@ -85,6 +85,14 @@ int main(int argc, char **argv)
                 r = rt_rewrite_bundle(&s, &cl);
         if (r == 0 && cl.exec)
                 r = rt_rewrite_exec(&cl, runtime);
+        /* delete of a container that records: done by rt_delete (delete.c). */
+        int status = 0;
+        bool deleted = r == 0 && cl.deleting && rt_delete(&cl, runtime, &status) > 0;
+        if (deleted) {
+                rt_cmdline_clear(&cl);
+                rt_settings_clear(&s);
+                return status;
+        }
         if (ours)
                 rt_log_end(&cl, r < 0);
         if (r == 0) {

@@ -20,6 +20,10 @@ struct rt_settings {
         size_t n_profile_dirs;
         const char *cache_dir;
         bool no_cache;
+        /* Where the record annotation may read and write profiles (a file
+         * directly in it), or NULL: recordings refused. A pod's author is not
+         * the node's root, and the profile is written as root. */
+        const char *record_dir;
         const char *conf; /* the config file named by --runtime-config, or NULL */
         char *conf_text;  /* owned: the config file's text, which its values point into */
 };
@@ -43,6 +47,8 @@ struct rt_cmdline {
         int process_arg;     /* index in argv of the argument naming --process's file, or -1 */
         const char *process; /* --process/-p FILE, or NULL */
         const char *shaping; /* an option that shapes the process from the command line (--cap, ...), or NULL */
+        /* delete (not asking for help): a recording becomes its profile. */
+        bool deleting;
 };
 
 /* Splits argv into our settings (set in s) and the real runtime's command
@@ -69,6 +75,21 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl);
  * (hook/runtime/exec.c). runtime: the real runtime, asked for the bundle.
  * 0 (nothing to do, or done), or -1 after printing why. */
 int rt_rewrite_exec(struct rt_cmdline *cl, const char *runtime);
+
+struct tsync_json;
+struct tsync_err;
+/* The bundle `runtime [global options] state ID` names (exec.c). */
+int rt_state_bundle(const char *runtime, const struct rt_cmdline *cl, char **ret, struct tsync_err *err);
+/* BUNDLE/config.json, read under the bundle's shared lock, believed only when
+ * it and the bundle are ours and writable by no one else (exec.c). */
+int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err *err);
+
+/* delete of a container whose plan records (hook/runtime/delete.c): the real
+ * runtime's delete runs as our child, and once it succeeded the recording
+ * becomes its profile, as poststop does elsewhere. 0: nothing of ours, run
+ * the runtime as usual; 1: done, *ret_status is the exit status (after our
+ * one line, also in --log, when the recording failed). */
+int rt_delete(struct rt_cmdline *cl, const char *runtime, int *ret_status);
 
 /* While our work runs, what we print on stderr is also kept, so that an engine
  * that reads the runtime's --log (containerd's shim: the last "error" line is

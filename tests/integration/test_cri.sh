@@ -36,7 +36,9 @@ oneTimeSetUp() {
         CGROUP_PARENT="/tsync-cri-$$"
         "$CRI_PYTHON" "$CRI_TOOL" gen "$SUITE_DIR/stubs" || return 1
         # A node for Kubernetes: the pod may layer, never replace the baseline (README).
-        echo "mode = layer" >"$SUITE_DIR/runtime.conf"
+        # Recordings only into the node's one directory for them (README).
+        mkdir -m 0700 "$SUITE_DIR/recorded"
+        printf 'mode = layer\nrecord-dir = %s\n' "$SUITE_DIR/recorded" >"$SUITE_DIR/runtime.conf"
         # BinaryName takes no arguments: the test's settings come from a wrapper (a node uses runtime.conf).
         cat >"$SUITE_DIR/runtime" <<EOF
 #!/bin/sh
@@ -334,13 +336,49 @@ testAnnotationsAPodMayNotSetAreRefused() {
         for a in 'io.oci-seccomp-tsync.mode=replace|but this runtime is set to mode' \
                 'io.oci-seccomp-tsync.plan={}|io.oci-seccomp-tsync.plan' \
                 'io.oci-seccomp-tsync.running=x|io.oci-seccomp-tsync.running' \
-                'io.oci-seccomp-tsync.record=of:/tmp/p.json|a recording is written by the poststop hook' \
+                "io.oci-seccomp-tsync.record=of:/etc/p.json|of: '/etc/p.json' is not a file directly in this host's record-dir" \
                 'io.oci-seccomp-tsync.layer=deny-mkdir|not an annotation of oci-seccomp-tsync'; do
                 local kv=${a%%|*} why=${a#*|}
                 run_pod "bad-$RANDOM" "$(jq -cn --arg k "${kv%%=*}" --arg v "${kv#*=}" '{($k): $v}')" ||
                         fail "RunPodSandbox with $kv: $(cat "$TSYNC_TMP/err")"
                 refused "$kv" '{}' "$why"
         done
+}
+
+# A recording through Kubernetes (issue 27): the pod's annotation records its container's calls;
+# the runtime's delete, which containerd's CRI plugin calls when the container exits (or its pod is
+# stopped), writes the profile on the node. The pause passes through, recorded by no one.
+testAPodAnnotationRecordsAProfileOnTheNode() {
+        local out="$SUITE_DIR/recorded/pod-$$.json"
+        run_pod rec "$(jq -cn --arg v "of:$out" '{"io.oci-seccomp-tsync.record": $v}')" ||
+                fail "RunPodSandbox: $(cat "$TSYNC_TMP/err")"
+        create app "$RUNTIME_DEFAULT" '{}' sh -c 'mkdir /tmp/d && echo made' || fail "CreateContainer: $(cat "$TSYNC_TMP/err")"
+        start "$CID" || fail "StartContainer: $(cat "$TSYNC_TMP/err")"
+        engine_wait 30 exited "$CID" || fail "the container did not exit: $(state "$CID")"
+        assertContains "the workload's output" "$(logs app)" " made"
+        jq -r '.syscalls[].names[]' "$out" >"$TSYNC_TMP/names" || fail "no profile at $out"
+        grep -qx mkdir "$TSYNC_TMP/names" || fail "mkdir is not in the profile: $(paste -sd' ' "$TSYNC_TMP/names")"
+        local pid
+        pid=$(ctr_cmd -n "$NS" task ls | awk -v id="$POD" '$1 == id { print $2 }')
+        assertEquals "the pause is not recorded: PID 1 of its container" "/pause -P " "$(tr '\0' ' ' </proc/"$pid"/cmdline)"
+        rm -f "$out"
+}
+
+testAContainersRecordingIsWrittenWhenItsPodIsRemoved() {
+        local out="$SUITE_DIR/recorded/ctr-$$.json"
+        run_pod rec2 '{}' || fail "RunPodSandbox: $(cat "$TSYNC_TMP/err")"
+        create app "$RUNTIME_DEFAULT" "$(jq -cn --arg v "of:$out" '{"io.oci-seccomp-tsync.record": $v}')" \
+                sh -c 'mkdir /tmp/d && echo made; exec sleep 3600' || fail "CreateContainer: $(cat "$TSYNC_TMP/err")"
+        start "$CID" || fail "StartContainer: $(cat "$TSYNC_TMP/err")"
+        engine_wait 30 eval 'logs app | grep -q " made$"' || fail "the workload did not run: $(logs app)"
+        assertFalse "no profile while it runs" "[ -e $out ]"
+        echo "{\"podSandboxId\": \"$POD\"}" | cri StopPodSandbox >/dev/null || fail "StopPodSandbox"
+        echo "{\"podSandboxId\": \"$POD\"}" | cri RemovePodSandbox >/dev/null || fail "RemovePodSandbox"
+        jq -r '.syscalls[].names[]' "$out" >"$TSYNC_TMP/names" || fail "no profile at $out"
+        grep -qx mkdir "$TSYNC_TMP/names" || fail "mkdir is not in the profile: $(paste -sd' ' "$TSYNC_TMP/names")"
+        grep -qx nanosleep "$TSYNC_TMP/names" || grep -qx clock_nanosleep "$TSYNC_TMP/names" ||
+                fail "sleep's call is not in the profile: $(paste -sd' ' "$TSYNC_TMP/names")"
+        rm -f "$out"
 }
 
 # containerd copies the pod's allowed annotations onto its pause container as well (marked

@@ -1420,8 +1420,16 @@ RC InputNotJson "if: \$W/in.json: " 'echo "{\"defaultAction\": " >"$W/in.json"; 
 RC InputWithNotify "if: \$W/in.json: SCMP_ACT_NOTIFY or listenerPath: a recorded profile hands no listener on" \
         'echo "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": [{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$W/in.json"; recorded "if:$W/in.json;of:$W/p.json"'
 
-RT RecordAnnotation "annotations.io.oci-seccomp-tsync.record: a recording is written by the poststop hook, which oci-seccomp-tsync-runtime cannot run reliably" \
+RT RecordOff "annotations.io.oci-seccomp-tsync.record: recordings through oci-seccomp-tsync-runtime are off on this host" \
         'annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
+RT RecordOutsideTheRecordDir "/p.json' is not a file directly in this host's record-dir" \
+        'echo "record-dir = $W/rec" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
+RT RecordBelowTheRecordDir "/rec/../p.json' is not a file directly in this host's record-dir" \
+        'echo "record-dir = $W/rec" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "of:$W/rec/../p.json"'
+RT RecordInputOutsideTheRecordDir "if: '/etc/passwd' is not a file directly in this host's record-dir" \
+        'echo "record-dir = $W/rec" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "if:/etc/passwd;of:$W/rec/p.json"'
+RT RecordUnderRun "annotations.io.oci-seccomp-tsync.record: a recording is written at \`delete\`, which \`run\` does inside the runtime without oci-seccomp-tsync-runtime: use create, start and delete" \
+        'echo "record-dir = $W" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
 
 # rec_injected: $W/b injected (injected) with a recording in its plan, its directory holding a
 # valid record file; the profile would go to $W/prof/p.json.

@@ -119,6 +119,111 @@ testGlobalOptionsBeforeTheCommandReachRuncAndCreateStartStateDelete() {
         assertFalse "still listed" "runc --root $TSYNC_TMP/root list -q | grep -qx $ID"
 }
 
+# A recording (issue 27): the wrapper prepares it at create as precreate does (a root-only
+# directory, our createRuntime hook for the relay) and writes the profile at delete, once runc's
+# delete succeeded (the poststop hook is told to leave it).
+# rec_create SCRIPT: $ID created and started by the wrapper under $TSYNC_TMP/root, recording into
+# $TSYNC_TMP/p.json; $REC_DIR is the recording's directory.
+rec_create() {
+        bundle "$TSYNC_TMP/b" "$1" || return 1
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.annotations["io.oci-seccomp-tsync.record"] = $v' \
+                --arg v "of:$TSYNC_TMP/p.json" || return 1
+        mkdir -p "$TSYNC_TMP/root"
+        echo "record-dir = $TSYNC_TMP" >>"$TSYNC_TMP/runtime.conf"
+        _tsync_register runc "$ID"
+        ours --root "$TSYNC_TMP/root" create --bundle "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>&1 || {
+                tsync_log "create: $(cat "$TSYNC_TMP/out")"
+                return 1
+        }
+        REC_DIR=$(jq -r '.annotations["io.oci-seccomp-tsync.plan"] | fromjson | .record.dir' "$TSYNC_TMP/b/config.json")
+        ours --root "$TSYNC_TMP/root" start "$ID"
+}
+
+# rec_wait_stopped: polls runc's state until the workload has ended.
+rec_wait_stopped() {
+        local i
+        for i in $(seq 200); do
+                [ "$(runc --root "$TSYNC_TMP/root" state "$ID" | jq -r .status)" = stopped ] && return 0
+                sleep 0.05
+        done
+        return 1
+}
+
+testARecordingBecomesItsProfileAtDelete() {
+        rec_create 'mkdir /tmp/d; echo done' || fail "create and start"
+        case "$REC_DIR" in /var/lib/oci-seccomp-tsync/record/*) ;; *) fail "the recording's directory: $REC_DIR" ;; esac
+        assertEquals "root's alone" "0:0 700" "$(stat -c '%u:%g %a' "$REC_DIR")"
+        assertContains "our poststop leaves it to delete" "$(jq -c .hooks.poststop "$TSYNC_TMP/b/config.json")" \
+                '"hook","poststop","--record-at-delete"'
+        rec_wait_stopped || fail "the workload never ended"
+        assertFalse "no profile before delete" "[ -e $TSYNC_TMP/p.json ]"
+        ours --root "$TSYNC_TMP/root" delete "$ID" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "delete: $(cat "$TSYNC_TMP/out")" 0 "$rc"
+        _tsync_unregister runc "$ID"
+        assertEquals "nothing said" "" "$(cat "$TSYNC_TMP/out")"
+        assertFalse "still listed" "runc --root $TSYNC_TMP/root list -q | grep -qx $ID"
+        jq -r '.syscalls[].names[]' "$TSYNC_TMP/p.json" >"$TSYNC_TMP/names" || fail "no profile: $(cat "$TSYNC_TMP/out")"
+        grep -qx mkdir "$TSYNC_TMP/names" || fail "mkdir is not in the profile: $(paste -sd' ' "$TSYNC_TMP/names")"
+        assertEquals "SCMP_ACT_ERRNO" "$(jq -r .defaultAction "$TSYNC_TMP/p.json")"
+        assertFalse "the recording's directory is gone" "[ -e $REC_DIR ]"
+}
+
+# A delete that fails (the workload still runs) writes nothing and keeps the record; delete
+# --force kills the workload and writes it.
+testAFailedDeleteKeepsTheRecordAndDeleteForceWritesIt() {
+        rec_create 'mkdir /tmp/d; exec sleep 300' || fail "create and start"
+        ours --root "$TSYNC_TMP/root" delete "$ID" >"$TSYNC_TMP/out" 2>&1
+        assertNotEquals "delete of a running container: runc's refusal" 0 $?
+        assertNotContains "$(cat "$TSYNC_TMP/out")" "oci-seccomp-tsync"
+        assertFalse "no profile" "[ -e $TSYNC_TMP/p.json ]"
+        assertTrue "the record is kept" "[ -d $REC_DIR ]"
+        assertEquals "running" "$(runc --root "$TSYNC_TMP/root" state "$ID" | jq -r .status)"
+        ours --root "$TSYNC_TMP/root" delete --force "$ID" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "delete --force: $(cat "$TSYNC_TMP/out")" 0 "$rc"
+        _tsync_unregister runc "$ID"
+        jq -r '.syscalls[].names[]' "$TSYNC_TMP/p.json" | grep -qx mkdir || fail "mkdir is not in the profile"
+        assertFalse "the recording's directory is gone" "[ -e $REC_DIR ]"
+}
+
+# A profile that cannot be written is said in one line, in runc's --log too, and delete fails;
+# the container is deleted all the same and only the raw calls stay, root's alone.
+testAProfileThatCannotBeWrittenFailsDeleteWithOneLine() {
+        rec_create 'mkdir /tmp/d' || fail "create and start"
+        rec_wait_stopped || fail "the workload never ended"
+        mkdir "$TSYNC_TMP/p.json"
+        ours --root "$TSYNC_TMP/root" --log "$TSYNC_TMP/log.json" --log-format json delete "$ID" \
+                >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "delete: $(cat "$TSYNC_TMP/out")" 1 "$rc"
+        _tsync_unregister runc "$ID"
+        assertEquals "one line: $(cat "$TSYNC_TMP/out")" 1 "$(grep -c . "$TSYNC_TMP/out")"
+        assertContains "$(cat "$TSYNC_TMP/out")" "oci-seccomp-tsync: $ID: recording: "
+        assertContains "$(cat "$TSYNC_TMP/out")" "the raw calls stay in $REC_DIR/calls"
+        assertEquals "in the log" error "$(jq -r 'select(.msg | contains("recording:")) | .level' "$TSYNC_TMP/log.json")"
+        assertFalse "still listed" "runc --root $TSYNC_TMP/root list -q | grep -qx $ID"
+        assertEquals "only the calls stay" calls "$(ls -A "$REC_DIR")"
+        rm -rf "$REC_DIR"
+}
+
+# A config that cannot be believed at delete (writable by others since create) is said, and the
+# container deleted all the same: the workload has ended, only its profile is not written.
+testAConfigNoLongerOursAtDeleteIsSaidAndTheContainerStillDeleted() {
+        rec_create 'mkdir /tmp/d' || fail "create and start"
+        rec_wait_stopped || fail "the workload never ended"
+        chmod g+w "$TSYNC_TMP/b/config.json"
+        ours --root "$TSYNC_TMP/root" delete "$ID" >"$TSYNC_TMP/out" 2>&1
+        rc=$?
+        assertEquals "delete: $(cat "$TSYNC_TMP/out")" 0 "$rc"
+        _tsync_unregister runc "$ID"
+        assertEquals "one line: $(cat "$TSYNC_TMP/out")" 1 "$(grep -c . "$TSYNC_TMP/out")"
+        assertContains "$(cat "$TSYNC_TMP/out")" "oci-seccomp-tsync: $ID: warning: recording: cannot read the container's plan: "
+        assertFalse "still listed" "runc --root $TSYNC_TMP/root list -q | grep -qx $ID"
+        assertFalse "no profile" "[ -e $TSYNC_TMP/p.json ]"
+        rm -rf "$REC_DIR"
+}
+
 testPassThroughCommandsGiveRuncsOutputAndExitStatus() {
         mkdir "$TSYNC_TMP/root"
         local args
@@ -188,7 +293,7 @@ testABrokenConfigFileRefusesCreateButLetsTheContainerBeStoppedByItsRuntime() {
         printf 'runtime = %s\nlayers = deny-mkdir\nmodes = layer\n' "$TSYNC_TMP/bin/myrunc" >"$TSYNC_TMP/runtime.conf"
         ours "${g[@]}" create -b "$TSYNC_TMP/b" "$ID-2" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
         assertEquals 1 $?
-        assertEquals "oci-seccomp-tsync: $TSYNC_TMP/runtime.conf: line 3: 'modes' is not a setting (runtime, layers, mode, profile-dir, cache-dir, no-cache)" \
+        assertEquals "oci-seccomp-tsync: $TSYNC_TMP/runtime.conf: line 3: 'modes' is not a setting (runtime, layers, mode, profile-dir, cache-dir, no-cache, record-dir)" \
                 "$(cat "$TSYNC_TMP/err")"
         assertFalse "created" "runc ${g[*]} state $ID-2 >/dev/null 2>&1"
         # ... but the running container is still the runtime's (the file's own line) to stop, with clean output.
@@ -212,8 +317,9 @@ testABrokenConfigFileRefusesCreateButLetsTheContainerBeStoppedByItsRuntime() {
         done
         ours "${g[@]}" delete "$ID" 2>"$TSYNC_TMP/err" || fail "delete: $(cat "$TSYNC_TMP/err")"
         assertFalse "still there" "runc ${g[*]} state $ID >/dev/null 2>&1"
-        # Every command but kill (the file refused whole: runc on PATH) went through the file's runtime.
-        assertEquals "state ps pause resume list delete" \
+        # Every command but kill (the file refused whole: runc on PATH) went through the file's runtime;
+        # delete asks it for the container's bundle first (a recording is written at delete).
+        assertEquals "state ps pause resume list state delete" \
                 "$(sed -E 's/^--root [^ ]+ ([a-z]+).*/\1/' "$TSYNC_TMP/calls" | tr '\n' ' ' | sed 's/ $//')"
 }
 

@@ -95,6 +95,19 @@ testTheAnnotationGivesContainerdsProfileAndTheLayerOnEveryThread() {
                 "$(grep '^tid=' "$out" | grep -v 'Seccomp_filters=2 .*call=mkdir rc=-1 errno=122' || true)"
 }
 
+# A recording through the wrapper (issue 27): containerd's shim calls `runtime delete` once the
+# task exited (ctr run --rm), which writes the profile.
+testTheRecordAnnotationWritesTheProfileAtTheShimsDelete() {
+        echo "record-dir = $TSYNC_TMP" >"$SUITE_DIR/runtime.conf"
+        run_ctr "$SUITE_DIR/runtime" --annotation "io.oci-seccomp-tsync.record=of:$TSYNC_TMP/p.json" -- \
+                sh -c 'mkdir /tmp/d && echo made'
+        : >"$SUITE_DIR/runtime.conf"
+        assertEquals "$(cat "$TSYNC_TMP/out")" 0 "$rc"
+        assertEquals "the workload's output alone" made "$(cat "$TSYNC_TMP/out")"
+        jq -r '.syscalls[].names[]' "$TSYNC_TMP/p.json" >"$TSYNC_TMP/names" || fail "no profile written"
+        grep -qx mkdir "$TSYNC_TMP/names" || fail "mkdir is not in the profile: $(paste -sd' ' "$TSYNC_TMP/names")"
+}
+
 testWithoutTheAnnotationTheBundleIsContainerdsOwn() {
         ctr_cmd run -d --seccomp --cgroup "" --runc-binary "$SUITE_DIR/runtime" --rootfs "$SUITE_DIR/rootfs" "$ID" \
                 /bin/sleep 60 </dev/null >"$TSYNC_TMP/out" 2>&1 || fail "ctr run -d: $(cat "$TSYNC_TMP/out")"

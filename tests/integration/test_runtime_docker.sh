@@ -146,6 +146,58 @@ Seccomp_filters:2" "$out"
         assertEquals "the container" "running" "$(docker_cmd inspect -f '{{.State.Status}}' "$NAME")"
 }
 
+# Docker's --init (issue 27): docker-init (tini) under our init is told -s (a subreaper), so it
+# says nothing and keeps its duties for the workload: an orphaned grandchild reaped, SIGTERM
+# forwarded, the status passed (128+N for signal N), as with runc alone.
+# ZOMBIE: an orphan that exits at once; the script says whether a zombie is left.
+ZOMBIE='(sh -c "exit 0" &); i=0; while [ $i -lt 100 ]; do z=$(cat /proc/[0-9]*/stat 2>/dev/null | grep -c ") Z "); [ "$z" = 0 ] && break; sleep 0.1; i=$((i + 1)); done; echo zombies=$z; grep Seccomp_filters /proc/self/status | tr -d "\t"'
+
+testDockerRunInitIsQuietAndKeepsPid1sDuties() {
+        local rt want
+        for rt in runc tsync-mkdir; do
+                want=1
+                [ "$rt" = runc ] || want=2
+                drun --init --runtime "$rt" "$IMAGE" sh -c "$ZOMBIE"
+                assertEquals "$rt: $(cat "$TSYNC_TMP/out")" 0 "$rc"
+                assertEquals "$rt: docker run --init's output alone" "zombies=0
+Seccomp_filters:$want" "$(cat "$TSYNC_TMP/out")"
+                drun --init --runtime "$rt" "$IMAGE" sh -c 'exit 7'
+                assertEquals "$rt: exit status" 7 "$rc"
+                drun --init --runtime "$rt" "$IMAGE" sh -c 'kill -KILL $$'
+                assertEquals "$rt: killed by SIGKILL" 137 "$rc"
+                assertEquals "$rt: nothing said" "" "$(cat "$TSYNC_TMP/out")"
+                docker_cmd run -d --init --network none --name "$NAME" --runtime "$rt" "$IMAGE" \
+                        sh -c 'trap "echo got TERM; exit 3" TERM; echo ready; while :; do sleep 0.1; done' >/dev/null ||
+                        fail "$rt: run -d"
+                engine_wait 30 eval "docker_cmd logs $NAME | grep -q ready" || fail "$rt: not ready"
+                docker_cmd stop -t 60 "$NAME" >/dev/null
+                assertEquals "$rt: SIGTERM forwarded to the workload" 3 "$(docker_cmd wait "$NAME")"
+                assertEquals "$rt: its output" "ready
+got TERM" "$(docker_cmd logs "$NAME" 2>&1)"
+                docker_cmd rm -f "$NAME" >/dev/null
+        done
+        # Under ours, tini runs as a subreaper, as our init's child.
+        docker_cmd run -d --init --network none --name "$NAME" --runtime tsync-mkdir "$IMAGE" sleep 60 >/dev/null ||
+                fail "run -d"
+        local pid
+        pid=$(docker_cmd inspect -f '{{.State.Pid}}' "$NAME")
+        assertEquals "PID 1's child" "/sbin/docker-init -s -- sleep 60 " \
+                "$(tr '\0' ' ' </proc/"$(cat /proc/"$pid"/task/"$pid"/children | awk '{ print $1 }')"/cmdline)"
+}
+
+# -it: the terminal reaches the workload through our init and tini, quietly.
+testDockerRunInitWithATerminalIsQuiet() {
+        local rt
+        for rt in runc tsync-mkdir; do
+                script -qec "$DOCKER_CLIENT -H unix://$DOCKER_SOCK run --rm -it --init --network none --runtime $rt $IMAGE \
+                        sh -c '[ -t 0 ] && [ -t 1 ] && echo tty: yes; exit 5'" /dev/null </dev/null >"$TSYNC_TMP/out" 2>&1
+                rc=$?
+                assertEquals "$rt: $(cat "$TSYNC_TMP/out")" 5 "$rc"
+                # The terminal echoes the NUL script(1) sends at the end of its input as "^@".
+                assertEquals "$rt: the output alone" "tty: yes" "$(tr -d '\r' <"$TSYNC_TMP/out" | sed 's/\^@//g')"
+        done
+}
+
 testARefusalReachesDockerRunAndTheContainerNeverRuns() {
         docker_cmd run --network none --name "$NAME" --runtime tsync-missing "$IMAGE" sh -c 'echo ran' \
                 >"$TSYNC_TMP/out" 2>&1

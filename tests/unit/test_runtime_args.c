@@ -265,6 +265,41 @@ static void test_runtime_args_exec(void)
         rt_cmdline_clear(&p.cl);
 }
 
+/* delete: the id, for the recording written there (delete.c); crun's --regex
+ * names many containers and passes through, as --help does. */
+static void test_runtime_args_delete(void)
+{
+        static const struct {
+                const char *args[6];
+                bool deleting;
+                const char *id;
+                const char *record_dir;
+        } cases[] = {
+                /* containerd's shim (go-runc): delete [--force] ID */
+                { { "delete", "id1", NULL }, true, "id1", NULL },
+                { { "delete", "--force", "id2", NULL }, true, "id2", NULL },
+                { { "delete", "-f", "id3", NULL }, true, "id3", NULL },
+                { { "delete", "--", "id4", NULL }, true, "id4", NULL },
+                { { "delete", "--regex", "id.*", NULL }, false, "id.*", NULL },
+                { { "delete", "-r", "id.*", NULL }, false, "id.*", NULL },
+                { { "delete", "--help", NULL }, false, NULL, NULL },
+                { { "--record-dir=/rec", "delete", "id5", NULL }, true, "id5", "/rec" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *a[10] = { "rt", "--root", "/r" };
+                for (size_t k = 0; cases[i].args[k]; k++)
+                        a[k + 3] = cases[i].args[k];
+                struct parsed p = parse(a);
+                tap_ok(p.r == 0 && p.cl.deleting == cases[i].deleting && !p.cl.rewrite && !p.cl.exec &&
+                               str_eq(p.cl.id, cases[i].id) && str_eq(p.s.record_dir, cases[i].record_dir) &&
+                               !strstr(passed(&p), "record-dir"),
+                       "%s %s %s: %s, id %s", cases[i].args[0], cases[i].args[1] ? cases[i].args[1] : "",
+                       cases[i].args[1] && cases[i].args[2] ? cases[i].args[2] : "",
+                       cases[i].deleting ? "ours to look at" : "passed through", cases[i].id ? cases[i].id : "(none)");
+                rt_cmdline_clear(&p.cl);
+        }
+}
+
 int main(void)
 {
         test_runtime_args_containerd_shim_create();
@@ -273,5 +308,6 @@ int main(void)
         test_runtime_args_what_is_not_rewritten();
         test_runtime_args_refusals();
         test_runtime_args_exec();
+        test_runtime_args_delete();
         return tap_done();
 }
