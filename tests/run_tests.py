@@ -97,10 +97,10 @@ def main():
             # The host's /dev is not ours (crun fchowns its stdio: lib.sh's tsync_no_devnull). Said,
             # and undone for what runs after; not a failure, since another tenant's container on
             # this host may have done it while the suite ran.
-            print('*** the host\'s /dev/null changed from %s to %s (uid, gid, mode) while %s ran: put back'
-                  % (before, after, os.path.basename(path)), flush=True)
-            os.chown('/dev/null', before[0], before[1])
-            os.chmod('/dev/null', before[2])
+            print('*** the host\'s /dev/null changed from %s to %s (uid, gid, mode) while %s ran: made root\'s, '
+                  '0666 again' % (before, after, os.path.basename(path)), flush=True)
+            os.chown('/dev/null', 0, 0)
+            os.chmod('/dev/null', 0o666)
         total_pass += passed
         total_fail += failed
         total_skip += skipped

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,8 +162,10 @@ static int make_bundle(const char *dir, const char *init, const char **ret_what)
         return 0;
 }
 
-/* Runs RUNTIME [ARGS...] VERB... with stdin /dev/null and stdout+stderr to log
- * (or /dev/null); returns its wait status, or -errno if it could not start. */
+/* Runs RUNTIME [ARGS...] VERB... with an empty stdin and stdout+stderr to log
+ * (or discarded); returns its wait status, or -errno if it could not start.
+ * Never the host's /dev/null as its stdio: crun and runsc fchown their stdio
+ * to the container's user, and the host's /dev is not ours to change. */
 static int run_runtime(const struct runtime *rt, const char *const *verb, size_t nverb, const char *log)
 {
         const char *argv[1 + MAX_RUNTIME_ARGS + 8];
@@ -177,11 +180,23 @@ static int run_runtime(const struct runtime *rt, const char *const *verb, size_t
         for (size_t i = 0; i < nverb; i++)
                 argv[n++] = verb[i];
         argv[n] = NULL;
+        /* stdin: a pipe whose write end is closed (EOF at once); output
+         * nobody reads: an anonymous file. */
+        int in[2];
+        if (pipe2(in, O_CLOEXEC) < 0)
+                return -errno;
+        (void)close(in[1]);
+        _cleanup_close_ int in_fd = in[0];
+        _cleanup_close_ int sink = log ? -1 : memfd_create("runtime-output", MFD_CLOEXEC);
+        if (!log && sink < 0)
+                return -errno;
         if ((r = posix_spawn_file_actions_init(&fa)) != 0)
                 return -r;
-        (void)posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        (void)posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log ? log : "/dev/null",
-                                               O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        (void)posix_spawn_file_actions_adddup2(&fa, in_fd, STDIN_FILENO);
+        if (log)
+                (void)posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        else
+                (void)posix_spawn_file_actions_adddup2(&fa, sink, STDOUT_FILENO);
         (void)posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
         r = posix_spawnp(&pid, rt->argv0, &fa, NULL, (char *const *)argv, environ);
         (void)posix_spawn_file_actions_destroy(&fa);

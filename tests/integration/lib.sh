@@ -278,10 +278,28 @@ tsync_in_cgroup2() {
                 'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh "$@"
 }
 
+# tsync_runtime_program PATH CMD...: PATH, an executable that runs CMD with its own arguments after
+# it, never with the host's /dev/null as stdio (as tsync_no_devnull). For engines that take a
+# runtime by path (Podman's --runtime, containerd's BinaryName): they hand it /dev/null as stdin.
+tsync_runtime_program() {
+        local path=$1
+        shift
+        {
+                echo '#!/bin/bash'
+                echo '[ /proc/self/fd/0 -ef /dev/null ] && exec < <(:)'
+                echo '[ /proc/self/fd/1 -ef /dev/null ] && exec > >(cat >/dev/null)'
+                echo '[ /proc/self/fd/2 -ef /dev/null ] && exec 2> >(cat >/dev/null)'
+                printf 'exec'
+                printf ' %q' "$@"
+                echo ' "$@"'
+        } >"${path}" && chmod 0755 "${path}"
+}
+
 # tsync_no_devnull CMD...: CMD with each of its stdin, stdout and stderr that is the host's
 # /dev/null replaced by a pipe (an empty one for stdin, one drained into /dev/null for output).
 # crun fchowns its stdio to the process's user (`crun exec` with process.user 1000 makes the host's
-# /dev/null uid 1000's); runc skips /dev/null. The host's /dev is not ours to change.
+# /dev/null uid 1000's), runsc to its sandbox's; runc skips /dev/null. The host's /dev is not ours to
+# change.
 tsync_no_devnull() {
         local in out err rc
         if [ "/proc/${BASHPID}/fd/0" -ef /dev/null ]; then exec {in}< <(:); else exec {in}<&0; fi
@@ -342,7 +360,8 @@ run_runsc() {
         local id=$1 bundle=$2 rc
         shift 2
         _tsync_register runsc "${id}"
-        runsc --network=none "$@" run --bundle "$(realpath "${bundle}")" "${id}" </dev/null
+        # runsc fchowns its stdio to the sandbox's user, as crun does (tsync_no_devnull).
+        tsync_no_devnull runsc --network=none "$@" run --bundle "$(realpath "${bundle}")" "${id}" </dev/null
         rc=$?
         _tsync_remove_container runsc "${id}"
         _tsync_unregister runsc "${id}"

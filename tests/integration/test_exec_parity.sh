@@ -28,10 +28,8 @@ oneTimeSetUp() {
         # Podman with crun: crun_cmd's namespace and cgroup2 mount, in a program Podman takes for crun
         # (it allows --cgroups=disabled by the runtime's name).
         mkdir -p "$SUITE_TMP/crun-bin"
-        printf '%s\n' '#!/bin/sh' \
-                "exec unshare -m sh -c 'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled \"\$@\"' crun \"\$@\"" \
-                >"$SUITE_TMP/crun-bin/crun"
-        chmod +x "$SUITE_TMP/crun-bin/crun"
+        tsync_runtime_program "$SUITE_TMP/crun-bin/crun" unshare -m sh -c \
+                'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled "$@"' crun
 }
 
 oneTimeTearDown() {

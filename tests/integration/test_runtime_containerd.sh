@@ -188,12 +188,8 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [grpc]
   address = "$dir/c.sock"
 EOF
-        cat >"$dir/runtime" <<EOF
-#!/bin/sh
-exec "$RUNTIME" --runtime-config="$SUITE_DIR/runtime.conf" --profile-dir="$PROFILES" --no-cache \
-        --runtime="$(command -v crun)" --cgroup-manager=disabled "\$@"
-EOF
-        chmod 0755 "$dir/runtime"
+        tsync_runtime_program "$dir/runtime" "$RUNTIME" --runtime-config="$SUITE_DIR/runtime.conf" \
+                --profile-dir="$PROFILES" --no-cache --runtime="$(command -v crun)" --cgroup-manager=disabled
         ENGINE_CGROUP2=1 containerd_start "$dir" || fail "containerd with cgroup2"
         pid=$CONTAINERD_PID
         run_ctr "$dir/runtime" --annotation "$LAYERS=deny-mkdir" -- \

@@ -21,9 +21,8 @@ oneTimeSetUp() {
         SUITE_TMP=$(mktemp -d)
         # `crun state` as the suites run crun (crun_cmd): --runtime takes a program.
         CRUN="$SUITE_TMP/crun"
-        printf '#!/bin/sh\nexec unshare -m --propagation private -- sh -c %s crun "$@"\n' \
-                "'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled \"\$@\"'" >"$CRUN"
-        chmod 0755 "$CRUN"
+        tsync_runtime_program "$CRUN" unshare -m --propagation private -- sh -c \
+                'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled "$@"' crun
 }
 
 oneTimeTearDown() {
