@@ -75,6 +75,16 @@ static bool names_syscall(const struct tsync_rule *r, uint32_t abi, int nr)
         return false;
 }
 
+/* Whether libseccomp compares an argument's low 32 bits alone on this ABI
+ * (its ARCH_SIZE_32): the 32-bit ABIs, and the ILP32 ABIs of 64-bit kernels
+ * (x32, MIPS n32), whose seccomp_data still carries 64-bit registers. A
+ * rule's value past 32 bits then matches by its low word. */
+static bool compares_low_word(const struct tsync_arch_def *row)
+{
+        return row && (row->bits == 32 || row->token == TSYNC_ARCH_X32_TOKEN || row->audit == AUDIT_ARCH_MIPS64N32 ||
+                       row->audit == AUDIT_ARCH_MIPSEL64N32);
+}
+
 int tsync_explain(const struct tsync_profile *p, const struct tsync_program *prog, uint32_t native, uint32_t abi,
                   int nr, const uint64_t args[6], struct tsync_explanation *ret, struct tsync_err *err)
 {
@@ -84,8 +94,7 @@ int tsync_explain(const struct tsync_profile *p, const struct tsync_program *pro
                 abi = SCMP_ARCH_X86_64;
         struct tsync_bpf_input in = { .nr = nr, .arch = tsync_audit_arch(abi) };
         struct tsync_bpf_result res;
-        const struct tsync_arch_def *row = tsync_arch_by_token(abi);
-        bool abi_32bit = row && row->bits == 32;
+        bool abi_32bit = compares_low_word(tsync_arch_by_token(abi));
 
         memcpy(in.args, args, sizeof(in.args));
         int r = tsync_bpf_simulate(prog->insns, prog->len, &in, &res, err);
