@@ -1,6 +1,7 @@
 /* The command-line tool: shared option handling and messages. Only the CLI prints. */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +34,8 @@ struct cli_input {
 
 /* Prints "oci-seccomp-tsync: <where>: <message>" on one line. */
 void cli_error(const char *where, const struct tsync_err *err);
+/* vasprintf's text, or NULL when memory ran out (the caller frees it). */
+char *cli_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 void cli_errorf(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warnings(const char *where, struct tsync_warnings *w);
 /* "oci-seccomp-tsync: <where>: warning: <message>". */

@@ -45,28 +45,35 @@ void cli_error(const char *where, const struct tsync_err *err)
         sayf(LOG_ERR, "%s: %s", where, err->msg);
 }
 
+char *cli_vformat(const char *fmt, va_list ap)
+{
+        char *msg = NULL;
+        return vasprintf(&msg, fmt, ap) < 0 ? NULL : msg;
+}
+
+/* One line, where: TAG MESSAGE; the format itself when memory ran out. */
+static void say_v(int priority, const char *where, const char *tag, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
+static void say_v(int priority, const char *where, const char *tag, const char *fmt, va_list ap)
+{
+        _cleanup_free_ char *msg = cli_vformat(fmt, ap);
+        sayf(priority, "%s: %s%s", where, tag, msg ? msg : fmt);
+}
+
 void cli_errorf(const char *where, const char *fmt, ...)
 {
-        _cleanup_free_ char *msg = NULL;
         va_list ap;
         va_start(ap, fmt);
-        int n = vasprintf(&msg, fmt, ap);
+        say_v(LOG_ERR, where, "", fmt, ap);
         va_end(ap);
-        if (n < 0)
-                msg = NULL;
-        sayf(LOG_ERR, "%s: %s", where, msg ? msg : fmt);
 }
 
 void cli_warnf(const char *where, const char *fmt, ...)
 {
-        _cleanup_free_ char *msg = NULL;
         va_list ap;
         va_start(ap, fmt);
-        int n = vasprintf(&msg, fmt, ap);
+        say_v(LOG_WARNING, where, "warning: ", fmt, ap);
         va_end(ap);
-        if (n < 0)
-                msg = NULL;
-        sayf(LOG_WARNING, "%s: warning: %s", where, msg ? msg : fmt);
 }
 
 void cli_warnings(const char *where, struct tsync_warnings *w)

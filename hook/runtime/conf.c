@@ -24,13 +24,10 @@
 static void complain(bool strict, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void complain(bool strict, const char *path, const char *fmt, ...)
 {
-        _cleanup_free_ char *msg = NULL;
         va_list ap;
         va_start(ap, fmt);
-        int n = vasprintf(&msg, fmt, ap);
+        _cleanup_free_ char *msg = cli_vformat(fmt, ap);
         va_end(ap);
-        if (n < 0)
-                msg = NULL;
         if (strict) {
                 cli_errorf(path, "%s", msg ? msg : fmt);
                 return;
