@@ -22,7 +22,8 @@
 #   layer-x  `inject --no-hooks --exec`: as layer-nh, and the init execs the
 #            workload (PID 1 as in a plain run) instead of forking it
 #   hooks0   podman plus two hooks that are /bin/true (createRuntime, poststop):
-#            what the runtime spends on any two hooks, ours or not
+#            what the runtime spends on any two hooks, ours or not; layer -
+#            hooks0 is our own part when capabilities are lent
 #   catatonit podman with catatonit as PID 1, bind-mounted as `podman run --init`
 #            does: the yardstick for an init in front of the workload (issue 15)
 # One untimed warm-up round (it also fills the hook's compile cache), then N
@@ -143,6 +144,12 @@ paired() {
         stats "$T/paired.ms" | awk '{ print $1 }'
 }
 
+# paired_over RUNTIME MODE BASE: as paired, against BASE instead of podman.
+paired_over() {
+        paste "$T/$1-$2.ms" "$T/$1-$3.ms" | awk '{ printf "%.3f\n", $1 - $2 }' >"$T/paired.ms"
+        stats "$T/paired.ms" | awk '{ print $1 }'
+}
+
 # times_of RUNTIME MODE: paired(MODE) / paired(catatonit), e.g. "1.40x".
 times_of() {
         awk -v m="$(paired "$1" "$2")" -v c="$(paired "$1" catatonit)" \
@@ -171,6 +178,9 @@ for rt in $RUNTIMES; do
         echo "  $rt: catatonit as PID 1 (catatonit - podman):       $(sub "${MED[$rt-catatonit]}" "${MED[$rt-podman]}")"
         echo "  $rt: paired within rounds (median of MODE - podman): catatonit $(paired "$rt" catatonit), layer $(paired "$rt" layer), layer-nh $(paired "$rt" layer-nh), layer-x $(paired "$rt" layer-x)"
         echo "  $rt:   our overhead over catatonit's (paired): layer $(times_of "$rt" layer), layer-nh $(times_of "$rt" layer-nh), layer-x $(times_of "$rt" layer-x)"
+        echo "  $rt: caps lent (layer: Podman's noNewPrivileges false), our own part beyond two /bin/true hooks"
+        echo "  $rt:   (paired, median of layer - hooks0): $(paired_over "$rt" layer hooks0) ms, against catatonit's $(paired "$rt" catatonit) ms:" \
+                "$(awk -v m="$(paired_over "$rt" layer hooks0)" -v c="$(paired "$rt" catatonit)" 'BEGIN { if (c > 0) printf "%.2fx", m / c; else print "n/a" }')"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
         echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
 done
