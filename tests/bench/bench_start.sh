@@ -21,7 +21,8 @@
 #            processes, so this bundle (and layer-x) differs from layer there too
 #   layer-x  `inject --no-hooks --exec`: as layer-nh, and the init execs the
 #            workload (PID 1 as in a plain run) instead of forking it
-#   hooks0   podman plus two hooks that are /bin/true (createRuntime, poststop):
+#   hooks0   podman plus two trivial hooks, dd reading the state into /dev/null
+#            (createRuntime, poststop; /bin/true would race crun's write of it):
 #            what the runtime spends on any two hooks, ours or not; layer -
 #            hooks0 is our own part when capabilities are lent
 #   catatonit podman with catatonit as PID 1, bind-mounted as `podman run --init`
@@ -80,8 +81,10 @@ inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$T/layer-nh" 2>"$T/inje
         die "inject --no-hooks: $(cat "$T/inject.err")"
 inject --no-hooks --exec --profile "$PROFILES/deny-mkdir.json" "$T/layer-x" 2>"$T/inject.err" ||
         die "inject --no-hooks --exec: $(cat "$T/inject.err")"
-tsync_json_edit "$T/hooks0/config.json" '.hooks = {createRuntime: [{path: "/bin/true"}], poststop: [{path: "/bin/true"}]}' ||
-        exit 1
+# The two hooks read the state on stdin, as ours do: crun fails a start when a
+# hook exits before it has written the state (EPIPE), as /bin/true may.
+tsync_json_edit "$T/hooks0/config.json" '.hooks = {createRuntime: [$h], poststop: [$h]}' \
+        --argjson h '{"path": "/usr/bin/dd", "args": ["dd", "of=/dev/null", "status=none"]}' || exit 1
 tsync_json_edit "$T/catatonit/config.json" '.mounts += [{destination: "/run/podman-init", type: "bind", source: $c,
          options: ["bind", "ro"]}] | .process.args = ["/run/podman-init", "--"] + .process.args' \
         --arg c "$(command -v catatonit)" || exit 1
@@ -178,7 +181,7 @@ for rt in $RUNTIMES; do
         echo "  $rt: catatonit as PID 1 (catatonit - podman):       $(sub "${MED[$rt-catatonit]}" "${MED[$rt-podman]}")"
         echo "  $rt: paired within rounds (median of MODE - podman): catatonit $(paired "$rt" catatonit), layer $(paired "$rt" layer), layer-nh $(paired "$rt" layer-nh), layer-x $(paired "$rt" layer-x)"
         echo "  $rt:   our overhead over catatonit's (paired): layer $(times_of "$rt" layer), layer-nh $(times_of "$rt" layer-nh), layer-x $(times_of "$rt" layer-x)"
-        echo "  $rt: caps lent (layer: Podman's noNewPrivileges false), our own part beyond two /bin/true hooks"
+        echo "  $rt: caps lent (layer: Podman's noNewPrivileges false), our own part beyond two trivial hooks"
         echo "  $rt:   (paired, median of layer - hooks0): $(paired_over "$rt" layer hooks0) ms, against catatonit's $(paired "$rt" catatonit) ms:" \
                 "$(awk -v m="$(paired_over "$rt" layer hooks0)" -v c="$(paired "$rt" catatonit)" 'BEGIN { if (c > 0) printf "%.2fx", m / c; else print "n/a" }')"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
