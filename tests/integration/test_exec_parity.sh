@@ -191,8 +191,10 @@ testPoststopWritesTheLentViewWhenTheKeptFileIsNotIt() {
         id=$(tsync_unique_id ours)
         start_runc "$id" "$T/b" || fail "start"
         # Not the lent view any more: ambient without CAP_SYS_ADMIN.
-        jq '.process.capabilities.ambient -= ["CAP_SYS_ADMIN"]' "$T/b/$KEPT" >"$T/kept.json" &&
-                rm -f "$T/b/$KEPT" && cp "$T/kept.json" "$T/b/$KEPT" || fail "edit the kept file"
+        if ! jq '.process.capabilities.ambient -= ["CAP_SYS_ADMIN"]' "$T/b/$KEPT" >"$T/kept.json" ||
+                ! rm -f "$T/b/$KEPT" || ! cp "$T/kept.json" "$T/b/$KEPT"; then
+                fail "edit the kept file"
+        fi
         stop_runc "$id"
         assertEquals "the lent sets, written anew" "$lent" "$(view)"
         assertFalse "the edited file is gone" "[ -e '$T/b/$KEPT' ]"
