@@ -14,7 +14,9 @@
 #            init is lent capabilities: createRuntime puts the original sets
 #            back into config.json for exec'd processes, and poststop lends
 #            them again)
-#   layer-nh the same with `inject --no-hooks`: filters compiled at inject time,
+#   layer-ns layer with the hooks' --no-sync (as the hooks.d files run them):
+#            the share of the one sync createRuntime makes of config.json
+#   layer-nh layer with `inject --no-hooks`: filters compiled at inject time,
 #            no hook processes at start (only the init's mounts, exec and TSYNC).
 #            With noNewPrivileges set to true: --no-hooks refuses to lend the
 #            init capabilities that no hook would take back from exec'd
@@ -49,7 +51,7 @@ export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
 
 ROUNDS=15
 RUNTIMES="runc crun"
-MODES="none podman replace layer layer-nh layer-x hooks0 catatonit"
+MODES="none podman replace layer layer-ns layer-nh layer-x hooks0 catatonit"
 
 bench_args "$@"
 bench_need runc crun podman jq catatonit
@@ -67,13 +69,16 @@ progress "building the bundles"
 podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
 jq -e '.linux.seccomp.syscalls | length > 0' "$T/podman/config.json" >/dev/null ||
         die "Podman's config has no seccomp profile"
-for m in none replace layer layer-nh layer-x hooks0 catatonit; do
+for m in none replace layer layer-ns layer-nh layer-x hooks0 catatonit; do
         cp -a "$T/podman" "$T/$m" || die "cannot copy the bundle"
 done
 tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
 inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
 inject --profile "$PROFILES/deny-mkdir.json" "$T/layer" 2>"$T/inject.err" ||
         die "inject --profile: $(cat "$T/inject.err")"
+inject --profile "$PROFILES/deny-mkdir.json" "$T/layer-ns" 2>"$T/inject.err" ||
+        die "inject --profile: $(cat "$T/inject.err")"
+tsync_json_edit "$T/layer-ns/config.json" '.hooks[][].args += ["--no-sync"]' || exit 1
 for m in layer-nh layer-x; do
         tsync_json_edit "$T/$m/config.json" '.process.noNewPrivileges = true' || exit 1
 done
@@ -184,6 +189,7 @@ for rt in $RUNTIMES; do
         echo "  $rt: caps lent (layer: Podman's noNewPrivileges false), our own part beyond two trivial hooks"
         echo "  $rt:   (paired, median of layer - hooks0): $(paired_over "$rt" layer hooks0) ms, against catatonit's $(paired "$rt" catatonit) ms:" \
                 "$(awk -v m="$(paired_over "$rt" layer hooks0)" -v c="$(paired "$rt" catatonit)" 'BEGIN { if (c > 0) printf "%.2fx", m / c; else print "n/a" }')"
+        echo "  $rt:   the same without the sync (layer-ns - hooks0, paired): $(paired_over "$rt" layer-ns hooks0) ms"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
         echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
 done
