@@ -69,6 +69,7 @@ int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, stru
                 char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
                 if (!c2)
                         continue;
+                *c1 = '\0';
                 *c2 = '\0';
                 const char *ctl = c1 + 1;
                 if (strcmp(line, "0") == 0 && *ctl == '\0')

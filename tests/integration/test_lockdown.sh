@@ -132,4 +132,38 @@ testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         stop_runc "$ID"
 }
 
+testATracedTaskIsRefusedBeforeAnythingIsTouched() {
+        bundle true || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        strace -qq -e trace=none -p "$pid" 2>/dev/null &
+        tracer=$!
+        for _ in $(seq 1 50); do
+                [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")" = "$tracer" ] && break
+                sleep 0.1
+        done
+        lockdown --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        kill "$tracer"
+        wait "$tracer" 2>/dev/null
+        assertEquals 1 "$rc"
+        assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_probe): traced by pid $tracer"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "a refused run added filters" "" "$(awk '$3 != 0' "$T/after")"
+        stop_runc "$ID"
+}
+
+testACrunContainerWithoutACgroupOfItsOwnIsRefused() {
+        command -v crun >/dev/null || startSkipping
+        bundle true || fail "bundle"
+        start_crun "$ID" "$T/b" || fail "start"
+        pid=$(crun_pid "$ID")
+        lockdown --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals 1 "$rc"
+        assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "it cannot be frozen alone"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "a refused run added filters" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
+        stop_crun "$ID"
+}
+
 . shunit2
