@@ -339,7 +339,10 @@ static int lockdown(struct lockdown *l)
                 if (fz.tasks[i].dead)
                         continue;
                 char why[160];
-                if (tsync_lockdown_seize(fz.tasks[i].tid, why, sizeof(why)) < 0)
+                int r = tsync_lockdown_seize(fz.tasks[i].tid, why, sizeof(why));
+                if (r == -ESRCH)
+                        fz.tasks[i].dead = true; /* it was ending as the cgroup froze: it runs nothing */
+                else if (r < 0)
                         task_fail(l, &fz.tasks[i], why);
                 else
                         seized[i] = true;
@@ -352,8 +355,13 @@ static int lockdown(struct lockdown *l)
         }
         for (size_t i = 0; i < fz.n; i++) {
                 char why[160];
-                if (seized[i] && tsync_lockdown_wait_stop(fz.tasks[i].tid, 10000, why, sizeof(why)) < 0)
+                int r = seized[i] ? tsync_lockdown_wait_stop(fz.tasks[i].tid, 10000, why, sizeof(why)) : 0;
+                if (r == -ESRCH) {
+                        fz.tasks[i].dead = true; /* it ended instead of stopping */
+                        seized[i] = false;
+                } else if (r < 0) {
                         task_fail(l, &fz.tasks[i], why);
+                }
         }
         long frozen_us = now_us() - t0;
         if (!l->failed)
