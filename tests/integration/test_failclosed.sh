@@ -1488,7 +1488,7 @@ lockdown_cmd() { # lockdown_cmd ARGS...: status in $rc, stdout in $W/out, stderr
 testLockdownOfAHostProcess() {
         sleep 60 &
         local pid=$!
-        lockdown_cmd --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        lockdown_cmd --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
         assert_refused "oci-seccomp-tsync: $pid: " "pid namespace" 1
         assertEquals "filters added to a host process" "0" \
                 "$(awk '/^Seccomp_filters:/ {print $2}' "/proc/$pid/status")"
@@ -1497,12 +1497,12 @@ testLockdownOfAHostProcess() {
 }
 
 testLockdownWithAnUnknownLayer() {
-        lockdown_cmd --pid 1 --profile-dir "$W" --layers no-such-layer
+        lockdown_cmd --no-cache --pid 1 --profile-dir "$W" --layers no-such-layer
         assert_refused "oci-seccomp-tsync: lockdown: " "layer 'no-such-layer': no such profile in $W" 1
 }
 
 testLockdownOfNoSuchContainer() {
-        lockdown_cmd --profile "$PROFILES/deny-mkdir.json" "tsync-no-such-$$"
+        lockdown_cmd --no-cache --profile "$PROFILES/deny-mkdir.json" "tsync-no-such-$$"
         assert_refused "oci-seccomp-tsync: tsync-no-such-$$: " "runc state" 1
 }
 

@@ -102,7 +102,7 @@ testARuncContainerUnderAStormIsLockedDownOnEveryTask() {
         sleep 0.5
         all_tasks "$pid" >"$T/before"
         assertEquals "filters before: $(cat "$T/before")" "" "$(awk '$3 != 0' "$T/before")"
-        lockdown --profile "$PROFILES/deny-mkdir.json" "$ID"
+        lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" "$ID"
         assertEquals "$(cat "$T/err")" 0 "$rc"
         assertContains "$(cat "$T/out")" "1 filter(s) added"
         all_tasks "$pid" >"$T/after"
@@ -118,13 +118,13 @@ testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         start_runc "$ID" "$T/b" || fail "start"
         pid=$(runc_pid "$ID")
         assertEquals "0" "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$pid/status")"
-        lockdown --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
         assertEquals 1 "$rc"
         assertContains "$(cat "$T/err")" "neither NO_NEW_PRIVS nor CAP_SYS_ADMIN"
         assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_probe)"
         all_tasks "$pid" >"$T/after"
         assertEquals "a refused run touched tasks" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
-        lockdown --pid "$pid" --set-no-new-privs --profile "$PROFILES/deny-mkdir.json"
+        lockdown --no-cache --pid "$pid" --set-no-new-privs --profile "$PROFILES/deny-mkdir.json"
         assertEquals "$(cat "$T/err")" 0 "$rc"
         assertEquals "1" "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$pid/status")"
         all_tasks "$pid" >"$T/after"
@@ -143,7 +143,7 @@ testATracedTaskIsRefusedBeforeAnythingIsTouched() {
                 [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")" = "$tracer" ] && break
                 sleep 0.1
         done
-        lockdown --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
         kill "$tracer"
         wait "$tracer" 2>/dev/null || :
         assertEquals 1 "$rc"
@@ -158,7 +158,7 @@ testACrunContainerWithoutACgroupOfItsOwnIsRefused() {
         bundle true || fail "bundle"
         start_crun "$ID" "$T/b" || fail "start"
         pid=$(crun_pid "$ID")
-        lockdown --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
         assertEquals 1 "$rc"
         assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
         assertContains "$(cat "$T/err")" "it cannot be frozen alone"
