@@ -81,6 +81,22 @@ static int tracer_of(pid_t pid, pid_t tid)
         return r;
 }
 
+/* The State letter of a task ('?' when unreadable). */
+static char state_of(pid_t pid, pid_t tid)
+{
+        char path[80], line[256];
+        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return '?';
+        char c = '?';
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "State: %c", &c) == 1)
+                        break;
+        (void)fclose(f);
+        return c;
+}
+
 /* 1 when pid's executable is an x86_64 ELF, 0 when another, -errno. */
 static int is_x86_64(pid_t pid)
 {
@@ -107,6 +123,12 @@ static void judge(struct lockdown *l, const struct tsync_status *st)
                         char why[96];
                         (void)snprintf(why, sizeof(why), "traced by pid %d: ptrace allows one tracer", tr);
                         task_fail(l, k, why);
+                        continue;
+                }
+                /* A job-control stop would have to be kept across our own
+                 * stops and the thaw: not handled yet, so refused. */
+                if (state_of(k->pid, k->tid) == 'T') {
+                        task_fail(l, k, "stopped (SIGSTOP or another stop signal): not supported yet");
                         continue;
                 }
                 if (k->pid == k->tid && is_x86_64(k->pid) == 0)

@@ -133,6 +133,25 @@ testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         stop_runc "$ID"
 }
 
+testAStoppedProcessIsRefusedBeforeAnythingIsTouched() {
+        bundle true || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        kill -STOP "$pid"
+        for _ in $(seq 1 50); do
+                [ "$(awk '/^State:/ {print $2}' "/proc/$pid/status")" = T ] && break
+                sleep 0.1
+        done
+        lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals 1 "$rc"
+        assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_probe): stopped"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "a refused run touched tasks" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
+        assertEquals "T" "$(awk '/^State:/ {print $2}' "/proc/$pid/status")"
+        kill -CONT "$pid"
+        stop_runc "$ID"
+}
+
 testATracedTaskIsRefusedBeforeAnythingIsTouched() {
         bundle true || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
