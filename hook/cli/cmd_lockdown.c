@@ -385,7 +385,6 @@ static int lockdown(struct lockdown *l)
                         task_fail(l, &fz.tasks[i], why);
                 }
         }
-        long frozen_us = now_us() - t0;
         if (!l->failed)
                 newcomers(l, &fz);
         if (!l->failed)
@@ -393,14 +392,16 @@ static int lockdown(struct lockdown *l)
         for (size_t i = 0; i < fz.n; i++)
                 if (seized[i])
                         (void)tsync_lockdown_detach(fz.tasks[i].tid, held[i]);
+        /* From the freeze to the last detach the workload ran nothing. */
+        long held_us = now_us() - t0;
         if (!l->failed) {
                 size_t procs = 0, tasks = 0;
                 for (size_t i = 0; i < fz.n; i++) {
                         tasks += !fz.tasks[i].dead;
                         procs += fz.tasks[i].pid == fz.tasks[i].tid;
                 }
-                printf("%s: %zu filter(s) added to %zu task(s) of %zu process(es); frozen %ld us\n", l->t.what,
-                       l->n_prog, tasks, procs, frozen_us);
+                printf("%s: %zu filter(s) added to %zu task(s) of %zu process(es); held %ld us\n", l->t.what, l->n_prog,
+                       tasks, procs, held_us);
                 code = CLI_EXIT_OK;
         } else if (l->or_kill) {
                 kill_container(l, &fz);
