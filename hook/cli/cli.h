@@ -165,5 +165,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 /* status TARGET: what protects a running container (cmd_status.c, hook/lib/status*.c). */
 int cmd_status(int argc, char **argv);
+/* lockdown TARGET: layers added to a running container (cmd_lockdown.c, hook/lib/lockdown_*.c). */
+int cmd_lockdown(int argc, char **argv);
 /* check --runtime RUNTIME: whether a runtime applies linux.seccomp itself (cmd_check_runtime.c). */
 int cmd_check_runtime(int argc, char **argv);

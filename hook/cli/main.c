@@ -18,6 +18,7 @@ static const struct {
         { "inject", cmd_inject, "rewrite a bundle's config.json so the workload starts under seccomp-tsync-init" },
         { "hook", cmd_hook, "the OCI hook stages: precreate, prestart, createRuntime, poststop" },
         { "status", cmd_status, "what protects a running container, thread by thread (exit 1 when it carries less)" },
+        { "lockdown", cmd_lockdown, "add layers to every thread of a running container, without a restart" },
 };
 
 static void usage(FILE *f)

@@ -53,7 +53,7 @@ testEachFileRegistersItsFunctionForItsProgram() {
 testTheCommandsAreTheProgramsOwn() {
         assertEquals "compile
 check" "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" c)"
-        assertEquals "compile check explain dump inject hook status --help --version" \
+        assertEquals "compile check explain dump inject hook status lockdown --help --version" \
                 "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" "" | tr '\n' ' ' | sed 's/ $//')"
 }
 

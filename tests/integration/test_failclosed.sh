@@ -1485,6 +1485,35 @@ for _n in "${RX_NAMES[@]}"; do
 done
 unset _n
 
+# ---------------------------------------------------------------------------------------------
+# lockdown: refusals before anything is touched (the container cases are test_lockdown.sh's)
+
+lockdown_cmd() { # lockdown_cmd ARGS...: status in $rc, stdout in $W/out, stderr in $W/err
+        timeout -s KILL 30 "$OCI" lockdown "$@" >"$W/out" 2>"$W/err"
+        rc=$?
+}
+
+testLockdownOfAHostProcess() {
+        sleep 60 &
+        local pid=$!
+        lockdown_cmd --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        assert_refused "oci-seccomp-tsync: $pid: " "pid namespace" 1
+        assertEquals "filters added to a host process" "0" \
+                "$(awk '/^Seccomp_filters:/ {print $2}' "/proc/$pid/status")"
+        kill "$pid"
+        wait "$pid" 2>/dev/null || :
+}
+
+testLockdownWithAnUnknownLayer() {
+        lockdown_cmd --no-cache --pid 1 --profile-dir "$W" --layers no-such-layer
+        assert_refused "oci-seccomp-tsync: lockdown: " "layer 'no-such-layer': no such profile in $W" 1
+}
+
+testLockdownOfNoSuchContainer() {
+        lockdown_cmd --no-cache --profile "$PROFILES/deny-mkdir.json" "tsync-no-such-$$"
+        assert_refused "oci-seccomp-tsync: tsync-no-such-$$: " "runc state" 1
+}
+
 suite() {
         local t
         for t in $(declare -F | awk '$3 ~ /^test/ { print $3 }'); do

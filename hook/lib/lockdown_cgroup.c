@@ -1,0 +1,180 @@
+/* lockdown: the container's freezer. Freezing first means no task forks,
+ * clones or execs while the others are being seized; a cgroup shared with
+ * anything outside the container is refused rather than frozen. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tsync/cleanup.h"
+#include "tsync/lockdown.h"
+
+static void fclosep(FILE **f)
+{
+        if (*f)
+                (void)fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Where a hierarchy is mounted in our mount namespace: cgroup2, or the v1
+ * one with the freezer controller. */
+static int mount_point(bool v1, char *buf, size_t size)
+{
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        if (!f)
+                return -errno;
+        char line[4096];
+        while (fgets(line, sizeof(line), f)) {
+                char root[1024], mnt[1024], fstype[64], opts[1024];
+                const char *sep = strstr(line, " - ");
+                if (!sep || sscanf(line, "%*s %*s %*s %1023s %1023s", root, mnt) != 2 ||
+                    sscanf(sep + 3, "%63s %*s %1023s", fstype, opts) != 2)
+                        continue;
+                if (strcmp(root, "/") != 0)
+                        continue;
+                if (!v1 && strcmp(fstype, "cgroup2") == 0) {
+                        (void)snprintf(buf, size, "%s", mnt);
+                        return 0;
+                }
+                if (v1 && strcmp(fstype, "cgroup") == 0 && strstr(opts, "freezer")) {
+                        (void)snprintf(buf, size, "%s", mnt);
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+static bool in_list(pid_t p, const pid_t *pids, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (pids[i] == p)
+                        return true;
+        return false;
+}
+
+int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
+                               struct tsync_err *err)
+{
+        char path[64], line[4096], v1path[4096] = "", v2path[4096] = "";
+        (void)snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                char *c1 = strchr(line, ':');
+                char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+                if (!c2)
+                        continue;
+                *c1 = '\0';
+                *c2 = '\0';
+                const char *ctl = c1 + 1;
+                if (strcmp(line, "0") == 0 && *ctl == '\0')
+                        (void)snprintf(v2path, sizeof(v2path), "%s", c2 + 1);
+                else {
+                        for (char *tok = strtok(c1 + 1, ","); tok; tok = strtok(NULL, ","))
+                                if (strcmp(tok, "freezer") == 0)
+                                        (void)snprintf(v1path, sizeof(v1path), "%s", c2 + 1);
+                }
+        }
+        ret->frozen = false;
+        char mnt[2048];
+        const char *cg = NULL;
+        if (v1path[0] && strcmp(v1path, "/") != 0 && mount_point(true, mnt, sizeof(mnt)) == 0) {
+                ret->v1 = true;
+                cg = v1path;
+        } else if (v2path[0] && mount_point(false, mnt, sizeof(mnt)) == 0) {
+                ret->v1 = false;
+                cg = v2path;
+        } else
+                return tsync_error(err, EPERM, "%s: no cgroup freezer found (neither a v1 freezer nor cgroup2 mounted)",
+                                   path);
+        if (strcmp(cg, "/") == 0 || strstr(cg, "(deleted)"))
+                return tsync_error(err, EPERM,
+                                   "the container has no cgroup of its own (%s names %s): it cannot be frozen alone",
+                                   path, cg);
+        int n = snprintf(ret->dir, sizeof(ret->dir), "%s%s", mnt, cg);
+        if (n < 0 || (size_t)n >= sizeof(ret->dir))
+                return tsync_error(err, ENAMETOOLONG, "%s: path too long", cg);
+
+        /* Every process in it must be the container's. */
+        char procs[4200];
+        (void)snprintf(procs, sizeof(procs), "%s/cgroup.procs", ret->dir);
+        _cleanup_fclose_ FILE *p = fopen(procs, "re");
+        if (!p)
+                return tsync_error(err, errno, "%s: %s", procs, strerror(errno));
+        int other;
+        while (fscanf(p, "%d", &other) == 1)
+                if (!in_list(other, pids, n_pids))
+                        return tsync_error(
+                                err, EPERM,
+                                "the container's cgroup %s holds pid %d, which is not in the container: it is shared, "
+                                "and is not frozen",
+                                ret->dir, other);
+        return 0;
+}
+
+static int write_file(const char *path, const char *value)
+{
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, value, strlen(value));
+        if (n < 0)
+                return -errno;
+        return 0;
+}
+
+/* v2: cgroup.events says "frozen 1"; v1: freezer.state says FROZEN. */
+static int is_frozen(const struct tsync_lockdown_cgroup *cg)
+{
+        char path[4200], buf[512];
+        (void)snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->v1 ? "freezer.state" : "cgroup.events");
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        if (cg->v1)
+                return strncmp(buf, "FROZEN", 6) == 0;
+        return strstr(buf, "frozen 1") != NULL;
+}
+
+int tsync_lockdown_freeze(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->v1 ? "freezer.state" : "cgroup.freeze");
+        int r = write_file(path, cg->v1 ? "FROZEN" : "1");
+        if (r < 0)
+                return tsync_error(err, -r, "%s: %s", path, strerror(-r));
+        cg->frozen = true;
+        /* cgroup.events is pollable (POLLPRI on change); freezer.state is
+         * not: both are read again after a short sleep, up to 10 s. */
+        for (int i = 0; i < 10000; i++) {
+                r = is_frozen(cg);
+                if (r < 0)
+                        return tsync_error(err, -r, "%s: %s", cg->dir, strerror(-r));
+                if (r > 0)
+                        return 0;
+                (void)poll(NULL, 0, 1);
+        }
+        return tsync_error(err, ETIMEDOUT, "%s: not frozen after 10 s", cg->dir);
+}
+
+int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
+{
+        if (!cg->frozen)
+                return 0;
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->v1 ? "freezer.state" : "cgroup.freeze");
+        int r = write_file(path, cg->v1 ? "THAWED" : "0");
+        if (r < 0)
+                return tsync_error(err, -r, "%s: %s", path, strerror(-r));
+        cg->frozen = false;
+        return 0;
+}

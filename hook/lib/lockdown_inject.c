@@ -1,0 +1,323 @@
+/* lockdown: ptrace mechanics. A task is seized and interrupted (no SIGSTOP
+ * that job control or the workload could see); one of its process's threads
+ * is made to run a system call by pointing its registers at a `syscall`
+ * instruction (0f 05) found in its own executable mappings, with the
+ * arguments written below the red zone of its stack; everything is put back
+ * exactly afterwards. When the thread was stopped inside an interrupted
+ * system call, its saved orig_rax and -ERESTART* rax are restored too, so the
+ * kernel restarts that call when the thread resumes, as after any stop.
+ * The way CRIU's compel does it, written anew. x86_64 only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tsync/cleanup.h"
+#include "tsync/lockdown.h"
+
+#ifndef PTRACE_SECCOMP_GET_FILTER
+#define PTRACE_SECCOMP_GET_FILTER 0x420c
+#endif
+
+#if defined(__x86_64__)
+
+/* The System V ABI's red zone: the stopped code may keep data there. */
+#define RED_ZONE 128
+
+/* Waits for tid's next stop; *st its status. */
+static int wait_stop(pid_t tid, int *st)
+{
+        for (;;) {
+                pid_t w = waitpid(tid, st, __WALL);
+                if (w < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (WIFSTOPPED(*st))
+                        return 0;
+                return -ESRCH; /* it exited or was killed */
+        }
+}
+
+int tsync_lockdown_seize(pid_t tid, char *why, size_t size)
+{
+        if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
+                int e = errno;
+                (void)snprintf(why, size, "PTRACE_SEIZE: %s%s", strerror(e),
+                               e == EPERM ? " (traced by another process, or ptrace not allowed)" : "");
+                return -e;
+        }
+        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+                int e = errno;
+                (void)ptrace(PTRACE_DETACH, tid, NULL, NULL);
+                (void)snprintf(why, size, "PTRACE_INTERRUPT: %s", strerror(e));
+                return -e;
+        }
+        return 0;
+}
+
+int tsync_lockdown_wait_stop(pid_t tid, int timeout_ms, char *why, size_t size)
+{
+        for (int waited = 0;; waited++) {
+                int st;
+                pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0) {
+                        int e = errno;
+                        (void)snprintf(why, size, "waiting for its stop: %s", strerror(e));
+                        return -e;
+                }
+                if (w == tid && WIFSTOPPED(st))
+                        return 0;
+                if (w == tid) {
+                        (void)snprintf(why, size, "it ended while being seized");
+                        return -ESRCH;
+                }
+                if (waited >= timeout_ms) {
+                        (void)snprintf(why, size, "it did not stop within %d ms", timeout_ms);
+                        return -ETIMEDOUT;
+                }
+                (void)usleep(1000);
+        }
+}
+
+int tsync_lockdown_detach(pid_t tid, int sig)
+{
+        return ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) < 0 ? -errno : 0;
+}
+
+static int mem_rw(int fd, bool write, void *buf, size_t len, unsigned long addr)
+{
+        ssize_t n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
+        if (n < 0)
+                return -errno;
+        return (size_t)n == len ? 0 : -EIO;
+}
+
+/* The address of a `syscall` instruction (0f 05) in pid's executable mappings. */
+static int find_syscall(pid_t pid, int mem, unsigned long *ret)
+{
+        char path[64], line[1024];
+        (void)snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        int r = -ENOEXEC;
+        static unsigned char buf[65536];
+        while (r < 0 && fgets(line, sizeof(line), f)) {
+                unsigned long lo, hi;
+                char perms[8];
+                if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x')
+                        continue;
+                if (strstr(line, "[vsyscall]"))
+                        continue; /* reading it through /proc/PID/mem fails, and it traps */
+                for (unsigned long a = lo; a < hi && r < 0; a += sizeof(buf) - 1) {
+                        size_t len = hi - a < sizeof(buf) ? hi - a : sizeof(buf);
+                        ssize_t n = pread(mem, buf, len, (off_t)a);
+                        if (n < 2)
+                                break;
+                        for (ssize_t i = 0; i + 1 < n; i++)
+                                if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
+                                        *ret = a + (unsigned long)i;
+                                        r = 0;
+                                        break;
+                                }
+                }
+        }
+        (void)fclose(f);
+        return r;
+}
+
+/* Runs one system call in the stopped thread (registers from saved, rip at
+ * insn, no restart pending), then stops it again. */
+static int run_syscall(pid_t tid, const struct user_regs_struct *saved, unsigned long insn, long nr, unsigned long a1,
+                       unsigned long a2, unsigned long a3, long *ret, int *held_sig, char *why, size_t size)
+{
+        struct user_regs_struct regs = *saved;
+        regs.rip = insn;
+        regs.rax = (unsigned long)nr;
+        regs.orig_rax = (unsigned long)-1; /* not in a system call: nothing to restart first */
+        regs.rdi = a1;
+        regs.rsi = a2;
+        regs.rdx = a3;
+        regs.r10 = 0;
+        regs.r8 = 0;
+        regs.r9 = 0;
+        if (ptrace(PTRACE_SETREGS, tid, NULL, &regs) < 0) {
+                int e = errno;
+                (void)snprintf(why, size, "PTRACE_SETREGS: %s", strerror(e));
+                return -e;
+        }
+        int sig = 0;
+        for (;;) {
+                if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig) < 0) {
+                        int e = errno;
+                        (void)snprintf(why, size, "PTRACE_SINGLESTEP: %s", strerror(e));
+                        return -e;
+                }
+                int st;
+                int r = wait_stop(tid, &st);
+                if (r < 0) {
+                        (void)snprintf(why, size, "while it ran the injected call: %s", strerror(-r));
+                        return r;
+                }
+                if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0) {
+                        int e = errno;
+                        (void)snprintf(why, size, "PTRACE_GETREGS: %s", strerror(e));
+                        return -e;
+                }
+                if (regs.rip == insn + 2) {
+                        *ret = (long)regs.rax;
+                        return 0;
+                }
+                /* A signal came first (it is held for the detach), or a
+                 * ptrace event stop: step again from where it is. */
+                sig = 0;
+                if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP && !*held_sig)
+                        *held_sig = WSTOPSIG(st);
+                if (regs.rip != insn) {
+                        (void)snprintf(why, size, "the injected call did not run (rip %#llx, stop %#x)", regs.rip, st);
+                        return -EIO;
+                }
+        }
+}
+
+int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns, size_t len, unsigned flags,
+                          bool set_nnp, long *ret, int *held_sig, char *why, size_t size)
+{
+        char path[64];
+        (void)snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+        _cleanup_close_ int mem = open(path, O_RDWR | O_CLOEXEC);
+        if (mem < 0) {
+                int e = errno;
+                (void)snprintf(why, size, "%s: %s", path, strerror(e));
+                return -e;
+        }
+        struct user_regs_struct saved;
+        if (ptrace(PTRACE_GETREGS, tid, NULL, &saved) < 0) {
+                int e = errno;
+                (void)snprintf(why, size, "PTRACE_GETREGS: %s", strerror(e));
+                return -e;
+        }
+        if (saved.cs != 0x33) {
+                (void)snprintf(why, size, "not an x86_64 process (cs %#llx): not supported yet", saved.cs);
+                return -EOPNOTSUPP;
+        }
+        unsigned long insn = 0;
+        int r = find_syscall(pid, mem, &insn);
+        if (r < 0) {
+                (void)snprintf(why, size, "no syscall instruction found in its executable mappings: %s", strerror(-r));
+                return r;
+        }
+        /* struct sock_fprog, then the program, below the red zone, 16-aligned. */
+        size_t prog_bytes = len * sizeof(struct sock_filter);
+        size_t need = sizeof(struct sock_fprog) + prog_bytes;
+        unsigned long at = (saved.rsp - RED_ZONE - need) & ~15UL;
+        _cleanup_free_ unsigned char *backup = malloc(need);
+        _cleanup_free_ unsigned char *image = malloc(need);
+        if (!backup || !image) {
+                (void)snprintf(why, size, "out of memory");
+                return -ENOMEM;
+        }
+        r = mem_rw(mem, false, backup, need, at);
+        if (r < 0) {
+                (void)snprintf(why, size, "reading its stack at %#lx: %s", at, strerror(-r));
+                return r;
+        }
+        struct sock_fprog fprog = { .len = (unsigned short)len,
+                                    .filter = (struct sock_filter *)(at + sizeof(struct sock_fprog)) };
+        memcpy(image, &fprog, sizeof(fprog));
+        memcpy(image + sizeof(fprog), insns, prog_bytes);
+        r = mem_rw(mem, true, image, need, at);
+        if (r < 0) {
+                (void)snprintf(why, size, "writing its stack at %#lx: %s", at, strerror(-r));
+                return r;
+        }
+        long res = 0;
+        if (set_nnp) {
+                r = run_syscall(tid, &saved, insn, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, &res, held_sig, why, size);
+                if (r == 0 && res != 0) {
+                        (void)snprintf(why, size, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror((int)-res));
+                        r = (int)res;
+                }
+        }
+        if (r == 0)
+                r = run_syscall(tid, &saved, insn, SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, at, &res, held_sig, why,
+                                size);
+        /* Put everything back, whatever happened. */
+        int rm = mem_rw(mem, true, backup, need, at);
+        int rr = ptrace(PTRACE_SETREGS, tid, NULL, &saved) < 0 ? -errno : 0;
+        if (r < 0)
+                return r;
+        if (rm < 0 || rr < 0) {
+                (void)snprintf(why, size, "restoring its %s: %s", rm < 0 ? "stack" : "registers",
+                               strerror(rm < 0 ? -rm : -rr));
+                return rm < 0 ? rm : rr;
+        }
+        *ret = res;
+        return 0;
+}
+
+#else
+
+int tsync_lockdown_seize(pid_t tid, char *why, size_t size)
+{
+        (void)tid;
+        (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
+        return -EOPNOTSUPP;
+}
+
+int tsync_lockdown_wait_stop(pid_t tid, int timeout_ms, char *why, size_t size)
+{
+        (void)tid, (void)timeout_ms;
+        (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
+        return -EOPNOTSUPP;
+}
+
+int tsync_lockdown_detach(pid_t tid, int sig)
+{
+        return ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) < 0 ? -errno : 0;
+}
+
+int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns, size_t len, unsigned flags,
+                          bool set_nnp, long *ret, int *held_sig, char *why, size_t size)
+{
+        (void)pid, (void)tid, (void)insns, (void)len, (void)flags, (void)set_nnp, (void)ret, (void)held_sig;
+        (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
+        return -EOPNOTSUPP;
+}
+
+#endif
+
+int tsync_lockdown_filter_is(pid_t tid, int index, const struct sock_filter *insns, size_t len, char *why, size_t size)
+{
+        long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)(long)index, NULL);
+        if (n < 0) {
+                int e = errno;
+                (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %d: %s", index, strerror(e));
+                return -e;
+        }
+        if ((size_t)n != len)
+                return 0;
+        _cleanup_free_ struct sock_filter *got = calloc((size_t)n ? (size_t)n : 1, sizeof(*got));
+        if (!got)
+                return -ENOMEM;
+        if (ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)(long)index, got) != n) {
+                int e = errno;
+                (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %d: %s", index, strerror(e));
+                return -e;
+        }
+        return memcmp(got, insns, len * sizeof(*got)) == 0;
+}
