@@ -132,16 +132,13 @@ int cli_check_plan(struct tsync_plan *plan, const struct tsync_plan_paths *o, co
 
 /* The exec view (exec_view.c): at createRuntime, the original capability sets
  * go where the runtime's exec reads them (refused for a runtime we do not
- * know, when something is lent); at poststop they are lent again. config: the
- * bundle's config.json as read while lock (the bundle directory, flock'ed; or
- * -errno, an error only when something is lent) was held, changed in place to
- * what is written. durable: the new text is synced before it takes the name
- * (false only for an engine that writes it anew at every start: hook
- * --no-sync). */
-int cli_exec_view_start(const struct tsync_plan *plan, struct tsync_json *config, int lock, const char *id,
-                        const char *bundle, bool durable, struct tsync_err *err);
-int cli_exec_view_stop(const struct tsync_plan *plan, struct tsync_json *config, int lock, const char *id,
-                       const char *bundle, bool durable, struct tsync_err *err);
+ * know, when something is lent); at poststop they are lent again. durable:
+ * the bundle's config.json is synced to disk when rewritten (false only for an
+ * engine that writes it anew at every start: hook --no-sync). */
+int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
+                        struct tsync_err *err);
+int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
+                       struct tsync_err *err);
 
 /* poststop (record_stop.c): the plan's recording, if any, becomes its
  * profile at the user's path; its directory goes once the profile is written

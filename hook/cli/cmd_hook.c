@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,37 +136,17 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
                                         .record_root = h->record_root };
 }
 
-/* The bundle directory, flock'ed (other containers' hooks rewrite its
- * config.json for their exec view too), or -errno. Taken before config.json
- * is read, so the exec view (exec_view.c) changes the very document the plan
- * came from: no second read or parse. Only the exec view needs it, so a
- * failure is its error alone. */
-static int lock_bundle(const char *bundle)
-{
-        int fd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        if (flock(fd, LOCK_EX) < 0) {
-                int r = -errno;
-                (void)close(fd);
-                return r;
-        }
-        return fd;
-}
-
 /* What every stage after precreate starts from: the OCI state on stdin, the
- * bundle's lock, the plan in its config.json, the host paths. 0; 1 when the
- * config has no plan and that is fine (missing_ok); -1 after printing why not. */
+ * plan in the bundle's config.json, the host paths. 0; 1 when the config has
+ * no plan and that is fine (missing_ok); -1 after printing why not. */
 static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_json **ret_doc,
-                       int *ret_lock, struct tsync_plan **ret, struct tsync_json **ret_config,
-                       struct tsync_plan_paths *o)
+                       struct tsync_plan **ret, struct tsync_json **ret_config, struct tsync_plan_paths *o)
 {
         struct tsync_err err = { 0 };
         if (read_state(st, ret_doc, &err) < 0) {
                 cli_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
-        *ret_lock = lock_bundle(st->bundle);
         int r = load_plan(st, ret, ret_config, &err);
         if (r == -ENOENT && missing_ok)
                 return 1;
@@ -217,8 +196,7 @@ static int stage_create(const struct hook_opts *h)
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         _cleanup_json_ struct tsync_json *state = NULL, *config = NULL;
-        _cleanup_close_ int lock = -EBADF;
-        int r = stage_begin(h, false, &st, &state, &lock, &plan, &config, &o);
+        int r = stage_begin(h, false, &st, &state, &plan, &config, &o);
         if (r < 0)
                 return CLI_EXIT_FAILED;
         struct tsync_warnings w = { 0 };
@@ -236,13 +214,13 @@ static int stage_create(const struct hook_opts *h)
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
         if (delivered)
-                r = cli_exec_view_start(plan, config, lock, st.id, st.bundle, !h->no_sync, &err);
+                r = cli_exec_view_start(plan, st.id, st.bundle, !h->no_sync, &err);
         /* Listening already; from here on it serves on its own. */
         if (r == 0 && relay.pidfd >= 0) {
                 r = cli_relay_start(&relay, &err);
                 if (r < 0) {
                         struct tsync_err ignored = { 0 };
-                        (void)cli_exec_view_stop(plan, config, lock, st.id, st.bundle, !h->no_sync, &ignored);
+                        (void)cli_exec_view_stop(plan, st.id, st.bundle, !h->no_sync, &ignored);
                 }
         }
         tsync_relay_clear(&relay);
@@ -265,14 +243,12 @@ static int stage_poststop(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        _cleanup_json_ struct tsync_json *config = NULL;
-        _cleanup_close_ int lock = -EBADF;
-        int r = stage_begin(h, true, &st, NULL, &lock, &plan, &config, &o);
+        int r = stage_begin(h, true, &st, NULL, &plan, NULL, &o);
         if (r > 0)
                 return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
         if (r < 0)
                 return CLI_EXIT_FAILED;
-        r = cli_exec_view_stop(plan, config, lock, st.id, st.bundle, !h->no_sync, &err);
+        r = cli_exec_view_stop(plan, st.id, st.bundle, !h->no_sync, &err);
         if (r < 0)
                 cli_error(st.id, &err);
         if (tsync_deliver_clean(plan, &o, &err) < 0) {

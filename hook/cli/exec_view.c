@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -161,19 +162,10 @@ static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *
  * (bundle[0..len), still lent; anything else and we cannot know what its exec
  * reads), gets the original sets. It goes with the container. */
 static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const char *id, const char *bundle,
-                              const struct tsync_plan *plan, struct tsync_err *err)
+                              const char *lent, size_t lent_len, struct tsync_err *err)
 {
-        /* The bundle's bytes as read under lock (the plan came from them). */
-        char path[PATH_MAX + 16];
-        (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
-        _cleanup_free_ char *lent = NULL;
-        size_t lent_len = 0;
-        mode_t lent_mode = 0;
-        int r = read_whole(path, &lent, &lent_len, &lent_mode, err);
-        if (r < 0)
-                return r;
         char root[PATH_MAX], copy[PATH_MAX * 2 + 32];
-        r = runtime_state_root(rt, ppid, root, sizeof(root), err);
+        int r = runtime_state_root(rt, ppid, root, sizeof(root), err);
         if (r < 0)
                 return r;
         (void)snprintf(copy, sizeof(copy), "%s/%s/config.json", root, id);
@@ -188,8 +180,11 @@ static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const 
                                    "%s: not %s/config.json as %s read it: cannot tell what `%s exec` gives", copy,
                                    bundle, rt->name, rt->name);
         _cleanup_json_ struct tsync_json *doc = NULL;
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
         struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         r = tsync_json_parse(theirs, theirs_len, &lim, &doc, err);
+        if (r == 0)
+                r = tsync_plan_from_config(doc, &plan, err);
         if (r == 0)
                 r = tsync_exec_view_restore(doc, plan, NULL, err);
         _cleanup_free_ char *text = NULL;
@@ -201,74 +196,49 @@ static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const 
         return r < 0 ? tsync_error_prefix(err, "%s", copy) : 0;
 }
 
-/* Crash model of the bundle's config.json (durable: the bundle is the user's,
- * inject's hooks; an engine writing it anew at every start passes --no-sync,
- * and the exec view's file costs it no sync).
- * createRuntime first links the lent config.json (the file inject or the
- * last poststop wrote, synced then) as LENT_NAME, then writes the exec view,
- * synced before it takes the name: a crash never leaves an empty or torn
- * config.json, only the old text or the new one. poststop renames LENT_NAME
- * back over config.json, after checking it is exactly the lent view of what
- * it replaces: no new text, so nothing to sync. Directories are not synced
- * (1 to 6 ms a start here); a name change lost in a crash leaves the state
- * before it, and each is repaired:
- *   the link lost: the rename after it is lost too (one journal, in order);
- *     a stale LENT_NAME is replaced at the next start.
- *   createRuntime's rename lost: the lent view, as inject wrote it. The crash
- *     ended the container, so no exec reads the config any more; the next
- *     start begins from exactly what it expects.
- *   poststop's rename lost: the exec view with the running annotation, just
- *     as after a crash while the container ran (which no sync prevents): the
- *     next start is refused, naming the container, and `hook poststop` with
- *     its id lends the sets again (from LENT_NAME, or written anew, synced,
- *     when that is gone or not the lent view). */
-#define LENT_NAME ".config.json.oci-seccomp-tsync-lent"
-
-static int write_config(int dir, const char *bundle, const struct tsync_json *config, bool durable,
-                        struct tsync_err *err)
+/* The bundle's config.json under a lock on the bundle directory (other
+ * containers' hooks change it too): at start the original sets and our id
+ * (and the runtime's own copy when copy_rt, whose pid is ppid, keeps one), at
+ * stop the lent sets again if the id is ours. */
+static int bundle_view(const char *bundle, const char *id, bool start, const struct tsync_runtime *copy_rt, pid_t ppid,
+                       bool durable, struct tsync_err *err)
 {
+        _cleanup_close_ int dir = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+                return tsync_error(err, errno, "%s: %s", bundle, strerror(errno));
+        if (flock(dir, LOCK_EX) < 0)
+                return tsync_error(err, errno, "%s: cannot lock: %s", bundle, strerror(errno));
         char path[PATH_MAX + 16];
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
-        struct stat st;
-        if (lstat(bundle, &st) == 0 && S_ISLNK(st.st_mode))
-                return tsync_error(err, ELOOP, "%s: is a symbolic link: refusing to write into it", bundle);
-        if (fstatat(dir, "config.json", &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        _cleanup_free_ char *buf = NULL;
+        size_t buf_len;
+        mode_t mode = 0;
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        _cleanup_plan_ struct tsync_plan *plan = NULL;
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
+        bool changed = start;
+        int r = read_whole(path, &buf, &buf_len, &mode, err);
+        if (r == 0)
+                r = tsync_json_parse(buf, buf_len, &lim, &doc, err);
+        if (r == 0)
+                r = tsync_plan_from_config(doc, &plan, err);
+        if (r == 0)
+                r = start ? tsync_exec_view_restore(doc, plan, id, err)
+                          : tsync_exec_view_lend(doc, plan, id, &changed, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "%s", path);
+        if (copy_rt) {
+                r = restore_state_copy(copy_rt, ppid, id, bundle, buf, buf_len, err);
+                if (r < 0)
+                        return r;
+        }
         _cleanup_free_ char *text = NULL;
         size_t len;
-        int r = tsync_json_write(config, true, &text, &len, err);
-        if (r == 0)
-                r = tsync_write_at(dir, path, "config.json", text, len, st.st_mode & 07777,
-                                   durable ? TSYNC_WRITE_CONTENT : 0, err);
+        if (changed)
+                r = tsync_json_write(doc, true, &text, &len, err);
+        if (r == 0 && changed)
+                r = tsync_write_atomic(path, text, len, mode, durable, err);
         return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
-}
-
-/* The lent config.json createRuntime kept (LENT_NAME), back under its name
- * when it is exactly config (the lent view poststop computed): 1; 0 when it
- * is missing or anything else (then the caller writes config). */
-static int rename_lent_back(int dir, const char *bundle, const struct tsync_json *config, struct tsync_err *err)
-{
-        char path[PATH_MAX + 64];
-        (void)snprintf(path, sizeof(path), "%s/" LENT_NAME, bundle);
-        struct stat st;
-        if (fstatat(dir, LENT_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return errno == ENOENT ? 0 : tsync_error(err, errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
-                return 0;
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        mode_t mode = 0;
-        _cleanup_json_ struct tsync_json *kept = NULL;
-        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
-        char where[128];
-        if (read_whole(path, &buf, &len, &mode, err) < 0 || tsync_json_parse(buf, len, &lim, &kept, err) < 0 ||
-            !tsync_json_equal(kept, config, where, sizeof(where))) {
-                *err = (struct tsync_err){ 0 };
-                return 0;
-        }
-        if (renameat(dir, LENT_NAME, dir, "config.json") < 0)
-                return tsync_error(err, errno, "%s: renaming it to config.json: %s", path, strerror(errno));
-        return 1;
 }
 
 /* "runc and crun": the runtimes whose exec view we know. */
@@ -289,8 +259,8 @@ static void known_exec_views(char *buf, size_t size)
         }
 }
 
-int cli_exec_view_start(const struct tsync_plan *plan, struct tsync_json *config, int lock, const char *id,
-                        const char *bundle, bool durable, struct tsync_err *err)
+int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
+                        struct tsync_err *err)
 {
         int r = tsync_exec_view_lends(plan, err);
         if (r <= 0)
@@ -311,47 +281,15 @@ int cli_exec_view_start(const struct tsync_plan *plan, struct tsync_json *config
                                    "process.noNewPrivileges to true",
                                    runtime, known, runtime);
         }
-        if (lock < 0)
-                return tsync_error(err, -lock, "%s: cannot lock: %s", bundle, strerror(-lock));
-        /* The runtime's copy first: it must be the bundle's file as read, still lent. */
-        if (rt->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY) {
-                r = restore_state_copy(rt, ppid, id, bundle, plan, err);
-                if (r < 0)
-                        return r;
-        }
-        r = tsync_exec_view_restore(config, plan, id, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "%s/config.json", bundle);
-        /* The lent file, kept for poststop (a stale one from a crash replaced). */
-        if (linkat(lock, "config.json", lock, LENT_NAME, 0) < 0 &&
-            (errno != EEXIST || unlinkat(lock, LENT_NAME, 0) < 0 ||
-             linkat(lock, "config.json", lock, LENT_NAME, 0) < 0))
-                return tsync_error(err, errno, "%s/" LENT_NAME ": keeping the lent config.json: %s", bundle,
-                                   strerror(errno));
-        r = write_config(lock, bundle, config, durable, err);
-        if (r < 0)
-                (void)unlinkat(lock, LENT_NAME, 0);
-        return r;
+        return bundle_view(bundle, id, true, rt->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY ? rt : NULL, ppid, durable,
+                           err);
 }
 
-int cli_exec_view_stop(const struct tsync_plan *plan, struct tsync_json *config, int lock, const char *id,
-                       const char *bundle, bool durable, struct tsync_err *err)
+int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
+                       struct tsync_err *err)
 {
         int r = tsync_exec_view_lends(plan, err);
         if (r <= 0)
                 return r;
-        if (lock < 0)
-                return tsync_error(err, -lock, "%s: cannot lock: %s", bundle, strerror(-lock));
-        bool changed;
-        r = tsync_exec_view_lend(config, plan, id, &changed, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "%s/config.json", bundle);
-        if (!changed)
-                return 0;
-        r = rename_lent_back(lock, bundle, config, err);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        r = write_config(lock, bundle, config, durable, err);
-        (void)unlinkat(lock, LENT_NAME, 0);
-        return r;
+        return bundle_view(bundle, id, false, NULL, 0, durable, err);
 }

@@ -170,36 +170,6 @@ testRuncPoststopLendsTheSetsAgainForTheNextStart() {
         stop_runc "$id"
 }
 
-KEPT=.config.json.oci-seccomp-tsync-lent
-
-testPoststopRenamesTheKeptLentFileBack() {
-        bundle_pair 1000 false || fail "bundles"
-        local ino id
-        ino=$(stat -c %i "$T/b/config.json")
-        id=$(tsync_unique_id ours)
-        start_runc "$id" "$T/b" || fail "start"
-        assertEquals "createRuntime keeps the lent file" "$ino" "$(stat -c %i "$T/b/$KEPT")"
-        stop_runc "$id"
-        assertEquals "poststop puts that very file back: nothing new to sync" "$ino" "$(stat -c %i "$T/b/config.json")"
-        assertFalse "nothing kept after poststop" "[ -e '$T/b/$KEPT' ]"
-}
-
-testPoststopWritesTheLentViewWhenTheKeptFileIsNotIt() {
-        bundle_pair 1000 false || fail "bundles"
-        local lent id
-        lent=$(view)
-        id=$(tsync_unique_id ours)
-        start_runc "$id" "$T/b" || fail "start"
-        # Not the lent view any more: ambient without CAP_SYS_ADMIN.
-        if ! jq '.process.capabilities.ambient -= ["CAP_SYS_ADMIN"]' "$T/b/$KEPT" >"$T/kept.json" ||
-                ! rm -f "$T/b/$KEPT" || ! cp "$T/kept.json" "$T/b/$KEPT"; then
-                fail "edit the kept file"
-        fi
-        stop_runc "$id"
-        assertEquals "the lent sets, written anew" "$lent" "$(view)"
-        assertFalse "the edited file is gone" "[ -e '$T/b/$KEPT' ]"
-}
-
 testASecondRuncContainerFromARunningBundleIsRefused() {
         bundle_pair 1000 false || fail "bundles"
         local first second
