@@ -236,6 +236,16 @@ testThePodOfTheExamplesRunsUnderOurInitWithItsLayersOnEveryThread() {
         assertEquals "threads without RuntimeDefault + the pod's $n_layers layers" "" \
                 "$(awk -v want=$((BASELINE + n_layers)) '$2 != want' "$TSYNC_TMP/threads")"
         assertContains "what the example's workload printed" "$(logs "$name")" "Seccomp_filters:	$((BASELINE + n_layers))"
+        # What the README shows for a pod: status, from the node, with the container's config.
+        local pid bundle="$SUITE_DIR/state/io.containerd.runtime.v2.task/$NS/$CID"
+        pid=$(ctr_cmd -n "$NS" task ls | awk -v id="$CID" '$1 == id { print $2 }')
+        "$TSYNC_BUILD/bin/oci-seccomp-tsync" status --pid "$pid" --config "$bundle/config.json" \
+                --profile-dir "$TSYNC_TOP/configs/profiles" >"$TSYNC_TMP/status" 2>&1
+        assertEquals "status of the pod's container: $(cat "$TSYNC_TMP/status")" 0 $?
+        assertContains "status: $(cat "$TSYNC_TMP/status")" "$(cat "$TSYNC_TMP/status")" \
+                "$n_layers of ours on every thread"
+        assertContains "status: $(cat "$TSYNC_TMP/status")" "$(cat "$TSYNC_TMP/status")" \
+                "they are what the plan compiles to now"
         echo "{\"containerId\": \"$CID\", \"timeout\": 10}" | cri StopContainer >/dev/null || fail "StopContainer"
         assertEquals "after StopContainer" CONTAINER_EXITED "$(state "$CID")"
         echo "{\"podSandboxId\": \"$POD\"}" | cri StopPodSandbox >/dev/null || fail "StopPodSandbox"
