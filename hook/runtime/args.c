@@ -118,23 +118,36 @@ static int our_option(const struct opt *o, const char *value, struct rt_settings
         return 1;
 }
 
+/* The container's id is the first operand, or the word after "--". For
+ * argv[j]: 1 when it is an option to look at, 0 when an operand (taken as the
+ * id if none is yet), -1 at "--", where the scan ends. */
+static int take_operand(struct rt_cmdline *cl, int j)
+{
+        const char *a = cl->argv[j];
+        if (strcmp(a, "--") == 0) {
+                if (!cl->id && j + 1 < cl->argc)
+                        cl->id = cl->argv[j + 1];
+                return -1;
+        }
+        if (!is_option(a)) {
+                if (!cl->id)
+                        cl->id = a;
+                return 0;
+        }
+        return 1;
+}
+
 static void parse_create(struct rt_cmdline *cl)
 {
         cl->rewrite = true;
         for (int j = cl->command + 1; j < cl->argc; j++) {
-                const char *a = cl->argv[j];
-                if (strcmp(a, "--") == 0) {
-                        if (!cl->id && j + 1 < cl->argc)
-                                cl->id = cl->argv[j + 1];
+                int k = take_operand(cl, j);
+                if (k < 0)
                         break;
-                }
-                if (!is_option(a)) {
-                        if (!cl->id)
-                                cl->id = a;
+                if (k == 0)
                         continue;
-                }
                 struct opt o;
-                split_opt(a, &o);
+                split_opt(cl->argv[j], &o);
                 if (in(&o, help_opts))
                         cl->rewrite = false;
                 const char *value = o.value;
@@ -163,26 +176,21 @@ static void parse_exec(struct rt_cmdline *cl)
 {
         cl->exec = true;
         for (int j = cl->command + 1; j < cl->argc; j++) {
-                const char *a = cl->argv[j];
                 /* runc (SkipArgReorder) and crun read nothing after the id as
                  * their own: it is the command to run. */
                 if (cl->id)
                         break;
-                if (strcmp(a, "--") == 0) {
-                        if (!cl->id && j + 1 < cl->argc)
-                                cl->id = cl->argv[++j];
+                int k = take_operand(cl, j);
+                if (k < 0)
                         break;
-                }
-                if (!is_option(a)) {
-                        cl->id = a;
+                if (k == 0)
                         continue;
-                }
                 struct opt o;
-                split_opt(a, &o);
+                split_opt(cl->argv[j], &o);
                 if (in(&o, help_opts))
                         cl->exec = false;
                 if (in(&o, exec_shaping_opts) && !cl->shaping)
-                        cl->shaping = a;
+                        cl->shaping = cl->argv[j];
                 int at = j;
                 const char *value = o.value;
                 bool takes_value = in(&o, exec_value_opts);
@@ -209,19 +217,13 @@ static void parse_delete(struct rt_cmdline *cl)
 {
         cl->deleting = true;
         for (int j = cl->command + 1; j < cl->argc; j++) {
-                const char *a = cl->argv[j];
-                if (strcmp(a, "--") == 0) {
-                        if (!cl->id && j + 1 < cl->argc)
-                                cl->id = cl->argv[j + 1];
+                int k = take_operand(cl, j);
+                if (k < 0)
                         break;
-                }
-                if (!is_option(a)) {
-                        if (!cl->id)
-                                cl->id = a;
+                if (k == 0)
                         continue;
-                }
                 struct opt o;
-                split_opt(a, &o);
+                split_opt(cl->argv[j], &o);
                 if (in(&o, help_opts) || is(&o, "regex") || is(&o, "r"))
                         cl->deleting = false;
         }
