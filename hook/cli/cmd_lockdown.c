@@ -65,18 +65,23 @@ static void task_fail(struct lockdown *l, const struct tsync_status_task *k, con
         l->failed++;
 }
 
-/* TracerPid of a task, -1 when unreadable. */
-static int tracer_of(pid_t pid, pid_t tid)
+/* A number field of a task's /proc status (TracerPid, Seccomp_filters), -1
+ * when unreadable. */
+static int status_number(pid_t pid, pid_t tid, const char *field)
 {
         char path[80], line[256];
         (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
         FILE *f = fopen(path, "re");
         if (!f)
                 return -1;
+        size_t n = strlen(field);
         int r = -1;
         while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "TracerPid: %d", &r) == 1)
+                if (strncmp(line, field, n) == 0 && line[n] == ':') {
+                        if (sscanf(line + n + 1, "%d", &r) != 1)
+                                r = -1;
                         break;
+                }
         (void)fclose(f);
         return r;
 }
@@ -118,7 +123,7 @@ static void judge(struct lockdown *l, const struct tsync_status *st)
                 const struct tsync_status_task *k = &st->tasks[i];
                 if (k->dead)
                         continue;
-                int tr = tracer_of(k->pid, k->tid);
+                int tr = status_number(k->pid, k->tid, "TracerPid");
                 if (tr > 0) {
                         char why[96];
                         (void)snprintf(why, sizeof(why), "traced by pid %d: ptrace allows one tracer", tr);
@@ -193,21 +198,6 @@ static int compile(struct lockdown *l, char **names, size_t n_names, char **file
         return 0;
 }
 
-static int seccomp_filters_of(pid_t pid, pid_t tid)
-{
-        char path[80], line[256];
-        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return -1;
-        int r = -1;
-        while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "Seccomp_filters: %d", &r) == 1)
-                        break;
-        (void)fclose(f);
-        return r;
-}
-
 static void kill_container(struct lockdown *l, const struct tsync_status *st)
 {
         for (size_t i = 0; i < st->n; i++)
@@ -254,7 +244,7 @@ static void cover(struct lockdown *l, const struct tsync_status *st, int *held)
                 const struct tsync_status_task *k = &st->tasks[i];
                 if (k->dead)
                         continue;
-                int now = seccomp_filters_of(k->pid, k->tid);
+                int now = status_number(k->pid, k->tid, "Seccomp_filters");
                 if (now != k->filters + (int)l->n_prog) {
                         char why[128];
                         (void)snprintf(why, sizeof(why), "carries %d filters, not %d", now,
