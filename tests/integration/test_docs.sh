@@ -1,0 +1,140 @@
+#!/bin/bash
+# The doc test: every ```sh block of README.md and docs/*.md runs, for real, and must succeed (or end
+# with the status its `<!-- doc-test: exit N -->` line names), unless a `<!-- doc-test: skip: REASON -->`
+# line above it says why it cannot run here; each block is one test, a skipped one is counted as
+# skipped with its reason. A block the test cannot judge (no info string, an indented code block, a
+# command in a text block, an unknown marker) fails, and so does a relative link or anchor between
+# the pages that resolves to nothing. tests/tools/doc_blocks.py reads the markdown.
+#
+# The sandbox a block runs in (sandbox_run below), so that a block runs as written and leaves nothing:
+# - a mount namespace of its own, where /tmp is the test's temp dir, /run a fresh tmpfs (runc's and
+#   runsc's state: a block's containers are listed there alone and deleted after it), and /etc and
+#   /var/cache are overlays whose writes go to a tmpfs (a profile written to /etc/oci-seccomp-tsync,
+#   the hook's cache);
+# - /etc/oci-seccomp-tsync/profiles holds the shipped profiles (configs/profiles), as an install
+#   puts them in PREFIX/share/oci-seccomp-tsync/profiles;
+# - the working directory is /tmp/doc-test, where configs/ is the source tree's (the pages say
+#   "from the top of the source tree");
+# - the variables the pages name: $BUNDLE, an OCI bundle (`runc spec`, a busybox-static rootfs,
+#   noNewPrivileges true, a linux.seccomp that denies mkdir) whose process prints a line and exits;
+#   for a block that names $PID or lists runc's containers, a running container (doc-test-sleeper)
+#   and $PID, its host pid;
+# - TSYNC_SYSLOG_SOCKET is empty: the blocks' lines stay out of the host's journal.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+DOC_BLOCKS="$TSYNC_TOP/tests/tools/doc_blocks.py"
+tsync_need_built "$TSYNC_BUILD/bin/oci-seccomp-tsync" "$TSYNC_BUILD/bin/seccomp-tsync-init"
+
+setUp() {
+        tsync_test_begin
+}
+
+tearDown() {
+        tsync_test_end
+}
+
+testEveryRelativeLinkAndAnchorResolves() {
+        local out
+        out=$(python3 "$DOC_BLOCKS" links "$TSYNC_TOP" 2>&1)
+        assertEquals "links" "0:" "$?:$out"
+}
+
+testEveryCodeBlockSaysWhatItHolds() {
+        local out
+        out=$(python3 "$DOC_BLOCKS" blocks "$TSYNC_TOP" "$TSYNC_TMP" 2>&1)
+        assertEquals "blocks" "0:" "$?:$out"
+        assertTrue "shell blocks found" "[ $(find "$TSYNC_TMP" -name '*.sh' | wc -l) -gt 20 ]"
+}
+
+# CI (.ci/run) runs the test command exactly as README.md shows it.
+testCiRunsTheReadmeTestCommand() {
+        local cmd
+        cmd=$(grep -A1 '^# The test command, exactly as README.md shows it:' "$TSYNC_TOP/.ci/run" | sed -n 2p)
+        assertNotNull ".ci/run names no test command" "$cmd"
+        python3 "$DOC_BLOCKS" blocks "$TSYNC_TOP" "$TSYNC_TMP" >/dev/null 2>&1
+        local where
+        where=$(grep -lxF -- "$cmd" "$TSYNC_TMP"/*.sh | head -1)
+        assertNotNull "README.md has no block that is exactly .ci/run's '$cmd'" "$where"
+        assertEquals "README.md" "$(cut -d: -f1 "${where%.sh}.where" 2>/dev/null)"
+}
+
+# sandbox_run BLOCK.sh WANT: runs the block as the header says; fails unless it exits WANT.
+sandbox_run() {
+        local block=$1 want=$2 s=$TSYNC_TMP rc
+        mkdir -p "$s/tmp/doc-test" "$s/ovl" "$s/sleeper" || return 1
+        chmod 1777 "$s/tmp"
+        ln -s "$TSYNC_TOP/configs" "$s/tmp/doc-test/configs"
+        make_bundle "$s/tmp/doc-test/bundle" sh -c 'echo hello from the container' || return 1
+        tsync_json_edit "$s/tmp/doc-test/bundle/config.json" '.process.noNewPrivileges = true
+                | .linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
+                                    syscalls: [{names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO"}]}' ||
+                return 1
+        cp "$block" "$s/tmp/doc-test/.block.sh"
+        local sleeper=0
+        grep -qE '\$PID|runc list' "$block" && sleeper=1 && make_bundle "$s/tmp/doc-test/sleeper" sleep 3600
+        # shellcheck disable=SC2016 # expanded by the sandbox's shell
+        S=$s TOP=$TSYNC_TOP SLEEPER=$sleeper timeout -s KILL 600 unshare -m --propagation private -- bash -c '
+                set -e
+                mount -t tmpfs -o mode=0700 doc-test "$S/ovl"
+                for d in etc var/cache; do
+                        n=${d//\//-}
+                        mkdir "$S/ovl/$n.up" "$S/ovl/$n.work"
+                        mount -t overlay doc-test -o "lowerdir=/$d,upperdir=$S/ovl/$n.up,workdir=$S/ovl/$n.work" "/$d"
+                done
+                mkdir -p /etc/oci-seccomp-tsync/profiles
+                cp "$TOP"/configs/profiles/*.json /etc/oci-seccomp-tsync/profiles/
+                mount -t tmpfs -o mode=0755 doc-test /run
+                mount --bind "$S/tmp" /tmp
+                cd /tmp/doc-test
+                export BUNDLE=/tmp/doc-test/bundle TSYNC_SYSLOG_SOCKET=
+                if [ "$SLEEPER" = 1 ]; then
+                        runc run -d -b /tmp/doc-test/sleeper doc-test-sleeper </dev/null >/tmp/doc-test/sleeper.log 2>&1
+                        PID=$(runc state doc-test-sleeper | jq -r .pid)
+                        export PID
+                fi
+                set +e
+                bash -e -o pipefail .block.sh </dev/null
+                rc=$?
+                for id in $(runc list -q 2>/dev/null); do
+                        runc kill "$id" KILL >/dev/null 2>&1
+                        runc delete --force "$id" >/dev/null 2>&1
+                done
+                if [ -d /run/runsc ]; then
+                        for id in $(runsc list -q 2>/dev/null); do
+                                runsc delete --force "$id" >/dev/null 2>&1
+                        done
+                fi
+                exit $rc
+        ' >"$s/out" 2>&1
+        rc=$?
+        cat "$s/out"
+        assertEquals "exit status of the block (its output is above)" "$want" "$rc"
+}
+
+# One test per shell block, testBlock_<page>_<line>, in the order of the pages.
+suite() {
+        local dir f name where
+        dir=$(mktemp -d "${TMPDIR:-/tmp}/tsync-docs.XXXXXX") || return 1
+        python3 "$DOC_BLOCKS" blocks "$TSYNC_TOP" "$dir" >/dev/null 2>&1
+        for f in "$dir"/*.sh; do
+                [ -e "$f" ] || continue
+                where=$(cat "${f%.sh}.where")
+                name=testBlock_$(echo "$where" | sed 's|^docs/||; s|\.md:|_|; s|[^A-Za-z0-9_]|_|g')
+                if [ -e "${f%.sh}.skip" ]; then
+                        eval "$name() { echo \"SKIP $where: \$(cat $(printf %q "${f%.sh}.skip"))\"; startSkipping; fail \"$where\"; }"
+                else
+                        eval "$name() { echo \"RUN $where:\"; cat $(printf %q "$f") | sed 's/^/    \$ /'; sandbox_run $(printf %q "$f") \$(cat $(printf %q "${f%.sh}.exit")); }"
+                fi
+                suite_addTest "$name"
+        done
+        suite_addTest testEveryRelativeLinkAndAnchorResolves
+        suite_addTest testEveryCodeBlockSaysWhatItHolds
+        suite_addTest testCiRunsTheReadmeTestCommand
+        DOC_TMP=$dir
+}
+
+oneTimeTearDown() {
+        [ -n "$DOC_TMP" ] && rm -rf -- "$DOC_TMP"
+}
+
+. shunit2
