@@ -9,8 +9,8 @@
 # The sandbox a block runs in (sandbox_run below), so that a block runs as written and leaves nothing:
 # - a mount namespace of its own, where /tmp is the test's temp dir, /run a fresh tmpfs (runc's and
 #   runsc's state: a block's containers are listed there alone and deleted after it), and /etc and
-#   /var/cache are overlays whose writes go to a tmpfs (a profile written to /etc/oci-seccomp-tsync,
-#   the hook's cache);
+#   /var are overlays whose writes go to a tmpfs (a profile written to /etc/oci-seccomp-tsync, the
+#   hook's cache, a recording's directory);
 # - /etc/oci-seccomp-tsync/profiles holds the shipped profiles (configs/profiles), as an install
 #   puts them in PREFIX/share/oci-seccomp-tsync/profiles;
 # - the working directory is /tmp/doc-test, where configs/ is the source tree's (the pages say
@@ -18,7 +18,12 @@
 # - the variables the pages name: $BUNDLE, an OCI bundle (`runc spec`, a busybox-static rootfs,
 #   noNewPrivileges true, a linux.seccomp that denies mkdir) whose process prints a line and exits;
 #   for a block that names $PID or lists runc's containers, a running container (doc-test-sleeper)
-#   and $PID, its host pid;
+#   and $PID, its host pid; for a block that runs podman, $IMAGE is `--rootfs DIR` (a busybox-static
+#   rootfs: no image can be pulled here), and the sandbox's /etc/containers holds a containers.conf
+#   (the limits and runtime this host needs, as docs/podman.md says; no network; our hooks.d files,
+#   naming the built program, through hooks_dir, as docs/install.md says) and a storage.conf whose
+#   storage lies in the test's temp dir, so that no container, image or lock of the host's Podman is
+#   touched;
 # - TSYNC_SYSLOG_SOCKET is empty: the blocks' lines stay out of the host's journal.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -70,16 +75,24 @@ sandbox_run() {
                                     syscalls: [{names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO"}]}' ||
                 return 1
         cp "$block" "$s/tmp/doc-test/.block.sh"
-        local sleeper=0
+        local sleeper=0 podman=0 f
         grep -qE '\$PID|runc list' "$block" && sleeper=1 && make_bundle "$s/tmp/doc-test/sleeper" sleep 3600
+        if grep -qE '(^|[;&|] *)podman ' "$block"; then
+                podman=1
+                make_rootfs "$s/tmp/doc-test/rootfs" || return 1
+                mkdir -p "$s/tmp/doc-test/hooks.d"
+                for f in "$TSYNC_TOP"/configs/hooks.d/*.json.in; do
+                        f=${f##*/}
+                        sed "s|@BINDIR@|$TSYNC_BUILD/bin|" "$TSYNC_TOP/configs/hooks.d/$f" >"$s/tmp/doc-test/hooks.d/${f%.in}"
+                done
+        fi
         # shellcheck disable=SC2016 # expanded by the sandbox's shell
-        S=$s TOP=$TSYNC_TOP SLEEPER=$sleeper timeout -s KILL 600 unshare -m --propagation private -- bash -c '
+        S=$s TOP=$TSYNC_TOP SLEEPER=$sleeper PODMAN=$podman timeout -s KILL 600 unshare -m --propagation private -- bash -c '
                 set -e
                 mount -t tmpfs -o mode=0700 doc-test "$S/ovl"
-                for d in etc var/cache; do
-                        n=${d//\//-}
-                        mkdir "$S/ovl/$n.up" "$S/ovl/$n.work"
-                        mount -t overlay doc-test -o "lowerdir=/$d,upperdir=$S/ovl/$n.up,workdir=$S/ovl/$n.work" "/$d"
+                for d in etc var; do
+                        mkdir "$S/ovl/$d.up" "$S/ovl/$d.work"
+                        mount -t overlay doc-test -o "lowerdir=/$d,upperdir=$S/ovl/$d.up,workdir=$S/ovl/$d.work" "/$d"
                 done
                 mkdir -p /etc/oci-seccomp-tsync/profiles
                 cp "$TOP"/configs/profiles/*.json /etc/oci-seccomp-tsync/profiles/
@@ -92,6 +105,16 @@ sandbox_run() {
                         PID=$(runc state doc-test-sleeper | jq -r .pid)
                         export PID
                 fi
+                if [ "$PODMAN" = 1 ]; then
+                        mkdir -p /etc/containers
+                        printf "%s\n" "[containers]" "default_ulimits = [\"nofile=1024:1024\", \"nproc=1024:1024\"]" \
+                                "netns = \"none\"" "[engine]" "runtime = \"runc\"" "cgroup_manager = \"cgroupfs\"" \
+                                "events_logger = \"file\"" "hooks_dir = [\"/tmp/doc-test/hooks.d\"]" \
+                                >/etc/containers/containers.conf
+                        printf "%s\n" "[storage]" "driver = \"vfs\"" "graphroot = \"/tmp/doc-test/storage\"" \
+                                "runroot = \"/run/containers/storage\"" >/etc/containers/storage.conf
+                        export IMAGE="--rootfs /tmp/doc-test/rootfs"
+                fi
                 set +e
                 bash -e -o pipefail .block.sh </dev/null
                 rc=$?
@@ -99,6 +122,7 @@ sandbox_run() {
                         runc kill "$id" KILL >/dev/null 2>&1
                         runc delete --force "$id" >/dev/null 2>&1
                 done
+                [ "$PODMAN" = 1 ] && podman rm --all --force --time 0 >/dev/null 2>&1
                 if [ -d /run/runsc ]; then
                         for id in $(runsc list -q 2>/dev/null); do
                                 runsc delete --force "$id" >/dev/null 2>&1
