@@ -7,13 +7,13 @@
 # the pages that resolves to nothing. tests/tools/doc_blocks.py reads the markdown.
 #
 # The sandbox a block runs in (sandbox_run below), so that a block runs as written and leaves nothing:
-# - a mount namespace of its own, where /tmp is the test's temp dir, /run a fresh tmpfs (runc's and
-#   runsc's state: a block's containers are listed there alone and deleted after it), and /etc and
-#   /var are overlays whose writes go to a tmpfs (a profile written to /etc/oci-seccomp-tsync, the
-#   hook's cache, a recording's directory);
+# - a mount namespace of its own, where /run is a fresh tmpfs (runc's and runsc's state: a block's
+#   containers are listed there alone and deleted after it), and /etc, /var and /tmp are overlays
+#   whose writes go to a tmpfs (a profile written to /etc/oci-seccomp-tsync, the hook's cache, a
+#   recording's directory, a bundle made in /tmp);
 # - /etc/oci-seccomp-tsync/profiles holds the shipped profiles (configs/profiles), as an install
 #   puts them in PREFIX/share/oci-seccomp-tsync/profiles;
-# - the working directory is /tmp/doc-test, where configs/ is the source tree's (the pages say
+# - the working directory is /run/doc-test, where configs/ is the source tree's (a copy; the pages say
 #   "from the top of the source tree");
 # - the variables the pages name: $BUNDLE, an OCI bundle (`runc spec`, a busybox-static rootfs,
 #   noNewPrivileges true, a linux.seccomp that denies mkdir) whose process prints a line and exits;
@@ -66,42 +66,43 @@ testCiRunsTheReadmeTestCommand() {
 # sandbox_run BLOCK.sh WANT: runs the block as the header says; fails unless it exits WANT.
 sandbox_run() {
         local block=$1 want=$2 s=$TSYNC_TMP rc
-        mkdir -p "$s/tmp/doc-test" "$s/ovl" "$s/sleeper" || return 1
-        chmod 1777 "$s/tmp"
-        ln -s "$TSYNC_TOP/configs" "$s/tmp/doc-test/configs"
-        make_bundle "$s/tmp/doc-test/bundle" sh -c 'echo hello from the container' || return 1
-        tsync_json_edit "$s/tmp/doc-test/bundle/config.json" '.process.noNewPrivileges = true
+        local w=$s/work sleeper=0 podman=0 f
+        mkdir -p "$w" "$s/ovl" || return 1
+        cp -r "$TSYNC_TOP/configs" "$w/configs"
+        make_bundle "$w/bundle" sh -c 'echo hello from the container' || return 1
+        tsync_json_edit "$w/bundle/config.json" '.process.noNewPrivileges = true
                 | .linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
                                     syscalls: [{names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO"}]}' ||
                 return 1
-        cp "$block" "$s/tmp/doc-test/.block.sh"
-        local sleeper=0 podman=0 f
-        grep -qE '\$PID|runc list' "$block" && sleeper=1 && make_bundle "$s/tmp/doc-test/sleeper" sleep 3600
+        cp "$block" "$w/.block.sh"
+        grep -qE '\$PID|runc list' "$block" && sleeper=1 && make_bundle "$w/sleeper" sleep 3600
         if grep -qE '(^|[;&|] *)podman ' "$block"; then
                 podman=1
-                make_rootfs "$s/tmp/doc-test/rootfs" || return 1
-                mkdir -p "$s/tmp/doc-test/hooks.d"
+                make_rootfs "$w/rootfs" || return 1
+                mkdir -p "$w/hooks.d"
                 for f in "$TSYNC_TOP"/configs/hooks.d/*.json.in; do
                         f=${f##*/}
-                        sed "s|@BINDIR@|$TSYNC_BUILD/bin|" "$TSYNC_TOP/configs/hooks.d/$f" >"$s/tmp/doc-test/hooks.d/${f%.in}"
+                        sed "s|@BINDIR@|$TSYNC_BUILD/bin|" "$TSYNC_TOP/configs/hooks.d/$f" >"$w/hooks.d/${f%.in}"
                 done
         fi
+        # The work dir is copied onto the sandbox's /run (a tmpfs) before /tmp is overlaid: a path
+        # under /tmp, this test's temp dir among them, is the overlay's afterwards.
         # shellcheck disable=SC2016 # expanded by the sandbox's shell
         S=$s TOP=$TSYNC_TOP SLEEPER=$sleeper PODMAN=$podman timeout -s KILL 600 unshare -m --propagation private -- bash -c '
                 set -e
                 mount -t tmpfs -o mode=0700 doc-test "$S/ovl"
-                for d in etc var; do
+                for d in etc var tmp; do
                         mkdir "$S/ovl/$d.up" "$S/ovl/$d.work"
                         mount -t overlay doc-test -o "lowerdir=/$d,upperdir=$S/ovl/$d.up,workdir=$S/ovl/$d.work" "/$d"
                 done
                 mkdir -p /etc/oci-seccomp-tsync/profiles
                 cp "$TOP"/configs/profiles/*.json /etc/oci-seccomp-tsync/profiles/
                 mount -t tmpfs -o mode=0755 doc-test /run
-                mount --bind "$S/tmp" /tmp
-                cd /tmp/doc-test
-                export BUNDLE=/tmp/doc-test/bundle TSYNC_SYSLOG_SOCKET=
+                cp -a "$S/work" /run/doc-test
+                cd /run/doc-test
+                export BUNDLE=/run/doc-test/bundle TSYNC_SYSLOG_SOCKET=
                 if [ "$SLEEPER" = 1 ]; then
-                        runc run -d -b /tmp/doc-test/sleeper doc-test-sleeper </dev/null >/tmp/doc-test/sleeper.log 2>&1
+                        runc run -d -b /run/doc-test/sleeper doc-test-sleeper </dev/null >/run/doc-test/sleeper.log 2>&1
                         PID=$(runc state doc-test-sleeper | jq -r .pid)
                         export PID
                 fi
@@ -109,20 +110,20 @@ sandbox_run() {
                         mkdir -p /etc/containers
                         printf "%s\n" "[containers]" "default_ulimits = [\"nofile=1024:1024\", \"nproc=1024:1024\"]" \
                                 "netns = \"none\"" "[engine]" "runtime = \"runc\"" "cgroup_manager = \"cgroupfs\"" \
-                                "events_logger = \"file\"" "hooks_dir = [\"/tmp/doc-test/hooks.d\"]" \
+                                "events_logger = \"file\"" "hooks_dir = [\"/run/doc-test/hooks.d\"]" \
                                 >/etc/containers/containers.conf
-                        printf "%s\n" "[storage]" "driver = \"vfs\"" "graphroot = \"/tmp/doc-test/storage\"" \
+                        printf "%s\n" "[storage]" "driver = \"vfs\"" "graphroot = \"/run/doc-test/storage\"" \
                                 "runroot = \"/run/containers/storage\"" >/etc/containers/storage.conf
-                        export IMAGE="--rootfs /tmp/doc-test/rootfs"
+                        export IMAGE="--rootfs /run/doc-test/rootfs"
                 fi
                 set +e
                 bash -e -o pipefail .block.sh </dev/null
                 rc=$?
+                [ "$PODMAN" = 1 ] && podman rm --all --force --time 0 >/dev/null 2>&1
                 for id in $(runc list -q 2>/dev/null); do
                         runc kill "$id" KILL >/dev/null 2>&1
                         runc delete --force "$id" >/dev/null 2>&1
                 done
-                [ "$PODMAN" = 1 ] && podman rm --all --force --time 0 >/dev/null 2>&1
                 if [ -d /run/runsc ]; then
                         for id in $(runsc list -q 2>/dev/null); do
                                 runsc delete --force "$id" >/dev/null 2>&1
@@ -158,7 +159,7 @@ suite() {
 }
 
 oneTimeTearDown() {
-        [ -n "$DOC_TMP" ] && rm -rf -- "$DOC_TMP"
+        [ -z "$DOC_TMP" ] || rm -rf -- "$DOC_TMP"
 }
 
 . shunit2
