@@ -38,7 +38,7 @@ tearDown() {
         tsync_test_end
 }
 
-testEveryRelativeLinkAndAnchorResolves() {
+testEveryRelativeLinkAndAnchorResolvesAndTheReadmeIndexesEveryPage() {
         local out
         out=$(python3 "$DOC_BLOCKS" links "$TSYNC_TOP" 2>&1)
         assertEquals "links" "0:" "$?:$out"
@@ -153,7 +153,7 @@ suite() {
                 fi
                 suite_addTest "$name"
         done
-        suite_addTest testEveryRelativeLinkAndAnchorResolves
+        suite_addTest testEveryRelativeLinkAndAnchorResolvesAndTheReadmeIndexesEveryPage
         suite_addTest testEveryCodeBlockSaysWhatItHolds
         suite_addTest testCiRunsTheReadmeTestCommand
         DOC_TMP=$dir

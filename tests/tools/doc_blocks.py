@@ -5,7 +5,7 @@
                                     status and its skip reason as OUTDIR/NNN.{where,exit,skip};
                                     exit 1, one line per problem, for a block the test cannot judge
   doc_blocks.py links TOP           exit 1, one line per relative link or anchor that resolves to
-                                    nothing
+                                    nothing, or per page of docs/ README.md does not link
 
 A shell command block is fenced with the info string `sh`. The line right above it may be one
 marker, visible to whoever reads the markdown's source:
@@ -148,6 +148,12 @@ def cmd_links(top):
             if anchor and (not dest.endswith('.md') or anchor not in anchors(dest)):
                 bad.append('%s: link %s: %s has no heading with the anchor #%s' %
                            (page, target, os.path.relpath(dest, top), anchor))
+    # README.md is the index: every page of docs/ is linked from it.
+    with open(os.path.join(top, 'README.md')) as f:
+        readme = f.read()
+    for page in pages(top)[1:]:
+        if not re.search(r'\]\(%s(#[^)]*)?\)' % re.escape(page), readme):
+            bad.append('README.md: no link to %s: the index must name every page' % page)
     for b in bad:
         print(b)
     if n < 10:
