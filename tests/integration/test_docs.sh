@@ -63,6 +63,19 @@ testCiRunsTheReadmeTestCommand() {
         assertEquals "README.md" "$(cut -d: -f1 "${where%.sh}.where" 2>/dev/null)"
 }
 
+# The front page's command ends in the demo (its install-deps.sh and scons cannot run here): the
+# demo runs, the layer reaches every thread, and our translation of Podman's profile agrees with
+# runc's program.
+testTheFrontPageDemoRuns() {
+        grep -qxF './tools/install-deps.sh && scons && ./tools/demo.sh' "$TSYNC_TOP/README.md" ||
+                fail "README.md no longer shows the demo's command: change this test with it"
+        timeout -s KILL 600 "$TSYNC_TOP/tools/demo.sh" >"$TSYNC_TMP/demo" 2>&1
+        assertEquals "$(tail -20 "$TSYNC_TMP/demo")" 0 "$?"
+        assertTrue "a thread of the layered run whose getcwd went through: $(cat "$TSYNC_TMP/demo")" \
+                "[ $(grep -c 'getcwd: errno 123' "$TSYNC_TMP/demo") -ge 6 ]"
+        grep -q ': 0 differences' "$TSYNC_TMP/demo" || fail "translation differs from runc's: $(cat "$TSYNC_TMP/demo")"
+}
+
 # sandbox_run BLOCK.sh WANT: runs the block as the header says; fails unless it exits WANT.
 sandbox_run() {
         local block=$1 want=$2 s=$TSYNC_TMP rc
@@ -156,6 +169,7 @@ suite() {
         suite_addTest testEveryRelativeLinkAndAnchorResolvesAndTheReadmeIndexesEveryPage
         suite_addTest testEveryCodeBlockSaysWhatItHolds
         suite_addTest testCiRunsTheReadmeTestCommand
+        suite_addTest testTheFrontPageDemoRuns
         DOC_TMP=$dir
 }
 
