@@ -601,6 +601,14 @@ testDebianPackageBuildsWithTheExpectedFilesAndLintianFindsNoErrors() {
                 expected_files /usr | sed -E 's|(/man/man[15]/.*)$|\1.gz|'
                 printf '%s\n' /usr/share/doc/$PKG/README.md.gz /usr/share/doc/$PKG/changelog.Debian.gz \
                         /usr/share/doc/$PKG/copyright /usr/share/lintian/overrides/$PKG
+                # The pages README.md links (debian/docs), compressed by dh_compress above 4 KiB.
+                for f in "$SRC"/docs/*.md; do
+                        if [ "$(stat -c %s "$f")" -gt 4096 ]; then
+                                echo "/usr/share/doc/$PKG/docs/${f##*/}.gz"
+                        else
+                                echo "/usr/share/doc/$PKG/docs/${f##*/}"
+                        fi
+                done
         } | sort >"$TSYNC_TMP/want"
         dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print substr($6, 2) }' | sort >"$TSYNC_TMP/got"
         assertEquals "$(diff "$TSYNC_TMP/want" "$TSYNC_TMP/got")" "$(cat "$TSYNC_TMP/want")" "$(cat "$TSYNC_TMP/got")"
@@ -635,6 +643,9 @@ testRpmBuildsFromTheDistTarball() {
         {
                 expected_files /usr
                 echo "/usr/share/doc/$PKG-$VERSION/README.md"
+                for f in "$SRC"/docs/*.md; do # %doc docs: the pages README.md links
+                        echo "/usr/share/doc/$PKG-$VERSION/docs/${f##*/}"
+                done
                 echo "/usr/share/licenses/$PKG-$VERSION/LICENSE" # %license
         } | sort >"$TSYNC_TMP/want"
         rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null | awk '$1 ~ /^-/ { print $2 }' |
