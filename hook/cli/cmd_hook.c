@@ -18,6 +18,7 @@
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
+#include "tsync/prepare.h"
 #include "tsync/relay.h"
 #include "tsync/rewrite.h"
 #include "tsync/stage.h"
@@ -287,27 +288,22 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         req.record_dir = record_dir;
         struct tsync_plan_paths o;
         plan_paths(h, NULL, &o);
-        _cleanup_free_ char *running = NULL;
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = tsync_rewrite_undo(config, true, &running, &err);
-        if (r == 0)
-                r = tsync_plan_new(config, &req, NULL, &plan, &err);
+        /* An engine's config: a plan in it is forged (tsync_rewrite_undo), our
+         * hooks are the engine's (hooks.d), the recording's directory goes
+         * under h->record_root. */
+        struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_PRECREATE, .req = &req, .paths = &o };
+        struct tsync_warnings w = { 0 };
+        _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
+        int r = tsync_plan_prepare(config, &po, &p, &w, &err);
         tsync_request_clear(&req);
+        cli_warnings("precreate", &w);
         if (r < 0) {
                 cli_error("precreate", &err);
                 return -1;
         }
-        struct tsync_plan_programs progs = { 0 };
-        if (cli_check_plan(plan, &o, config, &progs, "precreate") < 0)
-                return -1;
-        if (tsync_plan_record_prepare(plan, config, NULL, h->record_root, &err) < 0) {
-                tsync_plan_programs_clear(&progs);
-                cli_error("precreate", &err);
-                return -1;
-        }
-        struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
-        r = tsync_rewrite_apply(config, plan, &ro, running, &err);
-        tsync_plan_programs_clear(&progs);
+        const struct tsync_plan *plan = p.plan;
+        struct tsync_rewrite_opts ro = { .init_path = init_path };
+        r = tsync_plan_apply(config, &p, &ro, &err);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         if (r < 0 || tsync_json_write(config, false, &text, &len, &err) < 0) {

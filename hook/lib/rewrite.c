@@ -766,16 +766,3 @@ int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan
          * still read their capabilities here, so the original ones stay. */
         return tsync_exec_view_restore(config, plan, running, err);
 }
-
-int tsync_rewrite(struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
-                  const struct tsync_rewrite_opts *o, struct tsync_err *err)
-{
-        _cleanup_free_ char *running = NULL;
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = tsync_rewrite_undo(config, o->from_engine, &running, err);
-        if (r == 0)
-                r = tsync_plan_new(config, req, state_dir, &plan, err);
-        if (r == 0)
-                r = tsync_rewrite_apply(config, plan, o, running, err);
-        return r;
-}

@@ -40,10 +40,6 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
 int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
                         const char *running, struct tsync_err *err);
 
-/* Undo, tsync_plan_new and apply in one, for callers with nothing to decide in between. */
-int tsync_rewrite(struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
-                  const struct tsync_rewrite_opts *o, struct tsync_err *err);
-
 /* The capability sets the rewrite lends the init for plan (process.capabilities
  * as written), or *ret = NULL when it lends nothing: noNewPrivileges, no
  * capabilities, or the sets hold what it lends already. */
