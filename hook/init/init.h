@@ -13,9 +13,10 @@
 #include <time.h>
 
 #include "tsync/capsets.h"
+#include "tsync/init_args.h"
 
 #define INIT_PROGRAM     "seccomp-tsync-init"
-#define INIT_MAX_FILTERS 16
+#define INIT_MAX_FILTERS TSYNC_INIT_MAX_FILTERS
 
 /* Exit codes of the init when the workload never started (documented in
  * --help). Otherwise it exits with the workload's status, or 128+signal. */

@@ -20,6 +20,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/filterfile.h"
+#include "tsync/init_args.h"
 #include "tsync/plan.h"
 #include "tsync/status.h"
 
@@ -93,43 +94,27 @@ static int init_files(pid_t init, struct prog **ret, char (**ret_labels)[64], si
         struct tsync_err err = { 0 };
         /* The kernel bounds a command line by the exec's stack limit; we by CMDLINE_MAX. */
         int rr = tsync_read_file_at(AT_FDCWD, path, path, 0, CMDLINE_MAX, &cmd, &len, NULL, &err);
+        struct tsync_init_args a;
+        _cleanup_free_ char **argv = NULL;
+        if (rr == 0)
+                rr = tsync_status_init_args(cmd, len, &a, &argv, &err);
         if (rr < 0) {
-                size_t n = strnlen(err.msg, size - 1); /* cut to why's size, as any message here is */
-                memcpy(why, err.msg, n);
-                why[n] = '\0';
+                size_t m = strnlen(err.msg, size - 1); /* cut to why's size, as any message here is */
+                memcpy(why, err.msg, m);
+                why[m] = '\0';
                 return rr;
         }
-        struct prog *progs = NULL;
-        char(*labels)[64] = NULL;
+        struct prog *progs = a.n_filters ? calloc(a.n_filters, sizeof(*progs)) : NULL;
+        char(*labels)[64] = a.n_filters ? calloc(a.n_filters, sizeof(*labels)) : NULL;
         size_t n = 0;
-        int r = 0;
-        for (size_t i = cmd ? strlen(cmd) + 1 : 0; r == 0 && i < len; i += strlen(cmd + i) + 1) {
-                const char *opt = cmd + i;
-                if (strcmp(opt, "--") == 0)
-                        break;
-                if (strcmp(opt, "--filter") != 0 && strcmp(opt, "--filter-data") != 0)
-                        continue;
-                size_t v = i + strlen(opt) + 1;
-                if (v >= len)
-                        break;
-                struct prog *p = reallocarray(progs, n + 1, sizeof(*p));
-                char(*l)[64] = p ? reallocarray(labels, n + 1, sizeof(*l)) : NULL;
-                if (p)
-                        progs = p;
-                if (l)
-                        labels = l;
-                if (!p || !l) {
-                        r = -ENOMEM;
-                        break;
-                }
-                progs[n] = (struct prog){ 0 };
-                if (strcmp(opt, "--filter") == 0)
-                        (void)snprintf(labels[n], sizeof(labels[n]), "%s", cmd + v);
+        int r = a.n_filters && (!progs || !labels) ? -ENOMEM : 0;
+        for (; r == 0 && n < a.n_filters; n++) {
+                const char *opt = tsync_init_opt(a.filters[n].opt)->name;
+                if (a.filters[n].opt == TSYNC_INIT_OPT_FILTER)
+                        (void)snprintf(labels[n], sizeof(labels[n]), "%s", a.filters[n].text);
                 else
-                        (void)snprintf(labels[n], sizeof(labels[n]), "--filter-data #%zu", n);
-                r = load_file(init, opt, cmd + v, &progs[n], why, size);
-                n++;
-                i = v;
+                        (void)snprintf(labels[n], sizeof(labels[n]), "%s #%zu", opt, n);
+                r = load_file(init, opt, a.filters[n].text, &progs[n], why, size);
         }
         if (r < 0) {
                 progs_free(progs, n);

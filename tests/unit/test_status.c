@@ -361,20 +361,33 @@ static void test_expect_from_config(void)
 
 static void test_expect_from_cmdline(void)
 {
-        static const char cmd[] = "/.oci-seccomp-tsync/init\0--exec-once\0"
-                                  "13\0--filter\0/f/00.bpf\0--filter\0"
+        static const char cmd[] = "/.oci-seccomp-tsync/init\0--filter\0/f/00.bpf\0--filter\0"
                                   "/f/01.bpf\0--bounding\0CAP_KILL\0--no-new-privs\0--record\0/r\0--\0sleep\0"
                                   "--filter\0x";
         struct tsync_err err = { 0 };
         struct tsync_status_expect e;
         int r = tsync_status_expect_from_cmdline(cmd, sizeof(cmd), &e, &err);
-        tap_ok(r == 0 && e.asked && !e.plan && !e.baseline_known && e.n_tsync == 1 && e.record && e.exec_once == 13 &&
+        tap_ok(r == 0 && e.asked && !e.plan && !e.baseline_known && e.n_tsync == 1 && e.record && !e.exec_once &&
                        e.no_new_privs && e.have_caps && e.caps[TSYNC_CAPSET_BOUNDING] == KILL,
                "test_status_the_init_s_command_line_asks_what_it_names_before_its_double_dash (%s)", err.msg);
+        static const char once[] = "/.oci-seccomp-tsync/init\0--exec-once\0"
+                                   "13\0--filter-data\0AAAA\0--relay\0/s\0--\0sleep";
+        r = tsync_status_expect_from_cmdline(once, sizeof(once), &e, &err);
+        tap_ok(r == 0 && e.n_tsync == 1 && !e.record && e.exec_once == 13 && !e.have_caps,
+               "test_status_the_init_s_exec_once_and_filter_data (%s)", err.msg);
         static const char cut[] = "/.oci-seccomp-tsync/init\0--filter";
         r = tsync_status_expect_from_cmdline(cut, sizeof(cut), &e, &err);
-        tap_ok(r < 0 && strstr(err.msg, "--filter has no value"), "test_status_a_cut_command_line_is_refused (%s)",
+        tap_ok(r < 0 && strstr(err.msg, "--filter needs an argument"), "test_status_a_cut_command_line_is_refused (%s)",
                err.msg);
+        /* What the init refuses to run with is no command line of a running init. */
+        static const char both[] = "/.oci-seccomp-tsync/init\0--exec\0--exec-once\0"
+                                   "1\0--\0sleep";
+        r = tsync_status_expect_from_cmdline(both, sizeof(both), &e, &err);
+        tap_ok(r < 0 && strstr(err.msg, "--exec-once cannot be combined with --exec"),
+               "test_status_reads_with_the_init_s_conflict_rules (%s)", err.msg);
+        static const char older[] = "/.oci-seccomp-tsync/init\0--filter\0/f/00.bpf\0--agent-state\0/a\0--\0sleep";
+        r = tsync_status_expect_from_cmdline(older, sizeof(older), &e, &err);
+        tap_ok(r == 0 && e.n_tsync == 1, "test_status_reads_an_older_init_s_agent_state (%s)", err.msg);
 }
 
 int main(void)

@@ -143,6 +143,14 @@ struct tsync_status_expect {
 int tsync_status_expect_from_config(const struct tsync_json *config, struct tsync_status_expect *ret,
                                     struct tsync_err *err);
 
+/* Our init's command line (NUL-separated, as /proc/PID/cmdline, len bytes
+ * with the last NUL) read by the init's own parser (tsync/init_args.h): *ret
+ * points into cmdline through *ret_argv, which the caller frees. -EINVAL
+ * when the init would not have run with it. */
+struct tsync_init_args;
+int tsync_status_init_args(const char *cmdline, size_t len, struct tsync_init_args *ret, char ***ret_argv,
+                           struct tsync_err *err);
+
 /* From our init's command line (NUL-separated, as /proc/PID/cmdline), when
  * no config is at hand: the runtime's own filter is then unknown. */
 int tsync_status_expect_from_cmdline(const char *cmdline, size_t len, struct tsync_status_expect *ret,
