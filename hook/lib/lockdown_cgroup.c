@@ -47,12 +47,20 @@ static int mount_point(bool v1, char *buf, size_t size)
         return -ENOENT;
 }
 
-static bool in_list(pid_t p, const pid_t *pids, size_t n)
+/* Whether p is one of the container's: listed, or (forked since the list
+ * was read, or gone since) in the same pid namespace as pid. */
+static bool in_container(pid_t p, pid_t pid, const pid_t *pids, size_t n)
 {
         for (size_t i = 0; i < n; i++)
                 if (pids[i] == p)
                         return true;
-        return false;
+        char a[64], b[64], la[64], lb[64];
+        (void)snprintf(a, sizeof(a), "/proc/%d/ns/pid", (int)p);
+        (void)snprintf(b, sizeof(b), "/proc/%d/ns/pid", (int)pid);
+        ssize_t na = readlink(a, la, sizeof(la) - 1), nb = readlink(b, lb, sizeof(lb) - 1);
+        if (na < 0 && errno == ENOENT)
+                return true; /* it has ended */
+        return na > 0 && nb > 0 && na == nb && memcmp(la, lb, (size_t)na) == 0;
 }
 
 int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
@@ -108,7 +116,7 @@ int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, stru
                 return tsync_error(err, errno, "%s: %s", procs, strerror(errno));
         int other;
         while (fscanf(p, "%d", &other) == 1)
-                if (!in_list(other, pids, n_pids))
+                if (!in_container(other, pid, pids, n_pids))
                         return tsync_error(
                                 err, EPERM,
                                 "the container's cgroup %s holds pid %d, which is not in the container: it is shared, "

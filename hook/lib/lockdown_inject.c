@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static int wait_stop(pid_t tid, int *st)
         }
 }
 
-int tsync_lockdown_seize(pid_t tid, char *why, size_t size)
+int tsync_lockdown_seize(pid_t tid, bool interrupt, char *why, size_t size)
 {
         if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
                 int e = errno;
@@ -58,7 +59,7 @@ int tsync_lockdown_seize(pid_t tid, char *why, size_t size)
                                e == EPERM ? " (traced by another process, or ptrace not allowed)" : "");
                 return -e;
         }
-        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+        if (interrupt && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
                 int e = errno;
                 (void)ptrace(PTRACE_DETACH, tid, NULL, NULL);
                 (void)snprintf(why, size, "PTRACE_INTERRUPT: %s", strerror(e));
@@ -106,11 +107,13 @@ static int mem_rw(int fd, bool write, void *buf, size_t len, unsigned long addr)
         return (size_t)n == len ? 0 : -EIO;
 }
 
-/* The address of a `syscall` instruction (0f 05) in pid's executable mappings. */
-static int find_syscall(pid_t pid, int mem, unsigned long *ret)
+/* The address of a `syscall` instruction (0f 05) in the task's executable
+ * mappings. Through the thread's own /proc entry: a process whose main thread
+ * has exited shows no mappings under /proc/PID. */
+static int find_syscall(pid_t pid, pid_t tid, int mem, unsigned long *ret)
 {
-        char path[64], line[1024];
-        (void)snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+        char path[80], line[1024];
+        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid, (int)tid);
         FILE *f = fopen(path, "re");
         if (!f)
                 return -errno;
@@ -197,8 +200,8 @@ static int run_syscall(pid_t tid, const struct user_regs_struct *saved, unsigned
 int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns, size_t len, unsigned flags,
                           bool set_nnp, long *ret, int *held_sig, char *why, size_t size)
 {
-        char path[64];
-        (void)snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+        char path[80];
+        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", (int)pid, (int)tid);
         _cleanup_close_ int mem = open(path, O_RDWR | O_CLOEXEC);
         if (mem < 0) {
                 int e = errno;
@@ -216,7 +219,7 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
                 return -EOPNOTSUPP;
         }
         unsigned long insn = 0;
-        int r = find_syscall(pid, mem, &insn);
+        int r = find_syscall(pid, tid, mem, &insn);
         if (r < 0) {
                 (void)snprintf(why, size, "no syscall instruction found in its executable mappings: %s", strerror(-r));
                 return r;
@@ -245,6 +248,17 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
                 (void)snprintf(why, size, "writing its stack at %#lx: %s", at, strerror(-r));
                 return r;
         }
+        /* Every signal blocked while the injected calls run: one that arrives
+         * stays pending and is delivered after the detach, to the registers
+         * and mask put back, as after any stop. */
+        uint64_t mask, all = ~0ULL;
+        if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0 ||
+            ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all) < 0) {
+                int e = errno;
+                (void)mem_rw(mem, true, backup, need, at);
+                (void)snprintf(why, size, "PTRACE_GET/SETSIGMASK: %s", strerror(e));
+                return -e;
+        }
         long res = 0;
         if (set_nnp) {
                 r = run_syscall(tid, &saved, insn, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, &res, held_sig, why, size);
@@ -259,10 +273,12 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
         /* Put everything back, whatever happened. */
         int rm = mem_rw(mem, true, backup, need, at);
         int rr = ptrace(PTRACE_SETREGS, tid, NULL, &saved) < 0 ? -errno : 0;
+        if (rr == 0 && ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0)
+                rr = -errno;
         if (r < 0)
                 return r;
         if (rm < 0 || rr < 0) {
-                (void)snprintf(why, size, "restoring its %s: %s", rm < 0 ? "stack" : "registers",
+                (void)snprintf(why, size, "restoring its %s: %s", rm < 0 ? "stack" : "registers or signal mask",
                                strerror(rm < 0 ? -rm : -rr));
                 return rm < 0 ? rm : rr;
         }
@@ -272,9 +288,9 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
 
 #else
 
-int tsync_lockdown_seize(pid_t tid, char *why, size_t size)
+int tsync_lockdown_seize(pid_t tid, bool interrupt, char *why, size_t size)
 {
-        (void)tid;
+        (void)tid, (void)interrupt;
         (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
         return -EOPNOTSUPP;
 }
