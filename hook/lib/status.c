@@ -60,6 +60,7 @@ static int read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
                         (void)snprintf(t->comm, sizeof(t->comm), "%.*s", (int)strcspn(v, "\n"), v);
                 } else if (strcmp(line, "State") == 0) {
                         t->dead = *v == 'Z' || *v == 'X';
+                        t->state = *v;
                 } else if (strcmp(line, "PPid") == 0) {
                         t->ppid = (pid_t)strtol(v, NULL, 10);
                 } else if (strcmp(line, "NStgid") == 0) {

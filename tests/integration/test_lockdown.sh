@@ -195,7 +195,7 @@ testAMultiProcessContainerUnderStormsIsCoveredAndDeletedClean() {
         child=$(pgrep -P "$pid" -x lockdown_probe | head -1)
         # the probe's long-lived children: the ones with threads
         for c in $(pgrep -P "$pid" -x lockdown_probe); do
-                [ "$(ls "/proc/$c/task" | wc -l)" -gt 5 ] && child=$c
+                [ "$(ls "/proc/$c/task" 2>/dev/null | wc -l)" -gt 5 ] && child=$c
         done
         kill -STOP "$child"
         wait_state "$child" T || fail "child not stopped: $(states_of "$child")"

@@ -41,6 +41,10 @@ int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
 int tsync_lockdown_seize(pid_t tid, bool interrupt, char *why, size_t size);
 /* Waits up to timeout_ms for a seized task's stop. */
 int tsync_lockdown_wait_stop(pid_t tid, int timeout_ms, char *why, size_t size);
+/* Waits up to timeout_ms for the stops of the seized tasks tids[] (0
+ * entries skipped), whichever comes first: ret[i] 0 stopped, -ESRCH ended,
+ * -ETIMEDOUT. 0, or -errno when waiting failed. */
+int tsync_lockdown_wait_stops(const pid_t *tids, int *ret, size_t n, int timeout_ms);
 /* Lets a seized task go (the signal it held back, if any). */
 int tsync_lockdown_detach(pid_t tid, int sig);
 
@@ -55,7 +59,9 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
                           bool set_nnp, long *ret, int *held_sig, char *why, size_t size);
 
 /* Whether tid's filter at index (0: the oldest) is insns. 1 yes, 0 no,
- * -errno (why) when it cannot be read. tid must be seized and stopped. */
+ * -errno (why) when it cannot be read. With insns NULL: whether there is
+ * no filter at index (1: none, the stack is shorter). tid must be seized
+ * and stopped. */
 int tsync_lockdown_filter_is(pid_t tid, int index, const struct sock_filter *insns, size_t len, char *why, size_t size);
 
 /* One program to add, as compiled. */

@@ -49,6 +49,7 @@ struct tsync_status_task {
         bool runtime_exe; /* the process runs a runtime's binary (runc, crun, runc's memfd copy) */
         bool dead;        /* State Z or X: it runs nothing any more (a main thread that exited before its
                            * process's other threads, a child not reaped yet), so it is not judged */
+        char state;       /* State's letter (T: a job-control stop; D also when a v1 freezer froze it) */
         int seccomp;      /* Seccomp: 0 none, 1 strict, 2 filter */
         int filters;      /* Seccomp_filters, -1 when the kernel does not show it */
         int no_new_privs; /* NoNewPrivs */
