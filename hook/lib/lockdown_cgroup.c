@@ -1,6 +1,7 @@
 /* lockdown: the container's freezer. Freezing first means no task forks,
  * clones or execs while the others are being seized; a cgroup shared with
  * anything outside the container is refused rather than frozen. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +19,12 @@ static void fclosep(FILE **f)
                 (void)fclose(*f);
 }
 #define _cleanup_fclose_ _cleanup_(fclosep)
+
+static void closedirp(DIR **d)
+{
+        if (*d)
+                (void)closedir(*d);
+}
 
 /* Where a hierarchy is mounted in our mount namespace: cgroup2, or the v1
  * one with the freezer controller. */
@@ -185,4 +192,55 @@ int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
                 return tsync_error(err, -r, "%s: %s", path, strerror(-r));
         cg->frozen = false;
         return 0;
+}
+
+static int add_tids(const char *dir, const char *file, pid_t **tids, size_t *n, size_t *cap)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, file);
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        int t;
+        while (fscanf(f, "%d", &t) == 1) {
+                if (*n == *cap) {
+                        size_t c = *cap ? *cap * 2 : 256;
+                        pid_t *p = realloc(*tids, c * sizeof(*p));
+                        if (!p)
+                                return -ENOMEM;
+                        *tids = p;
+                        *cap = c;
+                }
+                (*tids)[(*n)++] = (pid_t)t;
+        }
+        /* Its sub-cgroups are frozen with it: their tasks are the container's too. */
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return -errno;
+        struct dirent *e;
+        while ((e = readdir(d)))
+                if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+                        char sub[4200];
+                        int w = snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+                        if (w < 0 || (size_t)w >= sizeof(sub))
+                                return -ENAMETOOLONG;
+                        int r = add_tids(sub, file, tids, n, cap);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+int tsync_lockdown_cgroup_tids(const struct tsync_lockdown_cgroup *cg, pid_t **ret, size_t *n)
+{
+        size_t cap = 0;
+        *ret = NULL;
+        *n = 0;
+        int r = add_tids(cg->dir, cg->v1 ? "tasks" : "cgroup.threads", ret, n, &cap);
+        if (r < 0) {
+                free(*ret);
+                *ret = NULL;
+                *n = 0;
+        }
+        return r;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,15 +114,14 @@ static int status_number(pid_t pid, pid_t tid, const char *field)
 }
 
 /* Whether a task is in a job-control stop (SIGSTOP, SIGTSTP, ...). A task
- * the v1 freezer froze shows State D whatever it was doing; its wait
- * channel still says do_signal_stop when it was stopped. */
+ * the v1 freezer froze shows State D whatever it was doing, and the frozen
+ * list keeps the State read before the freeze; the wait channel says
+ * do_signal_stop when it is stopped. */
 static bool stopped_now(const struct tsync_status_task *k)
 {
         pid_t pid = k->pid, tid = k->tid;
         if (k->state == 'T')
                 return true;
-        if (k->state != 'D')
-                return false;
         char path[80], w[64] = "";
         (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid, (int)tid);
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -219,20 +219,90 @@ static void seize_stopped(struct run *r, struct tsync_status *st)
         }
 }
 
-/* Every task is stopped now: one that is not held appeared between the
- * thaw and its creator's stop. */
-static void newcomers(struct run *r)
+static int cmp_task(const void *a, const void *b)
 {
-        struct tsync_err err = { 0 };
-        _cleanup_(tsync_status_clear) struct tsync_status now = { 0 };
-        if (tsync_status_read(r->req->pid, &now, &err) < 0) {
+        const struct tsync_status_task *x = a, *y = b;
+        if (x->pid != y->pid)
+                return x->pid < y->pid ? -1 : 1;
+        if ((x->tid == x->pid) != (y->tid == y->pid))
+                return x->tid == x->pid ? -1 : 1;
+        return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static const struct tsync_status_task *find_task(const struct tsync_status *st, pid_t tid)
+{
+        for (size_t i = 0; i < st->n; i++)
+                if (st->tasks[i].tid == tid)
+                        return &st->tasks[i];
+        return NULL;
+}
+
+/* The frozen list: every task in the cgroup, a known one as st read it
+ * (what matters of it is read again: its ABI, its stop, its filters by
+ * the proof through ptrace), a new one read now; st's zombies are kept, to
+ * be named. Processes in pid order, each main thread first. Reading the
+ * cgroup rather than scanning every process of the host for the
+ * namespace keeps the frozen time short. */
+static int list_frozen(const struct tsync_lockdown_cgroup *cg, const struct tsync_status *st, struct tsync_status *fz,
+                       struct tsync_err *err)
+{
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+        int e = tsync_lockdown_cgroup_tids(cg, &tids, &n);
+        if (e < 0)
+                return tsync_error(err, -e, "%s: listing its tasks: %s", cg->dir, strerror(-e));
+        tsync_status_clear(fz);
+        fz->tasks = calloc(n + st->n + 1, sizeof(*fz->tasks));
+        if (!fz->tasks)
+                return tsync_error(err, ENOMEM, "out of memory");
+        fz->target_ns_pid = st->target_ns_pid;
+        for (size_t i = 0; i < st->n; i++)
+                if (st->tasks[i].dead)
+                        fz->tasks[fz->n++] = st->tasks[i];
+        for (size_t i = 0; i < n; i++) {
+                const struct tsync_status_task *k = find_task(st, tids[i]);
+                if (k && k->dead)
+                        continue;
+                if (k) {
+                        fz->tasks[fz->n++] = *k;
+                        continue;
+                }
+                e = tsync_status_read_task(tids[i], tids[i], &fz->tasks[fz->n]);
+                if (e == -ENOENT)
+                        continue; /* it ended */
+                if (e < 0)
+                        return tsync_error(err, -e, "task %d: %s", (int)tids[i], strerror(-e));
+                fz->n++;
+        }
+        qsort(fz->tasks, fz->n, sizeof(*fz->tasks), cmp_task);
+        return 0;
+}
+
+/* Every task is stopped now: one in the cgroup that is not held appeared
+ * between the thaw and its creator's stop. */
+static void newcomers(struct run *r, const struct tsync_lockdown_cgroup *cg, const struct tsync_status *fz)
+{
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+        int e = tsync_lockdown_cgroup_tids(cg, &tids, &n);
+        if (e < 0) {
                 struct tsync_status_task k = { .pid = r->req->pid, .tid = r->req->pid };
-                FAIL(r, &k, "reading its tasks again: %s", err.msg);
+                FAIL(r, &k, "listing its tasks again: %s", strerror(-e));
                 return;
         }
-        for (size_t i = 0; i < now.n; i++)
-                if (!now.tasks[i].dead && !find_held(r, now.tasks[i].tid))
-                        FAIL(r, &now.tasks[i], "appeared while the container was being seized: not held");
+        for (size_t i = 0; i < n; i++) {
+                const struct held *h = find_held(r, tids[i]);
+                if (h && !h->gone)
+                        continue;
+                const struct tsync_status_task *k = find_task(fz, tids[i]);
+                if (k && k->dead)
+                        continue;
+                struct tsync_status_task t = { .pid = tids[i], .tid = tids[i] };
+                (void)tsync_status_read_task(tids[i], tids[i], &t);
+                if (t.dead)
+                        continue;
+                FAIL(r, &t, "appeared while the container was being seized: not held");
+        }
 }
 
 /* Runs program p in one thread; 0 or why (filled). *res the call's result. */
@@ -247,55 +317,131 @@ static int inject_one(struct run *r, const struct tsync_status_task *k, const st
         return tsync_lockdown_inject(k->pid, k->tid, p->insns, p->len, flags, nnp, res, &h->sig, why, size);
 }
 
-/* The process whose first live thread is st->tasks[first]: one TSYNC call
- * per program; when TSYNC names a thread with filters of its own (a
- * diverged stack it cannot sync), nothing was applied and every thread of
- * the process is given the program on its own instead. */
-static void cover_process(struct run *r, const struct tsync_status *st, size_t first)
+/* Program p given to every live thread of the process whose first live
+ * thread is st->tasks[first], each on its own (no TSYNC): for a process
+ * whose threads' filters diverge. False when one failed (named). */
+static bool cover_threads(struct run *r, const struct tsync_status *st, size_t first, size_t p)
 {
-        const struct tsync_status_task *k = &st->tasks[first];
-        bool nnp = needs_nnp(r, k), diverged = false;
-        for (size_t p = 0; p < r->req->n_progs; p++) {
-                const struct tsync_lockdown_prog *prog = &r->req->progs[p];
+        const struct tsync_lockdown_prog *prog = &r->req->progs[p];
+        for (size_t i = first; i < st->n && st->tasks[i].pid == st->tasks[first].pid; i++) {
+                const struct tsync_status_task *t = &st->tasks[i];
+                if (t->dead)
+                        continue;
                 char why[224] = "";
                 long res = 0;
-                int e = 0;
-                if (!diverged) {
-                        e = inject_one(r, k, prog, prog->flags | SECCOMP_FILTER_FLAG_TSYNC, nnp && p == 0, &res, why,
-                                       sizeof(why));
-                        if (e == 0 && res > 0) {
-                                diverged = true;
+                int e = inject_one(r, t, prog, prog->flags & ~SECCOMP_FILTER_FLAG_TSYNC, needs_nnp(r, t) && p == 0,
+                                   &res, why, sizeof(why));
+                if (e < 0) {
+                        FAIL(r, t, "%s", why);
+                        return false;
+                }
+                if (res != 0) {
+                        FAIL(r, t, "seccomp in this thread: %s", strerror((int)-res));
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* Collects the stops of the calls in flight until each is done. */
+static void collect(struct run *r, const struct tsync_status *st, const size_t *first,
+                    struct tsync_lockdown_call *calls, int *state, size_t n)
+{
+        size_t inflight = 0;
+        for (size_t i = 0; i < n; i++)
+                inflight += state[i] == 1;
+        for (long waited = 0; inflight;) {
+                int status;
+                pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0) {
+                        if (w < 0 || waited++ > STOP_TIMEOUT_MS * 10L)
+                                break;
+                        (void)usleep(100);
+                        continue;
+                }
+                for (size_t i = 0; i < n; i++) {
+                        if (state[i] != 1 || calls[i].tid != w)
+                                continue;
+                        int e = tsync_lockdown_call_stopped(&calls[i], status);
+                        if (e == 1)
+                                break;
+                        inflight--;
+                        state[i] = e < 0 ? -1 : 0;
+                        if (e < 0)
+                                FAIL(r, &st->tasks[first[i]], "%s", calls[i].why);
+                        if (e == -ESRCH)
+                                find_held(r, w)->gone = true;
+                        break;
+                }
+        }
+        for (size_t i = 0; i < n; i++)
+                if (state[i] == 1) {
+                        state[i] = -1;
+                        FAIL(r, &st->tasks[first[i]], "the injected call did not return within %d ms", STOP_TIMEOUT_MS);
+                }
+}
+
+/* Every process: one TSYNC call per program in its first live thread, the
+ * calls of all processes side by side (each step waits for its target to
+ * be scheduled: side by side, those waits overlap). When TSYNC names a
+ * thread with filters of its own (a diverged stack it cannot sync),
+ * nothing was applied, and every thread of that process is given the
+ * program on its own instead. */
+static void cover(struct run *r, const struct tsync_status *st)
+{
+        _cleanup_free_ size_t *first = calloc(st->n ? st->n : 1, sizeof(*first));
+        _cleanup_free_ struct tsync_lockdown_call *calls = calloc(st->n ? st->n : 1, sizeof(*calls));
+        _cleanup_free_ int *state = calloc(st->n ? st->n : 1, sizeof(*state));
+        _cleanup_free_ bool *diverged = calloc(st->n ? st->n : 1, sizeof(*diverged));
+        if (!first || !calls || !state || !diverged) {
+                struct tsync_status_task k = { .pid = r->req->pid, .tid = r->req->pid };
+                FAIL(r, &k, "out of memory");
+                return;
+        }
+        size_t n = 0;
+        for (size_t i = 0; i < st->n; i++) {
+                if (st->tasks[i].dead)
+                        continue;
+                bool earlier = false; /* only the process's first live thread injects */
+                for (size_t j = i; j-- > 0 && st->tasks[j].pid == st->tasks[i].pid;)
+                        earlier |= !st->tasks[j].dead;
+                if (!earlier)
+                        first[n++] = i;
+        }
+        r->res->procs = n;
+        for (size_t p = 0; p < r->req->n_progs && !r->res->n_failed; p++) {
+                const struct tsync_lockdown_prog *prog = &r->req->progs[p];
+                for (size_t i = 0; i < n; i++) {
+                        const struct tsync_status_task *k = &st->tasks[first[i]];
+                        state[i] = 2; /* not started */
+                        if (diverged[i])
+                                continue;
+                        struct held *h = find_held(r, k->tid);
+                        int e = h ? tsync_lockdown_call_start(&calls[i], k->pid, k->tid, prog->insns, prog->len,
+                                                              prog->flags | SECCOMP_FILTER_FLAG_TSYNC,
+                                                              needs_nnp(r, k) && p == 0, &h->sig)
+                                  : -ESRCH;
+                        state[i] = e < 0 ? -1 : 1;
+                        if (e < 0)
+                                FAIL(r, k, "%s", h ? calls[i].why : "not held");
+                }
+                collect(r, st, first, calls, state, n);
+                for (size_t i = 0; i < n; i++) {
+                        const struct tsync_status_task *k = &st->tasks[first[i]];
+                        if (state[i] == 0 && calls[i].res > 0) {
+                                diverged[i] = true;
                                 r->res->diverged++;
                                 NOTE(r, k,
                                      "thread %ld (its tid in the container) has filters of its own, so one TSYNC call "
                                      "cannot cover the process: each thread was given the layer on its own",
-                                     res);
+                                     calls[i].res);
+                        } else if (state[i] == 0 && calls[i].res < 0) {
+                                FAIL(r, k, "seccomp: %s", strerror((int)-calls[i].res));
                         }
-                }
-                if (diverged) {
-                        for (size_t i = first; i < st->n && st->tasks[i].pid == k->pid; i++) {
-                                const struct tsync_status_task *t = &st->tasks[i];
-                                if (t->dead)
-                                        continue;
-                                res = 0;
-                                e = inject_one(r, t, prog, prog->flags & ~SECCOMP_FILTER_FLAG_TSYNC,
-                                               needs_nnp(r, t) && p == 0, &res, why, sizeof(why));
-                                if (e < 0) {
-                                        FAIL(r, t, "%s", why);
-                                        return;
-                                }
-                                if (res != 0) {
-                                        FAIL(r, t, "seccomp in this thread: %s", strerror((int)-res));
-                                        return;
-                                }
-                        }
-                        continue;
-                }
-                if (e == 0 && res < 0)
-                        (void)snprintf(why, sizeof(why), "seccomp: %s", strerror((int)-res));
-                if (e < 0 || res != 0) {
-                        FAIL(r, k, "%s", why);
-                        return;
+                        if (diverged[i] && !cover_threads(r, st, first[i], p))
+                                return;
                 }
         }
 }
@@ -357,8 +503,7 @@ static int freeze_all(struct run *r, struct tsync_lockdown_cgroup *cg, struct ts
                         *t0 = now_us();
                 if (tsync_lockdown_freeze(cg, err) < 0)
                         return -err->code;
-                tsync_status_clear(fz);
-                if (tsync_status_read(r->req->pid, fz, err) < 0)
+                if (list_frozen(cg, st, fz, err) < 0)
                         return -err->code;
                 judge(r, fz, true);
                 if (r->res->n_failed)
@@ -476,24 +621,9 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
                         fz.tasks[i].dead = true; /* it ended instead of stopping: it runs nothing */
         }
         if (!ret->n_failed)
-                newcomers(&r);
-        for (size_t i = 0; i < fz.n && !ret->n_failed; i++) {
-                const struct tsync_status_task *k = &fz.tasks[i];
-                if (k->dead)
-                        continue;
-                if (i == 0 || fz.tasks[i - 1].pid != k->pid) {
-                        ret->procs++;
-                } else {
-                        /* Only the process's first live thread injects. */
-                        bool earlier = false;
-                        for (size_t j = i; j-- > 0 && fz.tasks[j].pid == k->pid;)
-                                earlier |= !fz.tasks[j].dead;
-                        if (earlier)
-                                continue;
-                        ret->procs++;
-                }
-                cover_process(&r, &fz, i);
-        }
+                newcomers(&r, &cg, &fz);
+        if (!ret->n_failed)
+                cover(&r, &fz);
         if (!ret->n_failed)
                 prove(&r, &fz);
         for (size_t i = 0; i < fz.n; i++) {

@@ -11,7 +11,9 @@
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include "tsync/error.h"
 
@@ -30,6 +32,10 @@ int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, stru
                                struct tsync_err *err);
 /* Freezes it and waits until the kernel says it is frozen. */
 int tsync_lockdown_freeze(struct tsync_lockdown_cgroup *cg, struct tsync_err *err);
+/* Every task (tid) in it and its sub-cgroups (v1 tasks, v2 cgroup.threads),
+ * malloc'd: a frozen container's list without a scan of every process of
+ * the host. 0 or -errno. */
+int tsync_lockdown_cgroup_tids(const struct tsync_lockdown_cgroup *cg, pid_t **ret, size_t *n);
 /* Thaws it if we froze it. */
 int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err);
 
@@ -57,6 +63,34 @@ int tsync_lockdown_detach(pid_t tid, int sig);
  * 0 when the call ran and everything was restored, else -errno with why. */
 int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns, size_t len, unsigned flags,
                           bool set_nnp, long *ret, int *held_sig, char *why, size_t size);
+
+/* One injection in flight, for injecting into many processes at once
+ * (each step waits for the target to be scheduled: doing them side by side
+ * costs one wait, not one per process). */
+struct tsync_lockdown_call {
+        pid_t pid, tid;
+        int mem; /* /proc/PID/task/TID/mem */
+        struct user_regs_struct saved;
+        uint64_t mask;          /* its signal mask */
+        unsigned long insn, at; /* the syscall instruction; where the program is written */
+        unsigned char *backup;  /* what was there */
+        size_t need;
+        long nr[2];
+        unsigned long args[2][3];
+        int n, cur; /* the calls (prctl NO_NEW_PRIVS, seccomp), the one running */
+        long res;   /* the last call's result */
+        int *held_sig;
+        char why[224];
+};
+/* Starts the calls of tsync_lockdown_inject in tid: 0 (a step is in
+ * flight: wait for tid's stop, then call tsync_lockdown_call_stopped), or
+ * -errno with c->why and everything put back. */
+int tsync_lockdown_call_start(struct tsync_lockdown_call *c, pid_t pid, pid_t tid, const struct sock_filter *insns,
+                              size_t len, unsigned flags, bool set_nnp, int *held_sig);
+/* With the status of tid's stop: 1 another step is in flight, 0 done
+ * (c->res the seccomp result, everything put back), -errno with c->why
+ * (everything put back, unless the task ended). */
+int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status);
 
 /* Whether tid's filter at index (0: the oldest) is insns. 1 yes, 0 no,
  * -errno (why) when it cannot be read. With insns NULL: whether there is

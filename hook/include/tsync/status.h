@@ -97,6 +97,12 @@ struct tsync_status {
 };
 void tsync_status_clear(struct tsync_status *s);
 
+/* Parses one task's status file (/proc/PID/task/TID/status; pid may be
+ * any task of its process: t->pid is its Tgid). -ENOENT when it is gone.
+ * For lockdown, which lists a frozen cgroup's tasks without a namespace
+ * scan. */
+int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t);
+
 /* Reads every task of the pid namespace that pid is in. -ESRCH when pid is
  * gone, -EPERM (with the reason) when the namespace is ours (the host's) or
  * has no PID 1 we can see. Tasks that end while being read are left out. */
