@@ -265,6 +265,49 @@ testProcessesWhoseMainThreadExitedAreCovered() {
         stop_runc "$ID"
 }
 
+# A 32-bit (i386) process in the container, where the kernel runs them (IA-32 emulation): it is
+# refused by name before anything is touched (no injection with i386 numbering yet). The program
+# is assembled here (binutils' --32 needs no multilib): nanosleep through int 0x80, forever.
+testA32BitProcessIsRefusedByName() {
+        command -v as >/dev/null && command -v ld >/dev/null || {
+                echo "SKIP: no as/ld to build an i386 program"
+                startSkipping
+        }
+        cat >"$T/s32.S" <<'ASM'
+        .globl _start
+_start:
+1:      movl $162, %eax
+        leal ts, %ebx
+        xorl %ecx, %ecx
+        int $0x80
+        jmp 1b
+        .data
+ts:     .long 1, 0
+ASM
+        as --32 -o "$T/s32.o" "$T/s32.S" && ld -m elf_i386 -o "$T/lockdown_i386" "$T/s32.o" || fail "assembling"
+        "$T/lockdown_i386" &
+        p32=$!
+        sleep 0.2
+        if ! kill -0 "$p32" 2>/dev/null; then
+                echo "SKIP: the kernel does not run i386 programs (no IA-32 emulation, or ia32_emulation=0)"
+                startSkipping
+        fi
+        kill "$p32" 2>/dev/null
+        wait "$p32" 2>/dev/null
+        rm -rf "$T/b"
+        make_rootfs "$T/b/rootfs" "$T/lockdown_i386" || fail "rootfs"
+        make_bundle "$T/b" /bin/lockdown_i386 || fail "bundle"
+        tsync_json_edit "$T/b/config.json" '.process.noNewPrivileges = true | del(.linux.seccomp)' || fail "config"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        lockdown --no-cache "$ID" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals 1 "$rc"
+        assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_i386): not an x86_64 process"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "a refused run touched tasks" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
+        stop_runc "$ID"
+}
+
 testATracedTaskIsRefusedBeforeAnythingIsTouched() {
         bundle true || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
