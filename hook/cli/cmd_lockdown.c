@@ -1,23 +1,17 @@
 /* lockdown TARGET: adds layers to every task of a running container without
  * a restart (issue 26). The container is found as status finds it
- * (status_target.c, tsync_status_read); the mechanics are hook/lib's
- * (lockdown_cgroup.c, lockdown_inject.c). Order: compile; judge every task
- * (traced, ABI, NO_NEW_PRIVS or CAP_SYS_ADMIN) before touching anything;
- * freeze; judge again; seize every task; thaw (the ptrace stops hold them);
- * inject once per process; prove every task carries our programs; detach.
- * All or nothing, said plainly: a task not covered is named and the run
- * fails (or, with --or-kill, the container is killed). */
-#include <elf.h>
+ * (status_target.c); the run is hook/lib's (tsync_lockdown_run in
+ * lockdown_tasks.c: judge, freeze, seize, thaw, inject, prove, detach);
+ * here: options, compiling, and saying what the result holds. All or
+ * nothing, said plainly: a task not covered is named and the run fails
+ * (or, with --or-kill, the container is killed). */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <linux/seccomp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
