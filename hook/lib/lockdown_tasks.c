@@ -298,9 +298,8 @@ static void newcomers(struct run *r, const struct tsync_lockdown_cgroup *cg, con
                 if (k && k->dead)
                         continue;
                 struct tsync_status_task t = { .pid = tids[i], .tid = tids[i] };
-                (void)tsync_status_read_task(tids[i], tids[i], &t);
-                if (t.dead)
-                        continue;
+                if (tsync_status_read_task(tids[i], tids[i], &t) < 0 || t.dead)
+                        continue; /* it ended, or is ending: it runs nothing */
                 FAIL(r, &t, "appeared while the container was being seized: not held");
         }
 }
