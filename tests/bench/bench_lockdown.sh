@@ -41,7 +41,7 @@ tasks() {
         local ns p n=0
         ns=$(readlink "/proc/$1/ns/pid")
         for p in /proc/[0-9]*; do
-                [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && n=$((n + $(ls "$p/task" | wc -l)))
+                [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && n=$((n + $(find "$p/task" -mindepth 1 -maxdepth 1 | wc -l)))
         done
         echo "$n"
 }

@@ -195,7 +195,7 @@ testAMultiProcessContainerUnderStormsIsCoveredAndDeletedClean() {
         child=$(pgrep -P "$pid" -x lockdown_probe | head -1)
         # the probe's long-lived children: the ones with threads
         for c in $(pgrep -P "$pid" -x lockdown_probe); do
-                [ "$(ls "/proc/$c/task" 2>/dev/null | wc -l)" -gt 5 ] && child=$c
+                [ "$(find "/proc/$c/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)" -gt 5 ] && child=$c
         done
         kill -STOP "$child"
         wait_state "$child" T || fail "child not stopped: $(states_of "$child")"
@@ -255,7 +255,7 @@ testProcessesWhoseMainThreadExitedAreCovered() {
         leaders=
         for c in $(procs_of "$pid"); do
                 [ "$(awk '/^State:/ {print $2}' "/proc/$c/task/$c/status")" = Z ] &&
-                        [ "$(ls "/proc/$c/task" | wc -l)" -gt 1 ] && leaders="$leaders $c"
+                        [ "$(find "/proc/$c/task" -mindepth 1 -maxdepth 1 | wc -l)" -gt 1 ] && leaders="$leaders $c"
         done
         assertEquals "processes with an exited main thread: $leaders" 2 "$(echo "$leaders" | wc -w)"
         lockdown --no-cache "$ID" --profile "$PROFILES/deny-mkdir.json"
@@ -269,10 +269,11 @@ testProcessesWhoseMainThreadExitedAreCovered() {
 # refused by name before anything is touched (no injection with i386 numbering yet). The program
 # is assembled here (binutils' --32 needs no multilib): nanosleep through int 0x80, forever.
 testA32BitProcessIsRefusedByName() {
-        command -v as >/dev/null && command -v ld >/dev/null || {
-                echo "SKIP: no as/ld to build an i386 program"
+        if ! command -v as >/dev/null || ! command -v ld >/dev/null; then
                 startSkipping
-        }
+                fail "no as/ld to build an i386 program"
+                return 0
+        fi
         cat >"$T/s32.S" <<'ASM'
         .globl _start
 _start:
@@ -284,13 +285,15 @@ _start:
         .data
 ts:     .long 1, 0
 ASM
-        as --32 -o "$T/s32.o" "$T/s32.S" && ld -m elf_i386 -o "$T/lockdown_i386" "$T/s32.o" || fail "assembling"
+        as --32 -o "$T/s32.o" "$T/s32.S" || fail "as --32"
+        ld -m elf_i386 -o "$T/lockdown_i386" "$T/s32.o" || fail "ld -m elf_i386"
         "$T/lockdown_i386" &
         p32=$!
         sleep 0.2
         if ! kill -0 "$p32" 2>/dev/null; then
-                echo "SKIP: the kernel does not run i386 programs (no IA-32 emulation, or ia32_emulation=0)"
                 startSkipping
+                fail "the kernel does not run i386 programs (no IA-32 emulation, or ia32_emulation=0)"
+                return 0
         fi
         kill "$p32" 2>/dev/null
         wait "$p32" 2>/dev/null
