@@ -212,10 +212,14 @@ testAMultiProcessContainerUnderStormsIsCoveredAndDeletedClean() {
         kill -CONT "$child"
         check_denied 3
         runc delete -f "$ID" >/dev/null 2>&1
-        sleep 0.2
-        left=
-        for p in /proc/[0-9]*; do
-                [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && left="$left ${p#/proc/}"
+        # The kernel kills the namespace's processes once its PID 1 is gone: wait for the last to end.
+        for _ in $(seq 1 100); do
+                left=
+                for p in /proc/[0-9]*; do
+                        [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && left="$left ${p#/proc/}"
+                done
+                [ -z "$left" ] && break
+                sleep 0.1
         done
         assertEquals "processes left after runc delete -f" "" "$left"
         assertFalse "runc still lists it" "runc list -q | grep -qx '$ID'"
