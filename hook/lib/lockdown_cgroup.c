@@ -1,6 +1,7 @@
 /* lockdown: the container's freezer. Freezing first means no task forks,
  * clones or execs while the others are being seized; a cgroup shared with
  * anything outside the container is refused rather than frozen. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +19,12 @@ static void fclosep(FILE **f)
                 (void)fclose(*f);
 }
 #define _cleanup_fclose_ _cleanup_(fclosep)
+
+static void closedirp(DIR **d)
+{
+        if (*d)
+                (void)closedir(*d);
+}
 
 /* Where a hierarchy is mounted in our mount namespace: cgroup2, or the v1
  * one with the freezer controller. */
@@ -47,12 +54,20 @@ static int mount_point(bool v1, char *buf, size_t size)
         return -ENOENT;
 }
 
-static bool in_list(pid_t p, const pid_t *pids, size_t n)
+/* Whether p is one of the container's: listed, or (forked since the list
+ * was read, or gone since) in the same pid namespace as pid. */
+static bool in_container(pid_t p, pid_t pid, const pid_t *pids, size_t n)
 {
         for (size_t i = 0; i < n; i++)
                 if (pids[i] == p)
                         return true;
-        return false;
+        char a[64], b[64], la[64], lb[64];
+        (void)snprintf(a, sizeof(a), "/proc/%d/ns/pid", (int)p);
+        (void)snprintf(b, sizeof(b), "/proc/%d/ns/pid", (int)pid);
+        ssize_t na = readlink(a, la, sizeof(la) - 1), nb = readlink(b, lb, sizeof(lb) - 1);
+        if (na < 0 && errno == ENOENT)
+                return true; /* it has ended */
+        return na > 0 && nb > 0 && na == nb && memcmp(la, lb, (size_t)na) == 0;
 }
 
 int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
@@ -108,7 +123,7 @@ int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, stru
                 return tsync_error(err, errno, "%s: %s", procs, strerror(errno));
         int other;
         while (fscanf(p, "%d", &other) == 1)
-                if (!in_list(other, pids, n_pids))
+                if (!in_container(other, pid, pids, n_pids))
                         return tsync_error(
                                 err, EPERM,
                                 "the container's cgroup %s holds pid %d, which is not in the container: it is shared, "
@@ -177,4 +192,55 @@ int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
                 return tsync_error(err, -r, "%s: %s", path, strerror(-r));
         cg->frozen = false;
         return 0;
+}
+
+static int add_tids(const char *dir, const char *file, pid_t **tids, size_t *n, size_t *cap)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, file);
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        int t;
+        while (fscanf(f, "%d", &t) == 1) {
+                if (*n == *cap) {
+                        size_t c = *cap ? *cap * 2 : 256;
+                        pid_t *p = realloc(*tids, c * sizeof(*p));
+                        if (!p)
+                                return -ENOMEM;
+                        *tids = p;
+                        *cap = c;
+                }
+                (*tids)[(*n)++] = (pid_t)t;
+        }
+        /* Its sub-cgroups are frozen with it: their tasks are the container's too. */
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return -errno;
+        struct dirent *e;
+        while ((e = readdir(d)))
+                if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+                        char sub[4200];
+                        int w = snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+                        if (w < 0 || (size_t)w >= sizeof(sub))
+                                return -ENAMETOOLONG;
+                        int r = add_tids(sub, file, tids, n, cap);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+int tsync_lockdown_cgroup_tids(const struct tsync_lockdown_cgroup *cg, pid_t **ret, size_t *n)
+{
+        size_t cap = 0;
+        *ret = NULL;
+        *n = 0;
+        int r = add_tids(cg->dir, cg->v1 ? "tasks" : "cgroup.threads", ret, n, &cap);
+        if (r < 0) {
+                free(*ret);
+                *ret = NULL;
+                *n = 0;
+        }
+        return r;
 }

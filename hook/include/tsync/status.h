@@ -49,6 +49,7 @@ struct tsync_status_task {
         bool runtime_exe; /* the process runs a runtime's binary (runc, crun, runc's memfd copy) */
         bool dead;        /* State Z or X: it runs nothing any more (a main thread that exited before its
                            * process's other threads, a child not reaped yet), so it is not judged */
+        char state;       /* State's letter (T: a job-control stop; D also when a v1 freezer froze it) */
         int seccomp;      /* Seccomp: 0 none, 1 strict, 2 filter */
         int filters;      /* Seccomp_filters, -1 when the kernel does not show it */
         int no_new_privs; /* NoNewPrivs */
@@ -95,6 +96,12 @@ struct tsync_status {
         struct tsync_status_programs programs;
 };
 void tsync_status_clear(struct tsync_status *s);
+
+/* Parses one task's status file (/proc/PID/task/TID/status; pid may be
+ * any task of its process: t->pid is its Tgid). -ENOENT when it is gone.
+ * For lockdown, which lists a frozen cgroup's tasks without a namespace
+ * scan. */
+int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t);
 
 /* Reads every task of the pid namespace that pid is in. -ESRCH when pid is
  * gone, -EPERM (with the reason) when the namespace is ours (the host's) or
