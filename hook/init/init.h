@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "tsync/capsets.h"
+#include "tsync/init_caps.h"
 
 #define INIT_PROGRAM     "seccomp-tsync-init"
 #define INIT_MAX_FILTERS 16
@@ -72,6 +73,8 @@ struct init_config {
 /* log.c: "seccomp-tsync-init: <what>: <why>" on stderr in one write. Keep errno. */
 void init_log(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void init_warn(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* msg is "<what>: <why>" already (a library's refusal, tsync_err's message). */
+void init_log_msg(const char *msg);
 /* strerrordesc_np, never NULL and never allocating. */
 const char *init_strerror(int e);
 
@@ -92,22 +95,16 @@ int init_filters_read(const struct init_config *cfg, struct init_filter *ret, si
  * the way is -ELOOP. Returns the fd or -errno. */
 int init_open_no_symlinks(const char *path, int last_flags, mode_t mode);
 
-/* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first filter. */
+/* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first
+ * filter: the decision itself is tsync_init_caps_decide (tsync/init_caps.h,
+ * pure, table-tested); this adds what acting and proving need of the read. */
 struct init_caps {
-        bool set[TSYNC_CAPSET_COUNT];      /* the option was given */
-        uint64_t want[TSYNC_CAPSET_COUNT]; /* requested sets (bits up to the kernel's last cap) */
-        cap_t proc;                        /* permitted/effective/inheritable to capset; NULL: leave them */
-        uint64_t bounding_drop;            /* bits to PR_CAPBSET_DROP */
-        bool ambient;                      /* clear the ambient set and raise want[AMBIENT] */
-        bool set_nnp;                      /* set NO_NEW_PRIVS before loading */
-        bool caps_after_filter;            /* loading needs CAP_SYS_ADMIN: the main thread changes P/E/I/A after it */
+        struct tsync_init_caps_plan plan; /* what to drop, set, raise, and every thread's end */
+        cap_t proc; /* plan.expect's permitted/effective/inheritable to capset; NULL: leave them */
         int last_cap;
-        uint64_t amb_raise;                  /* raised into the ambient set after clearing it */
-        uint64_t expect[TSYNC_CAPSET_COUNT]; /* every thread's sets at the end: what the workload is handed */
-        bool expect_nnp;                     /* every thread's NO_NEW_PRIVS at the end */
-        int securebits;                      /* at start, never changed; -1: the kernel has none (gVisor) */
-        bool nnp_shown;                      /* /proc shows NoNewPrivs (gVisor does not) */
-        bool no_ambient;                     /* the kernel has no ambient set (gVisor): no CapAmb either */
+        int securebits;  /* at start, never changed; -1: the kernel has none (gVisor) */
+        bool nnp_shown;  /* /proc shows NoNewPrivs (gVisor does not) */
+        bool no_ambient; /* the kernel has no ambient set (gVisor): no CapAmb either */
 };
 
 /* Parses the lists (exact names of tsync/capnames.h only) and checks the
@@ -131,7 +128,7 @@ const char *init_cap_name(int cap, char *buf, size_t size);
  * (it loads nothing); each then checks its own securebits and NO_NEW_PRIVS.
  * Before the first filter. Prints and returns INIT_EXIT_PRIVS, or 0. */
 int init_privs_threads(const struct init_caps *caps);
-/* One thread's status against caps->expect and expect_nnp: -EPERM naming the
+/* One thread's status against caps->plan.expect and expect_nnp: -EPERM naming the
  * thread and the line that differs. */
 struct init_thread_status;
 struct tsync_err;
@@ -141,11 +138,11 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
  * before the load: lists /proc/self/task and opens each thread's status file;
  * counts is false where the kernel shows no Seccomp_filters (gVisor, Linux <
  * 5.9). With final_caps, the capabilities are final already: every thread
- * must show exactly final_caps->expect and expect_nnp in that same reading,
+ * must show exactly final_caps->plan.expect and expect_nnp in that same reading,
  * before any filter. init_proof_check, after the load and the last capability change:
  * reads each once; every live thread must show Seccomp 2 and its count up by
  * nfilters (where counts are shown), thread extra_tid (when > 0: the main
- * thread, which alone loaded the recording filter) by nfilters + 1, and exactly caps->expect and expect_nnp.
+ * thread, which alone loaded the recording filter) by nfilters + 1, and exactly caps->plan.expect and expect_nnp.
  * A thread gone meanwhile is skipped, but not with every_thread (a notify
  * agent may answer the reads, so "gone" may be its answer; none of the init's
  * threads exits before the workload starts): then it is a refusal.

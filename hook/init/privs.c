@@ -29,9 +29,9 @@ static int check_self(const struct init_caps *caps, const char *who)
                 return -1;
         }
         int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-        if (nnp != (int)caps->expect_nnp) {
+        if (nnp != (int)caps->plan.expect_nnp) {
                 init_log("no_new_privs", "the %s thread (%d) has NO_NEW_PRIVS %d, the workload would get %d%s%s", who,
-                         (int)gettid(), nnp, (int)caps->expect_nnp, nnp < 0 ? ": " : "",
+                         (int)gettid(), nnp, (int)caps->plan.expect_nnp, nnp < 0 ? ": " : "",
                          nnp < 0 ? init_strerror(errno) : "");
                 return -1;
         }
@@ -62,7 +62,7 @@ int init_privs_threads(const struct init_caps *caps)
 
         if (init_caps_bounding(caps) < 0 || init_caps_nnp(caps) < 0)
                 return INIT_EXIT_PRIVS;
-        if (!caps->caps_after_filter && init_caps_apply(caps) < 0)
+        if (!caps->plan.caps_after_filter && init_caps_apply(caps) < 0)
                 return INIT_EXIT_PRIVS;
         if (check_self(caps, "main") < 0)
                 return INIT_EXIT_PRIVS;
@@ -96,15 +96,15 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
                                            "be verified",
                                            (int)st->tid, st->name, tsync_capset(s)->status);
                 }
-                if (st->caps[s] != caps->expect[s])
+                if (st->caps[s] != caps->plan.expect[s])
                         return tsync_error(
                                 err, EPERM, "thread %d (%s) shows %s %016" PRIx64 "; the workload gets %016" PRIx64,
-                                (int)st->tid, st->name, tsync_capset(s)->status, st->caps[s], caps->expect[s]);
+                                (int)st->tid, st->name, tsync_capset(s)->status, st->caps[s], caps->plan.expect[s]);
         }
         if (st->nnp < 0 && caps->nnp_shown)
                 return tsync_error(err, EPERM, "thread %d (%s) shows no NoNewPrivs line", (int)st->tid, st->name);
-        if (st->nnp >= 0 && st->nnp != (int)caps->expect_nnp)
+        if (st->nnp >= 0 && st->nnp != (int)caps->plan.expect_nnp)
                 return tsync_error(err, EPERM, "thread %d (%s) shows NoNewPrivs %d; the workload gets %d", (int)st->tid,
-                                   st->name, st->nnp, (int)caps->expect_nnp);
+                                   st->name, st->nnp, (int)caps->plan.expect_nnp);
         return 0;
 }
