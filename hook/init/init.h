@@ -232,6 +232,21 @@ pid_t init_worker_tid(struct init_worker *w);
 int init_worker_run(struct init_worker *w, void (*fn)(void *arg), void *arg);
 void init_worker_command(struct init_worker *w, uint32_t command);
 long init_futex_wait(uint32_t *word, uint32_t val, const struct timespec *ts);
+/* A listener's part of the one USER_NOTIF serve loop, init_listener_serve:
+ * receive (zeroed; EINTR and ENOENT retried), answer (ENOENT: the caller is
+ * gone), forever. answer fills resp's error and flags (its id is set) and
+ * returns false when the request needs no answer; answered (or NULL) learns
+ * that the kernel took it; send_failed (or NULL) sees an answer's error
+ * other than ENOENT first, and may end the init itself; give_up ends it. */
+struct seccomp_notif;
+struct seccomp_notif_resp;
+struct init_listener {
+        bool (*answer)(int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp);
+        void (*answered)(const struct seccomp_notif_resp *resp);
+        void (*send_failed)(int e);
+        void (*give_up)(const char *what, int e) __attribute__((noreturn));
+};
+_Noreturn void init_listener_serve(int fd, const struct init_listener *l);
 void init_futex_wake(uint32_t *word);
 
 /* execonce.c: the exec-once supervisor. init_execonce_start starts its thread
