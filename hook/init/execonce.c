@@ -26,12 +26,13 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "tsync/init_threads.h"
 
 static void serve_listener(void);
 static struct init_worker supervisor = {
         .what = "exec-once",
         .thread_what = "the supervisor thread",
-        .thread_name = "tsync-exec-once",
+        .thread_name = TSYNC_INIT_THREAD_EXEC_ONCE,
         .serve = serve_listener,
 };
 static int listener = -1;

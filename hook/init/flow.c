@@ -267,7 +267,7 @@ static int flow(int argc, char **argv)
                 return INIT_EXIT_PRIVS;
         /* With an agent the reads may be its answers: a thread "gone" is
          * then no reason to skip it. */
-        code = init_proof_check(&proof, (unsigned)n_tsync, recording ? getpid() : 0, &caps, cfg.relay && !recording);
+        code = init_proof_check(&proof, (unsigned)n_tsync, recording, &caps, cfg.relay && !recording);
         if (code)
                 return code;
         if (probe) {

@@ -122,6 +122,30 @@ int init_caps_apply(const struct init_caps *caps);
 /* "CAP_KILL", or "capability N" in buf; never allocates. */
 const char *init_cap_name(int cap, char *buf, size_t size);
 
+/* threads.c: every thread the init ever has, one row each (its comment says
+ * what each must carry). tid: its TID, 0 when this run did not start it;
+ * run: runs fn(arg) on it and waits (prints and returns -1), NULL for the
+ * main thread (the caller). */
+enum init_thread {
+        INIT_THREAD_MAIN,
+        INIT_THREAD_SIGNALS,
+        INIT_THREAD_EXEC_ONCE,
+        INIT_THREAD_RECORDER,
+        INIT_THREAD_COUNT,
+};
+struct init_thread_def {
+        const char *who;        /* in messages: "the <who> thread" */
+        const char *comm;       /* its name in /proc (tsync/init_threads.h); NULL: the process's */
+        const char *started_by; /* where, and when */
+        bool probe;             /* the proof by effect (verify_probe.c) can ask it; else /proc's counts alone */
+        bool record_filter;     /* loads the recording filter (no TSYNC): carries one filter more */
+        pid_t (*tid)(void);
+        int (*run)(void (*fn)(void *arg), void *arg);
+};
+const struct init_thread_def *init_thread(enum init_thread t);
+/* The row of a TID, or NULL: a thread the init did not start. */
+const struct init_thread_def *init_thread_by_tid(pid_t tid);
+
 /* privs.c: the same on every thread, and the proof. init_privs_threads: the
  * main thread drops its bounding set and sets NO_NEW_PRIVS (and changes P/E/I/A
  * too unless caps_after_filter); the signal thread makes its whole transition
@@ -137,16 +161,14 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
 /* proof.c: the proof after the load, with reads alone. init_proof_prepare,
  * before the load: lists /proc/self/task and opens each thread's status file;
  * counts is false where the kernel shows no Seccomp_filters (gVisor, Linux <
- * 5.9). With final_caps, the capabilities are final already: every thread
- * must show exactly final_caps->plan.expect and expect_nnp in that same reading,
- * before any filter. init_proof_check, after the load and the last capability change:
- * reads each once; every live thread must show Seccomp 2 and its count up by
- * nfilters (where counts are shown), thread extra_tid (when > 0: the main
- * thread, which alone loaded the recording filter) by nfilters + 1, and exactly caps->plan.expect and expect_nnp.
- * A thread gone meanwhile is skipped, but not with every_thread (a notify
- * agent may answer the reads, so "gone" may be its answer; none of the init's
- * threads exits before the workload starts): then it is a refusal.
- * Both print and return an exit code (125, or 123 for capabilities) or 0. */
+ * 5.9); every thread of threads.c's table this run started must be listed. With final_caps, the capabilities are final
+ * already: every thread must show exactly final_caps->plan.expect and expect_nnp in that same reading, before any
+ * filter. init_proof_check, after the load and the last capability change: reads each once; every live thread must show
+ * Seccomp 2 and its count up by nfilters (where counts are shown), with recording the table's thread that loaded the
+ * recording filter (the main thread) by nfilters + 1, and exactly caps->plan.expect and expect_nnp. A thread of the
+ * table gone meanwhile is a refusal (none exits before the workload starts); another one is skipped, but not with
+ * every_thread (a notify agent may answer the reads, so "gone" may be its answer). Both print and return an exit code
+ * (125, or 123 for capabilities) or 0. */
 #define INIT_PROOF_MAX_THREADS 64
 struct init_proof_thread {
         pid_t tid;
@@ -159,7 +181,7 @@ struct init_proof {
         struct init_proof_thread threads[INIT_PROOF_MAX_THREADS];
 };
 int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps *final_caps);
-int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_tid, const struct init_caps *caps,
+int init_proof_check(const struct init_proof *p, unsigned nfilters, bool recording, const struct init_caps *caps,
                      bool every_thread);
 
 /* signals.c: the signal thread. init_signals_block blocks every signal in the

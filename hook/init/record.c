@@ -40,6 +40,7 @@
 #include "init.h"
 #include "tsync/arches.h"
 #include "tsync/filterfile.h"
+#include "tsync/init_threads.h"
 #include "tsync/record.h"
 
 /* How often the armed recorder looks for the listener: the main thread's
@@ -58,7 +59,7 @@ static void wait_for_listener(void);
 static struct init_worker recorder = {
         .what = "record",
         .thread_what = "the recorder thread",
-        .thread_name = "tsync-record",
+        .thread_name = TSYNC_INIT_THREAD_RECORDER,
         .serve = wait_for_listener,
 };
 static int32_t listener = LISTENER_WAITING;
