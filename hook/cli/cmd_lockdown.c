@@ -35,8 +35,8 @@ static void help(FILE *f)
                 "Adds the layers to every thread of every process of a running container, without a restart:\n"
                 "its cgroup is frozen, every task taken under ptrace, one thread of each process made to load\n"
                 "the filters with SECCOMP_FILTER_FLAG_TSYNC, and every task checked before it is let go.\n"
-                "Exit 0 when every task carries them; 1 naming each task that does not.\n\n"
-                "TARGET: --pid PID (any process of the container), or [--runtime runc|crun] [--root DIR] ID\n\n"
+                "Exit 0 when every task carries them; 1 naming each task that does not.\n\n" TARGET_HELP "\n"
+                "Options:\n"
                 "  -p, --profile FILE     a profile to add (repeatable; in order, after --layers)\n"
                 "  -l, --layers NAMES     profiles by name (comma-separated) in the profile directories\n"
                 "      --profile-dir DIR  where names are looked up (repeatable; default /etc/oci-seccomp-tsync/\n"
@@ -410,10 +410,8 @@ thaw:
 
 int cmd_lockdown(int argc, char **argv)
 {
-        enum { OPT_PID = 256, OPT_RUNTIME, OPT_ROOT, OPT_PROFILE_DIR, OPT_NNP, OPT_OR_KILL, OPT_CACHE, OPT_NO_CACHE };
-        static const struct option options[] = { { "pid", required_argument, NULL, OPT_PID },
-                                                 { "runtime", required_argument, NULL, OPT_RUNTIME },
-                                                 { "root", required_argument, NULL, OPT_ROOT },
+        enum { OPT_PROFILE_DIR = TARGET_OPT_END, OPT_NNP, OPT_OR_KILL, OPT_CACHE, OPT_NO_CACHE };
+        static const struct option options[] = { TARGET_OPTIONS,
                                                  { "profile", required_argument, NULL, 'p' },
                                                  { "layers", required_argument, NULL, 'l' },
                                                  { "profile-dir", required_argument, NULL, OPT_PROFILE_DIR },
@@ -429,30 +427,15 @@ int cmd_lockdown(int argc, char **argv)
         const char *dirs[TSYNC_MAX_LAYERS];
         char cache_buf[PATH_MAX];
         const char *cache_dir = cli_default_cache_dir(cache_buf, sizeof(cache_buf));
-        int opt, ntargets = 0, code = CLI_EXIT_USAGE;
+        int opt, code = CLI_EXIT_USAGE;
         _cleanup_free_ char *layer_arg = NULL;
         while ((opt = getopt_long(argc, argv, "p:l:h", options, NULL)) != -1) {
+                int taken = target_option(&l.t, opt, optarg);
+                if (taken < 0)
+                        goto out;
+                if (taken)
+                        continue;
                 switch (opt) {
-                case OPT_PID: {
-                        char *end;
-                        errno = 0;
-                        long v = strtol(optarg, &end, 10);
-                        if (errno || end == optarg || *end || v <= 0 || v > INT_MAX) {
-                                cli_errorf("--pid", "'%s' is not a process id", optarg);
-                                goto out;
-                        }
-                        l.t.pid = (pid_t)v;
-                        l.t.kind = "pid";
-                        l.t.what = optarg;
-                        ntargets++;
-                        break;
-                }
-                case OPT_RUNTIME:
-                        l.t.runtime = optarg;
-                        break;
-                case OPT_ROOT:
-                        l.t.root = optarg;
-                        break;
                 case 'p': {
                         if (n_files == TSYNC_MAX_LAYERS) {
                                 cli_errorf("--profile", "more than %d", TSYNC_MAX_LAYERS);
@@ -511,21 +494,8 @@ int cmd_lockdown(int argc, char **argv)
                         goto out;
                 }
         }
-        if (optind < argc) {
-                l.t.kind = "runtime";
-                l.t.what = argv[optind++];
-                ntargets++;
-                if (!l.t.runtime)
-                        l.t.runtime = "runc";
-        }
-        if (ntargets != 1 || optind != argc) {
-                cli_errorf("lockdown", "give exactly one TARGET: --pid PID or [--runtime R] [--root DIR] ID");
+        if (target_finish(&l.t, "lockdown", argc, argv, optind) < 0)
                 goto out;
-        }
-        if ((l.t.runtime || l.t.root) && strcmp(l.t.kind, "runtime") != 0) {
-                cli_errorf("lockdown", "--runtime and --root go with an ID");
-                goto out;
-        }
         if (n_names + n_files == 0) {
                 cli_errorf("lockdown", "nothing to add: give --profile FILE or --layers NAMES");
                 goto out;

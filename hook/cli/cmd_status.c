@@ -34,17 +34,11 @@ static void help(FILE *f)
                 "Says what protects a running container, task by task: whether its PID 1 is our init, which\n"
                 "seccomp filters every thread of every process carries against what its plan (or its\n"
                 "annotations) asked, NoNewPrivs and capabilities against the config's, the exec-once\n"
-                "supervisor and the recorder. Processes are those of the container's pid namespace.\n\n"
-                "TARGET:\n"
-                "      --pid PID         any process of the container (with --config FILE: its config.json;\n"
-                "                        without, what our init was told, less the runtime's own filter)\n"
-                "  [--runtime R] [--root DIR] ID\n"
-                "                        a container of runc (default), crun or another runc-compatible\n"
-                "                        runtime: `R [--root DIR] state ID` gives its pid and bundle\n"
-                "      --podman NAME     `podman inspect NAME` gives its pid and config\n"
-                "      --docker NAME     `docker inspect NAME` gives its pid; the config is the bundle's\n"
-                "                        (the directory its containerd shim runs in)\n\n"
+                "supervisor and the recorder. Processes are those of the container's pid namespace.\n\n" TARGET_HELP
+                "\n"
                 "Options:\n"
+                "      --config FILE     with --pid: its config.json (without, what our init was told, less\n"
+                "                        the runtime's own filter)\n"
                 "      --json            one JSON document on stdout (schema/status.schema.json)\n"
                 "      --no-programs     do not stop PID 1 for a moment to read its seccomp programs\n"
                 "                        (PTRACE_SECCOMP_GET_FILTER) and compare them with its filter files\n"
@@ -186,22 +180,8 @@ static int status(struct target *t, bool json, bool programs)
 
 int cmd_status(int argc, char **argv)
 {
-        enum {
-                OPT_PID = 256,
-                OPT_RUNTIME,
-                OPT_ROOT,
-                OPT_PODMAN,
-                OPT_DOCKER,
-                OPT_CONFIG,
-                OPT_JSON,
-                OPT_NO_PROGRAMS,
-                OPT_PROFILE_DIR
-        };
-        static const struct option options[] = { { "pid", required_argument, NULL, OPT_PID },
-                                                 { "runtime", required_argument, NULL, OPT_RUNTIME },
-                                                 { "root", required_argument, NULL, OPT_ROOT },
-                                                 { "podman", required_argument, NULL, OPT_PODMAN },
-                                                 { "docker", required_argument, NULL, OPT_DOCKER },
+        enum { OPT_CONFIG = TARGET_OPT_END, OPT_JSON, OPT_NO_PROGRAMS, OPT_PROFILE_DIR };
+        static const struct option options[] = { TARGET_OPTIONS,
                                                  { "config", required_argument, NULL, OPT_CONFIG },
                                                  { "json", no_argument, NULL, OPT_JSON },
                                                  { "no-programs", no_argument, NULL, OPT_NO_PROGRAMS },
@@ -211,35 +191,14 @@ int cmd_status(int argc, char **argv)
         struct target t = { .kind = NULL };
         const char *config = NULL;
         bool json = false, programs = true;
-        int opt, ntargets = 0;
+        int opt;
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                int taken = target_option(&t, opt, optarg);
+                if (taken < 0)
+                        return STATUS_EXIT_USAGE;
+                if (taken)
+                        continue;
                 switch (opt) {
-                case OPT_PID: {
-                        char *end;
-                        errno = 0;
-                        long v = strtol(optarg, &end, 10);
-                        if (errno || end == optarg || *end || v <= 0 || v > INT_MAX) {
-                                cli_errorf("--pid", "'%s' is not a process id", optarg);
-                                return STATUS_EXIT_USAGE;
-                        }
-                        t.pid = (pid_t)v;
-                        t.kind = "pid";
-                        t.what = optarg;
-                        ntargets++;
-                        break;
-                }
-                case OPT_RUNTIME:
-                        t.runtime = optarg;
-                        break;
-                case OPT_ROOT:
-                        t.root = optarg;
-                        break;
-                case OPT_PODMAN:
-                case OPT_DOCKER:
-                        t.kind = opt == OPT_PODMAN ? "podman" : "docker";
-                        t.what = optarg;
-                        ntargets++;
-                        break;
                 case OPT_CONFIG:
                         config = optarg;
                         break;
@@ -264,22 +223,8 @@ int cmd_status(int argc, char **argv)
                         return STATUS_EXIT_USAGE;
                 }
         }
-        if (optind < argc) {
-                t.kind = "runtime";
-                t.what = argv[optind++];
-                ntargets++;
-                if (!t.runtime)
-                        t.runtime = "runc";
-        }
-        if (ntargets != 1 || optind != argc) {
-                cli_errorf("status", "give exactly one TARGET: --pid PID, [--runtime R] [--root DIR] ID, --podman "
-                                     "NAME or --docker NAME");
+        if (target_finish(&t, "status", argc, argv, optind) < 0)
                 return STATUS_EXIT_USAGE;
-        }
-        if ((t.runtime || t.root) && strcmp(t.kind, "runtime") != 0) {
-                cli_errorf("status", "--runtime and --root go with an ID");
-                return STATUS_EXIT_USAGE;
-        }
         if (config && strcmp(t.kind, "pid") != 0) {
                 cli_errorf("status", "--config goes with --pid (the runtime or engine names the config)");
                 return STATUS_EXIT_USAGE;
