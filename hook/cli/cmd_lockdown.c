@@ -24,6 +24,7 @@
 #include "status_cli.h"
 #include "tsync/cleanup.h"
 #include "tsync/lockdown.h"
+#include "tsync/lockdown_record.h"
 #include "tsync/plan.h"
 
 #define CAP_SYS_ADMIN_BIT 21
@@ -54,9 +55,16 @@ struct lockdown {
         struct target t;
         struct tsync_plan_programs progs[2]; /* --layers's, then --profile's */
         const struct tsync_program *prog[TSYNC_MAX_LAYERS * 2];
+        const char *prog_name[TSYNC_MAX_LAYERS * 2]; /* the layer's name or file, for the record */
         size_t n_prog;
         bool set_nnp, or_kill;
         unsigned failed;
+        /* The container's lockdown record (lockdown_record.h): as found, and
+         * whether ours, with the new layers, was written (record_begin). */
+        char key[64];
+        struct tsync_lockdown_record before;
+        bool recorded;
+        bool init_ours; /* PID 1 is our init: the runtime wrapper can give exec'd processes the layers */
 };
 
 static void task_fail(struct lockdown *l, const struct tsync_status_task *k, const char *why)
@@ -192,6 +200,7 @@ static int compile(struct lockdown *l, char **names, size_t n_names, char **file
                                            plan.layers[i]);
                                 return -1;
                         }
+                        l->prog_name[l->n_prog] = plan.layers[i];
                         l->prog[l->n_prog++] = p;
                 }
         }
@@ -286,6 +295,74 @@ static void newcomers(struct lockdown *l, const struct tsync_status *fz)
         }
 }
 
+/* The record gets the new layers before anything is frozen: a process the
+ * runtime wrapper execs into the container from then on carries them too
+ * (more than the tasks being covered is never less safe). */
+static int record_begin(struct lockdown *l, const struct tsync_status *st)
+{
+        struct tsync_err err = { 0 };
+        l->init_ours = st->init_ours;
+        int r = tsync_lockdown_record_key(st->init_pid, l->key, sizeof(l->key), &err);
+        if (r == 0)
+                r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
+        if (r < 0) {
+                cli_error(l->t.what, &err);
+                return -1;
+        }
+        struct tsync_lockdown_record now = { 0 };
+        uint64_t t = (uint64_t)time(NULL);
+        for (size_t i = 0; r == 0 && i < l->before.n; i++) {
+                const struct tsync_lockdown_layer *b = &l->before.layers[i];
+                now.layers[i] =
+                        (struct tsync_lockdown_layer){ .name = b->name, .added = b->added, .filter = b->filter };
+                memcpy(now.layers[i].sha256, b->sha256, sizeof(b->sha256));
+        }
+        now.n = l->before.n;
+        size_t borrowed = now.n;
+        for (size_t p = 0; r == 0 && p < l->n_prog; p++)
+                r = tsync_lockdown_record_add(&now, l->prog_name[p], l->prog[p]->insns, l->prog[p]->len,
+                                              l->prog[p]->flags, t, &err);
+        if (r == 0)
+                r = tsync_lockdown_record_write(TSYNC_LOCKDOWN_ROOT, l->key, &now, &err);
+        /* The layers read before are l->before's: only the new ones are freed here. */
+        for (size_t i = borrowed; i < now.n; i++) {
+                free(now.layers[i].name);
+                free(now.layers[i].filter);
+        }
+        if (r < 0) {
+                cli_error(l->t.what, &err);
+                return -1;
+        }
+        l->recorded = true;
+        return 0;
+}
+
+/* A run that failed leaves the record as it found it: it lists what was
+ * added to every task. */
+static void record_end(struct lockdown *l, int code)
+{
+        if (l->recorded && code != CLI_EXIT_OK) {
+                struct tsync_err err = { 0 };
+                if (tsync_lockdown_record_write(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err) < 0)
+                        cli_error(l->t.what, &err);
+        }
+        tsync_lockdown_record_clear(&l->before);
+}
+
+/* What later exec'd processes get: one line. */
+static void exec_note(const struct lockdown *l)
+{
+        if (l->init_ours)
+                printf("%s: processes exec'd through %s-runtime get the added layers too; a plain `runc exec`, "
+                       "`crun exec` or `podman exec` without it will not carry them (status names such processes)\n",
+                       l->t.what, PROGRAM);
+        else
+                printf("%s: later exec'd processes will not carry the added layers: the container does not run under "
+                       "our init, so %s-runtime refuses such execs and a runtime without it runs them without the "
+                       "layers (status names such processes)\n",
+                       l->t.what, PROGRAM);
+}
+
 static int lockdown(struct lockdown *l)
 {
         struct tsync_err err = { 0 };
@@ -308,7 +385,7 @@ static int lockdown(struct lockdown *l)
                 return CLI_EXIT_FAILED;
         }
         judge(l, &st);
-        if (l->failed)
+        if (l->failed || record_begin(l, &st) < 0)
                 return CLI_EXIT_FAILED;
         _cleanup_free_ pid_t *pids = calloc(st.n ? st.n : 1, sizeof(*pids));
         if (!pids) {
@@ -392,6 +469,7 @@ static int lockdown(struct lockdown *l)
                 }
                 printf("%s: %zu filter(s) added to %zu task(s) of %zu process(es); held %ld us\n", l->t.what, l->n_prog,
                        tasks, procs, held_us);
+                exec_note(l);
                 code = CLI_EXIT_OK;
         } else if (l->or_kill) {
                 kill_container(l, &fz);
@@ -507,6 +585,7 @@ int cmd_lockdown(int argc, char **argv)
         if (compile(&l, names, n_names, files, n_files, dirs, n_dirs, cache_dir) < 0)
                 goto out;
         code = lockdown(&l);
+        record_end(&l, code);
 out:
         for (size_t i = 0; i < n_files; i++)
                 free(files[i]);

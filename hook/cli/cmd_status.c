@@ -146,8 +146,24 @@ static int status(struct target *t, bool json, bool programs)
                 cli_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
+        /* The layers lockdown added: asked of every task on top of the rest. */
+        _cleanup_(tsync_lockdown_record_clear) struct tsync_lockdown_record rec = { 0 };
+        char key[64];
+        r = tsync_lockdown_record_key(st.init_pid, key, sizeof(key), &err);
+        if (r == 0)
+                r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, key, &rec, &err);
+        if (r < 0) {
+                cli_error(t->what, &err);
+                return STATUS_EXIT_UNKNOWN;
+        }
+        char sha[TSYNC_LOCKDOWN_MAX_LAYERS][65];
+        for (size_t i = 0; i < rec.n; i++)
+                memcpy(sha[i], rec.layers[i].sha256, sizeof(sha[i]));
+        st.added_sha256 = (const char(*)[65])sha;
+        st.n_added = rec.n;
+        e.n_lockdown = (unsigned)rec.n;
         /* A container that asks nothing of us is not stopped, not even for a moment. */
-        if (programs && (e.plan || st.init_ours) && tsync_status_compare_programs(&st) < 0) {
+        if (programs && (e.plan || st.init_ours || rec.n) && tsync_status_compare_programs(&st) < 0) {
                 cli_errorf(t->what, "out of memory");
                 return STATUS_EXIT_UNKNOWN;
         }
@@ -162,13 +178,13 @@ static int status(struct target *t, bool json, bool programs)
                    : v == TSYNC_VERDICT_NOT_ASKED ? STATUS_EXIT_NOT_ASKED
                                                   : STATUS_EXIT_SHORT;
         if (json) {
-                r = status_print_json(t, &st, &e, &shortfalls, v, code);
+                r = status_print_json(t, &st, &e, &rec, &shortfalls, v, code);
                 if (r < 0) {
                         cli_errorf(t->what, "writing JSON: %s", strerror(-r));
                         code = STATUS_EXIT_UNKNOWN;
                 }
         } else {
-                status_print_text(t, &st, &e, v);
+                status_print_text(t, &st, &e, &rec, v);
         }
         (void)fflush(stdout);
         for (size_t i = 0; i < shortfalls.len; i++)

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "tsync/error.h"
+#include "tsync/lockdown_record.h"
 #include "tsync/plan.h"
 #include "tsync/status.h"
 
@@ -70,7 +71,9 @@ int status_target_resolve(struct target *t, struct tsync_err *err);
 int status_read_cmdline(pid_t pid, char **ret, size_t *ret_len);
 
 /* The table (text) or the JSON document (schema/status.schema.json) on stdout. */
+/* rec: the layers lockdown added (its record). */
 void status_print_text(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
-                       enum tsync_verdict v);
+                       const struct tsync_lockdown_record *rec, enum tsync_verdict v);
 int status_print_json(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
-                      const struct tsync_warnings *shortfalls, enum tsync_verdict v, int code);
+                      const struct tsync_lockdown_record *rec, const struct tsync_warnings *shortfalls,
+                      enum tsync_verdict v, int code);
