@@ -2,6 +2,7 @@
  * filters are kept whole (base64 filter files, as the init's --filter-data
  * takes them) so that an exec'd process gets exactly what the container's
  * tasks got, without the profiles being read again. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -194,6 +195,33 @@ static int to_json(const char *key, const struct tsync_lockdown_record *r, struc
         return 0;
 }
 
+/* Records of containers whose PID 1 is gone (a pid and start time never
+ * come back while the machine runs): removed as another is written. */
+static void prune(int dir)
+{
+        int fd = fcntl(dir, F_DUPFD_CLOEXEC, 0);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+                if (fd >= 0)
+                        (void)close(fd);
+                return;
+        }
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                int pid;
+                unsigned long long start;
+                char tail[8], key[64];
+                struct tsync_err ignored = { 0 };
+                if (sscanf(e->d_name, "%d-%llu%7s", &pid, &start, tail) != 3 || strcmp(tail, ".json") != 0)
+                        continue;
+                if (tsync_lockdown_record_key(pid, key, sizeof(key), &ignored) == 0 &&
+                    strncmp(key, e->d_name, strlen(key)) == 0 && e->d_name[strlen(key)] == '.')
+                        continue;
+                (void)unlinkat(dirfd(d), e->d_name, 0);
+        }
+        (void)closedir(d);
+}
+
 int tsync_lockdown_record_write(const char *root, const char *key, const struct tsync_lockdown_record *r,
                                 struct tsync_err *err)
 {
@@ -222,6 +250,7 @@ int tsync_lockdown_record_write(const char *root, const char *key, const struct 
         int e = check_private(dir, root, true, err);
         if (e < 0)
                 return e;
+        prune(dir);
         _cleanup_json_ struct tsync_json *doc = NULL;
         e = to_json(key, r, &doc);
         if (e < 0)
