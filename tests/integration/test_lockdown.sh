@@ -300,10 +300,10 @@ crun_own_stop() {
 }
 
 testACrunContainerWithACgroupOfItsOwnIsLockedDownById() {
-        command -v crun >/dev/null && [ -d /sys/fs/cgroup/unified ] || {
+        if ! command -v crun >/dev/null || [ ! -d /sys/fs/cgroup/unified ]; then
                 startSkipping
                 return
-        }
+        fi
         bundle true || fail "bundle"
         crun_own_start "$ID" "$T/b" || {
                 crun_own_stop "$ID"
@@ -322,10 +322,10 @@ testACrunContainerWithACgroupOfItsOwnIsLockedDownById() {
 }
 
 testACgroupHoldingAHostProcessBelowTheContainerIsNeverFrozen() {
-        command -v crun >/dev/null && [ -d /sys/fs/cgroup/unified ] || {
+        if ! command -v crun >/dev/null || [ ! -d /sys/fs/cgroup/unified ]; then
                 startSkipping
                 return
-        }
+        fi
         bundle true || fail "bundle"
         crun_own_start "$ID" "$T/b" || {
                 crun_own_stop "$ID"
@@ -381,10 +381,10 @@ testAPodmanContainerIsLockedDownByName() {
 # name with deny-mkdir: every task then denies mkdir, and so does a process `docker exec` starts
 # afterwards (the wrapper gives it the record's layer), while getcwd stays denied too.
 testADockerContainerIsLockedDownByNameAndItsExecsCarryTheLayer() {
-        [ -x "$DOCKERD" ] && [ -x "$DOCKER_CLIENT" ] || {
+        if [ ! -x "$DOCKERD" ] || [ ! -x "$DOCKER_CLIENT" ]; then
                 startSkipping
                 return
-        }
+        fi
         local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" dir="$T/docker" image=tsync-lockdown-test:1
         mkdir -p "$dir" && : >"$dir/runtime.conf"
         jq -n --arg r "$runtime" --arg c "$dir/runtime.conf" --arg p "$PROFILES" --arg d "$dir/cache" \
