@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
@@ -62,9 +63,29 @@ static bool in_list(pid_t p, const pid_t *pids, size_t n)
         return false;
 }
 
+/* The container: the pids read, and its pid namespace, where a process that
+ * started since they were read (a fork storm) is the container's too. */
+struct container {
+        const pid_t *pids;
+        size_t n_pids;
+        struct stat ns;
+};
+
+static bool in_container(const struct container *c, pid_t p)
+{
+        if (in_list(p, c->pids, c->n_pids))
+                return true;
+        char path[64];
+        struct stat st;
+        (void)snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)p);
+        if (stat(path, &st) < 0)
+                return errno == ENOENT || errno == ESRCH; /* gone: it is in nothing any more */
+        return st.st_dev == c->ns.st_dev && st.st_ino == c->ns.st_ino;
+}
+
 /* Every process in dir and in every cgroup below it (a freeze reaches them
  * all) must be the container's: 0, or -EPERM with why. */
-static int only_container(const char *dir, const pid_t *pids, size_t n_pids, int depth, struct tsync_err *err)
+static int only_container(const char *dir, const struct container *c, int depth, struct tsync_err *err)
 {
         char path[4200];
         (void)snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
@@ -73,7 +94,7 @@ static int only_container(const char *dir, const pid_t *pids, size_t n_pids, int
                 return tsync_error(err, errno, "%s: %s", path, strerror(errno));
         int other;
         while (fscanf(p, "%d", &other) == 1)
-                if (!in_list(other, pids, n_pids))
+                if (!in_container(c, other))
                         return tsync_error(err, EPERM, "%s holds pid %d, which is not in the container", dir, other);
         if (depth > 64)
                 return tsync_error(err, ELOOP, "%s: cgroups nested too deep", dir);
@@ -88,7 +109,7 @@ static int only_container(const char *dir, const pid_t *pids, size_t n_pids, int
                 int n = snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
                 if (n < 0 || (size_t)n >= sizeof(sub))
                         return tsync_error(err, ENAMETOOLONG, "%s: path too long", dir);
-                int r = only_container(sub, pids, n_pids, depth + 1, err);
+                int r = only_container(sub, c, depth + 1, err);
                 if (r < 0)
                         return r;
         }
@@ -97,7 +118,7 @@ static int only_container(const char *dir, const pid_t *pids, size_t n_pids, int
 
 /* The freezer of one hierarchy (cg: pid's path in it) when it is the
  * container's alone; else -EPERM with why. */
-static int try_hierarchy(bool v1, const char *cg, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
+static int try_hierarchy(bool v1, const char *cg, const struct container *c, struct tsync_lockdown_cgroup *ret,
                          struct tsync_err *err)
 {
         const char *name = v1 ? "the v1 freezer hierarchy" : "cgroup2";
@@ -109,7 +130,7 @@ static int try_hierarchy(bool v1, const char *cg, const pid_t *pids, size_t n_pi
         int n = snprintf(ret->dir, sizeof(ret->dir), "%s%s", mnt, cg);
         if (n < 0 || (size_t)n >= sizeof(ret->dir))
                 return tsync_error(err, ENAMETOOLONG, "%s: path too long", cg);
-        int r = only_container(ret->dir, pids, n_pids, 0, err);
+        int r = only_container(ret->dir, c, 0, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s: shared", name);
         ret->v1 = v1;
@@ -147,9 +168,13 @@ int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, stru
                 }
         }
         ret->frozen = false;
+        struct container c = { .pids = pids, .n_pids = n_pids };
+        char ns[64];
+        (void)snprintf(ns, sizeof(ns), "/proc/%d/ns/pid", (int)pid);
+        if (stat(ns, &c.ns) < 0)
+                return tsync_error(err, errno, "%s: %s", ns, strerror(errno));
         struct tsync_err e1 = { 0 }, e2 = { 0 };
-        if (try_hierarchy(true, v1path, pids, n_pids, ret, &e1) == 0 ||
-            try_hierarchy(false, v2path, pids, n_pids, ret, &e2) == 0)
+        if (try_hierarchy(true, v1path, &c, ret, &e1) == 0 || try_hierarchy(false, v2path, &c, ret, &e2) == 0)
                 return 0;
         return tsync_error(err, EPERM, "%s: it cannot be frozen alone: %s; %s", path, e1.msg, e2.msg);
 }

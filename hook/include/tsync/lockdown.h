@@ -24,9 +24,9 @@ struct tsync_lockdown_cgroup {
 
 /* Finds pid's cgroup to freeze (/proc/PID/cgroup): the v1 freezer's, else
  * cgroup2's, the first that is the container's own, that is, neither the
- * root nor holding, itself or in any cgroup below it, a process not in pids
- * (the container's). None: -EPERM with each hierarchy's reason; a shared
- * cgroup is never frozen. */
+ * root nor holding, itself or in any cgroup below it, a process that is not
+ * the container's (in pids, or in pid's pid namespace: one forked since). None: -EPERM with each hierarchy's reason; a
+ * shared cgroup is never frozen. */
 int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
                                struct tsync_err *err);
 /* Freezes it and waits until the kernel says it is frozen. */
