@@ -169,7 +169,9 @@ static int added_layers(pid_t pid, struct tsync_lockdown_record *ret, struct tsy
         char key[64];
         struct tsync_err ignored = { 0 };
         *ret = (struct tsync_lockdown_record){ 0 };
-        if (pid <= 0 || tsync_lockdown_record_key(pid, key, sizeof(key), &ignored) < 0)
+        /* The records are root's (lockdown runs as root): a rootless
+         * engine's wrapper has none to read. */
+        if (geteuid() != 0 || pid <= 0 || tsync_lockdown_record_key(pid, key, sizeof(key), &ignored) < 0)
                 return 0;
         return tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, key, ret, err);
 }
