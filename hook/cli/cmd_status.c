@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "status_cli.h"
@@ -149,8 +150,10 @@ static int status(struct target *t, bool json, bool programs)
         /* The layers lockdown added: asked of every task on top of the rest. */
         _cleanup_(tsync_lockdown_record_clear) struct tsync_lockdown_record rec = { 0 };
         char key[64];
-        r = tsync_lockdown_record_key(st.init_pid, key, sizeof(key), &err);
-        if (r == 0)
+        /* lockdown's records are root's: another user's status reads none
+         * (and says so in the table). */
+        r = geteuid() == 0 ? tsync_lockdown_record_key(st.init_pid, key, sizeof(key), &err) : 0;
+        if (r == 0 && geteuid() == 0)
                 r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, key, &rec, &err);
         if (r < 0) {
                 cli_error(t->what, &err);

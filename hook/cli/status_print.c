@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "status_cli.h"
 #include "tsync/cleanup.h"
@@ -217,6 +218,8 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                        st->programs.drift_what);
         else if (st->programs.drift_what[0])
                 printf("plan:      not compared (%s)\n", st->programs.drift_what);
+        if (geteuid() != 0)
+                printf("lockdown:  not read (its records are root's)\n");
         for (size_t i = 0; i < rec->n; i++) {
                 char when[32];
                 utc(rec->layers[i].added, when, sizeof(when));
