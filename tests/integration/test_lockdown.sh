@@ -256,6 +256,8 @@ testARuncContainerIsJudgedByItsRecordAndAPlainExecIsNamed() {
         assertTrue "no record: $rec" "[ -f '$rec' ]"
         assertEquals "a root-only record" "600 0" "$(stat -c '%a %u' "$rec")"
         assertEquals "deny-mkdir" "$(jq -r '.layers[0].name' "$rec")"
+        python3 "$TSYNC_TOP/tests/tools/validate_json.py" "$TSYNC_TOP/schema/lockdown.schema.json" "$rec" \
+                >"$T/valid" 2>&1 || fail "the record does not follow its schema: $(cat "$T/valid")"
         json_status "$ID"
         assertEquals "$(cat "$T/serr")" 0 "$src"
         assertEquals "protected" "$(jq -r .verdict "$T/sout")"
