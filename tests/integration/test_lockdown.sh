@@ -46,13 +46,11 @@ tearDown() {
         [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
 }
 
-# record_of PID: the lockdown record of the container whose PID 1 is PID (its pid and start time),
-# remembered for tearDown.
+# record_of PID: REC, the lockdown record of the container whose PID 1 is PID (its pid and start
+# time), remembered for tearDown (not in a subshell: MY_RECORDS is this shell's).
 record_of() {
-        local f
-        f="$RECORDS/$1-$(sed 's/.*) //' "/proc/$1/stat" | awk '{print $20}').json"
-        MY_RECORDS+=("$f")
-        echo "$f"
+        REC="$RECORDS/$1-$(sed 's/.*) //' "/proc/$1/stat" | awk '{print $20}').json"
+        MY_RECORDS+=("$REC")
 }
 
 # bundle NNP: $T/b running lockdown_probe, noNewPrivileges NNP, runc's default capabilities
@@ -157,6 +155,7 @@ testARuncContainerUnderAStormIsLockedDownOnEveryTask() {
         bundle true || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
         pid=$(runc_pid "$ID")
+        record_of "$pid"
         sleep 0.5
         all_tasks "$pid" >"$T/before"
         assertEquals "filters before: $(cat "$T/before")" "" "$(awk '$3 != 0' "$T/before")"
@@ -175,6 +174,7 @@ testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         bundle false || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
         pid=$(runc_pid "$ID")
+        record_of "$pid"
         assertEquals "0" "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$pid/status")"
         lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
         assertEquals 1 "$rc"
@@ -195,6 +195,7 @@ testAStoppedProcessIsRefusedBeforeAnythingIsTouched() {
         bundle true || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
         pid=$(runc_pid "$ID")
+        record_of "$pid"
         kill -STOP "$pid"
         for _ in $(seq 1 50); do
                 [ "$(awk '/^State:/ {print $2}' "/proc/$pid/status")" = T ] && break
@@ -214,6 +215,7 @@ testATracedTaskIsRefusedBeforeAnythingIsTouched() {
         bundle true || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
         pid=$(runc_pid "$ID")
+        record_of "$pid"
         strace -qq -e trace=none -p "$pid" 2>/dev/null &
         tracer=$!
         for _ in $(seq 1 50); do
@@ -235,6 +237,7 @@ testACrunContainerWithoutACgroupOfItsOwnIsRefused() {
         bundle true || fail "bundle"
         start_crun "$ID" "$T/b" || fail "start"
         pid=$(crun_pid "$ID")
+        record_of "$pid"
         lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
         assertEquals 1 "$rc"
         assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
@@ -248,7 +251,8 @@ testARuncContainerIsJudgedByItsRecordAndAPlainExecIsNamed() {
         bundle true || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
         pid=$(runc_pid "$ID")
-        rec=$(record_of "$pid")
+        record_of "$pid"
+        rec=$REC
         lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" "$ID"
         assertEquals "$(cat "$T/err")" 0 "$rc"
         assertContains "no runtime wrapper: said in one line" "$(cat "$T/out")" \
@@ -312,7 +316,8 @@ testACrunContainerWithACgroupOfItsOwnIsLockedDownById() {
                 return
         }
         pid=$(crun_pid "$ID")
-        rec=$(record_of "$pid")
+        record_of "$pid"
+        rec=$REC
         lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" --runtime crun "$ID"
         assertEquals "$(cat "$T/err")" 0 "$rc"
         assertContains "$(cat "$T/out")" "1 filter(s) added"
@@ -334,6 +339,7 @@ testACgroupHoldingAHostProcessBelowTheContainerIsNeverFrozen() {
                 return
         }
         pid=$(crun_pid "$ID")
+        record_of "$pid"
         # A process of the host in a cgroup below the container's: a freeze would reach it.
         mkdir "/sys/fs/cgroup/unified/$ID/host"
         sleep 300 &
@@ -365,7 +371,8 @@ testAPodmanContainerIsLockedDownByName() {
                 return
         }
         pid=$(podman inspect --format '{{.State.Pid}}' "$ID")
-        rec=$(record_of "$pid")
+        record_of "$pid"
+        rec=$REC
         sleep 0.5
         lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" --podman "$ID"
         assertEquals "$(cat "$T/err")" 0 "$rc"
@@ -401,7 +408,8 @@ testADockerContainerIsLockedDownByNameAndItsExecsCarryTheLayer() {
         docker_cmd run -d --network none --name "$ID" --runtime tsync-getcwd --security-opt no-new-privileges \
                 "$image" /bin/lockdown_probe >"$T/docker.out" 2>&1 || fail "docker run: $(cat "$T/docker.out")"
         pid=$(docker_cmd inspect --format '{{.State.Pid}}' "$ID")
-        rec=$(record_of "$pid")
+        record_of "$pid"
+        rec=$REC
         all_tasks "$pid" >"$T/before"
         before=$(awk 'NR == 1 {print $3}' "$T/before")
         assertEquals "one count before: $(cat "$T/before")" "" "$(awk -v n="$before" '$3 != n' "$T/before")"
