@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "status_cli.h"
 #include "tsync/cleanup.h"
 #include "tsync/lockdown.h"
+#include "tsync/lockdown_record.h"
 #include "tsync/plan.h"
 
 static void help(FILE *f)
@@ -27,8 +29,8 @@ static void help(FILE *f)
                 "Adds the layers to every thread of every process of a running container, without a restart:\n"
                 "its cgroup is frozen, every task taken under ptrace, one thread of each process made to load\n"
                 "the filters with SECCOMP_FILTER_FLAG_TSYNC, and every task checked before it is let go.\n"
-                "Exit 0 when every task carries them; 1 naming each task that does not.\n\n"
-                "TARGET: --pid PID (any process of the container), or [--runtime runc|crun] [--root DIR] ID\n\n"
+                "Exit 0 when every task carries them; 1 naming each task that does not.\n\n" TARGET_HELP "\n"
+                "Options:\n"
                 "  -p, --profile FILE     a profile to add (repeatable; in order, after --layers)\n"
                 "  -l, --layers NAMES     profiles by name (comma-separated) in the profile directories\n"
                 "      --profile-dir DIR  where names are looked up (repeatable; default /etc/oci-seccomp-tsync/\n"
@@ -46,8 +48,15 @@ struct lockdown {
         struct target t;
         struct tsync_plan_programs progs[2]; /* --layers's, then --profile's */
         const struct tsync_program *prog[TSYNC_MAX_LAYERS * 2];
+        const char *prog_name[TSYNC_MAX_LAYERS * 2]; /* the layer's name or file, for the record */
         size_t n_prog;
         bool set_nnp, or_kill;
+        /* The container's lockdown record (lockdown_record.h): as found, and
+         * whether ours, with the new layers, was written (record_begin). */
+        char key[64];
+        struct tsync_lockdown_record before;
+        bool recorded;
+        bool init_ours; /* PID 1 is our init: the runtime wrapper can give exec'd processes the layers */
 };
 
 static int compile(struct lockdown *l, char **names, size_t n_names, char **files, size_t n_files,
@@ -78,6 +87,7 @@ static int compile(struct lockdown *l, char **names, size_t n_names, char **file
                                            plan.layers[i]);
                                 return -1;
                         }
+                        l->prog_name[l->n_prog] = plan.layers[i];
                         l->prog[l->n_prog++] = p;
                 }
         }
@@ -89,6 +99,74 @@ static void print_task(const struct lockdown *l, FILE *f, const struct tsync_loc
         fprintf(f, "%s: %s: pid %d tid %d (%s): %s\n", PROGRAM, l->t.what, (int)k->pid, (int)k->tid, k->comm, k->why);
 }
 
+/* The record gets the new layers before anything is frozen: a process the
+ * runtime wrapper execs into the container from then on carries them too
+ * (more than the tasks being covered is never less safe). */
+static int record_begin(struct lockdown *l, const struct tsync_status *st)
+{
+        struct tsync_err err = { 0 };
+        l->init_ours = st->init_ours;
+        int r = tsync_lockdown_record_key(st->init_pid, l->key, sizeof(l->key), &err);
+        if (r == 0)
+                r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
+        if (r < 0) {
+                cli_error(l->t.what, &err);
+                return -1;
+        }
+        struct tsync_lockdown_record now = { 0 };
+        uint64_t t = (uint64_t)time(NULL);
+        for (size_t i = 0; r == 0 && i < l->before.n; i++) {
+                const struct tsync_lockdown_layer *b = &l->before.layers[i];
+                now.layers[i] =
+                        (struct tsync_lockdown_layer){ .name = b->name, .added = b->added, .filter = b->filter };
+                memcpy(now.layers[i].sha256, b->sha256, sizeof(b->sha256));
+        }
+        now.n = l->before.n;
+        size_t borrowed = now.n;
+        for (size_t p = 0; r == 0 && p < l->n_prog; p++)
+                r = tsync_lockdown_record_add(&now, l->prog_name[p], l->prog[p]->insns, l->prog[p]->len,
+                                              l->prog[p]->flags, t, &err);
+        if (r == 0)
+                r = tsync_lockdown_record_write(TSYNC_LOCKDOWN_ROOT, l->key, &now, &err);
+        /* The layers read before are l->before's: only the new ones are freed here. */
+        for (size_t i = borrowed; i < now.n; i++) {
+                free(now.layers[i].name);
+                free(now.layers[i].filter);
+        }
+        if (r < 0) {
+                cli_error(l->t.what, &err);
+                return -1;
+        }
+        l->recorded = true;
+        return 0;
+}
+
+/* A run that failed leaves the record as it found it: it lists what was
+ * added to every task. */
+static void record_end(struct lockdown *l, int code)
+{
+        if (l->recorded && code != CLI_EXIT_OK) {
+                struct tsync_err err = { 0 };
+                if (tsync_lockdown_record_write(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err) < 0)
+                        cli_error(l->t.what, &err);
+        }
+        tsync_lockdown_record_clear(&l->before);
+}
+
+/* What later exec'd processes get: one line. */
+static void exec_note(const struct lockdown *l)
+{
+        if (l->init_ours)
+                printf("%s: processes exec'd through %s-runtime get the added layers too; a plain `runc exec`, "
+                       "`crun exec` or `podman exec` without it will not carry them (status names such processes)\n",
+                       l->t.what, PROGRAM);
+        else
+                printf("%s: later exec'd processes will not carry the added layers: the container does not run under "
+                       "our init, so %s-runtime refuses such execs and a runtime without it runs them without the "
+                       "layers (status names such processes)\n",
+                       l->t.what, PROGRAM);
+}
+
 static int lockdown(struct lockdown *l)
 {
         struct tsync_err err = { 0 };
@@ -96,6 +174,14 @@ static int lockdown(struct lockdown *l)
                 cli_error(l->t.what, &err);
                 return CLI_EXIT_FAILED;
         }
+        /* The record names the layers before anything is frozen (record_begin). */
+        _cleanup_(tsync_status_clear) struct tsync_status st = { 0 };
+        if (tsync_status_read(l->t.pid, &st, &err) < 0) {
+                cli_error(l->t.what, &err);
+                return CLI_EXIT_FAILED;
+        }
+        if (record_begin(l, &st) < 0)
+                return CLI_EXIT_FAILED;
         struct tsync_lockdown_prog progs[TSYNC_MAX_LAYERS * 2];
         for (size_t i = 0; i < l->n_prog; i++)
                 progs[i] = (struct tsync_lockdown_prog){ .insns = l->prog[i]->insns,
@@ -117,6 +203,7 @@ static int lockdown(struct lockdown *l)
                        "us)%s\n",
                        l->t.what, l->n_prog, res.tasks, res.procs, res.frozen_us, res.cgroup_us,
                        res.zombies ? "; zombies skipped" : "");
+                exec_note(l);
                 return CLI_EXIT_OK;
         }
         for (size_t i = 0; i < res.n_failed; i++)
@@ -135,10 +222,8 @@ static int lockdown(struct lockdown *l)
 
 int cmd_lockdown(int argc, char **argv)
 {
-        enum { OPT_PID = 256, OPT_RUNTIME, OPT_ROOT, OPT_PROFILE_DIR, OPT_NNP, OPT_OR_KILL, OPT_CACHE, OPT_NO_CACHE };
-        static const struct option options[] = { { "pid", required_argument, NULL, OPT_PID },
-                                                 { "runtime", required_argument, NULL, OPT_RUNTIME },
-                                                 { "root", required_argument, NULL, OPT_ROOT },
+        enum { OPT_PROFILE_DIR = TARGET_OPT_END, OPT_NNP, OPT_OR_KILL, OPT_CACHE, OPT_NO_CACHE };
+        static const struct option options[] = { TARGET_OPTIONS,
                                                  { "profile", required_argument, NULL, 'p' },
                                                  { "layers", required_argument, NULL, 'l' },
                                                  { "profile-dir", required_argument, NULL, OPT_PROFILE_DIR },
@@ -154,30 +239,15 @@ int cmd_lockdown(int argc, char **argv)
         const char *dirs[TSYNC_MAX_LAYERS];
         char cache_buf[PATH_MAX];
         const char *cache_dir = cli_default_cache_dir(cache_buf, sizeof(cache_buf));
-        int opt, ntargets = 0, code = CLI_EXIT_USAGE;
+        int opt, code = CLI_EXIT_USAGE;
         _cleanup_free_ char *layer_arg = NULL;
         while ((opt = getopt_long(argc, argv, "p:l:h", options, NULL)) != -1) {
+                int taken = target_option(&l.t, opt, optarg);
+                if (taken < 0)
+                        goto out;
+                if (taken)
+                        continue;
                 switch (opt) {
-                case OPT_PID: {
-                        char *end;
-                        errno = 0;
-                        long v = strtol(optarg, &end, 10);
-                        if (errno || end == optarg || *end || v <= 0 || v > INT_MAX) {
-                                cli_errorf("--pid", "'%s' is not a process id", optarg);
-                                goto out;
-                        }
-                        l.t.pid = (pid_t)v;
-                        l.t.kind = "pid";
-                        l.t.what = optarg;
-                        ntargets++;
-                        break;
-                }
-                case OPT_RUNTIME:
-                        l.t.runtime = optarg;
-                        break;
-                case OPT_ROOT:
-                        l.t.root = optarg;
-                        break;
                 case 'p': {
                         if (n_files == TSYNC_MAX_LAYERS) {
                                 cli_errorf("--profile", "more than %d", TSYNC_MAX_LAYERS);
@@ -236,21 +306,8 @@ int cmd_lockdown(int argc, char **argv)
                         goto out;
                 }
         }
-        if (optind < argc) {
-                l.t.kind = "runtime";
-                l.t.what = argv[optind++];
-                ntargets++;
-                if (!l.t.runtime)
-                        l.t.runtime = "runc";
-        }
-        if (ntargets != 1 || optind != argc) {
-                cli_errorf("lockdown", "give exactly one TARGET: --pid PID or [--runtime R] [--root DIR] ID");
+        if (target_finish(&l.t, "lockdown", argc, argv, optind) < 0)
                 goto out;
-        }
-        if ((l.t.runtime || l.t.root) && strcmp(l.t.kind, "runtime") != 0) {
-                cli_errorf("lockdown", "--runtime and --root go with an ID");
-                goto out;
-        }
         if (n_names + n_files == 0) {
                 cli_errorf("lockdown", "nothing to add: give --profile FILE or --layers NAMES");
                 goto out;
@@ -262,6 +319,7 @@ int cmd_lockdown(int argc, char **argv)
         if (compile(&l, names, n_names, files, n_files, dirs, n_dirs, cache_dir) < 0)
                 goto out;
         code = lockdown(&l);
+        record_end(&l, code);
 out:
         for (size_t i = 0; i < n_files; i++)
                 free(files[i]);

@@ -252,9 +252,9 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                 st->tasks[i].expected = -1;
                 st->tasks[i].short_of = false;
         }
-        if (!e->asked && !st->init_ours)
+        if (!e->asked && !st->init_ours && !e->n_lockdown)
                 return TSYNC_VERDICT_NOT_ASKED;
-        if (!e->plan && !st->init_ours) {
+        if (e->asked && !e->plan && !st->init_ours) {
                 /* The user's annotations ask, but nothing of ours ran: no hook
                  * rewrote the config (Podman without our hooks.d, a runtime
                  * that is not the wrapper). */
@@ -269,7 +269,7 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
         /* The init may also choose to run the workload in place when it
          * starts (the route): then PID 1 is the workload, under the filters. */
         bool in_place = e->in_place || !st->init_ours;
-        unsigned base = (e->baseline_known ? e->baseline : 0) + e->n_tsync;
+        unsigned base = (e->baseline_known ? e->baseline : 0) + e->n_tsync + e->n_lockdown;
         bool unprotected = false;
         for (size_t i = 0; i < st->n; i++) {
                 struct tsync_status_task *t = &st->tasks[i];
@@ -279,17 +279,21 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                         e->record && !in_place && t->role != TSYNC_ROLE_INIT_TASK && t->role != TSYNC_ROLE_OTHER;
                 t->expected = (int)(base + (recorded ? 1 : 0));
                 if (t->filters >= 0 && t->filters < t->expected) {
-                        SHORT(t, "%d seccomp filter%s, %d asked (%s%u of the plan's%s)%s", t->filters,
+                        char added[48] = "";
+                        if (e->n_lockdown)
+                                (void)snprintf(added, sizeof(added), " + %u added by lockdown", e->n_lockdown);
+                        SHORT(t, "%d seccomp filter%s, %d asked (%s%u of the plan's%s%s)%s", t->filters,
                               t->filters == 1 ? "" : "s", t->expected,
                               !e->baseline_known ? ""
                               : e->baseline      ? "the runtime's linux.seccomp + "
                                                  : "",
-                              e->n_tsync, recorded ? " + the recording" : "",
+                              e->n_tsync, recorded ? " + the recording" : "", added,
                               t->role == TSYNC_ROLE_OTHER ? ": not started by the container's PID 1 (`runc exec`, "
                                                             "`podman exec`?), so only the runtime's own profile "
                                                             "reaches it"
                                                           : "");
-                        if (t->role == TSYNC_ROLE_INIT && !st->init_ours && t->filters < (int)base)
+                        if (t->role == TSYNC_ROLE_INIT && !st->init_ours && e->asked &&
+                            t->filters < (int)(base - e->n_lockdown))
                                 unprotected = true;
                 } else if (t->filters < 0 && t->expected > 0 && t->seccomp != 2) {
                         SHORT(t, "Seccomp %d: no filter at all, %d asked", t->seccomp, t->expected);
@@ -305,6 +309,14 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                                  "pid %d tid %d (%s, init): the kernel's program for the init's filter %d (%s) is not "
                                  "the one its filter file holds",
                                  (int)init->pid, (int)init->tid, init->comm, st->programs.differ, st->programs.what);
+        if (st->programs.compared && st->programs.added_differ >= 0 && init)
+                (void)tsync_warn(out,
+                                 "pid %d tid %d (%s, init): the kernel's program for lockdown's layer %d is not the "
+                                 "one its record names (sha256 %.12s...)",
+                                 (int)init->pid, (int)init->tid, init->comm, st->programs.added_differ,
+                                 (size_t)st->programs.added_differ < st->n_added
+                                         ? st->added_sha256[st->programs.added_differ]
+                                         : "?");
         if (st->programs.plan_compared && st->programs.drift >= 0 && init)
                 (void)tsync_warn(out,
                                  "pid %d tid %d (%s, init): the kernel's program for the plan's filter %d (%s) is not "

@@ -22,6 +22,7 @@
 #include "tsync/filterfile.h"
 #include "tsync/init_args.h"
 #include "tsync/plan.h"
+#include "tsync/sha256.h"
 #include "tsync/status.h"
 
 /* The kernel bounds a chain at 32768 instructions counted with a penalty
@@ -198,7 +199,7 @@ int tsync_status_compare_programs(struct tsync_status *st)
 {
         struct tsync_status_programs *c = &st->programs;
         progs_free(c->kernel, c->n_kernel);
-        *c = (struct tsync_status_programs){ .differ = -1, .drift = -1 };
+        *c = (struct tsync_status_programs){ .differ = -1, .drift = -1, .added_differ = -1 };
         struct prog *files = NULL, *kernel = NULL;
         char(*labels)[64] = NULL;
         size_t n_files = 0, n_kernel = 0;
@@ -207,14 +208,24 @@ int tsync_status_compare_programs(struct tsync_status *st)
         int r = st->init_ours ? init_files(st->init_pid, &files, &labels, &n_files, c->what, sizeof(c->what)) : 0;
         if (r == 0)
                 r = read_stopped(st->init_pid, &kernel, &n_kernel, c->what, sizeof(c->what));
-        if (r == 0 && n_kernel < n_files) {
-                (void)snprintf(c->what, sizeof(c->what), "PID 1 holds %zu programs, fewer than its %zu filter files",
-                               n_kernel, n_files);
+        if (r == 0 && n_kernel < n_files + st->n_added) {
+                (void)snprintf(c->what, sizeof(c->what),
+                               "PID 1 holds %zu programs, fewer than its %zu filter files + %zu added by lockdown",
+                               n_kernel, n_files, st->n_added);
                 c->compared = true;
-                c->differ = (int)n_kernel;
+                c->differ = n_kernel < n_files ? (int)n_kernel : -1;
+                c->added_differ = n_kernel >= n_files ? (int)(n_kernel - n_files) : 0;
         } else if (r == 0) {
-                /* The init's filters are the newest: after the runtime's own. */
-                size_t base = n_kernel - n_files;
+                /* lockdown's layers are the newest; below them the init's,
+                 * after the runtime's own. */
+                for (size_t k = 0; k < st->n_added && c->added_differ < 0; k++) {
+                        const struct prog *a = &kernel[n_kernel - st->n_added + k];
+                        char hex[65];
+                        tsync_sha256_hex(a->insns, a->len * sizeof(*a->insns), hex);
+                        if (strcmp(hex, st->added_sha256[k]) != 0)
+                                c->added_differ = (int)k;
+                }
+                size_t base = n_kernel - st->n_added - n_files;
                 c->compared = true;
                 c->n = n_files;
                 for (size_t k = 0; k < n_files && c->differ < 0; k++) {
@@ -247,14 +258,14 @@ void tsync_status_compare_plan(struct tsync_status *st, const struct tsync_plan 
         struct tsync_status_programs *c = &st->programs;
         size_t n = progs->n - progs->n_baseline;
         c->drift = -1;
-        if (!c->compared || c->n_kernel < n) {
+        if (!c->compared || c->n_kernel < n + st->n_added) {
                 (void)snprintf(c->drift_what, sizeof(c->drift_what), "%s",
                                c->compared ? "PID 1 holds fewer programs than the plan has filters"
                                            : "PID 1's programs were not read");
                 return;
         }
         c->plan_compared = true;
-        size_t base = c->n_kernel - n;
+        size_t base = c->n_kernel - st->n_added - n;
         for (size_t k = 0; k < n; k++) {
                 const struct prog *a = &c->kernel[base + k];
                 const struct tsync_program *b = progs->progs[progs->n_baseline + k];

@@ -1516,6 +1516,39 @@ testLockdownOfNoSuchContainer() {
         assert_refused "oci-seccomp-tsync: tsync-no-such-$$: " "runc state" 1
 }
 
+# After a lockdown (its record, issue 26): oci-seccomp-tsync-runtime refuses to exec into a
+# container that does not run under our init (the layers could not reach the process), and a
+# record others may read or write is refused by lockdown and status alike.
+testLockdownThenAnExecThroughTheWrapperIntoAContainerNotOurs() {
+        local id pid rec
+        id=$(tsync_unique_id fc-ld)
+        ROOTFS_TOO=1 bundle "$W/b" sleep 300
+        start_runc "$id" "$W/b" || fail "start"
+        pid=$(runc_pid "$id")
+        rec="/run/oci-seccomp-tsync/lockdown/$pid-$(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $20}').json"
+        lockdown_cmd --no-cache --profile "$PROFILES/deny-mkdir.json" "$id"
+        assertEquals "lockdown: $(cat "$W/err")" 0 "$rc"
+        : >"$W/runtime.conf"
+        jq -n '{args: ["/bin/touch", "/tmp/marker"], cwd: "/", user: {uid: 0, gid: 0}, noNewPrivileges: true}' \
+                >"$W/p.json"
+        timeout -s KILL 30 "$RUNTIME" --runtime-config="$W/runtime.conf" exec --process "$W/p.json" "$id" \
+                </dev/null >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: $id: " "exec: lockdown added 1 layer(s) to the container (first '$PROFILES/deny-mkdir.json'), and a process exec'd into it can carry them only through our init"
+        assertFalse "the process ran" "[ -e $W/b/rootfs/tmp/marker ]"
+
+        chmod 0644 "$rec"
+        lockdown_cmd --no-cache --profile "$PROFILES/deny-mkdir.json" "$id"
+        assert_refused "oci-seccomp-tsync: $id: " "$rec: must be a regular file of uid 0 that no one else may read or write"
+        assertEquals "filters added although refused" "1" "$(awk '/^Seccomp_filters:/ {print $2}' "/proc/$pid/status")"
+        timeout -s KILL 30 "$OCI" status "$id" >"$W/out" 2>"$W/err"
+        rc=$?
+        assertEquals "status: $(cat "$W/err")" 4 "$rc"
+        assertContains "$(cat "$W/err")" "no one else may read or write"
+        rm -f "$rec"
+        stop_runc "$id"
+}
+
 suite() {
         local t
         for t in $(declare -F | awk '$3 ~ /^test/ { print $3 }'); do

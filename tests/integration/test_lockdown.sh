@@ -12,6 +12,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/hooklib.sh"
 
 PROBE=$TSYNC_BUILD/tests/static/lockdown_probe
+RECORDS=/run/oci-seccomp-tsync/lockdown
 
 oneTimeSetUp() {
         tsync_need_built "$OCI" "$PROBE"
@@ -21,10 +22,20 @@ setUp() {
         tsync_test_begin || exit 1
         T=$TSYNC_TMP
         ID=$(tsync_unique_id lockdown)
+        MY_RECORDS=()
 }
 
 tearDown() {
         tsync_test_end
+        # Only the records of this test's containers.
+        [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
+}
+
+# record_of PID: the lockdown record of the container whose PID 1 is PID (its pid and start time),
+# remembered for tearDown.
+record_of() {
+        [ -r "/proc/$1/stat" ] || return 0
+        MY_RECORDS+=("$RECORDS/$1-$(sed 's/.*) //' "/proc/$1/stat" | awk '{print $20}').json")
 }
 
 # bundle NNP [PROBE ARGS]: $T/b running lockdown_probe, noNewPrivileges NNP, runc's default
@@ -72,7 +83,9 @@ cgroup_frozen() {
         fi
 }
 
+# lockdown ARGS: the command, on $pid's container (its record removed at tearDown).
 lockdown() {
+        [ -z "${pid:-}" ] || record_of "$pid"
         timeout 60 "$OCI" lockdown "$@" >"$T/out" 2>"$T/err"
         rc=$?
 }

@@ -24,10 +24,11 @@ struct tsync_lockdown_cgroup {
         bool frozen;    /* we froze it (and must thaw it) */
 };
 
-/* Finds pid's cgroup (/proc/PID/cgroup: the v1 freezer's if it has one of
- * its own, else v2's) and refuses (-EPERM, with why) one that holds any
- * process neither in pids nor in pid's pid namespace (a child forked since
- * pids was read is the container's): a shared cgroup is never frozen. */
+/* Finds pid's cgroup to freeze (/proc/PID/cgroup): the v1 freezer's, else
+ * cgroup2's, the first that is the container's own, that is, neither the
+ * root nor holding, itself or in any cgroup below it, a process that is not
+ * the container's (in pids, or in pid's pid namespace: one forked since). None: -EPERM with each hierarchy's reason; a
+ * shared cgroup is never frozen. */
 int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
                                struct tsync_err *err);
 /* Freezes it and waits until the kernel says it is frozen. */

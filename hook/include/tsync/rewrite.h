@@ -69,6 +69,12 @@ size_t tsync_rewrite_filter_data(const struct tsync_json *config, const char **r
  * that is not exactly what the rewrite wrote, a notify agent, a recording). */
 int tsync_rewrite_exec(struct tsync_json *process, const struct tsync_json *config, struct tsync_err *err);
 
+/* After tsync_rewrite_exec: the exec'd process's init also loads data (n
+ * filter files in base64: the layers lockdown added to the container, its
+ * record), after the container's own filters, as the running tasks carry
+ * them. 0 or -errno. */
+int tsync_rewrite_exec_add(struct tsync_json *process, const char *const *data, size_t n, struct tsync_err *err);
+
 /* Whether config was rewritten by us (our plan, or the running container's
  * record, in its annotations): then an exec'd process must carry its filters. */
 bool tsync_rewrite_is_ours(const struct tsync_json *config);

@@ -81,6 +81,9 @@ struct tsync_status_programs {
         bool plan_compared;
         int drift;
         char drift_what[160];
+        /* The newest n_added programs against lockdown's record: the first
+         * that is not the layer it names, else -1. */
+        int added_differ;
 };
 
 /* What the kernel shows of a container. */
@@ -94,6 +97,11 @@ struct tsync_status {
         struct tsync_status_task *tasks; /* processes in pid order, each main thread first */
         size_t n;
         struct tsync_status_programs programs;
+        /* Set by the caller before tsync_status_compare_programs: the layers
+         * lockdown added on top of everything (its record's sha256 of each
+         * program, oldest first). */
+        const char (*added_sha256)[65];
+        size_t n_added;
 };
 void tsync_status_clear(struct tsync_status *s);
 
@@ -110,8 +118,9 @@ int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err
 
 /* Stops PID 1's main thread for a moment and reads its seccomp programs
  * (PTRACE_SECCOMP_GET_FILTER: CAP_SYS_ADMIN, and no filter on the caller).
- * When PID 1 is our init, the newest must be, one for one, the filter files
- * on its command line (--filter PATH through /proc/PID/root, --filter-data).
+ * The newest n_added must be lockdown's layers (added_differ); when PID 1 is
+ * our init, those below them must be, one for one, the filter files on its
+ * command line (--filter PATH through /proc/PID/root, --filter-data).
  * Fills st->programs; when they cannot be read, compared stays false and
  * what says why. -ENOMEM only. */
 int tsync_status_compare_programs(struct tsync_status *st);
@@ -143,6 +152,10 @@ struct tsync_status_expect {
         bool no_new_privs;
         bool have_caps; /* the original process.capabilities (a config without it keeps the runtime's) */
         uint64_t caps[TSYNC_CAPSET_COUNT];
+        /* Layers `lockdown` added (its record, lockdown_record.h): every
+         * task carries them on top of the rest, a process exec'd since as
+         * well. Set by the caller; enough alone to ask. */
+        unsigned n_lockdown;
 };
 
 /* From a container's config.json (as the runtime got it: rewritten when our
