@@ -70,12 +70,15 @@ int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *
         r = set_capabilities(config, plan->capabilities);
         if (r < 0)
                 return tsync_error(err, -r, "restoring process.capabilities: %s", strerror(-r));
-        if (!id)
-                return 0;
+        return id ? tsync_exec_view_mark(config, id, err) : 0;
+}
+
+int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync_err *err)
+{
         struct tsync_json *annotations = tsync_json_get_object(config, "annotations");
         if (!annotations)
                 return tsync_error(err, EINVAL, "annotations: expected object");
-        r = tsync_json_set(annotations, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string(id));
+        int r = tsync_json_set(annotations, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string(id));
         if (r < 0)
                 return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_RUNNING, strerror(-r));
         return 0;

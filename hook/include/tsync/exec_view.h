@@ -28,6 +28,10 @@ int tsync_exec_view_lends(const struct tsync_plan *plan, struct tsync_err *err);
 int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *plan, const char *id,
                             struct tsync_err *err);
 
+/* id as the container running from config (annotation TSYNC_ANNOTATION_RUNNING),
+ * after tsync_exec_view_restore without one. */
+int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync_err *err);
+
 /* The reverse, when container id is the one recorded: the lent sets come back
  * and the record goes; *ret_changed tells whether config changed. */
 int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *plan, const char *id, bool *ret_changed,
