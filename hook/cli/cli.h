@@ -10,6 +10,7 @@
 #include "../front/front.h"
 #include "tsync/compile.h"
 #include "tsync/error.h"
+#include "tsync/exec_view.h"
 #include "tsync/profile.h"
 #include "tsync/source.h"
 
@@ -68,8 +69,9 @@ struct cli_bundle_config {
         int dir;    /* the bundle directory, flock'ed; -errno if not (an error only for the exec view) */
         char *text; /* config.json's bytes as read under the lock */
         size_t len;
-        mode_t mode;            /* its permission bits, for the rewrite */
-        struct tsync_json *doc; /* parsed from text; the exec view changes it in place */
+        mode_t mode;                        /* its permission bits, for the rewrite */
+        struct tsync_json *doc;             /* parsed from text; the exec view changes it in place */
+        struct tsync_exec_view_spans spans; /* where in text the exec view's changes go */
 };
 #define CLI_BUNDLE_CONFIG_INIT                                                                                         \
         {                                                                                                              \

@@ -182,7 +182,7 @@ static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const 
                                    bundle, rt->name, rt->name);
         _cleanup_free_ char *text = NULL;
         size_t len;
-        r = tsync_json_write(c->doc, true, &text, &len, err);
+        r = tsync_exec_view_text(c->text, c->len, &c->spans, c->doc, &text, &len, err);
         if (r == 0)
                 r = tsync_write_atomic(copy, text, len, mode, false, err);
         return r < 0 ? tsync_error_prefix(err, "%s", copy) : 0;
@@ -213,7 +213,7 @@ static int write_config(const struct cli_bundle_config *c, const char *bundle, b
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
         _cleanup_free_ char *text = NULL;
         size_t len;
-        int r = tsync_json_write(c->doc, true, &text, &len, err);
+        int r = tsync_exec_view_text(c->text, c->len, &c->spans, c->doc, &text, &len, err);
         if (r == 0)
                 r = tsync_write_at(c->dir, path, "config.json", text, len, c->mode, durable ? TSYNC_WRITE_CONTENT : 0,
                                    err);
@@ -254,7 +254,10 @@ int cli_bundle_config_read(const char *bundle, struct cli_bundle_config *c, stru
         c->mode = st.st_mode & 07777;
         struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         r = tsync_json_parse(c->text, c->len, &lim, &c->doc, err);
-        return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
+        if (r < 0)
+                return tsync_error_prefix(err, "%s", path);
+        tsync_exec_view_spans(c->doc, &c->spans);
+        return 0;
 }
 
 void cli_bundle_config_clear(struct cli_bundle_config *c)
