@@ -6,9 +6,10 @@
 # injected with a layer, so the init is lent capabilities and createRuntime and poststop rewrite
 # config.json for the exec view: as inject's hooks run them (the bundle is the user's: synced), and
 # with --no-sync (as the hooks.d files run them for an engine). /bin/true for scale. -b OTHER:
-# another build's oci-seccomp-tsync on the same bundle. Each hook is spawned by bench_spawn copied
-# as "runc", the parent the exec view asks for. Prints counts; asserts nothing. Needs root, podman,
-# jq, valgrind, strace and a build.
+# another build's oci-seccomp-tsync on the same bundle. With perf, also the pair's CPU time
+# (task-clock: less at the mercy of other load than wall time). Each hook is spawned by bench_spawn
+# copied as "runc", the parent the exec view asks for. Prints counts; asserts nothing. Needs root,
+# podman, jq, valgrind, strace and a build.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
@@ -92,6 +93,27 @@ for b in "${BUILDS[@]}"; do
                 cmp -s "$T/b/config.json" "$T/lent.json" || die "$label: the pair did not leave config.json as inject wrote it"
         done
 done
+# CPU time, less at the mercy of other load than wall time: perf stat's task-clock of bench_spawn
+# running PAIRS rounds of the pair (and of two /bin/true), its children included, per round.
+PAIRS=100
+cpu_pair() {
+        (cd "$T" && perf stat -x, -e task-clock -o "$T/perf.out" ./runc -n "$PAIRS" -w 3 "$@") >/dev/null 2>&1 ||
+                return 1
+        awk -F, -v n=$((PAIRS + 3)) '/task-clock/ { printf "%.2f", $1 / n }' "$T/perf.out"
+}
+if command -v perf >/dev/null; then
+        echo
+        echo "CPU time of a createRuntime + poststop pair, ms ($PAIRS rounds, perf stat task-clock):"
+        echo "  two /bin/true: $(cpu_pair -i "$T/state.json" /bin/true --- -i "$T/state.json" /bin/true)"
+        for b in "${BUILDS[@]}"; do
+                label=this
+                [ "$b" = "$OCI" ] || label=other
+                for sync in "" --no-sync; do
+                        echo "  $label ${sync:-synced}: $(cpu_pair -i "$T/state.json" "$b" hook createRuntime $sync --- \
+                                -i "$T/state.json" "$b" hook poststop $sync)"
+                done
+        done
+fi
 echo
 echo "what was synced:"
 for f in "$T"/synced.*; do
