@@ -5,10 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../front/front.h"
 #include "tsync/compile.h"
 #include "tsync/error.h"
+#include "tsync/exec_view.h"
 #include "tsync/profile.h"
 #include "tsync/source.h"
 
@@ -58,15 +60,38 @@ int cli_load(struct cli_input *in, const char *path, struct tsync_profile **ret,
 int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, struct tsync_profile **ret_profile,
                       struct tsync_program **ret_prog);
 
+struct tsync_plan;
+/* The bundle's config.json as createRuntime and poststop read it, once: under
+ * an exclusive flock of the bundle directory (other containers' hooks rewrite
+ * it for their exec view too), taken before the read so that the exec view
+ * changes the very document the plan came from. */
+struct cli_bundle_config {
+        int dir;    /* the bundle directory, flock'ed; -errno if not (an error only for the exec view) */
+        char *text; /* config.json's bytes as read under the lock */
+        size_t len;
+        mode_t mode;                        /* its permission bits, for the rewrite */
+        struct tsync_json *doc;             /* parsed from text; the exec view changes it in place */
+        struct tsync_exec_view_spans spans; /* where in text the exec view's changes go */
+};
+#define CLI_BUNDLE_CONFIG_INIT                                                                                         \
+        {                                                                                                              \
+                .dir = -EBADF                                                                                          \
+        }
+/* Locks bundle and reads its config.json into c (cleared by the caller); 0 or -errno. */
+int cli_bundle_config_read(const char *bundle, struct cli_bundle_config *c, struct tsync_err *err);
+void cli_bundle_config_clear(struct cli_bundle_config *c);
+
 /* The exec view (exec_view.c): at createRuntime, the original capability sets
  * go where the runtime's exec reads them (refused for a runtime we do not
- * know, when something is lent); at poststop they are lent again. durable:
- * the bundle's config.json is synced to disk when rewritten (false only for an
- * engine that writes it anew at every start: hook --no-sync). */
-int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
-                        struct tsync_err *err);
-int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
-                       struct tsync_err *err);
+ * know, when something is lent); at poststop they are lent again. c: the
+ * bundle's config as read, changed to what is written. durable: the new text
+ * is synced before it takes the name, the directory is not (the crash model in
+ * exec_view.c; false only for an engine that writes config.json anew at every
+ * start: hook --no-sync). Nothing of ours is left in the bundle. */
+int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
+                        bool durable, struct tsync_err *err);
+int cli_exec_view_stop(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
+                       bool durable, struct tsync_err *err);
 
 /* createRuntime's relay (relay_start.c): r, opened by tsync_relay_open,
  * serves in a detached process of its own (double fork, setsid, stdio on

@@ -109,21 +109,16 @@ static int read_state(struct oci_state *st, struct tsync_json **ret_doc, struct 
         return 0;
 }
 
-/* ret_config: the config too (NULL: not kept). */
-static int load_plan(const struct oci_state *st, struct tsync_plan **ret, struct tsync_json **ret_config,
+/* The bundle's config.json, read once under the bundle's lock (c), and its plan. */
+static int load_plan(const struct oci_state *st, struct cli_bundle_config *c, struct tsync_plan **ret,
                      struct tsync_err *err)
 {
-        char path[PATH_MAX + 16];
-        (void)snprintf(path, sizeof(path), "%s/config.json", st->bundle);
-        _cleanup_json_ struct tsync_json *config = NULL;
-        int r = tsync_json_parse_file(path, NULL, &config, err);
+        int r = cli_bundle_config_read(st->bundle, c, err);
         if (r < 0)
                 return r;
-        r = tsync_plan_from_config(config, ret, err);
+        r = tsync_plan_from_config(c->doc, ret, err);
         if (r < 0 && r != -ENOENT)
-                return tsync_error_prefix(err, "%s", path);
-        if (r == 0 && ret_config)
-                *ret_config = TAKE_PTR(config);
+                return tsync_error_prefix(err, "%s/config.json", st->bundle);
         return r;
 }
 
@@ -138,17 +133,18 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
 }
 
 /* What every stage after precreate starts from: the OCI state on stdin, the
- * plan in the bundle's config.json, the host paths. 0; 1 when the config has
- * no plan and that is fine (missing_ok); -1 after printing why not. */
+ * bundle's config.json (c, read once under its lock) and its plan, the host
+ * paths. 0; 1 when the config has no plan and that is fine (missing_ok); -1
+ * after printing why not. */
 static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_json **ret_doc,
-                       struct tsync_plan **ret, struct tsync_json **ret_config, struct tsync_plan_paths *o)
+                       struct cli_bundle_config *c, struct tsync_plan **ret, struct tsync_plan_paths *o)
 {
         struct tsync_err err = { 0 };
         if (read_state(st, ret_doc, &err) < 0) {
                 cli_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
-        int r = load_plan(st, ret, ret_config, &err);
+        int r = load_plan(st, c, ret, &err);
         if (r == -ENOENT && missing_ok)
                 return 1;
         if (r < 0) {
@@ -196,8 +192,9 @@ static int stage_create(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        _cleanup_json_ struct tsync_json *state = NULL, *config = NULL;
-        int r = stage_begin(h, false, &st, &state, &plan, &config, &o);
+        _cleanup_json_ struct tsync_json *state = NULL;
+        _cleanup_(cli_bundle_config_clear) struct cli_bundle_config config = CLI_BUNDLE_CONFIG_INIT;
+        int r = stage_begin(h, false, &st, &state, &config, &plan, &o);
         if (r < 0)
                 return CLI_EXIT_FAILED;
         struct tsync_warnings w = { 0 };
@@ -210,18 +207,18 @@ static int stage_create(const struct hook_opts *h)
                 r = tsync_deliver(plan, &o, &progs, &err);
         struct tsync_relay relay = TSYNC_RELAY_INIT;
         if (r == 0)
-                r = open_relay(plan, &progs, config, &st, state, &relay, &err);
+                r = open_relay(plan, &progs, config.doc, &st, state, &relay, &err);
         tsync_plan_programs_clear(&progs);
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
         if (delivered)
-                r = cli_exec_view_start(plan, st.id, st.bundle, !h->no_sync, &err);
+                r = cli_exec_view_start(plan, &config, st.id, st.bundle, !h->no_sync, &err);
         /* Listening already; from here on it serves on its own. */
         if (r == 0 && relay.pidfd >= 0) {
                 r = cli_relay_start(&relay, &err);
                 if (r < 0) {
                         struct tsync_err ignored = { 0 };
-                        (void)cli_exec_view_stop(plan, st.id, st.bundle, !h->no_sync, &ignored);
+                        (void)cli_exec_view_stop(plan, &config, st.id, st.bundle, !h->no_sync, &ignored);
                 }
         }
         tsync_relay_clear(&relay);
@@ -244,14 +241,17 @@ static int stage_poststop(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = stage_begin(h, true, &st, NULL, &plan, NULL, &o);
+        _cleanup_(cli_bundle_config_clear) struct cli_bundle_config config = CLI_BUNDLE_CONFIG_INIT;
+        int r = stage_begin(h, true, &st, NULL, &config, &plan, &o);
         if (r > 0)
                 return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
         if (r < 0)
                 return CLI_EXIT_FAILED;
-        r = cli_exec_view_stop(plan, st.id, st.bundle, !h->no_sync, &err);
+        r = cli_exec_view_stop(plan, &config, st.id, st.bundle, !h->no_sync, &err);
         if (r < 0)
                 cli_error(st.id, &err);
+        /* The bundle's lock is for its config.json alone: not held while a recording is written. */
+        cli_bundle_config_clear(&config);
         if (tsync_deliver_clean(plan, &o, &err) < 0) {
                 cli_error(st.id, &err);
                 r = -1;
