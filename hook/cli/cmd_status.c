@@ -214,20 +214,11 @@ int cmd_status(int argc, char **argv)
         int opt, ntargets = 0;
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
                 switch (opt) {
-                case OPT_PID: {
-                        char *end;
-                        errno = 0;
-                        long v = strtol(optarg, &end, 10);
-                        if (errno || end == optarg || *end || v <= 0 || v > INT_MAX) {
-                                cli_errorf("--pid", "'%s' is not a process id", optarg);
+                case OPT_PID:
+                        if (status_target_pid(&t, optarg) < 0)
                                 return STATUS_EXIT_USAGE;
-                        }
-                        t.pid = (pid_t)v;
-                        t.kind = "pid";
-                        t.what = optarg;
                         ntargets++;
                         break;
-                }
                 case OPT_RUNTIME:
                         t.runtime = optarg;
                         break;

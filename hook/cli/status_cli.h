@@ -20,6 +20,10 @@ struct target {
         size_t n_profile_dirs;
 };
 
+/* --pid ARG (status, lockdown): t becomes that process, of kind "pid"; -1
+ * after saying ARG is not a process id. */
+int status_target_pid(struct target *t, const char *arg);
+
 /* Fills t->pid and t->config_path for kinds runtime, podman and docker
  * (`R state ID`, `podman inspect`, `docker inspect` and the shim's bundle). */
 int status_target_resolve(struct target *t, struct tsync_err *err);

@@ -13,11 +13,27 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "status_cli.h"
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
 
 extern char **environ;
+
+int status_target_pid(struct target *t, const char *arg)
+{
+        char *end;
+        errno = 0;
+        long v = strtol(arg, &end, 10);
+        if (errno || end == arg || *end || v <= 0 || v > INT_MAX) {
+                cli_errorf("--pid", "'%s' is not a process id", arg);
+                return -1;
+        }
+        t->pid = (pid_t)v;
+        t->kind = "pid";
+        t->what = arg;
+        return 0;
+}
 
 /* An engine's output is a few kilobytes; a config at most the JSON limit. */
 #define OUTPUT_MAX (TSYNC_JSON_DEFAULT_MAX_BYTES)
