@@ -69,7 +69,9 @@ int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, s
         return 0;
 }
 
-int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err)
+/* Refuses flags the kernel would refuse for this profile: WAIT_KILLABLE_RECV
+ * needs a notification listener (NEW_LISTENER), which only SCMP_ACT_NOTIFY asks for. */
+static int check_flags(const struct tsync_profile *p, struct tsync_err *err)
 {
         if ((p->flags & SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV) && !tsync_profile_has_notify_action(p))
                 return tsync_error(err, EINVAL,
@@ -262,7 +264,18 @@ int tsync_parse_optional_string(const struct tsync_json *obj, const char *key, c
         return 0;
 }
 
-int tsync_parse_shared_fields(const struct tsync_json *obj, struct tsync_profile *p, struct tsync_err *err)
+int tsync_profile_start(const struct tsync_json *obj, struct tsync_profile **ret, struct tsync_err *err)
+{
+        int r = tsync_json_expect(obj, "", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
+        if (!(*ret = calloc(1, sizeof(**ret))))
+                return tsync_error(err, ENOMEM, "out of memory");
+        return 0;
+}
+
+int tsync_parse_profile_rest(const struct tsync_json *obj, tsync_syscall_reader read_syscall, const void *ctx,
+                             struct tsync_profile *p, struct tsync_err *err)
 {
         const struct tsync_json *v = tsync_json_get(obj, "flags");
         int r;
@@ -275,5 +288,18 @@ int tsync_parse_shared_fields(const struct tsync_json *obj, struct tsync_profile
         r = tsync_parse_optional_string(obj, "listenerPath", &p->listener_path, err);
         if (r < 0)
                 return r;
-        return tsync_parse_optional_string(obj, "listenerMetadata", &p->listener_metadata, err);
+        r = tsync_parse_optional_string(obj, "listenerMetadata", &p->listener_metadata, err);
+        if (r < 0)
+                return r;
+        if ((v = tsync_json_get(obj, "syscalls")) && v->type != TSYNC_JSON_NULL) {
+                r = tsync_json_expect(v, "syscalls", TSYNC_JSON_ARRAY, err);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < v->u.array.len; i++) {
+                        r = read_syscall(v->u.array.items[i], i, ctx, p, err);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return check_flags(p, err);
 }
