@@ -185,46 +185,52 @@ int tsync_profile_add_arch(struct tsync_profile *p, uint32_t arch)
         return 0;
 }
 
+/* Reads the array of strings at path into p, each string (at: its path, for
+ * messages) by add. */
+static int parse_strings(const struct tsync_json *array, const char *path, struct tsync_profile *p,
+                         int (*add)(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err),
+                         struct tsync_err *err)
+{
+        int r = tsync_json_expect(array, path, TSYNC_JSON_ARRAY, err);
+        for (size_t i = 0; r >= 0 && i < array->u.array.len; i++) {
+                char at[TSYNC_PATH_MAX];
+                const char *s;
+                tsync_path(at, "%s[%zu]", path, i);
+                r = tsync_json_str(array->u.array.items[i], at, &s, err);
+                if (r >= 0)
+                        r = add(s, at, p, err);
+        }
+        return r < 0 ? r : 0;
+}
+
+static int add_arch(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err)
+{
+        uint32_t token;
+        if (tsync_arch_parse(s, &token) < 0)
+                return tsync_error(err, EINVAL, "%s: architecture '%s' is unknown", at, s);
+        if (tsync_profile_add_arch(p, token) < 0)
+                return tsync_error(err, ENOMEM, "%s: out of memory", at);
+        return 0;
+}
+
 int tsync_parse_arches(const struct tsync_json *arches, const char *path, struct tsync_profile *p,
                        struct tsync_err *err)
 {
-        int r = tsync_json_expect(arches, path, TSYNC_JSON_ARRAY, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < arches->u.array.len; i++) {
-                char at[TSYNC_PATH_MAX];
-                const char *s;
-                uint32_t token;
-                tsync_path(at, "%s[%zu]", path, i);
-                r = tsync_json_str(arches->u.array.items[i], at, &s, err);
-                if (r < 0)
-                        return r;
-                if (tsync_arch_parse(s, &token) < 0)
-                        return tsync_error(err, EINVAL, "%s: architecture '%s' is unknown", at, s);
-                if (tsync_profile_add_arch(p, token) < 0)
-                        return tsync_error(err, ENOMEM, "%s: out of memory", at);
-        }
+        return parse_strings(arches, path, p, add_arch, err);
+}
+
+static int add_flag(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err)
+{
+        uint32_t bit;
+        if (tsync_flag_parse(s, &bit) < 0)
+                return tsync_error(err, EINVAL, "%s: flag '%s' is unknown", at, s);
+        p->flags |= bit;
         return 0;
 }
 
 int tsync_parse_flags(const struct tsync_json *flags, const char *path, struct tsync_profile *p, struct tsync_err *err)
 {
-        int r = tsync_json_expect(flags, path, TSYNC_JSON_ARRAY, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < flags->u.array.len; i++) {
-                char at[TSYNC_PATH_MAX];
-                const char *s;
-                uint32_t bit;
-                tsync_path(at, "%s[%zu]", path, i);
-                r = tsync_json_str(flags->u.array.items[i], at, &s, err);
-                if (r < 0)
-                        return r;
-                if (tsync_flag_parse(s, &bit) < 0)
-                        return tsync_error(err, EINVAL, "%s: flag '%s' is unknown", at, s);
-                p->flags |= bit;
-        }
-        return 0;
+        return parse_strings(flags, path, p, add_flag, err);
 }
 
 void tsync_rule_clear(struct tsync_rule *r)
