@@ -13,14 +13,8 @@
 # round. Prints figures (ms); asserts nothing. Needs root, podman, runc, catatonit, jq,
 # busybox-static and a build (`scons`).
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
-# shellcheck source=tests/integration/hooklib.sh
-. "$TOP/tests/integration/hooklib.sh"
 # shellcheck source=tests/bench/benchlib.sh
-. "$TOP/tests/bench/benchlib.sh"
+. "$(dirname "$0")/benchlib.sh"
 
 ROUNDS=10
 MODES="plain init layer"
@@ -80,7 +74,7 @@ time_run() {
                 echo "$BENCH_NAME: podman run ($1) failed ($rc): $(tail -n 3 "$T/run.err")" >&2
                 return 1
         }
-        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+        bench_ms "$t0" "$t1"
 }
 
 modes=($MODES)
