@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probe.h"
+
 static int pipefd[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -100,22 +102,6 @@ static void *waiter(void *arg)
         return NULL;
 }
 
-static void *nothing(void *arg)
-{
-        return arg;
-}
-
-static void *storm(void *arg)
-{
-        (void)arg;
-        for (;;) {
-                pthread_t t;
-                if (pthread_create(&t, NULL, nothing, NULL) == 0)
-                        (void)pthread_join(t, NULL);
-        }
-        return NULL;
-}
-
 static void *feeder(void *arg)
 {
         (void)arg;
@@ -134,7 +120,7 @@ int main(void)
                 perror("lockdown_probe: pipe");
                 return 1;
         }
-        void *(*fns[])(void *) = { reader, sleeper, waiter, storm, feeder };
+        void *(*fns[])(void *) = { reader, sleeper, waiter, probe_thread_storm, feeder };
         for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
                 pthread_t t;
                 if (pthread_create(&t, NULL, fns[i], NULL) != 0) {
