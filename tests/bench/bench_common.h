@@ -2,6 +2,7 @@
  * monotonic clock and the figures of a sample. Header-only. */
 #pragma once
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
@@ -23,6 +24,19 @@ static inline int bench_cmp_double(const void *a, const void *b)
         double x = *(const double *)a, y = *(const double *)b;
 
         return (x > y) - (x < y);
+}
+
+/* s as a whole decimal number from min to max: 0, or -EINVAL. */
+static inline int bench_parse_long(const char *s, long min, long max, long *ret)
+{
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+
+        if (errno || end == s || *end || v < min || v > max)
+                return -EINVAL;
+        *ret = v;
+        return 0;
 }
 
 /* Sorts v[0..n) (n > 0) and says its median, p90 and minimum. */

@@ -245,14 +245,11 @@ static void usage(FILE *f)
 
 static int parse_count(const char *s, unsigned min, unsigned *ret)
 {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(s, &end, 10);
-
-        if (errno || end == s || *end || v < min || v > 1000000)
-                return -EINVAL;
-        *ret = (unsigned)v;
-        return 0;
+        long v;
+        int r = bench_parse_long(s, min, 1000000, &v);
+        if (r == 0)
+                *ret = (unsigned)v;
+        return r;
 }
 
 static const struct {

@@ -25,21 +25,11 @@ WARMUP=5
 SPAWN=$TSYNC_BUILD/tests/bench/bench_spawn
 OTHER=
 
-args=()
-while [ $# -gt 0 ]; do
-        case "$1" in
-        -b)
-                if [ $# -lt 2 ] || ! [ -x "$2" ]; then die "-b: '${2:-}' is not an executable"; fi
-                OTHER=$(realpath "$2")
-                shift 2
-                ;;
-        *)
-                args+=("$1")
-                shift
-                ;;
-        esac
-done
-bench_args "${args[@]}"
+bench_args "$@"
+if [ -n "$OTHER" ]; then
+        [ -x "$OTHER" ] || die "-b: '$OTHER' is not an executable"
+        OTHER=$(realpath "$OTHER")
+fi
 bench_need podman jq
 [ -x "$SPAWN" ] || die "$SPAWN is not built (run scons)"
 bench_begin

@@ -48,28 +48,13 @@ time_run() {
 }
 
 read -r -a modes <<<"$MODES"
-nm=${#modes[@]}
-for m in "${modes[@]}"; do : >"$T/$m.ms"; done
-progress "$ROUNDS rounds of $nm runs (after one warm-up round)"
-for round in $(seq 0 "$ROUNDS"); do
-        for k in $(seq 0 $((nm - 1))); do
-                m=${modes[$(((k + round) % nm))]}
-                ms=$(time_run "$m") || exit 1
-                [ "$round" -eq 0 ] || echo "$ms" >>"$T/$m.ms" # round 0 warms caches
-        done
-done
+bench_rounds time_run "${modes[@]}"
 
-declare -A MED
 echo "container start under gVisor, ms: 'runsc --network=none run' of sh -c : with Podman's config"
 echo "(busybox rootfs), $ROUNDS interleaved rounds"
 echo "host: $(nproc) CPUs, kernel $(uname -r), $(runsc --version | head -n 1)"
 echo
-printf '%-12s %9s %19s\n' mode median "IQR (p25..p75)"
-for m in "${modes[@]}"; do
-        read -r med p25 p75 < <(stats "$T/$m.ms")
-        MED[$m]=$med
-        printf '%-12s %9s %19s\n' "$m" "$med" "$p25..$p75"
-done
+bench_table 12 "${modes[@]}"
 echo
 echo "differences of medians, ms:"
 echo "  runsc applying the profile (oci-seccomp - none):              $(sub "${MED[oci-seccomp]}" "${MED[none]}")"

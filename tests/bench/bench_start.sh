@@ -91,19 +91,9 @@ pairs=()
 for rt in $RUNTIMES; do
         for m in $MODES; do
                 pairs+=("$rt $m")
-                : >"$T/$rt-$m.ms"
         done
 done
-np=${#pairs[@]}
-
-progress "$ROUNDS rounds of ${np} runs (after one warm-up round)"
-for round in $(seq 0 "$ROUNDS"); do
-        for k in $(seq 0 $((np - 1))); do
-                read -r rt m <<<"${pairs[$(((k + round) % np))]}"
-                ms=$(time_run "$rt" "$m") || exit 1
-                [ "$round" -eq 0 ] || echo "$ms" >>"$T/$rt-$m.ms" # round 0 warms caches
-        done
-done
+bench_rounds time_run "${pairs[@]}"
 
 # exec_floor: what one fork+exec+wait of an empty static program costs on this machine, ms.
 exec_floor() {

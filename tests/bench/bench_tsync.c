@@ -219,14 +219,11 @@ static int run_child(int threads, struct sample *s)
 
 static int parse_int(const char *s, int min, int max, int *ret)
 {
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-
-        if (errno || end == s || *end || v < min || v > max)
-                return -EINVAL;
-        *ret = (int)v;
-        return 0;
+        long v;
+        int r = bench_parse_long(s, min, max, &v);
+        if (r == 0)
+                *ret = (int)v;
+        return r;
 }
 
 static void usage(FILE *f)

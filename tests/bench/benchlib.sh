@@ -19,16 +19,23 @@ progress() {
         echo "$BENCH_NAME: $*" >&2
 }
 
-# bench_args "$@": -n N sets ROUNDS.
+# bench_args "$@": -n N sets ROUNDS; -b OTHER sets OTHER, in a benchmark that compares with
+# another build (it sets OTHER= before, and checks what OTHER names after).
 bench_args() {
+        local usage="usage: $0 [-n N]${OTHER+ [-b OTHER]}"
         while [ $# -gt 0 ]; do
                 case "$1" in
                 -n)
-                        if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "usage: $0 [-n N]"; fi
+                        if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "$usage"; fi
                         ROUNDS=$2
                         shift 2
                         ;;
-                *) die "usage: $0 [-n N]" ;;
+                -b)
+                        if [ -z "${OTHER+set}" ] || [ $# -lt 2 ]; then die "$usage"; fi
+                        OTHER=$2
+                        shift 2
+                        ;;
+                *) die "$usage" ;;
                 esac
         done
 }
@@ -100,4 +107,36 @@ bench_time_run() {
                 return 1
         }
         bench_ms "$t0" "$t1"
+}
+
+# bench_rounds FN KEY...: one warm-up round (not kept), then ROUNDS rounds; each runs `FN KEY`
+# (KEY split into words) for every KEY, starting one further along each round, and appends
+# the ms it prints to $T/KEY.ms (spaces in KEY as '-').
+bench_rounds() {
+        local fn=$1 round k key ms
+        shift
+        local keys=("$@") n=$#
+        for key in "${keys[@]}"; do : >"$T/${key// /-}.ms"; done
+        progress "$ROUNDS rounds of $n runs (after one warm-up round)"
+        for round in $(seq 0 "$ROUNDS"); do
+                for k in $(seq 0 $((n - 1))); do
+                        key=${keys[$(((k + round) % n))]}
+                        # shellcheck disable=SC2086
+                        ms=$("$fn" $key) || exit 1
+                        [ "$round" -eq 0 ] || echo "$ms" >>"$T/${key// /-}.ms"
+                done
+        done
+}
+
+# bench_table WIDTH KEY...: a row per KEY: median and IQR of $T/KEY.ms; MED[KEY] its median.
+bench_table() {
+        local w=$1 key med p25 p75
+        shift
+        declare -gA MED
+        printf "%-${w}s %9s %19s\n" mode median "IQR (p25..p75)"
+        for key in "$@"; do
+                read -r med p25 p75 < <(stats "$T/$key.ms")
+                MED[$key]=$med
+                printf "%-${w}s %9s %19s\n" "$key" "$med" "$p25..$p75"
+        done
 }
