@@ -10,7 +10,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
 . "$HERE/enginelib.sh"
-RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
 A=io.oci-seccomp-tsync
 FRONTENDS="podman runtime ctr"
 
