@@ -63,6 +63,47 @@ tsync_need_built() {
         done
 }
 
+# tsync_wait_ready FILE...: waits (5 s at most) until each FILE holds a line "ready", as the test
+# agent and relays print once they listen; non-zero if one never does.
+tsync_wait_ready() {
+        local i f missing
+        for ((i = 0; i < 100; i++)); do
+                missing=
+                for f in "$@"; do
+                        grep -qx ready "$f" 2>/dev/null || missing=$f
+                done
+                [ -z "${missing}" ] && return 0
+                sleep 0.05
+        done
+        return 1
+}
+
+# tsync_split_dashes OPTION... -- ARG...: OPTS=(OPTION...) and ARGS=(ARG...), for the helpers
+# that take options for a command, "--", then what the container runs. Declare them local
+# (`local OPTS ARGS`) in the caller first, so that nested helpers keep their own.
+tsync_split_dashes() {
+        OPTS=()
+        while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+                OPTS+=("$1")
+                shift
+        done
+        [ $# -eq 0 ] || shift
+        ARGS=("$@")
+}
+
+# tsync_probe_bundle DIR PROGRAM ARG...: a fresh runc bundle at DIR running ARGS, with PROGRAM
+# (a static test program) in its rootfs, and no ambient capabilities (runc spec asks for some
+# the kernel will not raise without inheritable ones, each one more warning line). Extra
+# applets for the rootfs in TSYNC_APPLETS, as for make_rootfs.
+tsync_probe_bundle() {
+        local dir=$1 program=$2
+        shift 2
+        rm -rf "$dir"
+        make_rootfs "$dir/rootfs" "$program" || return 1
+        make_bundle "$dir" "$@" || return 1
+        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
+}
+
 _tsync_need_tmp() {
         if [ -z "${TSYNC_TMP}" ] || [ ! -d "${TSYNC_TMP}" ]; then
                 tsync_log "${FUNCNAME[1]}: call tsync_test_begin first"

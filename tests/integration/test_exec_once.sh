@@ -27,15 +27,9 @@ tearDown() {
         tsync_test_end
 }
 
-# bundle DIR ARG...: a bundle running ARGS with exec_probe in its rootfs. No ambient capabilities
-# (runc spec asks for some the kernel will not raise, each one more warning line).
+# bundle DIR ARG...: a bundle running ARGS with exec_probe in its rootfs (lib.sh's tsync_probe_bundle).
 bundle() {
-        local dir=$1
-        shift
-        rm -rf "$dir"
-        make_rootfs "$dir/rootfs" "$PROBE_BIN" || return 1
-        make_bundle "$dir" "$@" || return 1
-        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
+        tsync_probe_bundle "$1" "$PROBE_BIN" "${@:2}"
 }
 
 # run_exec_once ARG...: a bundle at $T/b running ARGS, injected with --exec-once (plus
