@@ -72,10 +72,15 @@ testEveryThreadOfAStaticWorkloadGetsEpermForItsChildsExec() {
         each_runtime threadsOfAStaticWorkload
 }
 
-aGrandchild() {
-        run_exec_once /bin/exec_probe grandchild /bin/echo
+# execGetsEperm MODE: exec_probe MODE /bin/echo under exec once: it runs, and its exec gets EPERM.
+execGetsEperm() {
+        run_exec_once /bin/exec_probe "$1" /bin/echo
         assertEquals "$RT: status ($(cat "$T/$ID.err"))" 0 "$rc"
         assertEquals "$RT: $(cat "$T/$ID.out")" "$EPERM" "$(field exec "$T/$ID.out")"
+}
+
+aGrandchild() {
+        execGetsEperm grandchild
 }
 
 testAGrandchildCannotExec() {
@@ -83,9 +88,7 @@ testAGrandchildCannotExec() {
 }
 
 execveat() {
-        run_exec_once /bin/exec_probe execveat /bin/echo
-        assertEquals "$RT: status ($(cat "$T/$ID.err"))" 0 "$rc"
-        assertEquals "$RT: $(cat "$T/$ID.out")" "$EPERM" "$(field exec "$T/$ID.out")"
+        execGetsEperm execveat
 }
 
 testExecveatIsRefusedToo() {
@@ -93,9 +96,7 @@ testExecveatIsRefusedToo() {
 }
 
 theWorkloadItself() {
-        run_exec_once /bin/exec_probe self /bin/echo
-        assertEquals "$RT: status ($(cat "$T/$ID.err"))" 0 "$rc"
-        assertEquals "$RT: $(cat "$T/$ID.out")" "$EPERM" "$(field exec "$T/$ID.out")"
+        execGetsEperm self
 }
 
 testTheWorkloadItselfCannotExecASecondTime() {
