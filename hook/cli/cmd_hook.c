@@ -18,6 +18,7 @@
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
+#include "tsync/prepare.h"
 #include "tsync/relay.h"
 #include "tsync/rewrite.h"
 #include "tsync/stage.h"
@@ -108,21 +109,16 @@ static int read_state(struct oci_state *st, struct tsync_json **ret_doc, struct 
         return 0;
 }
 
-/* ret_config: the config too (NULL: not kept). */
-static int load_plan(const struct oci_state *st, struct tsync_plan **ret, struct tsync_json **ret_config,
+/* The bundle's config.json, read once under the bundle's lock (c), and its plan. */
+static int load_plan(const struct oci_state *st, struct cli_bundle_config *c, struct tsync_plan **ret,
                      struct tsync_err *err)
 {
-        char path[PATH_MAX + 16];
-        (void)snprintf(path, sizeof(path), "%s/config.json", st->bundle);
-        _cleanup_json_ struct tsync_json *config = NULL;
-        int r = tsync_json_parse_file(path, NULL, &config, err);
+        int r = cli_bundle_config_read(st->bundle, c, err);
         if (r < 0)
                 return r;
-        r = tsync_plan_from_config(config, ret, err);
+        r = tsync_plan_from_config(c->doc, ret, err);
         if (r < 0 && r != -ENOENT)
-                return tsync_error_prefix(err, "%s", path);
-        if (r == 0 && ret_config)
-                *ret_config = TAKE_PTR(config);
+                return tsync_error_prefix(err, "%s/config.json", st->bundle);
         return r;
 }
 
@@ -137,17 +133,18 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
 }
 
 /* What every stage after precreate starts from: the OCI state on stdin, the
- * plan in the bundle's config.json, the host paths. 0; 1 when the config has
- * no plan and that is fine (missing_ok); -1 after printing why not. */
+ * bundle's config.json (c, read once under its lock) and its plan, the host
+ * paths. 0; 1 when the config has no plan and that is fine (missing_ok); -1
+ * after printing why not. */
 static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_json **ret_doc,
-                       struct tsync_plan **ret, struct tsync_json **ret_config, struct tsync_plan_paths *o)
+                       struct cli_bundle_config *c, struct tsync_plan **ret, struct tsync_plan_paths *o)
 {
         struct tsync_err err = { 0 };
         if (read_state(st, ret_doc, &err) < 0) {
                 cli_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
-        int r = load_plan(st, ret, ret_config, &err);
+        int r = load_plan(st, c, ret, &err);
         if (r == -ENOENT && missing_ok)
                 return 1;
         if (r < 0) {
@@ -195,8 +192,9 @@ static int stage_create(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        _cleanup_json_ struct tsync_json *state = NULL, *config = NULL;
-        int r = stage_begin(h, false, &st, &state, &plan, &config, &o);
+        _cleanup_json_ struct tsync_json *state = NULL;
+        _cleanup_(cli_bundle_config_clear) struct cli_bundle_config config = CLI_BUNDLE_CONFIG_INIT;
+        int r = stage_begin(h, false, &st, &state, &config, &plan, &o);
         if (r < 0)
                 return CLI_EXIT_FAILED;
         struct tsync_warnings w = { 0 };
@@ -209,18 +207,18 @@ static int stage_create(const struct hook_opts *h)
                 r = tsync_deliver(plan, &o, &progs, &err);
         struct tsync_relay relay = TSYNC_RELAY_INIT;
         if (r == 0)
-                r = open_relay(plan, &progs, config, &st, state, &relay, &err);
+                r = open_relay(plan, &progs, config.doc, &st, state, &relay, &err);
         tsync_plan_programs_clear(&progs);
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */
         if (delivered)
-                r = cli_exec_view_start(plan, st.id, st.bundle, !h->no_sync, &err);
+                r = cli_exec_view_start(plan, &config, st.id, st.bundle, !h->no_sync, &err);
         /* Listening already; from here on it serves on its own. */
         if (r == 0 && relay.pidfd >= 0) {
                 r = cli_relay_start(&relay, &err);
                 if (r < 0) {
                         struct tsync_err ignored = { 0 };
-                        (void)cli_exec_view_stop(plan, st.id, st.bundle, !h->no_sync, &ignored);
+                        (void)cli_exec_view_stop(plan, &config, st.id, st.bundle, !h->no_sync, &ignored);
                 }
         }
         tsync_relay_clear(&relay);
@@ -243,14 +241,17 @@ static int stage_poststop(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = stage_begin(h, true, &st, NULL, &plan, NULL, &o);
+        _cleanup_(cli_bundle_config_clear) struct cli_bundle_config config = CLI_BUNDLE_CONFIG_INIT;
+        int r = stage_begin(h, true, &st, NULL, &config, &plan, &o);
         if (r > 0)
                 return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
         if (r < 0)
                 return CLI_EXIT_FAILED;
-        r = cli_exec_view_stop(plan, st.id, st.bundle, !h->no_sync, &err);
+        r = cli_exec_view_stop(plan, &config, st.id, st.bundle, !h->no_sync, &err);
         if (r < 0)
                 cli_error(st.id, &err);
+        /* The bundle's lock is for its config.json alone: not held while a recording is written. */
+        cli_bundle_config_clear(&config);
         if (tsync_deliver_clean(plan, &o, &err) < 0) {
                 cli_error(st.id, &err);
                 r = -1;
@@ -287,27 +288,22 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         req.record_dir = record_dir;
         struct tsync_plan_paths o;
         plan_paths(h, NULL, &o);
-        _cleanup_free_ char *running = NULL;
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = tsync_rewrite_undo(config, true, &running, &err);
-        if (r == 0)
-                r = tsync_plan_new(config, &req, NULL, &plan, &err);
+        /* An engine's config: a plan in it is forged (tsync_rewrite_undo), our
+         * hooks are the engine's (hooks.d), the recording's directory goes
+         * under h->record_root. */
+        struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_PRECREATE, .req = &req, .paths = &o };
+        struct tsync_warnings w = { 0 };
+        _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
+        int r = tsync_plan_prepare(config, &po, &p, &w, &err);
         tsync_request_clear(&req);
+        cli_warnings("precreate", &w);
         if (r < 0) {
                 cli_error("precreate", &err);
                 return -1;
         }
-        struct tsync_plan_programs progs = { 0 };
-        if (cli_check_plan(plan, &o, config, &progs, "precreate") < 0)
-                return -1;
-        if (tsync_plan_record_prepare(plan, config, NULL, h->record_root, &err) < 0) {
-                tsync_plan_programs_clear(&progs);
-                cli_error("precreate", &err);
-                return -1;
-        }
-        struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
-        r = tsync_rewrite_apply(config, plan, &ro, running, &err);
-        tsync_plan_programs_clear(&progs);
+        const struct tsync_plan *plan = p.plan;
+        struct tsync_rewrite_opts ro = { .init_path = init_path };
+        r = tsync_plan_apply(config, &p, &ro, &err);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         if (r < 0 || tsync_json_write(config, false, &text, &len, &err) < 0) {

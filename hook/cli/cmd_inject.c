@@ -10,14 +10,13 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tsync/annotations.h"
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
-#include "tsync/exec_view.h"
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
+#include "tsync/prepare.h"
 #include "tsync/rewrite.h"
 
 static void help(FILE *f)
@@ -145,54 +144,31 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 hook_args[n_hook_args++] = "--cache-dir";
                 hook_args[n_hook_args++] = io->cache_dir;
         }
-        struct tsync_rewrite_opts ro = { .init_path = init_path,
-                                         .hook_path = files ? self : NULL,
-                                         .hook_args = hook_args,
-                                         .n_hook_args = n_hook_args };
+        /* Our hooks go in only where the plan needs them (tsync_plan_apply). */
+        struct tsync_rewrite_opts ro = {
+                .init_path = init_path, .hook_path = self, .hook_args = hook_args, .n_hook_args = n_hook_args
+        };
         /* No cache_dir: the plan is compiled uncached, so a refused inject (even
          * at the config's write) leaves the cache as it found it; createRuntime
-         * fills it for filter files. */
+         * fills it for filter files. Its request is the options': an
+         * annotation asking for us is refused (tsync_annotations_check). */
         struct tsync_plan_paths paths = { .state_root = TSYNC_STATE_ROOT, .bundle = bundle };
-        _cleanup_free_ char *running = NULL;
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        /* Its request is the options': an annotation asking for us would be left out. */
-        if (tsync_annotations_check(config, TSYNC_FRONTEND_INJECT, NULL, &err) < 0 ||
-            tsync_rewrite_undo(config, false, &running, &err) < 0 ||
-            tsync_plan_new(config, req, files ? state_dir : NULL, &plan, &err) < 0 ||
-            tsync_plan_check_state_dir(plan, &paths, &err) < 0) {
-                cli_error(config_path, &err);
-                return -1;
-        }
-        struct tsync_plan_programs progs = { 0 };
-        if (cli_check_plan(plan, &paths, config, &progs, config_path) < 0)
-                return -1;
-        ro.progs = &progs;
-        /* Filters in the arguments need a hook only for the exec view. */
-        int r = !files && !io->no_hooks ? tsync_exec_view_lends(plan, &err) : 0;
-        if (r > 0)
-                ro.hook_path = self;
-        /* A notify agent gets its listener from createRuntime's relay. */
-        if (r >= 0 && progs.agent_host_path && io->no_hooks) {
-                tsync_plan_programs_clear(&progs);
-                cli_errorf(config_path,
-                           "--no-hooks: a profile has a notify agent (listenerPath), which only the relay our "
-                           "createRuntime hook starts can reach: inject without --no-hooks");
-                return -1;
-        }
-        if (r >= 0 && progs.agent_host_path)
-                ro.hook_path = self;
-        /* A recording is written by the poststop hook. */
-        if (r >= 0 && plan->record.req.output) {
-                ro.hook_path = self;
-                r = tsync_plan_record_prepare(plan, config, bundle, NULL, &err);
-        }
-        if (r >= 0)
-                r = tsync_rewrite_apply(config, plan, &ro, running, &err);
-        tsync_plan_programs_clear(&progs);
+        struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_INJECT,
+                                         .req = req,
+                                         .state_dir = state_dir,
+                                         .paths = &paths,
+                                         .flags = io->no_hooks ? TSYNC_PREPARE_NO_HOOKS : 0 };
+        struct tsync_warnings w = { 0 };
+        _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
+        int r = tsync_plan_prepare(config, &po, &p, &w, &err);
+        cli_warnings(config_path, &w);
+        if (r == 0)
+                r = tsync_plan_apply(config, &p, &ro, &err);
         if (r < 0) {
                 cli_error(config_path, &err);
                 return -1;
         }
+        const struct tsync_plan *plan = p.plan;
         _cleanup_free_ char *text = NULL;
         size_t len;
         if (tsync_json_write(config, true, &text, &len, &err) < 0 ||

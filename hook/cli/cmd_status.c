@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "status_cli.h"
@@ -34,17 +35,11 @@ static void help(FILE *f)
                 "Says what protects a running container, task by task: whether its PID 1 is our init, which\n"
                 "seccomp filters every thread of every process carries against what its plan (or its\n"
                 "annotations) asked, NoNewPrivs and capabilities against the config's, the exec-once\n"
-                "supervisor and the recorder. Processes are those of the container's pid namespace.\n\n"
-                "TARGET:\n"
-                "      --pid PID         any process of the container (with --config FILE: its config.json;\n"
-                "                        without, what our init was told, less the runtime's own filter)\n"
-                "  [--runtime R] [--root DIR] ID\n"
-                "                        a container of runc (default), crun or another runc-compatible\n"
-                "                        runtime: `R [--root DIR] state ID` gives its pid and bundle\n"
-                "      --podman NAME     `podman inspect NAME` gives its pid and config\n"
-                "      --docker NAME     `docker inspect NAME` gives its pid; the config is the bundle's\n"
-                "                        (the directory its containerd shim runs in)\n\n"
+                "supervisor and the recorder. Processes are those of the container's pid namespace.\n\n" TARGET_HELP
+                "\n"
                 "Options:\n"
+                "      --config FILE     with --pid: its config.json (without, what our init was told, less\n"
+                "                        the runtime's own filter)\n"
                 "      --json            one JSON document on stdout (schema/status.schema.json)\n"
                 "      --no-programs     do not stop PID 1 for a moment to read its seccomp programs\n"
                 "                        (PTRACE_SECCOMP_GET_FILTER) and compare them with its filter files\n"
@@ -152,8 +147,26 @@ static int status(struct target *t, bool json, bool programs)
                 cli_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
+        /* The layers lockdown added: asked of every task on top of the rest. */
+        _cleanup_(tsync_lockdown_record_clear) struct tsync_lockdown_record rec = { 0 };
+        char key[64];
+        /* lockdown's records are root's: another user's status reads none
+         * (and says so in the table). */
+        r = geteuid() == 0 ? tsync_lockdown_record_key(st.init_pid, key, sizeof(key), &err) : 0;
+        if (r == 0 && geteuid() == 0)
+                r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, key, &rec, &err);
+        if (r < 0) {
+                cli_error(t->what, &err);
+                return STATUS_EXIT_UNKNOWN;
+        }
+        char sha[TSYNC_LOCKDOWN_MAX_LAYERS][65];
+        for (size_t i = 0; i < rec.n; i++)
+                memcpy(sha[i], rec.layers[i].sha256, sizeof(sha[i]));
+        st.added_sha256 = (const char(*)[65])sha;
+        st.n_added = rec.n;
+        e.n_lockdown = (unsigned)rec.n;
         /* A container that asks nothing of us is not stopped, not even for a moment. */
-        if (programs && (e.plan || st.init_ours) && tsync_status_compare_programs(&st) < 0) {
+        if (programs && (e.plan || st.init_ours || rec.n) && tsync_status_compare_programs(&st) < 0) {
                 cli_errorf(t->what, "out of memory");
                 return STATUS_EXIT_UNKNOWN;
         }
@@ -168,13 +181,13 @@ static int status(struct target *t, bool json, bool programs)
                    : v == TSYNC_VERDICT_NOT_ASKED ? STATUS_EXIT_NOT_ASKED
                                                   : STATUS_EXIT_SHORT;
         if (json) {
-                r = status_print_json(t, &st, &e, &shortfalls, v, code);
+                r = status_print_json(t, &st, &e, &rec, &shortfalls, v, code);
                 if (r < 0) {
                         cli_errorf(t->what, "writing JSON: %s", strerror(-r));
                         code = STATUS_EXIT_UNKNOWN;
                 }
         } else {
-                status_print_text(t, &st, &e, v);
+                status_print_text(t, &st, &e, &rec, v);
         }
         (void)fflush(stdout);
         for (size_t i = 0; i < shortfalls.len; i++)
@@ -186,22 +199,8 @@ static int status(struct target *t, bool json, bool programs)
 
 int cmd_status(int argc, char **argv)
 {
-        enum {
-                OPT_PID = 256,
-                OPT_RUNTIME,
-                OPT_ROOT,
-                OPT_PODMAN,
-                OPT_DOCKER,
-                OPT_CONFIG,
-                OPT_JSON,
-                OPT_NO_PROGRAMS,
-                OPT_PROFILE_DIR
-        };
-        static const struct option options[] = { { "pid", required_argument, NULL, OPT_PID },
-                                                 { "runtime", required_argument, NULL, OPT_RUNTIME },
-                                                 { "root", required_argument, NULL, OPT_ROOT },
-                                                 { "podman", required_argument, NULL, OPT_PODMAN },
-                                                 { "docker", required_argument, NULL, OPT_DOCKER },
+        enum { OPT_CONFIG = TARGET_OPT_END, OPT_JSON, OPT_NO_PROGRAMS, OPT_PROFILE_DIR };
+        static const struct option options[] = { TARGET_OPTIONS,
                                                  { "config", required_argument, NULL, OPT_CONFIG },
                                                  { "json", no_argument, NULL, OPT_JSON },
                                                  { "no-programs", no_argument, NULL, OPT_NO_PROGRAMS },
@@ -211,26 +210,14 @@ int cmd_status(int argc, char **argv)
         struct target t = { .kind = NULL };
         const char *config = NULL;
         bool json = false, programs = true;
-        int opt, ntargets = 0;
+        int opt;
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                int taken = target_option(&t, opt, optarg);
+                if (taken < 0)
+                        return STATUS_EXIT_USAGE;
+                if (taken)
+                        continue;
                 switch (opt) {
-                case OPT_PID:
-                        if (status_target_pid(&t, optarg) < 0)
-                                return STATUS_EXIT_USAGE;
-                        ntargets++;
-                        break;
-                case OPT_RUNTIME:
-                        t.runtime = optarg;
-                        break;
-                case OPT_ROOT:
-                        t.root = optarg;
-                        break;
-                case OPT_PODMAN:
-                case OPT_DOCKER:
-                        t.kind = opt == OPT_PODMAN ? "podman" : "docker";
-                        t.what = optarg;
-                        ntargets++;
-                        break;
                 case OPT_CONFIG:
                         config = optarg;
                         break;
@@ -255,22 +242,8 @@ int cmd_status(int argc, char **argv)
                         return STATUS_EXIT_USAGE;
                 }
         }
-        if (optind < argc) {
-                t.kind = "runtime";
-                t.what = argv[optind++];
-                ntargets++;
-                if (!t.runtime)
-                        t.runtime = "runc";
-        }
-        if (ntargets != 1 || optind != argc) {
-                cli_errorf("status", "give exactly one TARGET: --pid PID, [--runtime R] [--root DIR] ID, --podman "
-                                     "NAME or --docker NAME");
+        if (target_finish(&t, "status", argc, argv, optind) < 0)
                 return STATUS_EXIT_USAGE;
-        }
-        if ((t.runtime || t.root) && strcmp(t.kind, "runtime") != 0) {
-                cli_errorf("status", "--runtime and --root go with an ID");
-                return STATUS_EXIT_USAGE;
-        }
         if (config && strcmp(t.kind, "pid") != 0) {
                 cli_errorf("status", "--config goes with --pid (the runtime or engine names the config)");
                 return STATUS_EXIT_USAGE;

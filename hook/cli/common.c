@@ -15,74 +15,6 @@
 #include "tsync/plain_exec.h"
 #include "tsync/plan.h"
 
-/* Every line we print goes to stderr and, once cli_syslog_enable was
- * called, to the system log (syslog.c): text is what follows "PROGRAM: ". */
-static void say(int priority, const char *text)
-{
-        fprintf(stderr, "%s: %s\n", PROGRAM, text);
-        cli_syslog(priority, text);
-}
-
-static void sayf(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sayf(int priority, const char *fmt, ...)
-{
-        _cleanup_free_ char *text = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vasprintf(&text, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-                /* Out of memory: at least the format's words, on stderr. */
-                fprintf(stderr, "%s: %s\n", PROGRAM, fmt);
-                text = NULL;
-                return;
-        }
-        say(priority, text);
-}
-
-void cli_error(const char *where, const struct tsync_err *err)
-{
-        sayf(LOG_ERR, "%s: %s", where, err->msg);
-}
-
-char *cli_vformat(const char *fmt, va_list ap)
-{
-        char *msg = NULL;
-        return vasprintf(&msg, fmt, ap) < 0 ? NULL : msg;
-}
-
-/* One line, where: TAG MESSAGE; the format itself when memory ran out. */
-static void say_v(int priority, const char *where, const char *tag, const char *fmt, va_list ap)
-        __attribute__((format(printf, 4, 0)));
-static void say_v(int priority, const char *where, const char *tag, const char *fmt, va_list ap)
-{
-        _cleanup_free_ char *msg = cli_vformat(fmt, ap);
-        sayf(priority, "%s: %s%s", where, tag, msg ? msg : fmt);
-}
-
-void cli_errorf(const char *where, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        say_v(LOG_ERR, where, "", fmt, ap);
-        va_end(ap);
-}
-
-void cli_warnf(const char *where, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        say_v(LOG_WARNING, where, "warning: ", fmt, ap);
-        va_end(ap);
-}
-
-void cli_warnings(const char *where, struct tsync_warnings *w)
-{
-        for (size_t i = 0; i < w->len; i++)
-                sayf(LOG_WARNING, "%s: warning: %s", where, w->msgs[i]);
-        tsync_warnings_clear(w);
-}
-
 int cli_input_option(struct cli_input *in, int opt, const char *arg)
 {
         struct tsync_err err = { 0 };
@@ -210,26 +142,4 @@ int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, s
         if (ret_profile)
                 *ret_profile = TAKE_PTR(p);
         return 0;
-}
-
-void cli_warn_replace(const char *where, const struct tsync_json *config, const char *exec)
-{
-        sayf(LOG_WARNING,
-             "%s: replace mode: linux.seccomp now applies only to the container's init and its children; "
-             "processes started with `%s` run without it",
-             where, exec);
-        const struct tsync_json *hooks = tsync_json_get(tsync_json_get(config, "hooks"), "startContainer");
-        if (hooks && hooks->type == TSYNC_JSON_ARRAY && hooks->u.array.len > 0)
-                sayf(LOG_WARNING,
-                     "%s: replace mode: the config's %zu startContainer hook%s run%s in the container before "
-                     "the init loads linux.seccomp, so without it (the runtime alone runs them under it)",
-                     where, hooks->u.array.len, hooks->u.array.len == 1 ? "" : "s", hooks->u.array.len == 1 ? "s" : "");
-}
-
-void cli_warn_plain_exec(const char *where, size_t n_layers, int exec_once)
-{
-        struct tsync_warnings w = { 0 };
-        /* -ENOMEM only: a warning lost to it changes nothing the container gets. */
-        (void)tsync_warn_plain_exec(n_layers, exec_once, TSYNC_YAMA_PTRACE_SCOPE, &w);
-        cli_warnings(where, &w);
 }

@@ -159,10 +159,11 @@ static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *
 
 /* A runtime that keeps its own copy of the config (TSYNC_EXEC_CAPS_STATE_COPY,
  * crun): the copy, byte for byte the bundle's file as the runtime copied it
- * (bundle[0..len), still lent; anything else and we cannot know what its exec
- * reads), gets the original sets. It goes with the container. */
+ * (c->text, still lent; anything else and we cannot know what its exec reads),
+ * gets the original sets: c->doc, already restored, without our id. Not
+ * synced: it goes with the container. */
 static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const char *id, const char *bundle,
-                              const char *lent, size_t lent_len, struct tsync_err *err)
+                              const struct cli_bundle_config *c, struct tsync_err *err)
 {
         char root[PATH_MAX], copy[PATH_MAX * 2 + 32];
         int r = runtime_state_root(rt, ppid, root, sizeof(root), err);
@@ -175,70 +176,97 @@ static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const 
         r = read_whole(copy, &theirs, &theirs_len, &mode, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s's copy of the config", rt->name);
-        if (lent_len != theirs_len || memcmp(lent, theirs, lent_len) != 0)
+        if (c->len != theirs_len || memcmp(c->text, theirs, c->len) != 0)
                 return tsync_error(err, EINVAL,
                                    "%s: not %s/config.json as %s read it: cannot tell what `%s exec` gives", copy,
                                    bundle, rt->name, rt->name);
-        _cleanup_json_ struct tsync_json *doc = NULL;
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
-        r = tsync_json_parse(theirs, theirs_len, &lim, &doc, err);
-        if (r == 0)
-                r = tsync_plan_from_config(doc, &plan, err);
-        if (r == 0)
-                r = tsync_exec_view_restore(doc, plan, NULL, err);
         _cleanup_free_ char *text = NULL;
         size_t len;
-        if (r == 0)
-                r = tsync_json_write(doc, true, &text, &len, err);
+        r = tsync_exec_view_text(c->text, c->len, &c->spans, c->doc, &text, &len, err);
         if (r == 0)
                 r = tsync_write_atomic(copy, text, len, mode, false, err);
         return r < 0 ? tsync_error_prefix(err, "%s", copy) : 0;
 }
 
-/* The bundle's config.json under a lock on the bundle directory (other
- * containers' hooks change it too): at start the original sets and our id
- * (and the runtime's own copy when copy_rt, whose pid is ppid, keeps one), at
- * stop the lent sets again if the id is ours. */
-static int bundle_view(const char *bundle, const char *id, bool start, const struct tsync_runtime *copy_rt, pid_t ppid,
-                       bool durable, struct tsync_err *err)
+/* Crash model of the bundle's config.json (the bundle is the user's with
+ * inject's hooks; an engine that writes config.json anew at every start runs
+ * them with --no-sync, and then nothing here is synced):
+ *   createRuntime rewrites it as the exec view (original sets, our id),
+ *   poststop as the lent view again. Each rewrite is a new file, synced
+ *   (TSYNC_WRITE_CONTENT) before it takes the name by a rename: a crash never
+ *   leaves an empty or torn config.json, only the old text or the new one.
+ *   The directory is not synced: a lost rename leaves the view before it.
+ *     createRuntime's lost: the lent view, as inject wrote it; the crash ended
+ *       the container, so no exec reads it, and the next start begins from
+ *       exactly what it expects.
+ *     poststop's lost: the exec view with our id, as after a crash while the
+ *       container ran (which no sync prevents): `runc delete` (a runc root that
+ *       survived) runs poststop, which lends the sets again from the plan in
+ *       that very file; otherwise the next start is refused, naming the
+ *       container, and `hook poststop` with its id repairs it.
+ * So everything a repair needs is in config.json itself: nothing else of ours
+ * is kept, in the bundle or elsewhere, and nothing else is synced (not crun's
+ * copy, which goes with the container, nor the directory). */
+static int write_config(const struct cli_bundle_config *c, const char *bundle, bool durable, struct tsync_err *err)
 {
-        _cleanup_close_ int dir = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir < 0)
-                return tsync_error(err, errno, "%s: %s", bundle, strerror(errno));
-        if (flock(dir, LOCK_EX) < 0)
-                return tsync_error(err, errno, "%s: cannot lock: %s", bundle, strerror(errno));
         char path[PATH_MAX + 16];
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
-        _cleanup_free_ char *buf = NULL;
-        size_t buf_len;
-        mode_t mode = 0;
-        _cleanup_json_ struct tsync_json *doc = NULL;
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
-        bool changed = start;
-        int r = read_whole(path, &buf, &buf_len, &mode, err);
-        if (r == 0)
-                r = tsync_json_parse(buf, buf_len, &lim, &doc, err);
-        if (r == 0)
-                r = tsync_plan_from_config(doc, &plan, err);
-        if (r == 0)
-                r = start ? tsync_exec_view_restore(doc, plan, id, err)
-                          : tsync_exec_view_lend(doc, plan, id, &changed, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "%s", path);
-        if (copy_rt) {
-                r = restore_state_copy(copy_rt, ppid, id, bundle, buf, buf_len, err);
-                if (r < 0)
-                        return r;
-        }
         _cleanup_free_ char *text = NULL;
         size_t len;
-        if (changed)
-                r = tsync_json_write(doc, true, &text, &len, err);
-        if (r == 0 && changed)
-                r = tsync_write_atomic(path, text, len, mode, durable, err);
+        int r = tsync_exec_view_text(c->text, c->len, &c->spans, c->doc, &text, &len, err);
+        if (r == 0)
+                r = tsync_write_at(c->dir, path, "config.json", text, len, c->mode, durable ? TSYNC_WRITE_CONTENT : 0,
+                                   err);
         return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
+}
+
+/* The lock is only needed when something is lent: its failure is ours to report then. */
+static int need_lock(const struct cli_bundle_config *c, const char *bundle, struct tsync_err *err)
+{
+        if (c->dir == -ELOOP)
+                return tsync_error(err, ELOOP, "%s: is a symbolic link: refusing to write into it", bundle);
+        if (c->dir < 0)
+                return tsync_error(err, -c->dir, "%s: cannot lock: %s", bundle, strerror(-c->dir));
+        return 0;
+}
+
+int cli_bundle_config_read(const char *bundle, struct cli_bundle_config *c, struct tsync_err *err)
+{
+        c->dir = open(bundle, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (c->dir < 0) {
+                struct stat st;
+                c->dir = -errno;
+                if ((c->dir == -ELOOP || c->dir == -ENOTDIR) && lstat(bundle, &st) == 0 && S_ISLNK(st.st_mode))
+                        c->dir = -ELOOP;
+        } else if (flock(c->dir, LOCK_EX) < 0) {
+                int r = -errno;
+                (void)close(c->dir);
+                c->dir = r;
+        }
+        char path[PATH_MAX + 16];
+        (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
+        struct stat st;
+        /* A FIFO nobody writes to must not hang a hook: opened without blocking. */
+        int r = tsync_read_file_at(AT_FDCWD, path, path, TSYNC_READ_OPEN_NONBLOCK, TSYNC_CONFIG_MAX_BYTES, &c->text,
+                                   &c->len, &st, err);
+        if (r < 0)
+                return r;
+        c->mode = st.st_mode & 07777;
+        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
+        r = tsync_json_parse(c->text, c->len, &lim, &c->doc, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "%s", path);
+        tsync_exec_view_spans(c->doc, &c->spans);
+        return 0;
+}
+
+void cli_bundle_config_clear(struct cli_bundle_config *c)
+{
+        if (c->dir >= 0)
+                (void)close(c->dir);
+        free(c->text);
+        tsync_json_free(c->doc);
+        *c = (struct cli_bundle_config)CLI_BUNDLE_CONFIG_INIT;
 }
 
 /* "runc and crun": the runtimes whose exec view we know. */
@@ -259,8 +287,8 @@ static void known_exec_views(char *buf, size_t size)
         }
 }
 
-int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
-                        struct tsync_err *err)
+int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
+                        bool durable, struct tsync_err *err)
 {
         int r = tsync_exec_view_lends(plan, err);
         if (r <= 0)
@@ -281,15 +309,36 @@ int cli_exec_view_start(const struct tsync_plan *plan, const char *id, const cha
                                    "process.noNewPrivileges to true",
                                    runtime, known, runtime);
         }
-        return bundle_view(bundle, id, true, rt->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY ? rt : NULL, ppid, durable,
-                           err);
+        r = need_lock(c, bundle, err);
+        if (r < 0)
+                return r;
+        /* The runtime's copy first (the original sets without our id): it must
+         * be the bundle's file as read, still lent. */
+        bool copy = rt->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY;
+        r = tsync_exec_view_restore(c->doc, plan, copy ? NULL : id, err);
+        if (r == 0 && copy) {
+                r = restore_state_copy(rt, ppid, id, bundle, c, err);
+                if (r < 0)
+                        return r;
+                r = tsync_exec_view_mark(c->doc, id, err);
+        }
+        if (r < 0)
+                return tsync_error_prefix(err, "%s/config.json", bundle);
+        return write_config(c, bundle, durable, err);
 }
 
-int cli_exec_view_stop(const struct tsync_plan *plan, const char *id, const char *bundle, bool durable,
-                       struct tsync_err *err)
+int cli_exec_view_stop(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
+                       bool durable, struct tsync_err *err)
 {
         int r = tsync_exec_view_lends(plan, err);
         if (r <= 0)
                 return r;
-        return bundle_view(bundle, id, false, NULL, 0, durable, err);
+        r = need_lock(c, bundle, err);
+        if (r < 0)
+                return r;
+        bool changed;
+        r = tsync_exec_view_lend(c->doc, plan, id, &changed, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "%s/config.json", bundle);
+        return changed ? write_config(c, bundle, durable, err) : 0;
 }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "status_cli.h"
 #include "tsync/cleanup.h"
@@ -46,8 +48,47 @@ static int set(struct tsync_json *o, const char *key, struct tsync_json *v, int 
         return *r;
 }
 
+/* seconds since the epoch as UTC, "YYYY-MM-DDTHH:MM:SSZ" */
+static void utc(uint64_t t, char *buf, size_t size)
+{
+        time_t tt = (time_t)t;
+        struct tm tm;
+        if (!gmtime_r(&tt, &tm) || strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+                (void)snprintf(buf, size, "@%" PRIu64, t);
+}
+
+static struct tsync_json *lockdown_json(const struct tsync_status *st, const struct tsync_lockdown_record *rec)
+{
+        int r = 0;
+        struct tsync_json *o = tsync_json_new_object();
+        struct tsync_json *layers = tsync_json_new_array();
+        if (!o || !layers) {
+                tsync_json_free(o);
+                tsync_json_free(layers);
+                return NULL;
+        }
+        set(o, "layers", layers, &r);
+        for (size_t i = 0; r == 0 && i < rec->n; i++) {
+                const struct tsync_lockdown_layer *l = &rec->layers[i];
+                struct tsync_json *x = tsync_json_new_object();
+                char when[32];
+                utc(l->added, when, sizeof(when));
+                r = x ? tsync_json_append(layers, x) : -ENOMEM;
+                set(x, "name", tsync_json_new_string(l->name), &r);
+                set(x, "sha256", tsync_json_new_string(l->sha256), &r);
+                set(x, "added", tsync_json_new_string(when), &r);
+        }
+        set(o, "differ", int_or_null(st->programs.compared ? st->programs.added_differ : -1), &r);
+        if (r < 0) {
+                tsync_json_free(o);
+                return NULL;
+        }
+        return o;
+}
+
 int status_print_json(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
-                      const struct tsync_warnings *shortfalls, enum tsync_verdict v, int code)
+                      const struct tsync_lockdown_record *rec, const struct tsync_warnings *shortfalls,
+                      enum tsync_verdict v, int code)
 {
         int r = 0;
         _cleanup_json_ struct tsync_json *doc = tsync_json_new_object();
@@ -93,6 +134,10 @@ int status_print_json(const struct target *t, const struct tsync_status *st, con
                 set(progs, "drift", int_or_null(st->programs.drift), &r);
                 set(progs, "plan_note", tsync_json_new_string(st->programs.drift_what), &r);
         }
+        struct tsync_json *added = lockdown_json(st, rec);
+        if (!added && r == 0)
+                r = -ENOMEM;
+        set(doc, "lockdown", added, &r);
         struct tsync_json *tasks = tsync_json_new_array();
         set(doc, "tasks", tasks, &r);
         for (size_t i = 0; r == 0 && i < st->n; i++) {
@@ -131,7 +176,7 @@ int status_print_json(const struct target *t, const struct tsync_status *st, con
 }
 
 void status_print_text(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
-                       enum tsync_verdict v)
+                       const struct tsync_lockdown_record *rec, enum tsync_verdict v)
 {
         printf("container: %s (%s%s%s, pid %d)\n", t->what, t->kind, t->runtime ? " " : "",
                t->runtime ? t->runtime : "", (int)t->pid);
@@ -151,6 +196,8 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                 printf("%s\n", e->have_caps ? ", the config's capabilities" : "");
         } else if (e->asked) {
                 printf("asked:     by annotations.%s, but the config has no plan\n", e->asked_by ? e->asked_by : "?");
+        } else if (rec->n) {
+                printf("asked:     only the layers lockdown added\n");
         } else {
                 printf("asked:     nothing of oci-seccomp-tsync\n");
         }
@@ -171,6 +218,18 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                        st->programs.drift_what);
         else if (st->programs.drift_what[0])
                 printf("plan:      not compared (%s)\n", st->programs.drift_what);
+        if (geteuid() != 0)
+                printf("lockdown:  not read (its records are root's)\n");
+        for (size_t i = 0; i < rec->n; i++) {
+                char when[32];
+                utc(rec->layers[i].added, when, sizeof(when));
+                printf("lockdown:  %s (sha256 %.16s), added %s\n", rec->layers[i].name, rec->layers[i].sha256, when);
+        }
+        if (rec->n && st->programs.compared && st->programs.added_differ < 0)
+                printf("lockdown:  PID 1's newest %zu program%s are these layers\n", rec->n, rec->n == 1 ? "" : "s");
+        else if (rec->n && st->programs.compared)
+                printf("lockdown:  PID 1's program for layer %d is not the one the record names\n",
+                       st->programs.added_differ);
         printf("\n%7s %7s %6s  %-16s %-11s %3s %7s %5s %3s  %-16s %s\n", "PID", "TID", "NSPID", "COMM", "ROLE", "SEC",
                "FILTERS", "ASKED", "NNP", "CAPEFF", "");
         for (size_t i = 0; i < st->n; i++) {

@@ -1,4 +1,4 @@
-/* status: the container a TARGET names. A runtime's `state` and an engine's
+/* status and lockdown: the container a TARGET names, parsed once for both. A runtime's `state` and an engine's
  * `inspect` give its pid and config; Docker's inspect names no config, so it
  * is the bundle its containerd shim runs in. Their stderr's last line goes
  * into the message when they fail. */
@@ -19,21 +19,6 @@
 #include "tsync/json.h"
 
 extern char **environ;
-
-int status_target_pid(struct target *t, const char *arg)
-{
-        char *end;
-        errno = 0;
-        long v = strtol(arg, &end, 10);
-        if (errno || end == arg || *end || v <= 0 || v > INT_MAX) {
-                cli_errorf("--pid", "'%s' is not a process id", arg);
-                return -1;
-        }
-        t->pid = (pid_t)v;
-        t->kind = "pid";
-        t->what = arg;
-        return 0;
-}
 
 /* An engine's output is a few kilobytes; a config at most the JSON limit. */
 #define OUTPUT_MAX (TSYNC_JSON_DEFAULT_MAX_BYTES)
@@ -239,6 +224,61 @@ static int resolve_engine(struct target *t, struct tsync_err *err)
         if (r < 0)
                 return r;
         return docker_config(t, path, err);
+}
+
+int target_option(struct target *t, int opt, const char *arg)
+{
+        switch (opt) {
+        case TARGET_OPT_PID: {
+                char *end;
+                errno = 0;
+                long v = strtol(arg, &end, 10);
+                if (errno || end == arg || *end || v <= 0 || v > INT_MAX) {
+                        cli_errorf("--pid", "'%s' is not a process id", arg);
+                        return -1;
+                }
+                t->pid = (pid_t)v;
+                t->kind = "pid";
+                t->what = arg;
+                t->n_given++;
+                return 1;
+        }
+        case TARGET_OPT_RUNTIME:
+                t->runtime = arg;
+                return 1;
+        case TARGET_OPT_ROOT:
+                t->root = arg;
+                return 1;
+        case TARGET_OPT_PODMAN:
+        case TARGET_OPT_DOCKER:
+                t->kind = opt == TARGET_OPT_PODMAN ? "podman" : "docker";
+                t->what = arg;
+                t->n_given++;
+                return 1;
+        default:
+                return 0;
+        }
+}
+
+int target_finish(struct target *t, const char *cmd, int argc, char **argv, int optind)
+{
+        if (optind < argc) {
+                t->kind = "runtime";
+                t->what = argv[optind++];
+                t->n_given++;
+                if (!t->runtime)
+                        t->runtime = "runc";
+        }
+        if (t->n_given != 1 || optind != argc) {
+                cli_errorf(cmd, "give exactly one TARGET: --pid PID, [--runtime R] [--root DIR] ID, --podman NAME or "
+                                "--docker NAME");
+                return -1;
+        }
+        if ((t->runtime || t->root) && strcmp(t->kind, "runtime") != 0) {
+                cli_errorf(cmd, "--runtime and --root go with an ID");
+                return -1;
+        }
+        return 0;
 }
 
 int status_target_resolve(struct target *t, struct tsync_err *err)

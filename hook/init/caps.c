@@ -3,13 +3,13 @@
  * transformed runc's. The order is runc's (gocapability's Apply): bounding
  * set first, then capset of permitted/effective/inheritable, then ambient.
  *
- * Everything the kernel could refuse is checked here first, against the
- * kernel's own rules (security/commoncap.c cap_capset, PR_CAPBSET_DROP), so a
- * refusal is reported before any filter is loaded. The one exception is the
- * ambient raise, which runc also treats as a warning. */
+ * Three steps, before any filter: parse the options, read what the process
+ * holds (libcap, prctl, /proc: read_held), and decide with the pure
+ * tsync_init_caps_decide (hook/lib/init_caps.c, table-tested in
+ * tests/unit/test_init_caps.c), which checks everything the kernel could
+ * refuse against its own rules. Then the per-thread acts below. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/securebits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,20 +98,105 @@ static uint64_t flag_mask(cap_t c, cap_flag_t flag, int last_cap)
         return m;
 }
 
-/* "CAP_X is not in the current permitted set" for the first bit of extra. */
-static int refuse_extra(uint64_t extra, const char *what)
+/* The read: what this process holds, from libcap, prctl and /proc, for the
+ * decision (tsync_init_caps_decide). Prints and returns -1. */
+static int read_held(int last_cap, struct tsync_init_caps_held *ret)
 {
-        char buf[32];
-        int cap = __builtin_ctzll(extra);
-        init_log("capabilities", "%s %s", init_cap_name(cap, buf, sizeof(buf)), what);
-        return -1;
+        struct tsync_init_caps_held h = { .last_cap = last_cap };
+
+        cap_t now = cap_get_proc();
+        if (!now) {
+                init_log("capabilities", "cannot read this process's capabilities: %s", init_strerror(errno));
+                return -1;
+        }
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                if (tsync_capset(s)->libcap_flag >= 0)
+                        h.sets[s] = flag_mask(now, (cap_flag_t)tsync_capset(s)->libcap_flag, last_cap);
+        (void)cap_free(now);
+        /* gVisor has no ambient set (PR_CAP_AMBIENT is EINVAL). */
+        h.no_ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 0, 0, 0) < 0 && errno == EINVAL;
+        for (int i = 0; i <= last_cap; i++) {
+                if (cap_get_bound(i) > 0)
+                        h.sets[TSYNC_CAPSET_BOUNDING] |= BIT(i);
+                if (!h.no_ambient && cap_get_ambient(i) > 0)
+                        h.sets[TSYNC_CAPSET_AMBIENT] |= BIT(i);
+        }
+        int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+        if (nnp < 0) {
+                init_log("no_new_privs", "cannot read it: %s", init_strerror(errno));
+                return -1;
+        }
+        h.nnp = nnp != 0;
+        h.nnp_shown = proc_shows_nnp();
+        /* The init never changes its securebits: every thread must end with
+         * these. gVisor has none (EINVAL): nothing can set them there, and
+         * each thread must find them missing too (-1). */
+        h.securebits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+        if (h.securebits < 0 && errno != EINVAL) {
+                init_log("capabilities", "cannot read the securebits: %s", init_strerror(errno));
+                return -1;
+        }
+        *ret = h;
+        return 0;
 }
 
+/* The decision's warnings, in the order it meets them (runc warns and goes on). */
+static void warn_decided(const struct tsync_init_caps_warnings *w, int last_cap)
+{
+        char buf[32];
+
+        if (w->no_ambient)
+                init_warn("--ambient", "this kernel has no ambient capability set (gVisor): left empty, as the "
+                                       "runtime leaves it");
+        if (w->nnp_unasked)
+                init_warn("no_new_privs", "set although the config does not ask for it, by a kernel that sets it "
+                                          "on every process (gVisor): the workload keeps it, as it would without us");
+        for (int i = 0; i <= last_cap; i++)
+                if (w->amb_unraisable & BIT(i))
+                        init_warn("capabilities", "cannot raise %s in the ambient set: %s; going on without it",
+                                  init_cap_name(i, buf, sizeof(buf)),
+                                  w->amb_raise_forbidden ? "SECBIT_NO_CAP_AMBIENT_RAISE is set"
+                                                         : "it must be permitted and inheritable");
+}
+
+/* The capset's argument, made before the first filter (libcap allocates). */
+static int make_proc(const struct tsync_init_caps_plan *p, int last_cap, cap_t *ret)
+{
+        char buf[32];
+        cap_t c = cap_init();
+
+        if (!c) {
+                init_log("capabilities", "%s", init_strerror(errno));
+                return -1;
+        }
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                cap_flag_t flag = (cap_flag_t)tsync_capset(s)->libcap_flag;
+                for (cap_value_t i = 0; tsync_capset(s)->libcap_flag >= 0 && i <= last_cap; i++) {
+                        if ((p->expect[s] & BIT(i)) && cap_set_flag(c, flag, 1, &i, CAP_SET)) {
+                                init_log("capabilities", "%s cannot be set with libcap",
+                                         init_cap_name(i, buf, sizeof(buf)));
+                                (void)cap_free(c);
+                                return -1;
+                        }
+                }
+        }
+        *ret = c;
+        return 0;
+}
+
+/* Parse, read, decide (tsync/init_caps.h), then only what acting needs. */
 int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *ret_exit)
 {
-        uint64_t cur[TSYNC_CAPSET_COUNT] = { 0 }, end[TSYNC_CAPSET_COUNT];
+        struct tsync_init_caps_opts opts = {
+                .no_new_privs = cfg->no_new_privs,
+                .allow_nnp = cfg->allow_nnp,
+                .exec_once = cfg->exec_once != 0,
+                .filters = cfg->nfilters > 0,
+        };
+        struct tsync_init_caps_held held;
+        struct tsync_init_caps_warnings warnings;
+        struct tsync_err err = { 0 };
         struct init_caps c = { 0 };
-        int nnp;
 
         *ret_exit = INIT_EXIT_USAGE;
         c.last_cap = (int)cap_max_bits() - 1;
@@ -120,175 +205,25 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
         for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
                 if (!cfg->caps[s])
                         continue;
-                if (parse_list(tsync_capset(s)->option, cfg->caps[s], c.last_cap, &c.want[s]) < 0)
+                if (parse_list(tsync_capset(s)->option, cfg->caps[s], c.last_cap, &opts.want[s]) < 0)
                         return -1;
-                c.set[s] = true;
+                opts.given[s] = true;
         }
 
         *ret_exit = INIT_EXIT_PRIVS;
-        cap_t now = cap_get_proc();
-        if (!now) {
-                init_log("capabilities", "cannot read this process's capabilities: %s", init_strerror(errno));
+        if (read_held(c.last_cap, &held) < 0)
+                return -1;
+        int r = tsync_init_caps_decide(&held, &opts, &c.plan, &warnings, &err);
+        warn_decided(&warnings, c.last_cap);
+        if (r < 0) {
+                init_log_msg(err.msg);
                 return -1;
         }
-        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
-                if (tsync_capset(s)->libcap_flag >= 0)
-                        cur[s] = flag_mask(now, (cap_flag_t)tsync_capset(s)->libcap_flag, c.last_cap);
-        (void)cap_free(now);
-        /* gVisor has no ambient set (PR_CAP_AMBIENT is EINVAL): the runtime
-         * cannot give one either, so the workload ends as it would without us. */
-        bool no_ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 0, 0, 0) < 0 && errno == EINVAL;
-        for (int i = 0; i <= c.last_cap; i++) {
-                if (cap_get_bound(i) > 0)
-                        cur[TSYNC_CAPSET_BOUNDING] |= BIT(i);
-                if (!no_ambient && cap_get_ambient(i) > 0)
-                        cur[TSYNC_CAPSET_AMBIENT] |= BIT(i);
-        }
-        if (no_ambient && c.set[TSYNC_CAPSET_AMBIENT]) {
-                if (c.want[TSYNC_CAPSET_AMBIENT])
-                        init_warn("--ambient", "this kernel has no ambient capability set (gVisor): left empty, as "
-                                               "the runtime leaves it");
-                c.set[TSYNC_CAPSET_AMBIENT] = false;
-        }
-        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
-                end[s] = c.set[s] ? c.want[s] : cur[s];
-        /* Exec once's supervisor is a thread of this non-dumpable process:
-         * CAP_SYS_PTRACE in any set the workload starts with (one not given
-         * here is the runtime's, kept) could reach its effective set and open
-         * the supervisor's /proc/1/task/N/mem. The host refuses such a plan
-         * (plan.c); these are the sets the workload really gets. */
-        for (int s = 0; cfg->exec_once && s < TSYNC_CAPSET_COUNT; s++) {
-                if (!(end[s] & BIT(CAP_SYS_PTRACE)))
-                        continue;
-                init_log("--exec-once",
-                         "the workload would hold CAP_SYS_PTRACE in its %s set%s%s%s, with which it could open the "
-                         "exec-once supervisor's /proc/1/task/N/mem: drop it from every set",
-                         tsync_capset(s)->json, c.set[s] ? "" : " (the init's own: no ",
-                         c.set[s] ? "" : tsync_capset(s)->option, c.set[s] ? "" : " is given)");
+        if (c.plan.capset && make_proc(&c.plan, c.last_cap, &c.proc) < 0)
                 return -1;
-        }
-        bool setpcap = cur[TSYNC_CAPSET_EFFECTIVE] & BIT(CAP_SETPCAP);
-        bool sys_admin = cur[TSYNC_CAPSET_EFFECTIVE] & BIT(CAP_SYS_ADMIN);
-
-        /* NO_NEW_PRIVS cannot be unset: if it is on, the config must want it. */
-        nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-        if (nnp < 0) {
-                init_log("no_new_privs", "cannot read it: %s", init_strerror(errno));
-                return -1;
-        }
-        if (nnp && !cfg->no_new_privs) {
-                if (proc_shows_nnp()) {
-                        init_log("no_new_privs",
-                                 "it is already set, but the config does not ask for it (noNewPrivileges is false): "
-                                 "pass --no-new-privs if it should be set, or start the init without it");
-                        return -1;
-                }
-                /* gVisor sets it on every process and shows no NoNewPrivs line: the
-                 * workload has it under the runtime alone too. */
-                init_warn("no_new_privs", "set although the config does not ask for it, by a kernel that sets it "
-                                          "on every process (gVisor): the workload keeps it, as it would without us");
-        }
-        if (cfg->no_new_privs) {
-                c.set_nnp = !nnp;
-        } else if (cfg->nfilters > 0 && !sys_admin && !nnp) {
-                if (!cfg->allow_nnp) {
-                        init_log("seccomp",
-                                 "loading a filter needs CAP_SYS_ADMIN (effective) or NO_NEW_PRIVS, and the init has "
-                                 "neither: lend it CAP_SYS_ADMIN (it is dropped again before the workload runs), set "
-                                 "noNewPrivileges, or pass --allow-nnp to set NO_NEW_PRIVS");
-                        return -1;
-                }
-                c.set_nnp = true;
-        }
-        /* With NO_NEW_PRIVS no capability is needed to load: change them all
-         * first, so that fewer syscalls come after the filter. */
-        c.caps_after_filter = cfg->nfilters > 0 && !nnp && !c.set_nnp;
-
-        /* Bounding: it can only shrink, which needs CAP_SETPCAP. */
-        if (end[TSYNC_CAPSET_BOUNDING] & ~cur[TSYNC_CAPSET_BOUNDING])
-                return refuse_extra(end[TSYNC_CAPSET_BOUNDING] & ~cur[TSYNC_CAPSET_BOUNDING],
-                                    "is not in the bounding set and cannot be added to it");
-        c.bounding_drop = cur[TSYNC_CAPSET_BOUNDING] & ~end[TSYNC_CAPSET_BOUNDING];
-        if (c.bounding_drop && !setpcap) {
-                init_log("capabilities", "dropping from the bounding set needs CAP_SETPCAP (effective), which the "
-                                         "init lacks");
-                return -1;
-        }
-
-        /* The permitted and effective sets before execve do not enter the
-         * kernel's computation of the workload's sets (P' = (I & fI) | (fP & B)
-         * | A', E' = fE ? P' : A'), only the bounding, inheritable and ambient
-         * sets do. A non-root init got only its ambient set through the
-         * runtime's execve, so the config's permitted set is out of reach; it
-         * is cut to what the init has, and the workload still ends with exactly
-         * what the runtime's execve would have given it. */
-        if (end[TSYNC_CAPSET_EFFECTIVE] & ~end[TSYNC_CAPSET_PERMITTED])
-                return refuse_extra(end[TSYNC_CAPSET_EFFECTIVE] & ~end[TSYNC_CAPSET_PERMITTED],
-                                    "is asked for in the effective set but not in the permitted set");
-        end[TSYNC_CAPSET_PERMITTED] &= cur[TSYNC_CAPSET_PERMITTED];
-        end[TSYNC_CAPSET_EFFECTIVE] &= end[TSYNC_CAPSET_PERMITTED];
-        uint64_t inh_extra = end[TSYNC_CAPSET_INHERITABLE] & ~cur[TSYNC_CAPSET_INHERITABLE];
-        if (inh_extra & ~end[TSYNC_CAPSET_BOUNDING])
-                return refuse_extra(inh_extra & ~end[TSYNC_CAPSET_BOUNDING],
-                                    "cannot be added to the inheritable set: it is not in the bounding set");
-        if (!setpcap && (inh_extra & ~cur[TSYNC_CAPSET_PERMITTED]))
-                return refuse_extra(inh_extra & ~cur[TSYNC_CAPSET_PERMITTED],
-                                    "cannot be added to the inheritable set without CAP_SETPCAP: it is not permitted");
-
-        if (end[TSYNC_CAPSET_PERMITTED] != cur[TSYNC_CAPSET_PERMITTED] ||
-            end[TSYNC_CAPSET_EFFECTIVE] != cur[TSYNC_CAPSET_EFFECTIVE] ||
-            end[TSYNC_CAPSET_INHERITABLE] != cur[TSYNC_CAPSET_INHERITABLE]) {
-                c.proc = cap_init();
-                if (!c.proc) {
-                        init_log("capabilities", "%s", init_strerror(errno));
-                        return -1;
-                }
-                for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
-                        cap_flag_t flag = (cap_flag_t)tsync_capset(s)->libcap_flag;
-                        for (cap_value_t i = 0; tsync_capset(s)->libcap_flag >= 0 && i <= c.last_cap; i++)
-                                if ((end[s] & BIT(i)) && cap_set_flag(c.proc, flag, 1, &i, CAP_SET))
-                                        return refuse_extra(BIT(i), "cannot be set with libcap");
-                }
-        }
-
-        /* The init never changes its securebits: every thread must end with these. */
-        c.securebits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
-        /* gVisor has no securebits (EINVAL): nothing can set them there, and
-         * each thread must find them missing too (-1). */
-        if (c.securebits < 0 && errno != EINVAL) {
-                init_log("capabilities", "cannot read the securebits: %s", init_strerror(errno));
-                return -1;
-        }
-
-        /* capset drops from the ambient set what is no longer permitted and
-         * inheritable; the ambient set is rebuilt when that is not the end we want. */
-        uint64_t amb_after = cur[TSYNC_CAPSET_AMBIENT] & end[TSYNC_CAPSET_PERMITTED] & end[TSYNC_CAPSET_INHERITABLE];
-        c.ambient = c.set[TSYNC_CAPSET_AMBIENT] && amb_after != c.want[TSYNC_CAPSET_AMBIENT];
-        end[TSYNC_CAPSET_AMBIENT] = amb_after;
-        if (c.ambient) {
-                /* The kernel's rule for a raise (PR_CAP_AMBIENT_RAISE), decided
-                 * here so that every thread raises the same and the end is known.
-                 * runc warns and goes on; so do we. */
-                uint64_t raisable = end[TSYNC_CAPSET_PERMITTED] & end[TSYNC_CAPSET_INHERITABLE];
-                if (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
-                        raisable = 0;
-                c.amb_raise = c.want[TSYNC_CAPSET_AMBIENT] & raisable;
-                for (int i = 0; i <= c.last_cap; i++) {
-                        char buf[32];
-                        if (c.want[TSYNC_CAPSET_AMBIENT] & ~raisable & BIT(i))
-                                init_warn("capabilities", "cannot raise %s in the ambient set: %s; going on without it",
-                                          init_cap_name(i, buf, sizeof(buf)),
-                                          (c.securebits > 0 && (c.securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
-                                                  ? "SECBIT_NO_CAP_AMBIENT_RAISE is set"
-                                                  : "it must be permitted and inheritable");
-                }
-                end[TSYNC_CAPSET_AMBIENT] = c.amb_raise;
-        }
-        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
-                c.expect[s] = end[s];
-        c.expect_nnp = nnp || c.set_nnp;
-        c.nnp_shown = proc_shows_nnp();
-        c.no_ambient = no_ambient;
+        c.securebits = held.securebits;
+        c.nnp_shown = held.nnp_shown;
+        c.no_ambient = held.no_ambient;
         *ret = c;
         return 0;
 }
@@ -298,7 +233,7 @@ int init_caps_bounding(const struct init_caps *caps)
         char buf[32];
 
         for (int i = 0; i <= caps->last_cap; i++) {
-                if (!(caps->bounding_drop & BIT(i)))
+                if (!(caps->plan.bounding_drop & BIT(i)))
                         continue;
                 if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0) {
                         init_log("capabilities", "cannot drop %s from the bounding set: %s",
@@ -311,7 +246,7 @@ int init_caps_bounding(const struct init_caps *caps)
 
 int init_caps_nnp(const struct init_caps *caps)
 {
-        if (!caps->set_nnp)
+        if (!caps->plan.set_nnp)
                 return 0;
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
                 init_log("no_new_privs", "cannot set it: %s", init_strerror(errno));
@@ -329,14 +264,14 @@ int init_caps_apply(const struct init_caps *caps)
                          init_strerror(errno));
                 return -1;
         }
-        if (!caps->ambient)
+        if (!caps->plan.ambient)
                 return 0;
         if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0) {
                 init_log("capabilities", "cannot clear the ambient set: %s", init_strerror(errno));
                 return -1;
         }
         for (int i = 0; i <= caps->last_cap; i++) {
-                if (!(caps->amb_raise & BIT(i)))
+                if (!(caps->plan.amb_raise & BIT(i)))
                         continue;
                 /* The plan found it raisable: a refusal now (an LSM) would leave
                  * this thread unlike the others and unlike the plan. */

@@ -26,12 +26,13 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "tsync/init_threads.h"
 
 static void serve_listener(void);
 static struct init_worker supervisor = {
         .what = "exec-once",
         .thread_what = "the supervisor thread",
-        .thread_name = "tsync-exec-once",
+        .thread_name = TSYNC_INIT_THREAD_EXEC_ONCE,
         .serve = serve_listener,
 };
 static int listener = -1;
@@ -82,55 +83,49 @@ static pid_t wait_for_workload(bool *ret_waited)
         }
 }
 
-static _Noreturn void serve(int fd)
-{
-        bool spent = false;
+/* The first notification of the workload child is its execve of CMD:
+ * CONTINUE, once; every other one gets the errno. */
+static bool spent;
 
-        for (;;) {
-                struct seccomp_notif req;
-                /* The kernel refuses a request that is not zeroed. */
-                memset(&req, 0, sizeof(req));
-                if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
-                        /* ENOENT: the caller went away between the wake-up and the read. */
-                        if (errno == EINTR || errno == ENOENT)
-                                continue;
-                        give_up("receive a notification (ioctl SECCOMP_IOCTL_NOTIF_RECV)", errno);
-                }
-                bool waited = false, cont = false;
-                if (!spent) {
-                        pid_t w = wait_for_workload(&waited);
-                        cont = w > 0 && (pid_t)req.pid == w;
-                }
-                /* After a wait of unknown length: a caller killed meanwhile
-                 * needs no answer (and its pid tells nothing any more). */
-                if (waited && ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) < 0) {
-                        if (errno == ENOENT)
-                                continue;
-                        give_up("check a notification (ioctl SECCOMP_IOCTL_NOTIF_ID_VALID)", errno);
-                }
-                struct seccomp_notif_resp resp = {
-                        .id = req.id,
-                        .val = 0,
-                        .error = cont ? 0 : -answer_errno,
-                        .flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
-                };
-                if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
-                        /* ENOENT: the caller is gone, or a signal interrupted its
-                         * call; a restarted execve comes back as a new
-                         * notification from the same pid, so the one CONTINUE
-                         * counts only once the kernel took it. */
-                        if (errno == ENOENT)
-                                continue;
-                        give_up("answer a notification (ioctl SECCOMP_IOCTL_NOTIF_SEND)", errno);
-                }
-                if (cont)
-                        spent = true;
+static bool answer(int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+{
+        bool waited = false, cont = false;
+
+        if (!spent) {
+                pid_t w = wait_for_workload(&waited);
+                cont = w > 0 && (pid_t)req->pid == w;
         }
+        /* After a wait of unknown length: a caller killed meanwhile
+         * needs no answer (and its pid tells nothing any more). */
+        uint64_t id = req->id;
+        if (waited && ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0) {
+                if (errno == ENOENT)
+                        return false;
+                give_up("check a notification (ioctl SECCOMP_IOCTL_NOTIF_ID_VALID)", errno);
+        }
+        resp->error = cont ? 0 : -answer_errno;
+        resp->flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
+        return true;
 }
+
+/* A signal may interrupt the execve after the answer was sent (ENOENT): the
+ * restarted call comes back as a new notification from the same pid, so the
+ * one CONTINUE counts only once the kernel took it. */
+static void answered(const struct seccomp_notif_resp *resp)
+{
+        if (resp->flags & SECCOMP_USER_NOTIF_FLAG_CONTINUE)
+                spent = true;
+}
+
+static const struct init_listener exec_once_listener = {
+        .answer = answer,
+        .answered = answered,
+        .give_up = give_up,
+};
 
 static void serve_listener(void)
 {
-        serve(__atomic_load_n(&listener, __ATOMIC_ACQUIRE));
+        init_listener_serve(__atomic_load_n(&listener, __ATOMIC_ACQUIRE), &exec_once_listener);
 }
 
 int init_execonce_start(int errno_value)

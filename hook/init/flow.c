@@ -88,7 +88,7 @@ static int choose_route(size_t n)
                 stack[i] = (struct tsync_stack_prog){ .insns = filters[i].prog,
                                                       .len = filters[i].len,
                                                       .listener = filters[i].listener };
-        int r = tsync_init_route(stack, n, 0, caps.caps_after_filter, &route, &denied, &action, &err);
+        int r = tsync_init_route(stack, n, 0, caps.plan.caps_after_filter, &route, &denied, &action, &err);
         if (r == -EOPNOTSUPP)
                 return 0; /* no numbering for this architecture: the calls decide for themselves */
         if (r < 0) {
@@ -232,7 +232,7 @@ static int flow(int argc, char **argv)
         /* Final already (NO_NEW_PRIVS loads without CAP_SYS_ADMIN): proven
          * before the load too, in the same reading of /proc that prepares the
          * proof after it, so that a refusal comes before any filter. */
-        code = init_proof_prepare(&proof, !cfg.exec, !caps.caps_after_filter && !cfg.exec ? &caps : NULL);
+        code = init_proof_prepare(&proof, !cfg.exec, !caps.plan.caps_after_filter && !cfg.exec ? &caps : NULL);
         if (code)
                 return code;
         /* The probe asks the main and signal threads only. */
@@ -263,11 +263,11 @@ static int flow(int argc, char **argv)
                 if (code)
                         return code;
         }
-        if (caps.caps_after_filter && init_caps_apply(&caps) < 0)
+        if (caps.plan.caps_after_filter && init_caps_apply(&caps) < 0)
                 return INIT_EXIT_PRIVS;
         /* With an agent the reads may be its answers: a thread "gone" is
          * then no reason to skip it. */
-        code = init_proof_check(&proof, (unsigned)n_tsync, recording ? getpid() : 0, &caps, cfg.relay && !recording);
+        code = init_proof_check(&proof, (unsigned)n_tsync, recording, &caps, cfg.relay && !recording);
         if (code)
                 return code;
         if (probe) {

@@ -13,9 +13,11 @@
 #include <time.h>
 
 #include "tsync/capsets.h"
+#include "tsync/init_args.h"
+#include "tsync/init_caps.h"
 
 #define INIT_PROGRAM     "seccomp-tsync-init"
-#define INIT_MAX_FILTERS 16
+#define INIT_MAX_FILTERS TSYNC_INIT_MAX_FILTERS
 
 /* Exit codes of the init when the workload never started (documented in
  * --help). Otherwise it exits with the workload's status, or 128+signal. */
@@ -72,6 +74,8 @@ struct init_config {
 /* log.c: "seccomp-tsync-init: <what>: <why>" on stderr in one write. Keep errno. */
 void init_log(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void init_warn(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* msg is "<what>: <why>" already (a library's refusal, tsync_err's message). */
+void init_log_msg(const char *msg);
 /* strerrordesc_np, never NULL and never allocating. */
 const char *init_strerror(int e);
 
@@ -92,22 +96,16 @@ int init_filters_read(const struct init_config *cfg, struct init_filter *ret, si
  * the way is -ELOOP. Returns the fd or -errno. */
 int init_open_no_symlinks(const char *path, int last_flags, mode_t mode);
 
-/* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first filter. */
+/* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first
+ * filter: the decision itself is tsync_init_caps_decide (tsync/init_caps.h,
+ * pure, table-tested); this adds what acting and proving need of the read. */
 struct init_caps {
-        bool set[TSYNC_CAPSET_COUNT];      /* the option was given */
-        uint64_t want[TSYNC_CAPSET_COUNT]; /* requested sets (bits up to the kernel's last cap) */
-        cap_t proc;                        /* permitted/effective/inheritable to capset; NULL: leave them */
-        uint64_t bounding_drop;            /* bits to PR_CAPBSET_DROP */
-        bool ambient;                      /* clear the ambient set and raise want[AMBIENT] */
-        bool set_nnp;                      /* set NO_NEW_PRIVS before loading */
-        bool caps_after_filter;            /* loading needs CAP_SYS_ADMIN: the main thread changes P/E/I/A after it */
+        struct tsync_init_caps_plan plan; /* what to drop, set, raise, and every thread's end */
+        cap_t proc; /* plan.expect's permitted/effective/inheritable to capset; NULL: leave them */
         int last_cap;
-        uint64_t amb_raise;                  /* raised into the ambient set after clearing it */
-        uint64_t expect[TSYNC_CAPSET_COUNT]; /* every thread's sets at the end: what the workload is handed */
-        bool expect_nnp;                     /* every thread's NO_NEW_PRIVS at the end */
-        int securebits;                      /* at start, never changed; -1: the kernel has none (gVisor) */
-        bool nnp_shown;                      /* /proc shows NoNewPrivs (gVisor does not) */
-        bool no_ambient;                     /* the kernel has no ambient set (gVisor): no CapAmb either */
+        int securebits;  /* at start, never changed; -1: the kernel has none (gVisor) */
+        bool nnp_shown;  /* /proc shows NoNewPrivs (gVisor does not) */
+        bool no_ambient; /* the kernel has no ambient set (gVisor): no CapAmb either */
 };
 
 /* Parses the lists (exact names of tsync/capnames.h only) and checks the
@@ -125,13 +123,37 @@ int init_caps_apply(const struct init_caps *caps);
 /* "CAP_KILL", or "capability N" in buf; never allocates. */
 const char *init_cap_name(int cap, char *buf, size_t size);
 
+/* threads.c: every thread the init ever has, one row each (its comment says
+ * what each must carry). tid: its TID, 0 when this run did not start it;
+ * run: runs fn(arg) on it and waits (prints and returns -1), NULL for the
+ * main thread (the caller). */
+enum init_thread {
+        INIT_THREAD_MAIN,
+        INIT_THREAD_SIGNALS,
+        INIT_THREAD_EXEC_ONCE,
+        INIT_THREAD_RECORDER,
+        INIT_THREAD_COUNT,
+};
+struct init_thread_def {
+        const char *who;        /* in messages: "the <who> thread" */
+        const char *comm;       /* its name in /proc (tsync/init_threads.h); NULL: the process's */
+        const char *started_by; /* where, and when */
+        bool probe;             /* the proof by effect (verify_probe.c) can ask it; else /proc's counts alone */
+        bool record_filter;     /* loads the recording filter (no TSYNC): carries one filter more */
+        pid_t (*tid)(void);
+        int (*run)(void (*fn)(void *arg), void *arg);
+};
+const struct init_thread_def *init_thread(enum init_thread t);
+/* The row of a TID, or NULL: a thread the init did not start. */
+const struct init_thread_def *init_thread_by_tid(pid_t tid);
+
 /* privs.c: the same on every thread, and the proof. init_privs_threads: the
  * main thread drops its bounding set and sets NO_NEW_PRIVS (and changes P/E/I/A
  * too unless caps_after_filter); the signal thread makes its whole transition
  * (it loads nothing); each then checks its own securebits and NO_NEW_PRIVS.
  * Before the first filter. Prints and returns INIT_EXIT_PRIVS, or 0. */
 int init_privs_threads(const struct init_caps *caps);
-/* One thread's status against caps->expect and expect_nnp: -EPERM naming the
+/* One thread's status against caps->plan.expect and expect_nnp: -EPERM naming the
  * thread and the line that differs. */
 struct init_thread_status;
 struct tsync_err;
@@ -140,16 +162,14 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
 /* proof.c: the proof after the load, with reads alone. init_proof_prepare,
  * before the load: lists /proc/self/task and opens each thread's status file;
  * counts is false where the kernel shows no Seccomp_filters (gVisor, Linux <
- * 5.9). With final_caps, the capabilities are final already: every thread
- * must show exactly final_caps->expect and expect_nnp in that same reading,
- * before any filter. init_proof_check, after the load and the last capability change:
- * reads each once; every live thread must show Seccomp 2 and its count up by
- * nfilters (where counts are shown), thread extra_tid (when > 0: the main
- * thread, which alone loaded the recording filter) by nfilters + 1, and exactly caps->expect and expect_nnp.
- * A thread gone meanwhile is skipped, but not with every_thread (a notify
- * agent may answer the reads, so "gone" may be its answer; none of the init's
- * threads exits before the workload starts): then it is a refusal.
- * Both print and return an exit code (125, or 123 for capabilities) or 0. */
+ * 5.9); every thread of threads.c's table this run started must be listed. With final_caps, the capabilities are final
+ * already: every thread must show exactly final_caps->plan.expect and expect_nnp in that same reading, before any
+ * filter. init_proof_check, after the load and the last capability change: reads each once; every live thread must show
+ * Seccomp 2 and its count up by nfilters (where counts are shown), with recording the table's thread that loaded the
+ * recording filter (the main thread) by nfilters + 1, and exactly caps->plan.expect and expect_nnp. A thread of the
+ * table gone meanwhile is a refusal (none exits before the workload starts); another one is skipped, but not with
+ * every_thread (a notify agent may answer the reads, so "gone" may be its answer). Both print and return an exit code
+ * (125, or 123 for capabilities) or 0. */
 #define INIT_PROOF_MAX_THREADS 64
 struct init_proof_thread {
         pid_t tid;
@@ -162,7 +182,7 @@ struct init_proof {
         struct init_proof_thread threads[INIT_PROOF_MAX_THREADS];
 };
 int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps *final_caps);
-int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_tid, const struct init_caps *caps,
+int init_proof_check(const struct init_proof *p, unsigned nfilters, bool recording, const struct init_caps *caps,
                      bool every_thread);
 
 /* signals.c: the signal thread. init_signals_block blocks every signal in the
@@ -235,6 +255,21 @@ pid_t init_worker_tid(struct init_worker *w);
 int init_worker_run(struct init_worker *w, void (*fn)(void *arg), void *arg);
 void init_worker_command(struct init_worker *w, uint32_t command);
 long init_futex_wait(uint32_t *word, uint32_t val, const struct timespec *ts);
+/* A listener's part of the one USER_NOTIF serve loop, init_listener_serve:
+ * receive (zeroed; EINTR and ENOENT retried), answer (ENOENT: the caller is
+ * gone), forever. answer fills resp's error and flags (its id is set) and
+ * returns false when the request needs no answer; answered (or NULL) learns
+ * that the kernel took it; send_failed (or NULL) sees an answer's error
+ * other than ENOENT first, and may end the init itself; give_up ends it. */
+struct seccomp_notif;
+struct seccomp_notif_resp;
+struct init_listener {
+        bool (*answer)(int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp);
+        void (*answered)(const struct seccomp_notif_resp *resp);
+        void (*send_failed)(int e);
+        void (*give_up)(const char *what, int e) __attribute__((noreturn));
+};
+_Noreturn void init_listener_serve(int fd, const struct init_listener *l);
 void init_futex_wake(uint32_t *word);
 
 /* execonce.c: the exec-once supervisor. init_execonce_start starts its thread

@@ -18,7 +18,9 @@ static void vlog(const char *what, const char *kind, const char *fmt, va_list ap
 {
         char line[1280];
         int saved = errno;
-        int n = snprintf(line, sizeof(line), "%s: %s: %s", INIT_PROGRAM, what, kind);
+        /* what NULL: the message names its subject already. */
+        int n = what ? snprintf(line, sizeof(line), "%s: %s: %s", INIT_PROGRAM, what, kind)
+                     : snprintf(line, sizeof(line), "%s: %s", INIT_PROGRAM, kind);
         size_t len;
 
         if (n < 0)
@@ -52,6 +54,20 @@ void init_log(const char *what, const char *fmt, ...)
         va_start(ap, fmt);
         vlog(what, "", fmt, ap);
         va_end(ap);
+}
+
+static void log_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_plain(const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        vlog(NULL, "", fmt, ap);
+        va_end(ap);
+}
+
+void init_log_msg(const char *msg)
+{
+        log_plain("%s", msg);
 }
 
 void init_warn(const char *what, const char *fmt, ...)

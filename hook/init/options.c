@@ -1,32 +1,19 @@
 /* The command line, in the style of catatonit and tini:
  *   seccomp-tsync-init [OPTIONS] -- CMD [ARG...]
- * Only the syntax is checked here; the filter files and capability names are
- * checked by filters.c and caps.c, still before anything is applied. */
-#include <errno.h>
-#include <getopt.h>
+ * The options, their repeats and conflicts are the rows of hook/lib/init_args.c
+ * (the host writes them from the same table, status reads them back). Only the
+ * syntax is checked here; the filter files and capability names are checked by
+ * filters.c and caps.c, still before anything is applied. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "init.h"
+#include "tsync/error.h"
+#include "tsync/init_args.h"
 
 #ifndef TSYNC_VERSION
 #define TSYNC_VERSION "dev"
 #endif
-
-enum {
-        /* OPT_CAPSET + enum tsync_capset: one option per set, named by its record */
-        OPT_CAPSET = 0x100,
-        OPT_NO_NEW_PRIVS = OPT_CAPSET + TSYNC_CAPSET_COUNT,
-        OPT_ALLOW_NNP,
-        OPT_EXEC,
-        OPT_VERIFY,
-        OPT_VERSION,
-        OPT_FILTER_DATA,
-        OPT_EXEC_ONCE,
-        OPT_RELAY,
-        OPT_RECORD,
-};
 
 static void help(FILE *f)
 {
@@ -164,157 +151,45 @@ static void help(FILE *f)
                    "before they act (mkdir(NULL), keyctl(-1), unshare(~0), nfsservctl, ...).\n");
 }
 
-static int set_once(const char **slot, const char *name, const char *value)
-{
-        if (*slot) {
-                init_log("command line", "%s is given twice", name);
-                return -1;
-        }
-        *slot = value;
-        return 0;
-}
-
 int init_parse_options(int argc, char **argv, struct init_config *cfg)
 {
-        static const struct option fixed[] = {
-                { "filter", required_argument, NULL, 'f' },
-                { "filter-data", required_argument, NULL, OPT_FILTER_DATA },
-                { "no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS },
-                { "allow-nnp", no_argument, NULL, OPT_ALLOW_NNP },
-                { "exec", no_argument, NULL, OPT_EXEC },
-                { "exec-once", required_argument, NULL, OPT_EXEC_ONCE },
-                { "relay", required_argument, NULL, OPT_RELAY },
-                { "record", required_argument, NULL, OPT_RECORD },
-                { "pgroup", no_argument, NULL, 'g' },
-                { "verify", required_argument, NULL, OPT_VERIFY },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, OPT_VERSION },
-        };
-        /* The sets' options come from their records; the last entry stays zero. */
-        struct option options[sizeof(fixed) / sizeof(fixed[0]) + TSYNC_CAPSET_COUNT + 1] = { 0 };
-        int opt;
-
-        memcpy(options, fixed, sizeof(fixed));
-        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
-                options[sizeof(fixed) / sizeof(fixed[0]) + (size_t)s] =
-                        (struct option){ tsync_capset(s)->option + 2, required_argument, NULL, OPT_CAPSET + s };
+        struct tsync_init_args a;
+        struct tsync_err err = { 0 };
 
         memset(cfg, 0, sizeof(*cfg));
-        /* getopt prints its own complaints; ours carry the program's prefix. */
-        opterr = 0;
-        optind = 1;
-        /* "+": stop at CMD, whose own options are not ours. */
-        while ((opt = getopt_long(argc, argv, "+:f:gh", options, NULL)) != -1) {
-                switch (opt) {
-                case 'f':
-                case OPT_FILTER_DATA:
-                        if (cfg->nfilters == INIT_MAX_FILTERS) {
-                                init_log("command line", "more than %d filters", INIT_MAX_FILTERS);
-                                return -1;
-                        }
-                        cfg->filters[cfg->nfilters++] = opt == 'f' ? (struct init_filter_source){ .file = optarg }
-                                                                   : (struct init_filter_source){ .data = optarg };
-                        break;
-                case OPT_CAPSET ... OPT_CAPSET + TSYNC_CAPSET_COUNT - 1: {
-                        int set = opt - OPT_CAPSET;
-                        if (set_once(&cfg->caps[set], tsync_capset(set)->option, optarg) < 0)
-                                return -1;
-                        break;
-                }
-                case OPT_NO_NEW_PRIVS:
-                        cfg->no_new_privs = true;
-                        break;
-                case OPT_ALLOW_NNP:
-                        cfg->allow_nnp = true;
-                        break;
-                case OPT_EXEC:
-                        cfg->exec = true;
-                        break;
-                case OPT_EXEC_ONCE: {
-                        char *end;
-                        errno = 0;
-                        long e = strtol(optarg, &end, 10);
-                        if (errno || end == optarg || *end || e < 1 || e > 4095) {
-                                init_log("command line", "--exec-once '%s' is not an errno number (1 to 4095)", optarg);
-                                return -1;
-                        }
-                        cfg->exec_once = (int)e;
-                        break;
-                }
-                case OPT_RELAY:
-                        if (set_once(&cfg->relay, "--relay", optarg) < 0)
-                                return -1;
-                        break;
-                case OPT_RECORD:
-                        if (set_once(&cfg->record, "--record", optarg) < 0)
-                                return -1;
-                        if (!optarg[0]) {
-                                init_log("command line", "--record needs a file name");
-                                return -1;
-                        }
-                        break;
-                case 'g':
-                        cfg->pgroup = true;
-                        break;
-                case OPT_VERIFY:
-                        if (strcmp(optarg, "auto") == 0) {
-                                cfg->verify = INIT_VERIFY_AUTO;
-                        } else if (strcmp(optarg, "proc") == 0) {
-                                cfg->verify = INIT_VERIFY_PROC;
-                        } else if (strcmp(optarg, "probe") == 0) {
-                                cfg->verify = INIT_VERIFY_PROBE;
-                        } else {
-                                init_log("command line", "--verify '%s' is not one of auto, proc, probe", optarg);
-                                return -1;
-                        }
-                        break;
-                case 'h':
-                        help(stdout);
-                        (void)fflush(stdout);
-                        return 1;
-                case OPT_VERSION:
-                        printf("%s %s\n", INIT_PROGRAM, TSYNC_VERSION);
-                        (void)fflush(stdout);
-                        return 1;
-                case ':':
-                        init_log("command line", "%s needs an argument", argv[optind - 1]);
-                        return -1;
-                default:
-                        if (optopt && optopt < 0x100)
-                                init_log("command line", "unknown option '-%c' (see --help)", optopt);
-                        else
-                                init_log("command line", "unknown option '%s' (see --help)", argv[optind - 1]);
-                        return -1;
-                }
+        /* The one reader of the table the host's writer and status use too. */
+        int r = tsync_init_args_parse(argc, argv, 0, &a, &err);
+        if (r == TSYNC_INIT_ARGS_HELP) {
+                help(stdout);
+                (void)fflush(stdout);
+                return 1;
         }
-        if (cfg->exec && cfg->exec_once) {
-                init_log("command line",
-                         "--exec-once needs the init to stay and answer the workload's execs: it cannot be "
-                         "combined with --exec");
+        if (r == TSYNC_INIT_ARGS_VERSION) {
+                printf("%s %s\n", INIT_PROGRAM, TSYNC_VERSION);
+                (void)fflush(stdout);
+                return 1;
+        }
+        if (r < 0) {
+                init_log("command line", "%s", err.msg);
                 return -1;
         }
-        if (cfg->record && (cfg->exec || cfg->exec_once || cfg->verify == INIT_VERIFY_PROBE)) {
-                init_log("command line", "--record cannot be combined with %s: %s",
-                         cfg->exec        ? "--exec"
-                         : cfg->exec_once ? "--exec-once"
-                                          : "--verify probe",
-                         cfg->exec        ? "the init must stay to answer the workload's calls"
-                         : cfg->exec_once ? "the kernel allows one listener among a process's filters"
-                                          : "the recorder thread can be proven only by /proc's Seccomp_filters counts");
-                return -1;
-        }
-        if (cfg->exec && cfg->pgroup) {
-                init_log("command line", "--pgroup has no meaning with --exec: there is no child to group");
-                return -1;
-        }
-        if (optind >= argc) {
-                init_log("command line", "no command given: " INIT_PROGRAM " [OPTIONS] -- CMD [ARG...]");
-                return -1;
-        }
-        if (argv[optind][0] == '\0') {
-                init_log("command line", "the command is an empty string");
-                return -1;
-        }
-        cfg->cmd = argv + optind;
+        for (size_t i = 0; i < a.n_filters; i++)
+                cfg->filters[i] = a.filters[i].opt == TSYNC_INIT_OPT_FILTER
+                                          ? (struct init_filter_source){ .file = a.filters[i].text }
+                                          : (struct init_filter_source){ .data = a.filters[i].text };
+        cfg->nfilters = a.n_filters;
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                cfg->caps[s] = a.caps[s];
+        cfg->no_new_privs = a.no_new_privs;
+        cfg->allow_nnp = a.allow_nnp;
+        cfg->exec = a.exec;
+        cfg->exec_once = a.exec_once;
+        cfg->relay = a.relay;
+        cfg->record = a.record;
+        cfg->pgroup = a.pgroup;
+        cfg->verify = !a.verify || strcmp(a.verify, "auto") == 0 ? INIT_VERIFY_AUTO
+                      : strcmp(a.verify, "proc") == 0            ? INIT_VERIFY_PROC
+                                                                 : INIT_VERIFY_PROBE;
+        cfg->cmd = (char **)a.cmd;
         return 0;
 }

@@ -5,9 +5,9 @@
  * (ptrace, /proc/1/mem, if it ever could). So each thread makes the whole
  * transition itself, and the result is proven from /proc for every thread in
  * /proc/self/task, the way the filters are: each must show exactly what the
- * workload is handed. The init starts no thread after the signal thread (and
- * the exec-once supervisor or the recorder, which make the same transition), and
- * the workload is forked from the main thread once that is final. */
+ * workload is handed. Which threads there are is threads.c's table; the init
+ * starts none after them, and the workload is forked from the main thread
+ * once that is final. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,9 +29,9 @@ static int check_self(const struct init_caps *caps, const char *who)
                 return -1;
         }
         int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-        if (nnp != (int)caps->expect_nnp) {
+        if (nnp != (int)caps->plan.expect_nnp) {
                 init_log("no_new_privs", "the %s thread (%d) has NO_NEW_PRIVS %d, the workload would get %d%s%s", who,
-                         (int)gettid(), nnp, (int)caps->expect_nnp, nnp < 0 ? ": " : "",
+                         (int)gettid(), nnp, (int)caps->plan.expect_nnp, nnp < 0 ? ": " : "",
                          nnp < 0 ? init_strerror(errno) : "");
                 return -1;
         }
@@ -44,7 +44,7 @@ struct job {
         int rc;
 };
 
-static void signal_thread_job(void *arg)
+static void thread_job(void *arg)
 {
         struct job *j = arg;
 
@@ -62,23 +62,17 @@ int init_privs_threads(const struct init_caps *caps)
 
         if (init_caps_bounding(caps) < 0 || init_caps_nnp(caps) < 0)
                 return INIT_EXIT_PRIVS;
-        if (!caps->caps_after_filter && init_caps_apply(caps) < 0)
+        if (!caps->plan.caps_after_filter && init_caps_apply(caps) < 0)
                 return INIT_EXIT_PRIVS;
-        if (check_self(caps, "main") < 0)
+        if (check_self(caps, init_thread(INIT_THREAD_MAIN)->who) < 0)
                 return INIT_EXIT_PRIVS;
-        if (init_signals_tid() <= 0)
-                return 0; /* in place: the main thread is the only one */
-        job = (struct job){ .caps = caps, .who = "signal", .rc = -1 };
-        if (init_signals_run(signal_thread_job, &job) < 0 || job.rc < 0)
-                return INIT_EXIT_PRIVS;
-        if (init_execonce_tid() > 0) {
-                job = (struct job){ .caps = caps, .who = "exec-once supervisor", .rc = -1 };
-                if (init_execonce_run(signal_thread_job, &job) < 0 || job.rc < 0)
-                        return INIT_EXIT_PRIVS;
-        }
-        if (init_record_tid() > 0) {
-                job = (struct job){ .caps = caps, .who = "recorder", .rc = -1 };
-                if (init_record_run(signal_thread_job, &job) < 0 || job.rc < 0)
+        /* Every other thread of the table this run started (none in place). */
+        for (int t = 0; t < INIT_THREAD_COUNT; t++) {
+                const struct init_thread_def *th = init_thread(t);
+                if (!th->run || th->tid() <= 0)
+                        continue;
+                job = (struct job){ .caps = caps, .who = th->who, .rc = -1 };
+                if (th->run(thread_job, &job) < 0 || job.rc < 0)
                         return INIT_EXIT_PRIVS;
         }
         return 0;
@@ -96,15 +90,15 @@ int init_privs_check(const struct init_caps *caps, const struct init_thread_stat
                                            "be verified",
                                            (int)st->tid, st->name, tsync_capset(s)->status);
                 }
-                if (st->caps[s] != caps->expect[s])
+                if (st->caps[s] != caps->plan.expect[s])
                         return tsync_error(
                                 err, EPERM, "thread %d (%s) shows %s %016" PRIx64 "; the workload gets %016" PRIx64,
-                                (int)st->tid, st->name, tsync_capset(s)->status, st->caps[s], caps->expect[s]);
+                                (int)st->tid, st->name, tsync_capset(s)->status, st->caps[s], caps->plan.expect[s]);
         }
         if (st->nnp < 0 && caps->nnp_shown)
                 return tsync_error(err, EPERM, "thread %d (%s) shows no NoNewPrivs line", (int)st->tid, st->name);
-        if (st->nnp >= 0 && st->nnp != (int)caps->expect_nnp)
+        if (st->nnp >= 0 && st->nnp != (int)caps->plan.expect_nnp)
                 return tsync_error(err, EPERM, "thread %d (%s) shows NoNewPrivs %d; the workload gets %d", (int)st->tid,
-                                   st->name, st->nnp, (int)caps->expect_nnp);
+                                   st->name, st->nnp, (int)caps->plan.expect_nnp);
         return 0;
 }

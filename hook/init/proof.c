@@ -5,9 +5,12 @@
  * the last capability change, each file is read once: the thread must show
  * Seccomp 2 and its count up by the number of filters (where the kernel shows
  * counts), and exactly the capability sets and NO_NEW_PRIVS the workload gets.
- * The init starts no thread after the signal thread (and the exec-once
- * supervisor or the recorder), so the list cannot grow
- * meanwhile; a thread that is gone by then was exiting and runs no more code. */
+ * The init's threads are threads.c's table, all started before this and none
+ * after, so the list cannot grow meanwhile. Each thread of the table must be
+ * in it, and still there after the load (none of them exits before the
+ * workload starts); any other thread (none, unless something beside the init
+ * made one) is proven like them, but one gone by then was exiting and runs no
+ * more code. */
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <unistd.h>
@@ -28,8 +31,8 @@ static int prepare_one(const struct init_thread_status *st, void *data)
         struct init_proof *p = ctx->proof;
 
         if (p->n == INIT_PROOF_MAX_THREADS)
-                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts two or three",
-                                   INIT_PROOF_MAX_THREADS);
+                return tsync_error(ctx->err, E2BIG, "more than %d threads: the init starts %d at most",
+                                   INIT_PROOF_MAX_THREADS, INIT_THREAD_COUNT);
         if (st->mode < 0)
                 return tsync_error(ctx->err, EOPNOTSUPP, "/proc/self/task/%d/status has no Seccomp line", (int)st->tid);
         if (ctx->final_caps) {
@@ -60,6 +63,26 @@ static int read_self(struct init_thread_status *ret, struct tsync_err *err)
         return r;
 }
 
+/* Every thread of the table that this run started is among those listed. */
+static int check_listed(const struct init_proof *p)
+{
+        for (int t = 0; t < INIT_THREAD_COUNT; t++) {
+                const struct init_thread_def *th = init_thread(t);
+                pid_t tid = th->tid();
+                size_t i = 0;
+                if (tid <= 0)
+                        continue;
+                while (i < p->n && p->threads[i].tid != tid)
+                        i++;
+                if (i == p->n) {
+                        init_log("verify", "the %s thread (%d) is not in /proc/self/task: it could not be proven",
+                                 th->who, (int)tid);
+                        return INIT_EXIT_VERIFY;
+                }
+        }
+        return 0;
+}
+
 int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps *final_caps)
 {
         struct tsync_err err = { 0 };
@@ -87,10 +110,10 @@ int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps
                 init_log("verify", "no thread was seen in /proc/self/task: nothing could be verified");
                 return INIT_EXIT_VERIFY;
         }
-        return 0;
+        return list ? check_listed(ret) : 0;
 }
 
-int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_tid, const struct init_caps *caps,
+int init_proof_check(const struct init_proof *p, unsigned nfilters, bool recording, const struct init_caps *caps,
                      bool every_thread)
 {
         struct tsync_err err = { 0 };
@@ -98,9 +121,10 @@ int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_
 
         for (size_t i = 0; i < p->n; i++) {
                 const struct init_proof_thread *t = &p->threads[i];
+                const struct init_thread_def *th = init_thread_by_tid(t->tid);
                 struct init_thread_status st;
                 if (init_apply_status_read(t->fd, t->tid, &st, &err) < 0) {
-                        if ((err.code == ESRCH || err.code == ENOENT) && !every_thread)
+                        if ((err.code == ESRCH || err.code == ENOENT) && !every_thread && !th)
                                 continue;
                         init_log("verify", "%s", err.msg);
                         return INIT_EXIT_VERIFY;
@@ -108,8 +132,8 @@ int init_proof_check(const struct init_proof *p, unsigned nfilters, pid_t extra_
                 /* A zombie thread shows no more than its last state. */
                 if (st.state == 'Z' || st.state == 'X')
                         continue;
-                /* The recording filter: on the main thread alone, one more. */
-                unsigned want = nfilters + (extra_tid > 0 && t->tid == extra_tid ? 1u : 0u);
+                /* The recording filter: one more where the table says it is loaded. */
+                unsigned want = nfilters + (recording && th && th->record_filter ? 1u : 0u);
                 if (p->counts && want > 0 && (st.mode != SECCOMP_MODE_FILTER || st.filters != t->filters + (int)want)) {
                         init_log("verify",
                                  "thread %d (%s) shows Seccomp %d, Seccomp_filters %d; expected 2, %d (%d before)",

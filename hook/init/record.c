@@ -40,6 +40,7 @@
 #include "init.h"
 #include "tsync/arches.h"
 #include "tsync/filterfile.h"
+#include "tsync/init_threads.h"
 #include "tsync/record.h"
 
 /* How often the armed recorder looks for the listener: the main thread's
@@ -58,7 +59,7 @@ static void wait_for_listener(void);
 static struct init_worker recorder = {
         .what = "record",
         .thread_what = "the recorder thread",
-        .thread_name = "tsync-record",
+        .thread_name = TSYNC_INIT_THREAD_RECORDER,
         .serve = wait_for_listener,
 };
 static int32_t listener = LISTENER_WAITING;
@@ -200,50 +201,48 @@ static void note(uint32_t arch, uint32_t nr)
                 others[nothers++] = (typeof(others[0])){ .arch = arch, .nr = nr };
 }
 
-static _Noreturn void serve(int fd)
-{
-        bool answered = false;
+/* The first answer is to the main thread, before the workload exists. */
+static bool answered_once;
 
-        for (;;) {
-                struct seccomp_notif req;
-                /* The kernel refuses a request that is not zeroed. */
-                memset(&req, 0, sizeof(req));
-                if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
-                        /* ENOENT: the caller went away between the wake-up and the read. */
-                        if (errno == EINTR || errno == ENOENT)
-                                continue;
-                        give_up("receive a notification (ioctl SECCOMP_IOCTL_NOTIF_RECV)", errno);
-                }
-                /* The announcement is a store made before the call that brought
-                 * this notification: the kernel's queue orders the two. */
-                pid_t w = __atomic_load_n(&workload, __ATOMIC_ACQUIRE);
-                if (w > 0 && (pid_t)req.pid != main_tid)
-                        note(req.data.arch, (uint32_t)req.data.nr);
-                struct seccomp_notif_resp resp = {
-                        .id = req.id,
-                        .val = 0,
-                        .error = 0,
-                        .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE,
-                };
-                if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
-                        /* ENOENT: the caller is gone, or a signal interrupted its call. */
-                        if (errno == ENOENT)
-                                continue;
-                        /* The first answer is to the main thread, before the workload
-                         * exists: a kernel without CONTINUE (Linux < 5.5) is said there. */
-                        if (errno == EINVAL && !answered) {
-                                init_log("record",
-                                         "the kernel refuses SECCOMP_USER_NOTIF_FLAG_CONTINUE: %s (Linux 5.5 or "
-                                         "later is needed to record)",
-                                         init_strerror(errno));
-                                init_record_abandon();
-                                _exit(INIT_EXIT_KERNEL);
-                        }
-                        give_up("answer a notification (ioctl SECCOMP_IOCTL_NOTIF_SEND)", errno);
-                }
-                answered = true;
-        }
+/* CONTINUE, always: recording observes, it decides nothing. */
+static bool answer(int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+{
+        (void)fd;
+        /* The announcement is a store made before the call that brought
+         * this notification: the kernel's queue orders the two. */
+        pid_t w = __atomic_load_n(&workload, __ATOMIC_ACQUIRE);
+        if (w > 0 && (pid_t)req->pid != main_tid)
+                note(req->data.arch, (uint32_t)req->data.nr);
+        resp->error = 0;
+        resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        return true;
 }
+
+static void answered(const struct seccomp_notif_resp *resp)
+{
+        (void)resp;
+        answered_once = true;
+}
+
+/* A kernel without CONTINUE (Linux < 5.5) refuses the first answer, to the
+ * main thread: said as such, before any workload. */
+static void send_failed(int e)
+{
+        if (e != EINVAL || answered_once)
+                return;
+        init_log("record",
+                 "the kernel refuses SECCOMP_USER_NOTIF_FLAG_CONTINUE: %s (Linux 5.5 or later is needed to record)",
+                 init_strerror(e));
+        init_record_abandon();
+        _exit(INIT_EXIT_KERNEL);
+}
+
+static const struct init_listener record_listener = {
+        .answer = answer,
+        .answered = answered,
+        .send_failed = send_failed,
+        .give_up = give_up,
+};
 
 /* Armed: the main thread is about to load the recording filter. After its
  * load it makes no call before the listener is ours (each would wait for us),
@@ -253,7 +252,7 @@ static void wait_for_listener(void)
         for (;;) {
                 int32_t fd = __atomic_load_n(&listener, __ATOMIC_ACQUIRE);
                 if (fd >= 0)
-                        serve(fd);
+                        init_listener_serve(fd, &record_listener);
                 if (fd == LISTENER_FAILED) {
                         __atomic_store_n(&recorder.command, INIT_WORKER_IDLE, __ATOMIC_RELEASE);
                         return;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "tsync/init_threads.h"
 
 static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT };
 
@@ -171,7 +172,7 @@ int init_signals_start(bool pgroup)
                 init_log("signals", "cannot start the signal thread: %s", init_strerror(r));
                 return -1;
         }
-        (void)pthread_setname_np(thread, "tsync-signals");
+        (void)pthread_setname_np(thread, TSYNC_INIT_THREAD_SIGNALS);
         while (sem_wait(&ready) < 0 && errno == EINTR)
                 ;
         return 0;

@@ -196,7 +196,9 @@ static int walk_one(const struct init_thread_status *st, void *data)
         pid_t tid = st->tid;
         int mode = st->mode, filters = st->filters;
 
-        if (tid != w->main_tid && tid != w->sig_tid)
+        /* The probe asks the threads of the table it can reach (threads.c). */
+        const struct init_thread_def *th = init_thread_by_tid(tid);
+        if (!th || !th->probe)
                 return tsync_error(w->err, EPERM,
                                    "thread %d is not one of the init's (main %d, signals %d): the probe cannot ask "
                                    "it, so its filters cannot be proven",

@@ -7,10 +7,17 @@
  * The main thread drives a worker through one futex word: idle, run a job,
  * or any later command, which the worker's serve() handles (and which
  * normally never returns). Only plain futex calls pass between the threads:
- * after the load they are in the route's table (tsync/init_calls.h). */
+ * after the load they are in the route's table (tsync/init_calls.h).
+ *
+ * Both serve their listener with the one loop here (init_listener_serve):
+ * receive, let the listener decide, answer, and what the kernel's errors
+ * mean; each listener brings only its decision and its way of giving up. */
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,4 +122,34 @@ int init_worker_run(struct init_worker *w, void (*fn)(void *arg), void *arg)
         init_log(w->what, "%s (%d) did not answer within %d ms", w->thread_what, (int)tid,
                  RUN_WAIT_TRIES * (RUN_WAIT_NS / 1000000));
         return -1;
+}
+
+_Noreturn void init_listener_serve(int fd, const struct init_listener *l)
+{
+        for (;;) {
+                struct seccomp_notif req;
+                /* The kernel refuses a request that is not zeroed. */
+                memset(&req, 0, sizeof(req));
+                if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+                        /* ENOENT: the caller went away between the wake-up and the read. */
+                        if (errno == EINTR || errno == ENOENT)
+                                continue;
+                        l->give_up("receive a notification (ioctl SECCOMP_IOCTL_NOTIF_RECV)", errno);
+                }
+                struct seccomp_notif_resp resp = { .id = req.id };
+                if (!l->answer(fd, &req, &resp))
+                        continue;
+                if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0) {
+                        /* ENOENT: the caller is gone, or a signal interrupted its
+                         * call (a restarted call comes back as a new notification). */
+                        if (errno == ENOENT)
+                                continue;
+                        int e = errno;
+                        if (l->send_failed)
+                                l->send_failed(e);
+                        l->give_up("answer a notification (ioctl SECCOMP_IOCTL_NOTIF_SEND)", e);
+                }
+                if (l->answered)
+                        l->answered(&resp);
+        }
 }

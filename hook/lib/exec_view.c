@@ -1,6 +1,8 @@
 #include "tsync/exec_view.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tsync/cleanup.h"
@@ -70,12 +72,15 @@ int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *
         r = set_capabilities(config, plan->capabilities);
         if (r < 0)
                 return tsync_error(err, -r, "restoring process.capabilities: %s", strerror(-r));
-        if (!id)
-                return 0;
+        return id ? tsync_exec_view_mark(config, id, err) : 0;
+}
+
+int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync_err *err)
+{
         struct tsync_json *annotations = tsync_json_get_object(config, "annotations");
         if (!annotations)
                 return tsync_error(err, EINVAL, "annotations: expected object");
-        r = tsync_json_set(annotations, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string(id));
+        int r = tsync_json_set(annotations, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string(id));
         if (r < 0)
                 return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_RUNNING, strerror(-r));
         return 0;
@@ -101,4 +106,149 @@ int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *pla
         tsync_json_remove(tsync_json_get_mut(config, "annotations"), TSYNC_ANNOTATION_RUNNING);
         *ret_changed = true;
         return 0;
+}
+
+void tsync_exec_view_spans(const struct tsync_json *config, struct tsync_exec_view_spans *ret)
+{
+        *ret = (struct tsync_exec_view_spans){ 0 };
+        const struct tsync_json *caps = tsync_json_get(tsync_json_get(config, "process"), "capabilities");
+        const struct tsync_json *ann = tsync_json_get(config, "annotations");
+        if (!caps || caps->type != TSYNC_JSON_OBJECT || !caps->src_end || !ann || ann->type != TSYNC_JSON_OBJECT ||
+            !ann->src_end || ann->u.object.len == 0)
+                return;
+        for (size_t i = 0; i < ann->u.object.len; i++) {
+                if (strcmp(ann->u.object.keys[i], TSYNC_ANNOTATION_RUNNING) != 0)
+                        continue;
+                /* Removed with the separator before it: there must be a value before it. */
+                if (i == 0 || !ann->u.object.values[i - 1]->src_end || !ann->u.object.values[i]->src_end)
+                        return;
+                ret->running_begin = ann->u.object.values[i - 1]->src_end;
+                ret->running_end = ann->u.object.values[i]->src_end;
+        }
+        ret->caps_begin = caps->src_begin;
+        ret->caps_end = caps->src_end;
+        const struct tsync_json *last = ann->u.object.values[ann->u.object.len - 1];
+        if (!last->src_end)
+                return;
+        ret->annotations_end = last->src_end;
+        ret->ok = true;
+}
+
+struct piece {
+        size_t begin, end; /* what of the source it replaces */
+        char *text;
+        size_t len;
+};
+
+/* caps as text to put at src[at]: in a file of many lines, pretty, each of
+ * its lines indented as the line at starts on (as tsync_json_write's pretty
+ * form nests it there); else compact. */
+static int caps_text(const char *src, size_t at, const struct tsync_json *caps, char **ret, size_t *ret_len,
+                     struct tsync_err *err)
+{
+        size_t line = at;
+        while (line > 0 && src[line - 1] != '\n')
+                line--;
+        size_t indent = 0;
+        while (line + indent < at && (src[line + indent] == ' ' || src[line + indent] == '\t'))
+                indent++;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = tsync_json_write(caps, line > 0, &text, &len, err);
+        if (r < 0)
+                return r;
+        size_t lines = 0;
+        for (size_t i = 0; i < len; i++)
+                lines += text[i] == '\n';
+        /* yajl's pretty form ends in a newline the nesting does not have. */
+        if (len > 0 && text[len - 1] == '\n') {
+                text[--len] = '\0';
+                lines--;
+        }
+        char *out = malloc(len + lines * indent + 1);
+        if (!out)
+                return tsync_error(err, ENOMEM, "out of memory");
+        size_t o = 0;
+        for (size_t i = 0; i < len; i++) {
+                out[o++] = text[i];
+                if (text[i] == '\n') {
+                        memcpy(out + o, src + line, indent);
+                        o += indent;
+                }
+        }
+        out[o] = '\0';
+        *ret = out;
+        *ret_len = o;
+        return 0;
+}
+
+static int write_whole(const struct tsync_json *config, char **ret, size_t *ret_len, struct tsync_err *err)
+{
+        return tsync_json_write(config, true, ret, ret_len, err);
+}
+
+int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_view_spans *spans,
+                         const struct tsync_json *config, char **ret, size_t *ret_len, struct tsync_err *err)
+{
+        const struct tsync_json *caps = tsync_json_get(tsync_json_get(config, "process"), "capabilities");
+        const char *running = running_id(config);
+        if (!spans->ok || !caps || spans->caps_end > len || spans->annotations_end > len)
+                return write_whole(config, ret, ret_len, err);
+        struct piece p[2] = { { spans->caps_begin, spans->caps_end, NULL, 0 } };
+        size_t n = 1;
+        int r = caps_text(src, spans->caps_begin, caps, &p[0].text, &p[0].len, err);
+        if (r < 0)
+                return r;
+        if (running && !spans->running_end) {
+                /* Added: the new last member of annotations. */
+                _cleanup_json_ struct tsync_json *id = tsync_json_new_string(running);
+                _cleanup_free_ char *quoted = NULL;
+                size_t qlen = 0;
+                r = id ? tsync_json_write(id, false, &quoted, &qlen, err) : tsync_error(err, ENOMEM, "out of memory");
+                if (r == 0 && asprintf(&p[1].text, ",\"%s\":%s", TSYNC_ANNOTATION_RUNNING, quoted) < 0)
+                        r = tsync_error(err, ENOMEM, "out of memory");
+                p[1] = (struct piece){ spans->annotations_end, spans->annotations_end, p[1].text,
+                                       p[1].text ? strlen(p[1].text) : 0 };
+                n = 2;
+        } else if (!running && spans->running_end) {
+                /* Removed, with the separator before it. */
+                p[1] = (struct piece){ spans->running_begin, spans->running_end, strdup(""), 0 };
+                n = 2;
+                if (!p[1].text)
+                        r = tsync_error(err, ENOMEM, "out of memory");
+        } else if (running) {
+                /* There before and still: a change of holder is not a splice (and never ours to make). */
+                free(p[0].text);
+                return write_whole(config, ret, ret_len, err);
+        }
+        if (r == 0 && n == 2 && p[1].begin < p[0].begin) {
+                struct piece t = p[0];
+                p[0] = p[1];
+                p[1] = t;
+        }
+        if (r == 0 && n == 2 && p[0].end > p[1].begin)
+                r = tsync_error(err, EINVAL, "process.capabilities and annotations overlap in the config's text");
+        size_t out_len = len;
+        for (size_t i = 0; r == 0 && i < n; i++)
+                out_len = out_len - (p[i].end - p[i].begin) + p[i].len;
+        char *out = r == 0 ? malloc(out_len + 1) : NULL;
+        if (r == 0 && !out)
+                r = tsync_error(err, ENOMEM, "out of memory");
+        if (r == 0) {
+                size_t at = 0, from = 0;
+                for (size_t i = 0; i < n; i++) {
+                        memcpy(out + at, src + from, p[i].begin - from);
+                        at += p[i].begin - from;
+                        memcpy(out + at, p[i].text, p[i].len);
+                        at += p[i].len;
+                        from = p[i].end;
+                }
+                memcpy(out + at, src + from, len - from);
+                out[out_len] = '\0';
+                *ret = out;
+                *ret_len = out_len;
+        }
+        for (size_t i = 0; i < n; i++)
+                free(p[i].text);
+        return r;
 }

@@ -147,7 +147,7 @@ static int replace(int dfd, const char *path, const char *name, bool exists, con
                 what = "writing";
                 r = tsync_write_all(fd, buf, len);
         }
-        if (r == 0 && (flags & TSYNC_WRITE_DURABLE)) {
+        if (r == 0 && (flags & (TSYNC_WRITE_DURABLE | TSYNC_WRITE_CONTENT))) {
                 what = "fsync";
                 r = fsync(fd) < 0 ? -errno : 0;
         }

@@ -313,6 +313,7 @@ static int add_leaf(struct parser *p, struct tsync_json *node)
 {
         if (!node)
                 return fail_nomem(p);
+        node->src_end = yajl_get_bytes_consumed(p->handle);
         if (attach(p, node) < 0) {
                 tsync_json_free(node);
                 return fail_nomem(p);
@@ -408,6 +409,8 @@ static int open_container(struct parser *p, enum tsync_json_type type)
         struct tsync_json *v = new_node(type);
         if (!v)
                 return fail_nomem(p);
+        /* yajl has consumed the '{' or '[' */
+        v->src_begin = yajl_get_bytes_consumed(p->handle) - 1;
         if (attach(p, v) < 0) {
                 free(v);
                 return fail_nomem(p);
@@ -461,6 +464,7 @@ static int on_end_map(void *ctx)
                         return fail(p, false, EINVAL, "duplicate key %s", shown);
                 }
         }
+        p->frames[p->depth - 1].node->src_end = yajl_get_bytes_consumed(p->handle);
         p->depth--;
         return 1;
 }
@@ -468,6 +472,7 @@ static int on_end_map(void *ctx)
 static int on_end_array(void *ctx)
 {
         struct parser *p = ctx;
+        p->frames[p->depth - 1].node->src_end = yajl_get_bytes_consumed(p->handle);
         p->depth--;
         return 1;
 }

@@ -1,12 +1,14 @@
 /* lockdown: the container's freezer. Freezing first means no task forks,
  * clones or execs while the others are being seized; a cgroup shared with
  * anything outside the container is refused rather than frozen. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
@@ -18,6 +20,12 @@ static void fclosep(FILE **f)
                 (void)fclose(*f);
 }
 #define _cleanup_fclose_ _cleanup_(fclosep)
+
+static void closedirp(DIR **d)
+{
+        if (*d)
+                (void)closedir(*d);
+}
 
 /* Where a hierarchy is mounted in our mount namespace: cgroup2, or the v1
  * one with the freezer controller. */
@@ -55,6 +63,85 @@ static bool in_list(pid_t p, const pid_t *pids, size_t n)
         return false;
 }
 
+/* The container: the pids read, and its pid namespace, where a process that
+ * started since they were read (a fork storm) is the container's too. */
+struct container {
+        const pid_t *pids;
+        size_t n_pids;
+        struct stat ns;
+};
+
+static bool in_container(const struct container *c, pid_t p)
+{
+        if (in_list(p, c->pids, c->n_pids))
+                return true;
+        char path[64];
+        struct stat st;
+        (void)snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)p);
+        if (stat(path, &st) < 0)
+                return errno == ENOENT || errno == ESRCH; /* gone: it is in nothing any more */
+        return st.st_dev == c->ns.st_dev && st.st_ino == c->ns.st_ino;
+}
+
+/* Every process in dir and in every cgroup below it (a freeze reaches them
+ * all) must be the container's: 0, or -EPERM with why. */
+static int only_container(const char *dir, const struct container *c, int depth, struct tsync_err *err)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+        _cleanup_fclose_ FILE *p = fopen(path, "re");
+        if (!p)
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        int other;
+        while (fscanf(p, "%d", &other) == 1)
+                if (!in_container(c, other))
+                        return tsync_error(err, EPERM, "%s holds pid %d, which is not in the container", dir, other);
+        if (depth > 64)
+                return tsync_error(err, ELOOP, "%s: cgroups nested too deep", dir);
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                if (e->d_type != DT_DIR || e->d_name[0] == '.')
+                        continue;
+                char sub[4200];
+                int n = snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+                if (n < 0 || (size_t)n >= sizeof(sub))
+                        return tsync_error(err, ENAMETOOLONG, "%s: path too long", dir);
+                int r = only_container(sub, c, depth + 1, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The freezer of one hierarchy (cg: pid's path in it) when it is the
+ * container's alone; else -EPERM with why. */
+static int try_hierarchy(bool v1, const char *cg, const struct container *c, struct tsync_lockdown_cgroup *ret,
+                         struct tsync_err *err)
+{
+        const char *name = v1 ? "the v1 freezer hierarchy" : "cgroup2";
+        char mnt[2048];
+        if (!cg[0] || mount_point(v1, mnt, sizeof(mnt)) < 0)
+                return tsync_error(err, ENOENT, "%s: not mounted", name);
+        if (strcmp(cg, "/") == 0 || strstr(cg, "(deleted)"))
+                return tsync_error(err, EPERM, "%s: the container has no cgroup of its own (it is in %s)", name, cg);
+        int n = snprintf(ret->dir, sizeof(ret->dir), "%s%s", mnt, cg);
+        if (n < 0 || (size_t)n >= sizeof(ret->dir))
+                return tsync_error(err, ENAMETOOLONG, "%s: path too long", cg);
+        int r = only_container(ret->dir, c, 0, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "%s: shared", name);
+        ret->v1 = v1;
+        return 0;
+}
+
+/* The v1 freezer's cgroup is taken first (on a hybrid host the v2 one may be
+ * an engine's whole tree, or /), then cgroup2's: the first that holds the
+ * container alone, with everything below it. None: refused, with each
+ * hierarchy's reason, never something larger frozen (crun run with
+ * --cgroup-manager=disabled stays in its caller's cgroup). */
 int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
                                struct tsync_err *err)
 {
@@ -75,46 +162,21 @@ int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, stru
                 if (strcmp(line, "0") == 0 && *ctl == '\0')
                         (void)snprintf(v2path, sizeof(v2path), "%s", c2 + 1);
                 else {
-                        for (char *tok = strtok(c1 + 1, ","); tok; tok = strtok(NULL, ","))
+                        for (char *save, *tok = strtok_r(c1 + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
                                 if (strcmp(tok, "freezer") == 0)
                                         (void)snprintf(v1path, sizeof(v1path), "%s", c2 + 1);
                 }
         }
         ret->frozen = false;
-        char mnt[2048];
-        const char *cg = NULL;
-        if (v1path[0] && strcmp(v1path, "/") != 0 && mount_point(true, mnt, sizeof(mnt)) == 0) {
-                ret->v1 = true;
-                cg = v1path;
-        } else if (v2path[0] && mount_point(false, mnt, sizeof(mnt)) == 0) {
-                ret->v1 = false;
-                cg = v2path;
-        } else
-                return tsync_error(err, EPERM, "%s: no cgroup freezer found (neither a v1 freezer nor cgroup2 mounted)",
-                                   path);
-        if (strcmp(cg, "/") == 0 || strstr(cg, "(deleted)"))
-                return tsync_error(err, EPERM,
-                                   "the container has no cgroup of its own (%s names %s): it cannot be frozen alone",
-                                   path, cg);
-        int n = snprintf(ret->dir, sizeof(ret->dir), "%s%s", mnt, cg);
-        if (n < 0 || (size_t)n >= sizeof(ret->dir))
-                return tsync_error(err, ENAMETOOLONG, "%s: path too long", cg);
-
-        /* Every process in it must be the container's. */
-        char procs[4200];
-        (void)snprintf(procs, sizeof(procs), "%s/cgroup.procs", ret->dir);
-        _cleanup_fclose_ FILE *p = fopen(procs, "re");
-        if (!p)
-                return tsync_error(err, errno, "%s: %s", procs, strerror(errno));
-        int other;
-        while (fscanf(p, "%d", &other) == 1)
-                if (!in_list(other, pids, n_pids))
-                        return tsync_error(
-                                err, EPERM,
-                                "the container's cgroup %s holds pid %d, which is not in the container: it is shared, "
-                                "and is not frozen",
-                                ret->dir, other);
-        return 0;
+        struct container c = { .pids = pids, .n_pids = n_pids };
+        char ns[64];
+        (void)snprintf(ns, sizeof(ns), "/proc/%d/ns/pid", (int)pid);
+        if (stat(ns, &c.ns) < 0)
+                return tsync_error(err, errno, "%s: %s", ns, strerror(errno));
+        struct tsync_err e1 = { 0 }, e2 = { 0 };
+        if (try_hierarchy(true, v1path, &c, ret, &e1) == 0 || try_hierarchy(false, v2path, &c, ret, &e2) == 0)
+                return 0;
+        return tsync_error(err, EPERM, "%s: it cannot be frozen alone: %s; %s", path, e1.msg, e2.msg);
 }
 
 static int write_file(const char *path, const char *value)
@@ -177,4 +239,55 @@ int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
                 return tsync_error(err, -r, "%s: %s", path, strerror(-r));
         cg->frozen = false;
         return 0;
+}
+
+static int add_tids(const char *dir, const char *file, pid_t **tids, size_t *n, size_t *cap)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, file);
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        int t;
+        while (fscanf(f, "%d", &t) == 1) {
+                if (*n == *cap) {
+                        size_t c = *cap ? *cap * 2 : 256;
+                        pid_t *p = realloc(*tids, c * sizeof(*p));
+                        if (!p)
+                                return -ENOMEM;
+                        *tids = p;
+                        *cap = c;
+                }
+                (*tids)[(*n)++] = (pid_t)t;
+        }
+        /* Its sub-cgroups are frozen with it: their tasks are the container's too. */
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return -errno;
+        struct dirent *e;
+        while ((e = readdir(d)))
+                if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+                        char sub[4200];
+                        int w = snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+                        if (w < 0 || (size_t)w >= sizeof(sub))
+                                return -ENAMETOOLONG;
+                        int r = add_tids(sub, file, tids, n, cap);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+int tsync_lockdown_cgroup_tids(const struct tsync_lockdown_cgroup *cg, pid_t **ret, size_t *n)
+{
+        size_t cap = 0;
+        *ret = NULL;
+        *n = 0;
+        int r = add_tids(cg->dir, cg->v1 ? "tasks" : "cgroup.threads", ret, n, &cap);
+        if (r < 0) {
+                free(*ret);
+                *ret = NULL;
+                *n = 0;
+        }
+        return r;
 }

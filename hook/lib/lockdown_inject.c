@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static int wait_stop(pid_t tid, int *st)
         }
 }
 
-int tsync_lockdown_seize(pid_t tid, char *why, size_t size)
+int tsync_lockdown_seize(pid_t tid, bool interrupt, char *why, size_t size)
 {
         if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
                 int e = errno;
@@ -58,7 +59,7 @@ int tsync_lockdown_seize(pid_t tid, char *why, size_t size)
                                e == EPERM ? " (traced by another process, or ptrace not allowed)" : "");
                 return -e;
         }
-        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+        if (interrupt && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
                 int e = errno;
                 (void)ptrace(PTRACE_DETACH, tid, NULL, NULL);
                 (void)snprintf(why, size, "PTRACE_INTERRUPT: %s", strerror(e));
@@ -98,6 +99,38 @@ int tsync_lockdown_detach(pid_t tid, int sig)
         return ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) < 0 ? -errno : 0;
 }
 
+int tsync_lockdown_wait_stops(const pid_t *tids, int *ret, size_t n, int timeout_ms)
+{
+        size_t left = 0;
+        for (size_t i = 0; i < n; i++) {
+                ret[i] = -ETIMEDOUT;
+                left += tids[i] > 0;
+        }
+        /* Whatever stops first is collected first: one short sleep serves
+         * every task still on its way, not one sleep per task. */
+        for (int waited = 0; left;) {
+                int st;
+                pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        return -errno;
+                if (w == 0) {
+                        if (waited++ >= timeout_ms * 4)
+                                break;
+                        (void)usleep(250);
+                        continue;
+                }
+                for (size_t i = 0; i < n; i++)
+                        if (tids[i] == w && ret[i] == -ETIMEDOUT) {
+                                ret[i] = WIFSTOPPED(st) ? 0 : -ESRCH;
+                                left--;
+                                break;
+                        }
+        }
+        return 0;
+}
+
 static int mem_rw(int fd, bool write, void *buf, size_t len, unsigned long addr)
 {
         ssize_t n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
@@ -106,11 +139,13 @@ static int mem_rw(int fd, bool write, void *buf, size_t len, unsigned long addr)
         return (size_t)n == len ? 0 : -EIO;
 }
 
-/* The address of a `syscall` instruction (0f 05) in pid's executable mappings. */
-static int find_syscall(pid_t pid, int mem, unsigned long *ret)
+/* The address of a `syscall` instruction (0f 05) in the task's executable
+ * mappings. Through the thread's own /proc entry: a process whose main thread
+ * has exited shows no mappings under /proc/PID. */
+static int find_syscall(pid_t pid, pid_t tid, int mem, unsigned long *ret)
 {
-        char path[64], line[1024];
-        (void)snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+        char path[80], line[1024];
+        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid, (int)tid);
         FILE *f = fopen(path, "re");
         if (!f)
                 return -errno;
@@ -140,141 +175,217 @@ static int find_syscall(pid_t pid, int mem, unsigned long *ret)
         return r;
 }
 
-/* Runs one system call in the stopped thread (registers from saved, rip at
- * insn, no restart pending), then stops it again. */
-static int run_syscall(pid_t tid, const struct user_regs_struct *saved, unsigned long insn, long nr, unsigned long a1,
-                       unsigned long a2, unsigned long a3, long *ret, int *held_sig, char *why, size_t size)
+/* Points the stopped thread at the call's next system call (registers from
+ * saved, rip at the instruction, no restart pending) and lets it step over
+ * it. */
+static int step_call(struct tsync_lockdown_call *c)
 {
-        struct user_regs_struct regs = *saved;
-        regs.rip = insn;
-        regs.rax = (unsigned long)nr;
+        struct user_regs_struct regs = c->saved;
+        regs.rip = c->insn;
+        regs.rax = (unsigned long)c->nr[c->cur];
         regs.orig_rax = (unsigned long)-1; /* not in a system call: nothing to restart first */
-        regs.rdi = a1;
-        regs.rsi = a2;
-        regs.rdx = a3;
+        regs.rdi = c->args[c->cur][0];
+        regs.rsi = c->args[c->cur][1];
+        regs.rdx = c->args[c->cur][2];
         regs.r10 = 0;
         regs.r8 = 0;
         regs.r9 = 0;
-        if (ptrace(PTRACE_SETREGS, tid, NULL, &regs) < 0) {
+        if (ptrace(PTRACE_SETREGS, c->tid, NULL, &regs) < 0) {
                 int e = errno;
-                (void)snprintf(why, size, "PTRACE_SETREGS: %s", strerror(e));
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SETREGS: %s", strerror(e));
                 return -e;
         }
-        int sig = 0;
-        for (;;) {
-                if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig) < 0) {
-                        int e = errno;
-                        (void)snprintf(why, size, "PTRACE_SINGLESTEP: %s", strerror(e));
-                        return -e;
-                }
-                int st;
-                int r = wait_stop(tid, &st);
-                if (r < 0) {
-                        (void)snprintf(why, size, "while it ran the injected call: %s", strerror(-r));
-                        return r;
-                }
-                if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0) {
-                        int e = errno;
-                        (void)snprintf(why, size, "PTRACE_GETREGS: %s", strerror(e));
-                        return -e;
-                }
-                if (regs.rip == insn + 2) {
-                        *ret = (long)regs.rax;
-                        return 0;
-                }
-                /* A signal came first (it is held for the detach), or a
-                 * ptrace event stop: step again from where it is. */
-                sig = 0;
-                if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP && !*held_sig)
-                        *held_sig = WSTOPSIG(st);
-                if (regs.rip != insn) {
-                        (void)snprintf(why, size, "the injected call did not run (rip %#llx, stop %#x)", regs.rip, st);
-                        return -EIO;
-                }
+        if (ptrace(PTRACE_SINGLESTEP, c->tid, NULL, NULL) < 0) {
+                int e = errno;
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SINGLESTEP: %s", strerror(e));
+                return -e;
         }
+        return 0;
+}
+
+/* Puts back the stack, the registers and the signal mask, whatever
+ * happened; r the outcome so far. */
+static int finish(struct tsync_lockdown_call *c, int r)
+{
+        int rm = mem_rw(c->mem, true, c->backup, c->need, c->at);
+        int rr = ptrace(PTRACE_SETREGS, c->tid, NULL, &c->saved) < 0 ? -errno : 0;
+        if (rr == 0 && ptrace(PTRACE_SETSIGMASK, c->tid, (void *)sizeof(c->mask), &c->mask) < 0)
+                rr = -errno;
+        if (c->mem >= 0)
+                (void)close(c->mem);
+        c->mem = -1;
+        free(c->backup);
+        c->backup = NULL;
+        if (r == 0 && (rm < 0 || rr < 0)) {
+                (void)snprintf(c->why, sizeof(c->why), "restoring its %s: %s",
+                               rm < 0 ? "stack" : "registers or signal mask", strerror(rm < 0 ? -rm : -rr));
+                r = rm < 0 ? rm : rr;
+        }
+        return r;
+}
+
+int tsync_lockdown_call_start(struct tsync_lockdown_call *c, pid_t pid, pid_t tid, const struct sock_filter *insns,
+                              size_t len, unsigned flags, bool set_nnp, int *held_sig)
+{
+        *c = (struct tsync_lockdown_call){ .pid = pid, .tid = tid, .mem = -1, .held_sig = held_sig };
+        _cleanup_free_ unsigned char *image = NULL;
+        char path[80];
+        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/mem", (int)pid, (int)tid);
+        c->mem = open(path, O_RDWR | O_CLOEXEC);
+        if (c->mem < 0) {
+                int e = errno;
+                (void)snprintf(c->why, sizeof(c->why), "%s: %s", path, strerror(e));
+                return -e;
+        }
+        int r = 0;
+        if (ptrace(PTRACE_GETREGS, tid, NULL, &c->saved) < 0) {
+                r = -errno;
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETREGS: %s", strerror(-r));
+                goto fail;
+        }
+        if (c->saved.cs != 0x33) {
+                (void)snprintf(c->why, sizeof(c->why), "not an x86_64 process (cs %#llx): not supported yet",
+                               c->saved.cs);
+                r = -EOPNOTSUPP;
+                goto fail;
+        }
+        r = find_syscall(pid, tid, c->mem, &c->insn);
+        if (r < 0) {
+                (void)snprintf(c->why, sizeof(c->why), "no syscall instruction found in its executable mappings: %s",
+                               strerror(-r));
+                goto fail;
+        }
+        /* struct sock_fprog, then the program, below the red zone, 16-aligned. */
+        size_t prog_bytes = len * sizeof(struct sock_filter);
+        c->need = sizeof(struct sock_fprog) + prog_bytes;
+        c->at = (c->saved.rsp - RED_ZONE - c->need) & ~15UL;
+        c->backup = malloc(c->need);
+        image = malloc(c->need);
+        if (!c->backup || !image) {
+                (void)snprintf(c->why, sizeof(c->why), "out of memory");
+                r = -ENOMEM;
+                goto fail;
+        }
+        r = mem_rw(c->mem, false, c->backup, c->need, c->at);
+        if (r < 0) {
+                (void)snprintf(c->why, sizeof(c->why), "reading its stack at %#lx: %s", c->at, strerror(-r));
+                goto fail;
+        }
+        struct sock_fprog fprog = { .len = (unsigned short)len,
+                                    .filter = (struct sock_filter *)(c->at + sizeof(struct sock_fprog)) };
+        memcpy(image, &fprog, sizeof(fprog));
+        memcpy(image + sizeof(fprog), insns, prog_bytes);
+        /* Every signal blocked while the injected calls run: one that arrives
+         * stays pending and is delivered after the detach, to the registers
+         * and mask put back, as after any stop. */
+        uint64_t all = ~0ULL;
+        if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(c->mask), &c->mask) < 0) {
+                r = -errno;
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETSIGMASK: %s", strerror(-r));
+                goto fail;
+        }
+        /* From here on, finish() puts things back. */
+        r = mem_rw(c->mem, true, image, c->need, c->at);
+        if (r < 0) {
+                (void)snprintf(c->why, sizeof(c->why), "writing its stack at %#lx: %s", c->at, strerror(-r));
+                return finish(c, r);
+        }
+        if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all) < 0) {
+                r = -errno;
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SETSIGMASK: %s", strerror(-r));
+                return finish(c, r);
+        }
+        if (set_nnp) {
+                c->nr[c->n] = SYS_prctl;
+                c->args[c->n][0] = PR_SET_NO_NEW_PRIVS;
+                c->args[c->n][1] = 1;
+                c->args[c->n++][2] = 0;
+        }
+        c->nr[c->n] = SYS_seccomp;
+        c->args[c->n][0] = SECCOMP_SET_MODE_FILTER;
+        c->args[c->n][1] = flags;
+        c->args[c->n++][2] = c->at;
+        r = step_call(c);
+        return r < 0 ? finish(c, r) : 0;
+fail:
+        (void)close(c->mem);
+        c->mem = -1;
+        free(c->backup);
+        c->backup = NULL;
+        return r;
+}
+
+int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status)
+{
+        if (!WIFSTOPPED(status)) {
+                (void)snprintf(c->why, sizeof(c->why), "it ended while it ran the injected call");
+                return -ESRCH; /* nothing left to restore */
+        }
+        struct user_regs_struct regs;
+        if (ptrace(PTRACE_GETREGS, c->tid, NULL, &regs) < 0) {
+                int e = errno;
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETREGS: %s", strerror(e));
+                return finish(c, -e);
+        }
+        if (regs.rip == c->insn + 2) {
+                c->res = (long)regs.rax;
+                if (c->nr[c->cur] == SYS_prctl && c->res != 0) {
+                        (void)snprintf(c->why, sizeof(c->why), "prctl(PR_SET_NO_NEW_PRIVS): %s",
+                                       strerror((int)-c->res));
+                        return finish(c, (int)c->res);
+                }
+                if (++c->cur == c->n)
+                        return finish(c, 0);
+                int r = step_call(c);
+                return r < 0 ? finish(c, r) : 1;
+        }
+        /* Not there yet: an unblockable signal (SIGSTOP, held for the
+         * detach) or a ptrace event stop came first; step again from where
+         * it is, which must still be the instruction. */
+        if (status >> 16 == 0 && WSTOPSIG(status) != SIGTRAP && !*c->held_sig)
+                *c->held_sig = WSTOPSIG(status);
+        if (regs.rip != c->insn) {
+                (void)snprintf(c->why, sizeof(c->why), "the injected call did not run (rip %#llx, stop %#x)", regs.rip,
+                               status);
+                return finish(c, -EIO);
+        }
+        if (ptrace(PTRACE_SINGLESTEP, c->tid, NULL, NULL) < 0) {
+                int e = errno;
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SINGLESTEP: %s", strerror(e));
+                return finish(c, -e);
+        }
+        return 1;
 }
 
 int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns, size_t len, unsigned flags,
                           bool set_nnp, long *ret, int *held_sig, char *why, size_t size)
 {
-        char path[64];
-        (void)snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-        _cleanup_close_ int mem = open(path, O_RDWR | O_CLOEXEC);
-        if (mem < 0) {
-                int e = errno;
-                (void)snprintf(why, size, "%s: %s", path, strerror(e));
-                return -e;
-        }
-        struct user_regs_struct saved;
-        if (ptrace(PTRACE_GETREGS, tid, NULL, &saved) < 0) {
-                int e = errno;
-                (void)snprintf(why, size, "PTRACE_GETREGS: %s", strerror(e));
-                return -e;
-        }
-        if (saved.cs != 0x33) {
-                (void)snprintf(why, size, "not an x86_64 process (cs %#llx): not supported yet", saved.cs);
-                return -EOPNOTSUPP;
-        }
-        unsigned long insn = 0;
-        int r = find_syscall(pid, mem, &insn);
-        if (r < 0) {
-                (void)snprintf(why, size, "no syscall instruction found in its executable mappings: %s", strerror(-r));
-                return r;
-        }
-        /* struct sock_fprog, then the program, below the red zone, 16-aligned. */
-        size_t prog_bytes = len * sizeof(struct sock_filter);
-        size_t need = sizeof(struct sock_fprog) + prog_bytes;
-        unsigned long at = (saved.rsp - RED_ZONE - need) & ~15UL;
-        _cleanup_free_ unsigned char *backup = malloc(need);
-        _cleanup_free_ unsigned char *image = malloc(need);
-        if (!backup || !image) {
-                (void)snprintf(why, size, "out of memory");
-                return -ENOMEM;
-        }
-        r = mem_rw(mem, false, backup, need, at);
-        if (r < 0) {
-                (void)snprintf(why, size, "reading its stack at %#lx: %s", at, strerror(-r));
-                return r;
-        }
-        struct sock_fprog fprog = { .len = (unsigned short)len,
-                                    .filter = (struct sock_filter *)(at + sizeof(struct sock_fprog)) };
-        memcpy(image, &fprog, sizeof(fprog));
-        memcpy(image + sizeof(fprog), insns, prog_bytes);
-        r = mem_rw(mem, true, image, need, at);
-        if (r < 0) {
-                (void)snprintf(why, size, "writing its stack at %#lx: %s", at, strerror(-r));
-                return r;
-        }
-        long res = 0;
-        if (set_nnp) {
-                r = run_syscall(tid, &saved, insn, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, &res, held_sig, why, size);
-                if (r == 0 && res != 0) {
-                        (void)snprintf(why, size, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror((int)-res));
-                        r = (int)res;
+        struct tsync_lockdown_call c;
+        int r = tsync_lockdown_call_start(&c, pid, tid, insns, len, flags, set_nnp, held_sig);
+        while (r > 0 || (r == 0 && c.cur < c.n)) {
+                int st;
+                r = wait_stop(tid, &st);
+                if (r < 0) {
+                        (void)snprintf(c.why, sizeof(c.why), "while it ran the injected call: %s", strerror(-r));
+                        break;
                 }
+                r = tsync_lockdown_call_stopped(&c, st);
+                if (r == 0)
+                        break;
         }
-        if (r == 0)
-                r = run_syscall(tid, &saved, insn, SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, at, &res, held_sig, why,
-                                size);
-        /* Put everything back, whatever happened. */
-        int rm = mem_rw(mem, true, backup, need, at);
-        int rr = ptrace(PTRACE_SETREGS, tid, NULL, &saved) < 0 ? -errno : 0;
-        if (r < 0)
+        if (r < 0) {
+                (void)snprintf(why, size, "%s", c.why);
                 return r;
-        if (rm < 0 || rr < 0) {
-                (void)snprintf(why, size, "restoring its %s: %s", rm < 0 ? "stack" : "registers",
-                               strerror(rm < 0 ? -rm : -rr));
-                return rm < 0 ? rm : rr;
         }
-        *ret = res;
+        *ret = c.res;
         return 0;
 }
 
 #else
 
-int tsync_lockdown_seize(pid_t tid, char *why, size_t size)
+int tsync_lockdown_seize(pid_t tid, bool interrupt, char *why, size_t size)
 {
-        (void)tid;
+        (void)tid, (void)interrupt;
         (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
         return -EOPNOTSUPP;
 }
@@ -289,6 +400,21 @@ int tsync_lockdown_wait_stop(pid_t tid, int timeout_ms, char *why, size_t size)
 int tsync_lockdown_detach(pid_t tid, int sig)
 {
         return ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) < 0 ? -errno : 0;
+}
+
+int tsync_lockdown_call_start(struct tsync_lockdown_call *c, pid_t pid, pid_t tid, const struct sock_filter *insns,
+                              size_t len, unsigned flags, bool set_nnp, int *held_sig)
+{
+        (void)pid, (void)tid, (void)insns, (void)len, (void)flags, (void)set_nnp, (void)held_sig;
+        (void)snprintf(c->why, sizeof(c->why), "lockdown supports x86_64 hosts only");
+        return -EOPNOTSUPP;
+}
+
+int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status)
+{
+        (void)status;
+        (void)snprintf(c->why, sizeof(c->why), "lockdown supports x86_64 hosts only");
+        return -EOPNOTSUPP;
 }
 
 int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns, size_t len, unsigned flags,
@@ -306,6 +432,8 @@ int tsync_lockdown_filter_is(pid_t tid, int index, const struct sock_filter *ins
         long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)(long)index, NULL);
         if (n < 0) {
                 int e = errno;
+                if (insns == NULL && e == ENOENT)
+                        return 1; /* asked for its absence */
                 (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %d: %s", index, strerror(e));
                 return -e;
         }

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/exec_view.h"
 #include "tsync/filterfile.h"
+#include "tsync/init_args.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/stage.h"
@@ -332,54 +335,76 @@ static int encode_filters(const struct tsync_plan *plan, const struct tsync_plan
         return 0;
 }
 
-/* data: the plan's filters as --filter-data texts (TSYNC_DELIVERY_ARGS), n of
+/* The capability sets' lists for the init, freed together. */
+struct cap_lists {
+        char *text[TSYNC_CAPSET_COUNT];
+};
+
+static void cap_lists_free(struct cap_lists *l)
+{
+        for (size_t s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                free(l->text[s]);
+}
+
+static int append_arg(void *array, const char *arg)
+{
+        return tsync_json_append(array, tsync_json_new_string(arg));
+}
+
+/* The init's arguments for plan: its options by the table of init_args.c (the
+ * init parses them with the same table and rules), then "--" and the
+ * workload's own process.args. Each option's plan field is named by its row.
+ * data: the plan's filters as --filter-data texts (TSYNC_DELIVERY_ARGS), n of
  * them. relay: the init reaches createRuntime's relay (a notify agent or a
  * recording). */
 static int init_args(const struct tsync_plan *plan, const char *const *data, size_t n_data, bool relay,
-                     struct tsync_json **ret)
+                     struct tsync_json **ret, struct tsync_err *err)
 {
-        _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
-        int r = a ? tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_INIT)) : -ENOMEM;
-        if (r == 0 && plan->init.exec)
-                r = tsync_json_append(a, tsync_json_new_string("--exec"));
-        if (r == 0 && plan->init.exec_once) {
-                char e[16];
-                (void)snprintf(e, sizeof(e), "%d", plan->init.exec_once);
-                r = tsync_json_append(a, tsync_json_new_string("--exec-once"));
-                if (r == 0)
-                        r = tsync_json_append(a, tsync_json_new_string(e));
-        }
+        struct tsync_init_args opts = {
+                .exec = plan->init.exec,
+                .exec_once = plan->init.exec_once,
+                .no_new_privs = plan->no_new_privileges,
+                /* The init reaches createRuntime's relay, never the agent itself;
+                 * a recording's file comes from the relay too. */
+                .relay = relay ? TSYNC_CONTAINER_RELAY : NULL,
+        };
+        char paths[TSYNC_INIT_MAX_FILTERS][64];
         size_t n = tsync_plan_filter_count(plan);
-        if (plan->delivery == TSYNC_DELIVERY_ARGS && n_data != n)
-                return -EINVAL;
-        for (size_t i = 0; r == 0 && i < n; i++) {
-                char path[64];
-                (void)snprintf(path, sizeof(path), TSYNC_CONTAINER_FILTERS "/%02zu.bpf", i);
-                bool in_args = plan->delivery == TSYNC_DELIVERY_ARGS;
-                r = tsync_json_append(a, tsync_json_new_string(in_args ? "--filter-data" : "--filter"));
-                if (r == 0)
-                        r = tsync_json_append(a, tsync_json_new_string(in_args ? data[i] : path));
+        bool in_args = plan->delivery == TSYNC_DELIVERY_ARGS;
+        if (in_args && n_data != n)
+                return tsync_error(err, EINVAL, "process.args: %zu filters, %zu of them encoded", n, n_data);
+        if (n > TSYNC_INIT_MAX_FILTERS)
+                return tsync_error(err, E2BIG, "process.args: %zu filters, more than the init takes (%d)", n,
+                                   TSYNC_INIT_MAX_FILTERS);
+        for (size_t i = 0; i < n; i++) {
+                (void)snprintf(paths[i], sizeof(paths[i]), TSYNC_CONTAINER_FILTERS "/%02zu.bpf", i);
+                opts.filters[opts.n_filters++] =
+                        in_args ? (struct tsync_init_filter_arg){ TSYNC_INIT_OPT_FILTER_DATA, data[i] }
+                                : (struct tsync_init_filter_arg){ TSYNC_INIT_OPT_FILTER, paths[i] };
         }
-        for (int s = 0; r == 0 && plan->capabilities && s < TSYNC_CAPSET_COUNT; s++) {
-                _cleanup_free_ char *list = join_caps(tsync_json_get(plan->capabilities, tsync_capset(s)->json));
-                r = list ? tsync_json_append(a, tsync_json_new_string(tsync_capset(s)->option)) : -ENOMEM;
-                if (r == 0)
-                        r = tsync_json_append(a, tsync_json_new_string(list));
+        /* Every set when the config has capabilities ("none" for an empty one):
+         * a set not given is one the init leaves as it is. */
+        _cleanup_(cap_lists_free) struct cap_lists lists = { 0 };
+        for (int s = 0; plan->capabilities && s < TSYNC_CAPSET_COUNT; s++) {
+                lists.text[s] = join_caps(tsync_json_get(plan->capabilities, tsync_capset(s)->json));
+                if (!lists.text[s])
+                        return tsync_error(err, ENOMEM, "out of memory");
+                opts.caps[s] = lists.text[s];
         }
-        if (r == 0 && plan->no_new_privileges)
-                r = tsync_json_append(a, tsync_json_new_string("--no-new-privs"));
-        /* The init reaches createRuntime's relay, never the agent itself;
-         * a recording's file comes from the relay too. */
-        if (r == 0 && relay)
-                r = tsync_json_append(a, tsync_json_new_string("--relay"));
-        if (r == 0 && relay)
-                r = tsync_json_append(a, tsync_json_new_string(TSYNC_CONTAINER_RELAY));
+
+        _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
+        int r = a ? append_arg(a, TSYNC_CONTAINER_INIT) : -ENOMEM;
+        if (r == 0) {
+                r = tsync_init_args_write(&opts, append_arg, a, err);
+                if (r == -EINVAL)
+                        return tsync_error_prefix(err, "the init's command line");
+        }
         if (r == 0)
-                r = tsync_json_append(a, tsync_json_new_string("--"));
+                r = append_arg(a, "--");
         for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
                 r = tsync_json_append(a, tsync_json_copy(plan->args->u.array.items[i]));
         if (r < 0)
-                return r;
+                return tsync_error(err, -r, "process.args: %s", strerror(-r));
         *ret = TAKE_PTR(a);
         return 0;
 }
@@ -453,17 +478,16 @@ static int rewrite_process(struct tsync_json *process, const struct tsync_plan *
                            size_t n_data, bool relay, struct tsync_err *err)
 {
         _cleanup_json_ struct tsync_json *new_args = NULL;
-        int r = init_args(plan, data, n_data, relay, &new_args);
-        if (r == 0) {
-                size_t ours = 0;
-                for (size_t i = 0; i < n_data; i++)
-                        ours += strlen(data[i]) + 1 + sizeof(void *);
-                int c = check_exec_size(process, new_args, ours, err);
-                if (c < 0)
-                        return c;
-        }
-        if (r == 0)
-                r = tsync_json_set(process, "args", TAKE_PTR(new_args));
+        int r = init_args(plan, data, n_data, relay, &new_args, err);
+        if (r < 0)
+                return r;
+        size_t ours = 0;
+        for (size_t i = 0; i < n_data; i++)
+                ours += strlen(data[i]) + 1 + sizeof(void *);
+        r = check_exec_size(process, new_args, ours, err);
+        if (r < 0)
+                return r;
+        r = tsync_json_set(process, "args", TAKE_PTR(new_args));
         if (r < 0)
                 return tsync_error(err, -r, "process.args: %s", strerror(-r));
         if (plan->capabilities && !plan->no_new_privileges) {
@@ -487,15 +511,22 @@ int tsync_rewrite_process(struct tsync_json *process, const struct tsync_plan *p
 
 size_t tsync_rewrite_filter_data(const struct tsync_json *config, const char **ret, size_t max)
 {
-        size_t n = 0;
         const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
-        for (size_t i = 1; args && args->type == TSYNC_JSON_ARRAY && i + 1 < args->u.array.len; i++) {
-                if (strcmp(string_or(args->u.array.items[i], ""), "--") == 0)
-                        break;
-                if (strcmp(string_or(args->u.array.items[i], ""), "--filter-data") != 0 || n == max)
-                        continue;
-                ret[n++] = string_or(args->u.array.items[++i], "");
-        }
+        if (!args || args->type != TSYNC_JSON_ARRAY || args->u.array.len > INT_MAX)
+                return 0;
+        _cleanup_free_ char **argv = calloc(args->u.array.len + 1, sizeof(*argv));
+        if (!argv)
+                return 0;
+        for (size_t i = 0; i < args->u.array.len; i++)
+                argv[i] = (char *)(uintptr_t)string_or(args->u.array.items[i], "");
+        /* Read as the init reads them (init_args.c): arguments it would refuse hold none. */
+        struct tsync_init_args a;
+        if (tsync_init_args_parse((int)args->u.array.len, argv, 0, &a, NULL) != 0)
+                return 0;
+        size_t n = 0;
+        for (size_t i = 0; i < a.n_filters && n < max; i++)
+                if (a.filters[i].opt == TSYNC_INIT_OPT_FILTER_DATA)
+                        ret[n++] = a.filters[i].text;
         return n;
 }
 
@@ -765,17 +796,4 @@ int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan
         /* A container from this bundle has not stopped: its exec'd processes
          * still read their capabilities here, so the original ones stay. */
         return tsync_exec_view_restore(config, plan, running, err);
-}
-
-int tsync_rewrite(struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
-                  const struct tsync_rewrite_opts *o, struct tsync_err *err)
-{
-        _cleanup_free_ char *running = NULL;
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        int r = tsync_rewrite_undo(config, o->from_engine, &running, err);
-        if (r == 0)
-                r = tsync_plan_new(config, req, state_dir, &plan, err);
-        if (r == 0)
-                r = tsync_rewrite_apply(config, plan, o, running, err);
-        return r;
 }

@@ -110,3 +110,25 @@ int tsync_rewrite_exec(struct tsync_json *process, const struct tsync_json *conf
         r = tsync_rewrite_process(process, mine, data, n, err);
         return r < 0 ? r : 1;
 }
+
+int tsync_rewrite_exec_add(struct tsync_json *process, const char *const *data, size_t n, struct tsync_err *err)
+{
+        struct tsync_json *args = tsync_json_get_mut(process, "args");
+        if (!args || args->type != TSYNC_JSON_ARRAY)
+                return tsync_error(err, EINVAL, "process.args: not the init's arguments");
+        /* The init's options end at its first "--" (init_args). */
+        size_t at = 1;
+        while (at < args->u.array.len && (args->u.array.items[at]->type != TSYNC_JSON_STRING ||
+                                          strcmp(args->u.array.items[at]->u.string.ptr, "--") != 0))
+                at++;
+        if (at == args->u.array.len)
+                return tsync_error(err, EINVAL, "process.args: no '--' after the init's options");
+        for (size_t i = 0; i < n; i++) {
+                int r = tsync_json_insert(args, at++, tsync_json_new_string("--filter-data"));
+                if (r == 0)
+                        r = tsync_json_insert(args, at++, tsync_json_new_string(data[i]));
+                if (r < 0)
+                        return tsync_error(err, -r, "process.args: %s", strerror(-r));
+        }
+        return 0;
+}

@@ -38,8 +38,7 @@ static pid_t last_number(const char *v)
         return (pid_t)n;
 }
 
-/* Parses one task's status file. -ENOENT when it is gone. */
-static int read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
+int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
 {
         char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
@@ -60,6 +59,9 @@ static int read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
                         (void)snprintf(t->comm, sizeof(t->comm), "%.*s", (int)strcspn(v, "\n"), v);
                 } else if (strcmp(line, "State") == 0) {
                         t->dead = *v == 'Z' || *v == 'X';
+                        t->state = *v;
+                } else if (strcmp(line, "Tgid") == 0) {
+                        t->pid = (pid_t)strtol(v, NULL, 10);
                 } else if (strcmp(line, "PPid") == 0) {
                         t->ppid = (pid_t)strtol(v, NULL, 10);
                 } else if (strcmp(line, "NStgid") == 0) {
@@ -121,7 +123,7 @@ static bool runtime_exe(const char *exe)
 static int read_process(pid_t pid, struct tsync_status *st, size_t *cap)
 {
         struct tsync_status_task t;
-        int r = read_task(pid, pid, &t);
+        int r = tsync_status_read_task(pid, pid, &t);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         char path[64], exe[256];
@@ -143,7 +145,7 @@ static int read_process(pid_t pid, struct tsync_status *st, size_t *cap)
                 long tid = strtol(e->d_name, &end, 10);
                 if (end == e->d_name || *end || tid == pid)
                         continue;
-                r = read_task(pid, (pid_t)tid, &t);
+                r = tsync_status_read_task(pid, (pid_t)tid, &t);
                 t.runtime_exe = rt;
                 if (r == -ENOENT) {
                         r = 0;

@@ -3,6 +3,8 @@
  * (tests/unit/test_status.c). */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "tsync/capnames.h"
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
+#include "tsync/init_args.h"
 #include "tsync/json.h"
 #include "tsync/plan.h"
 #include "tsync/status.h"
@@ -107,56 +110,49 @@ int tsync_status_expect_from_config(const struct tsync_json *config, struct tsyn
         return 0;
 }
 
+int tsync_status_init_args(const char *cmdline, size_t len, struct tsync_init_args *ret, char ***ret_argv,
+                           struct tsync_err *err)
+{
+        if (len == 0 || cmdline[len - 1] != '\0')
+                return tsync_error(err, EINVAL, "the init's command line is not NUL-terminated");
+        size_t argc = 0;
+        for (size_t i = 0; i < len; i++)
+                argc += cmdline[i] == '\0';
+        if (argc > INT_MAX)
+                return tsync_error(err, E2BIG, "the init's command line has too many arguments");
+        _cleanup_free_ char **argv = calloc(argc + 1, sizeof(*argv));
+        if (!argv)
+                return tsync_error(err, ENOMEM, "out of memory");
+        size_t n = 0;
+        for (const char *p = cmdline; p < cmdline + len; p += strlen(p) + 1)
+                argv[n++] = (char *)(uintptr_t)p;
+        /* The init's own parser and rules (init_args.c): what it runs with, it accepted. */
+        int r = tsync_init_args_parse((int)argc, argv, TSYNC_INIT_ARGS_RETIRED, ret, err);
+        if (r > 0)
+                return tsync_error(err, EINVAL, "the init's command line asks for its help or version");
+        if (r < 0)
+                return tsync_error_prefix(err, "the init's command line");
+        *ret_argv = TAKE_PTR(argv);
+        return 0;
+}
+
 int tsync_status_expect_from_cmdline(const char *cmdline, size_t len, struct tsync_status_expect *ret,
                                      struct tsync_err *err)
 {
-        /* The init's other options with a value (init/options.c); --agent-state: older inits. */
-        static const char *const with_value[] = { "--relay", "--agent-state", "--verify" };
         struct tsync_status_expect e = { .asked = true, .source = "init command line" };
-        size_t n = 0;
-        bool have_caps = false;
-        const char *end = cmdline + len;
-        const char *p = cmdline;
-
-        if (len == 0 || cmdline[len - 1] != '\0')
-                return tsync_error(err, EINVAL, "the init's command line is not NUL-terminated");
-        p += strlen(p) + 1; /* argv[0] */
-        for (; p < end; p += strlen(p) + 1) {
-                const char *v = p + strlen(p) + 1 < end ? p + strlen(p) + 1 : NULL;
-                if (strcmp(p, "--") == 0)
-                        break;
-                if (strcmp(p, "--filter") == 0 || strcmp(p, "--filter-data") == 0) {
-                        n++;
-                } else if (strcmp(p, "--exec") == 0) {
-                        e.in_place = true;
-                        continue;
-                } else if (strcmp(p, "--no-new-privs") == 0) {
-                        e.no_new_privs = true;
-                        continue;
-                } else if (strcmp(p, "--exec-once") == 0) {
-                        e.exec_once = v ? atoi(v) : 0;
-                } else if (strcmp(p, "--record") == 0) {
-                        e.record = true;
-                } else {
-                        bool known = false;
-                        for (size_t s = 0; s < TSYNC_CAPSET_COUNT && !known; s++) {
-                                if (strcmp(p, tsync_capset(s)->option) != 0)
-                                        continue;
-                                known = true;
-                                if (v && tsync_caps_parse_list(v, &e.caps[s], NULL) == 0)
-                                        have_caps = true;
-                        }
-                        for (size_t i = 0; i < ARRAY_SIZE(with_value) && !known; i++)
-                                known = strcmp(p, with_value[i]) == 0;
-                        if (!known)
-                                continue; /* a flag without a value */
-                }
-                if (!v)
-                        return tsync_error(err, EINVAL, "the init's command line: %s has no value", p);
-                p = v;
-        }
-        e.n_tsync = (unsigned)(n - (e.record && n > 0 ? 1 : 0));
-        e.have_caps = have_caps;
+        struct tsync_init_args a;
+        _cleanup_free_ char **argv = NULL;
+        int r = tsync_status_init_args(cmdline, len, &a, &argv, err);
+        if (r < 0)
+                return r;
+        e.in_place = a.exec;
+        e.no_new_privs = a.no_new_privs;
+        e.exec_once = a.exec_once;
+        e.record = a.record != NULL;
+        e.n_tsync = (unsigned)(a.n_filters - (e.record && a.n_filters > 0 ? 1 : 0));
+        for (size_t s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                if (a.caps[s] && tsync_caps_parse_list(a.caps[s], &e.caps[s], NULL) == 0)
+                        e.have_caps = true;
         *ret = e;
         return 0;
 }
@@ -256,9 +252,9 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                 st->tasks[i].expected = -1;
                 st->tasks[i].short_of = false;
         }
-        if (!e->asked && !st->init_ours)
+        if (!e->asked && !st->init_ours && !e->n_lockdown)
                 return TSYNC_VERDICT_NOT_ASKED;
-        if (!e->plan && !st->init_ours) {
+        if (e->asked && !e->plan && !st->init_ours) {
                 /* The user's annotations ask, but nothing of ours ran: no hook
                  * rewrote the config (Podman without our hooks.d, a runtime
                  * that is not the wrapper). */
@@ -273,7 +269,7 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
         /* The init may also choose to run the workload in place when it
          * starts (the route): then PID 1 is the workload, under the filters. */
         bool in_place = e->in_place || !st->init_ours;
-        unsigned base = (e->baseline_known ? e->baseline : 0) + e->n_tsync;
+        unsigned base = (e->baseline_known ? e->baseline : 0) + e->n_tsync + e->n_lockdown;
         bool unprotected = false;
         for (size_t i = 0; i < st->n; i++) {
                 struct tsync_status_task *t = &st->tasks[i];
@@ -283,17 +279,21 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                         e->record && !in_place && t->role != TSYNC_ROLE_INIT_TASK && t->role != TSYNC_ROLE_OTHER;
                 t->expected = (int)(base + (recorded ? 1 : 0));
                 if (t->filters >= 0 && t->filters < t->expected) {
-                        SHORT(t, "%d seccomp filter%s, %d asked (%s%u of the plan's%s)%s", t->filters,
+                        char added[48] = "";
+                        if (e->n_lockdown)
+                                (void)snprintf(added, sizeof(added), " + %u added by lockdown", e->n_lockdown);
+                        SHORT(t, "%d seccomp filter%s, %d asked (%s%u of the plan's%s%s)%s", t->filters,
                               t->filters == 1 ? "" : "s", t->expected,
                               !e->baseline_known ? ""
                               : e->baseline      ? "the runtime's linux.seccomp + "
                                                  : "",
-                              e->n_tsync, recorded ? " + the recording" : "",
+                              e->n_tsync, recorded ? " + the recording" : "", added,
                               t->role == TSYNC_ROLE_OTHER ? ": not started by the container's PID 1 (`runc exec`, "
                                                             "`podman exec`?), so only the runtime's own profile "
                                                             "reaches it"
                                                           : "");
-                        if (t->role == TSYNC_ROLE_INIT && !st->init_ours && t->filters < (int)base)
+                        if (t->role == TSYNC_ROLE_INIT && !st->init_ours && e->asked &&
+                            t->filters < (int)(base - e->n_lockdown))
                                 unprotected = true;
                 } else if (t->filters < 0 && t->expected > 0 && t->seccomp != 2) {
                         SHORT(t, "Seccomp %d: no filter at all, %d asked", t->seccomp, t->expected);
@@ -309,6 +309,14 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                                  "pid %d tid %d (%s, init): the kernel's program for the init's filter %d (%s) is not "
                                  "the one its filter file holds",
                                  (int)init->pid, (int)init->tid, init->comm, st->programs.differ, st->programs.what);
+        if (st->programs.compared && st->programs.added_differ >= 0 && init)
+                (void)tsync_warn(out,
+                                 "pid %d tid %d (%s, init): the kernel's program for lockdown's layer %d is not the "
+                                 "one its record names (sha256 %.12s...)",
+                                 (int)init->pid, (int)init->tid, init->comm, st->programs.added_differ,
+                                 (size_t)st->programs.added_differ < st->n_added
+                                         ? st->added_sha256[st->programs.added_differ]
+                                         : "?");
         if (st->programs.plan_compared && st->programs.drift >= 0 && init)
                 (void)tsync_warn(out,
                                  "pid %d tid %d (%s, init): the kernel's program for the plan's filter %d (%s) is not "

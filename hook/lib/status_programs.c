@@ -20,7 +20,9 @@
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/filterfile.h"
+#include "tsync/init_args.h"
 #include "tsync/plan.h"
+#include "tsync/sha256.h"
 #include "tsync/status.h"
 
 /* The kernel bounds a chain at 32768 instructions counted with a penalty
@@ -93,43 +95,27 @@ static int init_files(pid_t init, struct prog **ret, char (**ret_labels)[64], si
         struct tsync_err err = { 0 };
         /* The kernel bounds a command line by the exec's stack limit; we by CMDLINE_MAX. */
         int rr = tsync_read_file_at(AT_FDCWD, path, path, 0, CMDLINE_MAX, &cmd, &len, NULL, &err);
+        struct tsync_init_args a;
+        _cleanup_free_ char **argv = NULL;
+        if (rr == 0)
+                rr = tsync_status_init_args(cmd, len, &a, &argv, &err);
         if (rr < 0) {
-                size_t n = strnlen(err.msg, size - 1); /* cut to why's size, as any message here is */
-                memcpy(why, err.msg, n);
-                why[n] = '\0';
+                size_t m = strnlen(err.msg, size - 1); /* cut to why's size, as any message here is */
+                memcpy(why, err.msg, m);
+                why[m] = '\0';
                 return rr;
         }
-        struct prog *progs = NULL;
-        char(*labels)[64] = NULL;
+        struct prog *progs = a.n_filters ? calloc(a.n_filters, sizeof(*progs)) : NULL;
+        char(*labels)[64] = a.n_filters ? calloc(a.n_filters, sizeof(*labels)) : NULL;
         size_t n = 0;
-        int r = 0;
-        for (size_t i = cmd ? strlen(cmd) + 1 : 0; r == 0 && i < len; i += strlen(cmd + i) + 1) {
-                const char *opt = cmd + i;
-                if (strcmp(opt, "--") == 0)
-                        break;
-                if (strcmp(opt, "--filter") != 0 && strcmp(opt, "--filter-data") != 0)
-                        continue;
-                size_t v = i + strlen(opt) + 1;
-                if (v >= len)
-                        break;
-                struct prog *p = reallocarray(progs, n + 1, sizeof(*p));
-                char(*l)[64] = p ? reallocarray(labels, n + 1, sizeof(*l)) : NULL;
-                if (p)
-                        progs = p;
-                if (l)
-                        labels = l;
-                if (!p || !l) {
-                        r = -ENOMEM;
-                        break;
-                }
-                progs[n] = (struct prog){ 0 };
-                if (strcmp(opt, "--filter") == 0)
-                        (void)snprintf(labels[n], sizeof(labels[n]), "%s", cmd + v);
+        int r = a.n_filters && (!progs || !labels) ? -ENOMEM : 0;
+        for (; r == 0 && n < a.n_filters; n++) {
+                const char *opt = tsync_init_opt(a.filters[n].opt)->name;
+                if (a.filters[n].opt == TSYNC_INIT_OPT_FILTER)
+                        (void)snprintf(labels[n], sizeof(labels[n]), "%s", a.filters[n].text);
                 else
-                        (void)snprintf(labels[n], sizeof(labels[n]), "--filter-data #%zu", n);
-                r = load_file(init, opt, cmd + v, &progs[n], why, size);
-                n++;
-                i = v;
+                        (void)snprintf(labels[n], sizeof(labels[n]), "%s #%zu", opt, n);
+                r = load_file(init, opt, a.filters[n].text, &progs[n], why, size);
         }
         if (r < 0) {
                 progs_free(progs, n);
@@ -213,7 +199,7 @@ int tsync_status_compare_programs(struct tsync_status *st)
 {
         struct tsync_status_programs *c = &st->programs;
         progs_free(c->kernel, c->n_kernel);
-        *c = (struct tsync_status_programs){ .differ = -1, .drift = -1 };
+        *c = (struct tsync_status_programs){ .differ = -1, .drift = -1, .added_differ = -1 };
         struct prog *files = NULL, *kernel = NULL;
         char(*labels)[64] = NULL;
         size_t n_files = 0, n_kernel = 0;
@@ -222,14 +208,24 @@ int tsync_status_compare_programs(struct tsync_status *st)
         int r = st->init_ours ? init_files(st->init_pid, &files, &labels, &n_files, c->what, sizeof(c->what)) : 0;
         if (r == 0)
                 r = read_stopped(st->init_pid, &kernel, &n_kernel, c->what, sizeof(c->what));
-        if (r == 0 && n_kernel < n_files) {
-                (void)snprintf(c->what, sizeof(c->what), "PID 1 holds %zu programs, fewer than its %zu filter files",
-                               n_kernel, n_files);
+        if (r == 0 && n_kernel < n_files + st->n_added) {
+                (void)snprintf(c->what, sizeof(c->what),
+                               "PID 1 holds %zu programs, fewer than its %zu filter files + %zu added by lockdown",
+                               n_kernel, n_files, st->n_added);
                 c->compared = true;
-                c->differ = (int)n_kernel;
+                c->differ = n_kernel < n_files ? (int)n_kernel : -1;
+                c->added_differ = n_kernel >= n_files ? (int)(n_kernel - n_files) : 0;
         } else if (r == 0) {
-                /* The init's filters are the newest: after the runtime's own. */
-                size_t base = n_kernel - n_files;
+                /* lockdown's layers are the newest; below them the init's,
+                 * after the runtime's own. */
+                for (size_t k = 0; k < st->n_added && c->added_differ < 0; k++) {
+                        const struct prog *a = &kernel[n_kernel - st->n_added + k];
+                        char hex[65];
+                        tsync_sha256_hex(a->insns, a->len * sizeof(*a->insns), hex);
+                        if (strcmp(hex, st->added_sha256[k]) != 0)
+                                c->added_differ = (int)k;
+                }
+                size_t base = n_kernel - st->n_added - n_files;
                 c->compared = true;
                 c->n = n_files;
                 for (size_t k = 0; k < n_files && c->differ < 0; k++) {
@@ -262,14 +258,14 @@ void tsync_status_compare_plan(struct tsync_status *st, const struct tsync_plan 
         struct tsync_status_programs *c = &st->programs;
         size_t n = progs->n - progs->n_baseline;
         c->drift = -1;
-        if (!c->compared || c->n_kernel < n) {
+        if (!c->compared || c->n_kernel < n + st->n_added) {
                 (void)snprintf(c->drift_what, sizeof(c->drift_what), "%s",
                                c->compared ? "PID 1 holds fewer programs than the plan has filters"
                                            : "PID 1's programs were not read");
                 return;
         }
         c->plan_compared = true;
-        size_t base = c->n_kernel - n;
+        size_t base = c->n_kernel - st->n_added - n;
         for (size_t k = 0; k < n; k++) {
                 const struct prog *a = &c->kernel[base + k];
                 const struct tsync_program *b = progs->progs[progs->n_baseline + k];

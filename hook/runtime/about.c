@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cli/cli.h"
+#include "../front/front.h"
 #include "runtime.h"
 
 static bool any(const struct rt_cmdline *cl, const char *const *names)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/cli.h"
+#include "../front/front.h"
 #include "runtime.h"
 #include "tsync/runtimes.h"
 

@@ -1,7 +1,7 @@
-/* create/run: the bundle's config.json, rewritten by the code inject and
- * precreate use (tsync_rewrite_undo, tsync_plan_new, cli_check_plan,
- * tsync_rewrite_apply), with the filters in the init's arguments and hooks
- * only when capabilities are lent (the exec view), as inject decides. */
+/* create/run: the bundle's config.json, rewritten through the one entry
+ * point inject and precreate use (tsync_plan_prepare, tsync_plan_apply),
+ * with the filters in the init's arguments and our hooks only where the plan
+ * needs them (exec view, agent, recording). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,16 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
+#include "../front/front.h"
 #include "runtime.h"
 #include "tsync/annotations.h"
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
-#include "tsync/exec_view.h"
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/plan_record.h"
+#include "tsync/prepare.h"
 #include "tsync/rewrite.h"
 
 /* The runtime's own layers first, then the annotation's: every layer only
@@ -59,29 +59,6 @@ static int merge_settings(const struct rt_settings *s, const struct tsync_json *
                                    TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
         memcpy(req->layers + n, theirs, n_theirs * sizeof(*theirs));
         req->n_layers = n + n_theirs;
-        return 0;
-}
-
-/* The record annotation's path (what: "of" or "if") must name a file directly
- * in the runtime's record-dir: whoever sets a pod's annotations is not the
- * node's root, and the profile is written (and an earlier one read) as root. */
-static int record_path_allowed(const struct rt_settings *s, const char *what, const char *path, struct tsync_err *err)
-{
-        if (!s->record_dir)
-                return tsync_error(err, EPERM,
-                                   "annotations.%s: recordings through %s are off on this host: its record-dir "
-                                   "(runtime.conf, or --record-dir=DIR) names the one directory they may write",
-                                   TSYNC_ANNOTATION_RECORD, RT_PROGRAM);
-        size_t n = strlen(s->record_dir);
-        while (n > 1 && s->record_dir[n - 1] == '/')
-                n--;
-        bool in_dir = s->record_dir[0] == '/' && strncmp(path, s->record_dir, n) == 0 && path[n] == '/';
-        const char *name = in_dir ? path + n + 1 : "";
-        if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-                return tsync_error(err, EPERM,
-                                   "annotations.%s: %s: '%s' is not a file directly in this host's record-dir "
-                                   "%s: refused",
-                                   TSYNC_ANNOTATION_RECORD, what, path, s->record_dir);
         return 0;
 }
 
@@ -140,8 +117,10 @@ struct target {
         mode_t mode;
 };
 
+/* run: the command is `run` (which deletes inside the runtime, never through
+ * our delete, which writes a recording). */
 static int rewrite_config(const struct rt_settings *s, const struct target *t, struct tsync_json *config,
-                          struct tsync_request *req)
+                          struct tsync_request *req, bool run)
 {
         struct tsync_err err = { 0 };
         char init_path[PATH_MAX], hook_path[PATH_MAX], cache_buf[PATH_MAX];
@@ -158,47 +137,42 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 .n_profile_dirs = s->n_profile_dirs ? s->n_profile_dirs : cli_n_default_profile_dirs,
                 .state_root = TSYNC_STATE_ROOT,
                 .bundle = t->bundle,
+                .record_root = TSYNC_RECORD_ROOT,
         };
         req->delivery = TSYNC_DELIVERY_ARGS;
-        _cleanup_free_ char *running = NULL;
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        if (tsync_rewrite_undo(config, true, &running, &err) < 0 || docker_init_subreaper(config, &err) < 0 ||
-            tsync_plan_new(config, req, NULL, &plan, &err) < 0) {
+        /* Precreate's rewrite (an engine's config: a plan in it is forged)
+         * with our hooks in the config, and this host's record-dir. */
+        struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_RUNTIME,
+                                         .req = req,
+                                         .paths = &paths,
+                                         .flags = run ? TSYNC_PREPARE_NO_DELETE : 0,
+                                         .record_dir = s->record_dir };
+        struct tsync_warnings w = { 0 };
+        _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
+        int r = docker_init_subreaper(config, &err);
+        if (r == 0)
+                r = tsync_plan_prepare(config, &po, &p, &w, &err);
+        cli_warnings(t->where, &w);
+        if (r < 0) {
                 cli_error(t->where, &err);
                 return -1;
         }
-        struct tsync_plan_programs progs = { 0 };
-        if (cli_check_plan(plan, &paths, config, &progs, t->where) < 0)
-                return -1;
+        const struct tsync_plan *plan = p.plan;
         /* The recording's poststop part is our delete's (delete.c): the
          * poststop hook is told to leave it. */
         static const char *const record_args[] = { "--record-at-delete" };
-        struct tsync_rewrite_opts ro = { .from_engine = true, .init_path = init_path, .progs = &progs };
-        int r = tsync_exec_view_lends(plan, &err);
-        /* A notify agent gets its listener from our createRuntime hook's
-         * relay; a recording its file. */
-        if (r == 0 && (progs.agent_host_path || plan->record.req.output))
-                r = 1;
-        if (r > 0 && find_hook(hook_path, sizeof(hook_path)) < 0)
-                r = tsync_error(&err, ENOENT, "%s, and the hook, %s, is not beside %s",
-                                progs.agent_host_path ? "a notify agent is reached by our createRuntime hook's relay"
-                                : plan->record.req.output
-                                        ? "a recording's file is handed to the init by our createRuntime hook's relay"
-                                        : "the init is lent capabilities (process.noNewPrivileges is false), and the "
-                                          "hook takes them back from exec'd processes",
+        struct tsync_rewrite_opts ro = { .init_path = init_path };
+        if (p.hooks && find_hook(hook_path, sizeof(hook_path)) < 0)
+                r = tsync_error(&err, ENOENT, "%s, and the hook, %s, is not beside %s", tsync_prepared_hooks_why(&p),
                                 PROGRAM, RT_PROGRAM);
-        else if (r > 0)
+        else if (p.hooks)
                 ro.hook_path = hook_path;
-        if (r >= 0 && plan->record.req.output) {
+        if (plan->record.req.output) {
                 ro.hook_args = record_args;
                 ro.n_hook_args = ARRAY_SIZE(record_args);
-                /* As precreate: paths checked, CAP_SYS_PTRACE refused, the
-                 * directory made root's alone (0700). */
-                r = tsync_plan_record_prepare(plan, config, t->bundle, TSYNC_RECORD_ROOT, &err);
         }
         if (r >= 0)
-                r = tsync_rewrite_apply(config, plan, &ro, running, &err);
-        tsync_plan_programs_clear(&progs);
+                r = tsync_plan_apply(config, &p, &ro, &err);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         if (r >= 0)
@@ -345,22 +319,14 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         if (r == 0)
                 r = merge_settings(s, config, names, &req, &err);
         /* A recording waits in a directory of its own until our delete
-         * (delete.c); `run` deletes inside the runtime, never through us. */
+         * (delete.c); what it may write is prepare's to judge (the host's
+         * record-dir, never through `run`). */
         _cleanup_free_ char *record_dir = NULL;
-        if (r == 0 && req.record.output)
-                r = record_path_allowed(s, "of", req.record.output, &err);
-        if (r == 0 && req.record.input)
-                r = record_path_allowed(s, "if", req.record.input, &err);
-        if (r == 0 && req.record.output && strcmp(cl->argv[cl->command], "run") == 0)
-                r = tsync_error(&err, EINVAL,
-                                "annotations.%s: a recording is written at `delete`, which `run` does inside the "
-                                "runtime without %s: use create, start and delete",
-                                TSYNC_ANNOTATION_RECORD, RT_PROGRAM);
         if (r == 0 && req.record.output)
                 r = tsync_record_new_dir_name(TSYNC_RECORD_ROOT, &record_dir, &err);
         req.record_dir = record_dir;
         if (r == 0)
-                r = rewrite_config(s, &t, config, &req);
+                r = rewrite_config(s, &t, config, &req, strcmp(cl->argv[cl->command], "run") == 0);
         else
                 cli_error(t.where, &err);
         tsync_request_clear(&req);

@@ -13,7 +13,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
+#include "../front/front.h"
 #include "runtime.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
+#include "../front/front.h"
 #include "runtime.h"
 #include "tsync/cleanup.h"
 #include "tsync/plan.h"

@@ -25,11 +25,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../cli/cli.h"
+#include "../front/front.h"
 #include "runtime.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
+#include "tsync/lockdown_record.h"
 #include "tsync/rewrite.h"
 
 #define STATE_MAX_BYTES   (1u << 20)
@@ -126,7 +127,9 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
         return 0;
 }
 
-int rt_state_bundle(const char *runtime, const struct rt_cmdline *cl, char **ret, struct tsync_err *err)
+/* The bundle and (ret_pid, optional) the container's PID 1 `state` names. */
+static int state_read(const char *runtime, const struct rt_cmdline *cl, char **ret, pid_t *ret_pid,
+                      struct tsync_err *err)
 {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
@@ -141,11 +144,36 @@ int rt_state_bundle(const char *runtime, const struct rt_cmdline *cl, char **ret
         r = tsync_json_str(tsync_json_get(state, "bundle"), "bundle", &bundle, err);
         if (r == 0 && bundle[0] != '/')
                 r = tsync_error(err, EINVAL, "bundle: '%s' is not an absolute path", bundle);
+        uint64_t pid = 0;
+        if (r == 0 && ret_pid)
+                r = tsync_json_uint_max(tsync_json_get(state, "pid"), "pid", INT_MAX, &pid, err);
         if (r < 0)
                 return tsync_error_prefix(err, "`%s state %s`", runtime, cl->id);
         if (!(*ret = strdup(bundle)))
                 return tsync_error(err, ENOMEM, "out of memory");
+        if (ret_pid)
+                *ret_pid = (pid_t)pid;
         return 0;
+}
+
+int rt_state_bundle(const char *runtime, const struct rt_cmdline *cl, char **ret, struct tsync_err *err)
+{
+        return state_read(runtime, cl, ret, NULL, err);
+}
+
+/* The layers lockdown added to the container whose PID 1 is pid (its
+ * record); none when the container runs no process (the runtime then says
+ * what is wrong with the exec). */
+static int added_layers(pid_t pid, struct tsync_lockdown_record *ret, struct tsync_err *err)
+{
+        char key[64];
+        struct tsync_err ignored = { 0 };
+        *ret = (struct tsync_lockdown_record){ 0 };
+        /* The records are root's (lockdown runs as root): a rootless
+         * engine's wrapper has none to read. */
+        if (geteuid() != 0 || pid <= 0 || tsync_lockdown_record_key(pid, key, sizeof(key), &ignored) < 0)
+                return 0;
+        return tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, key, ret, err);
 }
 
 /* Owned by us and writable by no one else: what the workload, or any other
@@ -240,14 +268,26 @@ static void name_memfd(struct rt_cmdline *cl, int fd)
 static int rewrite(const char *runtime, struct rt_cmdline *cl, struct tsync_err *err)
 {
         _cleanup_free_ char *bundle = NULL;
-        int r = rt_state_bundle(runtime, cl, &bundle, err);
+        pid_t pid = 0;
+        int r = state_read(runtime, cl, &bundle, &pid, err);
         if (r < 0)
                 return tsync_error_prefix(err, "cannot tell whether the container runs under our init");
+        _cleanup_(tsync_lockdown_record_clear) struct tsync_lockdown_record added = { 0 };
+        r = added_layers(pid, &added, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "the layers lockdown added to the container");
         _cleanup_json_ struct tsync_json *config = NULL;
         r = rt_read_config(bundle, &config, err);
         if (r < 0)
                 return tsync_error_prefix(err, "cannot tell whether the container runs under our init");
-        if (!tsync_rewrite_is_ours(config))
+        bool ours = tsync_rewrite_is_ours(config);
+        if (!ours && added.n)
+                return tsync_error(err, EPERM,
+                                   "exec: lockdown added %zu layer(s) to the container (first '%s'), and a process "
+                                   "exec'd into it can carry them only through our init, which the container does not "
+                                   "run: refused",
+                                   added.n, added.layers[0].name);
+        if (!ours)
                 return 0;
         if (!cl->process)
                 return tsync_error(err, EINVAL,
@@ -263,6 +303,11 @@ static int rewrite(const char *runtime, struct rt_cmdline *cl, struct tsync_err 
         r = read_process(cl->process, &process, err);
         if (r == 0)
                 r = tsync_rewrite_exec(process, config, err);
+        const char *data[TSYNC_LOCKDOWN_MAX_LAYERS];
+        for (size_t i = 0; i < added.n; i++)
+                data[i] = added.layers[i].filter;
+        if (r >= 0 && added.n)
+                r = tsync_rewrite_exec_add(process, data, added.n, err);
         if (r < 0)
                 return r;
         int fd = process_memfd(process, err);

@@ -14,15 +14,19 @@
 #            init is lent capabilities: createRuntime puts the original sets
 #            back into config.json for exec'd processes, and poststop lends
 #            them again)
-#   layer-nh the same with `inject --no-hooks`: filters compiled at inject time,
+#   layer-ns layer with the hooks' --no-sync (as the hooks.d files run them):
+#            the share of what inject's hooks sync of config.json
+#   layer-nh layer with `inject --no-hooks`: filters compiled at inject time,
 #            no hook processes at start (only the init's mounts, exec and TSYNC).
 #            With noNewPrivileges set to true: --no-hooks refuses to lend the
 #            init capabilities that no hook would take back from exec'd
 #            processes, so this bundle (and layer-x) differs from layer there too
 #   layer-x  `inject --no-hooks --exec`: as layer-nh, and the init execs the
 #            workload (PID 1 as in a plain run) instead of forking it
-#   hooks0   podman plus two hooks that are /bin/true (createRuntime, poststop):
-#            what the runtime spends on any two hooks, ours or not
+#   hooks0   podman plus two trivial hooks, dd reading the state into /dev/null
+#            (createRuntime, poststop; /bin/true would race crun's write of it):
+#            what the runtime spends on any two hooks, ours or not; layer -
+#            hooks0 is our own part when capabilities are lent
 #   catatonit podman with catatonit as PID 1, bind-mounted as `podman run --init`
 #            does: the yardstick for an init in front of the workload (issue 15)
 # One untimed warm-up round (it also fills the hook's compile cache), then N
@@ -41,7 +45,7 @@ set -uo pipefail
 
 ROUNDS=15
 RUNTIMES="runc crun"
-MODES="none podman replace layer layer-nh layer-x hooks0 catatonit"
+MODES="none podman replace layer layer-ns layer-nh layer-x hooks0 catatonit"
 
 bench_args "$@"
 bench_need runc crun podman jq catatonit
@@ -59,13 +63,16 @@ progress "building the bundles"
 podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
 jq -e '.linux.seccomp.syscalls | length > 0' "$T/podman/config.json" >/dev/null ||
         die "Podman's config has no seccomp profile"
-for m in none replace layer layer-nh layer-x hooks0 catatonit; do
+for m in none replace layer layer-ns layer-nh layer-x hooks0 catatonit; do
         cp -a "$T/podman" "$T/$m" || die "cannot copy the bundle"
 done
 tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
 inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
 inject --profile "$PROFILES/deny-mkdir.json" "$T/layer" 2>"$T/inject.err" ||
         die "inject --profile: $(cat "$T/inject.err")"
+inject --profile "$PROFILES/deny-mkdir.json" "$T/layer-ns" 2>"$T/inject.err" ||
+        die "inject --profile: $(cat "$T/inject.err")"
+tsync_json_edit "$T/layer-ns/config.json" '.hooks[][].args += ["--no-sync"]' || exit 1
 for m in layer-nh layer-x; do
         tsync_json_edit "$T/$m/config.json" '.process.noNewPrivileges = true' || exit 1
 done
@@ -73,8 +80,10 @@ inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$T/layer-nh" 2>"$T/inje
         die "inject --no-hooks: $(cat "$T/inject.err")"
 inject --no-hooks --exec --profile "$PROFILES/deny-mkdir.json" "$T/layer-x" 2>"$T/inject.err" ||
         die "inject --no-hooks --exec: $(cat "$T/inject.err")"
-tsync_json_edit "$T/hooks0/config.json" '.hooks = {createRuntime: [{path: "/bin/true"}], poststop: [{path: "/bin/true"}]}' ||
-        exit 1
+# The two hooks read the state on stdin, as ours do: crun fails a start when a
+# hook exits before it has written the state (EPIPE), as /bin/true may.
+tsync_json_edit "$T/hooks0/config.json" '.hooks = {createRuntime: [$h], poststop: [$h]}' \
+        --argjson h '{"path": "/usr/bin/dd", "args": ["dd", "of=/dev/null", "status=none"]}' || exit 1
 tsync_json_edit "$T/catatonit/config.json" '.mounts += [{destination: "/run/podman-init", type: "bind", source: $c,
          options: ["bind", "ro"]}] | .process.args = ["/run/podman-init", "--"] + .process.args' \
         --arg c "$(command -v catatonit)" || exit 1
@@ -114,6 +123,12 @@ paired() {
         stats "$T/paired.ms" | awk '{ print $1 }'
 }
 
+# paired_over RUNTIME MODE BASE: as paired, against BASE instead of podman.
+paired_over() {
+        paste "$T/$1-$2.ms" "$T/$1-$3.ms" | awk '{ printf "%.3f\n", $1 - $2 }' >"$T/paired.ms"
+        stats "$T/paired.ms" | awk '{ print $1 }'
+}
+
 # times_of RUNTIME MODE: paired(MODE) / paired(catatonit), e.g. "1.40x".
 times_of() {
         awk -v m="$(paired "$1" "$2")" -v c="$(paired "$1" catatonit)" \
@@ -142,6 +157,10 @@ for rt in $RUNTIMES; do
         echo "  $rt: catatonit as PID 1 (catatonit - podman):       $(sub "${MED[$rt-catatonit]}" "${MED[$rt-podman]}")"
         echo "  $rt: paired within rounds (median of MODE - podman): catatonit $(paired "$rt" catatonit), layer $(paired "$rt" layer), layer-nh $(paired "$rt" layer-nh), layer-x $(paired "$rt" layer-x)"
         echo "  $rt:   our overhead over catatonit's (paired): layer $(times_of "$rt" layer), layer-nh $(times_of "$rt" layer-nh), layer-x $(times_of "$rt" layer-x)"
+        echo "  $rt: caps lent (layer: Podman's noNewPrivileges false), our own part beyond two trivial hooks"
+        echo "  $rt:   (paired, median of layer - hooks0): $(paired_over "$rt" layer hooks0) ms, against catatonit's $(paired "$rt" catatonit) ms:" \
+                "$(awk -v m="$(paired_over "$rt" layer hooks0)" -v c="$(paired "$rt" catatonit)" 'BEGIN { if (c > 0) printf "%.2fx", m / c; else print "n/a" }')"
+        echo "  $rt:   the same without the sync (layer-ns - hooks0, paired): $(paired_over "$rt" layer-ns hooks0) ms"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
         echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
 done

@@ -1,5 +1,6 @@
 /* The config target's steps: a whole config.json through the profile reader,
- * the rewrite of inject/precreate and the plan it leaves (see fuzz_steps.h). */
+ * the front ends' path (tsync_plan_prepare, tsync_plan_apply) and the plan it
+ * leaves (see fuzz_steps.h). */
 #include "fuzz_steps.h"
 
 #include <errno.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tsync/bpf.h"
 #include "tsync/cleanup.h"
@@ -14,6 +17,7 @@
 #include "tsync/json.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
+#include "tsync/prepare.h"
 #include "tsync/profile.h"
 #include "tsync/rewrite.h"
 #include "tsync/source.h"
@@ -73,12 +77,84 @@ static void check_init_args(const struct tsync_json *config, size_t filters)
                 fuzz_fail("process.args has more than %zu filters", filters);
 }
 
-/* One way to rewrite: what is asked, where the filters go, the host paths. */
+/* What the front ends' path reads on the host: a profile directory with one
+ * layer, and a bundle with inject's state directory (tsync_plan_check_state_dir
+ * looks at it). Made for each input and removed after it: the regression test
+ * runs each input in a child that never reaches atexit. */
+static char host_dir[64];
+static char host_profiles[128], host_layer[192], host_bundle[128], host_state[192];
+
+static void host_remove(void)
+{
+        if (!host_dir[0])
+                return;
+        (void)unlink(host_layer);
+        (void)rmdir(host_profiles);
+        (void)rmdir(host_state);
+        (void)rmdir(host_bundle);
+        (void)rmdir(host_dir);
+        host_dir[0] = '\0';
+}
+
+static void host_setup(void)
+{
+        static const char layer[] = "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"ptrace\"], "
+                                    "\"action\": \"SCMP_ACT_ERRNO\"}]}";
+        (void)snprintf(host_dir, sizeof(host_dir), "/tmp/fuzz_config.XXXXXX");
+        if (!mkdtemp(host_dir))
+                fuzz_fail("mkdtemp: %s", strerror(errno));
+        (void)snprintf(host_profiles, sizeof(host_profiles), "%s/profiles", host_dir);
+        (void)snprintf(host_layer, sizeof(host_layer), "%s/deny-ptrace.json", host_profiles);
+        (void)snprintf(host_bundle, sizeof(host_bundle), "%s/bundle", host_dir);
+        (void)snprintf(host_state, sizeof(host_state), "%s/" TSYNC_BUNDLE_STATE, host_bundle);
+        FILE *f = NULL;
+        if (mkdir(host_profiles, 0700) < 0 || mkdir(host_bundle, 0700) < 0 || mkdir(host_state, 0755) < 0 ||
+            !(f = fopen(host_layer, "we")) || fputs(layer, f) < 0 || fclose(f) != 0)
+                fuzz_fail("setting up %s: %s", host_dir, strerror(errno));
+}
+
+/* One front end's way to rewrite: what is asked, where the filters go, the host paths. */
 struct rewrite_case {
+        enum tsync_frontend fe;
         struct tsync_request req;
-        const char *state_dir;
+        bool state_dir; /* inject's filter files in the bundle */
         struct tsync_rewrite_opts opts;
 };
+
+/* tsync_plan_prepare, then tsync_plan_apply: what every front end runs. */
+static int prepare_apply(struct tsync_json *config, const struct rewrite_case *rc, bool *ret_in_place,
+                         struct tsync_err *err)
+{
+        static const char *const dirs[] = { host_profiles };
+        struct tsync_plan_paths paths = { .profile_dirs = dirs,
+                                          .n_profile_dirs = 1,
+                                          .state_root = "/run/oci-seccomp-tsync",
+                                          .bundle = rc->fe == TSYNC_FRONTEND_PRECREATE ? NULL : host_bundle,
+                                          .record_root = host_dir };
+        struct tsync_prepare_opts po = {
+                .fe = rc->fe, .req = &rc->req, .state_dir = rc->state_dir ? host_state : NULL, .paths = &paths
+        };
+        struct tsync_warnings w = { 0 };
+        struct tsync_prepared p = { 0 };
+        int r = tsync_plan_prepare(config, &po, &p, &w, err);
+        fuzz_check_err(r, err, "tsync_plan_prepare");
+        for (size_t i = 0; i < w.len; i++)
+                if (!w.msgs[i] || !w.msgs[i][0])
+                        fuzz_fail("tsync_plan_prepare gave an empty warning");
+        tsync_warnings_clear(&w);
+        if (r < 0)
+                return r;
+        if (p.in_place != p.plan->init.exec && !rc->req.init.exec)
+                fuzz_fail("the route says %s, the plan's init.exec %d", p.in_place ? "in place" : "supervise",
+                          p.plan->init.exec);
+        if (((p.hooks & TSYNC_HOOK_FILES) != 0) != rc->state_dir)
+                fuzz_fail("filter files and the hooks they need disagree (hooks %#x)", p.hooks);
+        *ret_in_place = p.in_place;
+        r = tsync_plan_apply(config, &p, &rc->opts, err);
+        fuzz_check_err(r, err, "tsync_plan_apply");
+        tsync_prepared_clear(&p);
+        return r;
+}
 
 static void check_rewrite(const struct tsync_json *doc, const struct rewrite_case *rc)
 {
@@ -89,26 +165,27 @@ static void check_rewrite(const struct tsync_json *doc, const struct rewrite_cas
         if (!config)
                 fuzz_fail("tsync_json_copy failed");
 
-        int r = tsync_rewrite(config, o, rc->state_dir, &rc->opts, &err);
-        fuzz_check_err(r, &err, "tsync_rewrite");
+        bool in_place = false;
+        int r = prepare_apply(config, rc, &in_place, &err);
         if (r < 0)
                 return;
         fuzz_stats.rewrites++;
 
-        /* The plan read back says what we asked for. */
+        /* The plan read back says what we asked for, and what the route decided. */
         _cleanup_free_ char *text1 = plan_text(config, &plan);
         if (!text1)
                 fuzz_fail("a rewritten config has no plan we can read");
         size_t want = (o->mode == TSYNC_MODE_REPLACE ? 1 : 0) + o->n_layers + (o->init.exec_once ? 1 : 0);
         if (plan->mode != o->mode || plan->layers_by_name != o->layers_by_name ||
-            strcmp(plan->state_dir, rc->state_dir) != 0 || plan->n_layers != o->n_layers ||
-            tsync_plan_filter_count(plan) != want)
+            (plan->state_dir != NULL) != rc->state_dir || plan->n_layers != o->n_layers ||
+            tsync_plan_filter_count(plan) != want || plan->init.exec != (o->init.exec || in_place))
                 fuzz_fail("the plan read back has %zu filters and %zu layers, not %zu and %zu: %s",
                           tsync_plan_filter_count(plan), plan->n_layers, want, o->n_layers, text1);
         for (size_t i = 0; i < o->n_layers; i++)
                 if (strcmp(plan->layers[i], o->layers[i]) != 0)
                         fuzz_fail("layer %zu read back as '%s', not '%s'", i, plan->layers[i], o->layers[i]);
-        check_init_args(config, want);
+        if (rc->state_dir)
+                check_init_args(config, want);
 
         /* The config as written to disk and read again holds the same plan. */
         _cleanup_free_ char *written = text_of(config);
@@ -120,11 +197,17 @@ static void check_rewrite(const struct tsync_json *doc, const struct rewrite_cas
         if (!text2 || strcmp(text1, text2) != 0)
                 fuzz_fail("the plan changed on the way through the file:\n%s\n%s", text1, text2 ? text2 : "(none)");
 
-        /* A second rewrite restores first, so it does not wrap twice: the same plan, the same command line. */
-        r = tsync_rewrite(reread, o, rc->state_dir, &rc->opts, &err);
-        fuzz_check_err(r, &err, "tsync_rewrite (again)");
+        /* An engine's config carrying our plan is forged: refused. */
+        if (rc->fe != TSYNC_FRONTEND_INJECT) {
+                r = prepare_apply(reread, rc, &in_place, &err);
+                if (r == 0)
+                        fuzz_fail("%s took a config that carries our plan", tsync_frontend_name(rc->fe));
+                return;
+        }
+        /* inject again restores first, so it does not wrap twice: the same plan, the same command line. */
+        r = prepare_apply(reread, rc, &in_place, &err);
         if (r < 0)
-                fuzz_fail("rewriting a rewritten config fails: %s", err.msg);
+                fuzz_fail("injecting into an injected config fails: %s", err.msg);
         _cleanup_free_ char *text3 = plan_text(reread, NULL);
         _cleanup_free_ char *args1 = text_of(tsync_json_get(tsync_json_get(config, "process"), "args"));
         _cleanup_free_ char *args3 = text_of(tsync_json_get(tsync_json_get(reread, "process"), "args"));
@@ -183,23 +266,34 @@ void fuzz_config(const uint8_t *data, size_t size)
                         fuzz_fail("a plan does not survive its own JSON:\n%s\n%s", text, again ? again : "(none)");
         }
 
-        /* precreate: layers by name, layer mode; inject: paths, replace mode, with hooks. */
+        /* What the front ends run (tsync_plan_prepare, tsync_plan_apply):
+         * precreate and the wrapper with a layer by name, alone or with exec
+         * once, the filters in the init's arguments; inject with a layer by
+         * path, replace mode, filter files and hooks. */
+        host_setup();
         const char *hook_args[] = { "--cache-dir", "/var/cache/oci-seccomp-tsync" };
+        const char *init = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init";
         const struct rewrite_case modes[] = {
-                { .req = { .layers_by_name = true, .layers = { "deny-ptrace", "custom_1.v2" }, .n_layers = 2 },
-                  .state_dir = "/run/oci-seccomp-tsync/0123456789abcdef",
-                  .opts = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" } },
-                { .req = { .mode = TSYNC_MODE_REPLACE,
-                           .layers = { "/etc/oci-seccomp-tsync/extra.json" },
-                           .n_layers = 1 },
-                  .state_dir = "/bundle/oci-seccomp-tsync",
-                  .opts = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                { .fe = TSYNC_FRONTEND_PRECREATE,
+                  .req = { .layers_by_name = true,
+                           .layers = { "deny-ptrace" },
+                           .n_layers = 1,
+                           .delivery = TSYNC_DELIVERY_ARGS },
+                  .opts = { .init_path = init } },
+                { .fe = TSYNC_FRONTEND_RUNTIME,
+                  .req = { .init = { .exec_once = EPERM }, .delivery = TSYNC_DELIVERY_ARGS },
+                  .opts = { .init_path = init, .hook_path = "/usr/bin/oci-seccomp-tsync" } },
+                { .fe = TSYNC_FRONTEND_INJECT,
+                  .req = { .mode = TSYNC_MODE_REPLACE, .layers = { host_layer }, .n_layers = 1 },
+                  .state_dir = true,
+                  .opts = { .init_path = init,
                             .hook_path = "/usr/bin/oci-seccomp-tsync",
                             .hook_args = hook_args,
                             .n_hook_args = 2 } },
         };
         for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
                 check_rewrite(doc, &modes[i]);
+        host_remove();
 }
 
 const struct fuzz_target fuzz_targets[] = {

@@ -113,6 +113,13 @@ pstatus() {
         podman exec "$1" /bin/grep -E "$STATUS_RE" /proc/self/status | tr '\t' ' '
 }
 
+# bundle_names NAME: the names in the bundle (userdata directory) of Podman's container NAME.
+bundle_names() {
+        local config
+        config=$(podman inspect --format '{{.OCIConfigPath}}' "$1") && [ -f "$config" ] &&
+                ls -A "$(dirname "$config")"
+}
+
 # podman_parity RUNTIME: the four combinations with podman exec, the annotation against none.
 podman_parity() {
         local rt=$1 uid nnp opts plain ours
@@ -130,6 +137,9 @@ podman_parity() {
                         podman "${opts[@]}" --name "tsync-ours-$$" --annotation io.oci-seccomp-tsync.layers=deny-ptrace \
                                 --rootfs "$SUITE_TMP/rootfs" /bin/sleep 600 >/dev/null ||
                                 fail "podman run ($rt) with the annotation, user $uid, noNewPrivileges $nnp"
+                        # Podman's bundle is its userdata directory: nothing of ours may sit there.
+                        assertEquals "podman ($rt), user $uid, noNewPrivileges $nnp: the bundle's names while it runs" \
+                                "$(bundle_names "tsync-plain-$$")" "$(bundle_names "tsync-ours-$$")"
                         plain=$(pstatus "tsync-plain-$$")
                         ours=$(pstatus "tsync-ours-$$")
                         assertNotEquals "podman exec ($rt), user $uid, noNewPrivileges $nnp: no status" "" "$plain"
@@ -168,6 +178,120 @@ testRuncPoststopLendsTheSetsAgainForTheNextStart() {
         assertEquals "exec'd processes of the second start" "CapEff: 0000000000000000" \
                 "$(exec_status runc "$id" | grep '^CapEff:')"
         stop_runc "$id"
+}
+
+# nothing_of_ours_in_the_bundle RUNTIME: while the container runs with the exec view in place, and
+# after it stopped, the bundle holds exactly the names it held before (Podman's bundle is its
+# userdata directory, which must hold nothing of ours; a user's bundle should not either).
+nothing_of_ours_in_the_bundle() {
+        local rt=$1 before id
+        bundle_pair 1000 false || fail "bundles"
+        before=$(ls -A "$T/b")
+        id=$(tsync_unique_id ours)
+        "start_$rt" "$id" "$T/b" || fail "$rt: start"
+        assertEquals "$rt: the exec view is in place" "\"$id\"" \
+                "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+        assertEquals "$rt: the bundle's names while it runs" "$before" "$(ls -A "$T/b")"
+        "stop_$rt" "$id"
+        assertEquals "$rt: the bundle's names after poststop" "$before" "$(ls -A "$T/b")"
+}
+
+testNothingOfOursSitsInARuncBundle() {
+        nothing_of_ours_in_the_bundle runc
+}
+
+testNothingOfOursSitsInACrunBundle() {
+        nothing_of_ours_in_the_bundle crun
+}
+
+# A host crash while the container runs: its processes die with no hook run, and whatever is
+# only in memory is gone. config.json holds all that a repair needs, in either of the two states
+# a crash can leave it in (the exec view's new text is synced before it takes the name): `runc
+# delete` (its state root outlived the crash: runc's default here is on disk) runs poststop,
+# which must find the right config and lend the sets again, and the next start must work.
+crash_then_delete() {
+        local lost_rename=$1 lent id next
+        bundle_pair 1000 false || fail "bundles"
+        lent=$(view)
+        cp -p "$T/b/config.json" "$T/lent.json"
+        id=$(tsync_unique_id crashed)
+        start_runc "$id" "$T/b" || fail "start"
+        runc kill "$id" KILL || fail "runc kill"
+        if [ "$lost_rename" = yes ]; then
+                # createRuntime's rename never reached the disk: the lent file, as before the start.
+                cp -p "$T/lent.json" "$T/b/config.json"
+        else
+                assertEquals "the crash leaves the exec view with the id" "\"$id\"" \
+                        "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+        fi
+        runc delete "$id" >"$T/delete.log" 2>&1 || fail "runc delete after the crash: $(cat "$T/delete.log")"
+        stop_runc "$id"
+        assertEquals "after runc delete: the lent sets, as inject wrote them" "$lent" "$(view)"
+        [ "$lost_rename" = yes ] && assertTrue "nothing to repair: poststop left the lent file alone" \
+                "cmp -s '$T/lent.json' '$T/b/config.json'"
+        next=$(tsync_unique_id next)
+        start_runc "$next" "$T/b" || fail "the next start: $(cat "$T/$next.log")"
+        assertEquals "exec'd processes of the next start" "CapEff: 0000000000000000" \
+                "$(exec_status runc "$next" | grep '^CapEff:')"
+        stop_runc "$next"
+}
+
+testRuncDeleteAfterACrashWhileItRanLendsTheSetsAgain() {
+        crash_then_delete no
+}
+
+testRuncDeleteAfterACrashThatLostTheExecViewsRenameChangesNothing() {
+        crash_then_delete yes
+}
+
+# syncs LOG: the sync calls (fsync, fdatasync, ...) in `strace -y` output, one a line as "CALL PATH".
+syncs() {
+        sed -n -E 's/^([0-9]+ +)?(fsync|fdatasync|sync_file_range|syncfs|sync)\([0-9]+<([^>]*)>.*/\2 \3/p' "$1"
+}
+
+# What the crash model needs synced and nothing more: inject's hooks (the bundle is the user's)
+# sync the new text of config.json before it takes the name, once a stage, never the directory;
+# with --no-sync (an engine's config, written anew at every start) nothing. Each hook runs under
+# strace, copied as "runc": the parent the exec view asks for.
+testTheHooksSyncOnlyWhatTheCrashModelNeeds() {
+        if ! command -v strace >/dev/null; then
+                startSkipping
+                echo "no strace"
+                return
+        fi
+        bundle_pair 1000 false || fail "bundles"
+        cp "$(command -v strace)" "$T/runc" || fail "copy strace"
+        cp "$T/b/config.json" "$T/injected.json" || fail "copy the config"
+        local id nosync cr ps s
+        for nosync in no yes; do
+                rm -f "$T/createRuntime.log" "$T/poststop.log"
+                cp "$T/injected.json" "$T/b/config.json" || fail "copy back"
+                tsync_json_edit "$T/b/config.json" '.hooks |= with_entries(.key as $st | .value |= map(
+                        .args = ["runc", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs,sync",
+                                "-e", "signal=none", "-o", ($t + "/" + $st + ".log"), .path] + .args[1:3] +
+                                (if $n == "yes" then ["--no-sync"] else [] end) | .path = ($t + "/runc")))' \
+                        --arg t "$T" --arg n "$nosync" || fail "hooks under strace"
+                id=$(tsync_unique_id synced)
+                start_runc "$id" "$T/b" || fail "start (--no-sync: $nosync): $(cat "$T/$id.log")"
+                stop_runc "$id"
+                assertEquals "the exec view's pair ran (--no-sync: $nosync)" "null" \
+                        "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+                cr=$(syncs "$T/createRuntime.log")
+                ps=$(syncs "$T/poststop.log")
+                if [ "$nosync" = no ]; then
+                        assertEquals "createRuntime: one sync: $cr" 1 "$(grep -c . <<<"$cr")"
+                        assertEquals "poststop: one sync: $ps" 1 "$(grep -c . <<<"$ps")"
+                        for s in "$cr" "$ps"; do
+                                case "${s#* }" in
+                                "$T/b/"?*) ;;
+                                *) fail "a sync of something else than a new file in the bundle: $s" ;;
+                                esac
+                        done
+                else
+                        assertEquals "createRuntime --no-sync: nothing synced" "" "$cr"
+                        assertEquals "poststop --no-sync: nothing synced" "" "$ps"
+                fi
+        done
 }
 
 testASecondRuncContainerFromARunningBundleIsRefused() {

@@ -937,7 +937,9 @@ exec_once_file() {
 N ExecOnceForgedListener 122 "\$W/f.bpf: bad filter file: unknown listener" 'exec_once_file 4 0x7fc00000 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
 N ExecOnceListenerWithoutUserNotif 122 "\$W/f.bpf: bad filter file: a listener, but no USER_NOTIF return" 'exec_once_file 1 0x00050001 "$W/f.bpf"' '--exec-once 1 -f "$W/f.bpf"'
 N UserNotifWithoutListener 122 "\$W/f.bpf: instruction 2 returns SECCOMP_RET_USER_NOTIF, but the filter has no listener" 'exec_once_file 0 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
-N ExecOnceWithExec 121 "command line: --exec-once needs the init to stay and answer the workload's execs: it cannot be combined with --exec" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec --exec-once 1 -f "$W/f.bpf"'
+N ExecOnceWithExec 121 "command line: --exec-once cannot be combined with --exec: the init must stay to answer the workload's execs" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec --exec-once 1 -f "$W/f.bpf"'
+N ExecOnceTwice 121 "command line: --exec-once is given twice" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--exec-once 1 --exec-once 13 -f "$W/f.bpf"'
+N VerifyTwice 121 "command line: --verify is given twice" ':' '--verify proc --verify probe -f "$SUITE/good.bpf"'
 N ExecOnceTwoListenerFilters 122 "\$W/g.bpf: a second filter with a listener (the first is \$W/f.bpf): the kernel allows one listener" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"; cp "$W/f.bpf" "$W/g.bpf"' '--exec-once 1 -f "$W/f.bpf" -f "$W/g.bpf"'
 N ExecOnceWithoutItsFilter 122 "exec-once: --exec-once is given, but no filter has the exec-once listener" ':' '--exec-once 1 -f "$SUITE/good.bpf"'
 N ExecOnceFilterWithoutTheOption 122 "\$W/f.bpf: the filter has the exec-once listener, but --exec-once is not given" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '-f "$W/f.bpf"'
@@ -1512,6 +1514,39 @@ testLockdownWithAnUnknownLayer() {
 testLockdownOfNoSuchContainer() {
         lockdown_cmd --no-cache --profile "$PROFILES/deny-mkdir.json" "tsync-no-such-$$"
         assert_refused "oci-seccomp-tsync: tsync-no-such-$$: " "runc state" 1
+}
+
+# After a lockdown (its record, issue 26): oci-seccomp-tsync-runtime refuses to exec into a
+# container that does not run under our init (the layers could not reach the process), and a
+# record others may read or write is refused by lockdown and status alike.
+testLockdownThenAnExecThroughTheWrapperIntoAContainerNotOurs() {
+        local id pid rec
+        id=$(tsync_unique_id fc-ld)
+        ROOTFS_TOO=1 bundle "$W/b" sleep 300
+        start_runc "$id" "$W/b" || fail "start"
+        pid=$(runc_pid "$id")
+        rec="/run/oci-seccomp-tsync/lockdown/$pid-$(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $20}').json"
+        lockdown_cmd --no-cache --profile "$PROFILES/deny-mkdir.json" "$id"
+        assertEquals "lockdown: $(cat "$W/err")" 0 "$rc"
+        : >"$W/runtime.conf"
+        jq -n '{args: ["/bin/touch", "/tmp/marker"], cwd: "/", user: {uid: 0, gid: 0}, noNewPrivileges: true}' \
+                >"$W/p.json"
+        timeout -s KILL 30 "$RUNTIME" --runtime-config="$W/runtime.conf" exec --process "$W/p.json" "$id" \
+                </dev/null >"$W/out" 2>"$W/err"
+        rc=$?
+        assert_refused "oci-seccomp-tsync: $id: " "exec: lockdown added 1 layer(s) to the container (first '$PROFILES/deny-mkdir.json'), and a process exec'd into it can carry them only through our init"
+        assertFalse "the process ran" "[ -e $W/b/rootfs/tmp/marker ]"
+
+        chmod 0644 "$rec"
+        lockdown_cmd --no-cache --profile "$PROFILES/deny-mkdir.json" "$id"
+        assert_refused "oci-seccomp-tsync: $id: " "$rec: must be a regular file of uid 0 that no one else may read or write"
+        assertEquals "filters added although refused" "1" "$(awk '/^Seccomp_filters:/ {print $2}' "/proc/$pid/status")"
+        timeout -s KILL 30 "$OCI" status "$id" >"$W/out" 2>"$W/err"
+        rc=$?
+        assertEquals "status: $(cat "$W/err")" 4 "$rc"
+        assertContains "$(cat "$W/err")" "no one else may read or write"
+        rm -f "$rec"
+        stop_runc "$id"
 }
 
 suite() {

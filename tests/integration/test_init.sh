@@ -696,7 +696,7 @@ testBadCommandLinesAndCommandsThatCannotRun() {
         run_init --bounding CAP_CHOWN --bounding CAP_KILL -- true
         assertRefused 121 "--bounding is given twice"
         run_init --exec --pgroup -- true
-        assertRefused 121 "--pgroup has no meaning with --exec"
+        assertRefused 121 "--pgroup cannot be combined with --exec: there is no child to group"
         run_init -f "$T/deny.tsync" -- no-such-command-here
         assertRefused 127 "no-such-command-here: not found"
         touch "$T/not-executable"

@@ -12,6 +12,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/hooklib.sh"
 
 PROBE=$TSYNC_BUILD/tests/static/lockdown_probe
+RECORDS=/run/oci-seccomp-tsync/lockdown
 
 oneTimeSetUp() {
         tsync_need_built "$OCI" "$PROBE"
@@ -21,20 +22,32 @@ setUp() {
         tsync_test_begin || exit 1
         T=$TSYNC_TMP
         ID=$(tsync_unique_id lockdown)
+        MY_RECORDS=()
 }
 
 tearDown() {
         tsync_test_end
+        # Only the records of this test's containers.
+        [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
 }
 
-# bundle NNP: $T/b running lockdown_probe, noNewPrivileges NNP, runc's default capabilities
-# (no CAP_SYS_ADMIN), no seccomp of the runtime's.
+# record_of PID: the lockdown record of the container whose PID 1 is PID (its pid and start time),
+# remembered for tearDown.
+record_of() {
+        [ -r "/proc/$1/stat" ] || return 0
+        MY_RECORDS+=("$RECORDS/$1-$(sed 's/.*) //' "/proc/$1/stat" | awk '{print $20}').json")
+}
+
+# bundle NNP [PROBE ARGS]: $T/b running lockdown_probe, noNewPrivileges NNP, runc's default
+# capabilities (no CAP_SYS_ADMIN), no seccomp of the runtime's.
 bundle() {
+        local nnp=$1
+        shift
         rm -rf "$T/b"
         make_rootfs "$T/b/rootfs" "$PROBE" || return 1
-        make_bundle "$T/b" /bin/lockdown_probe || return 1
+        make_bundle "$T/b" /bin/lockdown_probe "$@" || return 1
         tsync_json_edit "$T/b/config.json" '.process.noNewPrivileges = $nnp | del(.linux.seccomp)' \
-                --argjson nnp "$1"
+                --argjson nnp "$nnp"
 }
 
 
@@ -47,13 +60,14 @@ procs_of() {
         done
 }
 
-# "pid tid Seccomp_filters TracerPid" of every task of the container.
+# "pid tid Seccomp_filters TracerPid" of every live task of the container (zombies run nothing).
 all_tasks() {
         local p t
         for p in $(procs_of "$1"); do
                 for t in /proc/"$p"/task/*; do
                         awk -v p="$p" -v t="${t##*/}" '/^Seccomp_filters:/ {f=$2} /^TracerPid:/ {tr=$2}
-                                END {if (f != "") print p, t, f, tr}' "$t/status" 2>/dev/null
+                                /^State:/ {s=$2} END {if (f != "" && s != "Z") print p, t, f, tr}' "$t/status" \
+                                2>/dev/null
                 done
         done
 }
@@ -69,30 +83,57 @@ cgroup_frozen() {
         fi
 }
 
+# lockdown ARGS: the command, on $pid's container (its record removed at tearDown).
 lockdown() {
+        [ -z "${pid:-}" ] || record_of "$pid"
         timeout 60 "$OCI" lockdown "$@" >"$T/out" 2>"$T/err"
         rc=$?
 }
 
-# The probe's lines once /tmp/go exists: every kind reported, each with the layer's errno.
+# check_denied [PROCS [KINDS]]: creates /tmp/go; then every process of the probe (proc=0..PROCS-1)
+# must report each of KINDS (default: every blocking call, the forked children and main) with
+# the layer's errno, made no directory and reported no ERROR (EINTR without a handler that allows
+# it, a changed signal mask or register, a wrong wait4 status).
 check_denied() {
-        local k
+        local procs=${1:-1} kinds=${2:-"read nanosleep futex accept wait4 regs main child"} k p missing
+        local log=$TSYNC_TMP/$ID.log
         touch "$T/b/rootfs/tmp/go"
         for _ in $(seq 1 100); do
-                [ "$(grep -cE 'kind=(read|nanosleep|futex|main|child)' "$TSYNC_TMP/$ID.log" | head -1)" -ge 6 ] &&
-                        grep -q 'kind=read' "$TSYNC_TMP/$ID.log" && grep -q 'kind=futex' "$TSYNC_TMP/$ID.log" &&
-                        grep -q 'kind=nanosleep' "$TSYNC_TMP/$ID.log" && grep -q 'kind=main' "$TSYNC_TMP/$ID.log" &&
-                        break
+                missing=
+                for p in $(seq 0 $((procs - 1))); do
+                        for k in $kinds; do
+                                grep -q "proc=$p .*kind=$k " "$log" || missing="$missing $p/$k"
+                        done
+                done
+                [ -z "$missing" ] && break
                 sleep 0.1
         done
-        for k in read nanosleep futex main child; do
-                assertTrue "no report from $k: $(tail -n 5 "$TSYNC_TMP/$ID.log")" \
-                        "grep -q 'kind=$k' '$TSYNC_TMP/$ID.log'"
-        done
-        assertEquals "calls not denied: $(grep 'kind=' "$TSYNC_TMP/$ID.log" | grep -v 'errno=122' | head -3)" \
-                0 "$(grep 'kind=' "$TSYNC_TMP/$ID.log" | grep -vc 'errno=122')"
+        assertEquals "no report from (proc/kind): $(tail -n 5 "$log")" "" "$missing"
+        assertEquals "calls not denied: $(grep 'kind=' "$log" | grep -v 'errno=122' | head -3)" \
+                0 "$(grep 'kind=' "$log" | grep -vc 'errno=122')"
         assertEquals "directories made" "" "$(find "$T/b/rootfs/tmp" -maxdepth 1 -name 'd.*')"
-        assertEquals "errors: $(grep ERROR "$TSYNC_TMP/$ID.log" | head -3)" 0 "$(grep -c ERROR "$TSYNC_TMP/$ID.log")"
+        assertEquals "errors: $(grep ERROR "$log" | head -3)" 0 "$(grep -c ERROR "$log")"
+}
+
+# covered PID: every live task of the container carries exactly one filter and none is traced.
+covered() {
+        all_tasks "$1" >"$T/after"
+        assertEquals "tasks without the layer: $(awk '$3 != 1' "$T/after")" "" "$(awk '$3 != 1' "$T/after")"
+        assertEquals "tasks left traced" "" "$(awk '$4 != 0' "$T/after")"
+        assertContains "$(cgroup_frozen "$1")" "THAWED"
+}
+
+# States of every task of process $1 ("T" when all are stopped).
+states_of() {
+        cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^State:/ {print $2}' | sort -u | tr -d '\n'
+}
+
+wait_state() {
+        for _ in $(seq 1 50); do
+                [ "$(states_of "$1")" = "$2" ] && return 0
+                sleep 0.1
+        done
+        return 1
 }
 
 testARuncContainerUnderAStormIsLockedDownOnEveryTask() {
@@ -133,22 +174,157 @@ testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         stop_runc "$ID"
 }
 
-testAStoppedProcessIsRefusedBeforeAnythingIsTouched() {
+testAStoppedProcessIsCoveredAndStaysStopped() {
         bundle true || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
         pid=$(runc_pid "$ID")
+        sleep 0.5
         kill -STOP "$pid"
+        wait_state "$pid" T || fail "not stopped: $(states_of "$pid")"
+        lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "job-control stop"
+        assertContains "$(cat "$T/out")" "they stay stopped"
+        sleep 0.3
+        assertEquals "states after" "T" "$(states_of "$pid")"
+        covered "$pid"
+        kill -CONT "$pid"
+        check_denied
+        stop_runc "$ID"
+}
+
+# Several processes, each with every blocking call, a thread storm, a fork storm, a zombie
+# child, one of them stopped: every live task is covered, the zombies are named as skipped, the
+# stopped process stays stopped, and `runc delete -f` leaves no process and no cgroup behind.
+testAMultiProcessContainerUnderStormsIsCoveredAndDeletedClean() {
+        bundle true -p 3 -z || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
         for _ in $(seq 1 50); do
-                [ "$(awk '/^State:/ {print $2}' "/proc/$pid/status")" = T ] && break
+                [ "$(grep -c 'ready' "$TSYNC_TMP/$ID.log")" -ge 3 ] && break
                 sleep 0.1
         done
+        sleep 0.5
+        child=$(pgrep -P "$pid" -x lockdown_probe | head -1)
+        # the probe's long-lived children: the ones with threads
+        for c in $(pgrep -P "$pid" -x lockdown_probe); do
+                [ "$(find "/proc/$c/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)" -gt 5 ] && child=$c
+        done
+        kill -STOP "$child"
+        wait_state "$child" T || fail "child not stopped: $(states_of "$child")"
+        zombies=$(for c in $(procs_of "$pid"); do awk '/^State:/ {print $2}' "/proc/$c/status"; done | grep -c Z)
+        assertTrue "no zombie in the container" "[ $zombies -ge 3 ]"
         lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "a zombie"
+        assertContains "$(cat "$T/out")" "runs no more code"
+        assertEquals "states of the stopped child" "T" "$(states_of "$child")"
+        covered "$pid"
+        ns=$(readlink "/proc/$pid/ns/pid")
+        cg=$(awk -F: '$2 ~ /freezer/ {print $3}' "/proc/$pid/cgroup")
+        kill -CONT "$child"
+        check_denied 3
+        runc delete -f "$ID" >/dev/null 2>&1
+        # The kernel kills the namespace's processes once its PID 1 is gone: wait for the last to end.
+        for _ in $(seq 1 100); do
+                left=
+                for p in /proc/[0-9]*; do
+                        [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && left="$left ${p#/proc/}"
+                done
+                [ -z "$left" ] && break
+                sleep 0.1
+        done
+        assertEquals "processes left after runc delete -f" "" "$left"
+        assertFalse "runc still lists it" "runc list -q | grep -qx '$ID'"
+        [ -n "$cg" ] && assertFalse "its freezer cgroup is left" "[ -d '/sys/fs/cgroup/freezer$cg' ]"
+        stop_runc "$ID"
+}
+
+# A thread that loaded a filter of its own: TSYNC names it and refuses the process; each thread
+# is then given the layer on its own (the diverged one carries 2, the others 1), said so.
+testADivergedThreadIsGivenTheLayerOnItsOwn() {
+        bundle true -d || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        sleep 0.5
+        all_tasks "$pid" >"$T/before"
+        assertEquals "one diverged thread: $(cat "$T/before")" 1 "$(awk '$3 == 1' "$T/before" | wc -l)"
+        div=$(awk '$3 == 1 {print $2}' "$T/before")
+        lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "has filters of its own"
+        assertContains "$(cat "$T/out")" "each thread was given the layer on its own"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "the diverged thread" "2" "$(awk -v t="$div" '$2 == t {print $3}' "$T/after")"
+        assertEquals "other threads: $(awk -v t="$div" '$2 != t && $3 != 1' "$T/after")" "" \
+                "$(awk -v t="$div" '$2 != t && ($3 != 1 || $4 != 0)' "$T/after")"
+        check_denied 1 "read nanosleep futex accept wait4 regs main diverged"
+        stop_runc "$ID"
+}
+
+# Processes whose main thread exited (a zombie leader, its other threads running): they are
+# covered through a live thread (/proc/PID shows no mappings of a zombie leader).
+testProcessesWhoseMainThreadExitedAreCovered() {
+        bundle true -p 3 -x || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        sleep 0.8
+        leaders=
+        for c in $(procs_of "$pid"); do
+                [ "$(awk '/^State:/ {print $2}' "/proc/$c/task/$c/status")" = Z ] &&
+                        [ "$(find "/proc/$c/task" -mindepth 1 -maxdepth 1 | wc -l)" -gt 1 ] && leaders="$leaders $c"
+        done
+        assertEquals "processes with an exited main thread: $leaders" 2 "$(echo "$leaders" | wc -w)"
+        lockdown --no-cache "$ID" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        covered "$pid"
+        check_denied 3 "read nanosleep futex accept wait4 regs child"
+        stop_runc "$ID"
+}
+
+# A 32-bit (i386) process in the container, where the kernel runs them (IA-32 emulation): it is
+# refused by name before anything is touched (no injection with i386 numbering yet). The program
+# is assembled here (binutils' --32 needs no multilib): nanosleep through int 0x80, forever.
+testA32BitProcessIsRefusedByName() {
+        if ! command -v as >/dev/null || ! command -v ld >/dev/null; then
+                startSkipping
+                fail "no as/ld to build an i386 program"
+                return 0
+        fi
+        cat >"$T/s32.S" <<'ASM'
+        .globl _start
+_start:
+1:      movl $162, %eax
+        leal ts, %ebx
+        xorl %ecx, %ecx
+        int $0x80
+        jmp 1b
+        .data
+ts:     .long 1, 0
+ASM
+        as --32 -o "$T/s32.o" "$T/s32.S" || fail "as --32"
+        ld -m elf_i386 -o "$T/lockdown_i386" "$T/s32.o" || fail "ld -m elf_i386"
+        "$T/lockdown_i386" &
+        p32=$!
+        sleep 0.2
+        if ! kill -0 "$p32" 2>/dev/null; then
+                startSkipping
+                fail "the kernel does not run i386 programs (no IA-32 emulation, or ia32_emulation=0)"
+                return 0
+        fi
+        kill "$p32" 2>/dev/null
+        wait "$p32" 2>/dev/null
+        rm -rf "$T/b"
+        make_rootfs "$T/b/rootfs" "$T/lockdown_i386" || fail "rootfs"
+        make_bundle "$T/b" /bin/lockdown_i386 || fail "bundle"
+        tsync_json_edit "$T/b/config.json" '.process.noNewPrivileges = true | del(.linux.seccomp)' || fail "config"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        lockdown --no-cache "$ID" --profile "$PROFILES/deny-mkdir.json"
         assertEquals 1 "$rc"
-        assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_probe): stopped"
+        assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_i386): not an x86_64 process"
         all_tasks "$pid" >"$T/after"
         assertEquals "a refused run touched tasks" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
-        assertEquals "T" "$(awk '/^State:/ {print $2}' "/proc/$pid/status")"
-        kill -CONT "$pid"
         stop_runc "$ID"
 }
 

@@ -601,6 +601,14 @@ testDebianPackageBuildsWithTheExpectedFilesAndLintianFindsNoErrors() {
                 expected_files /usr | sed -E 's|(/man/man[15]/.*)$|\1.gz|'
                 printf '%s\n' /usr/share/doc/$PKG/README.md.gz /usr/share/doc/$PKG/changelog.Debian.gz \
                         /usr/share/doc/$PKG/copyright /usr/share/lintian/overrides/$PKG
+                # The pages README.md links (debian/docs), compressed by dh_compress above 4 KiB.
+                for f in "$SRC"/docs/*.md; do
+                        if [ "$(stat -c %s "$f")" -gt 4096 ]; then
+                                echo "/usr/share/doc/$PKG/docs/${f##*/}.gz"
+                        else
+                                echo "/usr/share/doc/$PKG/docs/${f##*/}"
+                        fi
+                done
         } | sort >"$TSYNC_TMP/want"
         dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print substr($6, 2) }' | sort >"$TSYNC_TMP/got"
         assertEquals "$(diff "$TSYNC_TMP/want" "$TSYNC_TMP/got")" "$(cat "$TSYNC_TMP/want")" "$(cat "$TSYNC_TMP/got")"
@@ -635,6 +643,9 @@ testRpmBuildsFromTheDistTarball() {
         {
                 expected_files /usr
                 echo "/usr/share/doc/$PKG-$VERSION/README.md"
+                for f in "$SRC"/docs/*.md; do # %doc docs: the pages README.md links
+                        echo "/usr/share/doc/$PKG-$VERSION/docs/${f##*/}"
+                done
                 echo "/usr/share/licenses/$PKG-$VERSION/LICENSE" # %license
         } | sort >"$TSYNC_TMP/want"
         rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpm" 2>/dev/null | awk '$1 ~ /^-/ { print $2 }' |
@@ -662,6 +673,8 @@ testInstalledDebianPackageRunsAPodmanContainerThroughItsHooksFiles() {
         local run=(podman run --rm --runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
         local probe='grep Seccomp_filters /proc/1/status | tr -d "\t"
 if unshare -U true; then echo unshare: ok; else echo unshare: refused; fi'
+        # What this test's containers leave in the state root (other containers may run meanwhile).
+        ls -A /run/oci-seccomp-tsync 2>/dev/null | sort >"$TSYNC_TMP/state.before"
         "${run[@]}" --rootfs "$TSYNC_TMP/rootfs" /bin/sh -c "$probe" </dev/null >"$TSYNC_TMP/plain" 2>&1
         rc=$?
         assertEquals "plain run: $(cat "$TSYNC_TMP/plain")" 0 "$rc"
@@ -677,7 +690,8 @@ if unshare -U true; then echo unshare: ok; else echo unshare: refused; fi'
         assertEquals "filters of PID 1: $(cat "$TSYNC_TMP/ours")" "$((plain + 2))" "$ours"
         grep -q "unshare: ok" "$TSYNC_TMP/plain" || fail "the baseline already denies unshare: $(cat "$TSYNC_TMP/plain")"
         grep -q "unshare: ok" "$TSYNC_TMP/ours" && fail "deny-namespaces did not deny unshare"
-        assertEquals "state left behind" "" "$(ls -A /run/oci-seccomp-tsync 2>/dev/null)"
+        assertEquals "state left behind" "" \
+                "$(ls -A /run/oci-seccomp-tsync 2>/dev/null | sort | comm -13 "$TSYNC_TMP/state.before" -)"
         purge_package
         assertFalse "purged" "[ -e /usr/bin/oci-seccomp-tsync ]"
 }

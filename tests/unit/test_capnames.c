@@ -235,7 +235,7 @@ static void test_capnames_the_init_gets_only_names_runc_honours(void)
         struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
                                         /* With hooks: without them lending (noNewPrivileges false) is refused. */
                                         .hook_path = "/usr/bin/oci-seccomp-tsync" };
-        int r = tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
+        int r = unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
         static const struct {
                 const char *opt, *want;
         } want[] = {

@@ -40,7 +40,7 @@ static int rewrite(struct tsync_json *config, bool replace, const char *const *l
                                         .hook_path = "/usr/bin/oci-seccomp-tsync",
                                         .hook_args = hook_args,
                                         .n_hook_args = 2 };
-        return tsync_rewrite(config, &req, "/bundle/oci-seccomp-tsync", &o, err);
+        return unit_rewrite(config, &req, "/bundle/oci-seccomp-tsync", &o, err);
 }
 
 static const struct tsync_json *at(const struct tsync_json *v, const char *a, const char *b)
@@ -157,7 +157,7 @@ static void test_rewrite_without_hooks_removes_ours_only(void)
                "test_rewrite_adds_our_hooks_beside_the_configs_own (%s)", err.msg);
         struct tsync_request req = { .layers = { layers[0] }, .n_layers = 1 };
         struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
-        r = r ?: tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
+        r = r ?: unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
         h = tsync_json_get(c, "hooks");
         const struct tsync_json *post = tsync_json_get(h, "poststop");
         tap_ok(r == 0 && !tsync_json_get(h, "createRuntime") && post && post->u.array.len == 1 &&
@@ -249,7 +249,7 @@ static void test_rewrite_without_hooks_refuses_lending(void)
         const char *layers[] = { "/etc/p/a.json" };
         struct tsync_request req = { .layers = { layers[0] }, .n_layers = 1 };
         struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
-        int r = tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
+        int r = unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
         tap_ok(r == -EPERM && strstr(err.msg, "set process.noNewPrivileges to true"),
                "test_rewrite_without_hooks_refuses_lent_capabilities (%s)", err.msg);
         tsync_json_free(c);
@@ -262,7 +262,7 @@ static void test_rewrite_without_hooks_refuses_lending(void)
                        all, all, all, all, all);
         c = unit_parse(buf);
         err.msg[0] = '\0';
-        r = tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
+        r = unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
         tap_ok(r == 0, "test_rewrite_without_hooks_accepts_sets_that_lend_nothing (%s)", err.msg);
         tsync_json_free(c);
 }
@@ -330,14 +330,14 @@ static void test_rewrite_refuses_a_forged_plan(void)
         struct tsync_request req = { .layers_by_name = true, .layers = { "deny-ptrace" }, .n_layers = 1 };
         struct tsync_rewrite_opts o = { .from_engine = true, .init_path = "/init" };
         const char *state_dir = "/run/oci-seccomp-tsync/0";
-        int r = c ? tsync_rewrite(c, &req, state_dir, &o, &err) : 0;
+        int r = c ? unit_rewrite(c, &req, state_dir, &o, &err) : 0;
         tap_ok(r == -EPERM && strstr(err.msg, "annotations." TSYNC_ANNOTATION_PLAN ": set by oci-seccomp-tsync itself"),
                "test_rewrite_precreate_refuses_a_config_that_carries_a_plan (%s)", err.msg);
         tsync_json_free(c);
         c = unit_parse(base_config);
         struct tsync_json *a = c ? tsync_json_get_object(c, "annotations") : NULL;
         r = a && tsync_json_set(a, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string("x")) == 0
-                    ? tsync_rewrite(c, &req, state_dir, &o, &err)
+                    ? unit_rewrite(c, &req, state_dir, &o, &err)
                     : 0;
         tap_ok(r == -EPERM && strstr(err.msg, TSYNC_ANNOTATION_RUNNING),
                "test_rewrite_precreate_refuses_a_config_that_carries_a_running_record (%s)", err.msg);
@@ -500,7 +500,7 @@ static void test_rewrite_filters_in_the_init_arguments(void)
         struct tsync_json *c = unit_parse(base_config);
         struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
         int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
-        r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
+        r = r ?: unit_rewrite(c, &req, NULL, &o, &err);
         size_t found = 0, good = r == 0 ? decodable_filter_data(c, &found) : 0;
         tap_ok(r == 0 && found == 2 && good == 2, "test_rewrite_puts_each_filter_file_in_the_init_arguments (%s)",
                err.msg);
@@ -516,7 +516,7 @@ static void test_rewrite_filters_in_the_init_arguments(void)
                "test_rewrite_with_filters_in_arguments_mounts_no_filter_directory (%s)", err.msg);
         tsync_plan_free(plan);
         char *before = c ? unit_text(c) : NULL;
-        r = r ?: tsync_rewrite(c, &req, NULL, &o, &err);
+        r = r ?: unit_rewrite(c, &req, NULL, &o, &err);
         char *after = c ? unit_text(c) : NULL;
         tap_ok(r == 0 && before && after && strcmp(before, after) == 0,
                "test_rewrite_twice_with_filters_in_arguments_writes_the_same_config (%s)", err.msg);
@@ -526,7 +526,7 @@ static void test_rewrite_filters_in_the_init_arguments(void)
         o.progs = &none;
         struct tsync_json *fresh = unit_parse(base_config);
         err.msg[0] = '\0';
-        r = fresh ? tsync_rewrite(fresh, &req, NULL, &o, &err) : 0;
+        r = fresh ? unit_rewrite(fresh, &req, NULL, &o, &err) : 0;
         tap_ok(r == -EINVAL && strstr(err.msg, "not compiled"),
                "test_rewrite_refuses_filters_in_arguments_it_was_not_given (%s)", err.msg);
         tsync_json_free(fresh);
@@ -598,7 +598,7 @@ static void test_rewrite_exec_once_argument(void)
         notify_case_init(&k, TSYNC_LISTENER_EXEC_ONCE, TSYNC_DELIVERY_ARGS);
         k.req.init.exec_once = 13;
         struct tsync_json *c = nnp_config();
-        int r = c ? tsync_rewrite(c, &k.req, NULL, &k.o, &err) : -EINVAL;
+        int r = c ? unit_rewrite(c, &k.req, NULL, &k.o, &err) : -EINVAL;
         tap_ok(r == 0 && has_init_arg(c, "--exec-once", "13"),
                "test_rewrite_gives_the_init_exec_once_and_its_errno (%s)", err.msg);
         tsync_json_free(c);
@@ -626,7 +626,7 @@ static void test_rewrite_agent_socket_mount(void)
         struct tsync_json *c = nnp_config();
         int r = c ? 0 : -EINVAL;
         char *original = c ? unit_text(c) : NULL;
-        r = r ?: tsync_rewrite(c, &k.req, "/bundle/oci-seccomp-tsync", &k.o, &err);
+        r = r ?: unit_rewrite(c, &k.req, "/bundle/oci-seccomp-tsync", &k.o, &err);
         const struct tsync_json *m = r == 0 ? mount_at(c, TSYNC_CONTAINER_AGENT_DIR) : NULL;
         const struct tsync_json *type = tsync_json_get(m, "type");
         char *written = r == 0 ? unit_text(c) : NULL;
@@ -652,7 +652,7 @@ static void test_rewrite_agent_socket_mount(void)
         k.progs.agent_host_path = (char *)"run/agent.sock";
         c = nnp_config();
         err.msg[0] = '\0';
-        r = c ? tsync_rewrite(c, &k.req, "/bundle/oci-seccomp-tsync", &k.o, &err) : -EINVAL;
+        r = c ? unit_rewrite(c, &k.req, "/bundle/oci-seccomp-tsync", &k.o, &err) : -EINVAL;
         tap_ok(r == -EINVAL && strstr(err.msg, "not an absolute path"),
                "test_rewrite_refuses_a_relative_agent_socket (%s)", err.msg);
         tsync_json_free(c);
@@ -662,7 +662,7 @@ static void test_rewrite_agent_socket_mount(void)
         k.o.hook_path = NULL;
         c = nnp_config();
         err.msg[0] = '\0';
-        r = c ? tsync_rewrite(c, &k.req, NULL, &k.o, &err) : -EINVAL;
+        r = c ? unit_rewrite(c, &k.req, NULL, &k.o, &err) : -EINVAL;
         tap_ok(r == -EINVAL && strstr(err.msg, "our createRuntime hook starts, and this rewrite adds no hooks"),
                "test_rewrite_refuses_an_agent_without_our_hooks (%s)", err.msg);
         tsync_json_free(c);
@@ -679,7 +679,7 @@ static void test_rewrite_agent_state_tmpfs(void)
         struct tsync_json *c = nnp_config();
         struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
         int r = process ? tsync_json_set(process, "user", unit_parse("{\"uid\": 1000, \"gid\": 100}")) : -EINVAL;
-        r = r ?: tsync_rewrite(c, &k.req, NULL, &k.o, &err);
+        r = r ?: unit_rewrite(c, &k.req, NULL, &k.o, &err);
         const struct tsync_json *m = r == 0 ? mount_at(c, TSYNC_CONTAINER_AGENT_DIR) : NULL;
         const struct tsync_json *opts = tsync_json_get(m, "options");
         tap_ok(m && strcmp(tsync_json_get(m, "type")->u.string.ptr, "tmpfs") == 0 && has(opts, "uid=1000") &&

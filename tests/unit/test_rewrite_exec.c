@@ -37,7 +37,7 @@ static struct tsync_json *container(int exec_once)
         req.layers[1] = "/etc/p/b.json";
         struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
                                         .hook_path = "/usr/bin/oci-seccomp-tsync" };
-        if (!c || tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) < 0) {
+        if (!c || unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) < 0) {
                 tap_diag("container: %s", err.msg);
                 tsync_json_free(c);
                 return NULL;
@@ -183,7 +183,7 @@ static void test_rewrite_exec_refuses_a_notify_agent(void)
                                         .hook_path = "/usr/bin/oci-seccomp-tsync",
                                         .progs = &progs };
         struct tsync_json *c = unit_parse(base_config);
-        int r = c ? tsync_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) : -EINVAL;
+        int r = c ? unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) : -EINVAL;
         char *t = r == 0 ? exec_args("{\"args\": [\"id\"]}", c, &r, NULL, &err) : NULL;
         tap_ok(r == -EOPNOTSUPP && strstr(err.msg, "notify agent (listenerPath /run/agent.sock)"),
                "test_rewrite_exec_refuses_a_notify_agent (%s)", err.msg);

@@ -62,6 +62,48 @@ struct row {
         }
 
 static const struct row rows[] = {
+        /* lockdown's record (issue 26): its layers on top of everything, for every task. */
+        { "a_locked_down_container_of_ours_carries_the_added_layer_everywhere",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1, .n_lockdown = 1),
+          ALL3,
+          { 3, 3, 3 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
+        { "a_task_missing_a_locked_down_layer_carries_less_than_asked",
+          true,
+          PLAN(.baseline = 1, .n_tsync = 1, .n_lockdown = 1),
+          { true, true, true, true },
+          { 3, 3, 3, 2 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 103 tid 103 (sh, other): 2 seccomp filters, 3 asked (the runtime's linux.seccomp + 1 of the plan's + "
+          "1 added by lockdown)" },
+        { "a_container_asking_nothing_but_locked_down_is_judged_by_the_record",
+          false,
+          { .source = "nothing", .baseline_known = true, .baseline = 1, .n_lockdown = 2 },
+          ALL3,
+          { 3, 3, 1 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_SHORT,
+          1,
+          "pid 102 tid 102 (sleep, workload): 1 seccomp filter, 3 asked" },
+        { "a_container_asking_nothing_locked_down_everywhere_is_protected",
+          false,
+          { .source = "nothing", .baseline_known = true, .baseline = 0, .n_lockdown = 1 },
+          ALL3,
+          { 1, 1, 1 },
+          { 0 },
+          { 0 },
+          TSYNC_VERDICT_PROTECTED,
+          0,
+          NULL },
         { "every_task_carries_the_baseline_and_a_layer",
           true,
           PLAN(.baseline = 1, .n_tsync = 1),
@@ -361,20 +403,33 @@ static void test_expect_from_config(void)
 
 static void test_expect_from_cmdline(void)
 {
-        static const char cmd[] = "/.oci-seccomp-tsync/init\0--exec-once\0"
-                                  "13\0--filter\0/f/00.bpf\0--filter\0"
+        static const char cmd[] = "/.oci-seccomp-tsync/init\0--filter\0/f/00.bpf\0--filter\0"
                                   "/f/01.bpf\0--bounding\0CAP_KILL\0--no-new-privs\0--record\0/r\0--\0sleep\0"
                                   "--filter\0x";
         struct tsync_err err = { 0 };
         struct tsync_status_expect e;
         int r = tsync_status_expect_from_cmdline(cmd, sizeof(cmd), &e, &err);
-        tap_ok(r == 0 && e.asked && !e.plan && !e.baseline_known && e.n_tsync == 1 && e.record && e.exec_once == 13 &&
+        tap_ok(r == 0 && e.asked && !e.plan && !e.baseline_known && e.n_tsync == 1 && e.record && !e.exec_once &&
                        e.no_new_privs && e.have_caps && e.caps[TSYNC_CAPSET_BOUNDING] == KILL,
                "test_status_the_init_s_command_line_asks_what_it_names_before_its_double_dash (%s)", err.msg);
+        static const char once[] = "/.oci-seccomp-tsync/init\0--exec-once\0"
+                                   "13\0--filter-data\0AAAA\0--relay\0/s\0--\0sleep";
+        r = tsync_status_expect_from_cmdline(once, sizeof(once), &e, &err);
+        tap_ok(r == 0 && e.n_tsync == 1 && !e.record && e.exec_once == 13 && !e.have_caps,
+               "test_status_the_init_s_exec_once_and_filter_data (%s)", err.msg);
         static const char cut[] = "/.oci-seccomp-tsync/init\0--filter";
         r = tsync_status_expect_from_cmdline(cut, sizeof(cut), &e, &err);
-        tap_ok(r < 0 && strstr(err.msg, "--filter has no value"), "test_status_a_cut_command_line_is_refused (%s)",
+        tap_ok(r < 0 && strstr(err.msg, "--filter needs an argument"), "test_status_a_cut_command_line_is_refused (%s)",
                err.msg);
+        /* What the init refuses to run with is no command line of a running init. */
+        static const char both[] = "/.oci-seccomp-tsync/init\0--exec\0--exec-once\0"
+                                   "1\0--\0sleep";
+        r = tsync_status_expect_from_cmdline(both, sizeof(both), &e, &err);
+        tap_ok(r < 0 && strstr(err.msg, "--exec-once cannot be combined with --exec"),
+               "test_status_reads_with_the_init_s_conflict_rules (%s)", err.msg);
+        static const char older[] = "/.oci-seccomp-tsync/init\0--filter\0/f/00.bpf\0--agent-state\0/a\0--\0sleep";
+        r = tsync_status_expect_from_cmdline(older, sizeof(older), &e, &err);
+        tap_ok(r == 0 && e.n_tsync == 1, "test_status_reads_an_older_init_s_agent_state (%s)", err.msg);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
-/* What several unit tests share beyond TAP: JSON from a literal, and a
- * temporary directory removed at exit. */
+/* What several unit tests share beyond TAP: JSON from a literal, a
+ * temporary directory removed at exit, the rewrite step alone. */
 #pragma once
 
 #include <errno.h>
@@ -10,6 +10,8 @@
 #include "tap.h"
 #include "tsync/json.h"
 #include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/rewrite.h"
 
 /* The document, or NULL with a TAP diagnostic. */
 static inline struct tsync_json *unit_parse(const char *s)
@@ -68,4 +70,23 @@ static inline int unit_tmpdir(char *tmpl)
         (void)snprintf(unit_tmp, sizeof(unit_tmp), "%s", tmpl);
         atexit(unit_tmp_remove);
         return 0;
+}
+
+/* The rewrite step alone, for tests of what it writes (undo, the plan,
+ * tsync_rewrite_apply): the layers need not exist, nothing is compiled or
+ * judged. What the front ends run, which compiles and judges first, is
+ * tsync_plan_prepare and tsync_plan_apply (test_prepare.c, fuzz_config). */
+static inline int unit_rewrite(struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
+                               const struct tsync_rewrite_opts *o, struct tsync_err *err)
+{
+        char *running = NULL;
+        struct tsync_plan *plan = NULL;
+        int r = tsync_rewrite_undo(config, o->from_engine, &running, err);
+        if (r == 0)
+                r = tsync_plan_new(config, req, state_dir, &plan, err);
+        if (r == 0)
+                r = tsync_rewrite_apply(config, plan, o, running, err);
+        tsync_plan_free(plan);
+        free(running);
+        return r;
 }

@@ -28,7 +28,34 @@ int tsync_exec_view_lends(const struct tsync_plan *plan, struct tsync_err *err);
 int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *plan, const char *id,
                             struct tsync_err *err);
 
+/* id as the container running from config (annotation TSYNC_ANNOTATION_RUNNING),
+ * after tsync_exec_view_restore without one. */
+int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync_err *err);
+
 /* The reverse, when container id is the one recorded: the lent sets come back
  * and the record goes; *ret_changed tells whether config changed. */
 int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *plan, const char *id, bool *ret_changed,
                          struct tsync_err *err);
+
+/* Where, in the text a config was parsed from, the exec view's changes go:
+ * taken from the freshly parsed config before tsync_exec_view_restore or
+ * _lend changes it. ok: config is fresh from tsync_json_parse with
+ * process.capabilities and a non-empty annotations object. */
+struct tsync_exec_view_spans {
+        bool ok;
+        size_t caps_begin, caps_end; /* process.capabilities' value */
+        size_t annotations_end;      /* the end of the annotations' last value: a new member goes there */
+        size_t running_begin;        /* the running annotation, when there: from the end of the value before it */
+        size_t running_end;          /* to the end of its own (0: absent) */
+};
+void tsync_exec_view_spans(const struct tsync_json *config, struct tsync_exec_view_spans *ret);
+
+/* The text of config, changed by tsync_exec_view_restore (and _mark) or _lend
+ * since src[0..len) was parsed into it with spans: src with only the
+ * capabilities and the running annotation spliced in (the start of a container
+ * pays for no writing of the whole document; capabilities indented as the
+ * line they start on, so that a restore and a lend give back the very bytes
+ * of a pretty file); the whole of config, pretty, when spans are not ok or
+ * config changed in another way. NUL-terminated. */
+int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_view_spans *spans,
+                         const struct tsync_json *config, char **ret, size_t *ret_len, struct tsync_err *err);

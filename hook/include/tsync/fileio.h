@@ -47,6 +47,9 @@ int tsync_write_all(int fd, const void *buf, size_t len);
 enum {
         TSYNC_WRITE_DURABLE = 1 << 0,  /* fsync the file and the directory: a crash cannot leave an empty file */
         TSYNC_WRITE_IN_PLACE = 1 << 1, /* a character device or a FIFO with a reader is written in place */
+        TSYNC_WRITE_CONTENT = 1 << 2,  /* fsync the file before it takes the name, not the directory: a crash
+                                        * leaves the old file or the whole new one, never an empty one (the
+                                        * new name itself may be lost) */
 };
 
 /* Writes buf[0..len) to name in the directory dfd by the rule above; dir names

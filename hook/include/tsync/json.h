@@ -51,6 +51,11 @@ struct tsync_json {
                         size_t len;
                 } object;
         } u;
+        /* Where tsync_json_parse found it in its text: the offset just past its
+         * last byte (0 for a node made or changed since), and for an object or
+         * an array the offset of its '{' or '['. For splicing a small change
+         * into that text instead of writing the whole document anew. */
+        size_t src_begin, src_end;
 };
 
 struct tsync_json_limits {

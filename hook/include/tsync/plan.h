@@ -50,8 +50,9 @@ const char *tsync_mode_name(enum tsync_mode m);
 
 /* The init's own options, which the rewrite writes into its arguments: asked
  * for in a request, kept in the plan (so a second inject and the hook stages
- * know them). A new one is a member here, its JSON key in plan.c, its
- * argument in rewrite.c (init_args) and the init's parser (init/options.c). */
+ * know them). A new one is a member here, its JSON key in plan.c, its row in
+ * init_args.c (the init's option) and one line in rewrite.c's init_args
+ * (HACKING.md, "How to add"). */
 struct tsync_init_opts {
         bool exec; /* the init execs the workload in its place instead of staying PID 1 */
         /* Exec once: 0 off, else the errno (1..4095) every exec but the

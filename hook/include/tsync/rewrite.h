@@ -40,10 +40,6 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
 int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
                         const char *running, struct tsync_err *err);
 
-/* Undo, tsync_plan_new and apply in one, for callers with nothing to decide in between. */
-int tsync_rewrite(struct tsync_json *config, const struct tsync_request *req, const char *state_dir,
-                  const struct tsync_rewrite_opts *o, struct tsync_err *err);
-
 /* The capability sets the rewrite lends the init for plan (process.capabilities
  * as written), or *ret = NULL when it lends nothing: noNewPrivileges, no
  * capabilities, or the sets hold what it lends already. */
@@ -72,6 +68,12 @@ size_t tsync_rewrite_filter_data(const struct tsync_json *config, const char **r
  * -errno when it is ours and the process cannot carry its filters (a config
  * that is not exactly what the rewrite wrote, a notify agent, a recording). */
 int tsync_rewrite_exec(struct tsync_json *process, const struct tsync_json *config, struct tsync_err *err);
+
+/* After tsync_rewrite_exec: the exec'd process's init also loads data (n
+ * filter files in base64: the layers lockdown added to the container, its
+ * record), after the container's own filters, as the running tasks carry
+ * them. 0 or -errno. */
+int tsync_rewrite_exec_add(struct tsync_json *process, const char *const *data, size_t n, struct tsync_err *err);
 
 /* Whether config was rewritten by us (our plan, or the running container's
  * record, in its annotations): then an exec'd process must carry its filters. */

@@ -49,6 +49,7 @@ struct tsync_status_task {
         bool runtime_exe; /* the process runs a runtime's binary (runc, crun, runc's memfd copy) */
         bool dead;        /* State Z or X: it runs nothing any more (a main thread that exited before its
                            * process's other threads, a child not reaped yet), so it is not judged */
+        char state;       /* State's letter (T: a job-control stop; D also when a v1 freezer froze it) */
         int seccomp;      /* Seccomp: 0 none, 1 strict, 2 filter */
         int filters;      /* Seccomp_filters, -1 when the kernel does not show it */
         int no_new_privs; /* NoNewPrivs */
@@ -80,6 +81,9 @@ struct tsync_status_programs {
         bool plan_compared;
         int drift;
         char drift_what[160];
+        /* The newest n_added programs against lockdown's record: the first
+         * that is not the layer it names, else -1. */
+        int added_differ;
 };
 
 /* What the kernel shows of a container. */
@@ -93,8 +97,19 @@ struct tsync_status {
         struct tsync_status_task *tasks; /* processes in pid order, each main thread first */
         size_t n;
         struct tsync_status_programs programs;
+        /* Set by the caller before tsync_status_compare_programs: the layers
+         * lockdown added on top of everything (its record's sha256 of each
+         * program, oldest first). */
+        const char (*added_sha256)[65];
+        size_t n_added;
 };
 void tsync_status_clear(struct tsync_status *s);
+
+/* Parses one task's status file (/proc/PID/task/TID/status; pid may be
+ * any task of its process: t->pid is its Tgid). -ENOENT when it is gone.
+ * For lockdown, which lists a frozen cgroup's tasks without a namespace
+ * scan. */
+int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t);
 
 /* Reads every task of the pid namespace that pid is in. -ESRCH when pid is
  * gone, -EPERM (with the reason) when the namespace is ours (the host's) or
@@ -103,8 +118,9 @@ int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err
 
 /* Stops PID 1's main thread for a moment and reads its seccomp programs
  * (PTRACE_SECCOMP_GET_FILTER: CAP_SYS_ADMIN, and no filter on the caller).
- * When PID 1 is our init, the newest must be, one for one, the filter files
- * on its command line (--filter PATH through /proc/PID/root, --filter-data).
+ * The newest n_added must be lockdown's layers (added_differ); when PID 1 is
+ * our init, those below them must be, one for one, the filter files on its
+ * command line (--filter PATH through /proc/PID/root, --filter-data).
  * Fills st->programs; when they cannot be read, compared stays false and
  * what says why. -ENOMEM only. */
 int tsync_status_compare_programs(struct tsync_status *st);
@@ -136,12 +152,24 @@ struct tsync_status_expect {
         bool no_new_privs;
         bool have_caps; /* the original process.capabilities (a config without it keeps the runtime's) */
         uint64_t caps[TSYNC_CAPSET_COUNT];
+        /* Layers `lockdown` added (its record, lockdown_record.h): every
+         * task carries them on top of the rest, a process exec'd since as
+         * well. Set by the caller; enough alone to ask. */
+        unsigned n_lockdown;
 };
 
 /* From a container's config.json (as the runtime got it: rewritten when our
  * hooks ran). */
 int tsync_status_expect_from_config(const struct tsync_json *config, struct tsync_status_expect *ret,
                                     struct tsync_err *err);
+
+/* Our init's command line (NUL-separated, as /proc/PID/cmdline, len bytes
+ * with the last NUL) read by the init's own parser (tsync/init_args.h): *ret
+ * points into cmdline through *ret_argv, which the caller frees. -EINVAL
+ * when the init would not have run with it. */
+struct tsync_init_args;
+int tsync_status_init_args(const char *cmdline, size_t len, struct tsync_init_args *ret, char ***ret_argv,
+                           struct tsync_err *err);
 
 /* From our init's command line (NUL-separated, as /proc/PID/cmdline), when
  * no config is at hand: the runtime's own filter is then unknown. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "front.h"
 #include "tsync/cache.h"
 #include "tsync/plan_record.h"
 

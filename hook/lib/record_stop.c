@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/plan.h"
 #include "tsync/plan_record.h"
 #include "tsync/record.h"
+#include "tsync/record_stop.h"
 
 static void record_set_freep(struct tsync_record_set **s)
 {
@@ -89,18 +89,20 @@ static int remove_contents(int dfd, unsigned depth, const char *keep)
 }
 
 /* Calls libseccomp cannot name are left out of the profile (denied): said once. */
-static void warn_unnamed(const struct tsync_record_set *set, const char *id, const char *output)
+static void warn_unnamed(const struct tsync_record_set *set, const char *output, struct tsync_warnings *w)
 {
         _cleanup_free_ char *unnamed = NULL;
         struct tsync_err err = { 0 };
+        /* -ENOMEM only: a warning lost to it changes nothing written. */
         if (tsync_record_unnamed(set, &unnamed, &err) == 0 && unnamed)
-                cli_warnf(id, "recording: calls this libseccomp has no name for are left out of %s (so denied): %s",
-                          output, unnamed);
+                (void)tsync_warn(w,
+                                 "recording: calls this libseccomp has no name for are left out of %s (so denied): %s",
+                                 output, unnamed);
 }
 
 /* 1 when there is nothing to write: no record file, or the empty one the
  * init leaves when it refused the start before the workload ran. */
-static int make_profile(const struct tsync_plan *plan, int dfd, const char *rootfs, const char *id,
+static int make_profile(const struct tsync_plan *plan, int dfd, const char *rootfs, struct tsync_warnings *w,
                         struct tsync_err *err)
 {
         const struct tsync_plan_record *rec = &plan->record;
@@ -113,7 +115,7 @@ static int make_profile(const struct tsync_plan *plan, int dfd, const char *root
         if (r == 0 && (r = tsync_record_parse(calls, len, &set, err)) < 0)
                 (void)tsync_error_prefix(err, "%s/%s", rec->dir, calls_name());
         if (r == 0)
-                warn_unnamed(set, id, rec->req.output);
+                warn_unnamed(set, rec->req.output, w);
         if (r == 0)
                 r = tsync_record_profile(set, &rec->req, &text, &text_len, err);
         if (r == 0 && (r = tsync_record_write(rec->req.output, text, text_len, rootfs, err)) < 0)
@@ -130,49 +132,48 @@ static int rootfs_of(const char *bundle, char **ret, struct tsync_err *err)
         return r < 0 ? r : tsync_record_rootfs(config, bundle, ret, err);
 }
 
-int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *id, const char *bundle)
+int tsync_record_stop(const struct tsync_plan *plan, const char *record_root, const char *bundle,
+                      struct tsync_warnings *w, struct tsync_err *err)
 {
         const struct tsync_plan_record *rec = &plan->record;
-        struct tsync_err err = { 0 };
         int kind;
         if (!rec->req.output)
                 return 0;
-        if (tsync_record_dir_kind(rec->dir, bundle, o->record_root ? o->record_root : TSYNC_RECORD_ROOT, &kind, &err) <
-            0) {
-                cli_errorf(id, "recording: %s: refused", err.msg);
-                return -1;
+        int r = tsync_record_dir_kind(rec->dir, bundle, record_root ? record_root : TSYNC_RECORD_ROOT, &kind, err);
+        char why[sizeof(err->msg)];
+        if (r < 0) {
+                memcpy(why, err->msg, sizeof(why));
+                return tsync_error(err, -r, "recording: %s: refused", why);
         }
         _cleanup_close_ int dfd = open(rec->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dfd < 0) {
-                cli_errorf(id, "recording: %s: %s", rec->dir,
-                           errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)" : strerror(errno));
-                return -1;
-        }
+        if (dfd < 0)
+                return tsync_error(err, errno, "recording: %s: %s", rec->dir,
+                                   errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)"
+                                                                      : strerror(errno));
         _cleanup_free_ char *rootfs = NULL;
-        int made = rootfs_of(bundle, &rootfs, &err);
+        int made = rootfs_of(bundle, &rootfs, err);
         if (made == 0)
-                made = make_profile(plan, dfd, rootfs, id, &err);
+                made = make_profile(plan, dfd, rootfs, w, err);
         if (made < 0) {
                 /* Only the raw calls stay, where only root can read them. */
                 (void)remove_contents(dfd, 0, calls_name());
-                cli_errorf(id, "recording: %s; the raw calls stay in %s/%s (root's alone)", err.msg, rec->dir,
-                           calls_name());
-                return -1;
+                memcpy(why, err->msg, sizeof(why));
+                return tsync_error(err, -made, "recording: %s; the raw calls stay in %s/%s (root's alone)", why,
+                                   rec->dir, calls_name());
         }
         /* Written, or nothing to write: the directory goes (inject's is only
          * emptied, for the bundle's next run). */
-        int r = remove_contents(dfd, 0, NULL);
+        r = remove_contents(dfd, 0, NULL);
         if (r == 0 && kind == 1 && rmdir(rec->dir) < 0)
                 r = -errno;
-        if (r < 0) {
-                cli_errorf(id, "recording: %s %s, but cleaning %s up: %s", made ? "nothing written to" : "written to",
-                           rec->req.output, rec->dir, strerror(-r));
-                return -1;
-        }
+        if (r < 0)
+                return tsync_error(err, -r, "recording: %s %s, but cleaning %s up: %s",
+                                   made ? "nothing written to" : "written to", rec->req.output, rec->dir, strerror(-r));
         /* Nothing recorded: said (the directory is cleaned all the same). */
         if (made > 0)
-                cli_errorf(id,
-                           "recording: nothing was recorded in %s (the workload never started): %s is left as it was",
-                           rec->dir, rec->req.output);
-        return made ? -1 : 0;
+                return tsync_error(err, ENODATA,
+                                   "recording: nothing was recorded in %s (the workload never started): %s is left "
+                                   "as it was",
+                                   rec->dir, rec->req.output);
+        return 0;
 }

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "front.h"
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
 #include "tsync/plan.h"

@@ -1,0 +1,344 @@
+#!/bin/bash
+# `oci-seccomp-tsync lockdown` by its targets, and what holds after it (the task core, stops,
+# zombies, diverged threads and storms are test_lockdown.sh's). Each fails on a main without it.
+# shellcheck disable=SC2016 # jq's variables in single quotes
+#
+# Targets: a runc id or --pid, a crun id whose container has a cgroup of its own (and one whose
+# cgroup holds a process of the host below it: refused, nothing frozen), Podman and Docker by name.
+# After a lockdown: its record (status lists the layers and judges every task by them, a plain
+# `runc exec` process is named as short), `docker exec` through oci-seccomp-tsync-runtime carries
+# the added layer.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+. "$HERE/hooklib.sh"
+. "$HERE/enginelib.sh"
+
+PROBE=$TSYNC_BUILD/tests/static/lockdown_probe
+SCHEMA=$TSYNC_TOP/schema/status.schema.json
+RECORDS=/run/oci-seccomp-tsync/lockdown
+
+oneTimeSetUp() {
+        tsync_need_built "$OCI" "$PROBE"
+}
+
+oneTimeTearDown() {
+        engine_stop_all
+        podman ps -aq --filter label=tsync-test=$$ 2>/dev/null | xargs -r podman rm -f -t 0 >/dev/null 2>&1
+}
+
+setUp() {
+        tsync_test_begin || exit 1
+        T=$TSYNC_TMP
+        ID=$(tsync_unique_id lockdown)
+        MY_RECORDS=()
+        LOG=$TSYNC_TMP/$ID.log
+        LOG_CMD=()
+}
+
+tearDown() {
+        tsync_test_end
+        # Only the records of this test's containers.
+        [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
+}
+
+# record_of PID: REC, the lockdown record of the container whose PID 1 is PID (its pid and start
+# time), remembered for tearDown (not in a subshell: MY_RECORDS is this shell's).
+record_of() {
+        REC="$RECORDS/$1-$(sed 's/.*) //' "/proc/$1/stat" | awk '{print $20}').json"
+        MY_RECORDS+=("$REC")
+}
+
+# bundle NNP: $T/b running lockdown_probe, noNewPrivileges NNP, runc's default capabilities
+# (no CAP_SYS_ADMIN), no seccomp of the runtime's.
+bundle() {
+        rm -rf "$T/b"
+        make_rootfs "$T/b/rootfs" "$PROBE" || return 1
+        make_bundle "$T/b" /bin/lockdown_probe || return 1
+        tsync_json_edit "$T/b/config.json" '.process.noNewPrivileges = $nnp | del(.linux.seccomp)' \
+                --argjson nnp "$1"
+}
+
+# Every process in the container's pid namespace (host pids).
+procs_of() {
+        local ns p
+        ns=$(readlink "/proc/$1/ns/pid")
+        for p in /proc/[0-9]*; do
+                [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
+        done
+}
+
+# "pid tid Seccomp_filters TracerPid" of every task of the container.
+all_tasks() {
+        local p t
+        for p in $(procs_of "$1"); do
+                for t in /proc/"$p"/task/*; do
+                        awk -v p="$p" -v t="${t##*/}" '/^Seccomp_filters:/ {f=$2} /^TracerPid:/ {tr=$2}
+                                END {if (f != "") print p, t, f, tr}' "$t/status" 2>/dev/null
+                done
+        done
+}
+
+cgroup_frozen() {
+        local cg
+        cg=$(awk -F: '$1 == "0" {print $3}' "/proc/$1/cgroup")
+        if grep -q freezer "/proc/$1/cgroup"; then
+                cg=$(awk -F: '$2 ~ /freezer/ {print $3}' "/proc/$1/cgroup")
+                cat "/sys/fs/cgroup/freezer$cg/freezer.state"
+        else
+                grep '^frozen' "/sys/fs/cgroup$cg/cgroup.events"
+        fi
+}
+
+lockdown() {
+        timeout 60 "$OCI" lockdown "$@" >"$T/out" 2>"$T/err"
+        rc=$?
+}
+
+# lockdown_in CMD... :: ARGS...: lockdown ARGS run by CMD (nsenter, env).
+lockdown_in() {
+        local cmd=()
+        while [ "$1" != "::" ]; do
+                cmd+=("$1")
+                shift
+        done
+        shift
+        timeout 60 "${cmd[@]}" "$OCI" lockdown "$@" >"$T/out" 2>"$T/err"
+        rc=$?
+}
+
+# check_denied [PID]: the probe's lines once /tmp/go exists in the container of PID 1 PID (default:
+# $T/b/rootfs): every kind reported, each with the layer's errno. The lines are in $LOG, or what
+# LOG_CMD prints (an engine's logs).
+check_denied() {
+        local k root=$T/b/rootfs
+        [ -z "${1:-}" ] || root=/proc/$1/root
+        touch "$root/tmp/go"
+        for _ in $(seq 1 100); do
+                [ ${#LOG_CMD[@]} -eq 0 ] || "${LOG_CMD[@]}" >"$LOG" 2>&1
+                [ "$(grep -cE 'kind=(read|nanosleep|futex|main|child)' "$LOG" | head -1)" -ge 6 ] &&
+                        grep -q 'kind=read' "$LOG" && grep -q 'kind=futex' "$LOG" &&
+                        grep -q 'kind=nanosleep' "$LOG" && grep -q 'kind=main' "$LOG" &&
+                        break
+                sleep 0.1
+        done
+        for k in read nanosleep futex main child; do
+                assertTrue "no report from $k: $(tail -n 5 "$LOG")" "grep -q 'kind=$k' '$LOG'"
+        done
+        assertEquals "calls not denied: $(grep 'kind=' "$LOG" | grep -v 'errno=122' | head -3)" \
+                0 "$(grep 'kind=' "$LOG" | grep -vc 'errno=122')"
+        assertEquals "directories made" "" "$(find "$root/tmp/" -maxdepth 1 -name 'd.*')"
+        assertEquals "errors: $(grep ERROR "$LOG" | head -3)" 0 "$(grep -c ERROR "$LOG")"
+}
+
+# every_task_has N PID: every task of the container of PID carries N filters, none is traced.
+every_task_has() {
+        all_tasks "$2" >"$T/after"
+        assertEquals "tasks without the layer: $(awk -v n="$1" '$3 != n' "$T/after")" "" \
+                "$(awk -v n="$1" '$3 != n' "$T/after")"
+        assertEquals "tasks left traced" "" "$(awk '$4 != 0' "$T/after")"
+}
+
+json_status() {
+        timeout 60 "$OCI" status --json "$@" >"$T/sout" 2>"$T/serr"
+        src=$?
+        python3 "$TSYNC_TOP/tests/tools/validate_json.py" "$SCHEMA" "$T/sout" >"$T/valid" 2>&1 ||
+                fail "the JSON does not follow the schema: $(cat "$T/valid")"
+}
+
+testARuncContainerIsJudgedByItsRecordAndAPlainExecIsNamed() {
+        bundle true || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        record_of "$pid"
+        rec=$REC
+        lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "no runtime wrapper: said in one line" "$(cat "$T/out")" \
+                "later exec'd processes will not carry the added layers"
+        assertTrue "no record: $rec" "[ -f '$rec' ]"
+        assertEquals "a root-only record" "600 0" "$(stat -c '%a %u' "$rec")"
+        assertEquals "deny-mkdir" "$(jq -r '.layers[0].name' "$rec")"
+        python3 "$TSYNC_TOP/tests/tools/validate_json.py" "$TSYNC_TOP/schema/lockdown.schema.json" "$rec" \
+                >"$T/valid" 2>&1 || fail "the record does not follow its schema: $(cat "$T/valid")"
+        json_status "$ID"
+        assertEquals "$(cat "$T/serr")" 0 "$src"
+        assertEquals "protected" "$(jq -r .verdict "$T/sout")"
+        assertEquals "deny-mkdir 64" "$(jq -r '.lockdown.layers[0] | "\(.name) \(.sha256 | length)"' "$T/sout")"
+        assertEquals "PID 1's newest program is the layer" "null" "$(jq -r '.lockdown.differ' "$T/sout")"
+        assertEquals "every task asked for the layer" "" \
+                "$(jq -r '.tasks[] | select(.dead | not) | select(.expected != 1) | .tid' "$T/sout")"
+        timeout 60 "$OCI" status "$ID" >"$T/text" 2>&1
+        assertContains "$(cat "$T/text")" "lockdown:  deny-mkdir (sha256 "
+
+        # A plain runc exec: no wrapper, no layer; status names it.
+        runc exec "$ID" /bin/mkdir /tmp/plain >"$T/exec.out" 2>&1
+        assertEquals "a plain exec is not covered: $(cat "$T/exec.out")" 0 "$?"
+        runc exec -d "$ID" /bin/sleep 300 >"$T/exec.out" 2>&1 || fail "runc exec -d: $(cat "$T/exec.out")"
+        json_status "$ID"
+        assertEquals "$(cat "$T/serr")" 1 "$src"
+        assertEquals "short" "$(jq -r .verdict "$T/sout")"
+        assertContains "$(cat "$T/serr")" "(sleep, other): 0 seccomp filters, 1 asked (0 of the plan's + 1 added by lockdown)"
+        stop_runc "$ID"
+}
+
+# crun_own_start ID BUNDLE: crun with a cgroup of its own (cgroupfs, in cgroup2 alone on
+# /sys/fs/cgroup: crun_cmd's namespace) at /ID; no linux.resources (crun's device filter is a BPF
+# program this host's memlock limit refuses). crun_own_stop ID removes both.
+crun_own_start() {
+        tsync_json_edit "$2/config.json" '.linux.cgroupsPath = "/" + $id | del(.linux.resources)' --arg id "$1" ||
+                return 1
+        tsync_in_cgroup2 crun --cgroup-manager=cgroupfs run -d --bundle "$2" "$1" </dev/null >"$LOG" 2>&1 || {
+                fail "crun run: $(cat "$LOG")"
+                return 1
+        }
+        tsync_wait_exec "$(crun_pid "$1")"
+}
+
+crun_own_stop() {
+        tsync_in_cgroup2 crun --cgroup-manager=cgroupfs kill "$1" KILL >/dev/null 2>&1
+        for _ in $(seq 1 50); do
+                tsync_in_cgroup2 crun --cgroup-manager=cgroupfs delete -f "$1" >/dev/null 2>&1 && break
+                sleep 0.1
+        done
+        [ ! -d "/sys/fs/cgroup/unified/$1" ] || find "/sys/fs/cgroup/unified/$1" -depth -type d -exec rmdir {} + 2>/dev/null
+}
+
+testACrunContainerWithACgroupOfItsOwnIsLockedDownById() {
+        if ! command -v crun >/dev/null || [ ! -d /sys/fs/cgroup/unified ]; then
+                startSkipping
+                return
+        fi
+        bundle true || fail "bundle"
+        crun_own_start "$ID" "$T/b" || {
+                crun_own_stop "$ID"
+                return
+        }
+        pid=$(crun_pid "$ID")
+        record_of "$pid"
+        rec=$REC
+        lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" --runtime crun "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "1 filter(s) added"
+        assertEquals "deny-mkdir" "$(jq -r '.layers[0].name' "$rec")"
+        every_task_has 1 "$pid"
+        assertContains "$(grep '^frozen' "/sys/fs/cgroup/unified/$ID/cgroup.events")" "frozen 0"
+        check_denied
+        crun_own_stop "$ID"
+}
+
+testACgroupHoldingAHostProcessBelowTheContainerIsNeverFrozen() {
+        if ! command -v crun >/dev/null || [ ! -d /sys/fs/cgroup/unified ]; then
+                startSkipping
+                return
+        fi
+        bundle true || fail "bundle"
+        crun_own_start "$ID" "$T/b" || {
+                crun_own_stop "$ID"
+                return
+        }
+        pid=$(crun_pid "$ID")
+        record_of "$pid"
+        # A process of the host in a cgroup below the container's: a freeze would reach it.
+        mkdir "/sys/fs/cgroup/unified/$ID/host"
+        sleep 300 &
+        host=$!
+        echo "$host" >"/sys/fs/cgroup/unified/$ID/host/cgroup.procs"
+        lockdown --no-cache --runtime crun "$ID" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals 1 "$rc"
+        assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "it cannot be frozen alone"
+        assertContains "$(cat "$T/err")" "$ID/host holds pid $host, which is not in the container"
+        assertContains "nothing frozen" "$(grep '^frozen' "/sys/fs/cgroup/unified/$ID/cgroup.events")" "frozen 0"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "a refused run touched tasks" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
+        kill "$host"
+        wait "$host" 2>/dev/null
+        crun_own_stop "$ID"
+}
+
+testAPodmanContainerIsLockedDownByName() {
+        command -v podman >/dev/null || {
+                startSkipping
+                return
+        }
+        bundle true || fail "bundle"
+        podman run -d --name "$ID" --runtime runc --label tsync-test=$$ --ulimit nofile=1024:1024 \
+                --ulimit nproc=1024:1024 --security-opt no-new-privileges --security-opt seccomp=unconfined \
+                --rootfs "$T/b/rootfs" /bin/lockdown_probe >"$T/podman.out" 2>&1 || {
+                fail "podman run: $(cat "$T/podman.out")"
+                return
+        }
+        pid=$(podman inspect --format '{{.State.Pid}}' "$ID")
+        record_of "$pid"
+        rec=$REC
+        sleep 0.5
+        lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" --podman "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "1 filter(s) added"
+        every_task_has 1 "$pid"
+        LOG_CMD=(podman logs "$ID")
+        check_denied "$pid"
+        json_status --podman "$ID"
+        assertEquals "$(cat "$T/serr")" 0 "$src"
+        assertEquals "deny-mkdir" "$(jq -r '.lockdown.layers[0].name' "$T/sout")"
+        podman rm -f -t 0 "$ID" >/dev/null 2>&1
+}
+
+# Docker through oci-seccomp-tsync-runtime with a layer of its own (deny-getcwd), locked down by
+# name with deny-mkdir: every task then denies mkdir, and so does a process `docker exec` starts
+# afterwards (the wrapper gives it the record's layer), while getcwd stays denied too.
+testADockerContainerIsLockedDownByNameAndItsExecsCarryTheLayer() {
+        if [ ! -x "$DOCKERD" ] || [ ! -x "$DOCKER_CLIENT" ]; then
+                startSkipping
+                return
+        fi
+        local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" dir="$T/docker" image=tsync-lockdown-test:1
+        mkdir -p "$dir" && : >"$dir/runtime.conf"
+        jq -n --arg r "$runtime" --arg c "$dir/runtime.conf" --arg p "$PROFILES" --arg d "$dir/cache" \
+                '{runtimes: {"tsync-getcwd": {path: $r, runtimeArgs: ["--runtime-config=" + $c,
+                  "--profile-dir=" + $p, "--cache-dir=" + $d, "--layers=deny-getcwd"]}}}' >"$dir/daemon.json"
+        make_rootfs "$dir/rootfs" "$PROBE" >/dev/null || fail "rootfs"
+        docker_start "$dir" || {
+                fail "dockerd did not start"
+                return
+        }
+        engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
+        docker_cmd run -d --network none --name "$ID" --runtime tsync-getcwd --security-opt no-new-privileges \
+                "$image" /bin/lockdown_probe >"$T/docker.out" 2>&1 || fail "docker run: $(cat "$T/docker.out")"
+        pid=$(docker_cmd inspect --format '{{.State.Pid}}' "$ID")
+        record_of "$pid"
+        rec=$REC
+        all_tasks "$pid" >"$T/before"
+        before=$(awk 'NR == 1 {print $3}' "$T/before")
+        assertEquals "one count before: $(cat "$T/before")" "" "$(awk -v n="$before" '$3 != n' "$T/before")"
+        docker_cmd exec "$ID" /bin/mkdir /tmp/before >"$T/exec.out" 2>&1
+        assertEquals "mkdir before the lockdown: $(cat "$T/exec.out")" 0 "$?"
+        # lockdown and status run where dockerd (and so the wrapper) sees /run: its own tmpfs here
+        # (enginelib.sh), the host's anywhere else. The record goes with that tmpfs.
+        mkdir -p "$T/bin" && ln -s "$DOCKER_CLIENT" "$T/bin/docker"
+        in_docker=(nsenter -t "$DOCKER_PID" -m -- env PATH="$T/bin:$PATH" DOCKER_HOST="unix://$DOCKER_SOCK")
+        lockdown_in "${in_docker[@]}" :: --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" \
+                --docker "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "processes exec'd through oci-seccomp-tsync-runtime get the added layers"
+        every_task_has $((before + 1)) "$pid"
+        LOG_CMD=(docker_cmd logs "$ID")
+        check_denied "$pid"
+
+        docker_cmd exec "$ID" /bin/mkdir /tmp/after >"$T/exec.out" 2>&1
+        assertNotEquals "docker exec ran mkdir after the lockdown" 0 "$?"
+        assertContains "$(cat "$T/exec.out")" "quota"
+        assertFalse "made by an exec'd process" "[ -d /proc/$pid/root/tmp/after ]"
+        docker_cmd exec "$ID" /bin/sh -c 'grep Seccomp_filters /proc/self/status' >"$T/exec.out" 2>&1
+        assertContains "the exec'd process carries the container's and the added layer: $(cat "$T/exec.out")" \
+                "$(cat "$T/exec.out")" "$((before + 1))"
+        "${in_docker[@]}" "$OCI" status --json --docker "$ID" --profile-dir "$PROFILES" >"$T/sout" 2>"$T/serr"
+        src=$?
+        assertEquals "$(cat "$T/serr")" 0 "$src"
+        assertEquals "deny-mkdir" "$(jq -r '.lockdown.layers[0].name' "$T/sout")"
+        docker_cmd rm -f "$ID" >/dev/null 2>&1
+        engine_stop "$DOCKER_PID"
+        engine_stop_all
+}
+
+. shunit2

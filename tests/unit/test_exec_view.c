@@ -1,0 +1,136 @@
+/* The exec view's text (tsync/exec_view.h): spliced into the text the config
+ * was parsed from, it must be the document, and a restore then a lend must
+ * give back the very bytes; where no splice is possible, the whole document. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tsync/exec_view.h"
+#include "tsync/json.h"
+#include "tsync/json_build.h"
+#include "tsync/plan.h"
+#include "tsync/rewrite.h"
+#include "unit.h"
+
+/* noNewPrivileges false: the rewrite lends the init CAP_SYS_ADMIN. */
+static const char *base_config =
+        "{\"ociVersion\": \"1.0.2\","
+        " \"process\": {\"args\": [\"sh\", \"-c\", \"echo hi\"], \"user\": {\"uid\": 1000, \"gid\": 1000},"
+        "   \"noNewPrivileges\": false,"
+        "   \"capabilities\": {\"bounding\": [\"CAP_CHOWN\", \"CAP_KILL\"], \"effective\": [\"CAP_KILL\"],"
+        "                      \"permitted\": [\"CAP_KILL\"], \"inheritable\": [], \"ambient\": [\"CAP_KILL\"]}},"
+        " \"root\": {\"path\": \"rootfs\", \"readonly\": true},"
+        " \"annotations\": {\"keep\": \"me\"},"
+        " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": []}}}";
+
+/* The injected config's text, pretty or compact; NULL after a TAP diagnostic. */
+static char *injected_text(bool pretty)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_request req = { .mode = TSYNC_MODE_LAYER, .n_layers = 1, .layers = { "/etc/p/a.json" } };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        .hook_path = "/usr/bin/oci-seccomp-tsync" };
+        char *out = NULL;
+        size_t len;
+        if (!c || unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) < 0 ||
+            tsync_json_write(c, pretty, &out, &len, &err) < 0)
+                tap_diag("inject: %s", err.msg);
+        tsync_json_free(c);
+        return out;
+}
+
+/* One hook: parse src, restore (id) or lend, and the text to write; NULL on failure. */
+static char *hook_text(const char *src, bool start, const char *id, bool *ret_spliced)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = unit_parse(src);
+        struct tsync_plan *plan = NULL;
+        struct tsync_exec_view_spans spans;
+        char *out = NULL;
+        size_t len;
+        bool changed = true;
+        int r = c ? tsync_plan_from_config(c, &plan, &err) : -1;
+        if (c)
+                tsync_exec_view_spans(c, &spans);
+        if (r == 0)
+                r = start ? tsync_exec_view_restore(c, plan, id, &err)
+                          : tsync_exec_view_lend(c, plan, id, &changed, &err);
+        if (r == 0 && changed)
+                r = tsync_exec_view_text(src, strlen(src), &spans, c, &out, &len, &err);
+        /* The text must be the document the hook changed. */
+        struct tsync_json *back = out ? unit_parse(out) : NULL;
+        char where[128] = "";
+        if (r < 0 || !back || !tsync_json_equal(back, c, where, sizeof(where))) {
+                tap_diag("%s: %s %s", start ? "restore" : "lend", err.msg, where);
+                free(out);
+                out = NULL;
+        }
+        *ret_spliced = spans.ok;
+        tsync_json_free(back);
+        tsync_plan_free(plan);
+        tsync_json_free(c);
+        return out;
+}
+
+static void round_trip(bool pretty)
+{
+        const char *form = pretty ? "pretty" : "compact";
+        char *lent = injected_text(pretty);
+        bool spliced_start = false, spliced_stop = false;
+        char *view = lent ? hook_text(lent, true, "ctr-a", &spliced_start) : NULL;
+        char *back = view ? hook_text(view, false, "ctr-a", &spliced_stop) : NULL;
+        tap_ok(view && spliced_start && strstr(view, "\"" TSYNC_ANNOTATION_RUNNING "\":\"ctr-a\""),
+               "test_exec_view_text_splices_the_exec_view_into_a_%s_file", form);
+        tap_ok(back && spliced_stop && strcmp(back, lent) == 0,
+               "test_exec_view_text_restore_then_lend_gives_back_the_%s_file_byte_for_byte", form);
+        free(back);
+        free(view);
+        free(lent);
+}
+
+/* A document not fresh from the parser (or without the parts a splice needs)
+ * is written whole. */
+static void test_exec_view_text_writes_the_whole_document_when_it_cannot_splice(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *made = tsync_json_copy(c);
+        struct tsync_exec_view_spans spans;
+        tsync_exec_view_spans(made, &spans);
+        char *out = NULL, *whole = NULL;
+        size_t len, whole_len;
+        int r = tsync_exec_view_text(base_config, strlen(base_config), &spans, made, &out, &len, &err);
+        r = r ?: tsync_json_write(made, true, &whole, &whole_len, &err);
+        tap_ok(r == 0 && !spans.ok && strcmp(out, whole) == 0,
+               "test_exec_view_text_writes_the_whole_document_when_it_cannot_splice (%s)", err.msg);
+        free(out);
+        free(whole);
+        tsync_json_free(made);
+        tsync_json_free(c);
+}
+
+/* The parser's offsets: just past each value, and at an object's or array's opening. */
+static void test_json_parse_records_where_each_value_is(void)
+{
+        const char *t = "{\"a\": [1, 2], \"b\": {\"c\": \"x\"}}";
+        struct tsync_json *c = unit_parse(t);
+        const struct tsync_json *a = tsync_json_get(c, "a"), *b = tsync_json_get(c, "b");
+        const struct tsync_json *x = tsync_json_get(b, "c");
+        tap_ok(c && c->src_begin == 0 && c->src_end == strlen(t) && a && a->src_begin == 6 && a->src_end == 12 && b &&
+                       b->src_begin == 19 && b->src_end == 29 && x && x->src_end == 28 &&
+                       a->u.array.items[1]->src_end == 11,
+               "test_json_parse_records_where_each_value_is");
+        tsync_json_free(c);
+}
+
+int main(void)
+{
+        round_trip(true);
+        round_trip(false);
+        test_exec_view_text_writes_the_whole_document_when_it_cannot_splice();
+        test_json_parse_records_where_each_value_is();
+        return tap_done();
+}
