@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "../front/front.h"
@@ -29,6 +30,18 @@ struct cli_input {
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, -1 after printing an error. */
 int cli_input_option(struct cli_input *in, int opt, const char *arg);
+struct option;
+/* What cli_input_getopt returns for a shared option whose value is wrong
+ * (said already); never one of getopt's own returns. */
+#define CLI_INPUT_BAD (-2)
+/* getopt_long over a command's options and the shared ones (CLI_INPUT_OPTIONS
+ * and CLI_INPUT_SHORT among them), which go into in: the next of the
+ * command's own options, CLI_INPUT_BAD, or -1 at the end. */
+int cli_input_getopt(int argc, char **argv, const char *shortopts, const struct option *options, struct cli_input *in);
+/* A command's answer to an option it does not take itself: for -h its help on
+ * stdout and CLI_EXIT_OK; after CLI_INPUT_BAD, CLI_EXIT_USAGE; for anything
+ * else (getopt said what) its help on stderr and CLI_EXIT_USAGE. */
+int cli_help(void (*help)(FILE *), int opt);
 /* One option per line: clang-format makes a staircase of a macro's list. */
 /* clang-format off */
 #define CLI_INPUT_OPTIONS                               \

@@ -323,17 +323,11 @@ int cmd_check_runtime(int argc, char **argv)
                         }
                         rt.args[rt.nargs++] = optarg;
                         break;
-                case 'h':
-                        help(stdout);
-                        return CLI_EXIT_OK;
                 default:
-                        help(stderr);
-                        return CLI_EXIT_USAGE;
+                        return cli_help(help, opt);
                 }
         }
-        if (!rt.argv0 || !*rt.argv0 || optind != argc) {
-                help(stderr);
-                return CLI_EXIT_USAGE;
-        }
+        if (!rt.argv0 || !*rt.argv0 || optind != argc)
+                return cli_help(help, '?');
         return check_runtime(&rt);
 }

@@ -39,12 +39,7 @@ int cmd_compile(int argc, char **argv)
         bool tsync_format = false;
         int opt;
 
-        while ((opt = getopt_long(argc, argv, CLI_INPUT_SHORT "o:O:h", options, NULL)) != -1) {
-                int r = cli_input_option(&in, opt, optarg);
-                if (r < 0)
-                        return CLI_EXIT_USAGE;
-                if (r > 0)
-                        continue;
+        while ((opt = cli_input_getopt(argc, argv, CLI_INPUT_SHORT "o:O:h", options, &in)) != -1) {
                 switch (opt) {
                 case 'o':
                         output = optarg;
@@ -56,18 +51,12 @@ int cmd_compile(int argc, char **argv)
                         }
                         tsync_format = strcmp(optarg, "tsync") == 0;
                         break;
-                case 'h':
-                        help(stdout);
-                        return CLI_EXIT_OK;
                 default:
-                        help(stderr);
-                        return CLI_EXIT_USAGE;
+                        return cli_help(help, opt);
                 }
         }
-        if (optind + 1 != argc) {
-                help(stderr);
-                return CLI_EXIT_USAGE;
-        }
+        if (optind + 1 != argc)
+                return cli_help(help, '?');
         const char *path = argv[optind];
 
         _cleanup_program_ struct tsync_program *prog = NULL;

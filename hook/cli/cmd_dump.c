@@ -19,19 +19,11 @@ int cmd_dump(int argc, char **argv)
         struct cli_input in = { 0 };
         int opt;
 
-        while ((opt = getopt_long(argc, argv, CLI_INPUT_SHORT "h", options, NULL)) != -1) {
-                int r = cli_input_option(&in, opt, optarg);
-                if (r < 0)
-                        return CLI_EXIT_USAGE;
-                if (r > 0)
-                        continue;
-                help(opt == 'h' ? stdout : stderr);
-                return opt == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-        }
-        if (optind + 1 != argc) {
-                help(stderr);
-                return CLI_EXIT_USAGE;
-        }
+        /* No options of its own: any but the shared ones ends it. */
+        if ((opt = cli_input_getopt(argc, argv, CLI_INPUT_SHORT "h", options, &in)) != -1)
+                return cli_help(help, opt);
+        if (optind + 1 != argc)
+                return cli_help(help, '?');
         const char *path = argv[optind];
         _cleanup_program_ struct tsync_program *prog = NULL;
         _cleanup_profile_ struct tsync_profile *profile = NULL;

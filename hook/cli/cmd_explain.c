@@ -376,12 +376,7 @@ int cmd_explain(int argc, char **argv)
         bool quiet = false;
         int opt;
 
-        while ((opt = getopt_long(argc, argv, "+" CLI_INPUT_SHORT "A:qb:p:h", options, NULL)) != -1) {
-                int r = cli_input_option(&in, opt, optarg);
-                if (r < 0)
-                        return CLI_EXIT_USAGE;
-                if (r > 0)
-                        continue;
+        while ((opt = cli_input_getopt(argc, argv, "+" CLI_INPUT_SHORT "A:qb:p:h", options, &in)) != -1) {
                 switch (opt) {
                 case 'A':
                         abi_name = optarg;
@@ -407,8 +402,7 @@ int cmd_explain(int argc, char **argv)
                         profile_dirs[n_profile_dirs++] = optarg;
                         continue;
                 }
-                help(opt == 'h' ? stdout : stderr);
-                return opt == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+                return cli_help(help, opt);
         }
         bool by_options = baseline || n_layers;
         if (by_options && in.config) {
@@ -418,10 +412,8 @@ int cmd_explain(int argc, char **argv)
         bool by_config = in.config && optind < argc && !looks_like_a_file(argv[optind]);
         const char *path = by_options || by_config ? NULL : argv[optind];
         int first = path ? optind + 1 : optind; /* SYSCALL */
-        if (optind >= argc || argc - first < 1 || argc - first > 7) {
-                help(stderr);
-                return CLI_EXIT_USAGE;
-        }
+        if (optind >= argc || argc - first < 1 || argc - first > 7)
+                return cli_help(help, '?');
         const char *syscall_name = argv[first];
 
         uint32_t native = in.compile.native_arch ? in.compile.native_arch : seccomp_arch_native();

@@ -56,6 +56,27 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
         }
 }
 
+int cli_input_getopt(int argc, char **argv, const char *shortopts, const struct option *options, struct cli_input *in)
+{
+        int opt;
+        while ((opt = getopt_long(argc, argv, shortopts, options, NULL)) != -1) {
+                int r = cli_input_option(in, opt, optarg);
+                if (r < 0)
+                        return CLI_INPUT_BAD;
+                if (r == 0)
+                        return opt;
+        }
+        return -1;
+}
+
+int cli_help(void (*help)(FILE *), int opt)
+{
+        if (opt == CLI_INPUT_BAD)
+                return CLI_EXIT_USAGE;
+        help(opt == 'h' ? stdout : stderr);
+        return opt == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
 /* The workload's bounding set, as the hook judges it: a config rewritten by
  * inject or precreate lends CAP_SYS_ADMIN to the init, so its plan's record of
  * the original sets counts, not process.capabilities. */

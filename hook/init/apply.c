@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/filterfile.h"
 #include "tsync/seccomp_flags.h"
 
 /* The kernel answers the flag probe this way when it got past the flag checks. */
@@ -104,12 +105,9 @@ static int parse_status(int fd, pid_t tid, struct init_thread_status *ret)
         bool skipping = false;
 
         for (;;) {
-                ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
+                long n = tsync_read_once(fd, buf + have, sizeof(buf) - 1 - have);
+                if (n < 0)
+                        return (int)n;
                 if (n == 0)
                         break;
                 have += (size_t)n;

@@ -21,117 +21,73 @@ _Static_assert(sizeof(struct tsync_bpf_input) == sizeof(struct seccomp_data),
                "tsync_bpf_input must mirror seccomp_data");
 _Static_assert(sizeof(struct seccomp_data) == 64, "seccomp_data is 64 bytes");
 
-/* The opcodes bpf_check_classic knows (its chk_code_allowed table). Some of
- * them are then refused by seccomp_check_filter; we keep the two lists apart
- * so that the error message can say which check refused. */
-static bool classic_code_known(uint16_t code)
-{
-        switch (code) {
-        case BPF_ALU | BPF_ADD | BPF_K:
-        case BPF_ALU | BPF_ADD | BPF_X:
-        case BPF_ALU | BPF_SUB | BPF_K:
-        case BPF_ALU | BPF_SUB | BPF_X:
-        case BPF_ALU | BPF_MUL | BPF_K:
-        case BPF_ALU | BPF_MUL | BPF_X:
-        case BPF_ALU | BPF_DIV | BPF_K:
-        case BPF_ALU | BPF_DIV | BPF_X:
-        case BPF_ALU | BPF_MOD | BPF_K:
-        case BPF_ALU | BPF_MOD | BPF_X:
-        case BPF_ALU | BPF_AND | BPF_K:
-        case BPF_ALU | BPF_AND | BPF_X:
-        case BPF_ALU | BPF_OR | BPF_K:
-        case BPF_ALU | BPF_OR | BPF_X:
-        case BPF_ALU | BPF_XOR | BPF_K:
-        case BPF_ALU | BPF_XOR | BPF_X:
-        case BPF_ALU | BPF_LSH | BPF_K:
-        case BPF_ALU | BPF_LSH | BPF_X:
-        case BPF_ALU | BPF_RSH | BPF_K:
-        case BPF_ALU | BPF_RSH | BPF_X:
-        case BPF_ALU | BPF_NEG:
-        case BPF_LD | BPF_W | BPF_ABS:
-        case BPF_LD | BPF_H | BPF_ABS:
-        case BPF_LD | BPF_B | BPF_ABS:
-        case BPF_LD | BPF_W | BPF_LEN:
-        case BPF_LD | BPF_W | BPF_IND:
-        case BPF_LD | BPF_H | BPF_IND:
-        case BPF_LD | BPF_B | BPF_IND:
-        case BPF_LD | BPF_IMM:
-        case BPF_LD | BPF_MEM:
-        case BPF_LDX | BPF_W | BPF_LEN:
-        case BPF_LDX | BPF_B | BPF_MSH:
-        case BPF_LDX | BPF_IMM:
-        case BPF_LDX | BPF_MEM:
-        case BPF_ST:
-        case BPF_STX:
-        case BPF_MISC | BPF_TAX:
-        case BPF_MISC | BPF_TXA:
-        case BPF_RET | BPF_K:
-        case BPF_RET | BPF_A:
-        case BPF_JMP | BPF_JA:
-        case BPF_JMP | BPF_JEQ | BPF_K:
-        case BPF_JMP | BPF_JEQ | BPF_X:
-        case BPF_JMP | BPF_JGE | BPF_K:
-        case BPF_JMP | BPF_JGE | BPF_X:
-        case BPF_JMP | BPF_JGT | BPF_K:
-        case BPF_JMP | BPF_JGT | BPF_X:
-        case BPF_JMP | BPF_JSET | BPF_K:
-        case BPF_JMP | BPF_JSET | BPF_X:
-                return true;
-        default:
-                return false;
-        }
-}
+/* Every opcode bpf_check_classic knows (its chk_code_allowed table), and
+ * whether seccomp_check_filter then allows it (its smaller whitelist: no
+ * packet loads other than word-sized LD ABS, no LDX MSH and no modulo). One
+ * row per opcode, so that the two lists cannot drift apart, while the error
+ * message can still say which check refused. */
+static const struct bpf_opcode {
+        uint16_t code;
+        bool seccomp;
+} opcodes[] = {
+        { BPF_ALU | BPF_ADD | BPF_K, true },
+        { BPF_ALU | BPF_ADD | BPF_X, true },
+        { BPF_ALU | BPF_SUB | BPF_K, true },
+        { BPF_ALU | BPF_SUB | BPF_X, true },
+        { BPF_ALU | BPF_MUL | BPF_K, true },
+        { BPF_ALU | BPF_MUL | BPF_X, true },
+        { BPF_ALU | BPF_DIV | BPF_K, true },
+        { BPF_ALU | BPF_DIV | BPF_X, true },
+        { BPF_ALU | BPF_MOD | BPF_K, false },
+        { BPF_ALU | BPF_MOD | BPF_X, false },
+        { BPF_ALU | BPF_AND | BPF_K, true },
+        { BPF_ALU | BPF_AND | BPF_X, true },
+        { BPF_ALU | BPF_OR | BPF_K, true },
+        { BPF_ALU | BPF_OR | BPF_X, true },
+        { BPF_ALU | BPF_XOR | BPF_K, true },
+        { BPF_ALU | BPF_XOR | BPF_X, true },
+        { BPF_ALU | BPF_LSH | BPF_K, true },
+        { BPF_ALU | BPF_LSH | BPF_X, true },
+        { BPF_ALU | BPF_RSH | BPF_K, true },
+        { BPF_ALU | BPF_RSH | BPF_X, true },
+        { BPF_ALU | BPF_NEG, true },
+        { BPF_LD | BPF_W | BPF_ABS, true },
+        { BPF_LD | BPF_H | BPF_ABS, false },
+        { BPF_LD | BPF_B | BPF_ABS, false },
+        { BPF_LD | BPF_W | BPF_LEN, true },
+        { BPF_LD | BPF_W | BPF_IND, false },
+        { BPF_LD | BPF_H | BPF_IND, false },
+        { BPF_LD | BPF_B | BPF_IND, false },
+        { BPF_LD | BPF_IMM, true },
+        { BPF_LD | BPF_MEM, true },
+        { BPF_LDX | BPF_W | BPF_LEN, true },
+        { BPF_LDX | BPF_B | BPF_MSH, false },
+        { BPF_LDX | BPF_IMM, true },
+        { BPF_LDX | BPF_MEM, true },
+        { BPF_ST, true },
+        { BPF_STX, true },
+        { BPF_MISC | BPF_TAX, true },
+        { BPF_MISC | BPF_TXA, true },
+        { BPF_RET | BPF_K, true },
+        { BPF_RET | BPF_A, true },
+        { BPF_JMP | BPF_JA, true },
+        { BPF_JMP | BPF_JEQ | BPF_K, true },
+        { BPF_JMP | BPF_JEQ | BPF_X, true },
+        { BPF_JMP | BPF_JGE | BPF_K, true },
+        { BPF_JMP | BPF_JGE | BPF_X, true },
+        { BPF_JMP | BPF_JGT | BPF_K, true },
+        { BPF_JMP | BPF_JGT | BPF_X, true },
+        { BPF_JMP | BPF_JSET | BPF_K, true },
+        { BPF_JMP | BPF_JSET | BPF_X, true },
+};
 
-/* seccomp_check_filter's whitelist: no packet loads other than word-sized
- * LD ABS, no LDX MSH and no modulo (absent from the kernel's list). */
-static bool seccomp_code_allowed(uint16_t code)
+/* The opcode's row, or NULL when bpf_check_classic does not know it. */
+static const struct bpf_opcode *opcode_find(uint16_t code)
 {
-        switch (code) {
-        case BPF_LD | BPF_W | BPF_ABS:
-        case BPF_LD | BPF_W | BPF_LEN:
-        case BPF_LDX | BPF_W | BPF_LEN:
-        case BPF_RET | BPF_K:
-        case BPF_RET | BPF_A:
-        case BPF_ALU | BPF_ADD | BPF_K:
-        case BPF_ALU | BPF_ADD | BPF_X:
-        case BPF_ALU | BPF_SUB | BPF_K:
-        case BPF_ALU | BPF_SUB | BPF_X:
-        case BPF_ALU | BPF_MUL | BPF_K:
-        case BPF_ALU | BPF_MUL | BPF_X:
-        case BPF_ALU | BPF_DIV | BPF_K:
-        case BPF_ALU | BPF_DIV | BPF_X:
-        case BPF_ALU | BPF_AND | BPF_K:
-        case BPF_ALU | BPF_AND | BPF_X:
-        case BPF_ALU | BPF_OR | BPF_K:
-        case BPF_ALU | BPF_OR | BPF_X:
-        case BPF_ALU | BPF_XOR | BPF_K:
-        case BPF_ALU | BPF_XOR | BPF_X:
-        case BPF_ALU | BPF_LSH | BPF_K:
-        case BPF_ALU | BPF_LSH | BPF_X:
-        case BPF_ALU | BPF_RSH | BPF_K:
-        case BPF_ALU | BPF_RSH | BPF_X:
-        case BPF_ALU | BPF_NEG:
-        case BPF_LD | BPF_IMM:
-        case BPF_LDX | BPF_IMM:
-        case BPF_MISC | BPF_TAX:
-        case BPF_MISC | BPF_TXA:
-        case BPF_LD | BPF_MEM:
-        case BPF_LDX | BPF_MEM:
-        case BPF_ST:
-        case BPF_STX:
-        case BPF_JMP | BPF_JA:
-        case BPF_JMP | BPF_JEQ | BPF_K:
-        case BPF_JMP | BPF_JEQ | BPF_X:
-        case BPF_JMP | BPF_JGE | BPF_K:
-        case BPF_JMP | BPF_JGE | BPF_X:
-        case BPF_JMP | BPF_JGT | BPF_K:
-        case BPF_JMP | BPF_JGT | BPF_X:
-        case BPF_JMP | BPF_JSET | BPF_K:
-        case BPF_JMP | BPF_JSET | BPF_X:
-                return true;
-        default:
-                return false;
-        }
+        for (size_t i = 0; i < ARRAY_SIZE(opcodes); i++)
+                if (opcodes[i].code == code)
+                        return &opcodes[i];
+        return NULL;
 }
 
 static bool is_cond_jump(uint16_t code)
@@ -143,8 +99,9 @@ static bool is_cond_jump(uint16_t code)
 static int check_insn(const struct sock_filter *prog, size_t len, size_t pc, struct tsync_err *err)
 {
         const struct sock_filter *f = &prog[pc];
+        const struct bpf_opcode *op = opcode_find(f->code);
 
-        if (!classic_code_known(f->code))
+        if (!op)
                 return tsync_error(err, EINVAL, "instruction %zu: unknown opcode 0x%04x", pc, f->code);
 
         switch (f->code) {
@@ -180,7 +137,7 @@ static int check_insn(const struct sock_filter *prog, size_t len, size_t pc, str
                 break;
         }
 
-        if (!seccomp_code_allowed(f->code))
+        if (!op->seccomp)
                 return tsync_error(err, EINVAL, "instruction %zu: opcode 0x%04x is not allowed in seccomp filters", pc,
                                    f->code);
         if (f->code == (BPF_LD | BPF_W | BPF_ABS)) {

@@ -250,19 +250,25 @@ int tsync_filter_decode_agent(const void *buf, size_t size, struct tsync_filter_
         return 0;
 }
 
+long tsync_read_once(int fd, void *buf, size_t size)
+{
+        for (;;) {
+                ssize_t n = read(fd, buf, size);
+                if (n >= 0)
+                        return (long)n;
+                if (errno != EINTR)
+                        return -errno;
+        }
+}
+
 long tsync_filter_read(int fd, void *buf, size_t size)
 {
         size_t len = 0;
 
         while (len < size) {
-                ssize_t n = read(fd, (char *)buf + len, size - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        break;
+                long n = tsync_read_once(fd, (char *)buf + len, size - len);
+                if (n <= 0)
+                        return n < 0 ? n : (long)len;
                 len += (size_t)n;
         }
         return (long)len;

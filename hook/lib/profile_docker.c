@@ -315,9 +315,10 @@ static int parse_docker_names(const struct tsync_json *sc, const char *path, str
         return tsync_parse_names(names, at, &rule->names, &rule->n_names, err);
 }
 
-static int parse_docker_syscall(const struct tsync_json *sc, size_t i, const struct tsync_docker_ctx *ctx,
-                                struct tsync_profile *p, struct tsync_err *err)
+static int parse_docker_syscall(const struct tsync_json *sc, size_t i, const void *data, struct tsync_profile *p,
+                                struct tsync_err *err)
 {
+        const struct tsync_docker_ctx *ctx = data;
         /* Upstream compares against the Go name of the native arch; for an arch
          * without one it compares against a name no profile uses: nothing matches. */
         const char *native = tsync_arch_go_name(ctx->native_arch);
@@ -422,15 +423,12 @@ int tsync_profile_from_docker(const struct tsync_json *doc, const struct tsync_d
                               struct tsync_profile **ret, struct tsync_err *err)
 {
         _cleanup_profile_ struct tsync_profile *p = NULL;
-        const struct tsync_json *v, *arches, *arch_map;
+        const struct tsync_json *arches, *arch_map;
         int r;
 
-        r = tsync_json_expect(doc, "", TSYNC_JSON_OBJECT, err);
+        r = tsync_profile_start(doc, &p, err);
         if (r < 0)
                 return r;
-        p = calloc(1, sizeof(*p));
-        if (!p)
-                return tsync_error(err, ENOMEM, "out of memory");
 
         r = parse_docker_action(doc, "", "defaultAction", "defaultErrnoRet", "defaultErrno", &p->default_action, err);
         if (r < 0)
@@ -453,21 +451,7 @@ int tsync_profile_from_docker(const struct tsync_json *doc, const struct tsync_d
                 if (r < 0)
                         return r;
         }
-        r = tsync_parse_shared_fields(doc, p, err);
-        if (r < 0)
-                return r;
-
-        if ((v = tsync_json_get(doc, "syscalls")) && v->type != TSYNC_JSON_NULL) {
-                r = tsync_json_expect(v, "syscalls", TSYNC_JSON_ARRAY, err);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; i < v->u.array.len; i++) {
-                        r = parse_docker_syscall(v->u.array.items[i], i, ctx, p, err);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        r = tsync_check_flags(p, err);
+        r = tsync_parse_profile_rest(doc, parse_docker_syscall, ctx, p, err);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(p);

@@ -17,10 +17,6 @@
  * ERRNO, the 16 bits of SECCOMP_RET_DATA for TRACE), naming the field at path. */
 int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, struct tsync_err *err);
 
-/* Refuses flags the kernel would refuse for this profile: WAIT_KILLABLE_RECV
- * needs a notification listener (NEW_LISTENER), which only SCMP_ACT_NOTIFY asks for. */
-int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err);
-
 /* Formats a JSON path for messages into buf (TSYNC_PATH_MAX bytes). */
 void tsync_path(char buf[TSYNC_PATH_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -54,9 +50,20 @@ const char *tsync_arch_go_name(uint32_t token);
 /* obj[key] as a new string in *ret; absent or null leaves *ret alone. */
 int tsync_parse_optional_string(const struct tsync_json *obj, const char *key, char **ret, struct tsync_err *err);
 
-/* The top-level members both formats define alike, read into p: flags,
- * listenerPath, listenerMetadata. A new member of that kind belongs here. */
-int tsync_parse_shared_fields(const struct tsync_json *obj, struct tsync_profile *p, struct tsync_err *err);
+/* A format's reader of syscalls[i] into p (ctx: the format's own, may be NULL). */
+typedef int (*tsync_syscall_reader)(const struct tsync_json *sc, size_t i, const void *ctx, struct tsync_profile *p,
+                                    struct tsync_err *err);
+
+/* The start both formats share: obj must be an object; a new empty profile in *ret. */
+int tsync_profile_start(const struct tsync_json *obj, struct tsync_profile **ret, struct tsync_err *err);
+
+/* The rest both formats share, once each has read its own members: the
+ * top-level members they define alike (flags, listenerPath,
+ * listenerMetadata: a new member of that kind belongs here), "syscalls"
+ * (each entry through read_syscall), then the flags checked against the whole
+ * profile (tsync_check_flags). */
+int tsync_parse_profile_rest(const struct tsync_json *obj, tsync_syscall_reader read_syscall, const void *ctx,
+                             struct tsync_profile *p, struct tsync_err *err);
 
 /* Appends arch to p->arches unless it is already there. */
 int tsync_profile_add_arch(struct tsync_profile *p, uint32_t arch);

@@ -6,8 +6,10 @@
 #include "profile_internal.h"
 #include "tsync/cleanup.h"
 
-static int parse_oci_syscall(const struct tsync_json *sc, size_t i, struct tsync_profile *p, struct tsync_err *err)
+static int parse_oci_syscall(const struct tsync_json *sc, size_t i, const void *ctx, struct tsync_profile *p,
+                             struct tsync_err *err)
 {
+        (void)ctx; /* the format has none */
         char at[TSYNC_PATH_MAX], field[TSYNC_PATH_MAX];
         struct tsync_rule rule = { 0 };
         int r;
@@ -42,12 +44,9 @@ int tsync_profile_from_oci(const struct tsync_json *seccomp, struct tsync_profil
         const struct tsync_json *v;
         int r;
 
-        r = tsync_json_expect(seccomp, "", TSYNC_JSON_OBJECT, err);
+        r = tsync_profile_start(seccomp, &p, err);
         if (r < 0)
                 return r;
-        p = calloc(1, sizeof(*p));
-        if (!p)
-                return tsync_error(err, ENOMEM, "out of memory");
 
         r = tsync_parse_action(seccomp, "", "defaultAction", "defaultErrnoRet", &p->default_action, err);
         if (r < 0)
@@ -57,20 +56,7 @@ int tsync_profile_from_oci(const struct tsync_json *seccomp, struct tsync_profil
                 if (r < 0)
                         return r;
         }
-        r = tsync_parse_shared_fields(seccomp, p, err);
-        if (r < 0)
-                return r;
-        if ((v = tsync_json_get(seccomp, "syscalls")) && v->type != TSYNC_JSON_NULL) {
-                r = tsync_json_expect(v, "syscalls", TSYNC_JSON_ARRAY, err);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; i < v->u.array.len; i++) {
-                        r = parse_oci_syscall(v->u.array.items[i], i, p, err);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        r = tsync_check_flags(p, err);
+        r = tsync_parse_profile_rest(seccomp, parse_oci_syscall, NULL, p, err);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(p);

@@ -69,7 +69,9 @@ int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, s
         return 0;
 }
 
-int tsync_check_flags(const struct tsync_profile *p, struct tsync_err *err)
+/* Refuses flags the kernel would refuse for this profile: WAIT_KILLABLE_RECV
+ * needs a notification listener (NEW_LISTENER), which only SCMP_ACT_NOTIFY asks for. */
+static int check_flags(const struct tsync_profile *p, struct tsync_err *err)
 {
         if ((p->flags & SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV) && !tsync_profile_has_notify_action(p))
                 return tsync_error(err, EINVAL,
@@ -183,46 +185,52 @@ int tsync_profile_add_arch(struct tsync_profile *p, uint32_t arch)
         return 0;
 }
 
+/* Reads the array of strings at path into p, each string (at: its path, for
+ * messages) by add. */
+static int parse_strings(const struct tsync_json *array, const char *path, struct tsync_profile *p,
+                         int (*add)(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err),
+                         struct tsync_err *err)
+{
+        int r = tsync_json_expect(array, path, TSYNC_JSON_ARRAY, err);
+        for (size_t i = 0; r >= 0 && i < array->u.array.len; i++) {
+                char at[TSYNC_PATH_MAX];
+                const char *s;
+                tsync_path(at, "%s[%zu]", path, i);
+                r = tsync_json_str(array->u.array.items[i], at, &s, err);
+                if (r >= 0)
+                        r = add(s, at, p, err);
+        }
+        return r < 0 ? r : 0;
+}
+
+static int add_arch(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err)
+{
+        uint32_t token;
+        if (tsync_arch_parse(s, &token) < 0)
+                return tsync_error(err, EINVAL, "%s: architecture '%s' is unknown", at, s);
+        if (tsync_profile_add_arch(p, token) < 0)
+                return tsync_error(err, ENOMEM, "%s: out of memory", at);
+        return 0;
+}
+
 int tsync_parse_arches(const struct tsync_json *arches, const char *path, struct tsync_profile *p,
                        struct tsync_err *err)
 {
-        int r = tsync_json_expect(arches, path, TSYNC_JSON_ARRAY, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < arches->u.array.len; i++) {
-                char at[TSYNC_PATH_MAX];
-                const char *s;
-                uint32_t token;
-                tsync_path(at, "%s[%zu]", path, i);
-                r = tsync_json_str(arches->u.array.items[i], at, &s, err);
-                if (r < 0)
-                        return r;
-                if (tsync_arch_parse(s, &token) < 0)
-                        return tsync_error(err, EINVAL, "%s: architecture '%s' is unknown", at, s);
-                if (tsync_profile_add_arch(p, token) < 0)
-                        return tsync_error(err, ENOMEM, "%s: out of memory", at);
-        }
+        return parse_strings(arches, path, p, add_arch, err);
+}
+
+static int add_flag(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err)
+{
+        uint32_t bit;
+        if (tsync_flag_parse(s, &bit) < 0)
+                return tsync_error(err, EINVAL, "%s: flag '%s' is unknown", at, s);
+        p->flags |= bit;
         return 0;
 }
 
 int tsync_parse_flags(const struct tsync_json *flags, const char *path, struct tsync_profile *p, struct tsync_err *err)
 {
-        int r = tsync_json_expect(flags, path, TSYNC_JSON_ARRAY, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < flags->u.array.len; i++) {
-                char at[TSYNC_PATH_MAX];
-                const char *s;
-                uint32_t bit;
-                tsync_path(at, "%s[%zu]", path, i);
-                r = tsync_json_str(flags->u.array.items[i], at, &s, err);
-                if (r < 0)
-                        return r;
-                if (tsync_flag_parse(s, &bit) < 0)
-                        return tsync_error(err, EINVAL, "%s: flag '%s' is unknown", at, s);
-                p->flags |= bit;
-        }
-        return 0;
+        return parse_strings(flags, path, p, add_flag, err);
 }
 
 void tsync_rule_clear(struct tsync_rule *r)
@@ -262,7 +270,18 @@ int tsync_parse_optional_string(const struct tsync_json *obj, const char *key, c
         return 0;
 }
 
-int tsync_parse_shared_fields(const struct tsync_json *obj, struct tsync_profile *p, struct tsync_err *err)
+int tsync_profile_start(const struct tsync_json *obj, struct tsync_profile **ret, struct tsync_err *err)
+{
+        int r = tsync_json_expect(obj, "", TSYNC_JSON_OBJECT, err);
+        if (r < 0)
+                return r;
+        if (!(*ret = calloc(1, sizeof(**ret))))
+                return tsync_error(err, ENOMEM, "out of memory");
+        return 0;
+}
+
+int tsync_parse_profile_rest(const struct tsync_json *obj, tsync_syscall_reader read_syscall, const void *ctx,
+                             struct tsync_profile *p, struct tsync_err *err)
 {
         const struct tsync_json *v = tsync_json_get(obj, "flags");
         int r;
@@ -275,5 +294,18 @@ int tsync_parse_shared_fields(const struct tsync_json *obj, struct tsync_profile
         r = tsync_parse_optional_string(obj, "listenerPath", &p->listener_path, err);
         if (r < 0)
                 return r;
-        return tsync_parse_optional_string(obj, "listenerMetadata", &p->listener_metadata, err);
+        r = tsync_parse_optional_string(obj, "listenerMetadata", &p->listener_metadata, err);
+        if (r < 0)
+                return r;
+        if ((v = tsync_json_get(obj, "syscalls")) && v->type != TSYNC_JSON_NULL) {
+                r = tsync_json_expect(v, "syscalls", TSYNC_JSON_ARRAY, err);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < v->u.array.len; i++) {
+                        r = read_syscall(v->u.array.items[i], i, ctx, p, err);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return check_flags(p, err);
 }

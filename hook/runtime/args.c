@@ -137,31 +137,49 @@ static int take_operand(struct rt_cmdline *cl, int j)
         return 1;
 }
 
+/* The command's next option after *j (*j then at it), taking the id from
+ * the operands on the way; false at the end, at "--", or (stop_at_id) once
+ * the id is known. */
+static bool next_option(struct rt_cmdline *cl, int *j, bool stop_at_id, struct opt *ret)
+{
+        while (++*j < cl->argc && !(stop_at_id && cl->id)) {
+                int k = take_operand(cl, *j);
+                if (k < 0)
+                        return false;
+                if (k > 0) {
+                        split_opt(cl->argv[*j], ret);
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* The value of the option at *j when it takes one (value_opts, or argp's
+ * joined short form "-xVALUE" for a letter x in joined, then o is cut to the
+ * letter): after '=', joined, or the next word (*j then at it). NULL when it
+ * takes none or the command line ends. */
+static const char *take_value(struct rt_cmdline *cl, int *j, struct opt *o, const char *const *value_opts,
+                              const char *joined)
+{
+        if (in(o, value_opts))
+                return o->value ? o->value : *j + 1 < cl->argc ? cl->argv[++*j] : NULL;
+        if (!o->long_form && !o->value && o->len > 1 && strchr(joined, o->name[0])) {
+                const char *value = o->name + 1;
+                o->len = 1;
+                return value;
+        }
+        return NULL;
+}
+
 static void parse_create(struct rt_cmdline *cl)
 {
         cl->rewrite = true;
-        for (int j = cl->command + 1; j < cl->argc; j++) {
-                int k = take_operand(cl, j);
-                if (k < 0)
-                        break;
-                if (k == 0)
-                        continue;
-                struct opt o;
-                split_opt(cl->argv[j], &o);
+        struct opt o;
+        for (int j = cl->command; next_option(cl, &j, false, &o);) {
                 if (in(&o, help_opts))
                         cl->rewrite = false;
-                const char *value = o.value;
-                bool takes_value = in(&o, create_value_opts);
                 /* argp's "-bDIR" and "-fFILE" (runc reads "-bundle" as --bundle). */
-                if (!takes_value && !o.long_form && !o.value && o.len > 1 && (o.name[0] == 'b' || o.name[0] == 'f')) {
-                        takes_value = true;
-                        value = o.name + 1;
-                        o.len = 1;
-                }
-                if (!takes_value)
-                        continue;
-                if (!value && j + 1 < cl->argc)
-                        value = cl->argv[++j];
+                const char *value = take_value(cl, &j, &o, create_value_opts, "bf");
                 /* runc reads an empty bundle as the current directory (it
                  * changes directory only to a non-empty one): so do we, or
                  * runc would run ./config.json unread by us. */
@@ -175,38 +193,21 @@ static void parse_create(struct rt_cmdline *cl)
 static void parse_exec(struct rt_cmdline *cl)
 {
         cl->exec = true;
-        for (int j = cl->command + 1; j < cl->argc; j++) {
-                /* runc (SkipArgReorder) and crun read nothing after the id as
-                 * their own: it is the command to run. */
-                if (cl->id)
-                        break;
-                int k = take_operand(cl, j);
-                if (k < 0)
-                        break;
-                if (k == 0)
-                        continue;
-                struct opt o;
-                split_opt(cl->argv[j], &o);
+        struct opt o;
+        /* runc (SkipArgReorder) and crun read nothing after the id as their
+         * own: it is the command to run. */
+        for (int j = cl->command; next_option(cl, &j, true, &o);) {
                 if (in(&o, help_opts))
                         cl->exec = false;
                 if (in(&o, exec_shaping_opts) && !cl->shaping)
                         cl->shaping = cl->argv[j];
-                int at = j;
-                const char *value = o.value;
-                bool takes_value = in(&o, exec_value_opts);
                 /* argp's "-pFILE". */
-                if (!takes_value && !o.long_form && !o.value && o.len > 1 && o.name[0] == 'p') {
-                        takes_value = true;
-                        value = o.name + 1;
-                        o.len = 1;
-                }
-                if (!takes_value)
-                        continue;
-                if (!value && j + 1 < cl->argc)
-                        value = cl->argv[at = ++j];
-                if (is(&o, "process") || is(&o, "p")) {
+                const char *value = take_value(cl, &j, &o, exec_value_opts, "p");
+                if (value && (is(&o, "process") || is(&o, "p"))) {
                         cl->process = value;
-                        cl->process_arg = at;
+                        /* The word holding the file: this one, or the one
+                         * take_value moved to. */
+                        cl->process_arg = j;
                 }
         }
 }
@@ -216,17 +217,10 @@ static void parse_exec(struct rt_cmdline *cl)
 static void parse_delete(struct rt_cmdline *cl)
 {
         cl->deleting = true;
-        for (int j = cl->command + 1; j < cl->argc; j++) {
-                int k = take_operand(cl, j);
-                if (k < 0)
-                        break;
-                if (k == 0)
-                        continue;
-                struct opt o;
-                split_opt(cl->argv[j], &o);
+        struct opt o;
+        for (int j = cl->command; next_option(cl, &j, false, &o);)
                 if (in(&o, help_opts) || is(&o, "regex") || is(&o, "r"))
                         cl->deleting = false;
-        }
 }
 
 int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmdline *ret)

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "tsync/cache.h"
 #include "tsync/caps.h"
 #include "tsync/cleanup.h"
@@ -60,37 +61,6 @@ struct bench {
         const struct tsync_program *reference; /* the cold compile, to check cache results against */
         unsigned warmup, iterations;
 };
-
-struct figures {
-        double median, p90, min; /* milliseconds */
-};
-
-static double now_ms(void)
-{
-        struct timespec ts;
-
-        (void)clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-
-        return (x > y) - (x < y);
-}
-
-static struct figures summarise(double *ms, size_t n)
-{
-        qsort(ms, n, sizeof(*ms), cmp_double);
-        /* p90 by nearest rank: the smallest sample at or above 90% of them. */
-        size_t rank = (n * 9 + 9) / 10;
-        return (struct figures){
-                .median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2,
-                .p90 = ms[rank - 1],
-                .min = ms[0],
-        };
-}
 
 static void report(const struct tsync_err *err, const char *what)
 {
@@ -183,7 +153,8 @@ static bool same_entry(const struct entry_id *a, const struct entry_id *b)
 }
 
 /* Runs fn warm-up + N times, timing the N; before (untimed) runs before each. */
-static int run_phase(const struct bench *b, phase_fn fn, phase_fn before, struct figures *ret, struct tsync_err *err)
+static int run_phase(const struct bench *b, phase_fn fn, phase_fn before, struct bench_figures *ret,
+                     struct tsync_err *err)
 {
         _cleanup_free_ double *ms = calloc(b->iterations, sizeof(*ms));
         int r;
@@ -193,15 +164,15 @@ static int run_phase(const struct bench *b, phase_fn fn, phase_fn before, struct
         for (unsigned i = 0; i < b->warmup + b->iterations; i++) {
                 if (before && (r = before(b, err)) < 0)
                         return r;
-                double t0 = now_ms();
+                double t0 = bench_now_ms();
                 r = fn(b, err);
-                double t1 = now_ms();
+                double t1 = bench_now_ms();
                 if (r < 0)
                         return r;
                 if (i >= b->warmup)
                         ms[i - b->warmup] = t1 - t0;
         }
-        *ret = summarise(ms, b->iterations);
+        *ret = bench_summarise(ms, b->iterations);
         return 0;
 }
 
@@ -274,14 +245,11 @@ static void usage(FILE *f)
 
 static int parse_count(const char *s, unsigned min, unsigned *ret)
 {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(s, &end, 10);
-
-        if (errno || end == s || *end || v < min || v > 1000000)
-                return -EINVAL;
-        *ret = (unsigned)v;
-        return 0;
+        long v;
+        int r = bench_parse_long(s, min, 1000000, &v);
+        if (r == 0)
+                *ret = (unsigned)v;
+        return r;
 }
 
 static const struct {
@@ -422,7 +390,7 @@ int main(int argc, char **argv)
                 return 2;
         }
 
-        struct figures fig[ARRAY_SIZE(phases)];
+        struct bench_figures fig[ARRAY_SIZE(phases)];
         struct entry_id before = { 0 }, after = { 0 };
         bool have_before = false;
         r = 0;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/bench_exec_once.sh [-n RUNS]: what exec once costs (issue 12), as figures only.
+# tests/bench/bench_exec_once.sh [-n N]: what exec once costs (issue 12), as figures only.
 #
 #   1. The exec-once filter itself: its length, and the instructions it executes per system call
 #      over the x86_64, x32 and i386 grid (seccomp_diff's mean and max): what every call other
@@ -9,28 +9,20 @@
 #      with it the same call goes to the supervisor and back (EPERM, before any lookup). The
 #      difference is the notification's round trip.
 #   3. A start: the init running /bin/true with an allow-all filter, and with it plus the exec-once
-#      filter (a supervisor thread more, one execve through the listener), RUNS times each,
+#      filter (a supervisor thread more, one execve through the listener), ROUNDS times each,
 #      interleaved; medians.
 #
 # Runs the init directly (as a subreaper, not in a container), as root. Asserts no timing.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/bench/benchlib.sh
+. "$(dirname "$0")/benchlib.sh"
 
-OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
-INIT=$TSYNC_BUILD/bin/seccomp-tsync-init
 PROBE=$TSYNC_BUILD/tests/static/exec_probe
 DIFF=$TSYNC_TOOLS/seccomp_diff
-RUNS=30
-if [ "${1:-}" = -n ] && [ "${2:-0}" -ge 1 ] 2>/dev/null; then
-        RUNS=$2
-fi
+ROUNDS=30
+bench_args "$@"
 tsync_need_built "$OCI" "$INIT" "$PROBE" "$DIFF"
-tsync_test_begin || exit 1
-tsync_cleanup_on_exit
-T=$TSYNC_TMP
+bench_tmp
 
 # The exec-once filter as inject writes it: the --filter-data after --exec-once's errno.
 make_bundle "$T/b" /bin/true >/dev/null || exit 1
@@ -60,7 +52,7 @@ p=$(sed -n 's/.*ns_per_call=\([0-9]*\).*/\1/p' <<<"$plain")
 o=$(sed -n 's/.*ns_per_call=\([0-9]*\).*/\1/p' <<<"$once")
 [ -n "$p" ] && [ -n "$o" ] && echo "  the supervisor's round trip: about $(((o - p) / 1000)) us per refused exec"
 
-echo "== 3. a start (init + /bin/true), $RUNS runs each, interleaved"
+echo "== 3. a start (init + /bin/true), $ROUNDS runs each, interleaved"
 ms() { # ms ARGS...: wall-clock milliseconds of one init run
         local a b
         a=$(date +%s%N)
@@ -69,7 +61,7 @@ ms() { # ms ARGS...: wall-clock milliseconds of one init run
         echo $(((b - a) / 1000))
 }
 : >"$T/plain" && : >"$T/once"
-for _ in $(seq "$RUNS"); do
+for _ in $(seq "$ROUNDS"); do
         ms -f "$T/allow.bpf" >>"$T/plain"
         ms --exec-once 1 -f "$T/allow.bpf" -f "$T/exec-once.bpf" >>"$T/once"
 done

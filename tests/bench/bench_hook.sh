@@ -17,35 +17,19 @@
 # every round runs every command once, in order. Prints medians and IQR in ms, and each
 # beside /bin/true; asserts nothing. Needs root (Podman's config), podman, jq, a build.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
-# shellcheck source=tests/integration/hooklib.sh
-. "$TOP/tests/integration/hooklib.sh"
 # shellcheck source=tests/bench/benchlib.sh
-. "$TOP/tests/bench/benchlib.sh"
+. "$(dirname "$0")/benchlib.sh"
 
 ROUNDS=100
 WARMUP=5
 SPAWN=$TSYNC_BUILD/tests/bench/bench_spawn
 OTHER=
 
-args=()
-while [ $# -gt 0 ]; do
-        case "$1" in
-        -b)
-                if [ $# -lt 2 ] || ! [ -x "$2" ]; then die "-b: '${2:-}' is not an executable"; fi
-                OTHER=$(realpath "$2")
-                shift 2
-                ;;
-        *)
-                args+=("$1")
-                shift
-                ;;
-        esac
-done
-bench_args "${args[@]}"
+bench_args "$@"
+if [ -n "$OTHER" ]; then
+        [ -x "$OTHER" ] || die "-b: '$OTHER' is not an executable"
+        OTHER=$(realpath "$OTHER")
+fi
 bench_need podman jq
 [ -x "$SPAWN" ] || die "$SPAWN is not built (run scons)"
 bench_begin

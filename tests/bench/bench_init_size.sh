@@ -16,42 +16,18 @@
 # a filter. A dynamically linked init's RSS includes the shared libc pages it
 # maps. Prints figures; asserts nothing. Needs root and a build (`scons`).
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/bench/benchlib.sh
+. "$(dirname "$0")/benchlib.sh"
 
-OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
-INIT=$TSYNC_BUILD/bin/seccomp-tsync-init
 GNU_TIME=/usr/bin/time
-RUNS=5
+ROUNDS=5
 
-die() {
-        echo "bench_init_size.sh: $*" >&2
-        exit 1
-}
-
-while [ $# -gt 0 ]; do
-        case "$1" in
-        -n)
-                if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "usage: $0 [-n N]"; fi
-                RUNS=$2
-                shift 2
-                ;;
-        *) die "usage: $0 [-n N]" ;;
-        esac
-done
-
-for f in "$OCI" "$INIT"; do
-        [ -x "$f" ] || die "$f is not built (run scons)"
-done
-[ "$(id -u)" -eq 0 ] || die "needs root (unshare --pid)"
+bench_args "$@"
+bench_need unshare
 _tsync_is_static "$TSYNC_BUSYBOX" || die "$TSYNC_BUSYBOX is not busybox-static"
 "$GNU_TIME" -f %M true >/dev/null 2>&1 || die "GNU time is missing (apt-get install time)"
 
-tsync_test_begin || exit 1
-tsync_cleanup_on_exit
-T=$TSYNC_TMP
+bench_tmp
 
 "$OCI" compile -O tsync "$TOP/configs/profiles/deny-ptrace.json" -o "$T/filter.bpf" 2>"$T/compile.err" ||
         die "compile failed: $(cat "$T/compile.err")"
@@ -87,7 +63,7 @@ for entry in "${inits[@]}"; do
         strip -o "$T/stripped" "$path" 2>/dev/null && stripped=$(stat -c %s "$T/stripped") || stripped="?"
         : >"$T/hwm"
         : >"$T/tree"
-        for _ in $(seq "$RUNS"); do
+        for _ in $(seq "$ROUNDS"); do
                 # shellcheck disable=SC2086 # $args is a word list
                 out=$(unshare --pid --fork --mount-proc "$path" $args "$TSYNC_BUSYBOX" sh -c \
                         'sed -n "s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/1/status' 2>"$T/err") ||
@@ -103,7 +79,7 @@ for entry in "${inits[@]}"; do
                 "$(median <"$T/hwm")" "$(median <"$T/tree")"
 done
 echo
-echo "PID 1 peak: VmHWM of PID 1 as its workload (busybox sh) sees it; median of $RUNS runs."
+echo "PID 1 peak: VmHWM of PID 1 as its workload (busybox sh) sees it; median of $ROUNDS runs."
 echo "tree max: GNU time %M of 'unshare --pid --fork --mount-proc INIT -- /bin/true' (max over the"
-echo "process tree, dominated by unshare or true; context only); median of $RUNS runs."
+echo "process tree, dominated by unshare or true; context only); median of $ROUNDS runs."
 echo "seccomp-tsync-init runs with --allow-nnp --filter (deny-ptrace.json, compiled -O tsync)."

@@ -23,14 +23,8 @@
 # difference to bare, with p25..p75); asserts nothing. Needs root, catatonit,
 # gcc, unshare and a build.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
-# shellcheck source=tests/integration/hooklib.sh
-. "$TOP/tests/integration/hooklib.sh"
 # shellcheck source=tests/bench/benchlib.sh
-. "$TOP/tests/bench/benchlib.sh"
+. "$(dirname "$0")/benchlib.sh"
 
 ROUNDS=20
 BATCH=${BENCH_BATCH:-25}
@@ -40,11 +34,7 @@ PODMAN_CAPS=CAP_CHOWN,CAP_DAC_OVERRIDE,CAP_FOWNER,CAP_FSETID,CAP_KILL,CAP_NET_BI
 
 bench_args "$@"
 bench_need catatonit gcc unshare
-tsync_test_begin || exit 1
-trap tsync_test_end EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-T=$TSYNC_TMP
+bench_tmp
 
 printf 'int main(void) { return 0; }\n' >"$T/empty.c"
 gcc -O2 -static -o "$T/empty" "$T/empty.c" || die "cannot build a static empty program"
@@ -84,7 +74,7 @@ batch() {
                 unshare -fp --mount-proc ${CMD[$1]} || return 1
         done
         t1=$EPOCHREALTIME
-        awk -v a="$t0" -v b="$t1" -v n="$BATCH" 'BEGIN { printf "%.4f\n", (b - a) * 1000 / n }'
+        bench_ms "$t0" "$t1" "$BATCH"
 }
 
 read -r -a modes <<<"$MODES"

@@ -13,35 +13,19 @@
 # round. Prints figures (ms); asserts nothing. Needs root, podman, runc, catatonit, jq,
 # busybox-static and a build (`scons`).
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
-# shellcheck source=tests/integration/hooklib.sh
-. "$TOP/tests/integration/hooklib.sh"
 # shellcheck source=tests/bench/benchlib.sh
-. "$TOP/tests/bench/benchlib.sh"
+. "$(dirname "$0")/benchlib.sh"
 
 ROUNDS=10
 MODES="plain init layer"
 
 OTHER=
-args=()
-while [ $# -gt 0 ]; do
-        case "$1" in
-        -b)
-                if [ $# -lt 2 ] || ! [ -x "$2/bin/oci-seccomp-tsync" ]; then die "-b: '${2:-}' is not a build directory"; fi
-                OTHER=$(realpath "$2")
-                MODES="$MODES layer-b"
-                shift 2
-                ;;
-        *)
-                args+=("$1")
-                shift
-                ;;
-        esac
-done
-bench_args "${args[@]}"
+bench_args "$@"
+if [ -n "$OTHER" ]; then
+        [ -x "$OTHER/bin/oci-seccomp-tsync" ] || die "-b: '$OTHER' is not a build directory"
+        OTHER=$(realpath "$OTHER")
+        MODES="$MODES layer-b"
+fi
 bench_need podman runc catatonit jq
 tsync_test_begin || exit 1
 trap 'podman ps -aq --filter label=tsync-bench=$$ | xargs -r podman rm -f >/dev/null 2>&1; tsync_test_end' EXIT
@@ -80,30 +64,16 @@ time_run() {
                 echo "$BENCH_NAME: podman run ($1) failed ($rc): $(tail -n 3 "$T/run.err")" >&2
                 return 1
         }
-        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+        bench_ms "$t0" "$t1"
 }
 
-modes=($MODES)
-for m in "${modes[@]}"; do : >"$T/$m.ms"; done
-progress "$ROUNDS rounds of ${#modes[@]} podman runs (after one warm-up round)"
-for round in $(seq 0 "$ROUNDS"); do
-        for k in $(seq 0 $((${#modes[@]} - 1))); do
-                m=${modes[$(((k + round) % ${#modes[@]}))]}
-                ms=$(time_run "$m") || exit 1
-                [ "$round" -eq 0 ] || echo "$ms" >>"$T/$m.ms"
-        done
-done
+read -r -a modes <<<"$MODES"
+bench_rounds time_run "${modes[@]}"
 
-declare -A MED
 echo "podman run --rm --runtime runc --rootfs (busybox) sh -c :, ms; $ROUNDS interleaved rounds"
 echo "host: $(nproc) CPUs, $(podman --version), runc $(runc --version | sed -n 's/^runc version //p')"
 echo
-printf '%-8s %9s %19s\n' mode median "IQR (p25..p75)"
-for m in "${modes[@]}"; do
-        read -r med p25 p75 < <(stats "$T/$m.ms")
-        MED[$m]=$med
-        printf '%-8s %9s %19s\n' "$m" "$med" "$p25..$p75"
-done
+bench_table 8 "${modes[@]}"
 echo
 echo "differences of medians, ms:"
 echo "  --init, catatonit as PID 1 (init - plain): $(sub "${MED[init]}" "${MED[plain]}")"

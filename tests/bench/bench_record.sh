@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/bench_record.sh [-n RUNS]: what recording costs (issue 13), as figures only.
+# tests/bench/bench_record.sh [-n N]: what recording costs (issue 13), as figures only.
 #
 #   1. A system call: record_probe makes 200000 getppid calls in one process under the init with
 #      an allow-all filter, without and with --record. With it every call goes to the recorder
@@ -7,7 +7,7 @@
 #      notification's round trip.
 #   2. Workloads: the init running busybox `sh -c 'ls /; cat /etc/hostname; sleep 0.1'` and a
 #      syscall-heavy `find /usr/share -maxdepth 3` (stat and getdents), without and with
-#      --record, RUNS times each, interleaved; medians, and the recording's share.
+#      --record, ROUNDS times each, interleaved; medians, and the recording's share.
 #   3. A start: the init running /bin/true without and with --record (the recorder thread, the
 #      file's open and magic, the recording filter's load). Without --record the init starts no
 #      recorder and loads no recording filter: the cost is zero by construction, and the first
@@ -15,27 +15,19 @@
 #
 # Runs the init directly (as a subreaper, not in a container), as root. Asserts no timing.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/bench/benchlib.sh
+. "$(dirname "$0")/benchlib.sh"
 
-OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
-INIT=$TSYNC_BUILD/bin/seccomp-tsync-init
 PROBE=$TSYNC_BUILD/tests/static/record_probe
 BUSYBOX=${TSYNC_BUSYBOX:-/bin/busybox}
-RUNS=20
-if [ "${1:-}" = -n ] && [ "${2:-0}" -ge 1 ] 2>/dev/null; then
-        RUNS=$2
-fi
+ROUNDS=20
+bench_args "$@"
 tsync_need_built "$OCI" "$INIT" "$PROBE"
 [ -x "$BUSYBOX" ] || {
         echo "bench_record.sh: $BUSYBOX is missing (busybox-static)" >&2
         exit 1
 }
-tsync_test_begin || exit 1
-tsync_cleanup_on_exit
-T=$TSYNC_TMP
+bench_tmp
 
 echo '{"defaultAction": "SCMP_ACT_ALLOW"}' >"$T/allow.json"
 "$OCI" compile -O tsync "$T/allow.json" -o "$T/allow.bpf" || exit 1
@@ -69,12 +61,12 @@ us() {
 }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# compare NAME CMD...: CMD under plain and recorded, RUNS times each, interleaved.
+# compare NAME CMD...: CMD under plain and recorded, ROUNDS times each, interleaved.
 compare() {
         local name=$1 mp mr
         shift
         : >"$T/p" && : >"$T/r"
-        for _ in $(seq "$RUNS"); do
+        for _ in $(seq "$ROUNDS"); do
                 us plain "$@" >>"$T/p"
                 us recorded "$@" >>"$T/r"
         done
@@ -85,11 +77,11 @@ compare() {
                 "$(($(wc -l <"$T/calls") - 1)) pairs recorded"
 }
 
-echo "== 2. workloads, $RUNS runs each, interleaved"
+echo "== 2. workloads, $ROUNDS runs each, interleaved"
 compare "busybox sh -c 'ls /; cat /etc/hostname; sleep 0.1'" "$BUSYBOX" sh -c 'ls / >/dev/null; cat /etc/hostname; sleep 0.1'
 compare "busybox find /usr/share -maxdepth 3" "$BUSYBOX" find /usr/share -maxdepth 3
 echo "  (find's system calls: $(strace -f -c -o "$T/strace" "$BUSYBOX" find /usr/share -maxdepth 3 >/dev/null 2>&1 &&
         awk '$NF == "total" { print $(NF - 2) }' "$T/strace"))"
 
-echo "== 3. a start (init + /bin/true), $RUNS runs each, interleaved"
+echo "== 3. a start (init + /bin/true), $ROUNDS runs each, interleaved"
 compare "/bin/true" /bin/true

@@ -14,14 +14,8 @@
 # three in an order rotated from round to round. Prints figures (ms);
 # asserts nothing. Needs root, runsc, podman, jq, busybox-static and a build.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
-# shellcheck source=tests/integration/hooklib.sh
-. "$TOP/tests/integration/hooklib.sh"
 # shellcheck source=tests/bench/benchlib.sh
-. "$TOP/tests/bench/benchlib.sh"
+. "$(dirname "$0")/benchlib.sh"
 
 ROUNDS=10
 MODES="none oci-seccomp replace"
@@ -46,48 +40,21 @@ done
 tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
 inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
 
-# time_run MODE: prints how long runsc run of that bundle took, in ms.
+# time_run MODE: how long runsc run of that bundle took, in ms.
 time_run() {
-        local mode=$1 id t0 t1 rc flags=()
-        [ "$mode" = oci-seccomp ] && flags=(--oci-seccomp)
-        id=$(tsync_unique_id "bench-$mode")
-        _tsync_register runsc "$id"
-        t0=$EPOCHREALTIME
-        runsc --network=none "${flags[@]}" run --bundle "$T/$mode" "$id" </dev/null >"$T/run.out" 2>"$T/run.err"
-        rc=$?
-        t1=$EPOCHREALTIME
-        _tsync_remove_container runsc "$id"
-        _tsync_unregister runsc "$id"
-        [ "$rc" -eq 0 ] || {
-                echo "bench_runsc.sh: runsc run ($mode) failed ($rc): $(tail -n 3 "$T/run.err")" >&2
-                return 1
-        }
-        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+        local flags=()
+        [ "$1" = oci-seccomp ] && flags=(--oci-seccomp)
+        bench_time_run runsc "$T/$1" runsc --network=none "${flags[@]}"
 }
 
 read -r -a modes <<<"$MODES"
-nm=${#modes[@]}
-for m in "${modes[@]}"; do : >"$T/$m.ms"; done
-progress "$ROUNDS rounds of $nm runs (after one warm-up round)"
-for round in $(seq 0 "$ROUNDS"); do
-        for k in $(seq 0 $((nm - 1))); do
-                m=${modes[$(((k + round) % nm))]}
-                ms=$(time_run "$m") || exit 1
-                [ "$round" -eq 0 ] || echo "$ms" >>"$T/$m.ms" # round 0 warms caches
-        done
-done
+bench_rounds time_run "${modes[@]}"
 
-declare -A MED
 echo "container start under gVisor, ms: 'runsc --network=none run' of sh -c : with Podman's config"
 echo "(busybox rootfs), $ROUNDS interleaved rounds"
 echo "host: $(nproc) CPUs, kernel $(uname -r), $(runsc --version | head -n 1)"
 echo
-printf '%-12s %9s %19s\n' mode median "IQR (p25..p75)"
-for m in "${modes[@]}"; do
-        read -r med p25 p75 < <(stats "$T/$m.ms")
-        MED[$m]=$med
-        printf '%-12s %9s %19s\n' "$m" "$med" "$p25..$p75"
-done
+bench_table 12 "${modes[@]}"
 echo
 echo "differences of medians, ms:"
 echo "  runsc applying the profile (oci-seccomp - none):              $(sub "${MED[oci-seccomp]}" "${MED[none]}")"

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
+
 #define PROG     "bench_spawn"
 #define MAX_CMDS 16
 
@@ -28,14 +30,6 @@ struct cmd {
         const char *stdin_path;
         char **argv;
 };
-
-static double now_ms(void)
-{
-        struct timespec ts;
-
-        (void)clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int usage(void)
 {
@@ -56,7 +50,7 @@ static double run(const struct cmd *c)
                 fprintf(stderr, "%s: posix_spawn_file_actions: out of memory\n", PROG);
                 return -1;
         }
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         r = posix_spawn(&pid, c->argv[0], &fa, NULL, c->argv, environ);
         (void)posix_spawn_file_actions_destroy(&fa);
         if (r != 0) {
@@ -68,7 +62,7 @@ static double run(const struct cmd *c)
                         fprintf(stderr, "%s: waitpid: %s\n", PROG, strerror(errno));
                         return -1;
                 }
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                 fprintf(stderr, "%s: %s %s failed (status %#x)\n", PROG, c->argv[0], c->argv[1] ? c->argv[1] : "",
                         status);

@@ -40,14 +40,8 @@
 # Prints figures (ms); asserts nothing. Needs root, podman, runc, crun, jq,
 # busybox-static and a build (`scons`).
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
-# shellcheck source=tests/integration/hooklib.sh
-. "$TOP/tests/integration/hooklib.sh"
 # shellcheck source=tests/bench/benchlib.sh
-. "$TOP/tests/bench/benchlib.sh"
+. "$(dirname "$0")/benchlib.sh"
 
 ROUNDS=15
 RUNTIMES="runc crun"
@@ -94,44 +88,21 @@ tsync_json_edit "$T/catatonit/config.json" '.mounts += [{destination: "/run/podm
          options: ["bind", "ro"]}] | .process.args = ["/run/podman-init", "--"] + .process.args' \
         --arg c "$(command -v catatonit)" || exit 1
 
-# time_run RUNTIME MODE: prints how long `RUNTIME run` of that bundle took, in ms.
+# time_run RUNTIME MODE: how long `RUNTIME run` of that bundle took, in ms.
 time_run() {
-        local rt=$1 mode=$2 id t0 t1 rc
-        id=$(tsync_unique_id "bench-$mode")
-        _tsync_register "$rt" "$id"
-        t0=$EPOCHREALTIME
-        case "$rt" in
-        runc) runc run --bundle "$T/$mode" "$id" </dev/null >"$T/run.out" 2>"$T/run.err" ;;
-        crun) crun_cmd run --bundle "$T/$mode" "$id" </dev/null >"$T/run.out" 2>"$T/run.err" ;;
+        case "$1" in
+        runc) bench_time_run runc "$T/$2" runc ;;
+        crun) bench_time_run crun "$T/$2" crun_cmd ;;
         esac
-        rc=$?
-        t1=$EPOCHREALTIME
-        _tsync_remove_container "$rt" "$id"
-        _tsync_unregister "$rt" "$id"
-        [ "$rc" -eq 0 ] || {
-                echo "bench_start.sh: $rt run ($mode) failed ($rc): $(tail -n 3 "$T/run.err")" >&2
-                return 1
-        }
-        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
 }
 
 pairs=()
 for rt in $RUNTIMES; do
         for m in $MODES; do
                 pairs+=("$rt $m")
-                : >"$T/$rt-$m.ms"
         done
 done
-np=${#pairs[@]}
-
-progress "$ROUNDS rounds of ${np} runs (after one warm-up round)"
-for round in $(seq 0 "$ROUNDS"); do
-        for k in $(seq 0 $((np - 1))); do
-                read -r rt m <<<"${pairs[$(((k + round) % np))]}"
-                ms=$(time_run "$rt" "$m") || exit 1
-                [ "$round" -eq 0 ] || echo "$ms" >>"$T/$rt-$m.ms" # round 0 warms caches
-        done
-done
+bench_rounds time_run "${pairs[@]}"
 
 # exec_floor: what one fork+exec+wait of an empty static program costs on this machine, ms.
 exec_floor() {

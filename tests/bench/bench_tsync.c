@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
+
 #define PROG        "bench_tsync"
 #define MAX_THREADS 16384
 #define STACK_SIZE  (64 * 1024)
@@ -43,17 +45,7 @@ static atomic_int release_word;
 
 static double now_us(void)
 {
-        struct timespec ts;
-
-        (void)clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-
-        return (x > y) - (x < y);
+        return bench_now_ms() * 1e3;
 }
 
 static void *blocker(void *arg)
@@ -225,30 +217,13 @@ static int run_child(int threads, struct sample *s)
         return 0;
 }
 
-struct figures {
-        double median, p90;
-};
-
-static struct figures summarise(double *v, size_t n)
-{
-        qsort(v, n, sizeof(*v), cmp_double);
-        size_t rank = (n * 9 + 9) / 10;
-        return (struct figures){
-                .median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2,
-                .p90 = v[rank - 1],
-        };
-}
-
 static int parse_int(const char *s, int min, int max, int *ret)
 {
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-
-        if (errno || end == s || *end || v < min || v > max)
-                return -EINVAL;
-        *ret = (int)v;
-        return 0;
+        long v;
+        int r = bench_parse_long(s, min, max, &v);
+        if (r == 0)
+                *ret = (int)v;
+        return r;
 }
 
 static void usage(FILE *f)
@@ -327,8 +302,9 @@ int main(int argc, char **argv)
                         load_us[k] = s.load_us;
                         verify_us[k] = s.verify_us;
                 }
-                struct figures l = summarise(load_us, (size_t)reps), c = summarise(census_us, (size_t)reps),
-                               v = summarise(verify_us, (size_t)reps);
+                struct bench_figures l = bench_summarise(load_us, (size_t)reps),
+                                     c = bench_summarise(census_us, (size_t)reps),
+                                     v = bench_summarise(verify_us, (size_t)reps);
                 printf("%8d  %9.1f / %9.1f  %9.1f / %9.1f  %9.1f / %9.1f  %12.3f\n", counts[i], l.median, l.p90,
                        c.median, c.p90, v.median, v.p90, l.median / counts[i]);
                 fflush(stdout);

@@ -1,5 +1,13 @@
-# What the container-start benchmarks (bench_start.sh, bench_runsc.sh) share. Sourced after
-# tests/integration/lib.sh and hooklib.sh, with ROUNDS set to the default.
+# What the benchmarks share. Each sources it first (after `set -uo pipefail`); it sources
+# tests/integration/lib.sh and hooklib.sh ($OCI, $INIT, $PROFILES, ...) and sets TOP to the
+# source tree. bench_args reads -n into ROUNDS: set the default after sourcing.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
+# shellcheck source=tests/integration/lib.sh
+. "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/integration/hooklib.sh
+. "$TOP/tests/integration/hooklib.sh"
 
 BENCH_NAME=$(basename "$0")
 
@@ -11,16 +19,23 @@ progress() {
         echo "$BENCH_NAME: $*" >&2
 }
 
-# bench_args "$@": -n N sets ROUNDS.
+# bench_args "$@": -n N sets ROUNDS; -b OTHER sets OTHER, in a benchmark that compares with
+# another build (it sets OTHER= before, and checks what OTHER names after).
 bench_args() {
+        local usage="usage: $0 [-n N]${OTHER+ [-b OTHER]}"
         while [ $# -gt 0 ]; do
                 case "$1" in
                 -n)
-                        if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "usage: $0 [-n N]"; fi
+                        if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "$usage"; fi
                         ROUNDS=$2
                         shift 2
                         ;;
-                *) die "usage: $0 [-n N]" ;;
+                -b)
+                        if [ -z "${OTHER+set}" ] || [ $# -lt 2 ]; then die "$usage"; fi
+                        OTHER=$2
+                        shift 2
+                        ;;
+                *) die "$usage" ;;
                 esac
         done
 }
@@ -37,14 +52,18 @@ bench_need() {
         done
 }
 
-# bench_begin: a temporary directory T removed at exit, and Podman's config in $PODMAN_CONFIG.
-bench_begin() {
+# bench_tmp: a temporary directory T, removed (with every container lib.sh started) at exit.
+bench_tmp() {
         tsync_test_begin || exit 1
+        tsync_cleanup_on_exit
+        T=$TSYNC_TMP
+}
+
+# bench_begin: bench_tmp, and Podman's config in $PODMAN_CONFIG.
+bench_begin() {
+        bench_tmp
         SUITE_TMP=
         trap bench_cleanup EXIT
-        trap 'exit 130' INT
-        trap 'exit 143' TERM
-        T=$TSYNC_TMP
         progress "capturing the config.json of a real podman run"
         hook_suite_setup
         [ -n "$PODMAN_CONFIG" ] || die "capture_podman_config.sh failed"
@@ -62,4 +81,62 @@ stats() {
 }
 sub() {
         awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", a - b }'
+}
+
+# bench_ms T0 T1 [N]: the time from $EPOCHREALTIME T0 to T1 in ms (divided by N).
+bench_ms() {
+        awk -v a="$1" -v b="$2" -v n="${3:-1}" 'BEGIN { printf "%.4f\n", (b - a) * 1000 / n }'
+}
+
+# bench_time_run RUNTIME BUNDLE COMMAND...: how long `COMMAND run --bundle BUNDLE ID` took,
+# in ms (COMMAND: RUNTIME with its global options, or crun_cmd). The container is deleted
+# afterwards, untimed; lib.sh removes it at exit if we are interrupted.
+bench_time_run() {
+        local rt=$1 bundle=$2 id t0 t1 rc
+        shift 2
+        id=$(tsync_unique_id "bench-$(basename "$bundle")")
+        _tsync_register "$rt" "$id"
+        t0=$EPOCHREALTIME
+        "$@" run --bundle "$bundle" "$id" </dev/null >"$T/run.out" 2>"$T/run.err"
+        rc=$?
+        t1=$EPOCHREALTIME
+        _tsync_remove_container "$rt" "$id"
+        _tsync_unregister "$rt" "$id"
+        [ "$rc" -eq 0 ] || {
+                echo "$BENCH_NAME: $rt run $bundle failed ($rc): $(tail -n 3 "$T/run.err")" >&2
+                return 1
+        }
+        bench_ms "$t0" "$t1"
+}
+
+# bench_rounds FN KEY...: one warm-up round (not kept), then ROUNDS rounds; each runs `FN KEY`
+# (KEY split into words) for every KEY, starting one further along each round, and appends
+# the ms it prints to $T/KEY.ms (spaces in KEY as '-').
+bench_rounds() {
+        local fn=$1 round k key ms
+        shift
+        local keys=("$@") n=$#
+        for key in "${keys[@]}"; do : >"$T/${key// /-}.ms"; done
+        progress "$ROUNDS rounds of $n runs (after one warm-up round)"
+        for round in $(seq 0 "$ROUNDS"); do
+                for k in $(seq 0 $((n - 1))); do
+                        key=${keys[$(((k + round) % n))]}
+                        # shellcheck disable=SC2086
+                        ms=$("$fn" $key) || exit 1
+                        [ "$round" -eq 0 ] || echo "$ms" >>"$T/${key// /-}.ms"
+                done
+        done
+}
+
+# bench_table WIDTH KEY...: a row per KEY: median and IQR of $T/KEY.ms; MED[KEY] its median.
+bench_table() {
+        local w=$1 key med p25 p75
+        shift
+        declare -gA MED
+        printf "%-${w}s %9s %19s\n" mode median "IQR (p25..p75)"
+        for key in "$@"; do
+                read -r med p25 p75 < <(stats "$T/$key.ms")
+                MED[$key]=$med
+                printf "%-${w}s %9s %19s\n" "$key" "$med" "$p25..$p75"
+        done
 }

@@ -19,43 +19,18 @@
 # -n N: iterations per bench_compile phase (default 50); runc runs 2 x RUNC_RUNS
 # (env, default 20) after one warm-up pair.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
+# shellcheck source=tests/bench/benchlib.sh
+. "$(dirname "$0")/benchlib.sh"
 
-OCI=$TSYNC_BUILD/bin/oci-seccomp-tsync
 BENCH=$TSYNC_BUILD/tests/bench/bench_compile
 DIFF=$TSYNC_TOOLS/seccomp_diff
 DOCKER_PROFILE=/usr/share/containers/seccomp.json
-ITER=50
+ROUNDS=50
 WARMUP=3
 RUNC_RUNS=${RUNC_RUNS:-20}
 
-while [ $# -gt 0 ]; do
-        case "$1" in
-        -n)
-                if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then
-                        echo "usage: $0 [-n N]" >&2
-                        exit 2
-                fi
-                ITER=$2
-                shift 2
-                ;;
-        *)
-                echo "usage: $0 [-n N]" >&2
-                exit 2
-                ;;
-        esac
-done
-
-die() {
-        echo "run.sh: $*" >&2
-        exit 1
-}
-progress() {
-        echo "run.sh: $*" >&2
-}
+bench_args "$@"
+ITER=$ROUNDS
 
 for f in "$OCI" "$BENCH" "$DIFF" "$TSYNC_TOOLS/seccomp_get_filter"; do
         [ -x "$f" ] || die "$f is not built (run scons)"
@@ -63,9 +38,7 @@ done
 [ -r "$DOCKER_PROFILE" ] || die "$DOCKER_PROFILE is missing (apt-get install golang-github-containers-common)"
 [ "$(id -u)" -eq 0 ] || die "needs root (podman and runc run real containers)"
 
-tsync_test_begin || exit 1
-tsync_cleanup_on_exit
-T=$TSYNC_TMP
+bench_tmp
 
 # --- 1. Podman's config ---------------------------------------------------
 progress "capturing the config.json of a real podman run"
@@ -108,32 +81,13 @@ mkdir -p "$T/without" || exit 1
 cp -a "$T/with/rootfs" "$T/without/" || die "cannot copy the rootfs"
 jq 'del(.linux.seccomp)' "$T/with/config.json" >"$T/without/config.json" || die "jq failed"
 
-# time_runc BUNDLE: prints how long `runc run` took, in ms (the container is
-# deleted afterwards, untimed; lib.sh removes it on exit if we are interrupted).
-time_runc() {
-        local id t0 t1 rc
-        id=$(tsync_unique_id bench)
-        _tsync_register runc "$id"
-        t0=$EPOCHREALTIME
-        runc run --bundle "$1" "$id" </dev/null >/dev/null 2>"$T/runc.err"
-        rc=$?
-        t1=$EPOCHREALTIME
-        _tsync_remove_container runc "$id"
-        _tsync_unregister runc "$id"
-        [ "$rc" -eq 0 ] || {
-                echo "run.sh: runc run $1 failed ($rc): $(tail -n 2 "$T/runc.err")" >&2
-                return 1
-        }
-        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
-}
-
 : >"$T/with.ms"
 : >"$T/without.ms"
 for i in $(seq 0 "$RUNC_RUNS"); do
         # Alternate which goes first, so a slow drift hits both alike.
         if [ $((i % 2)) -eq 0 ]; then order="with without"; else order="without with"; fi
         for b in $order; do
-                ms=$(time_runc "$T/$b") || exit 1
+                ms=$(bench_time_run runc "$T/$b" runc) || exit 1
                 [ "$i" -eq 0 ] || echo "$ms" >>"$T/$b.ms" # pair 0 warms the page cache
         done
 done

@@ -45,7 +45,7 @@ struct fuzz_stats fuzz_stats;
         ((1ull << 0) | (1ull << 1) | (1ull << 3) | (1ull << 4) | (1ull << 5) | (1ull << 6) | (1ull << 7) |             \
          (1ull << 8) | (1ull << 10) | (1ull << 18) | (1ull << 31))
 
-__attribute__((noreturn, format(printf, 1, 2))) static void fail(const char *fmt, ...)
+void fuzz_fail(const char *fmt, ...)
 {
         va_list ap;
         fputs("fuzz: property broken: ", stderr);
@@ -56,15 +56,28 @@ __attribute__((noreturn, format(printf, 1, 2))) static void fail(const char *fmt
         abort();
 }
 
-/* A failure must say why: the errno it returned and a message (STYLE.md, rule 1). */
-static void check_err(int r, const struct tsync_err *err, const char *what)
+void fuzz_check_err(int r, const struct tsync_err *err, const char *what)
 {
         if (r >= 0)
                 return;
         if (err->code != -r || err->msg[0] == '\0')
-                fail("%s returned %d but the error says code %d, message '%s'", what, r, err->code, err->msg);
+                fuzz_fail("%s returned %d but the error says code %d, message '%s'", what, r, err->code, err->msg);
         if (!memchr(err->msg, '\0', sizeof(err->msg)))
-                fail("%s: the error message is not terminated", what);
+                fuzz_fail("%s: the error message is not terminated", what);
+}
+
+struct tsync_json *fuzz_parse_input(const uint8_t *data, size_t size)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *doc = NULL;
+
+        fuzz_stats.inputs++;
+        int r = tsync_json_parse((const char *)data, size, NULL, &doc, &err);
+        fuzz_check_err(r, &err, "tsync_json_parse");
+        if (r < 0)
+                return NULL;
+        fuzz_stats.parsed++;
+        return doc;
 }
 
 void fuzz_print_stats(const char *target)
@@ -192,8 +205,8 @@ static void kernel_check(const struct sock_filter *insns, size_t len, uint32_t f
 {
         int e = fuzz_kernel_load(insns, len, 0);
         if (e != 0)
-                fail("the kernel refuses a %zu-instruction program that passed tsync_bpf_validate: %s", len,
-                     e > 0 ? strerror(e) : "the child died before answering");
+                fuzz_fail("the kernel refuses a %zu-instruction program that passed tsync_bpf_validate: %s", len,
+                          e > 0 ? strerror(e) : "the child died before answering");
         fuzz_stats.kernel_loads++;
         if (flags) {
                 e = fuzz_kernel_load(insns, len, flags);
@@ -215,38 +228,38 @@ static void check_node(const struct tsync_json *v)
         int r;
 
         if (!tsync_json_type_name(v->type))
-                fail("type %d has no name", (int)v->type);
+                fuzz_fail("type %d has no name", (int)v->type);
         for (int t = TSYNC_JSON_NULL; t <= TSYNC_JSON_OBJECT; t++) {
                 r = tsync_json_expect(v, "v", (enum tsync_json_type)t, &err);
-                check_err(r, &err, "tsync_json_expect");
+                fuzz_check_err(r, &err, "tsync_json_expect");
                 if ((r == 0) != (v->type == (enum tsync_json_type)t))
-                        fail("tsync_json_expect(%d) on a %s returned %d", t, tsync_json_type_name(v->type), r);
+                        fuzz_fail("tsync_json_expect(%d) on a %s returned %d", t, tsync_json_type_name(v->type), r);
         }
         r = tsync_json_u64(v, "v", &u, &err);
-        check_err(r, &err, "tsync_json_u64");
+        fuzz_check_err(r, &err, "tsync_json_u64");
         if (r == 0) {
                 /* Only a plain decimal literal is a u64, so printing it back gives the literal. */
                 char buf[32];
                 (void)snprintf(buf, sizeof(buf), "%" PRIu64, u);
                 if (v->type != TSYNC_JSON_NUMBER || strcmp(buf, v->u.number) != 0)
-                        fail("tsync_json_u64 read %s from '%s'", buf,
-                             v->type == TSYNC_JSON_NUMBER ? v->u.number : tsync_json_type_name(v->type));
+                        fuzz_fail("tsync_json_u64 read %s from '%s'", buf,
+                                  v->type == TSYNC_JSON_NUMBER ? v->u.number : tsync_json_type_name(v->type));
                 uint64_t capped;
                 r = tsync_json_uint_max(v, "v", 4095, &capped, &err);
-                check_err(r, &err, "tsync_json_uint_max");
+                fuzz_check_err(r, &err, "tsync_json_uint_max");
                 if ((r == 0) != (u <= 4095) || (r == 0 && capped != u))
-                        fail("tsync_json_uint_max(4095) on %s returned %d", buf, r);
+                        fuzz_fail("tsync_json_uint_max(4095) on %s returned %d", buf, r);
         }
         r = tsync_json_str(v, "v", &s, &err);
-        check_err(r, &err, "tsync_json_str");
+        fuzz_check_err(r, &err, "tsync_json_str");
         if (r == 0 && (v->type != TSYNC_JSON_STRING || strlen(s) != v->u.string.len))
-                fail("tsync_json_str accepted a value with a NUL byte or of another type");
+                fuzz_fail("tsync_json_str accepted a value with a NUL byte or of another type");
         if (r < 0 && v->type == TSYNC_JSON_STRING && strlen(v->u.string.ptr) == v->u.string.len)
-                fail("tsync_json_str refused a string without NUL: %s", err.msg);
+                fuzz_fail("tsync_json_str refused a string without NUL: %s", err.msg);
         r = tsync_json_bool(v, "v", &b, &err);
-        check_err(r, &err, "tsync_json_bool");
+        fuzz_check_err(r, &err, "tsync_json_bool");
         if ((r == 0) != (v->type == TSYNC_JSON_BOOL) || (r == 0 && b != v->u.boolean))
-                fail("tsync_json_bool disagrees with the tree");
+                fuzz_fail("tsync_json_bool disagrees with the tree");
 
         switch (v->type) {
         case TSYNC_JSON_ARRAY:
@@ -257,15 +270,15 @@ static void check_node(const struct tsync_json *v)
                 for (size_t i = 0; i < v->u.object.len; i++) {
                         /* Duplicate keys are refused, so each key finds its own value. */
                         if (tsync_json_get(v, v->u.object.keys[i]) != v->u.object.values[i])
-                                fail("tsync_json_get('%s') does not find member %zu", v->u.object.keys[i], i);
+                                fuzz_fail("tsync_json_get('%s') does not find member %zu", v->u.object.keys[i], i);
                         check_node(v->u.object.values[i]);
                 }
                 if (tsync_json_get(v, "\x01no such key\x02"))
-                        fail("tsync_json_get found a key that is not there");
+                        fuzz_fail("tsync_json_get found a key that is not there");
                 break;
         default:
                 if (tsync_json_get(v, "x"))
-                        fail("tsync_json_get found a member in a %s", tsync_json_type_name(v->type));
+                        fuzz_fail("tsync_json_get found a member in a %s", tsync_json_type_name(v->type));
                 break;
         }
 }
@@ -276,11 +289,11 @@ static char *write_json(const struct tsync_json *v, bool pretty)
         char *text = NULL;
         size_t len;
         int r = tsync_json_write(v, pretty, &text, &len, &err);
-        check_err(r, &err, "tsync_json_write");
+        fuzz_check_err(r, &err, "tsync_json_write");
         if (r < 0)
-                fail("tsync_json_write refused a tree the parser built: %s", err.msg);
+                fuzz_fail("tsync_json_write refused a tree the parser built: %s", err.msg);
         if (strlen(text) != len)
-                fail("tsync_json_write: length %zu, text of %zu bytes", len, strlen(text));
+                fuzz_fail("tsync_json_write: length %zu, text of %zu bytes", len, strlen(text));
         return text;
 }
 
@@ -294,54 +307,49 @@ static void check_round_trip(const struct tsync_json *v)
         for (int pretty = 0; pretty <= 1; pretty++) {
                 _cleanup_free_ char *text = write_json(v, pretty);
                 int r = tsync_json_parse(text, strlen(text), NULL, &again, &err);
-                check_err(r, &err, "tsync_json_parse");
+                fuzz_check_err(r, &err, "tsync_json_parse");
                 if (r < 0)
-                        fail("the parser refuses what tsync_json_write wrote: %s\n%s", err.msg, text);
+                        fuzz_fail("the parser refuses what tsync_json_write wrote: %s\n%s", err.msg, text);
                 _cleanup_free_ char *text2 = write_json(again, pretty);
                 if (strcmp(text, text2) != 0)
-                        fail("write(parse(write(v))) differs from write(v):\n%s\n%s", text, text2);
+                        fuzz_fail("write(parse(write(v))) differs from write(v):\n%s\n%s", text, text2);
                 tsync_json_free(again);
                 again = NULL;
         }
         copy = tsync_json_copy(v);
         if (!copy)
-                fail("tsync_json_copy failed");
+                fuzz_fail("tsync_json_copy failed");
         _cleanup_free_ char *a = write_json(v, false), *b = write_json(copy, false);
         if (strcmp(a, b) != 0)
-                fail("a copy writes differently:\n%s\n%s", a, b);
+                fuzz_fail("a copy writes differently:\n%s\n%s", a, b);
 }
 
 void fuzz_json(const uint8_t *data, size_t size)
 {
         struct tsync_err err = { 0 };
-        _cleanup_json_ struct tsync_json *doc = NULL;
-
-        fuzz_stats.inputs++;
-        int r = tsync_json_parse((const char *)data, size, NULL, &doc, &err);
-        check_err(r, &err, "tsync_json_parse");
-        if (r < 0)
+        _cleanup_json_ struct tsync_json *doc = fuzz_parse_input(data, size);
+        if (!doc)
                 return;
-        fuzz_stats.parsed++;
         check_node(doc);
         check_round_trip(doc);
 
         /* The same bytes with tight limits: refused or the same tree. */
         struct tsync_json_limits tight = { .max_bytes = size ? size : 1, .max_depth = 2 };
         _cleanup_json_ struct tsync_json *small = NULL;
-        r = tsync_json_parse((const char *)data, size, &tight, &small, &err);
-        check_err(r, &err, "tsync_json_parse (depth 2)");
+        int r = tsync_json_parse((const char *)data, size, &tight, &small, &err);
+        fuzz_check_err(r, &err, "tsync_json_parse (depth 2)");
         if (r == 0) {
                 _cleanup_free_ char *a = write_json(doc, false), *b = write_json(small, false);
                 if (strcmp(a, b) != 0)
-                        fail("the same bytes parse differently under a depth limit");
+                        fuzz_fail("the same bytes parse differently under a depth limit");
         }
         if (size > 1) {
                 struct tsync_json_limits shorter = { .max_bytes = size - 1 };
                 _cleanup_json_ struct tsync_json *none = NULL;
                 r = tsync_json_parse((const char *)data, size, &shorter, &none, &err);
-                check_err(r, &err, "tsync_json_parse (max_bytes)");
+                fuzz_check_err(r, &err, "tsync_json_parse (max_bytes)");
                 if (r != -EFBIG)
-                        fail("an input one byte over max_bytes gave %d, not -EFBIG", r);
+                        fuzz_fail("an input one byte over max_bytes gave %d, not -EFBIG", r);
         }
 }
 
@@ -357,21 +365,21 @@ void fuzz_state(const uint8_t *data, size_t size)
         /* Read through a file descriptor, as the hook reads stdin. */
         int fd = memfd_create("state", MFD_CLOEXEC);
         if (fd < 0)
-                fail("memfd_create: %s", strerror(errno));
+                fuzz_fail("memfd_create: %s", strerror(errno));
         if (size && write(fd, data, size) != (ssize_t)size)
-                fail("writing the memfd: %s", strerror(errno));
+                fuzz_fail("writing the memfd: %s", strerror(errno));
         (void)lseek(fd, 0, SEEK_SET);
         int r = tsync_json_parse_fd(fd, &lim, &doc, &err);
         (void)close(fd);
-        check_err(r, &err, "tsync_json_parse_fd");
+        fuzz_check_err(r, &err, "tsync_json_parse_fd");
         if (r < 0)
                 return;
         fuzz_stats.parsed++;
         r = tsync_json_str(tsync_json_get(doc, "id"), "state.id", &id, &err);
-        check_err(r, &err, "tsync_json_str(id)");
+        fuzz_check_err(r, &err, "tsync_json_str(id)");
         if (r == 0) {
                 r = tsync_json_str(tsync_json_get(doc, "bundle"), "state.bundle", &bundle, &err);
-                check_err(r, &err, "tsync_json_str(bundle)");
+                fuzz_check_err(r, &err, "tsync_json_str(bundle)");
         }
         if (r < 0)
                 return;
@@ -379,7 +387,7 @@ void fuzz_state(const uint8_t *data, size_t size)
         const struct tsync_json *idv = tsync_json_get(doc, "id"), *bv = tsync_json_get(doc, "bundle");
         if (id != idv->u.string.ptr || strlen(id) != idv->u.string.len || bundle != bv->u.string.ptr ||
             strlen(bundle) != bv->u.string.len)
-                fail("tsync_json_str returned a string that is not the tree's");
+                fuzz_fail("tsync_json_str returned a string that is not the tree's");
         fuzz_stats.profiles++;
 }
 
@@ -391,7 +399,7 @@ static void check_disassembly(const struct sock_filter *insns, size_t len)
         size_t n = 0;
         FILE *f = open_memstream(&buf, &n);
         if (!f)
-                fail("open_memstream: %s", strerror(errno));
+                fuzz_fail("open_memstream: %s", strerror(errno));
         int r = tsync_bpf_disassemble(insns, len, f);
         (void)fclose(f);
         /* One line per instruction. */
@@ -400,7 +408,7 @@ static void check_disassembly(const struct sock_filter *insns, size_t len)
                 lines += buf[i] == '\n';
         free(buf);
         if (r == 0 && lines != len)
-                fail("disassembly of %zu instructions has %zu lines", len, lines);
+                fuzz_fail("disassembly of %zu instructions has %zu lines", len, lines);
 }
 
 /* A program that passed validate (from the compiler or a filter file). */
@@ -418,11 +426,11 @@ static void check_valid_program(const struct sock_filter *insns, size_t len, uin
                                 in.args[k] = (uint64_t)(i + 1) << (k * 8);
                         struct tsync_bpf_result res;
                         int r = tsync_bpf_simulate(insns, len, &in, &res, &err);
-                        check_err(r, &err, "tsync_bpf_simulate");
+                        fuzz_check_err(r, &err, "tsync_bpf_simulate");
                         if (r < 0)
-                                fail("validate accepted a program simulate fails on: %s", err.msg);
+                                fuzz_fail("validate accepted a program simulate fails on: %s", err.msg);
                         if (res.executed == 0 || res.executed > len)
-                                fail("simulate says %zu instructions executed of %zu", res.executed, len);
+                                fuzz_fail("simulate says %zu instructions executed of %zu", res.executed, len);
                         char name[64];
                         tsync_bpf_ret_name(res.ret, name, sizeof(name));
                 }
@@ -437,10 +445,10 @@ static void check_filter_file(const struct tsync_program *prog)
         size_t size = TSYNC_FILTER_HEADER_SIZE + prog->len * sizeof(struct sock_filter);
         _cleanup_free_ void *buf = malloc(size);
         if (!buf)
-                fail("out of memory");
+                fuzz_fail("out of memory");
         long n = tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size);
         if (n != (long)size)
-                fail("tsync_filter_encode of a compiled program (flags %#x) returned %ld", prog->flags, n);
+                fuzz_fail("tsync_filter_encode of a compiled program (flags %#x) returned %ld", prog->flags, n);
         const struct sock_filter *back;
         size_t len;
         uint32_t flags;
@@ -448,10 +456,10 @@ static void check_filter_file(const struct tsync_program *prog)
         uint32_t listener;
         int r = tsync_filter_decode(buf, size, &back, &len, &flags, &listener, &why);
         if (r < 0)
-                fail("a filter file we wrote does not decode: %s", why);
+                fuzz_fail("a filter file we wrote does not decode: %s", why);
         if (len != prog->len || flags != prog->flags || listener != prog->listener ||
             memcmp(back, prog->insns, len * sizeof(*back)) != 0)
-                fail("a filter file decodes to another program");
+                fuzz_fail("a filter file decodes to another program");
 }
 
 /* Every syscall a rule names is explained by the profile (a rule, the default,
@@ -480,15 +488,15 @@ static void check_explained(const struct tsync_profile *p, const struct tsync_pr
                                         struct tsync_explanation e;
                                         int r = tsync_explain(p, prog, SCMP_ARCH_X86_64, abis[a], nr, args[k], &e,
                                                               &err);
-                                        check_err(r, &err, "tsync_explain");
+                                        fuzz_check_err(r, &err, "tsync_explain");
                                         if (r < 0)
-                                                fail("tsync_explain failed on a compiled program: %s", err.msg);
+                                                fuzz_fail("tsync_explain failed on a compiled program: %s", err.msg);
                                         if (e.decider == TSYNC_DECIDED_UNEXPLAINED)
-                                                fail("%s (%s nr %d, args[%d]=%#" PRIx64 ") returned %#x, which "
-                                                     "nothing in the profile asks for",
-                                                     rule->names[j], tsync_arch_name(abis[a]), nr,
-                                                     rule->n_args ? (int)rule->args[0].index : 0,
-                                                     args[k][rule->n_args ? rule->args[0].index : 0], e.ret);
+                                                fuzz_fail("%s (%s nr %d, args[%d]=%#" PRIx64 ") returned %#x, which "
+                                                          "nothing in the profile asks for",
+                                                          rule->names[j], tsync_arch_name(abis[a]), nr,
+                                                          rule->n_args ? (int)rule->args[0].index : 0,
+                                                          args[k][rule->n_args ? rule->args[0].index : 0], e.ret);
                                         probes++;
                                 }
                         }
@@ -506,30 +514,30 @@ static void check_profile(const struct tsync_profile *p)
         char *c1 = NULL, *c2 = NULL;
         size_t l1, l2;
         if (tsync_profile_canonical(p, &c1, &l1) < 0 || tsync_profile_canonical(p, &c2, &l2) < 0)
-                fail("tsync_profile_canonical failed");
+                fuzz_fail("tsync_profile_canonical failed");
         if (l1 != l2 || memcmp(c1, c2, l1) != 0)
-                fail("tsync_profile_canonical is not stable");
+                fuzz_fail("tsync_profile_canonical is not stable");
         free(c1);
         free(c2);
 
         struct tsync_compile_opts strict = { .native_arch = SCMP_ARCH_X86_64, .strict = true };
         int r = tsync_compile_check_names(p, &strict, NULL, &err);
-        check_err(r, &err, "tsync_compile_check_names");
+        fuzz_check_err(r, &err, "tsync_compile_check_names");
 
         struct tsync_compile_opts opts = { .native_arch = SCMP_ARCH_X86_64 };
         r = tsync_compile(p, &opts, &prog, &warnings, &err);
         tsync_warnings_clear(&warnings);
-        check_err(r, &err, "tsync_compile");
+        fuzz_check_err(r, &err, "tsync_compile");
         if (r < 0)
                 return;
         if (!prog || !prog->insns || prog->len == 0 || prog->len > TSYNC_FILTER_MAX_INSNS)
-                fail("tsync_compile returned a program of %zu instructions", prog ? prog->len : 0);
+                fuzz_fail("tsync_compile returned a program of %zu instructions", prog ? prog->len : 0);
         r = tsync_bpf_validate(prog->insns, prog->len, &err);
-        check_err(r, &err, "tsync_bpf_validate");
+        fuzz_check_err(r, &err, "tsync_bpf_validate");
         if (r < 0)
-                fail("a compiled program fails tsync_bpf_validate: %s", err.msg);
+                fuzz_fail("a compiled program fails tsync_bpf_validate: %s", err.msg);
         if (prog->flags & ~TSYNC_FILTER_ALLOWED_FLAGS)
-                fail("a compiled program carries flags %#x the filter file refuses", prog->flags);
+                fuzz_fail("a compiled program carries flags %#x the filter file refuses", prog->flags);
         fuzz_stats.programs++;
         check_filter_file(prog);
         check_explained(p, prog);
@@ -542,32 +550,28 @@ static void check_keys(const struct tsync_json *doc, bool docker)
         struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
         int strict = tsync_profile_check_keys(doc, docker, false, "", NULL, &err);
-        check_err(strict, &err, "tsync_profile_check_keys");
+        fuzz_check_err(strict, &err, "tsync_profile_check_keys");
         if (strict < 0 && (strict != -EINVAL || !strstr(err.msg, "unknown key")))
-                fail("tsync_profile_check_keys: strict check failed with %d '%s'", strict, err.msg);
+                fuzz_fail("tsync_profile_check_keys: strict check failed with %d '%s'", strict, err.msg);
         int warn = tsync_profile_check_keys(doc, docker, true, "linux.seccomp", &w, &err);
         if (warn < 0 && warn != -ENOMEM)
-                fail("tsync_profile_check_keys: the warning check failed with %d '%s'", warn, err.msg);
+                fuzz_fail("tsync_profile_check_keys: the warning check failed with %d '%s'", warn, err.msg);
         if (warn == 0 && (strict < 0) != (w.len > 0))
-                fail("tsync_profile_check_keys: strict says %d but %zu warnings", strict, w.len);
+                fuzz_fail("tsync_profile_check_keys: strict says %d but %zu warnings", strict, w.len);
         tsync_warnings_clear(&w);
 }
 
 void fuzz_profile_oci(const uint8_t *data, size_t size)
 {
         struct tsync_err err = { 0 };
-        _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_profile_ struct tsync_profile *p = NULL;
 
-        fuzz_stats.inputs++;
-        int r = tsync_json_parse((const char *)data, size, NULL, &doc, &err);
-        check_err(r, &err, "tsync_json_parse");
-        if (r < 0)
+        _cleanup_json_ struct tsync_json *doc = fuzz_parse_input(data, size);
+        if (!doc)
                 return;
-        fuzz_stats.parsed++;
         check_keys(doc, false);
-        r = tsync_profile_from_oci(doc, &p, &err);
-        check_err(r, &err, "tsync_profile_from_oci");
+        int r = tsync_profile_from_oci(doc, &p, &err);
+        fuzz_check_err(r, &err, "tsync_profile_from_oci");
         if (r == 0)
                 check_profile(p);
 }
@@ -575,22 +579,18 @@ void fuzz_profile_oci(const uint8_t *data, size_t size)
 void fuzz_profile_docker(const uint8_t *data, size_t size)
 {
         struct tsync_err err = { 0 };
-        _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_profile_ struct tsync_profile *p = NULL;
         const struct tsync_docker_ctx ctx = {
                 .native_arch = SCMP_ARCH_X86_64, .caps = PODMAN_CAPS, .kernel_major = 6, .kernel_minor = 1
         };
 
-        fuzz_stats.inputs++;
-        int r = tsync_json_parse((const char *)data, size, NULL, &doc, &err);
-        check_err(r, &err, "tsync_json_parse");
-        if (r < 0)
+        _cleanup_json_ struct tsync_json *doc = fuzz_parse_input(data, size);
+        if (!doc)
                 return;
-        fuzz_stats.parsed++;
         (void)tsync_profile_is_docker(doc);
         check_keys(doc, true);
-        r = tsync_profile_from_docker(doc, &ctx, &p, &err);
-        check_err(r, &err, "tsync_profile_from_docker");
+        int r = tsync_profile_from_docker(doc, &ctx, &p, &err);
+        fuzz_check_err(r, &err, "tsync_profile_from_docker");
         if (r == 0)
                 check_profile(p);
 }
@@ -609,34 +609,34 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
         /* The init reads into a buffer aligned for struct sock_filter; exactly size bytes, so ASan sees any overrun. */
         _cleanup_free_ uint8_t *buf = malloc(size ? size : 1);
         if (!buf)
-                fail("out of memory");
+                fuzz_fail("out of memory");
         memcpy(buf, data, size);
         int r = tsync_filter_decode(buf, size, &prog, &len, &flags, &listener, &why);
         if (r < 0) {
                 if (r != -EBADMSG || !why || !*why)
-                        fail("tsync_filter_decode refused with %d and reason '%s'", r, why ? why : "(none)");
+                        fuzz_fail("tsync_filter_decode refused with %d and reason '%s'", r, why ? why : "(none)");
         } else {
                 fuzz_stats.decoded++;
                 struct tsync_filter_agent agent = { NULL, NULL };
                 int ra = tsync_filter_decode_agent(buf, size, &agent);
                 if ((ra == 0) != (listener == TSYNC_LISTENER_AGENT) || (ra < 0 && ra != -ENOENT))
-                        fail("tsync_filter_decode_agent disagrees with tsync_filter_decode (%d)", ra);
+                        fuzz_fail("tsync_filter_decode_agent disagrees with tsync_filter_decode (%d)", ra);
                 size_t want = tsync_filter_file_size(len, ra == 0 ? &agent : NULL);
                 if (len == 0 || len > TSYNC_FILTER_MAX_INSNS || size != want || (flags & ~TSYNC_FILTER_ALLOWED_FLAGS) ||
                     (const uint8_t *)prog != buf + TSYNC_FILTER_HEADER_SIZE)
-                        fail("tsync_filter_decode accepted a file that breaks its own layout");
+                        fuzz_fail("tsync_filter_decode accepted a file that breaks its own layout");
                 if (ra == 0 && (agent.path[0] != '/' || strlen(agent.path) > TSYNC_FILTER_MAX_AGENT_PATH ||
                                 agent.path < (const char *)buf || agent.metadata >= (const char *)buf + size))
-                        fail("tsync_filter_decode_agent accepted a trailer that breaks its own rules");
+                        fuzz_fail("tsync_filter_decode_agent accepted a trailer that breaks its own rules");
                 /* Re-encoding gives the same bytes. */
                 _cleanup_free_ uint8_t *again = malloc(size);
                 long n = !again    ? -ENOMEM
                          : ra == 0 ? tsync_filter_encode_agent(prog, len, flags, &agent, again, size)
                                    : tsync_filter_encode(prog, len, flags, listener, again, size);
                 if (n != (long)size || memcmp(again, buf, size) != 0)
-                        fail("re-encoding a decoded filter file gives other bytes");
+                        fuzz_fail("re-encoding a decoded filter file gives other bytes");
                 r = tsync_bpf_validate(prog, len, &err);
-                check_err(r, &err, "tsync_bpf_validate");
+                fuzz_check_err(r, &err, "tsync_bpf_validate");
                 if (r == 0) {
                         check_valid_program(prog, len, flags);
                 } else {
@@ -657,29 +657,29 @@ void fuzz_filterfile(const uint8_t *data, size_t size)
         size_t fsize = TSYNC_FILTER_HEADER_SIZE + n * sizeof(*insns);
         _cleanup_free_ uint8_t *file = malloc(fsize);
         if (!insns || !file)
-                fail("out of memory");
+                fuzz_fail("out of memory");
         memcpy(insns, data, n * sizeof(*insns));
         uint32_t f = (uint32_t)size & TSYNC_FILTER_ALLOWED_FLAGS;
         if (tsync_filter_encode(insns, n, f, TSYNC_LISTENER_NONE, file, fsize) != (long)fsize)
-                fail("tsync_filter_encode refused %zu instructions, flags %#x", n, f);
+                fuzz_fail("tsync_filter_encode refused %zu instructions, flags %#x", n, f);
         r = tsync_filter_decode(file, fsize, &prog, &len, &flags, NULL, &why);
         if (r < 0 || len != n || flags != f || memcmp(prog, insns, n * sizeof(*insns)) != 0)
-                fail("a filter file tsync_filter_encode wrote does not decode back: %s", r < 0 ? why : "differs");
+                fuzz_fail("a filter file tsync_filter_encode wrote does not decode back: %s", r < 0 ? why : "differs");
         /* One flipped byte anywhere is refused (the checksum covers the header and the program). */
         size_t at = (size * 2654435761u) % fsize;
         file[at] ^= 0x01;
         if (tsync_filter_decode(file, fsize, &prog, &len, &flags, NULL, &why) == 0)
-                fail("a filter file with byte %zu flipped still decodes", at);
+                fuzz_fail("a filter file with byte %zu flipped still decodes", at);
         file[at] ^= 0x01;
         /* A misaligned buffer is a caller's bug, refused as such. */
         _cleanup_free_ uint8_t *shifted = malloc(fsize + 1);
         if (!shifted)
-                fail("out of memory");
+                fuzz_fail("out of memory");
         memcpy(shifted + 1, file, fsize);
         if (tsync_filter_decode(shifted + 1, fsize, &prog, &len, &flags, NULL, &why) != -EINVAL)
-                fail("tsync_filter_decode accepted a misaligned buffer");
+                fuzz_fail("tsync_filter_decode accepted a misaligned buffer");
         r = tsync_bpf_validate(insns, n, &err);
-        check_err(r, &err, "tsync_bpf_validate");
+        fuzz_check_err(r, &err, "tsync_bpf_validate");
         if (r == 0)
                 check_valid_program(insns, n, 0);
         else if (want_kernel_rejected(n) && fuzz_kernel_load(insns, n, 0) == 0)

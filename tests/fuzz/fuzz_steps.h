@@ -40,6 +40,17 @@ extern struct fuzz_stats fuzz_stats;
 
 void fuzz_print_stats(const char *target);
 
+struct tsync_err;
+/* A broken property: "fuzz: property broken: ..." on stderr, then abort(). */
+__attribute__((noreturn, format(printf, 1, 2))) void fuzz_fail(const char *fmt, ...);
+/* A failure must say why (STYLE.md, rule 1): when r < 0, err carries -r and a
+ * terminated, non-empty message; what names the call. */
+void fuzz_check_err(int r, const struct tsync_err *err, const char *what);
+struct tsync_json;
+/* Counts the input and parses it as JSON (a refusal must say why, then is
+ * fine): the tree, counted as parsed, or NULL. */
+struct tsync_json *fuzz_parse_input(const uint8_t *data, size_t size);
+
 /* Loads prog in a forked child (NO_NEW_PRIVS, seccomp(SECCOMP_SET_MODE_FILTER, flags)).
  * Returns 0 if the kernel accepted it, the errno it gave otherwise, -1 if the
  * child could not be run or died before answering. */

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <seccomp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,23 +22,6 @@
 #include "tsync/rewrite.h"
 #include "tsync/source.h"
 
-__attribute__((noreturn, format(printf, 1, 2))) static void config_fail(const char *fmt, ...)
-{
-        va_list ap;
-        fputs("fuzz: property broken: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        abort();
-}
-
-static void config_check_err(int r, const struct tsync_err *err, const char *what)
-{
-        if (r < 0 && (err->code != -r || err->msg[0] == '\0'))
-                config_fail("%s returned %d but the error says code %d, message '%s'", what, r, err->code, err->msg);
-}
-
 static char *text_of(const struct tsync_json *v)
 {
         struct tsync_err err = { 0 };
@@ -48,7 +30,7 @@ static char *text_of(const struct tsync_json *v)
         if (!v)
                 return strdup("(none)");
         if (tsync_json_write(v, false, &text, &len, &err) < 0)
-                config_fail("tsync_json_write: %s", err.msg);
+                fuzz_fail("tsync_json_write: %s", err.msg);
         return text;
 }
 
@@ -58,14 +40,14 @@ static char *plan_text(const struct tsync_json *config, struct tsync_plan **ret_
         struct tsync_err err = { 0 };
         struct tsync_plan *plan = NULL;
         int r = tsync_plan_from_config(config, &plan, &err);
-        config_check_err(r, &err, "tsync_plan_from_config");
+        fuzz_check_err(r, &err, "tsync_plan_from_config");
         if (r < 0)
                 return NULL;
         char *text = NULL;
         r = tsync_plan_to_json(plan, &text, &err);
-        config_check_err(r, &err, "tsync_plan_to_json");
+        fuzz_check_err(r, &err, "tsync_plan_to_json");
         if (r < 0)
-                config_fail("tsync_plan_to_json refused a plan tsync_plan_from_config read: %s", err.msg);
+                fuzz_fail("tsync_plan_to_json refused a plan tsync_plan_from_config read: %s", err.msg);
         if (ret_plan)
                 *ret_plan = plan;
         else
@@ -78,21 +60,21 @@ static void check_init_args(const struct tsync_json *config, size_t filters)
 {
         const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
         if (!args || args->type != TSYNC_JSON_ARRAY || args->u.array.len < 2 + 2 * filters)
-                config_fail("process.args after the rewrite is not the init's command line");
+                fuzz_fail("process.args after the rewrite is not the init's command line");
         const struct tsync_json *a0 = args->u.array.items[0];
         if (a0->type != TSYNC_JSON_STRING || strcmp(a0->u.string.ptr, TSYNC_CONTAINER_INIT) != 0)
-                config_fail("process.args[0] after the rewrite is not the init");
+                fuzz_fail("process.args[0] after the rewrite is not the init");
         for (size_t i = 0; i < filters; i++) {
                 const struct tsync_json *o = args->u.array.items[1 + 2 * i], *v = args->u.array.items[2 + 2 * i];
                 char want[64];
                 (void)snprintf(want, sizeof(want), TSYNC_CONTAINER_FILTERS "/%02zu.bpf", i);
                 if (o->type != TSYNC_JSON_STRING || strcmp(o->u.string.ptr, "--filter") != 0 ||
                     v->type != TSYNC_JSON_STRING || strcmp(v->u.string.ptr, want) != 0)
-                        config_fail("process.args[%zu] is not --filter %s", 1 + 2 * i, want);
+                        fuzz_fail("process.args[%zu] is not --filter %s", 1 + 2 * i, want);
         }
         const struct tsync_json *next = args->u.array.items[1 + 2 * filters];
         if (next->type == TSYNC_JSON_STRING && strcmp(next->u.string.ptr, "--filter") == 0)
-                config_fail("process.args has more than %zu filters", filters);
+                fuzz_fail("process.args has more than %zu filters", filters);
 }
 
 /* What the front ends' path reads on the host: a profile directory with one
@@ -120,7 +102,7 @@ static void host_setup(void)
                                     "\"action\": \"SCMP_ACT_ERRNO\"}]}";
         (void)snprintf(host_dir, sizeof(host_dir), "/tmp/fuzz_config.XXXXXX");
         if (!mkdtemp(host_dir))
-                config_fail("mkdtemp: %s", strerror(errno));
+                fuzz_fail("mkdtemp: %s", strerror(errno));
         (void)snprintf(host_profiles, sizeof(host_profiles), "%s/profiles", host_dir);
         (void)snprintf(host_layer, sizeof(host_layer), "%s/deny-ptrace.json", host_profiles);
         (void)snprintf(host_bundle, sizeof(host_bundle), "%s/bundle", host_dir);
@@ -128,7 +110,7 @@ static void host_setup(void)
         FILE *f = NULL;
         if (mkdir(host_profiles, 0700) < 0 || mkdir(host_bundle, 0700) < 0 || mkdir(host_state, 0755) < 0 ||
             !(f = fopen(host_layer, "we")) || fputs(layer, f) < 0 || fclose(f) != 0)
-                config_fail("setting up %s: %s", host_dir, strerror(errno));
+                fuzz_fail("setting up %s: %s", host_dir, strerror(errno));
 }
 
 /* One front end's way to rewrite: what is asked, where the filters go, the host paths. */
@@ -155,21 +137,21 @@ static int prepare_apply(struct tsync_json *config, const struct rewrite_case *r
         struct tsync_warnings w = { 0 };
         struct tsync_prepared p = { 0 };
         int r = tsync_plan_prepare(config, &po, &p, &w, err);
-        config_check_err(r, err, "tsync_plan_prepare");
+        fuzz_check_err(r, err, "tsync_plan_prepare");
         for (size_t i = 0; i < w.len; i++)
                 if (!w.msgs[i] || !w.msgs[i][0])
-                        config_fail("tsync_plan_prepare gave an empty warning");
+                        fuzz_fail("tsync_plan_prepare gave an empty warning");
         tsync_warnings_clear(&w);
         if (r < 0)
                 return r;
         if (p.in_place != p.plan->init.exec && !rc->req.init.exec)
-                config_fail("the route says %s, the plan's init.exec %d", p.in_place ? "in place" : "supervise",
-                            p.plan->init.exec);
+                fuzz_fail("the route says %s, the plan's init.exec %d", p.in_place ? "in place" : "supervise",
+                          p.plan->init.exec);
         if (((p.hooks & TSYNC_HOOK_FILES) != 0) != rc->state_dir)
-                config_fail("filter files and the hooks they need disagree (hooks %#x)", p.hooks);
+                fuzz_fail("filter files and the hooks they need disagree (hooks %#x)", p.hooks);
         *ret_in_place = p.in_place;
         r = tsync_plan_apply(config, &p, &rc->opts, err);
-        config_check_err(r, err, "tsync_plan_apply");
+        fuzz_check_err(r, err, "tsync_plan_apply");
         tsync_prepared_clear(&p);
         return r;
 }
@@ -181,7 +163,7 @@ static void check_rewrite(const struct tsync_json *doc, const struct rewrite_cas
         _cleanup_json_ struct tsync_json *config = tsync_json_copy(doc);
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         if (!config)
-                config_fail("tsync_json_copy failed");
+                fuzz_fail("tsync_json_copy failed");
 
         bool in_place = false;
         int r = prepare_apply(config, rc, &in_place, &err);
@@ -192,16 +174,16 @@ static void check_rewrite(const struct tsync_json *doc, const struct rewrite_cas
         /* The plan read back says what we asked for, and what the route decided. */
         _cleanup_free_ char *text1 = plan_text(config, &plan);
         if (!text1)
-                config_fail("a rewritten config has no plan we can read");
+                fuzz_fail("a rewritten config has no plan we can read");
         size_t want = (o->mode == TSYNC_MODE_REPLACE ? 1 : 0) + o->n_layers + (o->init.exec_once ? 1 : 0);
         if (plan->mode != o->mode || plan->layers_by_name != o->layers_by_name ||
             (plan->state_dir != NULL) != rc->state_dir || plan->n_layers != o->n_layers ||
             tsync_plan_filter_count(plan) != want || plan->init.exec != (o->init.exec || in_place))
-                config_fail("the plan read back has %zu filters and %zu layers, not %zu and %zu: %s",
-                            tsync_plan_filter_count(plan), plan->n_layers, want, o->n_layers, text1);
+                fuzz_fail("the plan read back has %zu filters and %zu layers, not %zu and %zu: %s",
+                          tsync_plan_filter_count(plan), plan->n_layers, want, o->n_layers, text1);
         for (size_t i = 0; i < o->n_layers; i++)
                 if (strcmp(plan->layers[i], o->layers[i]) != 0)
-                        config_fail("layer %zu read back as '%s', not '%s'", i, plan->layers[i], o->layers[i]);
+                        fuzz_fail("layer %zu read back as '%s', not '%s'", i, plan->layers[i], o->layers[i]);
         if (rc->state_dir)
                 check_init_args(config, want);
 
@@ -210,28 +192,28 @@ static void check_rewrite(const struct tsync_json *doc, const struct rewrite_cas
         _cleanup_json_ struct tsync_json *reread = NULL;
         r = tsync_json_parse(written, strlen(written), NULL, &reread, &err);
         if (r < 0)
-                config_fail("a rewritten config does not parse: %s", err.msg);
+                fuzz_fail("a rewritten config does not parse: %s", err.msg);
         _cleanup_free_ char *text2 = plan_text(reread, NULL);
         if (!text2 || strcmp(text1, text2) != 0)
-                config_fail("the plan changed on the way through the file:\n%s\n%s", text1, text2 ? text2 : "(none)");
+                fuzz_fail("the plan changed on the way through the file:\n%s\n%s", text1, text2 ? text2 : "(none)");
 
         /* An engine's config carrying our plan is forged: refused. */
         if (rc->fe != TSYNC_FRONTEND_INJECT) {
                 r = prepare_apply(reread, rc, &in_place, &err);
                 if (r == 0)
-                        config_fail("%s took a config that carries our plan", tsync_frontend_name(rc->fe));
+                        fuzz_fail("%s took a config that carries our plan", tsync_frontend_name(rc->fe));
                 return;
         }
         /* inject again restores first, so it does not wrap twice: the same plan, the same command line. */
         r = prepare_apply(reread, rc, &in_place, &err);
         if (r < 0)
-                config_fail("injecting into an injected config fails: %s", err.msg);
+                fuzz_fail("injecting into an injected config fails: %s", err.msg);
         _cleanup_free_ char *text3 = plan_text(reread, NULL);
         _cleanup_free_ char *args1 = text_of(tsync_json_get(tsync_json_get(config, "process"), "args"));
         _cleanup_free_ char *args3 = text_of(tsync_json_get(tsync_json_get(reread, "process"), "args"));
         if (!text3 || strcmp(text1, text3) != 0 || strcmp(args1, args3) != 0)
-                config_fail("a second rewrite wraps again:\n%s\n%s\n%s\n%s", text1, text3 ? text3 : "(none)", args1,
-                            args3);
+                fuzz_fail("a second rewrite wraps again:\n%s\n%s\n%s\n%s", text1, text3 ? text3 : "(none)", args1,
+                          args3);
 }
 
 static void check_profile_of_config(const struct tsync_json *doc)
@@ -244,37 +226,31 @@ static void check_profile_of_config(const struct tsync_json *doc)
         struct tsync_source_info info;
         _cleanup_profile_ struct tsync_profile *p = NULL;
         int r = tsync_source_from_json(doc, &opts, &p, &info, &err);
-        config_check_err(r, &err, "tsync_source_from_json");
+        fuzz_check_err(r, &err, "tsync_source_from_json");
         if (r < 0)
                 return;
         if (info.format == TSYNC_FORMAT_AUTO)
-                config_fail("tsync_source_from_json did not say which format it found");
+                fuzz_fail("tsync_source_from_json did not say which format it found");
         fuzz_stats.profiles++;
         struct tsync_compile_opts co = { .native_arch = SCMP_ARCH_X86_64 };
         struct tsync_warnings w = { 0 };
         _cleanup_program_ struct tsync_program *prog = NULL;
         r = tsync_compile(p, &co, &prog, &w, &err);
         tsync_warnings_clear(&w);
-        config_check_err(r, &err, "tsync_compile");
+        fuzz_check_err(r, &err, "tsync_compile");
         if (r < 0)
                 return;
         r = tsync_bpf_validate(prog->insns, prog->len, &err);
         if (r < 0)
-                config_fail("a compiled program fails tsync_bpf_validate: %s", err.msg);
+                fuzz_fail("a compiled program fails tsync_bpf_validate: %s", err.msg);
         fuzz_stats.programs++;
 }
 
 void fuzz_config(const uint8_t *data, size_t size)
 {
-        struct tsync_err err = { 0 };
-        _cleanup_json_ struct tsync_json *doc = NULL;
-
-        fuzz_stats.inputs++;
-        int r = tsync_json_parse((const char *)data, size, NULL, &doc, &err);
-        config_check_err(r, &err, "tsync_json_parse");
-        if (r < 0)
+        _cleanup_json_ struct tsync_json *doc = fuzz_parse_input(data, size);
+        if (!doc)
                 return;
-        fuzz_stats.parsed++;
         check_profile_of_config(doc);
 
         /* A plan already in the input (a config rewritten before, or a forged one) round-trips. */
@@ -284,10 +260,10 @@ void fuzz_config(const uint8_t *data, size_t size)
                 _cleanup_json_ struct tsync_json *holder = tsync_json_new_object();
                 struct tsync_json *ann = holder ? tsync_json_get_object(holder, "annotations") : NULL;
                 if (!ann || tsync_json_set(ann, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) < 0)
-                        config_fail("out of memory");
+                        fuzz_fail("out of memory");
                 _cleanup_free_ char *again = plan_text(holder, NULL);
                 if (!again || strcmp(again, text) != 0)
-                        config_fail("a plan does not survive its own JSON:\n%s\n%s", text, again ? again : "(none)");
+                        fuzz_fail("a plan does not survive its own JSON:\n%s\n%s", text, again ? again : "(none)");
         }
 
         /* What the front ends run (tsync_plan_prepare, tsync_plan_apply):

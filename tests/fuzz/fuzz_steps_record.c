@@ -9,7 +9,6 @@
  * (stricter) with strict names, and merged into itself changes nothing. */
 #include <errno.h>
 #include <seccomp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,23 +23,6 @@
 #include "tsync/profile.h"
 #include "tsync/record.h"
 
-__attribute__((noreturn, format(printf, 1, 2))) static void record_fail(const char *fmt, ...)
-{
-        va_list ap;
-        fputs("fuzz: property broken: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-        abort();
-}
-
-static void record_check_err(int r, const struct tsync_err *err, const char *what)
-{
-        if (r < 0 && (err->code != -r || err->msg[0] == '\0'))
-                record_fail("%s returned %d but the error says code %d, message '%s'", what, r, err->code, err->msg);
-}
-
 static void record_set_freep(struct tsync_record_set **set)
 {
         tsync_record_set_free(*set);
@@ -53,13 +35,13 @@ static char *record_text(const struct tsync_record_set *set, size_t *ret_len)
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         if (!f)
-                record_fail("out of memory");
+                fuzz_fail("out of memory");
         fputs(TSYNC_RECORD_MAGIC, f);
         for (size_t i = 0; i < set->n; i++)
                 fprintf(f, "%08x %u\n", set->calls[i].abi == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : set->calls[i].abi,
                         set->calls[i].nr);
         if (fclose(f) != 0)
-                record_fail("out of memory");
+                fuzz_fail("out of memory");
         *ret_len = len;
         return text;
 }
@@ -74,9 +56,9 @@ static void check_profile_text(const char *text, size_t len, enum tsync_record_f
 
         int r = tsync_json_parse(text, len, NULL, &doc, &err);
         if (r < 0)
-                record_fail("a recorded profile is not JSON: %s", err.msg);
+                fuzz_fail("a recorded profile is not JSON: %s", err.msg);
         if (tsync_profile_check_keys(doc, format == TSYNC_RECORD_FORMAT_DOCKER, false, "", NULL, &err) < 0)
-                record_fail("a recorded profile has a key its format does not define: %s", err.msg);
+                fuzz_fail("a recorded profile has a key its format does not define: %s", err.msg);
         if (format == TSYNC_RECORD_FORMAT_DOCKER) {
                 struct tsync_docker_ctx ctx = { .native_arch = seccomp_arch_native(), .kernel_major = 6 };
                 r = tsync_profile_from_docker(doc, &ctx, &p, &err);
@@ -84,13 +66,13 @@ static void check_profile_text(const char *text, size_t len, enum tsync_record_f
                 r = tsync_profile_from_oci(doc, &p, &err);
         }
         if (r < 0)
-                record_fail("our profile reader refuses a recorded profile: %s", err.msg);
+                fuzz_fail("our profile reader refuses a recorded profile: %s", err.msg);
         /* Every name is one libseccomp knows: strict compiling accepts it. */
         struct tsync_compile_opts opts = { .strict = true };
         r = tsync_compile(p, &opts, &prog, &w, &err);
         tsync_warnings_clear(&w);
         if (r < 0)
-                record_fail("a recorded profile does not compile: %s", err.msg);
+                fuzz_fail("a recorded profile does not compile: %s", err.msg);
 }
 
 /* The profile of set in format, read back as req.input: the same bytes. */
@@ -108,9 +90,9 @@ static void check_merge_fixed_point(const struct tsync_record_set *set, const ch
         size_t again_len = 0;
         int r = tsync_record_profile(set, &req, &again, &again_len, &err);
         if (r < 0)
-                record_fail("a recorded profile merged into its own recording is refused: %s", err.msg);
+                fuzz_fail("a recorded profile merged into its own recording is refused: %s", err.msg);
         if (again_len != len || memcmp(again, text, len) != 0)
-                record_fail("a recorded profile merged into its own recording changes");
+                fuzz_fail("a recorded profile merged into its own recording changes");
 }
 
 void fuzz_record(const uint8_t *data, size_t size)
@@ -122,19 +104,19 @@ void fuzz_record(const uint8_t *data, size_t size)
         /* Exactly size bytes, so ASan sees any read past them. */
         _cleanup_free_ char *buf = malloc(size ? size : 1);
         if (!buf)
-                record_fail("out of memory");
+                fuzz_fail("out of memory");
         memcpy(buf, data, size);
         int r = tsync_record_parse(buf, size, &set, &err);
-        record_check_err(r, &err, "tsync_record_parse");
+        fuzz_check_err(r, &err, "tsync_record_parse");
         if (r < 0)
                 return;
         fuzz_stats.parsed++;
         if (set->n > size / 11)
-                record_fail("%zu calls from %zu bytes", set->n, size);
+                fuzz_fail("%zu calls from %zu bytes", set->n, size);
         for (size_t i = 1; i < set->n; i++)
                 if (set->calls[i - 1].abi > set->calls[i].abi ||
                     (set->calls[i - 1].abi == set->calls[i].abi && set->calls[i - 1].nr >= set->calls[i].nr))
-                        record_fail("the set is not sorted and distinct at %zu", i);
+                        fuzz_fail("the set is not sorted and distinct at %zu", i);
 
         /* Written back, it reads as the same set. */
         size_t len = 0;
@@ -143,7 +125,7 @@ void fuzz_record(const uint8_t *data, size_t size)
         r = tsync_record_parse(text, len, &again, &err);
         if (r < 0 || again->n != set->n ||
             (set->n && memcmp(again->calls, set->calls, set->n * sizeof(*set->calls)) != 0))
-                record_fail("a set written back does not read the same: %s", r < 0 ? err.msg : "differs");
+                fuzz_fail("a set written back does not read the same: %s", r < 0 ? err.msg : "differs");
 
         /* Each format and errno in turn, by the input's size. */
         struct tsync_record_request req = {
@@ -153,18 +135,18 @@ void fuzz_record(const uint8_t *data, size_t size)
         _cleanup_free_ char *profile = NULL, *twice = NULL;
         size_t plen = 0, tlen = 0;
         r = tsync_record_profile(set, &req, &profile, &plen, &err);
-        record_check_err(r, &err, "tsync_record_profile");
+        fuzz_check_err(r, &err, "tsync_record_profile");
         if (r < 0) {
                 if (r != -ENODATA)
-                        record_fail("tsync_record_profile refused a parsed recording: %s", err.msg);
+                        fuzz_fail("tsync_record_profile refused a parsed recording: %s", err.msg);
                 return;
         }
         fuzz_stats.profiles++;
         if (strlen(profile) != plen || plen == 0 || profile[plen - 1] != '\n')
-                record_fail("the profile's length or last byte is wrong");
+                fuzz_fail("the profile's length or last byte is wrong");
         r = tsync_record_profile(set, &req, &twice, &tlen, &err);
         if (r < 0 || tlen != plen || memcmp(twice, profile, plen) != 0)
-                record_fail("the same recording gives another profile");
+                fuzz_fail("the same recording gives another profile");
         check_profile_text(profile, plen, req.format);
         fuzz_stats.programs++;
         check_merge_fixed_point(set, profile, plen, req);

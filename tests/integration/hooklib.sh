@@ -4,6 +4,9 @@
 HERE=${HERE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 OCI="$TSYNC_BUILD/bin/oci-seccomp-tsync"
 INIT="$TSYNC_BUILD/bin/seccomp-tsync-init"
+RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
+THREADS="$TSYNC_BUILD/tests/static/threads_probe"
+EXAMPLES="$TSYNC_TOP/packaging/examples"
 PROFILES="$TSYNC_TOP/tests/integration/profiles"
 TSYNC_APPLETS="sh sleep cat mkdir ls touch echo grep kill id basename tr rmdir"
 RT=${RT:-runc}

@@ -63,6 +63,47 @@ tsync_need_built() {
         done
 }
 
+# tsync_wait_ready FILE...: waits (5 s at most) until each FILE holds a line "ready", as the test
+# agent and relays print once they listen; non-zero if one never does.
+tsync_wait_ready() {
+        local i f missing
+        for ((i = 0; i < 100; i++)); do
+                missing=
+                for f in "$@"; do
+                        grep -qx ready "$f" 2>/dev/null || missing=$f
+                done
+                [ -z "${missing}" ] && return 0
+                sleep 0.05
+        done
+        return 1
+}
+
+# tsync_split_dashes OPTION... -- ARG...: OPTS=(OPTION...) and ARGS=(ARG...), for the helpers
+# that take options for a command, "--", then what the container runs. Declare them local
+# (`local OPTS ARGS`) in the caller first, so that nested helpers keep their own.
+tsync_split_dashes() {
+        OPTS=()
+        while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+                OPTS+=("$1")
+                shift
+        done
+        [ $# -eq 0 ] || shift
+        ARGS=("$@")
+}
+
+# tsync_probe_bundle DIR PROGRAM ARG...: a fresh runc bundle at DIR running ARGS, with PROGRAM
+# (a static test program) in its rootfs, and no ambient capabilities (runc spec asks for some
+# the kernel will not raise without inheritable ones, each one more warning line). Extra
+# applets for the rootfs in TSYNC_APPLETS, as for make_rootfs.
+tsync_probe_bundle() {
+        local dir=$1 program=$2
+        shift 2
+        rm -rf "$dir"
+        make_rootfs "$dir/rootfs" "$program" || return 1
+        make_bundle "$dir" "$@" || return 1
+        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
+}
+
 _tsync_need_tmp() {
         if [ -z "${TSYNC_TMP}" ] || [ ! -d "${TSYNC_TMP}" ]; then
                 tsync_log "${FUNCNAME[1]}: call tsync_test_begin first"
@@ -196,51 +237,65 @@ _tsync_remove_container() {
         return 0
 }
 
-# run_runc ID BUNDLE: runs the container in the foreground (its stdout and
-# stderr are ours, stdin is /dev/null), deletes it, returns its exit status.
-run_runc() {
-        local id=$1 bundle=$2 rc
-        _tsync_register runc "${id}"
-        runc run --bundle "${bundle}" "${id}" </dev/null
+# What run_, start_, stop_ and _pid of runc and crun share; RT names the runtime (for the
+# registry), COMMAND... runs it (runc, or crun_cmd).
+
+# _tsync_run_fg RT ID BUNDLE COMMAND...: `COMMAND run` in the foreground (its stdout and stderr
+# are ours, stdin is /dev/null), deletes the container, returns its exit status.
+_tsync_run_fg() {
+        local rt=$1 id=$2 bundle=$3 rc
+        shift 3
+        _tsync_register "${rt}" "${id}"
+        "$@" run --bundle "${bundle}" "${id}" </dev/null
         rc=$?
-        _tsync_remove_container runc "${id}"
-        _tsync_unregister runc "${id}"
+        _tsync_stop "${rt}" "${id}"
         return "${rc}"
 }
 
-# start_runc ID BUNDLE: `runc run -d`; the container's output goes to
-# $TSYNC_TMP/ID.log. Returns once the container process runs its own program
-# (not runc's init any more). Stop it with stop_runc.
-start_runc() {
-        local id=$1 bundle=$2 pid
+# _tsync_start RT ID BUNDLE COMMAND...: `COMMAND run -d`; the container's output goes to
+# $TSYNC_TMP/ID.log. Returns once the container process runs its own program (not the
+# runtime's init any more).
+_tsync_start() {
+        local rt=$1 id=$2 bundle=$3 pid
+        shift 3
         _tsync_need_tmp || return 1
-        _tsync_register runc "${id}"
-        if ! runc run -d --bundle "${bundle}" "${id}" </dev/null >"${TSYNC_TMP}/${id}.log" 2>&1; then
-                tsync_log "start_runc ${id}: runc run -d failed: $(tail -n 3 "${TSYNC_TMP}/${id}.log")"
-                stop_runc "${id}"
+        _tsync_register "${rt}" "${id}"
+        if ! "$@" run -d --bundle "${bundle}" "${id}" </dev/null >"${TSYNC_TMP}/${id}.log" 2>&1; then
+                tsync_log "start_${rt} ${id}: ${rt} run -d failed: $(tail -n 3 "${TSYNC_TMP}/${id}.log")"
+                _tsync_stop "${rt}" "${id}"
                 return 1
         fi
-        if ! pid=$(runc_pid "${id}") || ! tsync_wait_exec "${pid}"; then
-                stop_runc "${id}"
+        if ! pid=$(_tsync_pid "${rt}" "${id}" "$@") || ! tsync_wait_exec "${pid}"; then
+                _tsync_stop "${rt}" "${id}"
                 return 1
         fi
 }
 
-stop_runc() {
-        _tsync_remove_container runc "$1"
-        _tsync_unregister runc "$1"
+# _tsync_stop RT ID: the container killed and deleted, and forgotten.
+_tsync_stop() {
+        _tsync_remove_container "$1" "$2"
+        _tsync_unregister "$1" "$2"
 }
 
-# runc_pid ID: the host pid of the container's process.
-runc_pid() {
-        local pid
-        pid=$(runc state "$1" 2>/dev/null | jq -r '.pid // empty')
+# _tsync_pid RT ID COMMAND...: the host pid of the container's process (`COMMAND state`).
+_tsync_pid() {
+        local rt=$1 id=$2 pid
+        shift 2
+        pid=$("$@" state "${id}" 2>/dev/null | jq -r '.pid // empty')
         if [ -z "${pid}" ] || [ "${pid}" -le 0 ] 2>/dev/null; then
-                tsync_log "runc_pid $1: no such running container"
+                tsync_log "${rt}_pid ${id}: no such running container"
                 return 1
         fi
         echo "${pid}"
 }
+
+# run_runc ID BUNDLE: runs the container in the foreground, deletes it, returns its exit status.
+# start_runc ID BUNDLE: `runc run -d`, output in $TSYNC_TMP/ID.log, returns once the workload
+# runs; stop it with stop_runc ID. runc_pid ID: the host pid of the container's process.
+run_runc() { _tsync_run_fg runc "$1" "$2" runc; }
+start_runc() { _tsync_start runc "$1" "$2" runc; }
+stop_runc() { _tsync_stop runc "$1"; }
+runc_pid() { _tsync_pid runc "$1" runc; }
 
 # tsync_wait_exec PID [SECONDS]: waits until PID has left the runtime's init
 # (runc:[2:INIT], or a crun/runc binary) for the container's program, which is
@@ -311,61 +366,20 @@ tsync_no_devnull() {
         return "${rc}"
 }
 
-# run_crun ID BUNDLE: like run_runc, with crun.
-run_crun() {
-        local id=$1 bundle=$2 rc
-        _tsync_register crun "${id}"
-        crun_cmd run --bundle "${bundle}" "${id}" </dev/null
-        rc=$?
-        _tsync_remove_container crun "${id}"
-        _tsync_unregister crun "${id}"
-        return "${rc}"
-}
-
-# start_crun ID BUNDLE / stop_crun ID / crun_pid ID: like the runc ones.
-start_crun() {
-        local id=$1 bundle=$2 pid
-        _tsync_need_tmp || return 1
-        _tsync_register crun "${id}"
-        if ! crun_cmd run -d --bundle "${bundle}" "${id}" </dev/null >"${TSYNC_TMP}/${id}.log" 2>&1; then
-                tsync_log "start_crun ${id}: crun run -d failed: $(tail -n 3 "${TSYNC_TMP}/${id}.log")"
-                stop_crun "${id}"
-                return 1
-        fi
-        if ! pid=$(crun_pid "${id}") || ! tsync_wait_exec "${pid}"; then
-                stop_crun "${id}"
-                return 1
-        fi
-}
-
-stop_crun() {
-        _tsync_remove_container crun "$1"
-        _tsync_unregister crun "$1"
-}
-
-crun_pid() {
-        local pid
-        pid=$(crun_cmd state "$1" 2>/dev/null | jq -r '.pid // empty')
-        if [ -z "${pid}" ] || [ "${pid}" -le 0 ] 2>/dev/null; then
-                tsync_log "crun_pid $1: no such running container"
-                return 1
-        fi
-        echo "${pid}"
-}
+# run_crun ID BUNDLE / start_crun ID BUNDLE / stop_crun ID / crun_pid ID: the runc ones, with crun.
+run_crun() { _tsync_run_fg crun "$1" "$2" crun_cmd; }
+start_crun() { _tsync_start crun "$1" "$2" crun_cmd; }
+stop_crun() { _tsync_stop crun "$1"; }
+crun_pid() { _tsync_pid crun "$1" crun_cmd; }
 
 # run_runsc ID BUNDLE [FLAG...]: like run_runc, with gVisor's runsc, its
 # global FLAGs (e.g. --oci-seccomp) and --network=none (no network is set up
 # for the sandbox here). runsc hands hooks the bundle path as given: absolute.
 run_runsc() {
-        local id=$1 bundle=$2 rc
+        local id=$1 bundle=$2
         shift 2
-        _tsync_register runsc "${id}"
         # runsc fchowns its stdio to the sandbox's user, as crun does (tsync_no_devnull).
-        tsync_no_devnull runsc --network=none "$@" run --bundle "$(realpath "${bundle}")" "${id}" </dev/null
-        rc=$?
-        _tsync_remove_container runsc "${id}"
-        _tsync_unregister runsc "${id}"
-        return "${rc}"
+        _tsync_run_fg runsc "${id}" "$(realpath "${bundle}")" tsync_no_devnull runsc --network=none "$@"
 }
 
 # Hard limits of this shell as {"RLIMIT_NOFILE": 20000, ...} (unlimited left out).

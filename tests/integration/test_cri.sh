@@ -9,9 +9,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
 . "$HERE/enginelib.sh"
-RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
-THREADS="$TSYNC_BUILD/tests/static/threads_probe"
-EXAMPLES="$TSYNC_TOP/packaging/examples"
 # Debian's python3, with python3-grpcio and python3-grpc-tools (tools/install-deps.sh).
 CRI_PYTHON=${CRI_PYTHON:-/usr/bin/python3}
 CRI_TOOL="$TSYNC_TOP/tests/tools/cri/cri.py"

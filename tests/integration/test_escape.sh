@@ -30,16 +30,10 @@ tearDown() {
         tsync_test_end
 }
 
-# bundle DIR ARG...: a runc bundle running ARGS with escape_probe in its rootfs and an empty
-# /tmp/d for the probes' mkdirs. No ambient capabilities (runc spec asks for some the kernel
-# will not raise without inheritable ones, and each would be one more warning line).
+# bundle DIR ARG...: a runc bundle running ARGS with escape_probe in its rootfs (lib.sh's
+# tsync_probe_bundle) and an empty /tmp/d for the probes' mkdirs.
 bundle() {
-        local dir=$1
-        shift
-        make_rootfs "$dir/rootfs" "$ESCAPE" || return 1
-        make_bundle "$dir" "$@" || return 1
-        mkdir "$dir/rootfs/tmp/d" || return 1
-        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
+        tsync_probe_bundle "$1" "$ESCAPE" "${@:2}" && mkdir "$1/rootfs/tmp/d"
 }
 
 # probe_field KEY=VALUE FIELD FILE: FIELD of the line of FILE that has KEY=VALUE.

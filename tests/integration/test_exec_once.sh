@@ -27,15 +27,9 @@ tearDown() {
         tsync_test_end
 }
 
-# bundle DIR ARG...: a bundle running ARGS with exec_probe in its rootfs. No ambient capabilities
-# (runc spec asks for some the kernel will not raise, each one more warning line).
+# bundle DIR ARG...: a bundle running ARGS with exec_probe in its rootfs (lib.sh's tsync_probe_bundle).
 bundle() {
-        local dir=$1
-        shift
-        rm -rf "$dir"
-        make_rootfs "$dir/rootfs" "$PROBE_BIN" || return 1
-        make_bundle "$dir" "$@" || return 1
-        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
+        tsync_probe_bundle "$1" "$PROBE_BIN" "${@:2}"
 }
 
 # run_exec_once ARG...: a bundle at $T/b running ARGS, injected with --exec-once (plus
@@ -78,10 +72,15 @@ testEveryThreadOfAStaticWorkloadGetsEpermForItsChildsExec() {
         each_runtime threadsOfAStaticWorkload
 }
 
-aGrandchild() {
-        run_exec_once /bin/exec_probe grandchild /bin/echo
+# execGetsEperm MODE: exec_probe MODE /bin/echo under exec once: it runs, and its exec gets EPERM.
+execGetsEperm() {
+        run_exec_once /bin/exec_probe "$1" /bin/echo
         assertEquals "$RT: status ($(cat "$T/$ID.err"))" 0 "$rc"
         assertEquals "$RT: $(cat "$T/$ID.out")" "$EPERM" "$(field exec "$T/$ID.out")"
+}
+
+aGrandchild() {
+        execGetsEperm grandchild
 }
 
 testAGrandchildCannotExec() {
@@ -89,9 +88,7 @@ testAGrandchildCannotExec() {
 }
 
 execveat() {
-        run_exec_once /bin/exec_probe execveat /bin/echo
-        assertEquals "$RT: status ($(cat "$T/$ID.err"))" 0 "$rc"
-        assertEquals "$RT: $(cat "$T/$ID.out")" "$EPERM" "$(field exec "$T/$ID.out")"
+        execGetsEperm execveat
 }
 
 testExecveatIsRefusedToo() {
@@ -99,9 +96,7 @@ testExecveatIsRefusedToo() {
 }
 
 theWorkloadItself() {
-        run_exec_once /bin/exec_probe self /bin/echo
-        assertEquals "$RT: status ($(cat "$T/$ID.err"))" 0 "$rc"
-        assertEquals "$RT: $(cat "$T/$ID.out")" "$EPERM" "$(field exec "$T/$ID.out")"
+        execGetsEperm self
 }
 
 testTheWorkloadItselfCannotExecASecondTime() {

@@ -10,7 +10,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
 . "$HERE/enginelib.sh"
-RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
 A=io.oci-seccomp-tsync
 FRONTENDS="podman runtime ctr"
 
@@ -181,54 +180,42 @@ refused() {
         esac
 }
 
-testLayersAlone() {
-        local fe
+# each_frontend "FACT..." ANNOTATION...: every front end runs the probe with the ANNOTATIONs, and
+# honours them with the FACTs.
+each_frontend() {
+        local facts=$1 fe
+        shift
         for fe in $FRONTENDS; do
-                run_fe "$fe" "$A.layers=deny-mkdir"
-                honoured "$fe" pid1=init initfilters=1 self=2 mkdir=1 exec=0
+                run_fe "$fe" "$@"
+                # shellcheck disable=SC2086
+                honoured "$fe" $facts
         done
+}
+
+testLayersAlone() {
+        each_frontend "pid1=init initfilters=1 self=2 mkdir=1 exec=0" "$A.layers=deny-mkdir"
 }
 
 testReplaceModeAloneMovesTheRuntimesFilterToTheInit() {
-        local fe
-        for fe in $FRONTENDS; do
-                run_fe "$fe" "$A.mode=replace"
-                # One filter in all, the init's: the runtime applied none of its own.
-                honoured "$fe" pid1=init initfilters=1 self=1 mkdir=0 exec=0
-        done
+        # One filter in all, the init's: the runtime applied none of its own.
+        each_frontend "pid1=init initfilters=1 self=1 mkdir=0 exec=0" "$A.mode=replace"
 }
 
 testReplaceModeWithALayer() {
-        local fe
-        for fe in $FRONTENDS; do
-                run_fe "$fe" "$A.mode=replace" "$A.layers=deny-mkdir"
-                honoured "$fe" pid1=init initfilters=2 self=2 mkdir=1 exec=0
-        done
+        each_frontend "pid1=init initfilters=2 self=2 mkdir=1 exec=0" "$A.mode=replace" "$A.layers=deny-mkdir"
 }
 
 testLayerModeByNameWithALayer() {
-        local fe
-        for fe in $FRONTENDS; do
-                run_fe "$fe" "$A.mode=layer" "$A.layers=deny-mkdir"
-                honoured "$fe" pid1=init initfilters=1 self=2 mkdir=1 exec=0
-        done
+        each_frontend "pid1=init initfilters=1 self=2 mkdir=1 exec=0" "$A.mode=layer" "$A.layers=deny-mkdir"
 }
 
 # Issue 24: through the wrapper, exec=once alone ran the workload without it.
 testExecOnceAloneRefusesASecondExec() {
-        local fe
-        for fe in $FRONTENDS; do
-                run_fe "$fe" "$A.exec=once"
-                honoured "$fe" pid1=init initfilters=1 self=2 mkdir=126 exec=126
-        done
+        each_frontend "pid1=init initfilters=1 self=2 mkdir=126 exec=126" "$A.exec=once"
 }
 
 testExecOnceWithALayer() {
-        local fe
-        for fe in $FRONTENDS; do
-                run_fe "$fe" "$A.exec=once" "$A.layers=deny-mkdir"
-                honoured "$fe" pid1=init initfilters=2 self=3 mkdir=126 exec=126
-        done
+        each_frontend "pid1=init initfilters=2 self=3 mkdir=126 exec=126" "$A.exec=once" "$A.layers=deny-mkdir"
 }
 
 # record: precreate honours it (the profile written at poststop), the wrapper too (written at

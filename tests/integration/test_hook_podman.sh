@@ -37,14 +37,10 @@ tearDown() {
 
 # prun [PODMAN RUN OPTIONS...] -- SCRIPT: podman run --rm with our hooks; output in $TSYNC_TMP/out, err; status $rc.
 prun() {
-        local opts=()
-        while [ "$1" != "--" ]; do
-                opts+=("$1")
-                shift
-        done
-        shift
+        local OPTS ARGS
+        tsync_split_dashes "$@"
         podman --hooks-dir "$HOOKS" run --rm --runtime runc --label tsync-test=$$ \
-                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${opts[@]}" --rootfs "$ROOTFS" /bin/sh -c "$1" \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${OPTS[@]}" --rootfs "$ROOTFS" /bin/sh -c "${ARGS[0]}" \
                 </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
         rc=$?
 }

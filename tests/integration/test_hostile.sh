@@ -78,17 +78,13 @@ PODMAN_CAPS=(--cap-drop all --cap-add CAP_AUDIT_WRITE --cap-add CAP_KILL --cap-a
 # prun NAME PODMAN-RUN-OPTION... -- ARG...: `podman run` of hostile_probe ARGS from $C/rootfs, with
 # our hooks and runc's default capabilities; $rc, $C/NAME.out, $C/NAME.err.
 prun() {
-        local name=$1 opts=()
+        local name=$1 OPTS ARGS
         shift
-        while [ "$1" != "--" ]; do
-                opts+=("$1")
-                shift
-        done
-        shift
+        tsync_split_dashes "$@"
         podman --hooks-dir "$C/hooks.d" run --name "$name" --runtime runc --label tsync-test=$$ \
-                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" --hostname "$name" "${opts[@]}" \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" --hostname "$name" "${OPTS[@]}" \
                 --rootfs "$C/rootfs" \
-                /bin/hostile_probe "$@" </dev/null >"$C/$name.out" 2>"$C/$name.err"
+                /bin/hostile_probe "${ARGS[@]}" </dev/null >"$C/$name.out" 2>"$C/$name.err"
         rc=$?
 }
 
@@ -176,17 +172,10 @@ lines() {
 # to get its listener to it), logging every connection it accepts to $C/agent.log: the state read
 # from it, then "fds=N". Stop it with stop_agent.
 start_agent() {
-        local i
         rm -f "$C/agent.sock" "$C/agent.log" "$C/agent.out"
         "$AGENT" "$C/agent.sock" "$C/agent.log" >"$C/agent.out" 2>"$C/agent.err" &
         AGENT_PID=$!
-        for ((i = 0; i < 100; i++)); do
-                if grep -qx ready "$C/agent.out" 2>/dev/null; then
-                        chmod 0666 "$C/agent.sock"
-                        return 0
-                fi
-                sleep 0.05
-        done
+        tsync_wait_ready "$C/agent.out" && chmod 0666 "$C/agent.sock" && return 0
         fail "the agent did not start: $(cat "$C/agent.err")"
         return 1
 }

@@ -761,8 +761,24 @@ print(' '.join(sorted(seen)))
 EOF
 }
 
+# assert_post_filter_syscalls TRACE NAME...: every syscall the init made after its filter in
+# TRACE is one of POST_FILTER_SYSCALLS (documented), and each NAME is among them.
+assert_post_filter_syscalls() {
+        local trace=$1 seen extra= name
+        shift
+        seen=$(post_filter_syscalls "$trace" "$INIT")
+        assertNotEquals "nothing seen in $trace" "" "$seen"
+        for name in $seen; do
+                grep -qw -- "$name" <<<"$POST_FILTER_SYSCALLS" || extra="$extra $name"
+        done
+        assertEquals "undocumented syscalls after the filter in $trace (seen: $seen)" "" "$extra"
+        for name in "$@"; do
+                grep -qw -- "$name" <<<"$seen" || fail "$name not seen in $trace: $seen"
+        done
+}
+
 testAfterTheFilterTheInitMakesOnlyTheDocumentedSyscalls() {
-        local name extra seen trace
+        local name seen trace
         if ! command -v strace >/dev/null; then
                 startSkipping
                 return
@@ -781,20 +797,9 @@ testAfterTheFilterTheInitMakesOnlyTheDocumentedSyscalls() {
         in_pidns strace -f -qq -o "$T/trace-exec" \
                 "$INIT" --exec -f "$T/deny.tsync" --bounding CAP_CHOWN --permitted CAP_CHOWN --effective "" -- true
         assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
-        for trace in "$T/trace" "$T/trace-exec"; do
-                seen=$(post_filter_syscalls "$trace" "$INIT")
-                assertNotEquals "nothing seen in $trace" "" "$seen"
-                extra=
-                for name in $seen; do
-                        grep -qw -- "$name" <<<"$POST_FILTER_SYSCALLS" || extra="$extra $name"
-                done
-                assertEquals "undocumented syscalls after the filter in $trace (seen: $seen)" "" "$extra"
-        done
         # What the supervising run needed, which a profile must therefore allow:
-        seen=$(post_filter_syscalls "$T/trace" "$INIT")
-        for name in read execve wait4 seccomp capset prctl kill setpgid; do
-                grep -qw -- "$name" <<<"$seen" || fail "$name not seen: $seen"
-        done
+        assert_post_filter_syscalls "$T/trace" read execve wait4 seccomp capset prctl kill setpgid
+        assert_post_filter_syscalls "$T/trace-exec"
         # The proof's files are opened before the load: neither run lists or opens anything after it.
         for trace in "$T/trace" "$T/trace-exec"; do
                 seen=$(post_filter_syscalls "$trace" "$INIT")
@@ -808,7 +813,6 @@ testAfterTheFilterTheInitMakesOnlyTheDocumentedSyscalls() {
 
 # Exec once (issue 12): the supervisor's calls are documented too, and its thread is the third.
 testWithExecOnceTheInitMakesOnlyTheDocumentedSyscalls() {
-        local name extra seen
         if ! command -v strace >/dev/null; then
                 startSkipping
                 return
@@ -820,15 +824,7 @@ testWithExecOnceTheInitMakesOnlyTheDocumentedSyscalls() {
                 "$INIT" --exec-once 1 --bounding none --permitted none --effective none -f "$T/deny.tsync" -f "$T/exec-once.bpf" -- sh -c '/bin/true || exit 7'
         assertEquals "the workload's exec is refused: stderr: $(cat "$T/err")" 7 "$rc"
         grep -q "Operation not permitted" "$T/err" || fail "no EPERM: $(cat "$T/err")"
-        seen=$(post_filter_syscalls "$T/trace" "$INIT")
-        extra=
-        for name in $seen; do
-                grep -qw -- "$name" <<<"$POST_FILTER_SYSCALLS" || extra="$extra $name"
-        done
-        assertEquals "undocumented syscalls after the filter (seen: $seen)" "" "$extra"
-        for name in ioctl futex execve; do
-                grep -qw -- "$name" <<<"$seen" || fail "$name not seen: $seen"
-        done
+        assert_post_filter_syscalls "$T/trace" ioctl futex execve
         grep -q 'SECCOMP_FILTER_FLAG_NEW_LISTENER|SECCOMP_FILTER_FLAG_TSYNC_ESRCH' "$T/trace" ||
                 grep -q 'SECCOMP_FILTER_FLAG_TSYNC|SECCOMP_FILTER_FLAG_NEW_LISTENER|SECCOMP_FILTER_FLAG_TSYNC_ESRCH' \
                         "$T/trace" || fail "the listener's load: $(grep 'seccomp(' "$T/trace")"
@@ -837,7 +833,6 @@ testWithExecOnceTheInitMakesOnlyTheDocumentedSyscalls() {
 # Recording (issue 13): the recorder's calls are documented too; the recording filter is loaded
 # without TSYNC, with a listener, after the TSYNC ones.
 testWithRecordingTheInitMakesOnlyTheDocumentedSyscalls() {
-        local name extra seen
         if ! command -v strace >/dev/null; then
                 startSkipping
                 return
@@ -848,15 +843,7 @@ testWithRecordingTheInitMakesOnlyTheDocumentedSyscalls() {
                 --permitted CAP_CHOWN --effective CAP_CHOWN -- sh -c 'echo ok; exit 5'
         assertEquals "stderr: $(cat "$T/err")" 5 "$rc"
         assertEquals "ok" "$(cat "$T/out")"
-        seen=$(post_filter_syscalls "$T/trace" "$INIT")
-        extra=
-        for name in $seen; do
-                grep -qw -- "$name" <<<"$POST_FILTER_SYSCALLS" || extra="$extra $name"
-        done
-        assertEquals "undocumented syscalls after the filter (seen: $seen)" "" "$extra"
-        for name in ioctl pwrite64 futex capset execve; do
-                grep -qw -- "$name" <<<"$seen" || fail "$name not seen: $seen"
-        done
+        assert_post_filter_syscalls "$T/trace" ioctl pwrite64 futex capset execve
         grep -q 'seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, {' "$T/trace" ||
                 fail "the recording filter's load: $(grep 'seccomp(' "$T/trace")"
         grep -q 'SECCOMP_FILTER_FLAG_TSYNC.*SECCOMP_FILTER_FLAG_NEW_LISTENER' "$T/trace" &&
@@ -869,7 +856,7 @@ testWithRecordingTheInitMakesOnlyTheDocumentedSyscalls() {
 # runs under that filter before the agent holds the listener). A stand-in relay
 # (tests/tools/fake_relay.py) hands the listener to the test agent.
 testWithAnAgentTheInitMakesOnlyTheDocumentedSyscalls() {
-        local name extra seen i relay_pid agent_pid state first
+        local relay_pid agent_pid state first
         if ! command -v strace >/dev/null; then
                 startSkipping
                 return
@@ -883,25 +870,14 @@ testWithAnAgentTheInitMakesOnlyTheDocumentedSyscalls() {
         state='{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":1,"state":{"ociVersion":"1.0.2","id":"c","status":"creating","pid":1,"bundle":"/b"}}'
         python3 "$TOP/tests/tools/fake_relay.py" "$T/relay.sock" "$T/agent.sock" "$state" relay >"$T/relay.out" 2>&1 &
         relay_pid=$!
-        for ((i = 0; i < 100; i++)); do
-                grep -qx ready "$T/agent.out" 2>/dev/null && grep -qx ready "$T/relay.out" 2>/dev/null && break
-                sleep 0.05
-        done
+        tsync_wait_ready "$T/agent.out" "$T/relay.out"
         in_pidns strace -f -qq -o "$T/trace" "$INIT" -f "$T/deny.tsync" -f "$T/agent.bpf" --relay "$T/relay.sock" -- \
                 sh -c 'echo ok'
         kill -TERM "$agent_pid" "$relay_pid" 2>/dev/null
         wait "$agent_pid" "$relay_pid" 2>/dev/null
         assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
         assertEquals "ok" "$(cat "$T/out")"
-        seen=$(post_filter_syscalls "$T/trace" "$INIT")
-        extra=
-        for name in $seen; do
-                grep -qw -- "$name" <<<"$POST_FILTER_SYSCALLS" || extra="$extra $name"
-        done
-        assertEquals "undocumented syscalls after the filter (seen: $seen)" "" "$extra"
-        for name in sendmsg close_range recvmsg close read execve; do
-                grep -qw -- "$name" <<<"$seen" || fail "$name not seen: $seen"
-        done
+        assert_post_filter_syscalls "$T/trace" sendmsg close_range recvmsg close read execve
         # The main thread's two calls after the listener's load.
         # (The flag probes before the load pass no program: no "filter=".)
         first=$(awk -v pid="$(awk '/SECCOMP_FILTER_FLAG_NEW_LISTENER.*filter=/ {print $1; exit}' "$T/trace")" \

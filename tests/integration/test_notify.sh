@@ -42,14 +42,10 @@ tearDown() {
 # start_agent: the agent on $TSYNC_TMP/agent.sock, logging to $TSYNC_TMP/agent.log, each
 # notification to $TSYNC_TMP/agent.calls.
 start_agent() {
-        local i
         "$AGENT" "$TSYNC_TMP/agent.sock" "$TSYNC_TMP/agent.log" "$TSYNC_TMP/agent.calls" \
                 >"$TSYNC_TMP/agent.out" 2>"$TSYNC_TMP/agent.err" &
         AGENT_PID=$!
-        for ((i = 0; i < 100; i++)); do
-                grep -qx ready "$TSYNC_TMP/agent.out" 2>/dev/null && return 0
-                sleep 0.05
-        done
+        tsync_wait_ready "$TSYNC_TMP/agent.out" && return 0
         fail "the agent did not start: $(cat "$TSYNC_TMP/agent.err")"
         return 1
 }
@@ -180,14 +176,10 @@ STATE='{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":4321,"state":{"ociVersion
 # start_relay MODE: the fake relay on $TSYNC_TMP/relay.sock (modes in fake_relay.py), for the agent
 # on $TSYNC_TMP/agent.sock and the state $STATE.
 start_relay() {
-        local i
         python3 "$RELAY" "$TSYNC_TMP/relay.sock" "$TSYNC_TMP/agent.sock" "$STATE" "$1" \
                 >"$TSYNC_TMP/relay.out" 2>"$TSYNC_TMP/relay.err" &
         RELAY_PID=$!
-        for ((i = 0; i < 100; i++)); do
-                grep -qx ready "$TSYNC_TMP/relay.out" 2>/dev/null && return 0
-                sleep 0.05
-        done
+        tsync_wait_ready "$TSYNC_TMP/relay.out" && return 0
         fail "the relay did not start: $(cat "$TSYNC_TMP/relay.err")"
         return 1
 }

@@ -232,14 +232,10 @@ testOnlyTheMainThreadOfTheInitCarriesTheRecordingFilter() {
 # first filter, and writes through it (in a container the file is on the host, and the workload has
 # no path to it).
 testTheRecordFileCanComeFromTheRelay() {
-        local i
         python3 "$TOP/tests/tools/fake_relay.py" "$T/relay.sock" "$T/relayed" '{}' record \
                 >"$T/relay.out" 2>"$T/relay.err" &
         local relay=$!
-        for ((i = 0; i < 100; i++)); do
-                grep -qx ready "$T/relay.out" 2>/dev/null && break
-                sleep 0.05
-        done
+        tsync_wait_ready "$T/relay.out"
         in_pidns "$INIT" -f "$T/deny.tsync" -f "$T/rec.bpf" --relay "$T/relay.sock" -- "$PROBE" 3
         wait "$relay"
         assertEquals "status (stderr: $(cat "$T/err"))" 3 "$rc"

@@ -30,29 +30,20 @@ tearDown() {
 }
 
 # bundle DIR ARG...: a bundle running ARGS with record_probe, unshare and hostname in its rootfs
-# and an /etc/hostname. No ambient capabilities (runc spec asks for some the kernel will not raise).
+# (lib.sh's tsync_probe_bundle) and an /etc/hostname.
 bundle() {
-        local dir=$1
-        shift
-        rm -rf "$dir"
-        TSYNC_APPLETS="$TSYNC_APPLETS unshare hostname true" make_rootfs "$dir/rootfs" "$PROBE_BIN" || return 1
-        echo "$HOSTNAME_LINE" >"$dir/rootfs/etc/hostname"
-        make_bundle "$dir" "$@" || return 1
-        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = []'
+        TSYNC_APPLETS="$TSYNC_APPLETS unshare hostname true" tsync_probe_bundle "$1" "$PROBE_BIN" "${@:2}" &&
+                echo "$HOSTNAME_LINE" >"$1/rootfs/etc/hostname"
 }
 
 # record OUT [INJECT-OPTION...] -- ARG...: a bundle $T/rec running ARGS, recorded into OUT by $RT:
 # $rc, $T/$ID.out, $T/$ID.err.
 record() {
-        local out=$1 opts=()
+        local out=$1 OPTS ARGS
         shift
-        while [ "$1" != "--" ]; do
-                opts+=("$1")
-                shift
-        done
-        shift
-        bundle "$T/rec" "$@" || fail "bundle"
-        inject --record "$out" "${opts[@]}" "$T/rec" || fail "inject --record"
+        tsync_split_dashes "$@"
+        bundle "$T/rec" "${ARGS[@]}" || fail "bundle"
+        inject --record "$out" "${OPTS[@]}" "$T/rec" || fail "inject --record"
         rt_run "$ID" "$T/rec"
 }
 

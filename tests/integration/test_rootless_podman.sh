@@ -105,15 +105,11 @@ upodman() {
 
 # urun [PODMAN RUN OPTIONS...] -- SCRIPT: a rootless `podman run --rm`; output in $TSYNC_TMP/out, err; status $rc.
 urun() {
-        local opts=()
-        while [ "$1" != "--" ]; do
-                opts+=("$1")
-                shift
-        done
-        shift
+        local OPTS ARGS
+        tsync_split_dashes "$@"
         rm -rf "$ROOTFS/tmp"/*
         upodman run --rm --label tsync-test=$$ --network=none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-                "${opts[@]}" --rootfs "$ROOTFS" /bin/sh -c "$1" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+                "${OPTS[@]}" --rootfs "$ROOTFS" /bin/sh -c "${ARGS[0]}" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
         rc=$?
 }
 
@@ -256,14 +252,11 @@ testRootlessRecordingWritesTheProfile() {
 # annotation; the state reaches the agent through the createRuntime hook, run in the user's namespace.
 # ustart_agent DIR: the agent, as the test user, on DIR/agent.sock; its pid in AGENT_PID.
 ustart_agent() {
-        local dir=$1 i
+        local dir=$1
         mkdir -p "$dir" && chown "$RL_USER:" "$dir" && chmod 0755 "$dir" || return 1
         runuser -u "$RL_USER" -- "$RL_AGENT" "$dir/agent.sock" "$dir/agent.log" >"$dir/agent.out" 2>"$dir/agent.err" &
         AGENT_PID=$!
-        for ((i = 0; i < 100; i++)); do
-                grep -qx ready "$dir/agent.out" 2>/dev/null && return 0
-                sleep 0.05
-        done
+        tsync_wait_ready "$dir/agent.out" && return 0
         fail "the agent did not start: $(cat "$dir/agent.err")"
         return 1
 }

@@ -5,8 +5,6 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
-RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
-THREADS="$TSYNC_BUILD/tests/static/threads_probe"
 
 setUp() {
         tsync_test_begin

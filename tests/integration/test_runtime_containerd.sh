@@ -7,9 +7,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
 . "$HERE/enginelib.sh"
-RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
-THREADS="$TSYNC_BUILD/tests/static/threads_probe"
-EXAMPLES="$TSYNC_TOP/packaging/examples"
 LAYERS=io.oci-seccomp-tsync.layers
 
 oneTimeSetUp() {
@@ -66,15 +63,11 @@ tearDown() {
 # run_ctr RUNC_BINARY [CTR RUN OPTIONS...] -- ARGS...: `ctr run --rm` of the suite's rootfs with
 # containerd's default seccomp profile and no cgroup of ctr's; output in $TSYNC_TMP/out, status in $rc.
 run_ctr() {
-        local bin=$1 opts=()
+        local bin=$1 OPTS ARGS
         shift
-        while [ "$1" != "--" ]; do
-                opts+=("$1")
-                shift
-        done
-        shift
-        ctr_cmd run --rm --seccomp --cgroup "" --env PATH=/bin --runc-binary "$bin" "${opts[@]}" --rootfs "$SUITE_DIR/rootfs" "$ID" \
-                "$@" </dev/null >"$TSYNC_TMP/out" 2>&1
+        tsync_split_dashes "$@"
+        ctr_cmd run --rm --seccomp --cgroup "" --env PATH=/bin --runc-binary "$bin" "${OPTS[@]}" --rootfs "$SUITE_DIR/rootfs" "$ID" \
+                "${ARGS[@]}" </dev/null >"$TSYNC_TMP/out" 2>&1
         rc=$?
 }
 

@@ -6,8 +6,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
 . "$HERE/enginelib.sh"
-RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
-THREADS="$TSYNC_BUILD/tests/static/threads_probe"
 IMAGE=tsync-runtime-test:1
 
 oneTimeSetUp() {

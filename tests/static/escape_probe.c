@@ -39,28 +39,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "probe.h"
+
 #define X32_BIT     0x40000000L
 #define I386_MKDIR  39
 #define I386_GETPID 20
 
 static const char *dir;
-
-/* The line for one attempt. One write per line: lines of threads never mix. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-        char line[512];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return;
-        if ((size_t)n > sizeof(line) - 2)
-                n = (int)sizeof(line) - 2;
-        line[n++] = '\n';
-        (void)write(STDOUT_FILENO, line, (size_t)n);
-}
 
 static const char *result(long rc, int e, char *buf, size_t size)
 {

@@ -29,27 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probe.h"
+
 /* A failed exec exits with this plus its errno. */
 #define FAILED_BASE 100
 
 static const char *prog;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-        char line[256];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return;
-        if ((size_t)n > sizeof(line) - 2)
-                n = (int)sizeof(line) - 2;
-        line[n++] = '\n';
-        /* One write per line: lines of threads never mix. */
-        (void)write(STDOUT_FILENO, line, (size_t)n);
-}
 
 static void outcome(int st, char *buf, size_t size)
 {

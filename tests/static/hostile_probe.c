@@ -59,6 +59,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probe.h"
+
 #define AGENT_ROOT  "/.oci-seccomp-tsync"
 #define MAX_PATHS   512
 #define MAX_DEPTH   8
@@ -71,23 +73,6 @@ static const char *mode;
 /* The names of what tamper and fill make: MARK, the container's hostname, '-': a test finds this
  * container's files wherever they end up on the host. */
 static char mark[128];
-
-/* One line per attempt, one write per line. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-        char line[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return;
-        if ((size_t)n > sizeof(line) - 2)
-                n = (int)sizeof(line) - 2;
-        line[n++] = '\n';
-        (void)write(STDOUT_FILENO, line, (size_t)n);
-}
 
 /* "ok" or "errno:N" for a call that returned rc with errno e. */
 static const char *res(long rc, int e, char *buf, size_t size)

@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probe.h"
+
 static int proc_no;
 static int pipefd[2], regpipe[2], listener;
 static struct sockaddr_un addr;
@@ -297,22 +299,6 @@ static void *signaller(void *arg)
         return NULL;
 }
 
-static void *nothing(void *arg)
-{
-        return arg;
-}
-
-static void *storm(void *arg)
-{
-        (void)arg;
-        for (;;) {
-                pthread_t t;
-                if (pthread_create(&t, NULL, nothing, NULL) == 0)
-                        (void)pthread_join(t, NULL);
-        }
-        return NULL;
-}
-
 static void *forker(void *arg)
 {
         (void)arg;
@@ -409,7 +395,8 @@ static void workload(bool diverge, bool leader_exit, bool zombie)
         (void)sigaction(SIGUSR1, &sa, NULL);
         sa = (struct sigaction){ .sa_handler = on_norestart };
         (void)sigaction(SIGUSR2, &sa, NULL);
-        void *(*fns[])(void *) = { reader, sleeper, waiter, accepter, waiter4, regs, signaller, storm, forker, feeder };
+        void *(*fns[])(void *) = { reader, sleeper, waiter, accepter, waiter4, regs, signaller, probe_thread_storm,
+                                   forker, feeder };
         for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
                 start(fns[i]);
         if (diverge)

@@ -12,28 +12,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void *nothing(void *arg)
-{
-        return arg;
-}
-
-static void *spawner(void *arg)
-{
-        (void)arg;
-        for (;;) {
-                pthread_t t;
-                if (pthread_create(&t, NULL, nothing, NULL) == 0)
-                        (void)pthread_join(t, NULL);
-        }
-        return NULL;
-}
+#include "probe.h"
 
 int main(int argc, char **argv)
 {
         int n = argc > 1 ? atoi(argv[1]) : 4;
         for (int i = 0; i < n; i++) {
                 pthread_t t;
-                if (pthread_create(&t, NULL, spawner, NULL) != 0) {
+                if (pthread_create(&t, NULL, probe_thread_storm, NULL) != 0) {
                         perror("storm_probe: pthread_create");
                         return 1;
                 }

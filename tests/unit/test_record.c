@@ -352,20 +352,6 @@ static void test_record_profile_errno_and_refusals(void)
         free(got);
 }
 
-static char *tmp_file(const char *name, const char *text)
-{
-        char *path = NULL;
-        if (asprintf(&path, "%s/%s", unit_tmp, name) < 0)
-                return NULL;
-        FILE *f = fopen(path, "w");
-        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-                tap_diag("cannot write %s", path);
-                free(path);
-                return NULL;
-        }
-        return path;
-}
-
 static void test_record_profile_merges(void)
 {
         struct tsync_err err = { 0 };
@@ -380,7 +366,7 @@ static void test_record_profile_merges(void)
                                 .errno_ret = EPERM,
                         };
                         char *pa = profile_of(a, &req, &err);
-                        char *path = pa ? tmp_file(docker_in ? "a-docker.json" : "a-oci.json", pa) : NULL;
+                        char *path = pa ? unit_tmp_file(docker_in ? "a-docker.json" : "a-oci.json", pa) : NULL;
                         req = (struct tsync_record_request){
                                 .format = docker_out ? TSYNC_RECORD_FORMAT_DOCKER : TSYNC_RECORD_FORMAT_OCI,
                                 .errno_ret = ENOSYS,
@@ -408,7 +394,7 @@ static void test_record_profile_merges(void)
         /* An empty recording with a previous one: that one's profile. */
         struct tsync_record_request req = { .format = TSYNC_RECORD_FORMAT_OCI, .errno_ret = EPERM };
         char *pa = profile_of(a, &req, &err);
-        char *path = pa ? tmp_file("again.json", pa) : NULL;
+        char *path = pa ? unit_tmp_file("again.json", pa) : NULL;
         req.input = path;
         char *got = path ? profile_of(MAGIC, &req, &err) : NULL;
         tap_ok(pa && got && strcmp(pa, got) == 0, "test_record_profile_merge_with_an_empty_recording (%s)", err.msg);
@@ -470,7 +456,7 @@ static void test_record_profile_refuses_inputs_it_cannot_carry(void)
         };
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 struct tsync_err err = { 0 };
-                char *path = tmp_file("input.json", cases[i].json);
+                char *path = unit_tmp_file("input.json", cases[i].json);
                 struct tsync_record_request req = { .format = TSYNC_RECORD_FORMAT_OCI,
                                                     .errno_ret = EPERM,
                                                     .input = path };

@@ -34,26 +34,12 @@ static const char block_mkdir[] = "{\n"
                                   "  ]\n"
                                   "}\n";
 
-static char *tmp_file(const char *name, const char *text)
-{
-        char *path = NULL;
-        if (asprintf(&path, "%s/%s", unit_tmp, name) < 0)
-                return NULL;
-        FILE *f = fopen(path, "w");
-        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-                tap_diag("cannot write %s", path);
-                free(path);
-                return NULL;
-        }
-        return path;
-}
-
 /* The profile a recording (text) with base (JSON) as `if:` writes, read back
  * in its format; NULL with err. */
 static struct tsync_profile *output_of(const char *recording, const char *base, enum tsync_record_format format,
                                        struct tsync_err *err)
 {
-        _cleanup_free_ char *path = tmp_file("base.json", base), *text = NULL;
+        _cleanup_free_ char *path = unit_tmp_file("base.json", base), *text = NULL;
         struct tsync_record_set *set = NULL;
         struct tsync_record_request req = { .format = format, .errno_ret = EPERM, .input = path };
         struct tsync_profile *p = NULL;
@@ -202,11 +188,12 @@ static void test_record_input_containers_common(void)
 static void test_record_check_input(void)
 {
         struct tsync_err err = { 0 };
-        _cleanup_free_ char *good = tmp_file("good.json", block_mkdir);
+        _cleanup_free_ char *good = unit_tmp_file("good.json", block_mkdir);
         struct tsync_record_request req = { .format = TSYNC_RECORD_FORMAT_OCI, .errno_ret = EPERM, .input = good };
         tap_ok(good && tsync_record_check_input(&req, &err) == 0, "test_record_check_input_takes_a_base (%s)", err.msg);
-        _cleanup_free_ char *bad = tmp_file("bad.json", "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": "
-                                                        "[{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_BLOCK\"}]}");
+        _cleanup_free_ char *bad =
+                unit_tmp_file("bad.json", "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": "
+                                          "[{\"names\": [\"mkdir\"], \"action\": \"SCMP_ACT_BLOCK\"}]}");
         req.input = bad;
         tap_ok(bad && tsync_record_check_input(&req, &err) == -EINVAL && strstr(err.msg, bad) == err.msg &&
                        strstr(err.msg, "SCMP_ACT_BLOCK"),

@@ -27,16 +27,6 @@ static const char *base_config =
         " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": []},"
         "            \"namespaces\": [{\"type\": \"pid\"}], \"big\": 18446744073709551615}}";
 
-static char *text(const struct tsync_json *v)
-{
-        char *out = NULL;
-        size_t len;
-        struct tsync_err err = { 0 };
-        if (tsync_json_write(v, false, &out, &len, &err) < 0)
-                return NULL;
-        return out;
-}
-
 static int rewrite(struct tsync_json *config, bool replace, const char *const *layers, size_t n, bool by_name,
                    struct tsync_err *err)
 {
@@ -76,7 +66,7 @@ static void test_rewrite_layer_mode(void)
         if (!tap_ok(r == 0, "test_rewrite_layer_mode_succeeds (%s)", err.msg))
                 return;
         const struct tsync_json *args = at(c, "process", "args");
-        char *t = text(args);
+        char *t = unit_text(args);
         tap_ok(t && strcmp(t,
                            "[\"/.oci-seccomp-tsync/init\",\"--filter\",\"/.oci-seccomp-tsync/filters/00.bpf\","
                            "\"--filter\",\"/.oci-seccomp-tsync/filters/01.bpf\",\"--bounding\",\"CAP_CHOWN,CAP_KILL\","
@@ -96,16 +86,16 @@ static void test_rewrite_layer_mode(void)
         tap_ok(lent, "test_rewrite_lends_sys_admin_and_setpcap_without_no_new_privs");
         const struct tsync_json *mounts = tsync_json_get(c, "mounts");
         tap_ok(mounts && mounts->u.array.len == 3, "test_rewrite_adds_two_mounts");
-        t = text(mounts->u.array.items[2]);
+        t = unit_text(mounts->u.array.items[2]);
         tap_ok(t && strstr(t, "\"source\":\"/bundle/oci-seccomp-tsync\"") && strstr(t, "\"ro\"") &&
                        strstr(t, "\"noexec\""),
                "test_rewrite_filter_mount_is_read_only (%s)", t);
         free(t);
-        t = text(tsync_json_get(c, "hooks"));
+        t = unit_text(tsync_json_get(c, "hooks"));
         tap_ok(t && strstr(t, "\"createRuntime\"") && strstr(t, "\"poststop\"") && strstr(t, "\"--cache-dir\""),
                "test_rewrite_adds_create_runtime_and_poststop_hooks (%s)", t);
         free(t);
-        t = text(c);
+        t = unit_text(c);
         tap_ok(t && strstr(t, "\"big\":18446744073709551615") && strstr(t, "\"keep\":\"me\"") &&
                        strstr(t, "\"readonly\":true"),
                "test_rewrite_keeps_what_it_does_not_touch");
@@ -125,9 +115,9 @@ static void test_rewrite_twice_does_not_wrap_twice(void)
         struct tsync_json *c = unit_parse(base_config);
         const char *layers[] = { "/etc/p/a.json" };
         int r = rewrite(c, false, layers, 1, false, &err);
-        char *once = text(c);
+        char *once = unit_text(c);
         r = r ?: rewrite(c, false, layers, 1, false, &err);
-        char *twice = text(c);
+        char *twice = unit_text(c);
         tap_ok(r == 0 && once && twice && strcmp(once, twice) == 0, "test_rewrite_twice_gives_the_same_config (%s)",
                err.msg);
         const char *other[] = { "/etc/p/b.json", "/etc/p/c.json" };
@@ -221,9 +211,9 @@ static void test_rewrite_refusals(void)
         tsync_json_free(c);
         c = unit_parse("{\"process\": {\"args\": [\"sh\"], \"capabilities\": null, \"noNewPrivileges\": null}}");
         r = rewrite(c, false, layers, 1, false, &err);
-        char *once = c ? text(c) : NULL;
+        char *once = c ? unit_text(c) : NULL;
         r = r ?: rewrite(c, false, layers, 1, false, &err);
-        char *twice = c ? text(c) : NULL;
+        char *twice = c ? unit_text(c) : NULL;
         tap_ok(r == 0 && once && twice && strcmp(once, twice) == 0,
                "test_rewrite_twice_with_null_capabilities_gives_the_same_config (%s)", err.msg);
         free(once);
@@ -298,7 +288,7 @@ static bool forge_plan(struct tsync_json *c, const char *key, const char *value)
         struct tsync_json *plan = t ? unit_parse(t->u.string.ptr) : NULL;
         struct tsync_json *v = unit_parse(value);
         char *out = NULL;
-        bool ok = plan && v && tsync_json_set(plan, key, v) == 0 && (out = text(plan)) &&
+        bool ok = plan && v && tsync_json_set(plan, key, v) == 0 && (out = unit_text(plan)) &&
                   tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(out)) == 0;
         if (!ok && !plan)
                 tsync_json_free(v);
@@ -409,7 +399,7 @@ static void test_exec_view_round_trip(void)
 {
         struct tsync_err err = { 0 };
         struct tsync_json *c = injected();
-        char *lent_text = c ? text(c) : NULL;
+        char *lent_text = c ? unit_text(c) : NULL;
         struct tsync_plan *plan = NULL;
         int r = c ? tsync_plan_from_config(c, &plan, &err) : -1;
         r = r ?: tsync_exec_view_restore(c, plan, "ctr-a", &err);
@@ -431,7 +421,7 @@ static void test_exec_view_round_trip(void)
         r = tsync_exec_view_lend(c, plan, "ctr-b", &changed, &err);
         tap_ok(r == 0 && !changed, "test_exec_view_poststop_of_another_container_changes_nothing (%s)", err.msg);
         r = tsync_exec_view_lend(c, plan, "ctr-a", &changed, &err);
-        char *back = text(c);
+        char *back = unit_text(c);
         tap_ok(r == 0 && changed && lent_text && back && strcmp(back, lent_text) == 0,
                "test_exec_view_own_poststop_lends_again_as_inject_wrote (%s)", err.msg);
         free(back);
@@ -525,9 +515,9 @@ static void test_rewrite_filters_in_the_init_arguments(void)
         tap_ok(r == 0 && !filters_mount && plan->delivery == TSYNC_DELIVERY_ARGS && !plan->state_dir,
                "test_rewrite_with_filters_in_arguments_mounts_no_filter_directory (%s)", err.msg);
         tsync_plan_free(plan);
-        char *before = c ? text(c) : NULL;
+        char *before = c ? unit_text(c) : NULL;
         r = r ?: unit_rewrite(c, &req, NULL, &o, &err);
-        char *after = c ? text(c) : NULL;
+        char *after = c ? unit_text(c) : NULL;
         tap_ok(r == 0 && before && after && strcmp(before, after) == 0,
                "test_rewrite_twice_with_filters_in_arguments_writes_the_same_config (%s)", err.msg);
         free(before);
@@ -543,27 +533,74 @@ static void test_rewrite_filters_in_the_init_arguments(void)
         tsync_json_free(c);
 }
 
+/* A one-filter plan whose filter hands its USER_NOTIF to listener, and the
+ * request and options that rewrite it (the init at its installed path). */
+struct notify_case {
+        struct sock_filter insns[2];
+        struct tsync_program prog;
+        struct tsync_plan_programs progs;
+        struct tsync_request req;
+        struct tsync_rewrite_opts o;
+};
+
+static void notify_case_init(struct notify_case *k, uint32_t listener, enum tsync_delivery delivery)
+{
+        *k = (struct notify_case){
+                .insns = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) },
+                .req = { .delivery = delivery },
+                .o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" },
+        };
+        k->prog = (struct tsync_program){ .insns = k->insns, .len = 2, .listener = listener };
+        k->progs.progs[0] = &k->prog;
+        k->progs.n = 1;
+        k->o.progs = &k->progs;
+}
+
+/* A notify agent's case: its socket on the host, our hooks, one layer. */
+static void agent_case_init(struct notify_case *k, enum tsync_delivery delivery)
+{
+        notify_case_init(k, TSYNC_LISTENER_AGENT, delivery);
+        k->progs.agent_host_path = (char *)"/run/agent/host.sock";
+        k->progs.agent_metadata = (char *)"m";
+        k->req.layers[0] = "/etc/p/notify.json";
+        k->req.n_layers = 1;
+        k->o.hook_path = "/usr/bin/oci-seccomp-tsync";
+}
+
+/* base_config with process.noNewPrivileges true (nothing lent to the init), or NULL. */
+static struct tsync_json *nnp_config(void)
+{
+        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
+        if (!process || tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) < 0) {
+                tsync_json_free(c);
+                return NULL;
+        }
+        return c;
+}
+
+/* Whether the config's process.args hold name followed by value. */
+static bool has_init_arg(const struct tsync_json *config, const char *name, const char *value)
+{
+        const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
+        for (size_t i = 0; args && i + 1 < args->u.array.len; i++)
+                if (strcmp(args->u.array.items[i]->u.string.ptr, name) == 0 &&
+                    strcmp(args->u.array.items[i + 1]->u.string.ptr, value) == 0)
+                        return true;
+        return false;
+}
+
 /* Exec once: the init gets --exec-once ERRNO, and the plan's last filter file. */
 static void test_rewrite_exec_once_argument(void)
 {
         struct tsync_err err = { 0 };
-        struct sock_filter insns[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-                                       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
-        struct tsync_program a = { .insns = insns, .len = 2, .listener = TSYNC_LISTENER_EXEC_ONCE };
-        struct tsync_plan_programs progs = { .progs = { &a }, .n = 1 };
-        struct tsync_request req = { .init = { .exec_once = 13 }, .delivery = TSYNC_DELIVERY_ARGS };
-        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
-                                        .progs = &progs };
-        struct tsync_json *c = unit_parse(base_config);
-        struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
-        int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
-        r = r ?: unit_rewrite(c, &req, NULL, &o, &err);
-        const struct tsync_json *args = r == 0 ? tsync_json_get(tsync_json_get(c, "process"), "args") : NULL;
-        bool found = false;
-        for (size_t i = 0; args && i + 1 < args->u.array.len; i++)
-                found |= strcmp(args->u.array.items[i]->u.string.ptr, "--exec-once") == 0 &&
-                         strcmp(args->u.array.items[i + 1]->u.string.ptr, "13") == 0;
-        tap_ok(r == 0 && found, "test_rewrite_gives_the_init_exec_once_and_its_errno (%s)", err.msg);
+        struct notify_case k;
+        notify_case_init(&k, TSYNC_LISTENER_EXEC_ONCE, TSYNC_DELIVERY_ARGS);
+        k.req.init.exec_once = 13;
+        struct tsync_json *c = nnp_config();
+        int r = c ? unit_rewrite(c, &k.req, NULL, &k.o, &err) : -EINVAL;
+        tap_ok(r == 0 && has_init_arg(c, "--exec-once", "13"),
+               "test_rewrite_gives_the_init_exec_once_and_its_errno (%s)", err.msg);
         tsync_json_free(c);
 }
 
@@ -584,42 +621,26 @@ static const struct tsync_json *mount_at(const struct tsync_json *config, const 
 static void test_rewrite_agent_socket_mount(void)
 {
         struct tsync_err err = { 0 };
-        struct sock_filter insns[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-                                       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
-        struct tsync_program a = { .insns = insns, .len = 2, .listener = TSYNC_LISTENER_AGENT };
-        struct tsync_plan_programs progs = { .progs = { &a },
-                                             .n = 1,
-                                             .agent_host_path = (char *)"/run/agent/host.sock",
-                                             .agent_metadata = (char *)"m" };
-        struct tsync_request req = { .layers = { "/etc/p/notify.json" },
-                                     .n_layers = 1,
-                                     .delivery = TSYNC_DELIVERY_FILES };
-        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
-                                        .hook_path = "/usr/bin/oci-seccomp-tsync",
-                                        .progs = &progs };
-        struct tsync_json *c = unit_parse(base_config);
-        struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
-        int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
-        char *original = c ? text(c) : NULL;
-        r = r ?: unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
+        struct notify_case k;
+        agent_case_init(&k, TSYNC_DELIVERY_FILES);
+        struct tsync_json *c = nnp_config();
+        int r = c ? 0 : -EINVAL;
+        char *original = c ? unit_text(c) : NULL;
+        r = r ?: unit_rewrite(c, &k.req, "/bundle/oci-seccomp-tsync", &k.o, &err);
         const struct tsync_json *m = r == 0 ? mount_at(c, TSYNC_CONTAINER_AGENT_DIR) : NULL;
         const struct tsync_json *type = tsync_json_get(m, "type");
-        char *written = r == 0 ? text(c) : NULL;
+        char *written = r == 0 ? unit_text(c) : NULL;
         tap_ok(m && type && strcmp(type->u.string.ptr, "tmpfs") == 0 && has(tsync_json_get(m, "options"), "nosuid") &&
                        has(tsync_json_get(m, "options"), "mode=0700") && written &&
                        !strstr(written, "\"source\":\"/run/agent/host.sock\"") &&
                        !strstr(written, "\"source\": \"/run/agent/host.sock\""),
                "test_rewrite_mounts_only_the_relays_tmpfs_never_the_agent_socket (%s)", err.msg);
         free(written);
-        const struct tsync_json *args = r == 0 ? tsync_json_get(tsync_json_get(c, "process"), "args") : NULL;
-        bool state_arg = false;
-        for (size_t i = 0; args && i + 1 < args->u.array.len; i++)
-                state_arg |= strcmp(args->u.array.items[i]->u.string.ptr, "--relay") == 0 &&
-                             strcmp(args->u.array.items[i + 1]->u.string.ptr, TSYNC_CONTAINER_RELAY) == 0;
-        tap_ok(state_arg, "test_rewrite_gives_the_init_the_relays_socket (%s)", err.msg);
+        tap_ok(r == 0 && has_init_arg(c, "--relay", TSYNC_CONTAINER_RELAY),
+               "test_rewrite_gives_the_init_the_relays_socket (%s)", err.msg);
         char *running = NULL;
         r = r ?: tsync_rewrite_undo(c, false, &running, &err);
-        char *undone = c ? text(c) : NULL;
+        char *undone = c ? unit_text(c) : NULL;
         tap_ok(r == 0 && original && undone && !strstr(undone, "agent") && !strstr(undone, "relay") &&
                        !mount_at(c, TSYNC_CONTAINER_AGENT_DIR),
                "test_rewrite_undo_removes_the_relays_tmpfs_and_argument (%s)", err.msg);
@@ -628,24 +649,20 @@ static void test_rewrite_agent_socket_mount(void)
         free(undone);
         tsync_json_free(c);
 
-        progs.agent_host_path = (char *)"run/agent.sock";
-        c = unit_parse(base_config);
-        process = c ? tsync_json_get_mut(c, "process") : NULL;
-        r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
+        k.progs.agent_host_path = (char *)"run/agent.sock";
+        c = nnp_config();
         err.msg[0] = '\0';
-        r = r ?: unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err);
+        r = c ? unit_rewrite(c, &k.req, "/bundle/oci-seccomp-tsync", &k.o, &err) : -EINVAL;
         tap_ok(r == -EINVAL && strstr(err.msg, "not an absolute path"),
                "test_rewrite_refuses_a_relative_agent_socket (%s)", err.msg);
         tsync_json_free(c);
 
-        progs.agent_host_path = (char *)"/run/agent/host.sock";
-        req.delivery = TSYNC_DELIVERY_ARGS;
-        o.hook_path = NULL;
-        c = unit_parse(base_config);
-        process = c ? tsync_json_get_mut(c, "process") : NULL;
-        r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
+        k.progs.agent_host_path = (char *)"/run/agent/host.sock";
+        k.req.delivery = TSYNC_DELIVERY_ARGS;
+        k.o.hook_path = NULL;
+        c = nnp_config();
         err.msg[0] = '\0';
-        r = r ?: unit_rewrite(c, &req, NULL, &o, &err);
+        r = c ? unit_rewrite(c, &k.req, NULL, &k.o, &err) : -EINVAL;
         tap_ok(r == -EINVAL && strstr(err.msg, "our createRuntime hook starts, and this rewrite adds no hooks"),
                "test_rewrite_refuses_an_agent_without_our_hooks (%s)", err.msg);
         tsync_json_free(c);
@@ -657,24 +674,12 @@ static void test_rewrite_agent_socket_mount(void)
 static void test_rewrite_agent_state_tmpfs(void)
 {
         struct tsync_err err = { 0 };
-        struct sock_filter insns[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-                                       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF) };
-        struct tsync_program a = { .insns = insns, .len = 2, .listener = TSYNC_LISTENER_AGENT };
-        struct tsync_plan_programs progs = { .progs = { &a },
-                                             .n = 1,
-                                             .agent_host_path = (char *)"/run/agent/host.sock",
-                                             .agent_metadata = (char *)"m" };
-        struct tsync_request req = { .layers = { "/etc/p/notify.json" },
-                                     .n_layers = 1,
-                                     .delivery = TSYNC_DELIVERY_ARGS };
-        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
-                                        .hook_path = "/usr/bin/oci-seccomp-tsync",
-                                        .progs = &progs };
-        struct tsync_json *c = unit_parse(base_config);
+        struct notify_case k;
+        agent_case_init(&k, TSYNC_DELIVERY_ARGS);
+        struct tsync_json *c = nnp_config();
         struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
-        int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
-        r = r ?: tsync_json_set(process, "user", unit_parse("{\"uid\": 1000, \"gid\": 100}"));
-        r = r ?: unit_rewrite(c, &req, NULL, &o, &err);
+        int r = process ? tsync_json_set(process, "user", unit_parse("{\"uid\": 1000, \"gid\": 100}")) : -EINVAL;
+        r = r ?: unit_rewrite(c, &k.req, NULL, &k.o, &err);
         const struct tsync_json *m = r == 0 ? mount_at(c, TSYNC_CONTAINER_AGENT_DIR) : NULL;
         const struct tsync_json *opts = tsync_json_get(m, "options");
         tap_ok(m && strcmp(tsync_json_get(m, "type")->u.string.ptr, "tmpfs") == 0 && has(opts, "uid=1000") &&

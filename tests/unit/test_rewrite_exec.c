@@ -26,16 +26,6 @@ static const char *base_config =
         " \"root\": {\"path\": \"rootfs\"},"
         " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": []}}}";
 
-static char *text(const struct tsync_json *v)
-{
-        char *out = NULL;
-        size_t len;
-        struct tsync_err err = { 0 };
-        if (tsync_json_write(v, false, &out, &len, &err) < 0)
-                return NULL;
-        return out;
-}
-
 /* The container's config as inject writes it: two layers in filter files,
  * exec once when asked. */
 static struct tsync_json *container(int exec_once)
@@ -60,7 +50,7 @@ static char *exec_args(const char *process_text, const struct tsync_json *config
 {
         struct tsync_json *p = unit_parse(process_text);
         *ret_r = p && config ? tsync_rewrite_exec(p, config, err) : -EINVAL;
-        char *t = *ret_r >= 0 ? text(tsync_json_get(p, "args")) : NULL;
+        char *t = *ret_r >= 0 ? unit_text(tsync_json_get(p, "args")) : NULL;
         if (ret_process)
                 *ret_process = p;
         else
@@ -103,7 +93,7 @@ static void test_rewrite_exec_in_place_with_its_own_privileges(void)
         bool lent = r == 1;
         const char *sets[] = { "bounding", "effective", "permitted", "inheritable", "ambient" };
         for (size_t i = 0; i < 5; i++) {
-                char *s = text(tsync_json_get(caps, sets[i]));
+                char *s = unit_text(tsync_json_get(caps, sets[i]));
                 lent = lent && s && strstr(s, "CAP_SYS_ADMIN") && strstr(s, "CAP_SETPCAP");
                 free(s);
         }

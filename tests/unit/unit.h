@@ -9,6 +9,7 @@
 
 #include "tap.h"
 #include "tsync/json.h"
+#include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
 
@@ -22,6 +23,17 @@ static inline struct tsync_json *unit_parse(const char *s)
         return doc;
 }
 
+/* v as compact JSON text (the caller frees it), or NULL. */
+static inline char *unit_text(const struct tsync_json *v)
+{
+        char *out = NULL;
+        size_t len;
+        struct tsync_err err = { 0 };
+        if (tsync_json_write(v, false, &out, &len, &err) < 0)
+                return NULL;
+        return out;
+}
+
 /* A copy: the template usually lives in main's frame, gone when atexit runs. */
 static char unit_tmp[4096];
 
@@ -30,6 +42,22 @@ static inline void unit_tmp_remove(void)
         char cmd[4200];
         (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", unit_tmp);
         (void)system(cmd);
+}
+
+/* A file name in the unit_tmpdir holding text: its path (the caller frees
+ * it), or NULL with a TAP diagnostic. */
+static inline char *unit_tmp_file(const char *name, const char *text)
+{
+        char *path = NULL;
+        if (asprintf(&path, "%s/%s", unit_tmp, name) < 0)
+                return NULL;
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+                tap_diag("cannot write %s", path);
+                free(path);
+                return NULL;
+        }
+        return path;
 }
 
 /* mkdtemp(tmpl), removed with everything in it at exit. 0, or -1 after a failed TAP line. */

@@ -101,6 +101,9 @@ long tsync_filter_find_user_notif(const struct sock_filter *prog, size_t len);
  * EINTR (a filter file, or a cache entry holding one). Returns the number
  * of bytes read, or -errno. No allocation: the init uses it too. */
 long tsync_filter_read(int fd, void *buf, size_t size);
+/* One read(2) of at most size bytes, again after EINTR: the bytes read (0 at
+ * the end), or -errno. For the init's readers of /proc too. */
+long tsync_read_once(int fd, void *buf, size_t size);
 
 /* Checks buf[0..size) is one complete filter file of this version. On success
  * sets *ret_prog to point into buf, *ret_len and *ret_flags. On failure returns
