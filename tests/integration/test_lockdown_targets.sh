@@ -11,11 +11,10 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
+. "$HERE/lockdownlib.sh"
 . "$HERE/enginelib.sh"
 
-PROBE=$TSYNC_BUILD/tests/static/lockdown_probe
 SCHEMA=$TSYNC_TOP/schema/status.schema.json
-RECORDS=/run/oci-seccomp-tsync/lockdown
 
 oneTimeSetUp() {
         tsync_need_built "$OCI" "$PROBE"
@@ -39,54 +38,6 @@ tearDown() {
         tsync_test_end
         # Only the records of this test's containers.
         [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
-}
-
-# record_of PID: REC, the lockdown record of the container whose PID 1 is PID (its pid and start
-# time), remembered for tearDown (not in a subshell: MY_RECORDS is this shell's).
-record_of() {
-        REC="$RECORDS/$1-$(sed 's/.*) //' "/proc/$1/stat" | awk '{print $20}').json"
-        MY_RECORDS+=("$REC")
-}
-
-# bundle NNP: $T/b running lockdown_probe, noNewPrivileges NNP, runc's default capabilities
-# (no CAP_SYS_ADMIN), no seccomp of the runtime's.
-bundle() {
-        rm -rf "$T/b"
-        make_rootfs "$T/b/rootfs" "$PROBE" || return 1
-        make_bundle "$T/b" /bin/lockdown_probe || return 1
-        tsync_json_edit "$T/b/config.json" '.process.noNewPrivileges = $nnp | del(.linux.seccomp)' \
-                --argjson nnp "$1"
-}
-
-# Every process in the container's pid namespace (host pids).
-procs_of() {
-        local ns p
-        ns=$(readlink "/proc/$1/ns/pid")
-        for p in /proc/[0-9]*; do
-                [ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
-        done
-}
-
-# "pid tid Seccomp_filters TracerPid" of every task of the container.
-all_tasks() {
-        local p t
-        for p in $(procs_of "$1"); do
-                for t in /proc/"$p"/task/*; do
-                        awk -v p="$p" -v t="${t##*/}" '/^Seccomp_filters:/ {f=$2} /^TracerPid:/ {tr=$2}
-                                END {if (f != "") print p, t, f, tr}' "$t/status" 2>/dev/null
-                done
-        done
-}
-
-cgroup_frozen() {
-        local cg
-        cg=$(awk -F: '$1 == "0" {print $3}' "/proc/$1/cgroup")
-        if grep -q freezer "/proc/$1/cgroup"; then
-                cg=$(awk -F: '$2 ~ /freezer/ {print $3}' "/proc/$1/cgroup")
-                cat "/sys/fs/cgroup/freezer$cg/freezer.state"
-        else
-                grep '^frozen' "/sys/fs/cgroup$cg/cgroup.events"
-        fi
 }
 
 lockdown() {
