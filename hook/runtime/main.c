@@ -112,10 +112,18 @@ int main(int argc, char **argv)
                            cl.argv[cl.command], recorded, runtime);
                 r = choose_runtime(recorded, runtime, sizeof(runtime));
         }
+        /* Before the rewrite: a create refused here leaves the bundle untouched. */
+        bool recorded_now = false;
+        if (r == 0 && cl.rewrite) {
+                r = rt_record_write(&cl, runtime);
+                recorded_now = r > 0;
+                r = r < 0 ? -1 : 0;
+        }
         if (r == 0 && cl.rewrite)
                 r = rt_rewrite_bundle(&s, &cl);
-        if (r == 0 && cl.rewrite)
-                r = rt_record_write(&cl, runtime);
+        /* Refused: no container, so no record of its runtime either. */
+        if (r < 0 && recorded_now)
+                rt_record_remove(&cl);
         if (r == 0 && cl.exec)
                 r = rt_rewrite_exec(&cl, runtime);
         /* delete of a container that records: done by rt_delete (delete.c). */

@@ -192,6 +192,14 @@ int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
                 cli_errorf(cl->id, "recording which runtime created it: %s: %s", runtime, strerror(errno));
                 return -1;
         }
+        /* A container of this id the runtime still holds keeps its record:
+         * the runtime refuses this create itself. */
+        char state[PATH_MAX];
+        const char *root = *state_root(cl) ? state_root(cl) : default_root(abs);
+        struct stat st;
+        if (root && snprintf(state, sizeof(state), "%s/%s", root, cl->id) < (int)sizeof(state) &&
+            lstat(state, &st) == 0)
+                return 0;
         if (base_dir(base, sizeof(base)) == 0)
                 prune(base);
         _cleanup_free_ char *text = NULL;
@@ -207,7 +215,7 @@ int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
                 cli_errorf(cl->id, "recording which runtime created it: %s", err.msg);
                 return -1;
         }
-        return 0;
+        return 1;
 }
 
 int rt_record_read(const struct rt_cmdline *cl, char *buf, size_t size)

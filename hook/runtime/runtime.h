@@ -102,8 +102,10 @@ void rt_log_end(const struct rt_cmdline *cl, bool failed);
 void rt_about(const struct rt_cmdline *cl, const char *runtime);
 
 /* Which runtime created a container (record.c), kept by its --root and id.
- * rt_record_write at create/run: 0, or -1 after printing why (the container
- * must not start: its teardown could not be promised). rt_record_read: 1 and
+ * rt_record_write at create/run: 1 when written, 0 when there is nothing to
+ * write (no id, rootless without XDG_RUNTIME_DIR, a live container of that id
+ * keeps its own), or -1 after printing why (the container must not start: its
+ * teardown could not be promised). rt_record_read: 1 and
  * the recorded absolute path in buf; 0 when there is none; -1 when there is
  * one we cannot believe (not ours, not 0600, a symbolic link), said in one line. */
 int rt_record_write(const struct rt_cmdline *cl, const char *runtime);
