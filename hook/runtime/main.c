@@ -108,8 +108,8 @@ int main(int argc, char **argv)
                                                            : "runc",
                                    runtime, sizeof(runtime));
         if (r == 0 && have > 0 && !conf_broken && !same_file(runtime, recorded)) {
-                cli_errorf(cl.id, "warning: %s: uses the runtime that created it, %s, not %s as configured now",
-                           cl.argv[cl.command], recorded, runtime);
+                rt_warn(&cl, "%s: uses the runtime that created it, %s, not %s as configured now", cl.argv[cl.command],
+                        recorded, runtime);
                 r = choose_runtime(recorded, runtime, sizeof(runtime));
         }
         /* Before the rewrite: a create refused here leaves the bundle untouched. */

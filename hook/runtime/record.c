@@ -13,11 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "../front/front.h"
@@ -43,6 +45,24 @@ static int base_dir(char *buf, size_t size)
         if (!xdg || xdg[0] != '/')
                 return -ENOENT;
         return snprintf(buf, size, "%s/oci-seccomp-tsync/runtime", xdg) < (int)size ? 0 : -ENAMETOOLONG;
+}
+
+void rt_warn(const struct rt_cmdline *cl, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        _cleanup_free_ char *msg = cli_vformat(fmt, ap);
+        va_end(ap);
+        const char *cmd = cl->command >= 0 ? cl->argv[cl->command] : "";
+        /* An engine reads what these print as JSON, stderr included (go-runc's
+         * combined output): our line goes to the system log alone. */
+        if (strcmp(cmd, "state") != 0 && strcmp(cmd, "ps") != 0 && strcmp(cmd, "events") != 0) {
+                cli_errorf(cl->id, "warning: %s", msg ? msg : fmt);
+                return;
+        }
+        _cleanup_free_ char *text = NULL;
+        if (asprintf(&text, "%s: warning: %s", cl->id, msg ? msg : fmt) >= 0)
+                cli_syslog(LOG_WARNING, text);
 }
 
 /* The --root before the command word, as the wrapper passes it on, or "". */
@@ -227,11 +247,11 @@ int rt_record_read(const struct rt_cmdline *cl, char *buf, size_t size)
         if (lstat(file, &st) < 0)
                 return 0;
         if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
-                cli_errorf(cl->id,
-                           "warning: %s: %s, owned by uid %u with mode %04o: not believed (must be a file of uid %u, "
-                           "0600): the runtime is chosen as if there were none",
-                           file, S_ISLNK(st.st_mode) ? "a symbolic link" : "the record of its runtime",
-                           (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+                rt_warn(cl,
+                        "%s: %s, owned by uid %u with mode %04o: not believed (must be a file of uid %u, "
+                        "0600): the runtime is chosen as if there were none",
+                        file, S_ISLNK(st.st_mode) ? "a symbolic link" : "the record of its runtime",
+                        (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
                 return -1;
         }
         struct tsync_err err = { 0 };
@@ -240,12 +260,12 @@ int rt_record_read(const struct rt_cmdline *cl, char *buf, size_t size)
         if (tsync_read_file_at(AT_FDCWD, file, NULL, TSYNC_READ_REGULAR | TSYNC_READ_NOFOLLOW, RECORD_MAX, &text, &len,
                                &st, &err) < 0 ||
             st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
-                cli_errorf(cl->id, "warning: %s: not believed: %s", file, err.msg[0] ? err.msg : "changed under us");
+                rt_warn(cl, "%s: not believed: %s", file, err.msg[0] ? err.msg : "changed under us");
                 return -1;
         }
         size_t n = strcspn(text, "\n");
         if (n == 0 || text[0] != '/' || n >= size) {
-                cli_errorf(cl->id, "warning: %s: not believed: no absolute path on its first line", file);
+                rt_warn(cl, "%s: not believed: no absolute path on its first line", file);
                 return -1;
         }
         memcpy(buf, text, n);

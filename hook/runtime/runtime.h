@@ -111,5 +111,9 @@ void rt_about(const struct rt_cmdline *cl, const char *runtime);
 int rt_record_write(const struct rt_cmdline *cl, const char *runtime);
 int rt_record_read(const struct rt_cmdline *cl, char *buf, size_t size);
 void rt_record_remove(const struct rt_cmdline *cl);
+/* One warning line about cl's container: on stderr (and the system log),
+ * but for state, ps and events, whose output an engine reads as JSON with
+ * stderr mixed in, in the system log alone. */
+void rt_warn(const struct rt_cmdline *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The real runtime as our child with our stdio: its exit status (delete.c). */
 int rt_run_child(const char *runtime, const struct rt_cmdline *cl);
