@@ -223,6 +223,28 @@ static void parse_delete(struct rt_cmdline *cl)
                         cl->deleting = false;
 }
 
+/* state, kill, ps, events, pause, resume, update ID: only the id matters (the
+ * runtime that created it answers, record.c). Every option of update takes a
+ * value; of the others, ps's --format and events' --interval. */
+static void parse_inspect(struct rt_cmdline *cl)
+{
+        static const char *const value_opts[] = { "format", "f", "interval", NULL };
+        bool update = strcmp(cl->argv[cl->command], "update") == 0;
+        for (int j = cl->command + 1; j < cl->argc && !cl->id; j++) {
+                int k = take_operand(cl, j);
+                if (k < 0)
+                        break;
+                if (k == 0)
+                        continue;
+                struct opt o;
+                split_opt(cl->argv[j], &o);
+                if (in(&o, help_opts))
+                        return;
+                if (!o.value && (update || in(&o, value_opts)))
+                        j++;
+        }
+}
+
 int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmdline *ret)
 {
         struct rt_cmdline cl = { .command = -1, .process_arg = -1 };
@@ -295,6 +317,8 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 parse_exec(&cl);
         else if (cl.command >= 0 && strcmp(cl.argv[cl.command], "delete") == 0)
                 parse_delete(&cl);
+        else if (cl.command >= 0)
+                parse_inspect(&cl);
         *ret = cl;
         return 0;
 }

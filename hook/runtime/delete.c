@@ -61,7 +61,7 @@ static struct tsync_plan *recording_plan(const char *runtime, const struct rt_cm
 
 /* The runtime's delete, as our child with our stdio: its exit status, as a
  * shell gives it (128 + the signal that killed it). */
-static int run_runtime(const char *runtime, const struct rt_cmdline *cl)
+int rt_run_child(const char *runtime, const struct rt_cmdline *cl)
 {
         fflush(stdout);
         fflush(stderr);
@@ -94,10 +94,21 @@ int rt_delete(struct rt_cmdline *cl, const char *runtime, int *ret_status)
         rt_log_begin(cl);
         _cleanup_plan_ struct tsync_plan *plan = recording_plan(runtime, cl, &bundle);
         rt_log_end(cl, false);
-        if (!plan)
-                return 0;
+        if (!plan) {
+                /* The record of its runtime goes once the runtime let the container go. */
+                char recorded[4096];
+                if (rt_record_read(cl, recorded, sizeof(recorded)) == 0)
+                        return 0;
+                cl->argv[0] = (char *)runtime;
+                *ret_status = rt_run_child(runtime, cl);
+                if (*ret_status == 0)
+                        rt_record_remove(cl);
+                return 1;
+        }
         cl->argv[0] = (char *)runtime;
-        *ret_status = run_runtime(runtime, cl);
+        *ret_status = rt_run_child(runtime, cl);
+        if (*ret_status == 0)
+                rt_record_remove(cl);
         /* Not deleted: the workload may still run, and the record is kept
          * for the delete that succeeds. */
         if (*ret_status != 0)

@@ -39,9 +39,8 @@ static int find_runtime(const char *name, char *buf, size_t size)
         return -ENOENT;
 }
 
-static int choose_runtime(const struct rt_settings *s, char *buf, size_t size)
+static int choose_runtime(const char *name, char *buf, size_t size)
 {
-        const char *name = s->runtime ? s->runtime : "runc";
         int r = find_runtime(name, buf, size);
         if (r < 0) {
                 cli_errorf("runtime", "the real runtime '%s': %s (set runtime = PATH in %s, or --runtime=PATH)", name,
@@ -57,6 +56,25 @@ static int choose_runtime(const struct rt_settings *s, char *buf, size_t size)
                 return -1;
         }
         return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+        struct stat sa, sb;
+        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The commands that inspect or tear down a container the wrapper passes through. */
+static bool inspects(const struct rt_cmdline *cl)
+{
+        static const char *const words[] = { "state", "kill",   "delete", "ps", "events",
+                                             "pause", "resume", "update", NULL };
+        if (cl->command < 0 || !cl->id)
+                return false;
+        for (const char *const *w = words; *w; w++)
+                if (strcmp(cl->argv[cl->command], *w) == 0)
+                        return true;
+        return false;
 }
 
 int main(int argc, char **argv)
@@ -77,12 +95,35 @@ int main(int argc, char **argv)
         bool creates = cl.command >= 0 &&
                        (strcmp(cl.argv[cl.command], "create") == 0 || strcmp(cl.argv[cl.command], "run") == 0);
         int r = rt_read_conf(s.conf ? s.conf : RT_DEFAULT_CONF, !s.conf, creates, &s);
+        bool conf_broken = r < 0;
         if (!creates)
                 r = 0;
+        /* Who inspects or tears a container down: the runtime that created it
+         * (record.c), whatever runtime.conf says since. */
+        char recorded[PATH_MAX];
+        int have = inspects(&cl) ? rt_record_read(&cl, recorded, sizeof(recorded)) : 0;
         if (r == 0)
-                r = choose_runtime(&s, runtime, sizeof(runtime));
+                r = choose_runtime(have > 0 && conf_broken ? recorded
+                                   : s.runtime             ? s.runtime
+                                                           : "runc",
+                                   runtime, sizeof(runtime));
+        if (r == 0 && have > 0 && !conf_broken && !same_file(runtime, recorded)) {
+                rt_warn(&cl, "%s: uses the runtime that created it, %s, not %s as configured now", cl.argv[cl.command],
+                        recorded, runtime);
+                r = choose_runtime(recorded, runtime, sizeof(runtime));
+        }
+        /* Before the rewrite: a create refused here leaves the bundle untouched. */
+        bool recorded_now = false;
+        if (r == 0 && cl.rewrite) {
+                r = rt_record_write(&cl, runtime);
+                recorded_now = r > 0;
+                r = r < 0 ? -1 : 0;
+        }
         if (r == 0 && cl.rewrite)
                 r = rt_rewrite_bundle(&s, &cl);
+        /* Refused: no container, so no record of its runtime either. */
+        if (r < 0 && recorded_now)
+                rt_record_remove(&cl);
         if (r == 0 && cl.exec)
                 r = rt_rewrite_exec(&cl, runtime);
         /* delete of a container that records: done by rt_delete (delete.c). */

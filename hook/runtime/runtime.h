@@ -100,3 +100,20 @@ void rt_log_end(const struct rt_cmdline *cl, bool failed);
 /* --version, --help (or nothing at all) before any command word: prints ours
  * on stdout, before runtime prints its own (about.c). */
 void rt_about(const struct rt_cmdline *cl, const char *runtime);
+
+/* Which runtime created a container (record.c), kept by its --root and id.
+ * rt_record_write at create/run: 1 when written, 0 when there is nothing to
+ * write (no id, rootless without XDG_RUNTIME_DIR, a live container of that id
+ * keeps its own), or -1 after printing why (the container must not start: its
+ * teardown could not be promised). rt_record_read: 1 and
+ * the recorded absolute path in buf; 0 when there is none; -1 when there is
+ * one we cannot believe (not ours, not 0600, a symbolic link), said in one line. */
+int rt_record_write(const struct rt_cmdline *cl, const char *runtime);
+int rt_record_read(const struct rt_cmdline *cl, char *buf, size_t size);
+void rt_record_remove(const struct rt_cmdline *cl);
+/* One warning line about cl's container: on stderr (and the system log),
+ * but for state, ps and events, whose output an engine reads as JSON with
+ * stderr mixed in, in the system log alone. */
+void rt_warn(const struct rt_cmdline *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The real runtime as our child with our stdio: its exit status (delete.c). */
+int rt_run_child(const char *runtime, const struct rt_cmdline *cl);

@@ -160,6 +160,8 @@ tearDown() {
         for m in "${MOUNTS[@]}"; do
                 umount -l "$m" 2>/dev/null
         done
+        # The wrapper's records of the runtime of containers under $W/root (RecordNotWritable).
+        [ -d "$W/root" ] && rm -rf "/run/oci-seccomp-tsync/runtime/$(fnv1a "$W/root")"
         tsync_test_end
 }
 
@@ -1211,6 +1213,21 @@ RT UnparseableConfigNamingUs "duplicate key 'ociVersion'" 'annotate io.oci-secco
         sed -i "1s/^{/{\"ociVersion\": \"1.0.2\",/" "$W/b/config.json"'
 RT UnknownGlobalOption "'--foo' is not a global option of runc 1.1 or crun 1.8" 'RT_ARGS+=(--foo)'
 RT OurOptionWithoutValue "--layers needs a value: --layers=VALUE" 'RT_ARGS+=(--layers)'
+
+# fnv1a STRING: the directory the wrapper keeps the records of a --root's containers in (record.c).
+fnv1a() {
+        local h=-3750763034362895579 c i s=$1
+        for ((i = 0; i < ${#s}; i++)); do
+                printf -v c '%d' "'${s:i:1}"
+                h=$(((h ^ c) * 1099511628211))
+        done
+        printf '%016x' "$h"
+}
+# issue 25: the runtime that creates a container is recorded for its teardown; no record, no create.
+RT RecordNotWritable "recording which runtime created it: /run/oci-seccomp-tsync/runtime/" 'mkdir -p "$W/root"
+        RT_ARGS+=(--root "$W/root") && mkdir -p -m 0777 "/run/oci-seccomp-tsync/runtime/$(fnv1a "$W/root")"
+        chmod 0777 "/run/oci-seccomp-tsync/runtime/$(fnv1a "$W/root")"
+        : >"/run/oci-seccomp-tsync/runtime/$(fnv1a "$W/root")/not-a-record"; annotate io.oci-seccomp-tsync.layers good'
 
 runtime_row() {
         local name=$1 id before

@@ -315,10 +315,95 @@ testABrokenConfigFileRefusesCreateButLetsTheContainerBeStoppedByItsRuntime() {
         done
         ours "${g[@]}" delete "$ID" 2>"$TSYNC_TMP/err" || fail "delete: $(cat "$TSYNC_TMP/err")"
         assertFalse "still there" "runc ${g[*]} state $ID >/dev/null 2>&1"
-        # Every command but kill (the file refused whole: runc on PATH) went through the file's runtime;
-        # delete asks it for the container's bundle first (a recording is written at delete).
-        assertEquals "state ps pause resume list state delete" \
+        # Every command went through the runtime that created it (kill too, the file refused whole: its
+        # record); delete asks it for the container's bundle first (a recording is written at delete).
+        assertEquals "state ps pause resume list kill state delete" \
                 "$(sed -E 's/^--root [^ ]+ ([a-z]+).*/\1/' "$TSYNC_TMP/calls" | tr '\n' ' ' | sed 's/ $//')"
+}
+
+# started ID: `run -d` of a sleeping container under $TSYNC_TMP/root by the runtime myrunc (the config
+# file's line); $REC is the record of its runtime the wrapper keeps.
+started() {
+        bundle "$TSYNC_TMP/b" 'sleep 3600' || fail "bundle"
+        fake_runtime || fail "fake runtime"
+        mkdir -p "$TSYNC_TMP/root"
+        printf 'runtime = %s\n' "$TSYNC_TMP/bin/myrunc" >"$TSYNC_TMP/runtime.conf"
+        _tsync_register runc "$1"
+        ours --root "$TSYNC_TMP/root" run -d -b "$TSYNC_TMP/b" "$1" </dev/null >"$TSYNC_TMP/out" 2>&1 ||
+                fail "run -d: $(cat "$TSYNC_TMP/out")"
+        REC=$(ls -d /run/oci-seccomp-tsync/runtime/*/"$1")
+        assertEquals "$TSYNC_TMP/bin/myrunc" "$(head -n1 "$REC")"
+        assertEquals "600 0" "$(stat -c '%a %u' "$REC")"
+        : >"$TSYNC_TMP/calls"
+}
+
+# stop_by ID: kill and delete through the wrapper; $TSYNC_TMP/err holds their stderr.
+stop_by() {
+        ours --root "$TSYNC_TMP/root" kill "$1" KILL 2>"$TSYNC_TMP/err" || fail "kill: $(cat "$TSYNC_TMP/err")"
+        for _ in $(seq 100); do
+                [ "$(runc --root "$TSYNC_TMP/root" state "$1" 2>/dev/null | jq -r .status)" = stopped ] && break
+                sleep 0.1
+        done
+        ours --root "$TSYNC_TMP/root" delete --force "$1" 2>>"$TSYNC_TMP/err" || fail "delete: $(cat "$TSYNC_TMP/err")"
+        assertFalse "still there" "runc --root $TSYNC_TMP/root state $1 >/dev/null 2>&1"
+}
+
+calls() {
+        sed -E 's/^--root [^ ]+ ([a-z]+).*/\1/' "$TSYNC_TMP/calls" | tr '\n' ' ' | sed 's/ $//'
+}
+
+testABrokenConfigFileStillReachesTheRuntimeThatCreatedTheContainer() {
+        started "$ID"
+        # Broken whole (others may write it): nothing of it is read, runc on PATH would be the fallback.
+        chmod g+w "$TSYNC_TMP/runtime.conf"
+        ours --root "$TSYNC_TMP/root" state "$ID" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        assertEquals "state: $(cat "$TSYNC_TMP/err")" 0 $?
+        assertEquals "" "$(cat "$TSYNC_TMP/err")"
+        assertEquals "running" "$(jq -r .status "$TSYNC_TMP/out")"
+        stop_by "$ID"
+        assertEquals "" "$(cat "$TSYNC_TMP/err")"
+        assertEquals "state kill state delete" "$(calls)"
+        assertFalse "record left" "[ -e $REC ]"
+}
+
+testAConfigNamingAnotherRuntimeStillTearsDownByTheCreatingOne() {
+        started "$ID"
+        cp "$(command -v runc)" "$TSYNC_TMP/bin/otherrunc"
+        printf 'runtime = %s\n' "$TSYNC_TMP/bin/otherrunc" >"$TSYNC_TMP/runtime.conf"
+        # state's output is read as JSON with stderr mixed in (go-runc): the line goes to the system log alone.
+        ours --root "$TSYNC_TMP/root" state "$ID" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
+        assertEquals 0 $?
+        assertEquals "" "$(cat "$TSYNC_TMP/err")"
+        assertEquals "running" "$(jq -r .status "$TSYNC_TMP/out")"
+        stop_by "$ID"
+        local w="the runtime that created it, $TSYNC_TMP/bin/myrunc, not $TSYNC_TMP/bin/otherrunc as configured now"
+        assertEquals "oci-seccomp-tsync: $ID: warning: kill: uses $w
+oci-seccomp-tsync: $ID: warning: delete: uses $w" "$(cat "$TSYNC_TMP/err")"
+        assertEquals "state kill state delete" "$(calls)"
+        assertFalse "record left" "[ -e $REC ]"
+}
+
+testATamperedRecordOfTheRuntimeIsNotBelieved() {
+        started "$ID"
+        chmod g+w "$TSYNC_TMP/runtime.conf"
+        chmod 0644 "$REC"
+        ours --root "$TSYNC_TMP/root" pause "$ID" 2>"$TSYNC_TMP/err"
+        assertEquals 0 $?
+        assertEquals "oci-seccomp-tsync: $ID: warning: $REC: the record of its runtime, owned by uid 0 with mode 0644: not believed (must be a file of uid 0, 0600): the runtime is chosen as if there were none" \
+                "$(cat "$TSYNC_TMP/err")"
+        # A symbolic link to a file that would otherwise pass.
+        install -m 0600 "$REC" "$TSYNC_TMP/rec"
+        rm "$REC" && ln -s "$TSYNC_TMP/rec" "$REC"
+        ours --root "$TSYNC_TMP/root" resume "$ID" 2>"$TSYNC_TMP/err"
+        assertEquals 0 $?
+        assertEquals 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" "$REC: a symbolic link"
+        # Neither reached the recorded runtime: runc on PATH answered.
+        assertEquals "" "$(calls)"
+        assertEquals "running" "$(runc --root "$TSYNC_TMP/root" state "$ID" | jq -r .status)"
+        rm "$REC"
+        chmod g-w "$TSYNC_TMP/runtime.conf"
+        stop_by "$ID"
 }
 
 testARefusalIsOneLineOnStderrAndInTheJsonLogAndNothingIsCreated() {

@@ -300,6 +300,37 @@ static void test_runtime_args_delete(void)
         }
 }
 
+/* The commands that inspect and tear down: the id, past their options, names
+ * the record of the runtime that created the container (record.c). */
+static void test_runtime_args_inspect_ids(void)
+{
+        static const struct {
+                const char *args[8];
+                const char *id;
+        } cases[] = {
+                { { "state", "id1", NULL }, "id1" },
+                { { "kill", "id2", "KILL", NULL }, "id2" },
+                { { "kill", "--all", "id3", "9", NULL }, "id3" },
+                { { "ps", "--format", "json", "id4", NULL }, "id4" },
+                { { "ps", "-f", "table", "id5", NULL }, "id5" },
+                { { "events", "--interval", "5s", "id6", NULL }, "id6" },
+                { { "events", "--stats", "id7", NULL }, "id7" },
+                { { "update", "--memory", "1M", "--pids-limit=9", "id8", NULL }, "id8" },
+                { { "pause", "--", "id9", NULL }, "id9" },
+                { { "resume", "id10", NULL }, "id10" },
+                { { "state", "--help", NULL }, NULL },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *a[12] = { "rt", "--root", "/r" };
+                for (size_t k = 0; cases[i].args[k]; k++)
+                        a[k + 3] = cases[i].args[k];
+                struct parsed p = parse(a);
+                tap_ok(p.r == 0 && !p.cl.rewrite && !p.cl.exec && !p.cl.deleting && str_eq(p.cl.id, cases[i].id),
+                       "%s %s: id %s", cases[i].args[0], cases[i].args[1], cases[i].id ? cases[i].id : "(none)");
+                rt_cmdline_clear(&p.cl);
+        }
+}
+
 int main(void)
 {
         test_runtime_args_containerd_shim_create();
@@ -309,5 +340,6 @@ int main(void)
         test_runtime_args_refusals();
         test_runtime_args_exec();
         test_runtime_args_delete();
+        test_runtime_args_inspect_ids();
         return tap_done();
 }
