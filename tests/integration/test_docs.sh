@@ -131,7 +131,8 @@ sandbox_run() {
                         export IMAGE="--rootfs /run/doc-test/rootfs"
                 fi
                 set +e
-                bash -e -o pipefail .block.sh </dev/null
+                # Not /dev/null: runsc and crun fchown their stdio to the user of the container (lib.sh).
+                bash -e -o pipefail .block.sh < <(:)
                 rc=$?
                 [ "$PODMAN" = 1 ] && podman rm --all --force --time 0 >/dev/null 2>&1
                 for id in $(runc list -q 2>/dev/null); do
