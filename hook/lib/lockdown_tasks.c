@@ -219,16 +219,6 @@ static void seize_stopped(struct run *r, struct tsync_status *st)
         }
 }
 
-static int cmp_task(const void *a, const void *b)
-{
-        const struct tsync_status_task *x = a, *y = b;
-        if (x->pid != y->pid)
-                return x->pid < y->pid ? -1 : 1;
-        if ((x->tid == x->pid) != (y->tid == y->pid))
-                return x->tid == x->pid ? -1 : 1;
-        return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 static const struct tsync_status_task *find_task(const struct tsync_status *st, pid_t tid)
 {
         for (size_t i = 0; i < st->n; i++)
@@ -274,7 +264,7 @@ static int list_frozen(const struct tsync_lockdown_cgroup *cg, const struct tsyn
                         return tsync_error(err, -e, "task %d: %s", (int)tids[i], strerror(-e));
                 fz->n++;
         }
-        qsort(fz->tasks, fz->n, sizeof(*fz->tasks), cmp_task);
+        qsort(fz->tasks, fz->n, sizeof(*fz->tasks), tsync_status_task_cmp);
         return 0;
 }
 

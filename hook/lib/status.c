@@ -165,7 +165,7 @@ static int ns_of(pid_t pid, struct stat *ret)
         return stat(path, ret) < 0 ? -errno : 0;
 }
 
-static int cmp_task(const void *a, const void *b)
+int tsync_status_task_cmp(const void *a, const void *b)
 {
         const struct tsync_status_task *x = a, *y = b;
         if (x->pid != y->pid)
@@ -195,7 +195,7 @@ static int read_namespace(const struct stat *ns, struct tsync_status *st)
         }
         (void)closedir(d);
         if (r == 0 && st->n > 1)
-                qsort(st->tasks, st->n, sizeof(st->tasks[0]), cmp_task);
+                qsort(st->tasks, st->n, sizeof(st->tasks[0]), tsync_status_task_cmp);
         return r;
 }
 

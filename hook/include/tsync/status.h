@@ -115,6 +115,9 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t);
  * gone, -EPERM (with the reason) when the namespace is ours (the host's) or
  * has no PID 1 we can see. Tasks that end while being read are left out. */
 int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err);
+/* The order tsync_status_read leaves tasks in (qsort): by process, its
+ * main thread first, then by tid. */
+int tsync_status_task_cmp(const void *a, const void *b);
 
 /* Stops PID 1's main thread for a moment and reads its seccomp programs
  * (PTRACE_SECCOMP_GET_FILTER: CAP_SYS_ADMIN, and no filter on the caller).
