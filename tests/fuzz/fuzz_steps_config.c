@@ -55,24 +55,38 @@ static char *plan_text(const struct tsync_json *config, struct tsync_plan **ret_
         return text;
 }
 
-/* process.args after a rewrite: the init, "--filter PATH" once per filter, ... */
+static bool arg_is(const struct tsync_json *args, size_t i, const char *want)
+{
+        const struct tsync_json *a = i < args->u.array.len ? args->u.array.items[i] : NULL;
+        return a && a->type == TSYNC_JSON_STRING && strcmp(a->u.string.ptr, want) == 0;
+}
+
+/* process.args after a rewrite: the init, --exec (the route in place) and
+ * --exec-once ERRNO when the plan has them (the init-args table's order),
+ * then "--filter PATH" once per filter, ... */
 static void check_init_args(const struct tsync_json *config, size_t filters)
 {
         const struct tsync_json *args = tsync_json_get(tsync_json_get(config, "process"), "args");
         if (!args || args->type != TSYNC_JSON_ARRAY || args->u.array.len < 2 + 2 * filters)
                 fuzz_fail("process.args after the rewrite is not the init's command line");
-        const struct tsync_json *a0 = args->u.array.items[0];
-        if (a0->type != TSYNC_JSON_STRING || strcmp(a0->u.string.ptr, TSYNC_CONTAINER_INIT) != 0)
+        if (!arg_is(args, 0, TSYNC_CONTAINER_INIT))
                 fuzz_fail("process.args[0] after the rewrite is not the init");
+        size_t at = 1;
+        if (arg_is(args, at, "--exec"))
+                at++;
+        if (arg_is(args, at, "--exec-once"))
+                at += 2;
+        if (args->u.array.len < at + 1 + 2 * filters)
+                fuzz_fail("process.args after the rewrite is too short for %zu filters", filters);
         for (size_t i = 0; i < filters; i++) {
-                const struct tsync_json *o = args->u.array.items[1 + 2 * i], *v = args->u.array.items[2 + 2 * i];
+                const struct tsync_json *o = args->u.array.items[at + 2 * i], *v = args->u.array.items[at + 1 + 2 * i];
                 char want[64];
                 (void)snprintf(want, sizeof(want), TSYNC_CONTAINER_FILTERS "/%02zu.bpf", i);
                 if (o->type != TSYNC_JSON_STRING || strcmp(o->u.string.ptr, "--filter") != 0 ||
                     v->type != TSYNC_JSON_STRING || strcmp(v->u.string.ptr, want) != 0)
-                        fuzz_fail("process.args[%zu] is not --filter %s", 1 + 2 * i, want);
+                        fuzz_fail("process.args[%zu] is not --filter %s", at + 2 * i, want);
         }
-        const struct tsync_json *next = args->u.array.items[1 + 2 * filters];
+        const struct tsync_json *next = args->u.array.items[at + 2 * filters];
         if (next->type == TSYNC_JSON_STRING && strcmp(next->u.string.ptr, "--filter") == 0)
                 fuzz_fail("process.args has more than %zu filters", filters);
 }
