@@ -242,6 +242,8 @@ _tsync_remove_container() {
                 rm -f "$rec"
                 rmdir "$(dirname "$rec")" 2>/dev/null
         done
+        # The record directory itself, once nothing is left in it (rmdir: never anyone else's record).
+        rmdir /run/oci-seccomp-tsync/runtime 2>/dev/null
         return 0
 }
 

@@ -162,6 +162,8 @@ tearDown() {
         done
         # The wrapper's records of the runtime of containers under $W/root (RecordNotWritable).
         [ -d "$W/root" ] && rm -rf "/run/oci-seccomp-tsync/runtime/$(fnv1a "$W/root")"
+        # The record directories, once empty (rmdir: never anyone else's record).
+        rmdir /run/oci-seccomp-tsync/runtime /run/oci-seccomp-tsync/lockdown 2>/dev/null
         tsync_test_end
 }
 

@@ -27,6 +27,7 @@ tearDown() {
         tsync_test_end
         # Only the records of this test's containers.
         [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
+        rmdir "$RECORDS" 2>/dev/null || true # once empty: never anyone else's record
 }
 
 # lockdown ARGS: the command, on $pid's container (its record removed at tearDown).
