@@ -212,6 +212,27 @@ static int action(enum tsync_init_opt o)
         return o == TSYNC_INIT_OPT_HELP ? TSYNC_INIT_ARGS_HELP : TSYNC_INIT_ARGS_VERSION;
 }
 
+/* Option o, long or short alike: its value (inline: after '=' or the short
+ * letter; else the next argument) when it takes one, once, stored. *used:
+ * the value taken, NULL for a flag. */
+static int take(int o, const char *inline_value, const char *arg, int argc, char *const *argv, int *i,
+                unsigned char *seen, struct tsync_init_args *ret, const char **used, struct tsync_err *err)
+{
+        const char *value = NULL;
+        if (opts[o].kind != TSYNC_INIT_ARG_FLAG) {
+                if (inline_value)
+                        value = inline_value;
+                else if (*i + 1 < argc)
+                        value = argv[++*i];
+                else
+                        return tsync_error(err, EINVAL, "%s needs an argument", arg);
+        }
+        if (used)
+                *used = value;
+        int r = given_once(seen, o, err);
+        return r < 0 ? r : store(ret, o, value, err);
+}
+
 int tsync_init_args_parse(int argc, char *const *argv, unsigned flags, struct tsync_init_args *ret,
                           struct tsync_err *err)
 {
@@ -238,18 +259,7 @@ int tsync_init_args_parse(int argc, char *const *argv, unsigned flags, struct ts
                                 return tsync_error(err, EINVAL, "unknown option '%s' (see --help)", arg);
                         if (opts[o].kind == TSYNC_INIT_ARG_ACTION)
                                 return action(o);
-                        const char *value = NULL;
-                        if (opts[o].kind != TSYNC_INIT_ARG_FLAG) {
-                                if (eq)
-                                        value = eq + 1;
-                                else if (i + 1 < argc)
-                                        value = argv[++i];
-                                else
-                                        return tsync_error(err, EINVAL, "%s needs an argument", arg);
-                        }
-                        r = given_once(seen, o, err);
-                        if (r == 0)
-                                r = store(ret, o, value, err);
+                        r = take(o, eq ? eq + 1 : NULL, arg, argc, argv, &i, seen, ret, NULL, err);
                         if (r < 0)
                                 return r;
                         continue;
@@ -262,17 +272,7 @@ int tsync_init_args_parse(int argc, char *const *argv, unsigned flags, struct ts
                         if (opts[o].kind == TSYNC_INIT_ARG_ACTION)
                                 return action(o);
                         const char *value = NULL;
-                        if (opts[o].kind != TSYNC_INIT_ARG_FLAG) {
-                                if (c[1])
-                                        value = c + 1;
-                                else if (i + 1 < argc)
-                                        value = argv[++i];
-                                else
-                                        return tsync_error(err, EINVAL, "%s needs an argument", arg);
-                        }
-                        r = given_once(seen, o, err);
-                        if (r == 0)
-                                r = store(ret, o, value, err);
+                        r = take(o, c[1] ? c + 1 : NULL, arg, argc, argv, &i, seen, ret, &value, err);
                         if (r < 0)
                                 return r;
                         if (value)
