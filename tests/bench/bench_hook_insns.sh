@@ -11,14 +11,8 @@
 # copied as "runc", the parent the exec view asks for. Prints counts; asserts nothing. Needs root,
 # podman, jq, valgrind, strace and a build.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
-# shellcheck source=tests/integration/hooklib.sh
-. "$TOP/tests/integration/hooklib.sh"
 # shellcheck source=tests/bench/benchlib.sh
-. "$TOP/tests/bench/benchlib.sh"
+. "$(dirname "$0")/benchlib.sh"
 
 SPAWN=$TSYNC_BUILD/tests/bench/bench_spawn
 OTHER=

@@ -10,14 +10,8 @@
 # Prints figures (ms, median p25 p75); asserts no timing. Needs root, runc, jq,
 # busybox-static and a build (`scons`).
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-export TSYNC_TOP=$TOP TSYNC_BUILD=${TSYNC_BUILD:-$TOP/build}
-# shellcheck source=tests/integration/lib.sh
-. "$TOP/tests/integration/lib.sh"
-# shellcheck source=tests/integration/hooklib.sh
-. "$TOP/tests/integration/hooklib.sh"
 # shellcheck source=tests/bench/benchlib.sh
-. "$TOP/tests/bench/benchlib.sh"
+. "$(dirname "$0")/benchlib.sh"
 
 ROUNDS=5
 SIZES="1 10 100"
@@ -76,5 +70,9 @@ for n in $SIZES; do
         done
         printf '%-12s %7s %22s %22s %22s\n' "$n x 10" "$ntasks" "$(stats "$T/wall")" "$(stats "$T/held")" \
                 "$(stats "$T/cgroup")"
+        # lockdown's record of this container (its PID 1's pid and start time), then its directory
+        # once empty: never anyone else's.
+        rm -f "/run/oci-seccomp-tsync/lockdown/$pid-$(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $20}').json"
         stop_runc "$id"
+        rmdir /run/oci-seccomp-tsync/lockdown 2>/dev/null
 done
