@@ -9,23 +9,54 @@ import argparse
 import glob
 import os
 import re
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TEARDOWN_GRACE = 120
 
 
 def run(cmd, env, timeout):
+    # A suite that times out is sent SIGTERM first, with its whole process group: shunit2 traps it and
+    # runs tearDown and oneTimeTearDown, so the containers, mounts and daemons it started go with it
+    # (a SIGKILL alone once left a test container running for hours). What still runs after the grace
+    # period is killed. Output goes to a file, not a pipe: a process left behind holding the pipe would
+    # otherwise keep the runner waiting after the suite itself has exited.
     start = time.monotonic()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=timeout,
-                           stdin=subprocess.DEVNULL)
-        out, rc = p.stdout.decode(errors='replace'), p.returncode
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b'').decode(errors='replace') + '\n*** timed out after %ds\n' % timeout
-        rc = -1
+    with tempfile.TemporaryFile() as log:
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        note = ''
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            note = '\n*** timed out after %ds: sent SIGTERM to its process group' % timeout
+            signal_group(p, signal.SIGTERM)
+            try:
+                p.wait(timeout=TEARDOWN_GRACE)
+            except subprocess.TimeoutExpired:
+                note += '; still running %ds later: SIGKILL' % TEARDOWN_GRACE
+            rc = -1
+        # Nothing the suite started in its own group outlives it; that it left something is said (a
+        # suite must leave nothing behind).
+        if signal_group(p, signal.SIGKILL):
+            note += '\n*** %s left processes in its process group: killed' % os.path.basename(cmd[-1])
+            print(note.strip().splitlines()[-1], flush=True)
+        p.wait()
+        log.seek(0)
+        out = log.read().decode(errors='replace') + (note + '\n' if note else '')
     return out, rc, time.monotonic() - start
+
+
+def signal_group(p, sig):
+    try:
+        os.killpg(p.pid, sig)
+        return True
+    except ProcessLookupError:
+        return False
 
 
 def devnull():
