@@ -54,6 +54,7 @@ struct lockdown {
         /* The container's lockdown record (lockdown_record.h): as found, and
          * whether ours, with the new layers, was written (record_begin). */
         char key[64];
+        int lock; /* the container's lockdown lock (tsync_lockdown_record_lock), -1 when not held */
         struct tsync_lockdown_record before;
         bool recorded;
         bool init_ours; /* PID 1 is our init: the runtime wrapper can give exec'd processes the layers */
@@ -106,9 +107,7 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
 {
         struct tsync_err err = { 0 };
         l->init_ours = st->init_ours;
-        int r = tsync_lockdown_record_key(st->init_pid, l->key, sizeof(l->key), &err);
-        if (r == 0)
-                r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
+        int r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
         if (r < 0) {
                 cli_error(l->t.what, &err);
                 return -1;
@@ -142,7 +141,7 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
 }
 
 /* A run that failed leaves the record as it found it: it lists what was
- * added to every task. */
+ * added to every task. Then the next lockdown of the container may start. */
 static void record_end(struct lockdown *l, int code)
 {
         if (l->recorded && code != CLI_EXIT_OK) {
@@ -151,6 +150,31 @@ static void record_end(struct lockdown *l, int code)
                         cli_error(l->t.what, &err);
         }
         tsync_lockdown_record_clear(&l->before);
+        tsync_lockdown_record_unlock(TSYNC_LOCKDOWN_ROOT, l->key, l->lock);
+        l->lock = -1;
+}
+
+/* One lockdown of a container at a time, from the record's read to its last
+ * write: a second one waits (a run is bounded by its stop timeouts, and
+ * both are wanted: the second then adds its layers on top of the first's,
+ * proving and recording both), saying so. */
+static int lock_container(struct lockdown *l, const struct tsync_status *st)
+{
+        struct tsync_err err = { 0 };
+        int r = tsync_lockdown_record_key(st->init_pid, l->key, sizeof(l->key), &err);
+        if (r == 0)
+                r = tsync_lockdown_record_lock(TSYNC_LOCKDOWN_ROOT, l->key, false, &l->lock, &err);
+        if (r == -EWOULDBLOCK) {
+                fprintf(stderr, "%s: %s: another lockdown of this container is under way: waiting for it to end\n",
+                        PROGRAM, l->t.what);
+                err = (struct tsync_err){ 0 };
+                r = tsync_lockdown_record_lock(TSYNC_LOCKDOWN_ROOT, l->key, true, &l->lock, &err);
+        }
+        if (r < 0) {
+                cli_error(l->t.what, &err);
+                return -1;
+        }
+        return 0;
 }
 
 /* What later exec'd processes get: one line. */
@@ -170,7 +194,11 @@ static void exec_note(const struct lockdown *l)
 static int lockdown(struct lockdown *l)
 {
         struct tsync_err err = { 0 };
-        if (status_target_resolve(&l->t, &err) < 0) {
+        /* A sandbox runtime's container (gVisor) has no host tasks of its
+         * workload's: refused by name, before its runtime is even asked,
+         * and by its processes whatever named them. */
+        if ((strcmp(l->t.kind, "runtime") == 0 && tsync_lockdown_check_runtime(l->t.runtime, &err) < 0) ||
+            status_target_resolve(&l->t, &err) < 0 || tsync_lockdown_check_sandbox(l->t.pid, &err) < 0) {
                 cli_error(l->t.what, &err);
                 return CLI_EXIT_FAILED;
         }
@@ -180,7 +208,7 @@ static int lockdown(struct lockdown *l)
                 cli_error(l->t.what, &err);
                 return CLI_EXIT_FAILED;
         }
-        if (record_begin(l, &st) < 0)
+        if (lock_container(l, &st) < 0 || record_begin(l, &st) < 0)
                 return CLI_EXIT_FAILED;
         struct tsync_lockdown_prog progs[TSYNC_MAX_LAYERS * 2];
         for (size_t i = 0; i < l->n_prog; i++)
@@ -233,7 +261,7 @@ int cmd_lockdown(int argc, char **argv)
                                                  { "no-cache", no_argument, NULL, OPT_NO_CACHE },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
-        struct lockdown l = { .t = { .kind = NULL } };
+        struct lockdown l = { .t = { .kind = NULL }, .lock = -1 };
         char *names[TSYNC_MAX_LAYERS], *files[TSYNC_MAX_LAYERS];
         size_t n_names = 0, n_files = 0, n_dirs = 0;
         const char *dirs[TSYNC_MAX_LAYERS];
