@@ -4,7 +4,8 @@
 # shellcheck disable=SC2016 # jq's variables in single quotes
 #
 # Targets: a runc id or --pid, a crun id whose container has a cgroup of its own (and one whose
-# cgroup holds a process of the host below it: refused, nothing frozen), Podman and Docker by name.
+# cgroup holds a process of the host below it: refused, nothing frozen), Podman and Docker by name,
+# and gVisor's containers (runsc, alone or under Podman), refused by name before anything is touched.
 # After a lockdown: its record (status lists the layers and judges every task by them, a plain
 # `runc exec` process is named as short), `docker exec` through oci-seccomp-tsync-runtime carries
 # the added layer.
@@ -291,6 +292,104 @@ testADockerContainerIsLockedDownByNameAndItsExecsCarryTheLayer() {
         docker_cmd rm -f "$ID" >/dev/null 2>&1
         engine_stop "$DOCKER_PID"
         engine_stop_all
+}
+
+# need_runsc ID BUNDLE: starts a gVisor container, or skips the test saying why runsc cannot run one.
+need_runsc() {
+        if ! command -v runsc >/dev/null; then
+                startSkipping
+                fail "skipped: runsc is not installed (apt-get install runsc)"
+                return 1
+        fi
+        start_runsc "$1" "$2" 2>"$T/runsc.err" && return 0
+        startSkipping
+        fail "skipped: runsc cannot start a container here: $(cat "$T/runsc.err")"
+        return 1
+}
+
+# refused_as_gvisor SANDBOX ARGS...: lockdown ARGS exits 1 with one line naming gVisor and why, and
+# touches nothing of the container whose sandbox is SANDBOX: no task's filter count changes (tasks
+# joined by tid: the sentry's threads come and go), its cgroup is not frozen, no record or lock is
+# written for any of its processes.
+refused_as_gvisor() {
+        local sandbox=$1 p
+        shift
+        cgroup_tasks "$sandbox" >"$T/before"
+        lockdown --no-cache --profile "$PROFILES/deny-mkdir.json" "$@"
+        assertEquals "$* ($(cat "$T/out"))" 1 "$rc"
+        assertEquals "$*: one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$*" "$(cat "$T/err")" "its container's tasks are not host tasks but run inside its sentry"
+        assertContains "$*" "$(cat "$T/err")" "a filter on the sentry itself is not what was asked"
+        cgroup_tasks "$sandbox" >"$T/after"
+        assertEquals "$*: filters added" "" "$(awk 'NR == FNR {f[$2] = $3; next} ($2 in f) && f[$2] != $3' \
+                "$T/before" "$T/after")"
+        assertContains "$*: frozen" "$(cgroup_frozen "$sandbox")" "THAWED"
+        for p in $(cat "$(freezer_dir "$sandbox")/cgroup.procs"); do
+                assertEquals "$*: a record or lock of pid $p" "" "$(compgen -G "$RECORDS/$p-*")"
+        done
+}
+
+# A gVisor container's host processes are runsc's (the sandbox running the sentry, the gofer, the
+# ptrace platform's stubs): lockdown refuses it by name whichever names it, by its runtime, by any
+# of these processes, or by a process of the host in its cgroup (a freeze would take the sandbox).
+testAGvisorContainerIsRefusedByNameWhicheverOfItsProcessesIsNamed() {
+        make_bundle "$T/g" || fail "bundle"
+        need_runsc "$ID" "$T/g" || return
+        sandbox=$(runsc state "$ID" | jq -r .pid)
+        assertEquals "the runtime's pid is its sandbox" "runsc-sandbox" "$(tr '\0' '\n' <"/proc/$sandbox/cmdline" | head -1)"
+        gofer='' stub=''
+        for p in $(cat "$(freezer_dir "$sandbox")/cgroup.procs"); do
+                case "$(tr '\0' '\n' <"/proc/$p/cmdline" | head -1)" in
+                runsc-gofer) gofer=$p ;;
+                runsc-sandbox) ;;
+                *) [ "$(awk '{print $4}' "/proc/$p/stat")" = "$sandbox" ] && stub=$p ;;
+                esac
+        done
+        assertNotNull "no gofer in the container's cgroup" "$gofer"
+        refused_as_gvisor "$sandbox" --runtime runsc "$ID"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: --runtime runsc is gVisor: "
+        refused_as_gvisor "$sandbox" --pid "$sandbox"
+        assertContains "$(cat "$T/err")" "pid $sandbox (runsc-sandbox) is gVisor's (runsc), not the workload's"
+        refused_as_gvisor "$sandbox" --pid "$gofer"
+        assertContains "$(cat "$T/err")" "pid $gofer (runsc-gofer) is gVisor's (runsc), not the workload's"
+        # The platform's stubs (ptrace: the sandbox's children) exist on some platforms only.
+        if [ -n "$stub" ]; then
+                refused_as_gvisor "$sandbox" --pid "$stub"
+                assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's"
+        fi
+        # A process that is not runsc's, in the container's cgroup: the cgroup's other processes tell.
+        sleep 300 &
+        host=$!
+        echo "$host" >"$(freezer_dir "$sandbox")/cgroup.procs"
+        refused_as_gvisor "$sandbox" --pid "$host"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $host: pid "
+        assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's"
+        kill "$host"
+        wait "$host" 2>/dev/null || :
+}
+
+# Podman running the container with runsc: found through podman inspect, refused the same way.
+testAPodmanContainerUnderGvisorIsRefusedByName() {
+        if ! command -v podman >/dev/null || ! command -v runsc >/dev/null; then
+                startSkipping
+                fail "skipped: needs podman and runsc"
+                return
+        fi
+        make_rootfs "$T/rootfs" || fail "rootfs"
+        # Podman hands its runtime the host's /dev/null, which runsc would give to the sandbox's user.
+        tsync_runtime_program "$T/runsc" runsc --network=none
+        podman --runtime "$T/runsc" run -d --name "$ID" --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --network none --rootfs "$T/rootfs" \
+                /bin/sleep 600 >"$T/podman.out" 2>&1 || {
+                podman rm -f -t 0 "$ID" >/dev/null 2>&1
+                startSkipping
+                fail "skipped: podman cannot run a container with runsc here: $(tail -n 1 "$T/podman.out")"
+                return
+        }
+        sandbox=$(podman inspect --format '{{.State.Pid}}' "$ID")
+        refused_as_gvisor "$sandbox" --podman "$ID"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid $sandbox (runsc-sandbox) is gVisor's"
+        podman rm -f -t 0 "$ID" >/dev/null 2>&1
 }
 
 . shunit2
