@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "tsync/lockdown.h"
 #include "tsync/lockdown_record.h"
 #include "tsync/plan.h"
+#include "tsync/runtimes.h"
 
 static void help(FILE *f)
 {
@@ -177,10 +179,81 @@ static int lock_container(struct lockdown *l, const struct tsync_status *st)
         return 0;
 }
 
-/* What later exec'd processes get: one line. */
+/* What runs a Podman container's execs: `podman exec` has conmon run its
+ * runtime's exec, the same program conmon was given as -r (conmon is the
+ * container process's parent). */
+enum podman_exec { PODMAN_EXEC_UNKNOWN, PODMAN_EXEC_PLAIN, PODMAN_EXEC_OURS };
+
+static enum podman_exec podman_exec_runtime(pid_t pid, char *prog, size_t size)
+{
+        char path[64], line[1024], comm[32] = "";
+        (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return PODMAN_EXEC_UNKNOWN;
+        bool ok = fgets(line, sizeof(line), f) != NULL;
+        (void)fclose(f);
+        const char *p = ok ? strrchr(line, ')') : NULL;
+        int ppid = 0;
+        if (!p || sscanf(p, ") %*c %d", &ppid) != 1 || ppid <= 1)
+                return PODMAN_EXEC_UNKNOWN;
+        (void)snprintf(path, sizeof(path), "/proc/%d/comm", ppid);
+        f = fopen(path, "re");
+        ok = f && fgets(comm, sizeof(comm), f);
+        if (f)
+                (void)fclose(f);
+        if (!ok || strcmp(comm, "conmon\n") != 0)
+                return PODMAN_EXEC_UNKNOWN;
+        _cleanup_free_ char *args = NULL;
+        size_t len = 0;
+        if (status_read_cmdline(ppid, &args, &len) < 0)
+                return PODMAN_EXEC_UNKNOWN;
+        /* The first: later ones are podman's own, as --exit-command-arg values. */
+        prog[0] = '\0';
+        for (size_t i = 0; i < len && !prog[0]; i += strlen(args + i) + 1) {
+                const char *a = args + i, *next = i + strlen(a) + 1 < len ? a + strlen(a) + 1 : NULL;
+                if ((strcmp(a, "-r") == 0 || strcmp(a, "--runtime") == 0) && next)
+                        (void)snprintf(prog, size, "%s", next);
+                else if (strncmp(a, "--runtime=", 10) == 0)
+                        (void)snprintf(prog, size, "%s", a + 10);
+        }
+        if (!prog[0])
+                return PODMAN_EXEC_UNKNOWN;
+        const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+        char self[PATH_MAX], beside[PATH_MAX + 32];
+        struct stat a, b;
+        if (strcmp(base, PROGRAM "-runtime") == 0)
+                return PODMAN_EXEC_OURS;
+        if (cli_self_path(self, sizeof(self)) == 0 && strrchr(self, '/')) {
+                *strrchr(self, '/') = '\0';
+                (void)snprintf(beside, sizeof(beside), "%s/%s-runtime", self, PROGRAM);
+                if (stat(prog, &a) == 0 && stat(beside, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                        return PODMAN_EXEC_OURS;
+        }
+        const struct tsync_runtime *rt = tsync_runtime_by_name(base);
+        return rt && !rt->sandbox ? PODMAN_EXEC_PLAIN : PODMAN_EXEC_UNKNOWN;
+}
+
+/* What later exec'd processes get: one line. For a Podman container, what
+ * `podman exec` will do, where its runtime says. */
 static void exec_note(const struct lockdown *l)
 {
-        if (l->init_ours)
+        char prog[PATH_MAX];
+        enum podman_exec pe = strcmp(l->t.kind, "podman") == 0 ? podman_exec_runtime(l->t.pid, prog, sizeof(prog))
+                                                               : PODMAN_EXEC_UNKNOWN;
+        if (pe == PODMAN_EXEC_PLAIN)
+                printf("%s: `podman exec` runs `%s exec` itself (conmon's runtime), not through %s-runtime: the "
+                       "processes it starts will not carry the added layers (status names such processes)\n",
+                       l->t.what, prog, PROGRAM);
+        else if (pe == PODMAN_EXEC_OURS && l->init_ours)
+                printf("%s: `podman exec` goes through %s-runtime (conmon's runtime, %s): the processes it starts get "
+                       "the added layers too\n",
+                       l->t.what, PROGRAM, prog);
+        else if (pe == PODMAN_EXEC_OURS)
+                printf("%s: `podman exec` goes through %s-runtime (conmon's runtime, %s), which refuses it: the "
+                       "container does not run under our init, so the added layers could not reach the process\n",
+                       l->t.what, PROGRAM, prog);
+        else if (l->init_ours)
                 printf("%s: processes exec'd through %s-runtime get the added layers too; a plain `runc exec`, "
                        "`crun exec` or `podman exec` without it will not carry them (status names such processes)\n",
                        l->t.what, PROGRAM);

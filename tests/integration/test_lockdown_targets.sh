@@ -234,7 +234,59 @@ testAPodmanContainerIsLockedDownByName() {
         json_status --podman "$ID"
         assertEquals "$(cat "$T/serr")" 0 "$src"
         assertEquals "deny-mkdir" "$(jq -r '.lockdown.layers[0].name' "$T/sout")"
+
+        # `podman exec` runs runc's exec itself: the output says its processes go without the
+        # layer, and they do (mkdir works, one filter fewer), and status names one that stays.
+        assertContains "what podman exec gets: $(cat "$T/out")" "$(cat "$T/out")" "$ID: \`podman exec\` runs \`"
+        assertContains "$(cat "$T/out")" "runc exec\` itself (conmon's runtime), not through oci-seccomp-tsync-runtime: the processes it starts will not carry the added layers"
+        podman exec "$ID" /bin/mkdir /tmp/exec >"$T/exec.out" 2>&1
+        assertEquals "podman exec's mkdir: $(cat "$T/exec.out")" 0 "$?"
+        assertTrue "made by the exec'd process" "[ -d /proc/$pid/root/tmp/exec ]"
+        podman exec "$ID" /bin/sh -c 'grep Seccomp_filters /proc/self/status' >"$T/exec.out" 2>&1
+        assertContains "the exec'd process: Podman's profile only" "$(cat "$T/exec.out")" "Seccomp_filters:	0"
+        podman exec -d "$ID" /bin/sleep 300 >"$T/exec.out" 2>&1 || fail "podman exec -d: $(cat "$T/exec.out")"
+        json_status --podman "$ID"
+        assertEquals "$(cat "$T/serr")" 1 "$src"
+        assertContains "$(cat "$T/serr")" "(sleep, other): 0 seccomp filters, 1 asked (0 of the plan's + 1 added by lockdown)"
         podman rm -f -t 0 "$ID" >/dev/null 2>&1
+}
+
+# Podman with oci-seccomp-tsync-runtime as its runtime (`podman --runtime`, its options as runtime
+# flags) and a layer of the container's own (deny-getcwd): after a lockdown (deny-mkdir) the output
+# says `podman exec` goes through the wrapper, and a process it starts carries both layers.
+testAPodmanExecThroughTheWrapperCarriesTheAddedLayer() {
+        command -v podman >/dev/null || {
+                startSkipping
+                return
+        }
+        local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" flags
+        : >"$T/runtime.conf"
+        flags=(--runtime "$runtime" --runtime-flag "runtime-config=$T/runtime.conf"
+                --runtime-flag "profile-dir=$PROFILES" --runtime-flag "cache-dir=$T/cache")
+        bundle true || fail "bundle"
+        podman "${flags[@]}" run -d --name "$ID" --label tsync-test=$$ --ulimit nofile=1024:1024 \
+                --ulimit nproc=1024:1024 --network none --security-opt no-new-privileges \
+                --annotation io.oci-seccomp-tsync.layers=deny-getcwd --rootfs "$T/b/rootfs" /bin/lockdown_probe \
+                >"$T/podman.out" 2>&1 || {
+                fail "podman run: $(cat "$T/podman.out")"
+                return
+        }
+        pid=$(podman inspect --format '{{.State.Pid}}' "$ID")
+        record_of "$pid"
+        all_tasks "$pid" >"$T/before"
+        before=$(awk 'NR == 1 {print $3}' "$T/before")
+        lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" --podman "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "$ID: \`podman exec\` goes through oci-seccomp-tsync-runtime (conmon's runtime, $runtime): the processes it starts get the added layers too"
+        every_task_has $((before + 1)) "$pid"
+        podman "${flags[@]}" exec "$ID" /bin/mkdir /tmp/exec >"$T/exec.out" 2>&1
+        assertNotEquals "podman exec ran mkdir after the lockdown" 0 "$?"
+        assertContains "$(cat "$T/exec.out")" "quota"
+        assertFalse "made by an exec'd process" "[ -d /proc/$pid/root/tmp/exec ]"
+        podman "${flags[@]}" exec "$ID" /bin/sh -c 'grep Seccomp_filters /proc/self/status' >"$T/exec.out" 2>&1
+        assertContains "the exec'd process carries the container's and the added layer: $(cat "$T/exec.out")" \
+                "$(cat "$T/exec.out")" "$((before + 1))"
+        podman "${flags[@]}" rm -f -t 0 "$ID" >/dev/null 2>&1
 }
 
 # Docker through oci-seccomp-tsync-runtime with a layer of its own (deny-getcwd), locked down by
