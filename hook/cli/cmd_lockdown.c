@@ -60,6 +60,7 @@ struct lockdown {
         struct tsync_lockdown_record before;
         bool recorded;
         bool init_ours; /* PID 1 is our init: the runtime wrapper can give exec'd processes the layers */
+        pid_t parent;   /* the target process's parent (host pid), as status read it */
 };
 
 static int compile(struct lockdown *l, char **names, size_t n_names, char **files, size_t n_files,
@@ -109,6 +110,9 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
 {
         struct tsync_err err = { 0 };
         l->init_ours = st->init_ours;
+        for (size_t i = 0; i < st->n; i++)
+                if (st->tasks[i].tid == l->t.pid)
+                        l->parent = st->tasks[i].ppid;
         int r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
         if (r < 0) {
                 cli_error(l->t.what, &err);
@@ -181,25 +185,17 @@ static int lock_container(struct lockdown *l, const struct tsync_status *st)
 
 /* What runs a Podman container's execs: `podman exec` has conmon run its
  * runtime's exec, the same program conmon was given as -r (conmon is the
- * container process's parent). */
+ * container process's parent, ppid). */
 enum podman_exec { PODMAN_EXEC_UNKNOWN, PODMAN_EXEC_PLAIN, PODMAN_EXEC_OURS };
 
-static enum podman_exec podman_exec_runtime(pid_t pid, char *prog, size_t size)
+static enum podman_exec podman_exec_runtime(pid_t ppid, char *prog, size_t size)
 {
-        char path[64], line[1024], comm[32] = "";
-        (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        char path[64], comm[32] = "";
+        if (ppid <= 1)
+                return PODMAN_EXEC_UNKNOWN;
+        (void)snprintf(path, sizeof(path), "/proc/%d/comm", (int)ppid);
         FILE *f = fopen(path, "re");
-        if (!f)
-                return PODMAN_EXEC_UNKNOWN;
-        bool ok = fgets(line, sizeof(line), f) != NULL;
-        (void)fclose(f);
-        const char *p = ok ? strrchr(line, ')') : NULL;
-        int ppid = 0;
-        if (!p || sscanf(p, ") %*c %d", &ppid) != 1 || ppid <= 1)
-                return PODMAN_EXEC_UNKNOWN;
-        (void)snprintf(path, sizeof(path), "/proc/%d/comm", ppid);
-        f = fopen(path, "re");
-        ok = f && fgets(comm, sizeof(comm), f);
+        bool ok = f && fgets(comm, sizeof(comm), f);
         if (f)
                 (void)fclose(f);
         if (!ok || strcmp(comm, "conmon\n") != 0)
@@ -239,7 +235,7 @@ static enum podman_exec podman_exec_runtime(pid_t pid, char *prog, size_t size)
 static void exec_note(const struct lockdown *l)
 {
         char prog[PATH_MAX];
-        enum podman_exec pe = strcmp(l->t.kind, "podman") == 0 ? podman_exec_runtime(l->t.pid, prog, sizeof(prog))
+        enum podman_exec pe = strcmp(l->t.kind, "podman") == 0 ? podman_exec_runtime(l->parent, prog, sizeof(prog))
                                                                : PODMAN_EXEC_UNKNOWN;
         if (pe == PODMAN_EXEC_PLAIN)
                 printf("%s: `podman exec` runs `%s exec` itself (conmon's runtime), not through %s-runtime: the "
