@@ -5,7 +5,8 @@
 #
 # Targets: a runc id or --pid, a crun id whose container has a cgroup of its own (and one whose
 # cgroup holds a process of the host below it: refused, nothing frozen), Podman and Docker by name,
-# and gVisor's containers (runsc, alone or under Podman), refused by name before anything is touched.
+# and gVisor's containers (runsc alone, under Podman, under Docker), refused by name before anything
+# is touched.
 # After a lockdown: its record (status lists the layers and judges every task by them, a plain
 # `runc exec` process is named as short), `docker exec` through oci-seccomp-tsync-runtime carries
 # the added layer.
@@ -418,6 +419,52 @@ testAGvisorContainerIsRefusedByNameWhicheverOfItsProcessesIsNamed() {
         assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's"
         kill "$host"
         wait "$host" 2>/dev/null || :
+}
+
+# Docker with runsc as a runtime (daemon.json's runtimes): found through docker inspect, refused
+# the same way.
+testADockerContainerUnderGvisorIsRefusedByName() {
+        if [ ! -x "$DOCKERD" ] || [ ! -x "$DOCKER_CLIENT" ] || ! command -v runsc >/dev/null; then
+                startSkipping
+                fail "skipped: needs dockerd, the docker client and runsc"
+                return
+        fi
+        local dir="$T/docker" image=tsync-lockdown-test:1
+        mkdir -p "$dir"
+        # containerd's shim hands its runtime the host's /dev/null, which runsc would give to the
+        # sandbox's user.
+        tsync_runtime_program "$dir/runsc" runsc --network=none
+        jq -n --arg r "$dir/runsc" '{runtimes: {gvisor: {path: $r}}}' >"$dir/daemon.json"
+        make_rootfs "$dir/rootfs" >/dev/null || fail "rootfs"
+        docker_start "$dir" || {
+                fail "dockerd did not start"
+                return
+        }
+        engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
+        if ! docker_cmd run -d --network none --name "$ID" --runtime gvisor "$image" /bin/sleep 600 \
+                >"$T/docker.out" 2>&1; then
+                engine_stop "$DOCKER_PID"
+                engine_stop_all
+                startSkipping
+                fail "skipped: docker cannot run a container with runsc here: $(tail -n 1 "$T/docker.out")"
+                return
+        fi
+        sandbox=$(docker_cmd inspect --format '{{.State.Pid}}' "$ID")
+        mkdir -p "$T/bin" && ln -s "$DOCKER_CLIENT" "$T/bin/docker"
+        in_docker=(nsenter -t "$DOCKER_PID" -m -- env PATH="$T/bin:$PATH" DOCKER_HOST="unix://$DOCKER_SOCK")
+        cgroup_tasks "$sandbox" >"$T/before"
+        lockdown_in "${in_docker[@]}" :: --no-cache --profile "$PROFILES/deny-mkdir.json" --docker "$ID"
+        assertEquals "$(cat "$T/out")" 1 "$rc"
+        assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid "
+        assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's: its container's tasks are not host tasks but run inside its sentry"
+        cgroup_tasks "$sandbox" >"$T/after"
+        assertEquals "filters added" "" "$(awk 'NR == FNR {f[$2] = $3; next} ($2 in f) && f[$2] != $3' \
+                "$T/before" "$T/after")"
+        assertContains "frozen" "$(cgroup_frozen "$sandbox")" "THAWED"
+        docker_cmd rm -f "$ID" >/dev/null 2>&1
+        engine_stop "$DOCKER_PID"
+        engine_stop_all
 }
 
 # Podman running the container with runsc: found through podman inspect, refused the same way.
