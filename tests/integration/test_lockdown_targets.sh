@@ -9,7 +9,8 @@
 # is touched.
 # After a lockdown: its record (status lists the layers and judges every task by them, a plain
 # `runc exec` process is named as short), `docker exec` through oci-seccomp-tsync-runtime carries
-# the added layer.
+# the added layer; for Podman the output names what `podman exec` runs (runc: its processes go
+# without the layer, as they do; the wrapper as Podman's runtime: they carry it, as they do).
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
