@@ -444,6 +444,10 @@ testADockerContainerUnderGvisorIsRefusedByName() {
         engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
         if ! docker_cmd run -d --network none --name "$ID" --runtime gvisor "$image" /bin/sleep 600 \
                 >"$T/docker.out" 2>&1; then
+                # A container whose start failed keeps its shim and sandbox, which docker rm does not
+                # end: this test's own (their command lines name its exec root), killed.
+                docker_cmd rm -f "$ID" >/dev/null 2>&1
+                pgrep -f -- "$dir/exec/" | xargs -r kill -KILL
                 engine_stop "$DOCKER_PID"
                 engine_stop_all
                 startSkipping
