@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "tsync/lockdown.h"
 #include "tsync/lockdown_record.h"
 #include "tsync/plan.h"
+#include "tsync/runtimes.h"
 
 static void help(FILE *f)
 {
@@ -29,7 +31,9 @@ static void help(FILE *f)
                 "Adds the layers to every thread of every process of a running container, without a restart:\n"
                 "its cgroup is frozen, every task taken under ptrace, one thread of each process made to load\n"
                 "the filters with SECCOMP_FILTER_FLAG_TSYNC, and every task checked before it is let go.\n"
-                "Exit 0 when every task carries them; 1 naming each task that does not.\n\n" TARGET_HELP "\n"
+                "Exit 0 when every task carries them; 1 naming each task that does not. A gVisor (runsc)\n"
+                "container is refused: its workload's tasks run inside its sentry, not on the host. A second\n"
+                "lockdown of the same container waits for the first.\n\n" TARGET_HELP "\n"
                 "Options:\n"
                 "  -p, --profile FILE     a profile to add (repeatable; in order, after --layers)\n"
                 "  -l, --layers NAMES     profiles by name (comma-separated) in the profile directories\n"
@@ -54,9 +58,11 @@ struct lockdown {
         /* The container's lockdown record (lockdown_record.h): as found, and
          * whether ours, with the new layers, was written (record_begin). */
         char key[64];
+        int lock; /* the container's lockdown lock (tsync_lockdown_record_lock), -1 when not held */
         struct tsync_lockdown_record before;
         bool recorded;
         bool init_ours; /* PID 1 is our init: the runtime wrapper can give exec'd processes the layers */
+        pid_t parent;   /* the target process's parent (host pid), as status read it */
 };
 
 static int compile(struct lockdown *l, char **names, size_t n_names, char **files, size_t n_files,
@@ -106,9 +112,10 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
 {
         struct tsync_err err = { 0 };
         l->init_ours = st->init_ours;
-        int r = tsync_lockdown_record_key(st->init_pid, l->key, sizeof(l->key), &err);
-        if (r == 0)
-                r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
+        for (size_t i = 0; i < st->n; i++)
+                if (st->tasks[i].tid == l->t.pid)
+                        l->parent = st->tasks[i].ppid;
+        int r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
         if (r < 0) {
                 cli_error(l->t.what, &err);
                 return -1;
@@ -142,7 +149,7 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
 }
 
 /* A run that failed leaves the record as it found it: it lists what was
- * added to every task. */
+ * added to every task. Then the next lockdown of the container may start. */
 static void record_end(struct lockdown *l, int code)
 {
         if (l->recorded && code != CLI_EXIT_OK) {
@@ -151,12 +158,100 @@ static void record_end(struct lockdown *l, int code)
                         cli_error(l->t.what, &err);
         }
         tsync_lockdown_record_clear(&l->before);
+        tsync_lockdown_record_unlock(TSYNC_LOCKDOWN_ROOT, l->key, l->lock);
+        l->lock = -1;
 }
 
-/* What later exec'd processes get: one line. */
+/* One lockdown of a container at a time, from the record's read to its last
+ * write: a second one waits (a run is bounded by its stop timeouts, and
+ * both are wanted: the second then adds its layers on top of the first's,
+ * proving and recording both), saying so. */
+static int lock_container(struct lockdown *l, const struct tsync_status *st)
+{
+        struct tsync_err err = { 0 };
+        int r = tsync_lockdown_record_key(st->init_pid, l->key, sizeof(l->key), &err);
+        if (r == 0)
+                r = tsync_lockdown_record_lock(TSYNC_LOCKDOWN_ROOT, l->key, false, &l->lock, &err);
+        if (r == -EWOULDBLOCK) {
+                fprintf(stderr, "%s: %s: another lockdown of this container is under way: waiting for it to end\n",
+                        PROGRAM, l->t.what);
+                err = (struct tsync_err){ 0 };
+                r = tsync_lockdown_record_lock(TSYNC_LOCKDOWN_ROOT, l->key, true, &l->lock, &err);
+        }
+        if (r < 0) {
+                cli_error(l->t.what, &err);
+                return -1;
+        }
+        return 0;
+}
+
+/* What runs a Podman container's execs: `podman exec` has conmon run its
+ * runtime's exec, the same program conmon was given as -r (conmon is the
+ * container process's parent, ppid). */
+enum podman_exec { PODMAN_EXEC_UNKNOWN, PODMAN_EXEC_PLAIN, PODMAN_EXEC_OURS };
+
+static enum podman_exec podman_exec_runtime(pid_t ppid, char *prog, size_t size)
+{
+        char path[64], comm[32] = "";
+        if (ppid <= 1)
+                return PODMAN_EXEC_UNKNOWN;
+        (void)snprintf(path, sizeof(path), "/proc/%d/comm", (int)ppid);
+        FILE *f = fopen(path, "re");
+        bool ok = f && fgets(comm, sizeof(comm), f);
+        if (f)
+                (void)fclose(f);
+        if (!ok || strcmp(comm, "conmon\n") != 0)
+                return PODMAN_EXEC_UNKNOWN;
+        _cleanup_free_ char *args = NULL;
+        size_t len = 0;
+        if (status_read_cmdline(ppid, &args, &len) < 0)
+                return PODMAN_EXEC_UNKNOWN;
+        /* The first: later ones are podman's own, as --exit-command-arg values. */
+        prog[0] = '\0';
+        for (size_t i = 0; i < len && !prog[0]; i += strlen(args + i) + 1) {
+                const char *a = args + i, *next = i + strlen(a) + 1 < len ? a + strlen(a) + 1 : NULL;
+                if ((strcmp(a, "-r") == 0 || strcmp(a, "--runtime") == 0) && next)
+                        (void)snprintf(prog, size, "%s", next);
+                else if (strncmp(a, "--runtime=", 10) == 0)
+                        (void)snprintf(prog, size, "%s", a + 10);
+        }
+        if (!prog[0])
+                return PODMAN_EXEC_UNKNOWN;
+        const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+        char self[PATH_MAX], beside[PATH_MAX + 32];
+        struct stat a, b;
+        if (strcmp(base, PROGRAM "-runtime") == 0)
+                return PODMAN_EXEC_OURS;
+        if (cli_self_path(self, sizeof(self)) == 0 && strrchr(self, '/')) {
+                *strrchr(self, '/') = '\0';
+                (void)snprintf(beside, sizeof(beside), "%s/%s-runtime", self, PROGRAM);
+                if (stat(prog, &a) == 0 && stat(beside, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                        return PODMAN_EXEC_OURS;
+        }
+        const struct tsync_runtime *rt = tsync_runtime_by_name(base);
+        return rt && !rt->sandbox ? PODMAN_EXEC_PLAIN : PODMAN_EXEC_UNKNOWN;
+}
+
+/* What later exec'd processes get: one line. For a Podman container, what
+ * `podman exec` will do, where its runtime says. */
 static void exec_note(const struct lockdown *l)
 {
-        if (l->init_ours)
+        char prog[PATH_MAX];
+        enum podman_exec pe = strcmp(l->t.kind, "podman") == 0 ? podman_exec_runtime(l->parent, prog, sizeof(prog))
+                                                               : PODMAN_EXEC_UNKNOWN;
+        if (pe == PODMAN_EXEC_PLAIN)
+                printf("%s: `podman exec` runs `%s exec` itself (conmon's runtime), not through %s-runtime: the "
+                       "processes it starts will not carry the added layers (status names such processes)\n",
+                       l->t.what, prog, PROGRAM);
+        else if (pe == PODMAN_EXEC_OURS && l->init_ours)
+                printf("%s: `podman exec` goes through %s-runtime (conmon's runtime, %s): the processes it starts get "
+                       "the added layers too\n",
+                       l->t.what, PROGRAM, prog);
+        else if (pe == PODMAN_EXEC_OURS)
+                printf("%s: `podman exec` goes through %s-runtime (conmon's runtime, %s), which refuses it: the "
+                       "container does not run under our init, so the added layers could not reach the process\n",
+                       l->t.what, PROGRAM, prog);
+        else if (l->init_ours)
                 printf("%s: processes exec'd through %s-runtime get the added layers too; a plain `runc exec`, "
                        "`crun exec` or `podman exec` without it will not carry them (status names such processes)\n",
                        l->t.what, PROGRAM);
@@ -170,7 +265,11 @@ static void exec_note(const struct lockdown *l)
 static int lockdown(struct lockdown *l)
 {
         struct tsync_err err = { 0 };
-        if (status_target_resolve(&l->t, &err) < 0) {
+        /* A sandbox runtime's container (gVisor) has no host tasks of its
+         * workload's: refused by name, before its runtime is even asked,
+         * and by its processes whatever named them. */
+        if ((strcmp(l->t.kind, "runtime") == 0 && tsync_lockdown_check_runtime(l->t.runtime, &err) < 0) ||
+            status_target_resolve(&l->t, &err) < 0 || tsync_lockdown_check_sandbox(l->t.pid, &err) < 0) {
                 cli_error(l->t.what, &err);
                 return CLI_EXIT_FAILED;
         }
@@ -180,7 +279,7 @@ static int lockdown(struct lockdown *l)
                 cli_error(l->t.what, &err);
                 return CLI_EXIT_FAILED;
         }
-        if (record_begin(l, &st) < 0)
+        if (lock_container(l, &st) < 0 || record_begin(l, &st) < 0)
                 return CLI_EXIT_FAILED;
         struct tsync_lockdown_prog progs[TSYNC_MAX_LAYERS * 2];
         for (size_t i = 0; i < l->n_prog; i++)
@@ -233,7 +332,7 @@ int cmd_lockdown(int argc, char **argv)
                                                  { "no-cache", no_argument, NULL, OPT_NO_CACHE },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
-        struct lockdown l = { .t = { .kind = NULL } };
+        struct lockdown l = { .t = { .kind = NULL }, .lock = -1 };
         char *names[TSYNC_MAX_LAYERS], *files[TSYNC_MAX_LAYERS];
         size_t n_names = 0, n_files = 0, n_dirs = 0;
         const char *dirs[TSYNC_MAX_LAYERS];

@@ -137,19 +137,16 @@ static int try_hierarchy(bool v1, const char *cg, const struct container *c, str
         return 0;
 }
 
-/* The v1 freezer's cgroup is taken first (on a hybrid host the v2 one may be
- * an engine's whole tree, or /), then cgroup2's: the first that holds the
- * container alone, with everything below it. None: refused, with each
- * hierarchy's reason, never something larger frozen (crun run with
- * --cgroup-manager=disabled stays in its caller's cgroup). */
-int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
-                               struct tsync_err *err)
+/* pid's paths in the v1 freezer hierarchy and in cgroup2 ("" when it is in
+ * none), from /proc/PID/cgroup. */
+static int cgroup_paths(pid_t pid, char *v1path, char *v2path, size_t size, struct tsync_err *err)
 {
-        char path[64], line[4096], v1path[4096] = "", v2path[4096] = "";
+        char path[64], line[4096];
         (void)snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
         _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f)
                 return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        v1path[0] = v2path[0] = '\0';
         while (fgets(line, sizeof(line), f)) {
                 line[strcspn(line, "\n")] = '\0';
                 char *c1 = strchr(line, ':');
@@ -160,13 +157,29 @@ int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, stru
                 *c2 = '\0';
                 const char *ctl = c1 + 1;
                 if (strcmp(line, "0") == 0 && *ctl == '\0')
-                        (void)snprintf(v2path, sizeof(v2path), "%s", c2 + 1);
+                        (void)snprintf(v2path, size, "%s", c2 + 1);
                 else {
                         for (char *save, *tok = strtok_r(c1 + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
                                 if (strcmp(tok, "freezer") == 0)
-                                        (void)snprintf(v1path, sizeof(v1path), "%s", c2 + 1);
+                                        (void)snprintf(v1path, size, "%s", c2 + 1);
                 }
         }
+        return 0;
+}
+
+/* The v1 freezer's cgroup is taken first (on a hybrid host the v2 one may be
+ * an engine's whole tree, or /), then cgroup2's: the first that holds the
+ * container alone, with everything below it. None: refused, with each
+ * hierarchy's reason, never something larger frozen (crun run with
+ * --cgroup-manager=disabled stays in its caller's cgroup). */
+int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, struct tsync_lockdown_cgroup *ret,
+                               struct tsync_err *err)
+{
+        char path[64], v1path[4096], v2path[4096];
+        int r = cgroup_paths(pid, v1path, v2path, sizeof(v1path), err);
+        if (r < 0)
+                return r;
+        (void)snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
         ret->frozen = false;
         struct container c = { .pids = pids, .n_pids = n_pids };
         char ns[64];
@@ -290,4 +303,34 @@ int tsync_lockdown_cgroup_tids(const struct tsync_lockdown_cgroup *cg, pid_t **r
                 *n = 0;
         }
         return r;
+}
+
+int tsync_lockdown_cgroup_procs(pid_t pid, pid_t **ret, size_t *n, struct tsync_err *err)
+{
+        char v1path[4096], v2path[4096];
+        int r = cgroup_paths(pid, v1path, v2path, sizeof(v1path), err);
+        if (r < 0)
+                return r;
+        size_t cap = 0;
+        *ret = NULL;
+        *n = 0;
+        for (int v1 = 1; v1 >= 0; v1--) {
+                const char *cg = v1 ? v1path : v2path;
+                char mnt[2048], dir[4096];
+                /* The root is never frozen (try_hierarchy): its processes are not the container's. */
+                if (!cg[0] || strcmp(cg, "/") == 0 || strstr(cg, "(deleted)") || mount_point(v1, mnt, sizeof(mnt)) < 0)
+                        continue;
+                int w = snprintf(dir, sizeof(dir), "%s%s", mnt, cg);
+                if (w < 0 || (size_t)w >= sizeof(dir))
+                        r = -ENAMETOOLONG;
+                else
+                        r = add_tids(dir, "cgroup.procs", ret, n, &cap);
+                if (r < 0) {
+                        free(*ret);
+                        *ret = NULL;
+                        *n = 0;
+                        return tsync_error(err, -r, "%s: listing its processes: %s", dir, strerror(-r));
+                }
+        }
+        return 0;
 }

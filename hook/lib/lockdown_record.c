@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -196,7 +197,8 @@ static int to_json(const char *key, const struct tsync_lockdown_record *r, struc
 }
 
 /* Records of containers whose PID 1 is gone (a pid and start time never
- * come back while the machine runs): removed as another is written. */
+ * come back while the machine runs), and the lock files a killed lockdown
+ * left of them: removed as another is written. */
 static void prune(int dir)
 {
         int fd = fcntl(dir, F_DUPFD_CLOEXEC, 0);
@@ -212,7 +214,8 @@ static void prune(int dir)
                 unsigned long long start;
                 char tail[8], key[64];
                 struct tsync_err ignored = { 0 };
-                if (sscanf(e->d_name, "%d-%llu%7s", &pid, &start, tail) != 3 || strcmp(tail, ".json") != 0)
+                if (sscanf(e->d_name, "%d-%llu%7s", &pid, &start, tail) != 3 ||
+                    (strcmp(tail, ".json") != 0 && strcmp(tail, ".lock") != 0))
                         continue;
                 if (tsync_lockdown_record_key(pid, key, sizeof(key), &ignored) == 0 &&
                     strncmp(key, e->d_name, strlen(key)) == 0 && e->d_name[strlen(key)] == '.')
@@ -222,18 +225,11 @@ static void prune(int dir)
         (void)closedir(d);
 }
 
-int tsync_lockdown_record_write(const char *root, const char *key, const struct tsync_lockdown_record *r,
-                                struct tsync_err *err)
+/* root, made as the hooks would make the state root (their state
+ * directories in it are 0700 each), then ours, 0700; root's alone, or
+ * refused. */
+static int open_root(const char *root, int *ret, struct tsync_err *err)
 {
-        char path[4200];
-        (void)snprintf(path, sizeof(path), "%s/%s.json", root, key);
-        if (r->n == 0) {
-                if (unlink(path) < 0 && errno != ENOENT)
-                        return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-                return 0;
-        }
-        /* The state root as the hooks would make it (their state
-         * directories in it are 0700 each), then ours. */
         char parent[4096];
         (void)snprintf(parent, sizeof(parent), "%s", root);
         char *slash = strrchr(parent, '/');
@@ -250,6 +246,24 @@ int tsync_lockdown_record_write(const char *root, const char *key, const struct 
         int e = check_private(dir, root, true, err);
         if (e < 0)
                 return e;
+        *ret = TAKE_FD(dir);
+        return 0;
+}
+
+int tsync_lockdown_record_write(const char *root, const char *key, const struct tsync_lockdown_record *r,
+                                struct tsync_err *err)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/%s.json", root, key);
+        if (r->n == 0) {
+                if (unlink(path) < 0 && errno != ENOENT)
+                        return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return 0;
+        }
+        _cleanup_close_ int dir = -1;
+        int e = open_root(root, &dir, err);
+        if (e < 0)
+                return e;
         prune(dir);
         _cleanup_json_ struct tsync_json *doc = NULL;
         e = to_json(key, r, &doc);
@@ -263,4 +277,56 @@ int tsync_lockdown_record_write(const char *root, const char *key, const struct 
         char name[128];
         (void)snprintf(name, sizeof(name), "%s.json", key);
         return tsync_write_at(dir, root, name, text, len, 0600, TSYNC_WRITE_DURABLE, err);
+}
+
+/* How often the lock is taken again when its file was removed between our
+ * open and our flock (its holder let it go): each time someone else got it. */
+#define LOCK_ATTEMPTS 1000
+
+int tsync_lockdown_record_lock(const char *root, const char *key, bool wait, int *ret_fd, struct tsync_err *err)
+{
+        _cleanup_close_ int dir = -1;
+        int e = open_root(root, &dir, err);
+        if (e < 0)
+                return e;
+        char name[128], what[4200];
+        (void)snprintf(name, sizeof(name), "%s.lock", key);
+        (void)snprintf(what, sizeof(what), "%s/%s", root, name);
+        for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
+                _cleanup_close_ int fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+                if (fd < 0)
+                        return tsync_error(err, errno, "%s: %s", what, strerror(errno));
+                e = check_private(fd, what, false, err);
+                if (e < 0)
+                        return e;
+                while ((e = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) < 0 && errno == EINTR)
+                        ;
+                if (e < 0 && errno == EWOULDBLOCK)
+                        return tsync_error(err, EWOULDBLOCK, "%s: another lockdown of the container holds it", what);
+                if (e < 0)
+                        return tsync_error(err, errno, "%s: flock: %s", what, strerror(errno));
+                /* Its holder removes the file before it lets go: the lock
+                 * is ours only if the file is still the one at the path. */
+                struct stat held, now;
+                if (fstat(fd, &held) < 0)
+                        return tsync_error(err, errno, "%s: %s", what, strerror(errno));
+                if (fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == held.st_dev &&
+                    now.st_ino == held.st_ino) {
+                        *ret_fd = TAKE_FD(fd);
+                        return 0;
+                }
+        }
+        return tsync_error(err, EAGAIN, "%s: taken by others %d times in a row", what, LOCK_ATTEMPTS);
+}
+
+void tsync_lockdown_record_unlock(const char *root, const char *key, int fd)
+{
+        if (fd < 0)
+                return;
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/%s.lock", root, key);
+        /* Removed while held: a lockdown that opens it later makes a new one
+         * (and one that opened this one finds it gone and opens again). */
+        (void)unlink(path);
+        (void)close(fd);
 }

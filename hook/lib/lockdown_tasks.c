@@ -528,6 +528,9 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
 {
         *ret = (struct tsync_lockdown_result){ 0 };
         struct run r = { .req = req, .res = ret };
+        /* The CLI asked before its record; asked again for every caller. */
+        if (tsync_lockdown_check_sandbox(req->pid, err) < 0)
+                return -err->code;
         _cleanup_(tsync_status_clear) struct tsync_status st = { 0 };
         if (tsync_status_read(req->pid, &st, err) < 0)
                 return -err->code;

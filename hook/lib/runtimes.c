@@ -55,6 +55,11 @@ static const char *const crun_calls[] = {
         "rt_sigaction", NULL
 };
 
+/* gVisor's host processes: runsc names them so (its sandbox, which runs the
+ * sentry, and its gofer; the ptrace platform's stub processes are the
+ * sandbox's children, running runsc with an empty command line). */
+static const char *const runsc_processes[] = { "runsc-sandbox", "runsc-gofer", NULL };
+
 static const struct tsync_runtime runtimes[] = {
         {
                 .name = "runc",
@@ -80,12 +85,15 @@ static const struct tsync_runtime runtimes[] = {
         },
         /* gVisor: its seccomp is its own (runsc --oci-seccomp), it is not
          * wrapped and its exec view is unknown to us; SCMP_ACT_KILL, not
-         * KILL_PROCESS, reaches this status (it refuses KILL_PROCESS). */
+         * KILL_PROCESS, reaches this status (it refuses KILL_PROCESS). Its
+         * workload's tasks live in its sentry, not on the host: no lockdown. */
         {
                 .name = "runsc",
                 .state_root = "/var/run/runsc",
                 .exec_caps = TSYNC_EXEC_CAPS_UNKNOWN,
                 .sigsys_status = 128 + SIGSYS,
+                .sandbox = "gVisor",
+                .host_processes = runsc_processes,
         },
 };
 

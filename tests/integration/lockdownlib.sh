@@ -47,13 +47,46 @@ all_tasks() {
         done
 }
 
-cgroup_frozen() {
-        local cg
-        cg=$(awk -F: '$1 == "0" {print $3}' "/proc/$1/cgroup")
+# freezer_dir PID: the directory of PID's freezer cgroup (v1 freezer, else cgroup2).
+freezer_dir() {
         if grep -q freezer "/proc/$1/cgroup"; then
-                cg=$(awk -F: '$2 ~ /freezer/ {print $3}' "/proc/$1/cgroup")
-                cat "/sys/fs/cgroup/freezer$cg/freezer.state"
+                echo "/sys/fs/cgroup/freezer$(awk -F: '$2 ~ /freezer/ {print $3}' "/proc/$1/cgroup")"
         else
-                grep '^frozen' "/sys/fs/cgroup$cg/cgroup.events"
+                echo "/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' "/proc/$1/cgroup")"
         fi
+}
+
+cgroup_frozen() {
+        local dir
+        dir=$(freezer_dir "$1")
+        if [ -f "$dir/freezer.state" ]; then
+                cat "$dir/freezer.state"
+        else
+                grep '^frozen' "$dir/cgroup.events"
+        fi
+}
+
+# "pid tid Seccomp_filters TracerPid" of every task of every process in PID's freezer cgroup (a
+# gVisor container's processes are runsc's, in no pid namespace of the container's own).
+cgroup_tasks() {
+        local p t
+        for p in $(cat "$(freezer_dir "$1")/cgroup.procs"); do
+                for t in /proc/"$p"/task/*; do
+                        awk -v p="$p" -v t="${t##*/}" '/^Seccomp_filters:/ {f=$2} /^TracerPid:/ {tr=$2}
+                                END {if (f != "") print p, t, f, tr}' "$t/status" 2>/dev/null
+                done
+        done
+}
+
+# start_runsc ID BUNDLE: a gVisor container (`runsc --network=none run --detach`), removed at
+# tsync_test_end; runsc's output in $TSYNC_TMP/ID.log. Its stdin is an empty pipe and its output
+# a file of ours: runsc fchowns its stdio to the sandbox's user (never the host's /dev/null).
+start_runsc() {
+        _tsync_register runsc "$1"
+        tsync_no_devnull runsc --network=none run --detach --bundle "$(realpath "$2")" "$1" < <(:) \
+                >"$TSYNC_TMP/$1.log" 2>&1 || {
+                tsync_log "start_runsc $1: $(tail -n 1 "$TSYNC_TMP/$1.log")"
+                _tsync_stop runsc "$1"
+                return 1
+        }
 }

@@ -1535,6 +1535,13 @@ testLockdownOfNoSuchContainer() {
         assert_refused "oci-seccomp-tsync: tsync-no-such-$$: " "runc state" 1
 }
 
+# gVisor's containers have no host tasks of the workload's (test_lockdown_targets.sh refuses them
+# by their processes too): named by their runtime, refused before runsc is even asked.
+testLockdownOfAGvisorContainerByItsRuntime() {
+        lockdown_cmd --no-cache --profile "$PROFILES/deny-mkdir.json" --runtime runsc "tsync-no-such-$$"
+        assert_refused "oci-seccomp-tsync: tsync-no-such-$$: " "--runtime runsc is gVisor: its container's tasks are not host tasks but run inside its sentry" 1
+}
+
 # After a lockdown (its record, issue 26): oci-seccomp-tsync-runtime refuses to exec into a
 # container that does not run under our init (the layers could not reach the process), and a
 # record others may read or write is refused by lockdown and status alike.

@@ -5,7 +5,8 @@
 # more filter, the layer's call fails in every thread and in every new child, the blocking calls
 # resumed without EINTR, nothing is left traced and the cgroup is thawed. A container whose
 # process has neither NO_NEW_PRIVS nor CAP_SYS_ADMIN is refused without --set-no-new-privs
-# (nothing touched) and covered with it. Each fails on a main without the command.
+# (nothing touched) and covered with it. Two lockdowns at once both hold. Each fails on a main
+# without the command.
 # shellcheck disable=SC2016 # jq's variables in single quotes
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -292,6 +293,39 @@ testATracedTaskIsRefusedBeforeAnythingIsTouched() {
         assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_probe): traced by pid $tracer"
         all_tasks "$pid" >"$T/after"
         assertEquals "a refused run added filters" "" "$(awk '$3 != 0' "$T/after")"
+        stop_runc "$ID"
+}
+
+# Two lockdowns of one container started at once (different layers): the second waits for the
+# first (one lock a container, across the record's read to its last write), so neither loses the
+# other's record nor seizes the other's tasks: both succeed, the record lists both layers, every
+# task carries both filters, and no lock file is left.
+testTwoLockdownsOfOneContainerAtOnceKeepBothLayers() {
+        bundle true -p 3 || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        record_of "$pid"
+        sleep 0.5
+        timeout 60 "$OCI" lockdown --cache-dir "$T/cache" --profile "$PROFILES/deny-mkdir.json" "$ID" \
+                >"$T/out1" 2>"$T/err1" &
+        first=$!
+        timeout 60 "$OCI" lockdown --cache-dir "$T/cache" --profile "$PROFILES/deny-getcwd.json" "$ID" \
+                >"$T/out2" 2>"$T/err2" &
+        second=$!
+        wait "$first"
+        rc1=$?
+        wait "$second"
+        rc2=$?
+        assertEquals "the first: $(cat "$T/err1")" 0 "$rc1"
+        assertEquals "the second: $(cat "$T/err2")" 0 "$rc2"
+        assertEquals "the record's layers" "$PROFILES/deny-getcwd.json $PROFILES/deny-mkdir.json" \
+                "$(jq -r '.layers[].name' "$REC" | sort | tr '\n' ' ' | sed 's/ $//')"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "tasks without both layers: $(awk '$3 != 2' "$T/after")" "" "$(awk '$3 != 2' "$T/after")"
+        assertEquals "tasks left traced" "" "$(awk '$4 != 0' "$T/after")"
+        assertContains "$(cgroup_frozen "$pid")" "THAWED"
+        assertFalse "a lock file is left" "[ -e '${REC%.json}.lock' ]"
+        check_denied 3
         stop_runc "$ID"
 }
 

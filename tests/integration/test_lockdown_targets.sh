@@ -4,10 +4,13 @@
 # shellcheck disable=SC2016 # jq's variables in single quotes
 #
 # Targets: a runc id or --pid, a crun id whose container has a cgroup of its own (and one whose
-# cgroup holds a process of the host below it: refused, nothing frozen), Podman and Docker by name.
+# cgroup holds a process of the host below it: refused, nothing frozen), Podman and Docker by name,
+# and gVisor's containers (runsc alone, under Podman, under Docker), refused by name before anything
+# is touched.
 # After a lockdown: its record (status lists the layers and judges every task by them, a plain
 # `runc exec` process is named as short), `docker exec` through oci-seccomp-tsync-runtime carries
-# the added layer.
+# the added layer; for Podman the output names what `podman exec` runs (runc: its processes go
+# without the layer, as they do; the wrapper as Podman's runtime: they carry it, as they do).
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
@@ -233,7 +236,59 @@ testAPodmanContainerIsLockedDownByName() {
         json_status --podman "$ID"
         assertEquals "$(cat "$T/serr")" 0 "$src"
         assertEquals "deny-mkdir" "$(jq -r '.lockdown.layers[0].name' "$T/sout")"
+
+        # `podman exec` runs runc's exec itself: the output says its processes go without the
+        # layer, and they do (mkdir works, one filter fewer), and status names one that stays.
+        assertContains "what podman exec gets: $(cat "$T/out")" "$(cat "$T/out")" "$ID: \`podman exec\` runs \`"
+        assertContains "$(cat "$T/out")" "runc exec\` itself (conmon's runtime), not through oci-seccomp-tsync-runtime: the processes it starts will not carry the added layers"
+        podman exec "$ID" /bin/mkdir /tmp/exec >"$T/exec.out" 2>&1
+        assertEquals "podman exec's mkdir: $(cat "$T/exec.out")" 0 "$?"
+        assertTrue "made by the exec'd process" "[ -d /proc/$pid/root/tmp/exec ]"
+        podman exec "$ID" /bin/sh -c 'grep Seccomp_filters /proc/self/status' >"$T/exec.out" 2>&1
+        assertContains "the exec'd process: Podman's profile only" "$(cat "$T/exec.out")" "Seccomp_filters:	0"
+        podman exec -d "$ID" /bin/sleep 300 >"$T/exec.out" 2>&1 || fail "podman exec -d: $(cat "$T/exec.out")"
+        json_status --podman "$ID"
+        assertEquals "$(cat "$T/serr")" 1 "$src"
+        assertContains "$(cat "$T/serr")" "(sleep, other): 0 seccomp filters, 1 asked (0 of the plan's + 1 added by lockdown)"
         podman rm -f -t 0 "$ID" >/dev/null 2>&1
+}
+
+# Podman with oci-seccomp-tsync-runtime as its runtime (`podman --runtime`, its options as runtime
+# flags) and a layer of the container's own (deny-getcwd): after a lockdown (deny-mkdir) the output
+# says `podman exec` goes through the wrapper, and a process it starts carries both layers.
+testAPodmanExecThroughTheWrapperCarriesTheAddedLayer() {
+        command -v podman >/dev/null || {
+                startSkipping
+                return
+        }
+        local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" flags
+        : >"$T/runtime.conf"
+        flags=(--runtime "$runtime" --runtime-flag "runtime-config=$T/runtime.conf"
+                --runtime-flag "profile-dir=$PROFILES" --runtime-flag "cache-dir=$T/cache")
+        bundle true || fail "bundle"
+        podman "${flags[@]}" run -d --name "$ID" --label tsync-test=$$ --ulimit nofile=1024:1024 \
+                --ulimit nproc=1024:1024 --network none --security-opt no-new-privileges \
+                --annotation io.oci-seccomp-tsync.layers=deny-getcwd --rootfs "$T/b/rootfs" /bin/lockdown_probe \
+                >"$T/podman.out" 2>&1 || {
+                fail "podman run: $(cat "$T/podman.out")"
+                return
+        }
+        pid=$(podman inspect --format '{{.State.Pid}}' "$ID")
+        record_of "$pid"
+        all_tasks "$pid" >"$T/before"
+        before=$(awk 'NR == 1 {print $3}' "$T/before")
+        lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" --podman "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "$ID: \`podman exec\` goes through oci-seccomp-tsync-runtime (conmon's runtime, $runtime): the processes it starts get the added layers too"
+        every_task_has $((before + 1)) "$pid"
+        podman "${flags[@]}" exec "$ID" /bin/mkdir /tmp/exec >"$T/exec.out" 2>&1
+        assertNotEquals "podman exec ran mkdir after the lockdown" 0 "$?"
+        assertContains "$(cat "$T/exec.out")" "quota"
+        assertFalse "made by an exec'd process" "[ -d /proc/$pid/root/tmp/exec ]"
+        podman "${flags[@]}" exec "$ID" /bin/sh -c 'grep Seccomp_filters /proc/self/status' >"$T/exec.out" 2>&1
+        assertContains "the exec'd process carries the container's and the added layer: $(cat "$T/exec.out")" \
+                "$(cat "$T/exec.out")" "$((before + 1))"
+        podman "${flags[@]}" rm -f -t 0 "$ID" >/dev/null 2>&1
 }
 
 # Docker through oci-seccomp-tsync-runtime with a layer of its own (deny-getcwd), locked down by
@@ -291,6 +346,154 @@ testADockerContainerIsLockedDownByNameAndItsExecsCarryTheLayer() {
         docker_cmd rm -f "$ID" >/dev/null 2>&1
         engine_stop "$DOCKER_PID"
         engine_stop_all
+}
+
+# need_runsc ID BUNDLE: starts a gVisor container, or skips the test saying why runsc cannot run one.
+need_runsc() {
+        if ! command -v runsc >/dev/null; then
+                startSkipping
+                fail "skipped: runsc is not installed (apt-get install runsc)"
+                return 1
+        fi
+        start_runsc "$1" "$2" 2>"$T/runsc.err" && return 0
+        startSkipping
+        fail "skipped: runsc cannot start a container here: $(cat "$T/runsc.err")"
+        return 1
+}
+
+# refused_as_gvisor SANDBOX ARGS...: lockdown ARGS exits 1 with one line naming gVisor and why, and
+# touches nothing of the container whose sandbox is SANDBOX: no task's filter count changes (tasks
+# joined by tid: the sentry's threads come and go), its cgroup is not frozen, no record or lock is
+# written for any of its processes.
+refused_as_gvisor() {
+        local sandbox=$1 p
+        shift
+        cgroup_tasks "$sandbox" >"$T/before"
+        lockdown --no-cache --profile "$PROFILES/deny-mkdir.json" "$@"
+        assertEquals "$* ($(cat "$T/out"))" 1 "$rc"
+        assertEquals "$*: one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$*" "$(cat "$T/err")" "its container's tasks are not host tasks but run inside its sentry"
+        assertContains "$*" "$(cat "$T/err")" "a filter on the sentry itself is not what was asked"
+        cgroup_tasks "$sandbox" >"$T/after"
+        assertEquals "$*: filters added" "" "$(awk 'NR == FNR {f[$2] = $3; next} ($2 in f) && f[$2] != $3' \
+                "$T/before" "$T/after")"
+        assertContains "$*: frozen" "$(cgroup_frozen "$sandbox")" "THAWED"
+        for p in $(cat "$(freezer_dir "$sandbox")/cgroup.procs"); do
+                assertEquals "$*: a record or lock of pid $p" "" "$(compgen -G "$RECORDS/$p-*")"
+        done
+}
+
+# A gVisor container's host processes are runsc's (the sandbox running the sentry, the gofer, the
+# ptrace platform's stubs): lockdown refuses it by name whichever names it, by its runtime, by any
+# of these processes, or by a process of the host in its cgroup (a freeze would take the sandbox).
+testAGvisorContainerIsRefusedByNameWhicheverOfItsProcessesIsNamed() {
+        make_bundle "$T/g" || fail "bundle"
+        need_runsc "$ID" "$T/g" || return
+        sandbox=$(runsc state "$ID" | jq -r .pid)
+        assertEquals "the runtime's pid is its sandbox" "runsc-sandbox" "$(tr '\0' '\n' <"/proc/$sandbox/cmdline" | head -1)"
+        gofer='' stub=''
+        for p in $(cat "$(freezer_dir "$sandbox")/cgroup.procs"); do
+                case "$(tr '\0' '\n' <"/proc/$p/cmdline" | head -1)" in
+                runsc-gofer) gofer=$p ;;
+                runsc-sandbox) ;;
+                *) [ "$(awk '{print $4}' "/proc/$p/stat")" = "$sandbox" ] && stub=$p ;;
+                esac
+        done
+        assertNotNull "no gofer in the container's cgroup" "$gofer"
+        refused_as_gvisor "$sandbox" --runtime runsc "$ID"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: --runtime runsc is gVisor: "
+        refused_as_gvisor "$sandbox" --pid "$sandbox"
+        assertContains "$(cat "$T/err")" "pid $sandbox (runsc-sandbox) is gVisor's (runsc), not the workload's"
+        refused_as_gvisor "$sandbox" --pid "$gofer"
+        assertContains "$(cat "$T/err")" "pid $gofer (runsc-gofer) is gVisor's (runsc), not the workload's"
+        # The platform's stubs (ptrace: the sandbox's children) exist on some platforms only.
+        if [ -n "$stub" ]; then
+                refused_as_gvisor "$sandbox" --pid "$stub"
+                assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's"
+        fi
+        # A process that is not runsc's, in the container's cgroup: the cgroup's other processes tell.
+        sleep 300 &
+        host=$!
+        echo "$host" >"$(freezer_dir "$sandbox")/cgroup.procs"
+        refused_as_gvisor "$sandbox" --pid "$host"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $host: pid "
+        assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's"
+        kill "$host"
+        wait "$host" 2>/dev/null || :
+}
+
+# Docker with runsc as a runtime (daemon.json's runtimes): found through docker inspect, refused
+# the same way.
+testADockerContainerUnderGvisorIsRefusedByName() {
+        if [ ! -x "$DOCKERD" ] || [ ! -x "$DOCKER_CLIENT" ] || ! command -v runsc >/dev/null; then
+                startSkipping
+                fail "skipped: needs dockerd, the docker client and runsc"
+                return
+        fi
+        local dir="$T/docker" image=tsync-lockdown-test:1
+        mkdir -p "$dir"
+        # containerd's shim hands its runtime the host's /dev/null, which runsc would give to the
+        # sandbox's user.
+        tsync_runtime_program "$dir/runsc" runsc --network=none
+        jq -n --arg r "$dir/runsc" '{runtimes: {gvisor: {path: $r}}}' >"$dir/daemon.json"
+        make_rootfs "$dir/rootfs" >/dev/null || fail "rootfs"
+        docker_start "$dir" || {
+                fail "dockerd did not start"
+                return
+        }
+        engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
+        if ! docker_cmd run -d --network none --name "$ID" --runtime gvisor "$image" /bin/sleep 600 \
+                >"$T/docker.out" 2>&1; then
+                # A container whose start failed keeps its shim and sandbox, which docker rm does not
+                # end: this test's own (their command lines name its exec root), killed.
+                docker_cmd rm -f "$ID" >/dev/null 2>&1
+                pgrep -f -- "$dir/exec/" | xargs -r kill -KILL
+                engine_stop "$DOCKER_PID"
+                engine_stop_all
+                startSkipping
+                fail "skipped: docker cannot run a container with runsc here: $(tail -n 1 "$T/docker.out")"
+                return
+        fi
+        sandbox=$(docker_cmd inspect --format '{{.State.Pid}}' "$ID")
+        mkdir -p "$T/bin" && ln -s "$DOCKER_CLIENT" "$T/bin/docker"
+        in_docker=(nsenter -t "$DOCKER_PID" -m -- env PATH="$T/bin:$PATH" DOCKER_HOST="unix://$DOCKER_SOCK")
+        cgroup_tasks "$sandbox" >"$T/before"
+        lockdown_in "${in_docker[@]}" :: --no-cache --profile "$PROFILES/deny-mkdir.json" --docker "$ID"
+        assertEquals "$(cat "$T/out")" 1 "$rc"
+        assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid "
+        assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's: its container's tasks are not host tasks but run inside its sentry"
+        cgroup_tasks "$sandbox" >"$T/after"
+        assertEquals "filters added" "" "$(awk 'NR == FNR {f[$2] = $3; next} ($2 in f) && f[$2] != $3' \
+                "$T/before" "$T/after")"
+        assertContains "frozen" "$(cgroup_frozen "$sandbox")" "THAWED"
+        docker_cmd rm -f "$ID" >/dev/null 2>&1
+        engine_stop "$DOCKER_PID"
+        engine_stop_all
+}
+
+# Podman running the container with runsc: found through podman inspect, refused the same way.
+testAPodmanContainerUnderGvisorIsRefusedByName() {
+        if ! command -v podman >/dev/null || ! command -v runsc >/dev/null; then
+                startSkipping
+                fail "skipped: needs podman and runsc"
+                return
+        fi
+        make_rootfs "$T/rootfs" || fail "rootfs"
+        # Podman hands its runtime the host's /dev/null, which runsc would give to the sandbox's user.
+        tsync_runtime_program "$T/runsc" runsc --network=none
+        podman --runtime "$T/runsc" run -d --name "$ID" --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --network none --rootfs "$T/rootfs" \
+                /bin/sleep 600 >"$T/podman.out" 2>&1 || {
+                podman rm -f -t 0 "$ID" >/dev/null 2>&1
+                startSkipping
+                fail "skipped: podman cannot run a container with runsc here: $(tail -n 1 "$T/podman.out")"
+                return
+        }
+        sandbox=$(podman inspect --format '{{.State.Pid}}' "$ID")
+        refused_as_gvisor "$sandbox" --podman "$ID"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid $sandbox (runsc-sandbox) is gVisor's"
+        podman rm -f -t 0 "$ID" >/dev/null 2>&1
 }
 
 . shunit2

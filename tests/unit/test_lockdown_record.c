@@ -1,6 +1,6 @@
 /* lockdown's record (hook/lib/lockdown_record.c): written and read back
  * whole, root-only or refused, its key from /proc, an empty record removes
- * the file; and the exec'd process's init arguments that carry its layers
+ * the file, one lock a container; and the exec'd process's init arguments that carry its layers
  * (tsync_rewrite_exec_add: before the init's "--"). */
 #include <errno.h>
 #include <stdio.h>
@@ -78,6 +78,33 @@ static void test_lockdown_record_round_trip(const char *root)
         tsync_lockdown_record_clear(&rec);
 }
 
+/* One lockdown of a container at a time: a second holder (another open
+ * file description, as another process has) is told it is held, gets it
+ * once the first lets go, and no lock file is left after. */
+static void test_lockdown_record_lock(const char *root)
+{
+        struct tsync_err err = { 0 };
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/1-2.lock", root);
+        int first = -1, second = -1;
+        int r = tsync_lockdown_record_lock(root, "1-2", false, &first, &err);
+        struct stat st;
+        tap_ok(r == 0 && first >= 0 && stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+               "test_lockdown_record_lock_is_taken_root_only: %s", r == 0 ? "" : err.msg);
+        r = tsync_lockdown_record_lock(root, "1-2", false, &second, &err);
+        tap_ok(r == -EWOULDBLOCK && second == -1 && strstr(err.msg, "another lockdown of the container holds it"),
+               "test_lockdown_record_lock_held_is_said: %s", err.msg);
+        r = tsync_lockdown_record_lock(root, "3-4", false, &second, &err);
+        tap_ok(r == 0, "test_lockdown_record_lock_of_another_container_is_free: %s", r == 0 ? "" : err.msg);
+        tsync_lockdown_record_unlock(root, "3-4", second);
+        second = -1;
+        tsync_lockdown_record_unlock(root, "1-2", first);
+        tap_ok(access(path, F_OK) < 0 && errno == ENOENT, "test_lockdown_record_unlock_removes_the_file");
+        r = tsync_lockdown_record_lock(root, "1-2", false, &second, &err);
+        tap_ok(r == 0, "test_lockdown_record_lock_is_free_once_let_go: %s", r == 0 ? "" : err.msg);
+        tsync_lockdown_record_unlock(root, "1-2", second);
+}
+
 static void test_lockdown_record_exec_args(void)
 {
         _cleanup_json_ struct tsync_json *p =
@@ -107,6 +134,7 @@ int main(void)
         char root[sizeof(tmpl) + 16];
         (void)snprintf(root, sizeof(root), "%s/lockdown", tmpl);
         test_lockdown_record_round_trip(root);
+        test_lockdown_record_lock(root);
         test_lockdown_record_exec_args();
         return tap_done();
 }

@@ -67,12 +67,20 @@ static void test_runtimes_every_row_is_whole(void)
                        "test_runtimes_%s_state_copy_can_be_found", r->name);
                 tap_ok(calls, "test_runtimes_%s_calls_after_load_are_calls", r->name);
                 tap_ok(r->sigsys_status == 128 + SIGSYS, "test_runtimes_%s_reports_sigsys_as_128_plus_it", r->name);
+                tap_ok(!r->sandbox == !r->host_processes && unique(r->host_processes),
+                       "test_runtimes_%s_a_sandbox_names_its_host_processes", r->name);
         }
         /* What we know of each one's exec. */
         tap_ok(tsync_runtime_by_name("runc")->exec_caps == TSYNC_EXEC_CAPS_BUNDLE &&
                        tsync_runtime_by_name("crun")->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY &&
                        tsync_runtime_by_name("runsc")->exec_caps == TSYNC_EXEC_CAPS_UNKNOWN,
                "test_runtimes_exec_views");
+        /* gVisor's workload has no host tasks: lockdown knows its processes by these. */
+        tap_ok(!tsync_runtime_by_name("runc")->sandbox && !tsync_runtime_by_name("crun")->sandbox &&
+                       tsync_runtime_by_name("runsc")->sandbox &&
+                       has(tsync_runtime_by_name("runsc")->host_processes, "runsc-sandbox") &&
+                       has(tsync_runtime_by_name("runsc")->host_processes, "runsc-gofer"),
+               "test_runtimes_only_runsc_is_a_sandbox_and_names_its_host_processes");
         tap_ok(has(tsync_runtime_by_name("runc")->calls_after_load, "execve") &&
                        has(tsync_runtime_by_name("crun")->calls_after_load, "execve"),
                "test_runtimes_both_exec_after_their_load");

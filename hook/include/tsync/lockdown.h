@@ -37,6 +37,10 @@ int tsync_lockdown_freeze(struct tsync_lockdown_cgroup *cg, struct tsync_err *er
  * malloc'd: a frozen container's list without a scan of every process of
  * the host. 0 or -errno. */
 int tsync_lockdown_cgroup_tids(const struct tsync_lockdown_cgroup *cg, pid_t **ret, size_t *n);
+/* Every process (host pid) in pid's cgroups that a freeze could take, the
+ * v1 freezer's and cgroup2's (the root excepted), and below them, malloc'd,
+ * duplicates possible. 0 or -errno (err). */
+int tsync_lockdown_cgroup_procs(pid_t pid, pid_t **ret, size_t *n, struct tsync_err *err);
 /* Thaws it if we froze it. */
 int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err);
 
@@ -98,6 +102,17 @@ int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status);
  * no filter at index (1: none, the stack is shorter). tid must be seized
  * and stopped. */
 int tsync_lockdown_filter_is(pid_t tid, int index, const struct sock_filter *insns, size_t len, char *why, size_t size);
+
+/* lockdown_sandbox.c: refuses a container whose workload has no host tasks
+ * (a sandbox runtime's, gVisor: the runtime table's `sandbox` rows), by name,
+ * before anything is touched: pid, one of its ancestors, or any process of
+ * the cgroups a freeze would take (tsync_lockdown_cgroup_procs) is the
+ * runtime's (its argv[0] or its program). 0, or -EPERM naming the process,
+ * the runtime and why. */
+int tsync_lockdown_check_sandbox(pid_t pid, struct tsync_err *err);
+/* The same for a runtime named on the command line (its base name): 0, or
+ * -EPERM when it is a sandbox runtime. */
+int tsync_lockdown_check_runtime(const char *runtime, struct tsync_err *err);
 
 /* One program to add, as compiled. */
 struct tsync_lockdown_prog {

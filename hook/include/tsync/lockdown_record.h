@@ -9,6 +9,7 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -51,3 +52,13 @@ int tsync_lockdown_record_add(struct tsync_lockdown_record *r, const char *name,
  * missing; an empty record removes the file. */
 int tsync_lockdown_record_write(const char *root, const char *key, const struct tsync_lockdown_record *r,
                                 struct tsync_err *err);
+
+/* One lockdown of a container at a time, from its record's read to its last
+ * write (two at once would each write the record without the other's layers,
+ * and each seize the other's tasks): an exclusive flock on root/KEY.lock
+ * (0600, root's, made with root when missing). wait: until the other one
+ * ends; else -EWOULDBLOCK when another holds it. *ret_fd: the lock, for
+ * tsync_lockdown_record_unlock. */
+int tsync_lockdown_record_lock(const char *root, const char *key, bool wait, int *ret_fd, struct tsync_err *err);
+/* Removes root/KEY.lock and lets the lock go (fd < 0: nothing). */
+void tsync_lockdown_record_unlock(const char *root, const char *key, int fd);

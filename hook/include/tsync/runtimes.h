@@ -6,7 +6,8 @@
  * How a runtime is found: the runtime wrapper knows only the program it is
  * configured to run, and reads the command line by every row at once (any
  * row's options); the hook finds the runtime that runs it by its parent's
- * command name (/proc/PPID/comm), `check --runtime` by the program's name.
+ * command name (/proc/PPID/comm), `check --runtime` by the program's name,
+ * lockdown a sandbox's host processes by their argv[0] or program.
  * Adding a runtime is one row here and its case in tests/unit/test_runtimes.c. */
 #pragma once
 
@@ -41,6 +42,14 @@ struct tsync_runtime {
         /* Annotations through which it applies seccomp its own way, beside or
          * instead of linux.seccomp: replace mode cannot honour them (plan_filters.c). */
         const char *const *seccomp_annotations;
+        /* Set for a runtime whose workload runs inside a kernel of its own
+         * (gVisor's sentry): the product's name. Its containers have no host
+         * tasks of the workload's, so lockdown refuses them (lockdown_sandbox.c). */
+        const char *sandbox;
+        /* Its host processes' argv[0] while a container runs (NULL-terminated),
+         * and the program name they run (their exe's base name is name): how
+         * lockdown tells them apart from a workload's. */
+        const char *const *host_processes;
 };
 
 /* Every runtime we know; n_ret gets the count. */
