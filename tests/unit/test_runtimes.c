@@ -36,7 +36,7 @@ static void test_runtimes_every_row_is_whole(void)
         const struct tsync_runtime *rt = tsync_runtimes(&n);
 
         tap_ok(n >= 3 && tsync_runtime_by_name("runc") && tsync_runtime_by_name("crun") &&
-                       tsync_runtime_by_name("runsc") && !tsync_runtime_by_name("youki"),
+                       tsync_runtime_by_name("runsc") && !tsync_runtime_by_name("no-such-runtime"),
                "test_runtimes_knows_runc_crun_and_runsc");
         for (size_t i = 0; i < n; i++) {
                 const struct tsync_runtime *r = &rt[i];
