@@ -69,6 +69,7 @@ static const struct tsync_runtime runtimes[] = {
                 .exec_caps = TSYNC_EXEC_CAPS_BUNDLE,
                 .calls_after_load = runc_calls,
                 .sigsys_status = 128 + SIGSYS,
+                .exe_in_container = true,
         },
         {
                 .name = "crun",
@@ -80,6 +81,7 @@ static const struct tsync_runtime runtimes[] = {
                 .exec_caps = TSYNC_EXEC_CAPS_STATE_COPY,
                 .calls_after_load = crun_calls,
                 .sigsys_status = 128 + SIGSYS,
+                .exe_in_container = true,
                 .seccomp_annotations = crun_seccomp_annotations,
         },
         /* gVisor: its seccomp is its own (runsc --oci-seccomp), it is not

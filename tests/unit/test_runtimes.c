@@ -74,6 +74,11 @@ static void test_runtimes_every_row_is_whole(void)
                        tsync_runtime_by_name("crun")->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY &&
                        tsync_runtime_by_name("runsc")->exec_caps == TSYNC_EXEC_CAPS_UNKNOWN,
                "test_runtimes_exec_views");
+        /* runc's and crun's init run their own binary in the container until
+         * their exec; gVisor's processes are the sandbox's. */
+        tap_ok(tsync_runtime_by_name("runc")->exe_in_container && tsync_runtime_by_name("crun")->exe_in_container &&
+                       !tsync_runtime_by_name("runsc")->exe_in_container,
+               "test_runtimes_whose_binary_runs_in_the_container");
         tap_ok(has(tsync_runtime_by_name("runc")->calls_after_load, "execve") &&
                        has(tsync_runtime_by_name("crun")->calls_after_load, "execve"),
                "test_runtimes_both_exec_after_their_load");

@@ -39,6 +39,10 @@ struct tsync_runtime {
          * true and false, and runc's standard_init_linux.go); NULL-terminated. */
         const char *const *calls_after_load;
         int sigsys_status; /* its exit status for a container process SIGSYS killed */
+        /* A process it sets up in a container (its init, an exec) runs its
+         * own binary, by this name, until it loads the profile and execs:
+         * status does not judge such a process yet (status.c). */
+        bool exe_in_container;
         /* Annotations through which it applies seccomp its own way, beside or
          * instead of linux.seccomp: replace mode cannot honour them (plan_filters.c). */
         const char *const *seccomp_annotations;
