@@ -65,7 +65,7 @@ static size_t describe_recording(const char *path, const struct tsync_program *p
         _cleanup_json_ struct tsync_json *doc = NULL;
         struct tsync_record_request rec = { 0 };
         struct tsync_err err = { 0 };
-        if (tsync_json_parse_file(path, NULL, &doc, &err) < 0 ||
+        if (tsync_json_parse_file(path, TSYNC_CONFIG_LIMITS, &doc, &err) < 0 ||
             !tsync_json_get(tsync_json_get(doc, "annotations"), TSYNC_ANNOTATION_RECORD))
                 return 0;
         if (tsync_record_request_from_config(doc, &rec, &err) < 0) {
@@ -107,7 +107,7 @@ static void warn_plain_exec(const char *path, enum tsync_format format)
         _cleanup_json_ struct tsync_json *doc = NULL;
         struct tsync_request req = { 0 };
         struct tsync_err err = { 0 };
-        if (tsync_json_parse_file(path, NULL, &doc, &err) < 0 ||
+        if (tsync_json_parse_file(path, TSYNC_CONFIG_LIMITS, &doc, &err) < 0 ||
             tsync_request_from_annotations(doc, TSYNC_FRONTEND_PRECREATE, &req, &err) < 0)
                 return;
         cli_warn_plain_exec(path, req.n_layers, req.init.exec_once);

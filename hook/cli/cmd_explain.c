@@ -180,7 +180,7 @@ static int add_config(struct stack *s, const struct cli_input *in, const char *p
         struct tsync_err err = { 0 };
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        if (tsync_json_parse_file(path, NULL, &doc, &err) < 0) {
+        if (tsync_json_parse_file(path, TSYNC_CONFIG_LIMITS, &doc, &err) < 0) {
                 cli_error("explain", &err);
                 return -1;
         }

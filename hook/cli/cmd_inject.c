@@ -105,7 +105,7 @@ static int read_config(const char *path, struct tsync_json **ret, mode_t *ret_mo
                                                  : "is not a regular file");
                 return -1;
         }
-        if (tsync_json_parse_file(path, NULL, ret, &err) < 0) {
+        if (tsync_json_parse_file(path, TSYNC_CONFIG_LIMITS, ret, &err) < 0) {
                 cli_error("inject", &err);
                 return -1;
         }

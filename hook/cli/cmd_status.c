@@ -63,7 +63,7 @@ static int expectations(const struct target *t, const struct tsync_status *st, s
 {
         int r;
         if (t->config_path) {
-                r = tsync_json_parse_file(t->config_path, NULL, config, err);
+                r = tsync_json_parse_file(t->config_path, TSYNC_CONFIG_LIMITS, config, err);
                 if (r < 0)
                         return r;
                 r = tsync_status_expect_from_config(*config, e, err);

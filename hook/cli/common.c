@@ -83,7 +83,7 @@ int cli_help(void (*help)(FILE *), int opt)
 static int caps_from_config(const char *path, uint64_t *ret, struct tsync_err *err)
 {
         _cleanup_json_ struct tsync_json *doc = NULL;
-        int r = tsync_json_parse_file(path, NULL, &doc, err);
+        int r = tsync_json_parse_file(path, TSYNC_CONFIG_LIMITS, &doc, err);
         if (r < 0)
                 return r;
         _cleanup_plan_ struct tsync_plan *plan = NULL;

@@ -1,7 +1,9 @@
 /* The runtimes we know (tsync/runtimes.h), one record each. */
 #include "tsync/runtimes.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tsync/cleanup.h"
@@ -67,9 +69,12 @@ static const struct tsync_runtime runtimes[] = {
                 .global_flag_opts = runc_flag_opts,
                 .state_root_opts = runc_root_opts,
                 .state_root = "/run/runc",
+                .state_root_env = "XDG_RUNTIME_DIR",
+                .state_root_env_unprivileged = true,
                 .exec_caps = TSYNC_EXEC_CAPS_BUNDLE,
                 .calls_after_load = runc_calls,
                 .sigsys_status = 128 + SIGSYS,
+                .exe_in_container = true,
         },
         {
                 .name = "crun",
@@ -81,6 +86,7 @@ static const struct tsync_runtime runtimes[] = {
                 .exec_caps = TSYNC_EXEC_CAPS_STATE_COPY,
                 .calls_after_load = crun_calls,
                 .sigsys_status = 128 + SIGSYS,
+                .exe_in_container = true,
                 .seccomp_annotations = crun_seccomp_annotations,
         },
         /* gVisor: its seccomp is its own (runsc --oci-seccomp), it is not
@@ -109,6 +115,19 @@ const struct tsync_runtime *tsync_runtime_by_name(const char *name)
                 if (strcmp(runtimes[i].name, name) == 0)
                         return &runtimes[i];
         return NULL;
+}
+
+int tsync_runtime_default_root(const struct tsync_runtime *rt, const char *env_value, unsigned euid, char *buf,
+                               size_t size)
+{
+        int n;
+        if (!rt->state_root)
+                return -ENOENT;
+        if (rt->state_root_env && env_value && env_value[0] && !(rt->state_root_env_unprivileged && euid == 0))
+                n = snprintf(buf, size, "%s/%s", env_value, rt->name);
+        else
+                n = snprintf(buf, size, "%s", rt->state_root);
+        return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
 bool tsync_runtime_list_has(const char *const *list, const char *name, size_t len)

@@ -14,6 +14,7 @@
 
 #include "tsync/cleanup.h"
 #include "tsync/plan.h"
+#include "tsync/runtimes.h"
 #include "tsync/status.h"
 
 void tsync_status_clear(struct tsync_status *s)
@@ -101,19 +102,21 @@ static int add_task(struct tsync_status *st, size_t *cap, const struct tsync_sta
         return 0;
 }
 
-/* Whether exe is a runtime's own binary, as /proc shows it while runc or
- * crun sets up a process in the container (runc 1.1 runs a sealed memfd
- * copy of itself). */
+/* Whether exe is a runtime's own binary, as /proc shows it while a runtime
+ * sets up a process in the container (tsync/runtimes.h: exe_in_container;
+ * runc 1.1 runs a sealed memfd copy of itself). */
 static bool runtime_exe(const char *exe)
 {
-        static const char *const names[] = { "runc", "crun" };
         if (strncmp(exe, "/memfd:", 7) == 0)
                 return true;
         const char *base = strrchr(exe, '/');
         base = base ? base + 1 : exe;
-        for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-                size_t n = strlen(names[i]);
-                if (strncmp(base, names[i], n) == 0 && (!base[n] || strcmp(base + n, " (deleted)") == 0))
+        size_t n_rt;
+        const struct tsync_runtime *rt = tsync_runtimes(&n_rt);
+        for (size_t i = 0; i < n_rt; i++) {
+                size_t n = strlen(rt[i].name);
+                if (rt[i].exe_in_container && strncmp(base, rt[i].name, n) == 0 &&
+                    (!base[n] || strcmp(base + n, " (deleted)") == 0))
                         return true;
         }
         return false;

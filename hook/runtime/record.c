@@ -27,6 +27,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/plan.h"
+#include "tsync/runtimes.h"
 
 #define RECORD_MAX 8192
 
@@ -130,21 +131,18 @@ static int make_private(const char *path, struct tsync_err *err)
         return tsync_check_private_dir(path, &st, err);
 }
 
-/* Where runc and crun keep their containers without --root (root's
- * default, or the user's under XDG_RUNTIME_DIR), or NULL. */
+/* Where a runtime we know (tsync/runtimes.h, by its program's name) keeps
+ * its containers without --root, as it reads our environment (we run it with
+ * ours), or NULL. */
 static const char *default_root(const char *runtime)
 {
         static char buf[PATH_MAX];
         const char *name = strrchr(runtime, '/');
-        name = name ? name + 1 : runtime;
-        if (strcmp(name, "runc") != 0 && strcmp(name, "crun") != 0)
-                return NULL;
-        const char *xdg = getenv("XDG_RUNTIME_DIR");
-        if (geteuid() != 0 && (!xdg || xdg[0] != '/'))
-                return NULL;
-        if (snprintf(buf, sizeof(buf), "%s/%s", geteuid() == 0 ? "/run" : xdg, name) >= (int)sizeof(buf))
-                return NULL;
-        return buf;
+        const struct tsync_runtime *rt = tsync_runtime_by_name(name ? name + 1 : runtime);
+        if (!rt || !rt->global_value_opts)
+                return NULL; /* not one whose command line we read */
+        const char *env = rt->state_root_env ? getenv(rt->state_root_env) : NULL;
+        return tsync_runtime_default_root(rt, env, (unsigned)geteuid(), buf, sizeof(buf)) == 0 ? buf : NULL;
 }
 
 /* Records whose container its runtime no longer holds (ROOT/ID gone) are

@@ -197,6 +197,35 @@ testCrunsFailUnknownSyscallAnnotationIsHonoured() {
         assertOneLineError "annotations.run.oci.seccomp_bpf_data: crun's own way of applying linux.seccomp"
 }
 
+# A container's config is read with one limit (TSYNC_CONFIG_MAX_BYTES, 16 MiB: engines write long
+# env and mount lists), by inject and explain --config as by precreate and the runtime wrapper: a
+# config of 6 MiB is taken, one past 16 MiB refused in one line. (check and compile read a file
+# as a profile, with a profile's limit.)
+testInjectAndExplainTakeAConfigAsLargeAsTheEnginesFrontEndsDo() {
+        mkdir -p "$WORK/b/rootfs"
+        # 6 MiB in an annotation (never on a command line): past a profile's 4 MiB limit.
+        head -c $((6 << 20)) /dev/zero | tr '\0' x >"$WORK/pad"
+        jq -n --rawfile pad "$WORK/pad" '{ociVersion: "1.0.2", root: {path: "rootfs"},
+                process: {args: ["sh"], noNewPrivileges: true},
+                annotations: {"org.example.pad": $pad, "io.oci-seccomp-tsync.mode": "replace"},
+                linux: {seccomp: {defaultAction: "SCMP_ACT_ALLOW", syscalls: [{names: ["mkdir"], action: "SCMP_ACT_ERRNO"}]}}}' \
+                >"$WORK/b/config.json"
+        run explain --config "$WORK/b/config.json" mkdir
+        assertEquals "explain --config: $(tail -n 3 "$WORK/err")" 0 "$rc"
+        jq 'del(.annotations["io.oci-seccomp-tsync.mode"])' "$WORK/b/config.json" >"$WORK/c.json" &&
+                mv "$WORK/c.json" "$WORK/b/config.json"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --replace "$WORK/b"
+        assertEquals "inject: $(tail -n 3 "$WORK/err")" 0 "$rc"
+        head -c $((17 << 20)) /dev/zero | tr '\0' x >"$WORK/pad"
+        jq -n --rawfile pad "$WORK/pad" '{ociVersion: "1.0.2", root: {path: "rootfs"},
+                process: {args: ["sh"], noNewPrivileges: true}, annotations: {"org.example.pad": $pad}}' \
+                >"$WORK/b/config.json"
+        cp "$WORK/b/config.json" "$WORK/config.json"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --replace "$WORK/b"
+        assertOneLineError "more than the limit of $((16 << 20)) bytes"
+        cmp -s "$WORK/config.json" "$WORK/b/config.json" || fail "a refused inject changed the config"
+}
+
 testDockerCapsFromAnInjectedConfigAreTheOriginalOnes() {
         # inject lends CAP_SYS_ADMIN to the init: judging a Docker-format profile by the rewritten
         # config would say what the workload never gets (Podman's profile allows bpf with SYS_ADMIN).

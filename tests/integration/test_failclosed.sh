@@ -402,7 +402,7 @@ I ConfigTruncated "invalid JSON" 'head -c 300 "$W/b/config.json" >"$W/b/c" && mv
 I ConfigEmpty "empty document" ': >"$W/b/config.json"'
 I ConfigNotAnObject "config.json: config: expected object, got array" 'echo "[]" >"$W/b/config.json"'
 I ConfigDeep "deeper than the limit" 'python3 -c "print(\"{\\\"x\\\": \" + \"[\" * 100 + \"]\" * 100 + \"}\")" >"$W/b/config.json"'
-I ConfigHuge "more than the limit" 'tsync_json_edit "$W/b/config.json" ".annotations.pad = (\"x\" * (5 * 1048576))"'
+I ConfigHuge "more than the limit of 16777216 bytes" 'tsync_json_edit "$W/b/config.json" ".annotations.pad = (\"x\" * (17 * 1048576))"'
 I ConfigArgsNotArray "process.args: expected array" 'tsync_json_edit "$W/b/config.json" ".process.args = \"sh\""'
 I ConfigArgsEmpty "process.args" 'tsync_json_edit "$W/b/config.json" ".process.args = []"'
 I ConfigNoProcess "process" 'tsync_json_edit "$W/b/config.json" "del(.process)"'

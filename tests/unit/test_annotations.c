@@ -1,8 +1,10 @@
 /* The one annotation table (hook/lib/annotations.c) against what must agree
  * with it: the hooks.d `when` regexes (configs/hooks.d/NAME.json.in), the man
- * page's list (packaging/man/oci-seccomp-tsync.5.scd), and what each front
- * end accepts, refuses and reads. */
+ * page's list (packaging/man/oci-seccomp-tsync.5.scd), the front-end matrix
+ * (tests/integration/test_frontends.sh), and what each front end accepts,
+ * refuses and reads. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <regex.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "tap.h"
 #include "tsync/annotations.h"
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/plan.h"
 #include "unit.h"
 
@@ -185,6 +188,33 @@ static void test_annotations_man_page_lists_the_table(const char *re)
         tap_ok(regex_seen, "man page: shows the hooks.d regex %s", want_re);
 }
 
+/* tests/integration/test_frontends.sh runs every user's row through every
+ * front end (honoured and proven in the container, or refused with one
+ * line): each row appears there as "$A.NAME=" ($A our prefix) or, for
+ * another's name, "NAME=". A new row fails here until it has its tests. */
+static void test_annotations_front_end_matrix_runs_every_users_row(void)
+{
+        char path[4200];
+        (void)snprintf(path, sizeof(path), "%s/tests/integration/test_frontends.sh", top());
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        struct tsync_err err = { 0 };
+        int r = tsync_read_file_at(AT_FDCWD, path, path, TSYNC_READ_REGULAR, 1u << 20, &text, &len, NULL, &err);
+        if (!tap_ok(r == 0, "%s", r == 0 ? "test_frontends.sh read" : err.msg))
+                return;
+        for (size_t i = 0; i < tsync_annotation_count; i++) {
+                const struct tsync_annotation_def *a = &tsync_annotation_table[i];
+                if (a->setter != TSYNC_ANNOTATION_BY_USER)
+                        continue;
+                char want[160];
+                if (under_prefix(a->name))
+                        (void)snprintf(want, sizeof(want), "$A.%s=", a->name + strlen(TSYNC_ANNOTATION_PREFIX));
+                else
+                        (void)snprintf(want, sizeof(want), "%s=", a->name);
+                tap_ok(strstr(text, want) != NULL, "test_frontends.sh runs %s (as %s)", a->name, want);
+        }
+}
+
 static struct tsync_json *config_with(const char *annotations)
 {
         char buf[1024];
@@ -226,8 +256,7 @@ static void test_annotations_each_front_end_honours_or_refuses(void)
                 { "{\"run.oci.seccomp_fail_unknown_syscall\": \"1\"}", I, false, NULL },
                 /* A typo is refused by every front end, whatever else is there. */
                 { "{\"io.oci-seccomp-tsync.layer\": \"a\"}", R, false,
-                  "annotations.io.oci-seccomp-tsync.layer: not an annotation of oci-seccomp-tsync (the user's are "
-                  "layers, mode, exec, record)" },
+                  "annotations.io.oci-seccomp-tsync.layer: not an annotation of oci-seccomp-tsync (the user's are " },
                 { "{\"io.oci-seccomp-tsync.layers\": \"a\", \"io.oci-seccomp-tsync.Mode\": \"x\"}", P, false,
                   "io.oci-seccomp-tsync.Mode: not an annotation" },
                 { "{\"io.oci-seccomp-tsync.\": \"\"}", I, false, "not an annotation" },
@@ -247,6 +276,26 @@ static void test_annotations_each_front_end_honours_or_refuses(void)
                         tap_ok(r == 0 && asks == rows[i].asks, "%s %s: accepted, %s", fe, rows[i].annotations,
                                rows[i].asks ? "asks for us" : "asks for nothing");
         }
+}
+
+/* A misspelt name is told the user's names, the table's in its order (so a
+ * new row needs no edit here). */
+static void test_annotations_a_misspelt_name_is_told_the_users_names(void)
+{
+        char want[512] = "(the user's are ";
+        size_t n = strlen(want), first = n;
+        for (size_t i = 0; i < tsync_annotation_count && n < sizeof(want); i++) {
+                const struct tsync_annotation_def *a = &tsync_annotation_table[i];
+                if (a->setter == TSYNC_ANNOTATION_BY_USER && under_prefix(a->name))
+                        n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s", n > first ? ", " : "",
+                                              a->name + strlen(TSYNC_ANNOTATION_PREFIX));
+        }
+        if (n < sizeof(want))
+                (void)snprintf(want + n, sizeof(want) - n, ")");
+        _cleanup_json_ struct tsync_json *c = config_with("{\"io.oci-seccomp-tsync.layer\": \"a\"}");
+        struct tsync_err err = { 0 };
+        int r = tsync_annotations_check(c, TSYNC_FRONTEND_RUNTIME, NULL, &err);
+        tap_ok(r == -EINVAL && strstr(err.msg, want), "a misspelt name is told %s (%s)", want, err.msg);
 }
 
 /* The request parser refuses as the check does, and reads exec once alone. */
@@ -306,7 +355,9 @@ int main(void)
         test_annotations_table_is_consistent();
         test_annotations_hooks_d_regexes_are_the_user_rows(re, sizeof(re));
         test_annotations_man_page_lists_the_table(re);
+        test_annotations_front_end_matrix_runs_every_users_row();
         test_annotations_each_front_end_honours_or_refuses();
+        test_annotations_a_misspelt_name_is_told_the_users_names();
         test_annotations_request_reads_exec_once_alone();
         test_annotations_sandbox_is_the_engines_mark();
         return tap_done();

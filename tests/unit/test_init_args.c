@@ -250,6 +250,7 @@ static void test_init_args_plans_round_trip(void)
 {
         int failed = 0, refused = 0, n = 0;
         char why[256] = "";
+        bool written[TSYNC_INIT_OPT_COUNT] = { false };
         for (; n < 3000 && !failed; n++) {
                 struct case_plan c;
                 case_random(&c);
@@ -260,6 +261,10 @@ static void test_init_args_plans_round_trip(void)
                         (void)snprintf(why, sizeof(why), "write: %.200s", err.msg);
                         failed++;
                 } else {
+                        struct tsync_init_args back;
+                        if (tsync_init_args_parse(a.n, a.v, 0, &back, &err) == 0)
+                                for (int o = 0; o < TSYNC_INIT_OPT_COUNT; o++)
+                                        written[o] = written[o] || tsync_init_args_given(&back, (enum tsync_init_opt)o);
                         struct init_config cfg;
                         char out[2048];
                         int lines;
@@ -282,6 +287,16 @@ static void test_init_args_plans_round_trip(void)
                         break;
         }
         tap_ok(!failed && !refused, "test_init_args_write_then_parse_gives_back_the_plan (%d plans) %s", n, why);
+        /* A row that says the host writes it (.plan) is written for some plan:
+         * so rewrite.c's init_args and case_random cannot both forget it.
+         * --relay alone is written by the container's rewrite (apply_plan, with
+         * a notify agent or a recording), not by tsync_rewrite_process. */
+        for (int o = 0; o < TSYNC_INIT_OPT_COUNT; o++) {
+                const struct tsync_init_opt_def *d = tsync_init_opt((enum tsync_init_opt)o);
+                if (!d->plan || d->retired || o == TSYNC_INIT_OPT_RELAY)
+                        continue;
+                tap_ok(written[o], "test_init_args_the_host_writes_%s_for_some_plan (%s)", d->name, d->plan);
+        }
 }
 
 /* One plan, written as the host wrote it before the table: byte for byte. */

@@ -4,6 +4,7 @@
  * program's (its --help, where it is installed). A new runtime's row passes
  * these, and gets its own cases below. */
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -36,7 +37,7 @@ static void test_runtimes_every_row_is_whole(void)
         const struct tsync_runtime *rt = tsync_runtimes(&n);
 
         tap_ok(n >= 3 && tsync_runtime_by_name("runc") && tsync_runtime_by_name("crun") &&
-                       tsync_runtime_by_name("runsc") && !tsync_runtime_by_name("youki"),
+                       tsync_runtime_by_name("runsc") && !tsync_runtime_by_name("no-such-runtime"),
                "test_runtimes_knows_runc_crun_and_runsc");
         for (size_t i = 0; i < n; i++) {
                 const struct tsync_runtime *r = &rt[i];
@@ -81,9 +82,48 @@ static void test_runtimes_every_row_is_whole(void)
                        has(tsync_runtime_by_name("runsc")->host_processes, "runsc-sandbox") &&
                        has(tsync_runtime_by_name("runsc")->host_processes, "runsc-gofer"),
                "test_runtimes_only_runsc_is_a_sandbox_and_names_its_host_processes");
+        /* runc's and crun's init run their own binary in the container until
+         * their exec; gVisor's processes are the sandbox's. */
+        tap_ok(tsync_runtime_by_name("runc")->exe_in_container && tsync_runtime_by_name("crun")->exe_in_container &&
+                       !tsync_runtime_by_name("runsc")->exe_in_container,
+               "test_runtimes_whose_binary_runs_in_the_container");
         tap_ok(has(tsync_runtime_by_name("runc")->calls_after_load, "execve") &&
                        has(tsync_runtime_by_name("crun")->calls_after_load, "execve"),
                "test_runtimes_both_exec_after_their_load");
+}
+
+/* The state root without --root, as each runtime reads its environment:
+ * crun takes $XDG_RUNTIME_DIR/crun whenever it is set and not empty (root
+ * too: get_run_directory), runc only when not root (shouldHonorXDGRuntimeDir). */
+static void test_runtimes_default_roots(void)
+{
+        static const struct {
+                const char *runtime, *env;
+                unsigned euid;
+                const char *root;
+        } rows[] = {
+                { "runc", NULL, 0, "/run/runc" },
+                { "runc", "/run/user/0", 0, "/run/runc" },
+                { "runc", "/run/user/1000", 1000, "/run/user/1000/runc" },
+                { "runc", "", 1000, "/run/runc" },
+                { "crun", NULL, 0, "/run/crun" },
+                { "crun", "/run/user/0", 0, "/run/user/0/crun" },
+                { "crun", "/run/user/1000", 1000, "/run/user/1000/crun" },
+                { "crun", "", 0, "/run/crun" },
+                { "runsc", "/run/user/1000", 1000, "/var/run/runsc" },
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                char buf[64] = "";
+                int r = tsync_runtime_default_root(tsync_runtime_by_name(rows[i].runtime), rows[i].env, rows[i].euid,
+                                                   buf, sizeof(buf));
+                tap_ok(r == 0 && strcmp(buf, rows[i].root) == 0,
+                       "test_runtimes_%s_root_as_uid_%u_with_xdg_%s_is_%s (%s)", rows[i].runtime, rows[i].euid,
+                       rows[i].env ? rows[i].env : "unset", rows[i].root, buf);
+        }
+        char small[8];
+        tap_ok(tsync_runtime_default_root(tsync_runtime_by_name("crun"), "/run/user/1000", 1000, small,
+                                          sizeof(small)) == -ENAMETOOLONG,
+               "test_runtimes_default_root_too_long");
 }
 
 /* The wrapper reads every row's global options: a value option's value is
@@ -195,6 +235,7 @@ static void test_runtimes_options_are_the_real_programs(void)
 int main(void)
 {
         test_runtimes_every_row_is_whole();
+        test_runtimes_default_roots();
         test_runtimes_the_wrapper_reads_every_rows_options();
         test_runtimes_options_are_the_real_programs();
         return tap_done();

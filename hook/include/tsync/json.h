@@ -70,6 +70,9 @@ struct tsync_json_limits {
  * stdin, the wrapper's bundle, an exec'd process's config, the exec view):
  * larger than a profile may be, since engines write long env and mount lists. */
 #define TSYNC_CONFIG_MAX_BYTES (16u << 20)
+/* The limits every reader of such a config passes (inject, check, explain,
+ * status): a config one front end reads, every other reads too. */
+#define TSYNC_CONFIG_LIMITS (&(const struct tsync_json_limits){ .max_bytes = TSYNC_CONFIG_MAX_BYTES })
 
 /* Parses exactly one JSON value (no comments, no trailing garbage).
  * Errors name the JSON path where parsing stopped ("syscalls[3].names: ...")

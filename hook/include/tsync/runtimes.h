@@ -31,7 +31,8 @@ struct tsync_runtime {
         const char *const *global_flag_opts;  /* those that take none */
         const char *const *state_root_opts;   /* those whose value is its state root (the last one counts) */
         const char *state_root;               /* its state root when no option gives one */
-        const char *state_root_env; /* when set and not empty, $VAR/name is the root instead (rootless crun) */
+        const char *state_root_env;       /* when set and not empty, $VAR/name is the root instead (rootless crun) */
+        bool state_root_env_unprivileged; /* ... only when not run as root (runc's shouldHonorXDGRuntimeDir) */
         enum tsync_exec_caps exec_caps;
         /* The calls it makes between its seccomp load and the workload's
          * execve, which linux.seccomp judges and no recording sees (strace -f
@@ -39,6 +40,10 @@ struct tsync_runtime {
          * true and false, and runc's standard_init_linux.go); NULL-terminated. */
         const char *const *calls_after_load;
         int sigsys_status; /* its exit status for a container process SIGSYS killed */
+        /* A process it sets up in a container (its init, an exec) runs its
+         * own binary, by this name, until it loads the profile and execs:
+         * status does not judge such a process yet (status.c). */
+        bool exe_in_container;
         /* Annotations through which it applies seccomp its own way, beside or
          * instead of linux.seccomp: replace mode cannot honour them (plan_filters.c). */
         const char *const *seccomp_annotations;
@@ -57,6 +62,14 @@ const struct tsync_runtime *tsync_runtimes(size_t *n_ret);
 
 /* The row whose name is name, or NULL. */
 const struct tsync_runtime *tsync_runtime_by_name(const char *name);
+
+/* rt's state root when its command line names none, for the runtime run with
+ * effective uid euid and env_value the value of its state_root_env (NULL:
+ * unset): "$VALUE/name" when the value is set and not empty (and euid is not
+ * 0 for a row with state_root_env_unprivileged), else its state_root. 0, or
+ * -ENOENT (a row without a state root) or -ENAMETOOLONG. */
+int tsync_runtime_default_root(const struct tsync_runtime *rt, const char *env_value, unsigned euid, char *buf,
+                               size_t size);
 
 /* Whether name is in the NULL-terminated list (NULL: an empty one) by exactly
  * len bytes. */
