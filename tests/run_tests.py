@@ -42,8 +42,10 @@ def run(cmd, env, timeout):
             rc = -1
         # Nothing the suite started in its own group outlives it; that it left something is said (a
         # suite must leave nothing behind).
-        if signal_group(p, signal.SIGKILL):
-            note += '\n*** %s left processes in its process group: killed' % os.path.basename(cmd[-1])
+        left = group_members(p.pid)
+        signal_group(p, signal.SIGKILL)
+        if left:
+            note += '\n*** %s left processes in its process group: killed: %s' % (os.path.basename(cmd[-1]), left)
             print(note.strip().splitlines()[-1], flush=True)
         p.wait()
         log.seek(0)
@@ -51,12 +53,28 @@ def run(cmd, env, timeout):
     return out, rc, time.monotonic() - start
 
 
+def group_members(pgid):
+    found = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open('/proc/%s/stat' % pid) as f:
+                stat = f.read()
+            with open('/proc/%s/cmdline' % pid, 'rb') as f:
+                argv = f.read().replace(b'\0', b' ').decode(errors='replace').strip()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(')') + 2:].split()
+        # A zombie is only waiting for init to reap it, now that the suite is gone.
+        if int(fields[2]) == pgid and fields[0] != 'Z':
+            found.append('%s (%s)' % (pid, argv[:80]))
+    return ', '.join(found)
+
+
 def signal_group(p, sig):
     try:
         os.killpg(p.pid, sig)
-        return True
     except ProcessLookupError:
-        return False
+        pass
 
 
 def devnull():
