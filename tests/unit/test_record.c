@@ -172,6 +172,12 @@ static void test_record_parse_refuses_junk(void)
         "                \"tgkill\",\n"                                                                                \
         "                \"wait4\"\n"
 
+/* The names of RECORD's calls, as both formats list them. */
+#define RECORDED_NAMES                                                                                                 \
+        "                \"execve\",\n"                                                                                \
+        "                \"mkdir\",\n"                                                                                 \
+        "                \"write\"\n"
+
 /* x86_64: execve 59, mkdir 83; i386: write 4; x32: execve, and syscall(-1), which has no name. */
 #define RECORD MAGIC "c000003e 59\nc000003e 83\n40000003 4\nc000003e 1073742344\nc000003e 4294967295\n"
 
@@ -185,11 +191,7 @@ static const char oci_expected[] = "{\n"
                                    "    ],\n"
                                    "    \"syscalls\": [\n"
                                    "        {\n"
-                                   "            \"names\": [\n"
-                                   "                \"execve\",\n"
-                                   "                \"mkdir\",\n"
-                                   "                \"write\"\n"
-                                   "            ],\n"
+                                   "            \"names\": [\n" RECORDED_NAMES "            ],\n"
                                    "            \"action\": \"SCMP_ACT_ALLOW\"\n"
                                    "        },\n"
                                    "        {\n"
@@ -214,11 +216,7 @@ static const char docker_expected[] =
         "    ],\n"
         "    \"syscalls\": [\n"
         "        {\n"
-        "            \"names\": [\n"
-        "                \"execve\",\n"
-        "                \"mkdir\",\n"
-        "                \"write\"\n"
-        "            ],\n"
+        "            \"names\": [\n" RECORDED_NAMES "            ],\n"
         "            \"action\": \"SCMP_ACT_ALLOW\",\n"
         "            \"comment\": \"The workload's calls, recorded by oci-seccomp-tsync (every thread and child, each "
         "ABI listed). Recorded, but with no name in this libseccomp, so not allowed: SCMP_ARCH_X32 4294967295.\"\n"
