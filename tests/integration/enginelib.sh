@@ -57,6 +57,26 @@ docker_start() {
         engine_ready dockerd "$dir/dockerd.log" docker_cmd version
 }
 
+# docker_with_layer DIR RUNTIME LAYER IMAGE PROGRAM...: dockerd (docker_start DIR) with a runtime
+# RUNTIME that is oci-seccomp-tsync-runtime adding the layer LAYER (profiles from $PROFILES, its
+# runtime.conf and cache under DIR), and IMAGE imported from a rootfs holding PROGRAMs. Non-zero
+# after a failed assert (shunit2's fail).
+docker_with_layer() {
+        local dir=$1 runtime=$2 layer=$3 image=$4
+        shift 4
+        mkdir -p "$dir" && : >"$dir/runtime.conf"
+        jq -n --arg r "$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" --arg c "$dir/runtime.conf" --arg p "$PROFILES" \
+                --arg d "$dir/cache" --arg n "$runtime" --arg l "$layer" \
+                '{runtimes: {($n): {path: $r, runtimeArgs: ["--runtime-config=" + $c,
+                  "--profile-dir=" + $p, "--cache-dir=" + $d, "--layers=" + $l]}}}' >"$dir/daemon.json"
+        make_rootfs "$dir/rootfs" "$@" >/dev/null || fail "rootfs"
+        docker_start "$dir" || {
+                fail "dockerd did not start"
+                return 1
+        }
+        engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
+}
+
 docker_cmd() {
         "$DOCKER_CLIENT" -H "unix://$DOCKER_SOCK" "$@"
 }
