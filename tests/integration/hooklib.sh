@@ -152,3 +152,12 @@ assert_agent_tmpfs_empty() {
         assertEquals "the workload found the agent's tmpfs empty" ".
 .." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
 }
+
+# assert_started WHAT PREFIX: WHAT, just started in the background with its stdout in PREFIX.out
+# and its stderr in PREFIX.err, said "ready" (tsync_wait_ready); else a failed assert with its
+# stderr, and 1.
+assert_started() {
+        tsync_wait_ready "$2.out" && return 0
+        fail "the $1 did not start: $(cat "$2.err")"
+        return 1
+}

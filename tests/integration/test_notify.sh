@@ -45,9 +45,7 @@ start_agent() {
         "$AGENT" "$TSYNC_TMP/agent.sock" "$TSYNC_TMP/agent.log" "$TSYNC_TMP/agent.calls" \
                 >"$TSYNC_TMP/agent.out" 2>"$TSYNC_TMP/agent.err" &
         AGENT_PID=$!
-        tsync_wait_ready "$TSYNC_TMP/agent.out" && return 0
-        fail "the agent did not start: $(cat "$TSYNC_TMP/agent.err")"
-        return 1
+        assert_started agent "$TSYNC_TMP/agent"
 }
 
 # notify_bundle DIR SOCKET ARG...: a bundle (noNewPrivileges true) running ARGS under a profile
@@ -175,9 +173,7 @@ start_relay() {
         python3 "$RELAY" "$TSYNC_TMP/relay.sock" "$TSYNC_TMP/agent.sock" "$STATE" "$1" \
                 >"$TSYNC_TMP/relay.out" 2>"$TSYNC_TMP/relay.err" &
         RELAY_PID=$!
-        tsync_wait_ready "$TSYNC_TMP/relay.out" && return 0
-        fail "the relay did not start: $(cat "$TSYNC_TMP/relay.err")"
-        return 1
+        assert_started relay "$TSYNC_TMP/relay"
 }
 
 # run_init ARG...: the init as PID 1 of a new pid namespace; status in rc.

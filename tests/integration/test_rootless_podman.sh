@@ -252,9 +252,7 @@ ustart_agent() {
         mkdir -p "$dir" && chown "$RL_USER:" "$dir" && chmod 0755 "$dir" || return 1
         runuser -u "$RL_USER" -- "$RL_AGENT" "$dir/agent.sock" "$dir/agent.log" >"$dir/agent.out" 2>"$dir/agent.err" &
         AGENT_PID=$!
-        tsync_wait_ready "$dir/agent.out" && return 0
-        fail "the agent did not start: $(cat "$dir/agent.err")"
-        return 1
+        assert_started agent "$dir/agent"
 }
 
 testANotifyLayerGetsItsAnswersFromTheUsersAgent() {
