@@ -31,6 +31,19 @@ engine_ns() {
                  unset ENGINE_CGROUP2 && exec "$@"' sh "$@"
 }
 
+# engine_ready NAME LOG CMD...: an engine just started in the background ($!): kept for
+# engine_stop_all, and waited for until CMD (its client) answers (60 s at most; then the tail of
+# its LOG).
+engine_ready() {
+        local name=$1 log=$2
+        shift 2
+        ENGINE_PIDS+=("$!")
+        engine_wait 60 "$@" || {
+                tsync_log "$name did not start: $(tail -n 5 "$log")"
+                return 1
+        }
+}
+
 # docker_start DIR: dockerd with DIR/daemon.json (if any) and everything else under DIR;
 # its containers' cgroups under /tsync-docker-<pid>. Sets DOCKER_PID; use docker_cmd.
 docker_start() {
@@ -41,11 +54,27 @@ docker_start() {
                 --storage-driver=vfs --data-root "$dir/data" --exec-root "$dir/exec" -H "unix://$DOCKER_SOCK" \
                 -p "$dir/docker.pid" --cgroup-parent "/tsync-docker-$$" >"$dir/dockerd.log" 2>&1 &
         DOCKER_PID=$!
-        ENGINE_PIDS+=("$DOCKER_PID")
-        engine_wait 60 docker_cmd version || {
-                tsync_log "dockerd did not start: $(tail -n 5 "$dir/dockerd.log")"
+        engine_ready dockerd "$dir/dockerd.log" docker_cmd version
+}
+
+# docker_with_layer DIR RUNTIME LAYER IMAGE PROGRAM...: dockerd (docker_start DIR) with a runtime
+# RUNTIME that is oci-seccomp-tsync-runtime adding the layer LAYER (profiles from $PROFILES, its
+# runtime.conf and cache under DIR), and IMAGE imported from a rootfs holding PROGRAMs. Non-zero
+# after a failed assert (shunit2's fail).
+docker_with_layer() {
+        local dir=$1 runtime=$2 layer=$3 image=$4
+        shift 4
+        mkdir -p "$dir" && : >"$dir/runtime.conf"
+        jq -n --arg r "$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" --arg c "$dir/runtime.conf" --arg p "$PROFILES" \
+                --arg d "$dir/cache" --arg n "$runtime" --arg l "$layer" \
+                '{runtimes: {($n): {path: $r, runtimeArgs: ["--runtime-config=" + $c,
+                  "--profile-dir=" + $p, "--cache-dir=" + $d, "--layers=" + $l]}}}' >"$dir/daemon.json"
+        make_rootfs "$dir/rootfs" "$@" >/dev/null || fail "rootfs"
+        docker_start "$dir" || {
+                fail "dockerd did not start"
                 return 1
         }
+        engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
 }
 
 docker_cmd() {
@@ -59,15 +88,38 @@ containerd_start() {
         CONTAINERD_SOCK="$dir/c.sock"
         engine_ns containerd --config "$dir/config.toml" >"$dir/containerd.log" 2>&1 &
         CONTAINERD_PID=$!
-        ENGINE_PIDS+=("$CONTAINERD_PID")
-        engine_wait 60 ctr_cmd version || {
-                tsync_log "containerd did not start: $(tail -n 5 "$dir/containerd.log")"
-                return 1
-        }
+        engine_ready containerd "$dir/containerd.log" ctr_cmd version
 }
 
 ctr_cmd() {
         nsenter -t "$CONTAINERD_PID" -m -- ctr --address "$CONTAINERD_SOCK" "$@"
+}
+
+# containerd_config DIR [TOP-LEVEL LINE...]: the head of DIR/config.toml for containerd_start,
+# every path of containerd's own under DIR, with these lines of the top-level table; the suite
+# appends its plugins' tables.
+containerd_config() {
+        local dir=$1
+        shift
+        cat >"$dir/config.toml" <<EOF
+version = 2
+root = "$dir/root"
+state = "$dir/state"
+$(printf '%s\n' "$@")
+[grpc]
+  address = "$dir/c.sock"
+EOF
+}
+
+# ctr_remove ID...: these containers of the suite's containerd killed and removed, their tasks
+# first (quietly: any of them may be gone already).
+ctr_remove() {
+        local id
+        for id in "$@"; do
+                ctr_cmd task kill -s KILL "$id" >/dev/null 2>&1
+                ctr_cmd task rm -f "$id" >/dev/null 2>&1
+                ctr_cmd containers rm "$id" >/dev/null 2>&1
+        done
 }
 
 # engine_stop PID: stops one engine (TERM, then KILL after 30 s).

@@ -52,6 +52,15 @@ tsync_cleanup_on_exit() {
         trap 'exit 143' TERM
 }
 
+# tsync_add_declared_tests: for a suite(): every function named test* this shell has, those a
+# helper defined with eval included (shunit2's own search reads only the suite's file).
+tsync_add_declared_tests() {
+        local t
+        for t in $(declare -F | awk '$3 ~ /^test/ { print $3 }'); do
+                suite_addTest "$t"
+        done
+}
+
 # tsync_need_built FILE...: exits the suite (a failure, not a skip) when one is not built.
 tsync_need_built() {
         local f
@@ -307,6 +316,23 @@ start_runc() { _tsync_start runc "$1" "$2" runc; }
 stop_runc() { _tsync_stop runc "$1"; }
 runc_pid() { _tsync_pid runc "$1" runc; }
 
+# run_crun ID BUNDLE / start_crun ID BUNDLE / stop_crun ID / crun_pid ID: the runc ones, with crun
+# (crun_cmd: in its own mount namespace, see below).
+run_crun() { _tsync_run_fg crun "$1" "$2" crun_cmd; }
+start_crun() { _tsync_start crun "$1" "$2" crun_cmd; }
+stop_crun() { _tsync_stop crun "$1"; }
+crun_pid() { _tsync_pid crun "$1" crun_cmd; }
+
+# run_runtime RUNTIME ID BUNDLE OUT ERR: run_runc or run_crun as RUNTIME says, stdout in OUT,
+# stderr in ERR, the exit status in $rc.
+run_runtime() {
+        case "$1" in
+        runc) run_runc "$2" "$3" >"$4" 2>"$5" ;;
+        crun) run_crun "$2" "$3" >"$4" 2>"$5" ;;
+        esac
+        rc=$?
+}
+
 # tsync_wait_exec PID [SECONDS]: waits until PID has left the runtime's init
 # (runc:[2:INIT], or a crun/runc binary) for the container's program, which is
 # when the runtime's seccomp filter is in place.
@@ -375,12 +401,6 @@ tsync_no_devnull() {
         exec {in}<&- {out}>&- {err}>&-
         return "${rc}"
 }
-
-# run_crun ID BUNDLE / start_crun ID BUNDLE / stop_crun ID / crun_pid ID: the runc ones, with crun.
-run_crun() { _tsync_run_fg crun "$1" "$2" crun_cmd; }
-start_crun() { _tsync_start crun "$1" "$2" crun_cmd; }
-stop_crun() { _tsync_stop crun "$1"; }
-crun_pid() { _tsync_pid crun "$1" crun_cmd; }
 
 # run_runsc ID BUNDLE [FLAG...]: like run_runc, with gVisor's runsc, its
 # global FLAGs (e.g. --oci-seccomp) and --network=none (no network is set up

@@ -6,6 +6,25 @@
 PROBE=$TSYNC_BUILD/tests/static/lockdown_probe
 RECORDS=/run/oci-seccomp-tsync/lockdown
 
+# lockdown_setup: hooklib's set-up ($T), an id for the test's container, no record of its yet;
+# tearDown removes the test's containers, then only the records of the test's containers.
+lockdown_setup() {
+        tsync_test_begin || exit 1
+        T=$TSYNC_TMP
+        ID=$(tsync_unique_id lockdown)
+        MY_RECORDS=()
+}
+
+setUp() {
+        lockdown_setup
+}
+
+tearDown() {
+        tsync_test_end
+        [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
+        rmdir "$RECORDS" 2>/dev/null || true # once empty: never anyone else's record
+}
+
 # record_of PID: REC, the lockdown record of the container whose PID 1 is PID (its pid and start
 # time), remembered in MY_RECORDS for tearDown (not in a subshell: MY_RECORDS is the suite's).
 record_of() {
@@ -89,4 +108,11 @@ start_runsc() {
                 _tsync_stop runsc "$1"
                 return 1
         }
+}
+
+# assert_untouched WHAT CHANGED: after a refused lockdown, no task of $pid's container shows
+# CHANGED, an awk condition on all_tasks' "pid tid filters tracer" lines (WHAT: the failure).
+assert_untouched() {
+        all_tasks "$pid" >"$T/after"
+        assertEquals "$1" "" "$(awk "$2" "$T/after")"
 }

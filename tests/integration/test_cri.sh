@@ -44,12 +44,8 @@ exec "$RUNTIME" --runtime-config="$SUITE_DIR/runtime.conf" --profile-dir="$TSYNC
 EOF
         chmod 0755 "$SUITE_DIR/runtime"
         mkdir -p "$SUITE_DIR/cni/bin" "$SUITE_DIR/cni/conf"
-        cat >"$SUITE_DIR/config.toml" <<EOF
-version = 2
-root = "$SUITE_DIR/root"
-state = "$SUITE_DIR/state"
-[grpc]
-  address = "$SUITE_DIR/c.sock"
+        containerd_config "$SUITE_DIR"
+        cat >>"$SUITE_DIR/config.toml" <<EOF
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$PAUSE_IMAGE"
   # The pause's oom_score_adj -998 is below what this host lets root set: no lower than ours.

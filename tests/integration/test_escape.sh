@@ -17,17 +17,9 @@ DENIED=errno:122
 # A process killed by a filter's KILL_THREAD/KILL_PROCESS (the bad-architecture action).
 SIGSYS=signal:31
 
+# setUp and tearDown: hooklib.sh's (a temp dir $T, the test's containers removed after it).
 oneTimeSetUp() {
         tsync_need_built "$INIT" "$OCI" "$ESCAPE" "$SIGPOINT" "$GETFILTER"
-}
-
-setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-}
-
-tearDown() {
-        tsync_test_end
 }
 
 # bundle DIR ARG...: a runc bundle running ARGS with escape_probe in its rootfs (lib.sh's

@@ -14,17 +14,9 @@ PROBE_BIN=$TSYNC_BUILD/tests/static/exec_probe
 EPERM=errno:1
 EACCES=errno:13
 
+# setUp and tearDown: hooklib.sh's (a temp dir $T, the test's containers removed after it).
 oneTimeSetUp() {
         tsync_need_built "$INIT" "$OCI" "$PROBE_BIN" "$TSYNC_TOOLS/init_harness"
-}
-
-setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-}
-
-tearDown() {
-        tsync_test_end
 }
 
 # bundle DIR ARG...: a bundle running ARGS with exec_probe in its rootfs (lib.sh's tsync_probe_bundle).

@@ -17,6 +17,7 @@ STATUS_RE='^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):'
 LAYER=$TSYNC_TOP/configs/profiles/deny-ptrace.json
 RUNNING=io.oci-seccomp-tsync.running
 
+# setUp and tearDown: hooklib.sh's (a temp dir $T, the test's containers removed after it).
 oneTimeSetUp() {
         tsync_need_built "$OCI" "$INIT"
         hook_suite_setup
@@ -35,15 +36,6 @@ oneTimeSetUp() {
 oneTimeTearDown() {
         podman ps -aq --filter label=tsync-test=$$ | xargs -r podman rm -f -t 0 >/dev/null 2>&1
         hook_suite_teardown
-}
-
-setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-}
-
-tearDown() {
-        tsync_test_end
 }
 
 # bundle_pair UID NNP: $T/plain from Podman's config with process.user UID and noNewPrivileges NNP,

@@ -1023,9 +1023,12 @@ runc_bundle() {
         fi
 }
 
-# assert_runc_refused ID CAUSE: runc run failed, our hook's one line (quoted by runc) names ID and CAUSE.
-assert_runc_refused() {
+# runc_run_refused ID CAUSE: runc run of $W/b as ID fails, and our hook's one line (quoted by runc)
+# names ID and CAUSE; the workload never ran and nothing of ours is left.
+runc_run_refused() {
         local id=$1 cause=$2 err
+        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
+        rc=$?
         err=$(cat "$W/err")
         assertNotEquals "runc run: $err" 0 "$rc"
         assertFalse "the workload ran" "[ -e $W/b/rootfs/tmp/marker ]"
@@ -1043,9 +1046,7 @@ runc_prestart_row() {
         id=$(tsync_unique_id "$name")
         runc_bundle prestart
         make_profile "$W/layer.json" "${PROF_GEN[$name]}"
-        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
-        rc=$?
-        assert_runc_refused "$id" "${PROF_CAUSE[$name]}"
+        runc_run_refused "$id" "${PROF_CAUSE[$name]}"
 }
 
 testRuncCreateRuntimeWithAFullStateDir() {
@@ -1053,9 +1054,7 @@ testRuncCreateRuntimeWithAFullStateDir() {
         id=$(tsync_unique_id full)
         runc_bundle
         full_tmpfs "$W/b/oci-seccomp-tsync" mode=0755
-        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
-        rc=$?
-        assert_runc_refused "$id" "No space left on device"
+        runc_run_refused "$id" "No space left on device"
 }
 
 testRuncPrestartWithAFullCache() {
@@ -1065,10 +1064,25 @@ testRuncPrestartWithAFullCache() {
         full_tmpfs "$W/full" mode=0700 # a cache directory must be ours alone
         tsync_json_edit "$W/b/config.json" '.hooks.prestart[0].args |= map(if . == $c then $f else . end)' \
                 --arg c "$W/cache" --arg f "$W/full"
-        run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
-        rc=$?
-        assert_runc_refused "$id" "No space left on device"
+        runc_run_refused "$id" "No space left on device"
         assertEquals "left in the cache" "filler" "$(ls -A "$W/full")"
+}
+
+# runc_create ID: runc create of $W/b as ID (removed at the test's end if the test does not).
+runc_create() {
+        _tsync_register runc "$1"
+        runc create --bundle "$W/b" "$1" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+}
+
+# runc_start_until_stopped ID: runc start, then until the container stopped (10 s at most); its
+# last status in $status.
+runc_start_until_stopped() {
+        runc start "$1" 2>>"$W/err" || fail "runc start: $(cat "$W/err")"
+        for _ in $(seq 200); do
+                status=$(runc state "$1" 2>/dev/null | jq -r .status)
+                [ "$status" = stopped ] && break
+                sleep 0.05
+        done
 }
 
 # swap_row NAME CAUSE CHANGE: runc create (the hook delivers 00.bpf), CHANGE the file, runc start:
@@ -1077,17 +1091,11 @@ swap_row() {
         local name=$1 cause=$2 change=$3 id f status
         id=$(tsync_unique_id "$name")
         runc_bundle
-        _tsync_register runc "$id"
-        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        runc_create "$id"
         f="$W/b/oci-seccomp-tsync/00.bpf"
         [ -f "$f" ] || fail "the hook delivered no filter"
         eval "$change"
-        runc start "$id" 2>>"$W/err" || fail "runc start: $(cat "$W/err")"
-        for _ in $(seq 200); do
-                status=$(runc state "$id" 2>/dev/null | jq -r .status)
-                [ "$status" = stopped ] && break
-                sleep 0.05
-        done
+        runc_start_until_stopped "$id"
         assertEquals "the container stopped" stopped "$status"
         assertFalse "the workload ran" "[ -e $W/b/rootfs/tmp/marker ]"
         assertEquals "lines of the init in: $(cat "$W/err")" 1 "$(grep -c '^seccomp-tsync-init: ' "$W/err")"
@@ -1116,16 +1124,10 @@ testRuncFilterDirectorySwappedAfterTheHookKeepsTheDeliveredFilters() {
         cp "$GOOD" "$W/layer.json"
         ROOTFS_TOO=1 bundle "$W/b" sh -c 'mkdir /tmp/d 2>/tmp/err; touch /tmp/marker'
         "$OCI" inject --compile-at-start --cache-dir "$W/cache" --profile "$W/layer.json" "$W/b" || fail inject
-        _tsync_register runc "$id"
-        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        runc_create "$id"
         mv "$W/b/oci-seccomp-tsync" "$W/b/old" && mkdir "$W/b/oci-seccomp-tsync" &&
                 cp "$SUITE/allow.bpf" "$W/b/oci-seccomp-tsync/00.bpf"
-        runc start "$id" 2>>"$W/err" || fail "runc start: $(cat "$W/err")"
-        for _ in $(seq 200); do
-                status=$(runc state "$id" 2>/dev/null | jq -r .status)
-                [ "$status" = stopped ] && break
-                sleep 0.05
-        done
+        runc_start_until_stopped "$id"
         assertTrue "the workload did not run: $(cat "$W/err")" "[ -e $W/b/rootfs/tmp/marker ]"
         assertFalse "mkdir was not denied by the delivered layer" "[ -d $W/b/rootfs/tmp/d ]"
         grep -q "Disk quota exceeded" "$W/b/rootfs/tmp/err" || fail "mkdir: $(cat "$W/b/rootfs/tmp/err")"
@@ -1137,8 +1139,7 @@ testRuncDeleteWithAnUnreadableConfigReportsItAndStillDeletes() {
         local id
         id=$(tsync_unique_id garbled)
         runc_bundle
-        _tsync_register runc "$id"
-        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        runc_create "$id"
         echo garbage >"$W/b/config.json"
         runc delete "$id" >"$W/out" 2>"$W/err"
         assertEquals "runc delete: $(cat "$W/err")" 0 $?
@@ -1153,8 +1154,7 @@ testRuncDeleteWorksWhenTheBundleIsGoneBeforePoststop() {
         local id
         id=$(tsync_unique_id gone)
         runc_bundle
-        _tsync_register runc "$id"
-        runc create --bundle "$W/b" "$id" </dev/null >"$W/out" 2>"$W/err" || fail "runc create: $(cat "$W/err")"
+        runc_create "$id"
         mv "$W/b/config.json" "$W/b/config.json.moved"
         runc delete --force "$id" >"$W/out" 2>"$W/err"
         assertEquals "runc delete: $(cat "$W/err")" 0 $?
@@ -1172,14 +1172,18 @@ testRuncDeleteWorksWhenTheBundleIsGoneBeforePoststop() {
 # the command word) and RT_RUN (run's own options). `oci-seccomp-tsync-runtime RT_ARGS run RT_RUN
 # -b $W/b ID` must refuse with one line naming CAUSE, leave config.json byte for byte, and leave
 # no container and no workload.
+# cause_row TABLE NAME CAUSE SETUP: a row of the RT and RX tables: NAME appended to TABLE_NAMES,
+# CAUSE and SETUP kept in TABLE_CAUSE[NAME] and TABLE_SETUP[NAME].
+cause_row() {
+        local -n names=$1_NAMES causes=$1_CAUSE setups=$1_SETUP
+        names+=("$2")
+        causes[$2]=$3
+        setups[$2]=$4
+}
 RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
 RT_NAMES=()
 declare -A RT_CAUSE RT_SETUP
-RT() {
-        RT_NAMES+=("$1")
-        RT_CAUSE[$1]=$2
-        RT_SETUP[$1]=$3
-}
+RT() { cause_row RT "$@"; }
 annotate() { # annotate KEY VALUE: an annotation in $W/b/config.json
         tsync_json_edit "$W/b/config.json" '.annotations[$k] = $v' --arg k "$1" --arg v "$2"
 }
@@ -1258,11 +1262,7 @@ runtime_row() {
 # nothing runs in the container.
 RX_NAMES=()
 declare -A RX_CAUSE RX_SETUP
-RX() {
-        RX_NAMES+=("$1")
-        RX_CAUSE[$1]=$2
-        RX_SETUP[$1]=$3
-}
+RX() { cause_row RX "$@"; }
 RX WithoutProcess "exec without --process: the container runs under our layers" 'EX_ARGS=(); EX_CMD=(/bin/touch /tmp/marker)'
 RX CapBesideProcess "exec --process with '--cap'" 'EX_ARGS+=(--cap CAP_SYS_ADMIN)'
 RX EnvBesideProcess "exec --process with '-e'" 'EX_ARGS=(-e A=1 "${EX_ARGS[@]}")'
@@ -1576,10 +1576,7 @@ testLockdownThenAnExecThroughTheWrapperIntoAContainerNotOurs() {
 }
 
 suite() {
-        local t
-        for t in $(declare -F | awk '$3 ~ /^test/ { print $3 }'); do
-                suite_addTest "$t"
-        done
+        tsync_add_declared_tests
 }
 
 . shunit2

@@ -45,32 +45,16 @@ exec "$RUNTIME" --runtime-config="$SUITE_DIR/runtime.conf" --profile-dir="$SUITE
 EOF
         chmod 0755 "$SUITE_DIR/runtime"
         HOOKS="$SUITE_DIR/hooks.d"
-        podman_hooks_dir "$HOOKS" "$SUITE_DIR/profiles" "" "$SUITE_DIR/cache" || return 1
-        for f in "$HOOKS"/*.json; do
-                jq --arg r "$SUITE_DIR/recroot" '.hook.args += ["--record-root", $r]' "$f" >"$f.new" && mv "$f.new" "$f"
-        done
+        podman_hooks_dir "$HOOKS" "$SUITE_DIR/profiles" "" "$SUITE_DIR/cache" "$SUITE_DIR/recroot" || return 1
         ROOTFS="$SUITE_DIR/rootfs"
         make_rootfs "$ROOTFS" >/dev/null || return 1
-        cat >"$SUITE_DIR/config.toml" <<EOF
-version = 2
-root = "$SUITE_DIR/root"
-state = "$SUITE_DIR/state"
-disabled_plugins = ["io.containerd.grpc.v1.cri"]
-[grpc]
-  address = "$SUITE_DIR/c.sock"
-EOF
+        containerd_config "$SUITE_DIR" 'disabled_plugins = ["io.containerd.grpc.v1.cri"]'
         containerd_start "$SUITE_DIR"
 }
 
 oneTimeTearDown() {
-        local id
-        for id in $(ctr_cmd task ls -q 2>/dev/null | grep "^tsync-fe-$$-"); do
-                ctr_cmd task kill -s KILL "$id" >/dev/null 2>&1
-                ctr_cmd task rm -f "$id" >/dev/null 2>&1
-        done
-        for id in $(ctr_cmd containers ls -q 2>/dev/null | grep "^tsync-fe-$$-"); do
-                ctr_cmd containers rm "$id" >/dev/null 2>&1
-        done
+        # shellcheck disable=SC2046 # one word an id
+        ctr_remove $(ctr_cmd containers ls -q 2>/dev/null | grep "^tsync-fe-$$-")
         engine_stop_all
         podman ps -aq --filter label=tsync-test=$$ | xargs -r podman rm -f >/dev/null 2>&1
         rm -rf "$SUITE_DIR"
@@ -82,9 +66,7 @@ setUp() {
 }
 
 tearDown() {
-        ctr_cmd task kill -s KILL "$ID" >/dev/null 2>&1
-        ctr_cmd task rm -f "$ID" >/dev/null 2>&1
-        ctr_cmd containers rm "$ID" >/dev/null 2>&1
+        ctr_remove "$ID"
         tsync_test_end
 }
 

@@ -6,8 +6,4 @@ RT=crun
 . "$HERE/hooklib.sh"
 . "$HERE/hook_cases.sh"
 
-suite() {
-        hook_cases_suite
-}
-
 . shunit2

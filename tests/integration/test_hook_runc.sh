@@ -21,8 +21,4 @@ testHookFailsClosedOnGarbageStateAndAMissingBundle() {
         assertEquals "poststop with the state already gone" 0 $?
 }
 
-suite() {
-        hook_cases_suite
-}
-
 . shunit2

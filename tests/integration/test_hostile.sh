@@ -132,16 +132,14 @@ what() {
 }
 
 # hostile_bundle DIR ARG...: a bundle running hostile_probe ARGS as $USR from a writable rootfs,
-# with no ambient capabilities (runc spec asks for some the kernel will not raise), hostname $ID
+# with no ambient capabilities (lib.sh's tsync_probe_bundle), hostname $ID
 # (the probe names what it makes hostile-HOSTNAME-*).
 hostile_bundle() {
         local dir=$1
         shift
-        rm -rf "$dir"
-        make_rootfs "$dir/rootfs" "$HOSTILE" || return 1
-        make_bundle "$dir" /bin/hostile_probe "$@" || return 1
-        tsync_json_edit "$dir/config.json" '.process.capabilities.ambient = [] | .process.user = {uid: $u, gid: $u}
-                | .hostname = $id' --argjson u "$USR" --arg id "$ID"
+        tsync_probe_bundle "$dir" "$HOSTILE" /bin/hostile_probe "$@" || return 1
+        tsync_json_edit "$dir/config.json" '.process.user = {uid: $u, gid: $u} | .hostname = $id' \
+                --argjson u "$USR" --arg id "$ID"
 }
 
 # wait_line FILE REGEX: until a line of FILE matches (a guard of 2 minutes, not a measure).

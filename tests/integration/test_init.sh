@@ -102,6 +102,20 @@ field() {
         tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
 }
 
+# assert_probe_threads N FIELD=VALUE...: the run succeeded, and the probe printed N thread lines,
+# each with every FIELD=VALUE.
+assert_probe_threads() {
+        local n=$1 line kv
+        shift
+        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
+        assertEquals "$(cat "$T/out")" "$n" "$(probe_lines | wc -l)"
+        while read -r line; do
+                for kv in "$@"; do
+                        assertEquals "$line" "${kv#*=}" "$(field "${kv%%=*}" "$line")"
+                done
+        done < <(probe_lines)
+}
+
 # caps NAME,NAME...: sorted lower-case capability names; capsh_names HEX: the same from a mask.
 caps() {
         tr ',' '\n' <<<"$1" | tr '[:upper:]' '[:lower:]' | sed '/^$/d' | sort -u | paste -sd, -
@@ -251,19 +265,13 @@ testWithoutAFilterTheProbeSeesNone() {
 }
 
 testFiltersStackOnAFilterTheRuntimeAlreadyLoaded() {
-        local line
         profile deny-getcwd '{"defaultAction": "SCMP_ACT_ALLOW",
                               "syscalls": [{"names": ["getcwd"], "action": "SCMP_ACT_ERRNO", "errnoRet": 72}]}'
         # The outer init plays the runtime (layer mode): the inner one starts with one filter
         # on each thread and adds two, each checked to be 1 + 2 = 3.
         run_init -f "$T/deny-getcwd.tsync" -- "$INIT" -f "$T/deny.tsync" -f "$T/deny.tsync" -- \
                 "$PROBE" -n 3 mkdir "$T/denied"
-        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
-        assertEquals 4 "$(probe_lines | wc -l)"
-        while read -r line; do
-                assertEquals "$line" 3 "$(field Seccomp_filters "$line")"
-                assertEquals "$line" "$DENIED" "$(field errno "$line")"
-        done < <(probe_lines)
+        assert_probe_threads 4 Seccomp_filters=3 "errno=$DENIED"
 }
 
 testAThreadStormLeavesNoThreadWithoutTheFilter() {
@@ -413,23 +421,12 @@ testBadFilterFilesAreRefusedBeforeAnythingRuns() {
 # different errnos, and the kernel answers with the last one loaded (it runs filters newest first
 # and keeps the first of equal precedence), so the errno tells the order.
 testFilterAndFilterDataApplyInCommandLineOrder() {
-        local line
         profile deny72 '{"defaultAction": "SCMP_ACT_ALLOW",
                          "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 72}]}'
         run_init -f "$T/deny.tsync" --filter-data "$(base64 -w0 "$T/deny72.tsync")" -- "$PROBE" -n 2 mkdir "$T/denied"
-        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
-        assertEquals "$(cat "$T/out")" 3 "$(probe_lines | wc -l)"
-        while read -r line; do
-                assertEquals "$line" 2 "$(field Seccomp_filters "$line")"
-                assertEquals "$line" 72 "$(field errno "$line")"
-        done < <(probe_lines)
+        assert_probe_threads 3 Seccomp_filters=2 errno=72
         run_init --filter-data "$(base64 -w0 "$T/deny72.tsync")" -f "$T/deny.tsync" -- "$PROBE" -n 2 mkdir "$T/denied"
-        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
-        assertEquals "$(cat "$T/out")" 3 "$(probe_lines | wc -l)"
-        while read -r line; do
-                assertEquals "$line" 2 "$(field Seccomp_filters "$line")"
-                assertEquals "$line" "$DENIED" "$(field errno "$line")"
-        done < <(probe_lines)
+        assert_probe_threads 3 Seccomp_filters=2 "errno=$DENIED"
         assertFalse "mkdir succeeded" "[ -d '$T/denied' ]"
 }
 
@@ -521,12 +518,7 @@ testAllowNnpSetsNoNewPrivsToLoadWithoutCapSysAdmin() {
         local line
         in_pidns setpriv --bounding-set -sys_admin -- "$INIT" --allow-nnp -f "$T/deny.tsync" -- \
                 "$PROBE" -n 2 mkdir "$T/denied"
-        assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
-        assertEquals 3 "$(probe_lines | wc -l)"
-        while read -r line; do
-                assertEquals "$line" 1 "$(field NoNewPrivs "$line")"
-                assertEquals "$line" "$DENIED" "$(field errno "$line")"
-        done < <(probe_lines)
+        assert_probe_threads 3 NoNewPrivs=1 "errno=$DENIED"
 }
 
 testNoNewPrivsIsSetOnlyWhenAskedFor() {

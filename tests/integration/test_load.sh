@@ -25,11 +25,7 @@ oneTimeSetUp() {
         tsync_need_built "$INIT" "$OCI" "$STORM"
 }
 
-setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-}
-
+# setUp: hooklib.sh's (a temp dir $T).
 tearDown() {
         local id
         # Containers started in the background subshells are not in lib.sh's list.

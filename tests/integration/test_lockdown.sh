@@ -17,19 +17,7 @@ oneTimeSetUp() {
         tsync_need_built "$OCI" "$PROBE"
 }
 
-setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-        ID=$(tsync_unique_id lockdown)
-        MY_RECORDS=()
-}
-
-tearDown() {
-        tsync_test_end
-        # Only the records of this test's containers.
-        [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
-        rmdir "$RECORDS" 2>/dev/null || true # once empty: never anyone else's record
-}
+# setUp and tearDown: lockdownlib.sh's.
 
 # lockdown ARGS: the command, on $pid's container (its record removed at tearDown).
 lockdown() {
@@ -111,8 +99,7 @@ testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         assertEquals 1 "$rc"
         assertContains "$(cat "$T/err")" "neither NO_NEW_PRIVS nor CAP_SYS_ADMIN"
         assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_probe)"
-        all_tasks "$pid" >"$T/after"
-        assertEquals "a refused run touched tasks" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
+        assert_untouched "a refused run touched tasks" '$3 != 0 || $4 != 0'
         lockdown --no-cache --pid "$pid" --set-no-new-privs --profile "$PROFILES/deny-mkdir.json"
         assertEquals "$(cat "$T/err")" 0 "$rc"
         assertEquals "1" "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$pid/status")"
@@ -271,8 +258,7 @@ ASM
         lockdown --no-cache "$ID" --profile "$PROFILES/deny-mkdir.json"
         assertEquals 1 "$rc"
         assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_i386): not an x86_64 process"
-        all_tasks "$pid" >"$T/after"
-        assertEquals "a refused run touched tasks" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
+        assert_untouched "a refused run touched tasks" '$3 != 0 || $4 != 0'
         stop_runc "$ID"
 }
 
@@ -291,8 +277,7 @@ testATracedTaskIsRefusedBeforeAnythingIsTouched() {
         wait "$tracer" 2>/dev/null || :
         assertEquals 1 "$rc"
         assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_probe): traced by pid $tracer"
-        all_tasks "$pid" >"$T/after"
-        assertEquals "a refused run added filters" "" "$(awk '$3 != 0' "$T/after")"
+        assert_untouched "a refused run added filters" '$3 != 0'
         stop_runc "$ID"
 }
 
@@ -338,8 +323,7 @@ testACrunContainerWithoutACgroupOfItsOwnIsRefused() {
         assertEquals 1 "$rc"
         assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
         assertContains "$(cat "$T/err")" "it cannot be frozen alone"
-        all_tasks "$pid" >"$T/after"
-        assertEquals "a refused run added filters" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
+        assert_untouched "a refused run added filters" '$3 != 0 || $4 != 0'
         stop_crun "$ID"
 }
 

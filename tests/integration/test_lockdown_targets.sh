@@ -29,19 +29,9 @@ oneTimeTearDown() {
 }
 
 setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-        ID=$(tsync_unique_id lockdown)
-        MY_RECORDS=()
+        lockdown_setup
         LOG=$TSYNC_TMP/$ID.log
         LOG_CMD=()
-}
-
-tearDown() {
-        tsync_test_end
-        # Only the records of this test's containers.
-        [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
-        rmdir "$RECORDS" 2>/dev/null || true # once empty: never anyone else's record
 }
 
 lockdown() {
@@ -158,18 +148,25 @@ crun_own_stop() {
         [ ! -d "/sys/fs/cgroup/unified/$1" ] || find "/sys/fs/cgroup/unified/$1" -depth -type d -exec rmdir {} + 2>/dev/null
 }
 
-testACrunContainerWithACgroupOfItsOwnIsLockedDownById() {
+# crun_own_container: $ID, a crun container of `bundle true` with a cgroup of its own (skipped
+# without crun or cgroup2's hierarchy), its pid in $pid and its record's path in $REC; non-zero
+# when the test cannot go on.
+crun_own_container() {
         if ! command -v crun >/dev/null || [ ! -d /sys/fs/cgroup/unified ]; then
                 startSkipping
-                return
+                return 1
         fi
         bundle true || fail "bundle"
         crun_own_start "$ID" "$T/b" || {
                 crun_own_stop "$ID"
-                return
+                return 1
         }
         pid=$(crun_pid "$ID")
         record_of "$pid"
+}
+
+testACrunContainerWithACgroupOfItsOwnIsLockedDownById() {
+        crun_own_container || return
         rec=$REC
         lockdown --profile-dir "$PROFILES" --layers deny-mkdir --cache-dir "$T/cache" --runtime crun "$ID"
         assertEquals "$(cat "$T/err")" 0 "$rc"
@@ -182,17 +179,7 @@ testACrunContainerWithACgroupOfItsOwnIsLockedDownById() {
 }
 
 testACgroupHoldingAHostProcessBelowTheContainerIsNeverFrozen() {
-        if ! command -v crun >/dev/null || [ ! -d /sys/fs/cgroup/unified ]; then
-                startSkipping
-                return
-        fi
-        bundle true || fail "bundle"
-        crun_own_start "$ID" "$T/b" || {
-                crun_own_stop "$ID"
-                return
-        }
-        pid=$(crun_pid "$ID")
-        record_of "$pid"
+        crun_own_container || return
         # A process of the host in a cgroup below the container's: a freeze would reach it.
         mkdir "/sys/fs/cgroup/unified/$ID/host"
         sleep 300 &
@@ -204,8 +191,7 @@ testACgroupHoldingAHostProcessBelowTheContainerIsNeverFrozen() {
         assertContains "$(cat "$T/err")" "it cannot be frozen alone"
         assertContains "$(cat "$T/err")" "$ID/host holds pid $host, which is not in the container"
         assertContains "nothing frozen" "$(grep '^frozen' "/sys/fs/cgroup/unified/$ID/cgroup.events")" "frozen 0"
-        all_tasks "$pid" >"$T/after"
-        assertEquals "a refused run touched tasks" "" "$(awk '$3 != 0 || $4 != 0' "$T/after")"
+        assert_untouched "a refused run touched tasks" '$3 != 0 || $4 != 0'
         kill "$host"
         wait "$host" 2>/dev/null
         crun_own_stop "$ID"
@@ -299,17 +285,8 @@ testADockerContainerIsLockedDownByNameAndItsExecsCarryTheLayer() {
                 startSkipping
                 return
         fi
-        local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" dir="$T/docker" image=tsync-lockdown-test:1
-        mkdir -p "$dir" && : >"$dir/runtime.conf"
-        jq -n --arg r "$runtime" --arg c "$dir/runtime.conf" --arg p "$PROFILES" --arg d "$dir/cache" \
-                '{runtimes: {"tsync-getcwd": {path: $r, runtimeArgs: ["--runtime-config=" + $c,
-                  "--profile-dir=" + $p, "--cache-dir=" + $d, "--layers=deny-getcwd"]}}}' >"$dir/daemon.json"
-        make_rootfs "$dir/rootfs" "$PROBE" >/dev/null || fail "rootfs"
-        docker_start "$dir" || {
-                fail "dockerd did not start"
-                return
-        }
-        engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
+        local image=tsync-lockdown-test:1
+        docker_with_layer "$T/docker" tsync-getcwd deny-getcwd "$image" "$PROBE" || return
         docker_cmd run -d --network none --name "$ID" --runtime tsync-getcwd --security-opt no-new-privileges \
                 "$image" /bin/lockdown_probe >"$T/docker.out" 2>&1 || fail "docker run: $(cat "$T/docker.out")"
         pid=$(docker_cmd inspect --format '{{.State.Pid}}' "$ID")

@@ -45,9 +45,7 @@ start_agent() {
         "$AGENT" "$TSYNC_TMP/agent.sock" "$TSYNC_TMP/agent.log" "$TSYNC_TMP/agent.calls" \
                 >"$TSYNC_TMP/agent.out" 2>"$TSYNC_TMP/agent.err" &
         AGENT_PID=$!
-        tsync_wait_ready "$TSYNC_TMP/agent.out" && return 0
-        fail "the agent did not start: $(cat "$TSYNC_TMP/agent.err")"
-        return 1
+        assert_started agent "$TSYNC_TMP/agent"
 }
 
 # notify_bundle DIR SOCKET ARG...: a bundle (noNewPrivileges true) running ARGS under a profile
@@ -87,11 +85,7 @@ run_rt() {
                 fail "inject ($WRAP): $(cat "$TSYNC_TMP/err")"
                 return
         fi
-        case "$1" in
-        runc) run_runc "$2" "$3" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err" ;;
-        crun) run_crun "$2" "$3" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err" ;;
-        esac
-        rc=$?
+        run_runtime "$1" "$2" "$3" "$TSYNC_TMP/out" "$TSYNC_TMP/err"
 }
 
 # answers_in_every_thread RUNTIME: a 4-thread workload's getppid is the agent's in every thread,
@@ -179,9 +173,7 @@ start_relay() {
         python3 "$RELAY" "$TSYNC_TMP/relay.sock" "$TSYNC_TMP/agent.sock" "$STATE" "$1" \
                 >"$TSYNC_TMP/relay.out" 2>"$TSYNC_TMP/relay.err" &
         RELAY_PID=$!
-        tsync_wait_ready "$TSYNC_TMP/relay.out" && return 0
-        fail "the relay did not start: $(cat "$TSYNC_TMP/relay.err")"
-        return 1
+        assert_started relay "$TSYNC_TMP/relay"
 }
 
 # run_init ARG...: the init as PID 1 of a new pid namespace; status in rc.
@@ -266,8 +258,7 @@ testOurInitLetsTheAgentAnswerItsOwnCallsAfterTheHandOver() {
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$TSYNC_TMP/g.bpf" 0x06,0,0,0x7fff0000 || fail "filter_file.py"
         run_init -f "$TSYNC_TMP/f.bpf" -f "$TSYNC_TMP/g.bpf" --relay "$TSYNC_TMP/relay.sock" -- "$PROBE" -n 4 getppid
         assertEquals "init: $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
-                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assert_agents_getppid
         local call
         for call in seccomp recvmsg close read execve; do
                 grep -q " call=$call$" "$TSYNC_TMP/agent.calls" ||
@@ -521,8 +512,7 @@ testAnAgentWithASocketOfRootsAloneServesAWorkloadOfAnotherUser() {
         id=$(tsync_unique_id "user-runc")
         AT_START= WRAP=layer run_rt runc "$id" "$TSYNC_TMP/b"
         assertEquals "runc run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
-                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assert_agents_getppid
         assertEquals "the workload (uid 1000) found the relay's tmpfs empty" ".
 ..
 1000" "$(grep -v '^tid=' "$TSYNC_TMP/out")"
@@ -550,10 +540,8 @@ testAnAgentDirectoryOthersCanWriteToInTheImageIsRefused() {
 testAnAgentDirectoryInTheImageThatOnlyItsOwnerWritesToIsFine() {
         image_dir 0755
         assertEquals "runc run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "the workload found the agent's tmpfs empty" ".
-.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
-        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
-                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assert_agent_tmpfs_empty
+        assert_agents_getppid
 }
 
 # Podman (rootful): the precreate hook rewrites the config for a layer named by annotation, and the
@@ -575,10 +563,8 @@ podman_notify() {
                 </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
         rc=$?
         assertEquals "podman run ($rt): $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
-                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
-        assertEquals "the workload found the agent's tmpfs empty" ".
-.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        assert_agents_getppid
+        assert_agent_tmpfs_empty
         state=$(sed -n 1p "$TSYNC_TMP/agent.log")
         assertEquals "metadata: $state" podman "$(jq -r .metadata <<<"$state")"
         [[ "$(jq -r .state.id <<<"$state")" =~ ^[0-9a-f]{64}$ ]] || fail "state.id is no Podman id: $state"
@@ -609,10 +595,8 @@ testTheRuntimeWrapperRunsANotifyLayerUnderRunc() {
         _tsync_remove_container runc "$id"
         _tsync_unregister runc "$id"
         assertEquals "wrapper run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
-                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
-        assertEquals "the workload found the agent's tmpfs empty" ".
-.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        assert_agents_getppid
+        assert_agent_tmpfs_empty
         assertEquals "state.id" "$id" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
 }
 
@@ -632,8 +616,7 @@ important_syscalls() {
         id=$(tsync_unique_id "important-$rt")
         run_rt "$rt" "$id" "$TSYNC_TMP/b"
         assertEquals "$rt run (${WRAP:-plain}, noNewPrivileges $nnp): $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
-                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assert_agents_getppid
         pid=$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .pid)
         grep -qx "pid=$pid call=read" "$TSYNC_TMP/agent.calls" ||
                 fail "the agent answered no read of the container's process $pid: $(sort -u "$TSYNC_TMP/agent.calls" | head -20)"
@@ -685,8 +668,7 @@ killable_recv_answers() {
         id=$(tsync_unique_id "killable-$WRAP")
         run_rt runc "$id" "$TSYNC_TMP/b"
         assertEquals "runc run ($WRAP): $(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
-                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
+        assert_agents_getppid
         assertEquals "the agent got one listener" "fds=1" "$(sed -n 2p "$TSYNC_TMP/agent.log")"
 }
 testLayerWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers() { WRAP=layer killable_recv_answers; }

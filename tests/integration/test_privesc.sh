@@ -39,17 +39,9 @@ for t in /proc/1/task/*; do
 done
 echo "workload $(grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status | tr -d "\t" | tr ":\n" "= ")"'
 
+# setUp and tearDown: hooklib.sh's (a temp dir $T, the test's containers removed after it).
 oneTimeSetUp() {
         tsync_need_built "$OCI" "$INIT" "$PRIVESC"
-}
-
-setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-}
-
-tearDown() {
-        tsync_test_end
 }
 
 # config DIR UID NNP [ptrace]: a runc-spec bundle in DIR running $SCRIPT as UID with

@@ -76,11 +76,7 @@ bundle_with() {
 run_in() {
         local id
         id=$(tsync_unique_id rec)
-        case "$1" in
-        runc) run_runc "$id" "$2" >"$T/out" 2>"$T/err" ;;
-        crun) run_crun "$id" "$2" >"$T/out" 2>"$T/err" ;;
-        esac
-        rc=$?
+        run_runtime "$1" "$id" "$2" "$T/out" "$T/err"
 }
 
 # assert_ran_the_workload WHAT: the run printed / and the hostname, and exited 0.

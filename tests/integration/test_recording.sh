@@ -16,17 +16,9 @@ PROBE_BIN=$TSYNC_BUILD/tests/static/record_probe
 BUSYBOX_SCRIPT='ls /; cat /etc/hostname; sleep 0.1'
 HOSTNAME_LINE=recorded-host
 
+# setUp and tearDown: hooklib.sh's (a temp dir $T, the test's containers removed after it).
 oneTimeSetUp() {
         tsync_need_built "$OCI" "$INIT" "$PROBE_BIN"
-}
-
-setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-}
-
-tearDown() {
-        tsync_test_end
 }
 
 # bundle DIR ARG...: a bundle running ARGS with record_probe, unshare and hostname in its rootfs
@@ -181,6 +173,18 @@ testInputContainersCommonProfileKeepsItsBlocks() {
         assertContains "ls runs under it ($(cat "$T/$ID-rep.err"))" "$(cat "$T/$ID-rep.out")" "ls=0"
 }
 
+# inject_refused WHAT INJECT-OPTION...: inject of $T/rec with these options refuses with one line
+# (in $T/err) and leaves its config.json as $T/before.json.
+inject_refused() {
+        local what=$1
+        shift
+        "$OCI" inject --cache-dir "$T/cache" "$@" "$T/rec" 2>"$T/err"
+        rc=$?
+        assertEquals "$what: refused ($(cat "$T/err"))" 1 "$rc"
+        assertEquals "one line" 1 "$(wc -l <"$T/err")"
+        assertTrue "$what: config.json untouched" "cmp -s $T/before.json $T/rec/config.json"
+}
+
 testBadInputRefusesTheStartBeforeTheWorkloadRuns() {
         bundle "$T/rec" /bin/touch /tmp/marker || fail "bundle"
         cp "$T/rec/config.json" "$T/before.json"
@@ -188,13 +192,9 @@ testBadInputRefusesTheStartBeforeTheWorkloadRuns() {
                 >"$T/bad.json"
         echo '{"defaultAction": ' >"$T/broken.json"
         for in in "$T/bad.json" "$T/broken.json" "$T/none.json"; do
-                "$OCI" inject --cache-dir "$T/cache" --record "$T/p.json" --record-input "$in" "$T/rec" 2>"$T/err"
-                rc=$?
-                assertEquals "$in: refused ($(cat "$T/err"))" 1 "$rc"
+                inject_refused "$in" --record "$T/p.json" --record-input "$in"
                 assertContains "$(cat "$T/err")" "if"
                 assertContains "$(cat "$T/err")" "$in"
-                assertEquals "one line" 1 "$(wc -l <"$T/err")"
-                assertTrue "$in: config.json untouched" "cmp -s $T/before.json $T/rec/config.json"
         done
         assertFalse "no recording directory" "[ -e $T/rec/oci-seccomp-tsync-record ]"
         assertFalse "no profile" "[ -e $T/p.json ]"
@@ -252,12 +252,8 @@ testBadOutputPathRefusesTheStartBeforeTheWorkloadRuns() {
         cp "$T/rec/config.json" "$T/before.json"
         for out in "$T/rec/rootfs/p.json" "$T/link/p.json" "$T/none/p.json"; do
                 mkdir -p "$T/real" && ln -sfn real "$T/link"
-                "$OCI" inject --cache-dir "$T/cache" --record "$out" "$T/rec" 2>"$T/err"
-                rc=$?
-                assertEquals "$out: refused ($(cat "$T/err"))" 1 "$rc"
+                inject_refused "$out" --record "$out"
                 assertContains "$(cat "$T/err")" "of: '$out'"
-                assertEquals "one line" 1 "$(wc -l <"$T/err")"
-                assertTrue "$out: config.json untouched" "cmp -s $T/before.json $T/rec/config.json"
         done
         assertFalse "no recording directory" "[ -e $T/rec/oci-seccomp-tsync-record ]"
         assertFalse "the workload never ran" "[ -e $T/rec/rootfs/tmp/marker ]"
@@ -295,21 +291,34 @@ testCheckDescribesARecordingAConfigAsksFor() {
         grep -q "^$T/rec/config.json: error: .*of: 'p.json' is not an absolute path" "$T/check" || fail "$(cat "$T/check")"
 }
 
+# poststop_alone CALLS ERRNO FILE...: a bundle $T/b injected with a layer, its recording's
+# directory (0700) holding the record file CALLS (printf's escapes) and FILEs the workload left
+# (sub/ is there), its plan asking for an OCI profile at $T/p.json denying with ERRNO; then the
+# poststop hook alone, as the runtime calls it after the container: $rc, stderr in $T/err.
+poststop_alone() {
+        local dir="$T/b/oci-seccomp-tsync-record" f
+        bundle "$T/b" /bin/true || fail "bundle"
+        inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        mkdir -m 0700 "$dir" "$dir/sub" || fail "mkdir"
+        for f in "${@:3}"; do
+                touch "$dir/$f"
+        done
+        printf '%b' "$1" >"$dir/calls"
+        tsync_json_edit "$T/b/config.json" '.annotations["io.oci-seccomp-tsync.plan"] |= (fromjson
+                | .record = {output: $o, format: "oci", errno: $e, dir: $d} | tojson)' \
+                --arg o "$T/p.json" --arg e "$2" --arg d "$dir"
+        echo "{\"ociVersion\": \"1.0.2\", \"id\": \"ps-$$\", \"status\": \"stopped\", \"bundle\": \"$T/b\"}" |
+                "$OCI" hook poststop --cache-dir "$T/cache" 2>"$T/err"
+        rc=$?
+}
+
 # poststop alone, on a record file as the init leaves it (anything the container added to the
 # directory goes too): the profile is written and inject's directory emptied for the next run; a
 # call with no name is left out with a warning.
 testPoststopWritesTheProfileAndEmptiesTheRecordingDirectory() {
         local dir="$T/b/oci-seccomp-tsync-record"
-        bundle "$T/b" /bin/true || fail "bundle"
-        inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
-        mkdir -m 0700 "$dir" "$dir/sub" && touch "$dir/sub/left-by-the-workload"
-        printf 'oci-seccomp-tsync-record 1\nc000003e 59\nc000003e 0\nc000003e 999\n' >"$dir/calls"
-        tsync_json_edit "$T/b/config.json" '.annotations["io.oci-seccomp-tsync.plan"] |= (fromjson
-                | .record = {output: $o, format: "oci", errno: "ENOSYS", dir: $d} | tojson)' \
-                --arg o "$T/p.json" --arg d "$dir"
-        echo "{\"ociVersion\": \"1.0.2\", \"id\": \"ps-$$\", \"status\": \"stopped\", \"bundle\": \"$T/b\"}" |
-                "$OCI" hook poststop --cache-dir "$T/cache" 2>"$T/err"
-        rc=$?
+        poststop_alone 'oci-seccomp-tsync-record 1\nc000003e 59\nc000003e 0\nc000003e 999\n' ENOSYS \
+                sub/left-by-the-workload
         assertEquals "poststop: $(cat "$T/err")" 0 "$rc"
         # 999 has no name: left out (denied), with one warning.
         assertEquals "one warning: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
@@ -321,33 +330,50 @@ testPoststopWritesTheProfileAndEmptiesTheRecordingDirectory() {
         assertEquals "and is empty" "" "$(ls -A "$dir")"
 }
 
+# podman_record_hooks: our hooks.d files in $T/hooks.d, profiles from $T/profiles, recordings'
+# directories under $T/recroot (0700).
+podman_record_hooks() {
+        mkdir -p "$T/profiles" && mkdir -m 0700 "$T/recroot" || fail "mkdir"
+        podman_hooks_dir "$T/hooks.d" "$T/profiles" "" "$T/cache" "$T/recroot" || fail "hooks.d"
+}
+
+# podman_record VALUE SCRIPT: podman run --rm of $rootfs with those hooks, the annotation
+# io.oci-seccomp-tsync.record=VALUE, running `sh -c SCRIPT`: $rc, $T/out, $T/err.
+podman_record() {
+        podman --hooks-dir "$T/hooks.d" run --rm --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+                --annotation "io.oci-seccomp-tsync.record=$1" --rootfs "$rootfs" \
+                /bin/sh -c "$2" </dev/null >"$T/out" 2>"$T/err"
+        rc=$?
+}
+
+# wait_for_file FILE: until FILE is there and not empty (10 s at most): poststop runs as Podman
+# cleans up, after `podman run` returned. Not a timed assert: the caller's assert says if it came.
+wait_for_file() {
+        local i
+        for i in $(seq 100); do
+                [ -s "$1" ] && return 0
+                sleep 0.1
+        done
+}
+
 # Podman rootful: the annotation with our hooks.d files (precreate, poststop), the recording's
 # directory under --record-root.
 testPodmanAnnotationRecordsTheContainer() {
         command -v podman >/dev/null || fail "podman is not installed"
-        local hooks="$T/hooks.d" rootfs="$T/rootfs" i
-        mkdir -p "$T/profiles" && mkdir -m 0700 "$T/recroot"
-        podman_hooks_dir "$hooks" "$T/profiles" "" "$T/cache" || fail "hooks.d"
-        for f in "$hooks"/*.json; do
-                jq --arg r "$T/recroot" '.hook.args += ["--record-root", $r]' "$f" >"$f.new" && mv "$f.new" "$f"
-        done
+        local rootfs="$T/rootfs"
+        podman_record_hooks
         TSYNC_APPLETS="$TSYNC_APPLETS unshare" make_rootfs "$rootfs" "$PROBE_BIN" || fail "rootfs"
-        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
-                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --annotation "io.oci-seccomp-tsync.record=of:$T/pod.json" --rootfs "$rootfs" \
-                /bin/sh -c 'ls /; echo podman-ok' </dev/null >"$T/out" 2>"$T/err"
-        rc=$?
+        podman_record "of:$T/pod.json" 'ls /; echo podman-ok'
         assertEquals "podman run: $(cat "$T/err")" 0 "$rc"
         assertContains "$(cat "$T/out")" "podman-ok"
         # poststop runs as Podman cleans up; wait for it (not a timed assert: the file must come).
-        for i in $(seq 100); do [ -s "$T/pod.json" ] && break; sleep 0.1; done
+        wait_for_file "$T/pod.json"
         assertTrue "the profile is written: $(cat "$T/err")" "[ -s $T/pod.json ]"
         assertEquals "the recording's directory is removed" "" "$(ls -A "$T/recroot")"
         names "$T/pod.json" | grep -qx getdents64 || fail "ls's getdents64: $(names "$T/pod.json" | paste -sd' ')"
         # A bad of: refuses the start: the workload never runs.
-        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
-                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --annotation "io.oci-seccomp-tsync.record=of:p.json" --rootfs "$rootfs" \
-                /bin/sh -c 'echo ran' </dev/null >"$T/out" 2>"$T/err"
-        rc=$?
+        podman_record "of:p.json" 'echo ran'
         assertNotEquals "a relative of: is refused" 0 "$rc"
         assertNotContains "$(cat "$T/out")" "ran"
         # Podman shows the hook's exit status, not its line (test_failclosed.sh checks the line).
@@ -358,44 +384,28 @@ testPodmanAnnotationRecordsTheContainer() {
 # refuses at precreate, before the workload runs, and leaves nothing in the record root.
 testPodmanAnnotationTakesAnyProfileAsInput() {
         command -v podman >/dev/null || fail "podman is not installed"
-        local hooks="$T/hooks.d" rootfs="$T/rootfs" i
-        mkdir -p "$T/profiles" && mkdir -m 0700 "$T/recroot"
-        podman_hooks_dir "$hooks" "$T/profiles" "" "$T/cache" || fail "hooks.d"
-        for f in "$hooks"/*.json; do
-                jq --arg r "$T/recroot" '.hook.args += ["--record-root", $r]' "$f" >"$f.new" && mv "$f.new" "$f"
-        done
+        local rootfs="$T/rootfs"
+        podman_record_hooks
         make_rootfs "$rootfs" "$PROBE_BIN" || fail "rootfs"
-        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
-                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-                --annotation "io.oci-seccomp-tsync.record=if:$BASE_BLOCK_MKDIR;of:$T/pod.json" --rootfs "$rootfs" \
-                /bin/sh -c 'mkdir /tmp/d; echo podman-ok' </dev/null >"$T/out" 2>"$T/err"
-        rc=$?
+        podman_record "if:$BASE_BLOCK_MKDIR;of:$T/pod.json" 'mkdir /tmp/d; echo podman-ok'
         assertEquals "podman run: $(cat "$T/err")" 0 "$rc"
         assertContains "$(cat "$T/out")" "podman-ok"
         # poststop runs as Podman cleans up; wait for it (not a timed assert: the file must come).
-        for i in $(seq 100); do [ -s "$T/pod.json" ] && break; sleep 0.1; done
+        wait_for_file "$T/pod.json"
         assertTrue "the profile is written: $(cat "$T/err")" "[ -s $T/pod.json ]"
         assertEquals "mkdir stays blocked" SCMP_ACT_ERRNO "$(actions "$T/pod.json" mkdir)"
         assertEquals "mkdirat stays blocked" SCMP_ACT_ERRNO "$(actions "$T/pod.json" mkdirat)"
         assertEquals "a recorded call is added" SCMP_ACT_ALLOW "$(actions "$T/pod.json" execve)"
         # containers-common's own profile as if:.
-        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
-                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-                --annotation "io.oci-seccomp-tsync.record=if:$CONTAINERS_COMMON;of:$T/common.json" --rootfs "$rootfs" \
-                /bin/sh -c 'ls / >/dev/null; echo podman-ok' </dev/null >"$T/out" 2>"$T/err"
-        rc=$?
+        podman_record "if:$CONTAINERS_COMMON;of:$T/common.json" 'ls / >/dev/null; echo podman-ok'
         assertEquals "podman run with containers-common's: $(cat "$T/err")" 0 "$rc"
-        for i in $(seq 100); do [ -s "$T/common.json" ] && break; sleep 0.1; done
+        wait_for_file "$T/common.json"
         assertEquals "kexec_load stays blocked" SCMP_ACT_ERRNO "$(actions "$T/common.json" kexec_load)"
         assertEquals "execve allowed" SCMP_ACT_ALLOW "$(actions "$T/common.json" execve)"
         # A bad if: refuses the start: the workload never runs, nothing is left in the record root.
         echo '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_BLOCK"}]}' \
                 >"$T/bad.json"
-        podman --hooks-dir "$hooks" run --rm --runtime runc --label tsync-test=$$ \
-                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
-                --annotation "io.oci-seccomp-tsync.record=if:$T/bad.json;of:$T/bad-out.json" --rootfs "$rootfs" \
-                /bin/sh -c 'echo ran' </dev/null >"$T/out" 2>"$T/err"
-        rc=$?
+        podman_record "if:$T/bad.json;of:$T/bad-out.json" 'echo ran'
         assertNotEquals "a bad if: is refused" 0 "$rc"
         assertNotContains "$(cat "$T/out")" "ran"
         assertContains "$(cat "$T/err")" "hook precreate"
@@ -437,16 +447,7 @@ testTheContainerSeesNoHostDirectoryOfOursThatItCanWrite() { each_runtime hostile
 # directory (root's alone), and the message says where; everything else there goes.
 testPoststopFailureKeepsOnlyTheRawCallsWhereOnlyRootCanReadThem() {
         local dir="$T/b/oci-seccomp-tsync-record"
-        bundle "$T/b" /bin/true || fail "bundle"
-        inject --compile-at-start --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
-        mkdir -m 0700 "$dir" "$dir/sub" && touch "$dir/sub/stray" "$dir/stray"
-        printf 'oci-seccomp-tsync-record 1\nnot a line\n' >"$dir/calls"
-        tsync_json_edit "$T/b/config.json" '.annotations["io.oci-seccomp-tsync.plan"] |= (fromjson
-                | .record = {output: $o, format: "oci", errno: "EPERM", dir: $d} | tojson)' \
-                --arg o "$T/p.json" --arg d "$dir"
-        echo "{\"ociVersion\": \"1.0.2\", \"id\": \"ps-$$\", \"status\": \"stopped\", \"bundle\": \"$T/b\"}" |
-                "$OCI" hook poststop --cache-dir "$T/cache" 2>"$T/err"
-        rc=$?
+        poststop_alone 'oci-seccomp-tsync-record 1\nnot a line\n' EPERM sub/stray stray
         assertNotEquals "poststop: $(cat "$T/err")" 0 "$rc"
         assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
         assertContains "$(cat "$T/err")" "the raw calls stay in $dir/calls (root's alone)"
@@ -456,10 +457,7 @@ testPoststopFailureKeepsOnlyTheRawCallsWhereOnlyRootCanReadThem() {
 }
 
 suite() {
-        local t
-        for t in $(declare -F | awk '$3 ~ /^test/ { print $3 }'); do
-                suite_addTest "$t"
-        done
+        tsync_add_declared_tests
 }
 
 . shunit2

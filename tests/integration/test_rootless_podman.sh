@@ -130,11 +130,7 @@ exec /bin/threads_probe -n 8 mkdir /tmp/t"
                 fail "PID 1: $(grep '^pid1' "$TSYNC_TMP/out" | cut -c1-120)"
         assertTrue "init threads listed" "grep -q '^init ' $TSYNC_TMP/out"
         assertEquals "init threads without both filters" "" "$(init_threads_without "$TSYNC_TMP/out" 2)"
-        assertEquals "threads reported" 9 "$(grep -c '^tid=' "$TSYNC_TMP/out")"
-        assertEquals "threads not filtered" "" \
-                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -v ' Seccomp=2 Seccomp_filters=2 ' || true)"
-        assertEquals "threads where mkdir did not fail with EDQUOT" "" \
-                "$(grep '^tid=' "$TSYNC_TMP/out" | grep -v 'call=mkdir rc=-1 errno=122' || true)"
+        assert_threads_denied "$TSYNC_TMP/out" 9
 }
 
 # rootless_parity [PODMAN RUN OPTIONS...]: the workload's capability and NoNewPrivs lines with the
@@ -256,9 +252,7 @@ ustart_agent() {
         mkdir -p "$dir" && chown "$RL_USER:" "$dir" && chmod 0755 "$dir" || return 1
         runuser -u "$RL_USER" -- "$RL_AGENT" "$dir/agent.sock" "$dir/agent.log" >"$dir/agent.out" 2>"$dir/agent.err" &
         AGENT_PID=$!
-        tsync_wait_ready "$dir/agent.out" && return 0
-        fail "the agent did not start: $(cat "$dir/agent.err")"
-        return 1
+        assert_started agent "$dir/agent"
 }
 
 testANotifyLayerGetsItsAnswersFromTheUsersAgent() {
@@ -272,10 +266,8 @@ testANotifyLayerGetsItsAnswersFromTheUsersAgent() {
         kill -TERM "$AGENT_PID" 2>/dev/null
         wait "$AGENT_PID" 2>/dev/null
         assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "threads whose getppid was the agent's: $(cat "$TSYNC_TMP/out")" 5 \
-                "$(grep -c '^tid=.* call=getppid rc=4242 errno=0$' "$TSYNC_TMP/out")"
-        assertEquals "the workload found the agent's tmpfs empty" ".
-.." "$(grep -v '^tid=' "$TSYNC_TMP/out")"
+        assert_agents_getppid
+        assert_agent_tmpfs_empty
         state=$(sed -n 1p "$dir/agent.log")
         assertEquals "metadata: $state" rootless "$(jq -r .metadata <<<"$state")"
         jq -e '.pid > 1 and .state.status == "creating" and (.state.id | test("^[0-9a-f]{64}$"))' \

@@ -17,6 +17,7 @@ ENOTBLK=15  # what a second filter gives getcwd in the Linux tests
 EPERM=1     # what the baseline gives getcwd under runsc --oci-seccomp (which ignores errnoRet)
 NTHREADS=8
 
+# setUp and tearDown: hooklib.sh's (a temp dir $T, the test's containers removed after it).
 oneTimeSetUp() {
         tsync_need_built "$OCI" "$INIT" "$THREADS"
         hook_suite_setup
@@ -25,15 +26,6 @@ oneTimeSetUp() {
 
 oneTimeTearDown() {
         hook_suite_teardown
-}
-
-setUp() {
-        tsync_test_begin || exit 1
-        T=$TSYNC_TMP
-}
-
-tearDown() {
-        tsync_test_end
 }
 
 # Prints why runsc cannot run a container here (nothing if it can).

@@ -19,12 +19,8 @@ oneTimeSetUp() {
 exec "$RUNTIME" --runtime-config="$SUITE_DIR/runtime.conf" --profile-dir="$PROFILES" --cache-dir="$SUITE_DIR/cache" "\$@"
 EOF
         chmod 0755 "$SUITE_DIR/runtime"
-        cat >"$SUITE_DIR/config.toml" <<EOF
-version = 2
-root = "$SUITE_DIR/root"
-state = "$SUITE_DIR/state"
-[grpc]
-  address = "$SUITE_DIR/c.sock"
+        containerd_config "$SUITE_DIR"
+        cat >>"$SUITE_DIR/config.toml" <<EOF
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
   runtime_type = "io.containerd.runc.v2"
 EOF
@@ -35,14 +31,8 @@ EOF
 }
 
 oneTimeTearDown() {
-        local id
-        for id in $(ctr_cmd task ls -q 2>/dev/null); do
-                ctr_cmd task kill -s KILL "$id" >/dev/null 2>&1
-                ctr_cmd task rm -f "$id" >/dev/null 2>&1
-        done
-        for id in $(ctr_cmd containers ls -q 2>/dev/null); do
-                ctr_cmd containers rm "$id" >/dev/null 2>&1
-        done
+        # shellcheck disable=SC2046 # one word an id
+        ctr_remove $(ctr_cmd containers ls -q 2>/dev/null)
         engine_stop_all
         rm -rf "$SUITE_DIR"
 }
@@ -54,9 +44,7 @@ setUp() {
 }
 
 tearDown() {
-        ctr_cmd task kill -s KILL "$ID" >/dev/null 2>&1
-        ctr_cmd task rm -f "$ID" >/dev/null 2>&1
-        ctr_cmd containers rm "$ID" >/dev/null 2>&1
+        ctr_remove "$ID"
         tsync_test_end
 }
 
@@ -125,9 +113,7 @@ testCtrExecGetsTheLayerAndOtherwiseWhatItGetsWithRuncAlone() {
                 done >"$TSYNC_TMP/exec-$(basename "$bin")"
                 ctr_cmd task exec --exec-id "x-$$" "$ID" /bin/sh -c 'exit 7' </dev/null
                 echo "status $?" >>"$TSYNC_TMP/exec-$(basename "$bin")"
-                ctr_cmd task kill -s KILL "$ID" >/dev/null 2>&1
-                ctr_cmd task rm -f "$ID" >/dev/null 2>&1
-                ctr_cmd containers rm "$ID" >/dev/null 2>&1
+                ctr_remove "$ID"
         done
         local plain="$TSYNC_TMP/exec-runc" ours="$TSYNC_TMP/exec-runtime"
         assertContains "$(cat "$plain")" "NoNewPrivs"
@@ -150,9 +136,7 @@ testCtrExecOfAnExecOnceContainerStartsItsProgramOnce() {
                 out=$(ctr_cmd task exec --exec-id "o-$$" "$ID" /bin/sh -c \
                         'echo started; /bin/cat /proc/self/status >/dev/null; echo "cat: $?"' </dev/null 2>&1)
                 echo "$out" >"$TSYNC_TMP/once-$(basename "$bin")"
-                ctr_cmd task kill -s KILL "$ID" >/dev/null 2>&1
-                ctr_cmd task rm -f "$ID" >/dev/null 2>&1
-                ctr_cmd containers rm "$ID" >/dev/null 2>&1
+                ctr_remove "$ID"
         done
         assertEquals "runc alone" "started
 cat: 0" "$(cat "$TSYNC_TMP/once-runc")"

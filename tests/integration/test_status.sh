@@ -339,17 +339,8 @@ testADockerContainerIsFoundByName() {
                 startSkipping
                 return
         }
-        local runtime="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime" dir="$T/docker" image=tsync-status-test:1
-        mkdir -p "$dir" && : >"$dir/runtime.conf"
-        jq -n --arg r "$runtime" --arg c "$dir/runtime.conf" --arg p "$PROFILES" --arg d "$dir/cache" \
-                '{runtimes: {"tsync-mkdir": {path: $r, runtimeArgs: ["--runtime-config=" + $c,
-                  "--profile-dir=" + $p, "--cache-dir=" + $d, "--layers=deny-mkdir"]}}}' >"$dir/daemon.json"
-        make_rootfs "$dir/rootfs" >/dev/null || fail "rootfs"
-        docker_start "$dir" || {
-                fail "dockerd did not start"
-                return
-        }
-        engine_image_tar "$dir/rootfs" | docker_cmd import - "$image" >/dev/null || fail "docker import"
+        local image=tsync-status-test:1
+        docker_with_layer "$T/docker" tsync-mkdir deny-mkdir "$image" || return
         docker_cmd run -d --network none --name "$ID" --runtime tsync-mkdir "$image" sleep 300 >"$T/docker.out" 2>&1 ||
                 fail "docker run: $(cat "$T/docker.out")"
         # The client that speaks to this dockerd first on PATH; status runs `docker inspect`.

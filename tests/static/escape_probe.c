@@ -86,10 +86,7 @@ static long raw_syscall64(long nr, long a, long b)
 
 static long raw_int80(long nr, long a, long b)
 {
-        long ret;
-        /* The kernel clears r8-r11 on the way back from int 0x80. */
-        __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b) : "r8", "r9", "r10", "r11", "memory");
-        return ret;
+        return probe_int80(nr, a, b, 0);
 }
 
 struct abi {

@@ -113,20 +113,9 @@ static void via_execveat(void)
 #if defined(__x86_64__)
 #define I386_EXECVE 11
 #define I386_GETPID 20
-static long int80(long nr, long a, long b, long c)
-{
-        long ret;
-        /* The kernel clears r8-r11 on the way back from int 0x80. */
-        __asm__ volatile("int $0x80"
-                         : "=a"(ret)
-                         : "a"(nr), "b"(a), "c"(b), "d"(c)
-                         : "r8", "r9", "r10", "r11", "memory");
-        return ret;
-}
-
 static void int80_getpid(void)
 {
-        _exit(int80(I386_GETPID, 0, 0, 0) == getpid() ? 0 : 1);
+        _exit(probe_int80(I386_GETPID, 0, 0, 0) == getpid() ? 0 : 1);
 }
 
 static void int80_execve(void)
@@ -143,7 +132,7 @@ static void int80_execve(void)
         vec[1] = (uint32_t)(uintptr_t)arg;
         vec[2] = 0; /* end of argv */
         vec[3] = 0; /* envp: empty */
-        long r = int80(I386_EXECVE, (long)(uintptr_t)path, (long)(uintptr_t)vec, (long)(uintptr_t)&vec[3]);
+        long r = probe_int80(I386_EXECVE, (long)(uintptr_t)path, (long)(uintptr_t)vec, (long)(uintptr_t)&vec[3]);
         _exit(r < 0 && r > -100 ? FAILED_BASE + (int)-r : 99);
 }
 

@@ -443,16 +443,28 @@ static int filter_count(int pid)
         return n;
 }
 
+/* The start of /proc/PID/NAME into buf, NUL-terminated: its length, or -errno. */
+static ssize_t proc_read(int pid, const char *name, char *buf, size_t size)
+{
+        char path[64];
+        (void)snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, size - 1);
+        int e = errno;
+        (void)close(fd);
+        if (n < 0)
+                return -e;
+        buf[n] = '\0';
+        return n;
+}
+
 /* Whether pid runs `*sleep MARKER`. */
 static bool is_target(int pid, const char *marker)
 {
-        char path[64], cmd[256] = { 0 };
-        (void)snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return false;
-        ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
-        (void)close(fd);
+        char cmd[256] = { 0 };
+        ssize_t n = proc_read(pid, "cmdline", cmd, sizeof(cmd));
         size_t len = n > 0 ? strlen(cmd) : 0;
         return len >= 5 && strcmp(cmd + len - 5, "sleep") == 0 && (ssize_t)len + 1 < n &&
                strcmp(cmd + len + 1, marker) == 0;
@@ -480,17 +492,11 @@ static int find_target(const char *marker)
 /* /proc/PID/syscall: the call it is blocked in, its first argument, its pc. */
 static int blocked_in(int pid, long *ret_nr, unsigned long *ret_arg0, unsigned long *ret_pc)
 {
-        char path[64], buf[512] = { 0 };
+        char buf[512] = { 0 };
         unsigned long a[6], sp;
-        (void)snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        int e = errno;
-        (void)close(fd);
+        ssize_t n = proc_read(pid, "syscall", buf, sizeof(buf));
         if (n < 0)
-                return -e;
+                return (int)n;
         if (sscanf(buf, "%ld 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx", ret_nr, &a[0], &a[1], &a[2], &a[3],
                    &a[4], &a[5], &sp, ret_pc) != 9)
                 return -EAGAIN; /* running, or not in a call */
@@ -571,13 +577,8 @@ static int hijack_ptrace(int pid, bool exec, const char *dir)
 
 static bool stopped(int pid)
 {
-        char path[64], buf[512] = { 0 };
-        (void)snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return false;
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        (void)close(fd);
+        char buf[512] = { 0 };
+        ssize_t n = proc_read(pid, "stat", buf, sizeof(buf));
         char *p = n > 0 ? strrchr(buf, ')') : NULL;
         return p && (p[2] == 'T' || p[2] == 't');
 }

@@ -1,5 +1,6 @@
 /* What the static test programs (the *_probe.c here) share. Header-only:
- * each program is one file, linked static, run inside a container. */
+ * each program is one file, linked static, run inside a container. The unit
+ * tests take probe_int80 from here too. */
 #pragma once
 
 #include <pthread.h>
@@ -42,3 +43,18 @@ static inline void *probe_thread_storm(void *arg)
         }
         return NULL;
 }
+
+#if defined(__x86_64__)
+/* An i386 system call from x86-64 code: int 0x80, which faults where IA-32
+ * emulation is off. Its pointer arguments must lie below 4 GiB. */
+static inline long probe_int80(long nr, long a, long b, long c)
+{
+        long ret;
+        /* The kernel clears r8-r11 on the way back from int 0x80. */
+        __asm__ volatile("int $0x80"
+                         : "=a"(ret)
+                         : "a"(nr), "b"(a), "c"(b), "d"(c)
+                         : "r8", "r9", "r10", "r11", "memory");
+        return ret;
+}
+#endif

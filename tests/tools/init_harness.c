@@ -76,6 +76,21 @@ static void *stray(void *arg)
         return NULL;
 }
 
+/* Starts a thread running fn and waits until fn posts ready; -1 (said on
+ * stderr) if the thread cannot be made. */
+static int start_and_wait(void *(*fn)(void *))
+{
+        pthread_t t;
+        (void)sem_init(&ready, 0, 0);
+        if (pthread_create(&t, NULL, fn, NULL) != 0) {
+                fprintf(stderr, "init_harness: pthread_create failed\n");
+                return -1;
+        }
+        while (sem_wait(&ready) < 0 && errno == EINTR)
+                ;
+        return 0;
+}
+
 static long late_pid_ms;
 
 void __real_init_execonce_workload(pid_t pid);
@@ -125,28 +140,16 @@ int main(int argc, char **argv)
                 }
         }
         if (tid_file) {
-                pthread_t t;
-                (void)sem_init(&ready, 0, 0);
-                if (pthread_create(&t, NULL, diverger, NULL) != 0) {
-                        fprintf(stderr, "init_harness: pthread_create failed\n");
+                if (start_and_wait(diverger) < 0)
                         return 2;
-                }
-                while (sem_wait(&ready) < 0 && errno == EINTR)
-                        ;
                 if (diverge_error) {
                         fprintf(stderr, "init_harness: diverger: %s\n", strerror(diverge_error));
                         return 2;
                 }
         }
         if (with_stray) {
-                pthread_t t;
-                (void)sem_init(&ready, 0, 0);
-                if (pthread_create(&t, NULL, stray, NULL) != 0) {
-                        fprintf(stderr, "init_harness: pthread_create failed\n");
+                if (start_and_wait(stray) < 0)
                         return 2;
-                }
-                while (sem_wait(&ready) < 0 && errno == EINTR)
-                        ;
         }
         /* argv[i] is "--": it becomes the init's argv[0]. */
         argv[i] = (char *)INIT_PROGRAM;

@@ -215,6 +215,26 @@ static int collect_consts(const struct program *p, struct arg_consts *c)
         return 0;
 }
 
+/* To out, a half's constants with their neighbours: each compared value and
+ * the ones either side of it, each mask with its lowest bit and its complement. */
+static int add_neighbours(struct valset *out, const struct valset *cmp, const struct valset *masks)
+{
+        int r = 0;
+        for (size_t j = 0; j < cmp->len && r == 0; j++) {
+                uint32_t k = (uint32_t)cmp->v[j];
+                r = valset_add(out, k);
+                r = r ?: valset_add(out, k - 1);
+                r = r ?: valset_add(out, k + 1);
+        }
+        for (size_t j = 0; j < masks->len && r == 0; j++) {
+                uint32_t k = (uint32_t)masks->v[j];
+                r = valset_add(out, k);
+                r = r ?: valset_add(out, k & -k);
+                r = r ?: valset_add(out, ~k);
+        }
+        return r;
+}
+
 /* Candidate values for argument i alone (all) and in combinations (pairs). */
 static int make_values(const struct arg_consts *c, int i, struct valset *all, struct valset *pair)
 {
@@ -227,30 +247,8 @@ static int make_values(const struct arg_consts *c, int i, struct valset *all, st
                 r = valset_add(&lo, fixed_lo[j]);
         for (size_t j = 0; j < ARRAY_SIZE(fixed_hi) && r == 0; j++)
                 r = valset_add(&hi, fixed_hi[j]);
-        for (size_t j = 0; j < c->lo[i].len && r == 0; j++) {
-                uint32_t k = (uint32_t)c->lo[i].v[j];
-                r = valset_add(&lo, k);
-                r = r ?: valset_add(&lo, k - 1);
-                r = r ?: valset_add(&lo, k + 1);
-        }
-        for (size_t j = 0; j < c->lo_mask[i].len && r == 0; j++) {
-                uint32_t k = (uint32_t)c->lo_mask[i].v[j];
-                r = valset_add(&lo, k);
-                r = r ?: valset_add(&lo, k & -k);
-                r = r ?: valset_add(&lo, ~k);
-        }
-        for (size_t j = 0; j < c->hi[i].len && r == 0; j++) {
-                uint32_t k = (uint32_t)c->hi[i].v[j];
-                r = valset_add(&hi, k);
-                r = r ?: valset_add(&hi, k - 1);
-                r = r ?: valset_add(&hi, k + 1);
-        }
-        for (size_t j = 0; j < c->hi_mask[i].len && r == 0; j++) {
-                uint32_t k = (uint32_t)c->hi_mask[i].v[j];
-                r = valset_add(&hi, k);
-                r = r ?: valset_add(&hi, k & -k);
-                r = r ?: valset_add(&hi, ~k);
-        }
+        r = r ?: add_neighbours(&lo, &c->lo[i], &c->lo_mask[i]);
+        r = r ?: add_neighbours(&hi, &c->hi[i], &c->hi_mask[i]);
         for (size_t h = 0; h < hi.len && r == 0; h++)
                 for (size_t l = 0; l < lo.len && r == 0; l++)
                         r = valset_add(all, hi.v[h] << 32 | lo.v[l]);

@@ -142,6 +142,18 @@ static long count_filters(pid_t pid)
  * The kernel's index 0 is the OLDEST filter (get_nth_filter walks back from
  * the newest count - index - 1 steps), while our files number from the
  * newest, the one the kernel runs first: filter.N.bpf is index count-1-N. */
+/* get_filter, saying on stderr why it failed: its length, or -errno. */
+static long get_filter_or_say(pid_t pid, unsigned long index, struct sock_filter *prog)
+{
+        long n = get_filter(pid, index, prog);
+        if (n < 0) {
+                int r = -errno;
+                fprintf(stderr, PROG ": %d: PTRACE_SECCOMP_GET_FILTER %lu: %s\n", (int)pid, index, strerror(-r));
+                return r;
+        }
+        return n;
+}
+
 static long dump_filters(pid_t pid, const char *outdir)
 {
         long count = count_filters(pid);
@@ -149,13 +161,9 @@ static long dump_filters(pid_t pid, const char *outdir)
                 return count;
 
         for (unsigned long index = 0; index < (unsigned long)count; index++) {
-                long len = get_filter(pid, index, NULL);
-                if (len < 0) {
-                        int r = -errno;
-                        fprintf(stderr, PROG ": %d: PTRACE_SECCOMP_GET_FILTER %lu: %s\n", (int)pid, index,
-                                strerror(-r));
-                        return r;
-                }
+                long len = get_filter_or_say(pid, index, NULL);
+                if (len < 0)
+                        return len;
                 if (len == 0 || len > BPF_MAXINSNS) {
                         fprintf(stderr, PROG ": %d: filter %lu has %ld instructions\n", (int)pid, index, len);
                         return -EPROTO;
@@ -166,13 +174,9 @@ static long dump_filters(pid_t pid, const char *outdir)
                         fprintf(stderr, PROG ": out of memory\n");
                         return -ENOMEM;
                 }
-                long got = get_filter(pid, index, prog);
-                if (got < 0) {
-                        int r = -errno;
-                        fprintf(stderr, PROG ": %d: PTRACE_SECCOMP_GET_FILTER %lu: %s\n", (int)pid, index,
-                                strerror(-r));
-                        return r;
-                }
+                long got = get_filter_or_say(pid, index, prog);
+                if (got < 0)
+                        return got;
                 /* The tracee is stopped and filters are immutable, so the length cannot change. */
                 if (got != len) {
                         fprintf(stderr, PROG ": %d: filter %lu changed length (%ld, then %ld)\n", (int)pid, index, len,

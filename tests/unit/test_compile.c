@@ -15,21 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../static/probe.h"
 #include "fixture.h"
 #include "tap.h"
 #include "tsync/bpf.h"
 #include "tsync/compile.h"
 #include "tsync/source.h"
-
-static long int80(long nr, long a, long b, long c)
-{
-        long ret;
-        __asm__ volatile("int $0x80"
-                         : "=a"(ret)
-                         : "a"(nr), "b"(a), "c"(b), "d"(c)
-                         : "memory", "r8", "r9", "r10", "r11");
-        return ret;
-}
 
 /* Whether int 0x80 reaches the kernel's i386 entry here (IA-32 emulation can be off). */
 static bool int80_probe(void)
@@ -40,7 +31,7 @@ static bool int80_probe(void)
                 (void)signal(SIGSEGV, SIG_DFL);
                 /* ASan keeps its own SIGSEGV handler, which spins on the fault: bound it. */
                 (void)alarm(2);
-                _exit(int80(20 /* i386 getpid */, 0, 0, 0) == getpid() ? 0 : 1);
+                _exit(probe_int80(20 /* i386 getpid */, 0, 0, 0) == getpid() ? 0 : 1);
         }
         int status;
         return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -69,7 +60,7 @@ static int kernel_errno(const struct tsync_program *prog, uint32_t abi, int nr, 
                     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) == 0) {
                         long r;
                         if (abi == SCMP_ARCH_X86) {
-                                r = int80(nr, (long)args[0], (long)args[1], (long)args[2]);
+                                r = probe_int80(nr, (long)args[0], (long)args[1], (long)args[2]);
                                 result = r < 0 && r > -4096 ? (int)-r : 0;
                         } else {
                                 r = syscall(nr, args[0], args[1], args[2], args[3], args[4], args[5]);

@@ -14,22 +14,11 @@
 #include "tsync/rewrite.h"
 #include "unit.h"
 
-/* noNewPrivileges false: the rewrite lends the init CAP_SYS_ADMIN. */
-static const char *base_config =
-        "{\"ociVersion\": \"1.0.2\","
-        " \"process\": {\"args\": [\"sh\", \"-c\", \"echo hi\"], \"user\": {\"uid\": 1000, \"gid\": 1000},"
-        "   \"noNewPrivileges\": false,"
-        "   \"capabilities\": {\"bounding\": [\"CAP_CHOWN\", \"CAP_KILL\"], \"effective\": [\"CAP_KILL\"],"
-        "                      \"permitted\": [\"CAP_KILL\"], \"inheritable\": [], \"ambient\": [\"CAP_KILL\"]}},"
-        " \"root\": {\"path\": \"rootfs\", \"readonly\": true},"
-        " \"annotations\": {\"keep\": \"me\"},"
-        " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": []}}}";
-
 /* The injected config's text, pretty or compact; NULL after a TAP diagnostic. */
 static char *injected_text(bool pretty)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         struct tsync_request req = { .mode = TSYNC_MODE_LAYER, .n_layers = 1, .layers = { "/etc/p/a.json" } };
         struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
                                         .hook_path = "/usr/bin/oci-seccomp-tsync" };
@@ -96,13 +85,13 @@ static void round_trip(bool pretty)
 static void test_exec_view_text_writes_the_whole_document_when_it_cannot_splice(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         struct tsync_json *made = tsync_json_copy(c);
         struct tsync_exec_view_spans spans;
         tsync_exec_view_spans(made, &spans);
         char *out = NULL, *whole = NULL;
         size_t len, whole_len;
-        int r = tsync_exec_view_text(base_config, strlen(base_config), &spans, made, &out, &len, &err);
+        int r = tsync_exec_view_text(unit_base_config, strlen(unit_base_config), &spans, made, &out, &len, &err);
         r = r ?: tsync_json_write(made, true, &whole, &whole_len, &err);
         tap_ok(r == 0 && !spans.ok && strcmp(out, whole) == 0,
                "test_exec_view_text_writes_the_whole_document_when_it_cannot_splice (%s)", err.msg);

@@ -477,6 +477,18 @@ static void test_init_args_every_option_round_trips(void)
                refused, why);
 }
 
+/* The init's command line with two options (a value each, for those that take
+ * one) and the workload `true`; the caller clears it. */
+static void two_options(struct argv_buf *a, enum tsync_init_opt o1, const char *v1, enum tsync_init_opt o2,
+                        const char *v2)
+{
+        (void)argv_add(a, INIT_PROGRAM);
+        add_opt(a, o1, v1);
+        add_opt(a, o2, v2);
+        (void)argv_add(a, "--");
+        (void)argv_add(a, "true");
+}
+
 /* Every conflict of the table, both ways round: the init refuses with one
  * line naming both; a value the rule does not name is accepted. */
 static void test_init_args_conflicts_are_refused_with_one_line(void)
@@ -487,13 +499,10 @@ static void test_init_args_conflicts_are_refused_with_one_line(void)
                 for (const struct tsync_init_conflict *c = d->conflicts; c->why; c++) {
                         for (int order = 0; order < 2; order++) {
                                 struct argv_buf a = { 0 };
-                                (void)argv_add(&a, INIT_PROGRAM);
-                                add_opt(&a, order ? c->with : (enum tsync_init_opt)o,
-                                        order ? sample(c->with, c->value) : sample(o, NULL));
-                                add_opt(&a, order ? (enum tsync_init_opt)o : c->with,
-                                        order ? sample(o, NULL) : sample(c->with, c->value));
-                                (void)argv_add(&a, "--");
-                                (void)argv_add(&a, "true");
+                                two_options(&a, order ? c->with : (enum tsync_init_opt)o,
+                                            order ? sample(c->with, c->value) : sample(o, NULL),
+                                            order ? (enum tsync_init_opt)o : c->with,
+                                            order ? sample(o, NULL) : sample(c->with, c->value));
                                 struct init_config cfg;
                                 char out[2048];
                                 int lines;
@@ -517,11 +526,7 @@ static void test_init_args_conflicts_are_refused_with_one_line(void)
                         /* Another value of the same option is no conflict. */
                         const char *other = strcmp(c->value, "auto") ? "auto" : "proc";
                         struct argv_buf a = { 0 };
-                        (void)argv_add(&a, INIT_PROGRAM);
-                        add_opt(&a, o, sample(o, NULL));
-                        add_opt(&a, c->with, other);
-                        (void)argv_add(&a, "--");
-                        (void)argv_add(&a, "true");
+                        two_options(&a, o, sample(o, NULL), c->with, other);
                         struct tsync_init_args back;
                         struct tsync_err err = { 0 };
                         tap_ok(tsync_init_args_parse(a.n, a.v, 0, &back, &err) == 0,
@@ -542,11 +547,7 @@ static void test_init_args_repeats(void)
                 if (d->kind == TSYNC_INIT_ARG_ACTION || d->retired)
                         continue;
                 struct argv_buf a = { 0 };
-                (void)argv_add(&a, INIT_PROGRAM);
-                add_opt(&a, o, sample(o, NULL));
-                add_opt(&a, o, sample(o, NULL));
-                (void)argv_add(&a, "--");
-                (void)argv_add(&a, "true");
+                two_options(&a, o, sample(o, NULL), o, sample(o, NULL));
                 struct init_config cfg;
                 char out[2048];
                 int lines;

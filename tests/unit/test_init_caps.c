@@ -48,10 +48,21 @@
 
 /* Held: a root init the runtime lent CAP_SYS_ADMIN (noNewPrivileges false). */
 #define ROOT_LENT .last_cap = LAST, .sets = SETS(DEF | ADMIN, DEF | ADMIN, 0, DEF | ADMIN, 0), .nnp_shown = true
+/* Held: a root init under noNewPrivileges false that was lent nothing. */
+#define ROOT_BARE .last_cap = LAST, .sets = SETS(DEF, DEF, 0, DEF, 0), .nnp_shown = true
 /* Held: a root init under noNewPrivileges true (nothing lent). */
 #define ROOT_NNP .last_cap = LAST, .sets = SETS(DEF, DEF, 0, DEF, 0), .nnp = true, .nnp_shown = true
+/* Plan: a root init lent CAP_SYS_ADMIN drops it from the bounding set, sets
+ * the asked sets, and gives it up (the capset) only after the filters' load. */
+#define LENT_PLAN .bounding_drop = ADMIN, .capset = true, .caps_after_filter = true
 /* Asked: the runtime's default sets, as the config had them. */
 #define ASK_DEF .given = GIVEN_ALL, .want = SETS(DEF, DEF, 0, DEF, 0), .filters = true
+
+/* The refusal of an init that holds neither means of loading a filter. */
+#define NEITHER_ADMIN_NOR_NNP                                                                                          \
+        "seccomp: loading a filter needs CAP_SYS_ADMIN (effective) or NO_NEW_PRIVS, and the init has neither: lend "   \
+        "it CAP_SYS_ADMIN (it is dropped again before the workload runs), set noNewPrivileges, or pass --allow-nnp "   \
+        "to set NO_NEW_PRIVS"
 
 struct row {
         const char *name;
@@ -68,7 +79,7 @@ static const struct row rows[] = {
           { ROOT_LENT },
           { ASK_DEF },
           NULL,
-          { .bounding_drop = ADMIN, .capset = true, .caps_after_filter = true, .expect = SETS(DEF, DEF, 0, DEF, 0) },
+          { LENT_PLAN, .expect = SETS(DEF, DEF, 0, DEF, 0) },
           { 0 } },
         { "root_lent_sys_admin_without_filters_changes_everything_first",
           { ROOT_LENT },
@@ -101,7 +112,7 @@ static const struct row rows[] = {
           { ROOT_LENT },
           { .given = GIVEN_ALL, .want = SETS(DEF, KILL, 0, DEF, 0), .filters = true },
           NULL,
-          { .bounding_drop = ADMIN, .capset = true, .caps_after_filter = true, .expect = SETS(DEF, KILL, 0, DEF, 0) },
+          { LENT_PLAN, .expect = SETS(DEF, KILL, 0, DEF, 0) },
           { 0 } },
 
         /* NO_NEW_PRIVS. */
@@ -112,7 +123,7 @@ static const struct row rows[] = {
           { .expect = SETS(DEF, DEF, 0, DEF, 0), .expect_nnp = true },
           { 0 } },
         { "nnp_asked_but_not_set_is_set_before_the_load",
-          { .last_cap = LAST, .sets = SETS(DEF, DEF, 0, DEF, 0), .nnp_shown = true },
+          { ROOT_BARE },
           { ASK_DEF, .no_new_privs = true },
           NULL,
           { .set_nnp = true, .expect = SETS(DEF, DEF, 0, DEF, 0), .expect_nnp = true },
@@ -131,23 +142,19 @@ static const struct row rows[] = {
           { .expect = SETS(DEF, DEF, 0, DEF, 0), .expect_nnp = true },
           { .nnp_unasked = true } },
         { "neither_sys_admin_nor_nnp_is_refused_with_filters",
-          { .last_cap = LAST, .sets = SETS(DEF, DEF, 0, DEF, 0), .nnp_shown = true },
+          { ROOT_BARE },
           { ASK_DEF },
-          "seccomp: loading a filter needs CAP_SYS_ADMIN (effective) or NO_NEW_PRIVS, and the init has neither: lend "
-          "it CAP_SYS_ADMIN (it is dropped again before the workload runs), set noNewPrivileges, or pass --allow-nnp "
-          "to set NO_NEW_PRIVS",
+          NEITHER_ADMIN_NOR_NNP,
           { 0 },
           { 0 } },
         { "sys_admin_permitted_but_not_effective_is_not_enough",
           { .last_cap = LAST, .sets = SETS(DEF | ADMIN, DEF, 0, DEF | ADMIN, 0), .nnp_shown = true },
           { ASK_DEF },
-          "seccomp: loading a filter needs CAP_SYS_ADMIN (effective) or NO_NEW_PRIVS, and the init has neither: lend "
-          "it CAP_SYS_ADMIN (it is dropped again before the workload runs), set noNewPrivileges, or pass --allow-nnp "
-          "to set NO_NEW_PRIVS",
+          NEITHER_ADMIN_NOR_NNP,
           { 0 },
           { 0 } },
         { "allow_nnp_sets_it_when_nothing_else_can_load",
-          { .last_cap = LAST, .sets = SETS(DEF, DEF, 0, DEF, 0), .nnp_shown = true },
+          { ROOT_BARE },
           { ASK_DEF, .allow_nnp = true },
           NULL,
           { .set_nnp = true, .expect = SETS(DEF, DEF, 0, DEF, 0), .expect_nnp = true },
@@ -156,10 +163,10 @@ static const struct row rows[] = {
           { ROOT_LENT },
           { ASK_DEF, .allow_nnp = true },
           NULL,
-          { .bounding_drop = ADMIN, .capset = true, .caps_after_filter = true, .expect = SETS(DEF, DEF, 0, DEF, 0) },
+          { LENT_PLAN, .expect = SETS(DEF, DEF, 0, DEF, 0) },
           { 0 } },
         { "without_filters_nothing_needs_sys_admin_or_nnp",
-          { .last_cap = LAST, .sets = SETS(DEF, DEF, 0, DEF, 0), .nnp_shown = true },
+          { ROOT_BARE },
           { .given = GIVEN_ALL, .want = SETS(DEF, DEF, 0, DEF, 0) },
           NULL,
           { .expect = SETS(DEF, DEF, 0, DEF, 0) },
@@ -277,32 +284,19 @@ static const struct row rows[] = {
           { ROOT_LENT },
           { .given = GIVEN_ALL, .want = SETS(DEF, DEF, NET_BIND, DEF, NET_BIND), .filters = true },
           NULL,
-          { .bounding_drop = ADMIN,
-            .capset = true,
-            .ambient = true,
-            .amb_raise = NET_BIND,
-            .caps_after_filter = true,
-            .expect = SETS(DEF, DEF, NET_BIND, DEF, NET_BIND) },
+          { LENT_PLAN, .ambient = true, .amb_raise = NET_BIND, .expect = SETS(DEF, DEF, NET_BIND, DEF, NET_BIND) },
           { 0 } },
         { "an_ambient_capability_not_inheritable_is_a_warning",
           { ROOT_LENT },
           { .given = GIVEN_ALL, .want = SETS(DEF, DEF, 0, DEF, NET_RAW | NET_BIND), .filters = true },
           NULL,
-          { .bounding_drop = ADMIN,
-            .capset = true,
-            .ambient = true,
-            .caps_after_filter = true,
-            .expect = SETS(DEF, DEF, 0, DEF, 0) },
+          { LENT_PLAN, .ambient = true, .expect = SETS(DEF, DEF, 0, DEF, 0) },
           { .amb_unraisable = NET_RAW | NET_BIND } },
         { "no_cap_ambient_raise_forbids_every_raise",
           { ROOT_LENT, .securebits = SECBIT_NO_CAP_AMBIENT_RAISE },
           { .given = GIVEN_ALL, .want = SETS(DEF, DEF, NET_BIND, DEF, NET_BIND), .filters = true },
           NULL,
-          { .bounding_drop = ADMIN,
-            .capset = true,
-            .ambient = true,
-            .caps_after_filter = true,
-            .expect = SETS(DEF, DEF, NET_BIND, DEF, 0) },
+          { LENT_PLAN, .ambient = true, .expect = SETS(DEF, DEF, NET_BIND, DEF, 0) },
           { .amb_unraisable = NET_BIND, .amb_raise_forbidden = true } },
         { "an_ambient_set_the_capset_empties_needs_no_rebuild",
           { .last_cap = LAST,
@@ -310,7 +304,7 @@ static const struct row rows[] = {
             .nnp_shown = true },
           { ASK_DEF },
           NULL,
-          { .bounding_drop = ADMIN, .capset = true, .caps_after_filter = true, .expect = SETS(DEF, DEF, 0, DEF, 0) },
+          { LENT_PLAN, .expect = SETS(DEF, DEF, 0, DEF, 0) },
           { 0 } },
         { "an_ambient_set_not_given_keeps_what_survives_the_capset",
           { .last_cap = LAST,
@@ -320,36 +314,25 @@ static const struct row rows[] = {
             .want = SETS(DEF, DEF & ~KILL, NET_BIND | KILL, DEF & ~KILL, 0),
             .filters = true },
           NULL,
-          { .bounding_drop = ADMIN,
-            .capset = true,
-            .caps_after_filter = true,
-            .expect = SETS(DEF, DEF & ~KILL, NET_BIND | KILL, DEF & ~KILL, NET_BIND) },
+          { LENT_PLAN, .expect = SETS(DEF, DEF & ~KILL, NET_BIND | KILL, DEF & ~KILL, NET_BIND) },
           { 0 } },
         { "a_kernel_without_ambient_set_warns_and_leaves_it_empty",
           { ROOT_LENT, .no_ambient = true, .securebits = -1 },
           { .given = GIVEN_ALL, .want = SETS(DEF, DEF, NET_BIND, DEF, NET_BIND), .filters = true },
           NULL,
-          { .bounding_drop = ADMIN,
-            .capset = true,
-            .caps_after_filter = true,
-            .expect = SETS(DEF, DEF, NET_BIND, DEF, 0) },
+          { LENT_PLAN, .expect = SETS(DEF, DEF, NET_BIND, DEF, 0) },
           { .no_ambient = true } },
         { "a_kernel_without_ambient_set_and_an_empty_ambient_option_is_silent",
           { ROOT_LENT, .no_ambient = true, .securebits = -1 },
           { ASK_DEF },
           NULL,
-          { .bounding_drop = ADMIN, .capset = true, .caps_after_filter = true, .expect = SETS(DEF, DEF, 0, DEF, 0) },
+          { LENT_PLAN, .expect = SETS(DEF, DEF, 0, DEF, 0) },
           { 0 } },
         { "a_kernel_without_securebits_still_raises",
           { ROOT_LENT, .securebits = -1 },
           { .given = GIVEN_ALL, .want = SETS(DEF, DEF, KILL, DEF, KILL), .filters = true },
           NULL,
-          { .bounding_drop = ADMIN,
-            .capset = true,
-            .ambient = true,
-            .amb_raise = KILL,
-            .caps_after_filter = true,
-            .expect = SETS(DEF, DEF, KILL, DEF, KILL) },
+          { LENT_PLAN, .ambient = true, .amb_raise = KILL, .expect = SETS(DEF, DEF, KILL, DEF, KILL) },
           { 0 } },
 
         /* Exec once: no set of the workload may hold CAP_SYS_PTRACE. */
@@ -386,7 +369,7 @@ static const struct row rows[] = {
           { ROOT_LENT },
           { ASK_DEF, .exec_once = true },
           NULL,
-          { .bounding_drop = ADMIN, .capset = true, .caps_after_filter = true, .expect = SETS(DEF, DEF, 0, DEF, 0) },
+          { LENT_PLAN, .expect = SETS(DEF, DEF, 0, DEF, 0) },
           { 0 } },
         { "a_warning_before_a_refusal_is_kept",
           { .last_cap = LAST,
@@ -395,9 +378,7 @@ static const struct row rows[] = {
             .nnp_shown = true,
             .securebits = -1 },
           { .given = GIVEN_ALL, .want = SETS(DEF, DEF, 0, DEF, KILL), .filters = true },
-          "seccomp: loading a filter needs CAP_SYS_ADMIN (effective) or NO_NEW_PRIVS, and the init has neither: lend "
-          "it CAP_SYS_ADMIN (it is dropped again before the workload runs), set noNewPrivileges, or pass --allow-nnp "
-          "to set NO_NEW_PRIVS",
+          NEITHER_ADMIN_NOR_NNP,
           { 0 },
           { .no_ambient = true } },
 };

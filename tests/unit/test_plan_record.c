@@ -37,38 +37,46 @@ static void test_annotation_parser(void)
                 const char *output, *input;
                 enum tsync_record_format format;
                 int errno_ret;
-                const char *refusal; /* NULL: accepted */
-        } rows[] = {
-                { "of:/tmp/p.json", "/tmp/p.json", NULL, TSYNC_RECORD_FORMAT_OCI, EPERM, NULL },
-                { "if:/tmp/a.json;of:/tmp/b.json", "/tmp/b.json", "/tmp/a.json", TSYNC_RECORD_FORMAT_OCI, EPERM, NULL },
-                { "of:/o;format:docker;errno:ENOSYS", "/o", NULL, TSYNC_RECORD_FORMAT_DOCKER, ENOSYS, NULL },
-                { "of:/o;errno:EPERM;format:oci", "/o", NULL, TSYNC_RECORD_FORMAT_OCI, EPERM, NULL },
-                { "", NULL, NULL, 0, 0, "is not KEY:VALUE" },
-                { "if:/a", NULL, NULL, 0, 0, "no of:OUTPUT" },
-                { "of:p.json", NULL, NULL, 0, 0, "not an absolute path" },
-                { "of:", NULL, NULL, 0, 0, "not an absolute path" },
-                { "of:/a;of:/b", NULL, NULL, 0, 0, "of: given twice" },
-                { "of:/a;format:json", NULL, NULL, 0, 0, "is not oci or docker" },
-                { "of:/a;errno:EACCES", NULL, NULL, 0, 0, "is not EPERM or ENOSYS" },
-                { "of:/a;errno:EPERM;errno:EPERM", NULL, NULL, 0, 0, "errno: given twice" },
-                { "of:/a;mode:x", NULL, NULL, 0, 0, "'mode' is not a key" },
-                { "of:/a;", NULL, NULL, 0, 0, "is not KEY:VALUE" },
-                { "/tmp/p.json", NULL, NULL, 0, 0, "is not KEY:VALUE" },
-                { "OF:/a", NULL, NULL, 0, 0, "'OF' is not a key" },
+        } accepted[] = {
+                { "of:/tmp/p.json", "/tmp/p.json", NULL, TSYNC_RECORD_FORMAT_OCI, EPERM },
+                { "if:/tmp/a.json;of:/tmp/b.json", "/tmp/b.json", "/tmp/a.json", TSYNC_RECORD_FORMAT_OCI, EPERM },
+                { "of:/o;format:docker;errno:ENOSYS", "/o", NULL, TSYNC_RECORD_FORMAT_DOCKER, ENOSYS },
+                { "of:/o;errno:EPERM;format:oci", "/o", NULL, TSYNC_RECORD_FORMAT_OCI, EPERM },
         };
-        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
                 struct tsync_err err = { 0 };
                 struct tsync_record_request req;
-                int r = tsync_record_request_parse(rows[i].value, &req, &err);
-                if (!rows[i].refusal)
-                        tap_ok(r == 0 && strcmp(req.output, rows[i].output) == 0 &&
-                                       (rows[i].input ? req.input && strcmp(req.input, rows[i].input) == 0
-                                                      : !req.input) &&
-                                       req.format == rows[i].format && req.errno_ret == rows[i].errno_ret,
-                               "test_record_annotation_reads_'%s' (%s)", rows[i].value, err.msg);
-                else
-                        tap_ok(r < 0 && strstr(err.msg, rows[i].refusal) && !req.output && !req.input,
-                               "test_record_annotation_refuses_'%s' (%s)", rows[i].value, err.msg);
+                int r = tsync_record_request_parse(accepted[i].value, &req, &err);
+                tap_ok(r == 0 && strcmp(req.output, accepted[i].output) == 0 &&
+                               (accepted[i].input ? req.input && strcmp(req.input, accepted[i].input) == 0
+                                                  : !req.input) &&
+                               req.format == accepted[i].format && req.errno_ret == accepted[i].errno_ret,
+                       "test_record_annotation_reads_'%s' (%s)", accepted[i].value, err.msg);
+                tsync_record_request_clear(&req);
+        }
+        static const struct {
+                const char *value;
+                const char *refusal;
+        } refused[] = {
+                { "", "is not KEY:VALUE" },
+                { "if:/a", "no of:OUTPUT" },
+                { "of:p.json", "not an absolute path" },
+                { "of:", "not an absolute path" },
+                { "of:/a;of:/b", "of: given twice" },
+                { "of:/a;format:json", "is not oci or docker" },
+                { "of:/a;errno:EACCES", "is not EPERM or ENOSYS" },
+                { "of:/a;errno:EPERM;errno:EPERM", "errno: given twice" },
+                { "of:/a;mode:x", "'mode' is not a key" },
+                { "of:/a;", "is not KEY:VALUE" },
+                { "/tmp/p.json", "is not KEY:VALUE" },
+                { "OF:/a", "'OF' is not a key" },
+        };
+        for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_record_request req;
+                int r = tsync_record_request_parse(refused[i].value, &req, &err);
+                tap_ok(r < 0 && strstr(err.msg, refused[i].refusal) && !req.output && !req.input,
+                       "test_record_annotation_refuses_'%s' (%s)", refused[i].value, err.msg);
                 tsync_record_request_clear(&req);
         }
 

@@ -412,12 +412,17 @@ static const struct {
         "{'names':['e'],'action':'SCMP_ACT_ALLOW','includes':{'arches':['amd64','x32','x86']}},"                       \
         "{'names':['f'],'action':'SCMP_ACT_ALLOW','excludes':{'arches':['arm64','loong64']}},"                         \
         "{'names':['g'],'action':'SCMP_ACT_ALLOW','includes':{'arches':[]},'excludes':{'arches':[]}}]}"
-        /* Go's names: "amd64" is x86_64, "x86_64" matches nothing. */
-        { "arches_go_names_on_x86_64", ARCH_PROFILE, SCMP_ARCH_X86_64, 0, 6, 1, "0,4,5,6" },
-        { "arches_go_names_on_aarch64", ARCH_PROFILE, SCMP_ARCH_AARCH64, 0, 6, 1, "2,3,6" },
-        { "arches_go_names_on_x86", ARCH_PROFILE, SCMP_ARCH_X86, 0, 6, 1, "2,4,5,6" },
-        { "arches_go_names_on_arm", ARCH_PROFILE, SCMP_ARCH_ARM, 0, 6, 1, "2,3,5,6" },
-        { "arches_go_names_on_riscv64", ARCH_PROFILE, SCMP_ARCH_RISCV64, 0, 6, 1, "2,5,6" },
+/* The same profile and container but for the architecture. Go's names: "amd64"
+ * is x86_64, "x86_64" matches nothing. */
+#define ARCH_ROW(name, arch, present)                                                                                  \
+        {                                                                                                              \
+                name, ARCH_PROFILE, arch, 0, 6, 1, present                                                             \
+        }
+        ARCH_ROW("arches_go_names_on_x86_64", SCMP_ARCH_X86_64, "0,4,5,6"),
+        ARCH_ROW("arches_go_names_on_aarch64", SCMP_ARCH_AARCH64, "2,3,6"),
+        ARCH_ROW("arches_go_names_on_x86", SCMP_ARCH_X86, "2,4,5,6"),
+        ARCH_ROW("arches_go_names_on_arm", SCMP_ARCH_ARM, "2,3,5,6"),
+        ARCH_ROW("arches_go_names_on_riscv64", SCMP_ARCH_RISCV64, "2,5,6"),
 #define KERNEL_PROFILE                                                                                                 \
         "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':["                                                               \
         "{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':'5.8'}},"                                    \
@@ -425,12 +430,17 @@ static const struct {
         "{'names':['c'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':'5.8'},'excludes':{'minKernel':'6.1'}},"     \
         "{'names':['d'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':''},'excludes':{'minKernel':null}},"         \
         "{'names':['e'],'action':'SCMP_ACT_ALLOW','includes':{'minKernel':'05.010'}}]}"
-        { "min_kernel_older", KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, 5, 7, "1,3" },
-        { "min_kernel_equal", KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, 5, 8, "0,2,3" },
-        { "min_kernel_minor_is_a_number_not_text", KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, 5, 10, "0,2,3,4" },
-        { "min_kernel_next_major", KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, 6, 0, "0,2,3,4" },
-        { "min_kernel_excludes_at_its_version", KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, 6, 1, "0,3,4" },
-        { "min_kernel_older_major_newer_minor", KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, 4, 20, "1,3" },
+/* The same profile and x86_64 container but for the kernel's version. */
+#define KERNEL_ROW(name, kmaj, kmin, present)                                                                          \
+        {                                                                                                              \
+                name, KERNEL_PROFILE, SCMP_ARCH_X86_64, 0, kmaj, kmin, present                                         \
+        }
+        KERNEL_ROW("min_kernel_older", 5, 7, "1,3"),
+        KERNEL_ROW("min_kernel_equal", 5, 8, "0,2,3"),
+        KERNEL_ROW("min_kernel_minor_is_a_number_not_text", 5, 10, "0,2,3,4"),
+        KERNEL_ROW("min_kernel_next_major", 6, 0, "0,2,3,4"),
+        KERNEL_ROW("min_kernel_excludes_at_its_version", 6, 1, "0,3,4"),
+        KERNEL_ROW("min_kernel_older_major_newer_minor", 4, 20, "1,3"),
         { "includes_caps_and_arches_both_needed",
           "{'defaultAction':'SCMP_ACT_ERRNO','syscalls':["
           "{'names':['a'],'action':'SCMP_ACT_ALLOW','includes':{'caps':['CAP_SYS_ADMIN'],'arches':['amd64']}},"

@@ -51,13 +51,16 @@ static void test_record_parse_accepts_the_format(void)
         tsync_record_set_free(set);
 }
 
+/* A row of the tables of refused inputs: a part of the refusal's message. */
+struct refusal {
+        const char *name;
+        const char *input;
+        const char *message;
+};
+
 static void test_record_parse_refuses_junk(void)
 {
-        static const struct {
-                const char *name;
-                const char *text;
-                const char *message;
-        } cases[] = {
+        static const struct refusal cases[] = {
                 { "empty", "", "line 1: not a record file" },
                 { "other_magic", "oci-seccomp-tsync-record 2\n", "line 1: not a record file" },
                 { "magic_without_newline", "oci-seccomp-tsync-record 1", "line 1: not a record file" },
@@ -82,7 +85,7 @@ static void test_record_parse_refuses_junk(void)
         };
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 struct tsync_err err = { 0 };
-                struct tsync_record_set *set = parse(cases[i].text, &err);
+                struct tsync_record_set *set = parse(cases[i].input, &err);
                 tap_ok(!set && err.code && strstr(err.msg, cases[i].message) != NULL,
                        "test_record_parse_refuses_%s (%s)", cases[i].name, err.msg);
                 tsync_record_set_free(set);
@@ -169,6 +172,12 @@ static void test_record_parse_refuses_junk(void)
         "                \"tgkill\",\n"                                                                                \
         "                \"wait4\"\n"
 
+/* The names of RECORD's calls, as both formats list them. */
+#define RECORDED_NAMES                                                                                                 \
+        "                \"execve\",\n"                                                                                \
+        "                \"mkdir\",\n"                                                                                 \
+        "                \"write\"\n"
+
 /* x86_64: execve 59, mkdir 83; i386: write 4; x32: execve, and syscall(-1), which has no name. */
 #define RECORD MAGIC "c000003e 59\nc000003e 83\n40000003 4\nc000003e 1073742344\nc000003e 4294967295\n"
 
@@ -182,11 +191,7 @@ static const char oci_expected[] = "{\n"
                                    "    ],\n"
                                    "    \"syscalls\": [\n"
                                    "        {\n"
-                                   "            \"names\": [\n"
-                                   "                \"execve\",\n"
-                                   "                \"mkdir\",\n"
-                                   "                \"write\"\n"
-                                   "            ],\n"
+                                   "            \"names\": [\n" RECORDED_NAMES "            ],\n"
                                    "            \"action\": \"SCMP_ACT_ALLOW\"\n"
                                    "        },\n"
                                    "        {\n"
@@ -211,11 +216,7 @@ static const char docker_expected[] =
         "    ],\n"
         "    \"syscalls\": [\n"
         "        {\n"
-        "            \"names\": [\n"
-        "                \"execve\",\n"
-        "                \"mkdir\",\n"
-        "                \"write\"\n"
-        "            ],\n"
+        "            \"names\": [\n" RECORDED_NAMES "            ],\n"
         "            \"action\": \"SCMP_ACT_ALLOW\",\n"
         "            \"comment\": \"The workload's calls, recorded by oci-seccomp-tsync (every thread and child, each "
         "ABI listed). Recorded, but with no name in this libseccomp, so not allowed: SCMP_ARCH_X32 4294967295.\"\n"
@@ -405,11 +406,7 @@ static void test_record_profile_merges(void)
 
 static void test_record_profile_refuses_inputs_it_cannot_carry(void)
 {
-        static const struct {
-                const char *name;
-                const char *json;
-                const char *message;
-        } cases[] = {
+        static const struct refusal cases[] = {
                 { "not_json", "{", "" },
                 { "an_array", "[]", "(root): expected object" },
                 { "a_comment_in_oci",
@@ -456,7 +453,7 @@ static void test_record_profile_refuses_inputs_it_cannot_carry(void)
         };
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 struct tsync_err err = { 0 };
-                char *path = unit_tmp_file("input.json", cases[i].json);
+                char *path = unit_tmp_file("input.json", cases[i].input);
                 struct tsync_record_request req = { .format = TSYNC_RECORD_FORMAT_OCI,
                                                     .errno_ret = EPERM,
                                                     .input = path };

@@ -15,18 +15,6 @@
 #include "tsync/rewrite.h"
 #include "unit.h"
 
-static const char *base_config =
-        "{\"ociVersion\": \"1.0.2\","
-        " \"process\": {\"args\": [\"sh\", \"-c\", \"echo hi\"], \"user\": {\"uid\": 1000, \"gid\": 1000},"
-        "   \"noNewPrivileges\": false,"
-        "   \"capabilities\": {\"bounding\": [\"CAP_CHOWN\", \"CAP_KILL\"], \"effective\": [\"CAP_KILL\"],"
-        "                      \"permitted\": [\"CAP_KILL\"], \"inheritable\": [], \"ambient\": [\"CAP_KILL\"]}},"
-        " \"root\": {\"path\": \"rootfs\", \"readonly\": true},"
-        " \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"}],"
-        " \"annotations\": {\"keep\": \"me\"},"
-        " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": []},"
-        "            \"namespaces\": [{\"type\": \"pid\"}], \"big\": 18446744073709551615}}";
-
 static int rewrite(struct tsync_json *config, bool replace, const char *const *layers, size_t n, bool by_name,
                    struct tsync_err *err)
 {
@@ -60,7 +48,7 @@ static bool has(const struct tsync_json *arr, const char *s)
 static void test_rewrite_layer_mode(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         const char *layers[] = { "/etc/p/a.json", "/etc/p/b.json" };
         int r = rewrite(c, false, layers, 2, false, &err);
         if (!tap_ok(r == 0, "test_rewrite_layer_mode_succeeds (%s)", err.msg))
@@ -112,7 +100,7 @@ static void test_rewrite_layer_mode(void)
 static void test_rewrite_twice_does_not_wrap_twice(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         const char *layers[] = { "/etc/p/a.json" };
         int r = rewrite(c, false, layers, 1, false, &err);
         char *once = unit_text(c);
@@ -139,7 +127,7 @@ static void test_rewrite_twice_does_not_wrap_twice(void)
 static void test_rewrite_without_hooks_removes_ours_only(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         /* noNewPrivileges, so that nothing is lent that only a hook could take back */
         if (c)
                 (void)tsync_json_set(tsync_json_get_object(c, "process"), "noNewPrivileges", tsync_json_new_bool(true));
@@ -169,7 +157,7 @@ static void test_rewrite_without_hooks_removes_ours_only(void)
 static void test_rewrite_replace_moves_the_section(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         int r = rewrite(c, true, NULL, 0, false, &err);
         struct tsync_plan *plan = NULL;
         if (r == 0)
@@ -189,7 +177,7 @@ static void test_rewrite_replace_moves_the_section(void)
 static void test_rewrite_refusals(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         int r = rewrite(c, false, NULL, 0, false, &err);
         tap_ok(r < 0 && strstr(err.msg, "nothing for the init to apply"), "test_rewrite_refuses_nothing_to_do (%s)",
                err.msg);
@@ -245,7 +233,7 @@ static void test_rewrite_no_new_privs_lends_nothing(void)
 static void test_rewrite_without_hooks_refuses_lending(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         const char *layers[] = { "/etc/p/a.json" };
         struct tsync_request req = { .layers = { layers[0] }, .n_layers = 1 };
         struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
@@ -270,7 +258,7 @@ static void test_rewrite_without_hooks_refuses_lending(void)
 static struct tsync_json *injected(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         const char *layers[] = { "/etc/p/a.json" };
         if (c && rewrite(c, false, layers, 1, false, &err) < 0) {
                 tap_diag("rewrite: %s", err.msg);
@@ -334,7 +322,7 @@ static void test_rewrite_refuses_a_forged_plan(void)
         tap_ok(r == -EPERM && strstr(err.msg, "annotations." TSYNC_ANNOTATION_PLAN ": set by oci-seccomp-tsync itself"),
                "test_rewrite_precreate_refuses_a_config_that_carries_a_plan (%s)", err.msg);
         tsync_json_free(c);
-        c = unit_parse(base_config);
+        c = unit_parse(unit_base_config);
         struct tsync_json *a = c ? tsync_json_get_object(c, "annotations") : NULL;
         r = a && tsync_json_set(a, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string("x")) == 0
                     ? unit_rewrite(c, &req, state_dir, &o, &err)
@@ -361,7 +349,7 @@ static void test_rewrite_refuses_a_config_edited_after_inject(void)
                 struct tsync_err err = { 0 };
                 const char *w = edits[i].what;
                 bool replace = strcmp(w, "seccomp") == 0;
-                struct tsync_json *c = unit_parse(base_config);
+                struct tsync_json *c = unit_parse(unit_base_config);
                 const char *layers[] = { "/etc/p/a.json" };
                 int r = c ? rewrite(c, replace, layers, 1, false, &err) : -1;
                 struct tsync_json *process = c ? tsync_json_get_object(c, "process") : NULL;
@@ -497,7 +485,7 @@ static void test_rewrite_filters_in_the_init_arguments(void)
                                      .delivery = TSYNC_DELIVERY_ARGS };
         struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
                                         .progs = &progs };
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
         int r = process ? tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) : -EINVAL;
         r = r ?: unit_rewrite(c, &req, NULL, &o, &err);
@@ -524,7 +512,7 @@ static void test_rewrite_filters_in_the_init_arguments(void)
         free(after);
         struct tsync_plan_programs none = { 0 };
         o.progs = &none;
-        struct tsync_json *fresh = unit_parse(base_config);
+        struct tsync_json *fresh = unit_parse(unit_base_config);
         err.msg[0] = '\0';
         r = fresh ? unit_rewrite(fresh, &req, NULL, &o, &err) : 0;
         tap_ok(r == -EINVAL && strstr(err.msg, "not compiled"),
@@ -567,10 +555,10 @@ static void agent_case_init(struct notify_case *k, enum tsync_delivery delivery)
         k->o.hook_path = "/usr/bin/oci-seccomp-tsync";
 }
 
-/* base_config with process.noNewPrivileges true (nothing lent to the init), or NULL. */
+/* unit_base_config with process.noNewPrivileges true (nothing lent to the init), or NULL. */
 static struct tsync_json *nnp_config(void)
 {
-        struct tsync_json *c = unit_parse(base_config);
+        struct tsync_json *c = unit_parse(unit_base_config);
         struct tsync_json *process = c ? tsync_json_get_mut(c, "process") : NULL;
         if (!process || tsync_json_set(process, "noNewPrivileges", tsync_json_new_bool(true)) < 0) {
                 tsync_json_free(c);

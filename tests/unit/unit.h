@@ -1,5 +1,6 @@
 /* What several unit tests share beyond TAP: JSON from a literal, a
- * temporary directory removed at exit, the rewrite step alone. */
+ * temporary directory removed at exit, the rewrite step alone, the config the
+ * rewrite tests start from. */
 #pragma once
 
 #include <errno.h>
@@ -12,6 +13,21 @@
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
+
+/* A runc-like config the rewrite tests start from: noNewPrivileges false (the
+ * rewrite lends the init CAP_SYS_ADMIN), a user of its own, capabilities in
+ * every set, annotations and a number beyond int64 the rewrite must keep. */
+static const char *const unit_base_config =
+        "{\"ociVersion\": \"1.0.2\","
+        " \"process\": {\"args\": [\"sh\", \"-c\", \"echo hi\"], \"user\": {\"uid\": 1000, \"gid\": 1000},"
+        "   \"noNewPrivileges\": false,"
+        "   \"capabilities\": {\"bounding\": [\"CAP_CHOWN\", \"CAP_KILL\"], \"effective\": [\"CAP_KILL\"],"
+        "                      \"permitted\": [\"CAP_KILL\"], \"inheritable\": [], \"ambient\": [\"CAP_KILL\"]}},"
+        " \"root\": {\"path\": \"rootfs\", \"readonly\": true},"
+        " \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"}],"
+        " \"annotations\": {\"keep\": \"me\"},"
+        " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": []},"
+        "            \"namespaces\": [{\"type\": \"pid\"}], \"big\": 18446744073709551615}}";
 
 /* The document, or NULL with a TAP diagnostic. */
 static inline struct tsync_json *unit_parse(const char *s)
