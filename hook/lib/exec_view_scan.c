@@ -302,8 +302,10 @@ static int object(struct scan *sc, enum where where)
                         return NOT_SURE;
                 struct key k = { sc->at + 1, 0 };
                 r = string(sc, &escaped);
-                if (r <= 0 || escaped)
+                if (r <= 0)
                         return r;
+                if (escaped)
+                        return NOT_SURE;
                 k.len = sc->at - 1 - k.begin;
                 if (sc->n_keys == sc->cap_keys) {
                         size_t cap = sc->cap_keys ? sc->cap_keys * 2 : 64;
