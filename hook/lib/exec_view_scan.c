@@ -72,6 +72,13 @@ static inline uint64_t load8(const unsigned char *p)
         return v;
 }
 
+static inline uint32_t load4(const unsigned char *p)
+{
+        uint32_t v;
+        memcpy(&v, p, sizeof(v));
+        return v;
+}
+
 /* A pretty config is mostly indentation: eight spaces at a time. */
 static inline void skip_space(struct scan *sc)
 {
@@ -80,6 +87,10 @@ static inline void skip_space(struct scan *sc)
         while (at < len) {
                 if (len - at >= 8 && load8(s + at) == ONES * ' ') {
                         at += 8;
+                        continue;
+                }
+                if (len - at >= 4 && load4(s + at) == 0x20202020u) {
+                        at += 4;
                         continue;
                 }
                 unsigned char c = s[at];

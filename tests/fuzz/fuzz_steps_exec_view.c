@@ -49,6 +49,12 @@ static void ev_same_hook(const char *src, size_t len, const struct tsync_json *p
         const char *id = held && held->type == TSYNC_JSON_STRING && !start ? held->u.string.ptr : "fuzz-id";
         bool ca = true, cb = true;
         if (start) {
+                /* createRuntime writes only when something is lent (cli_exec_view_start). */
+                ra = tsync_exec_view_lends(pa, &ea);
+                rb = tsync_exec_view_lends(pb, &eb);
+                ev_same_result("tsync_exec_view_lends", ra, &ea, rb, &eb);
+                if (ra <= 0)
+                        return;
                 ra = tsync_exec_view_restore(a, pa, id, &ea);
                 rb = tsync_exec_view_restore(b, pb, id, &eb);
         } else {
