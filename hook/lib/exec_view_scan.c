@@ -49,7 +49,7 @@ struct scan {
         struct key *keys; /* the keys of every open object, innermost last */
         size_t n_keys, cap_keys;
         /* found */
-        size_t process_begin, caps_begin, caps_end, ann_begin, ann_end;
+        size_t caps_begin, caps_end, ann_begin, ann_end;
         size_t ann_count, ann_last_end, running_begin, running_end;
 };
 
@@ -345,8 +345,6 @@ static int object(struct scan *sc, enum where where)
                 } else if (child == W_ANNOTATIONS) {
                         sc->ann_begin = begin;
                         sc->ann_end = sc->at;
-                } else if (child == W_PROCESS) {
-                        sc->process_begin = begin;
                 } else if (where == W_ANNOTATIONS) {
                         if (k.len == strlen(TSYNC_ANNOTATION_RUNNING) &&
                             memcmp(sc->s + k.begin, TSYNC_ANNOTATION_RUNNING, k.len) == 0) {
