@@ -306,8 +306,10 @@ static void known_exec_views(char *buf, size_t size)
 int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
                         bool durable, struct tsync_err *err)
 {
-        int r = tsync_exec_view_lends(plan, err);
-        if (r <= 0)
+        /* Once a hook: building the lent sets is a good part of its work. */
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
+        if (r < 0 || !lent)
                 return r;
         pid_t ppid = getppid();
         char runtime[64];
@@ -331,7 +333,7 @@ int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config 
         /* The runtime's copy first (the original sets without our id): it must
          * be the bundle's file as read, still lent. */
         bool copy = rt->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY;
-        r = tsync_exec_view_restore(c->doc, plan, copy ? NULL : id, err);
+        r = tsync_exec_view_restore_lent(c->doc, plan, lent, copy ? NULL : id, err);
         if (r == 0 && copy) {
                 r = restore_state_copy(rt, ppid, id, bundle, c, err);
                 if (r < 0)
@@ -346,14 +348,15 @@ int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config 
 int cli_exec_view_stop(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
                        bool durable, struct tsync_err *err)
 {
-        int r = tsync_exec_view_lends(plan, err);
-        if (r <= 0)
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
+        if (r < 0 || !lent)
                 return r;
         r = need_lock(c, bundle, err);
         if (r < 0)
                 return r;
         bool changed;
-        r = tsync_exec_view_lend(c->doc, plan, id, &changed, err);
+        r = tsync_exec_view_lend_lent(c->doc, plan, lent, id, &changed, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s/config.json", bundle);
         return changed ? write_config(c, bundle, durable, err) : 0;

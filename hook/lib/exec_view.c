@@ -54,8 +54,13 @@ int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *
 {
         _cleanup_json_ struct tsync_json *lent = NULL;
         int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
-        if (r < 0)
-                return r;
+        return r < 0 ? r : tsync_exec_view_restore_lent(config, plan, lent, id, err);
+}
+
+int tsync_exec_view_restore_lent(struct tsync_json *config, const struct tsync_plan *plan,
+                                 const struct tsync_json *lent, const char *id, struct tsync_err *err)
+{
+        int r;
         if (!lent)
                 return 0;
         const char *holder = running_id(config);
@@ -92,8 +97,14 @@ int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *pla
         *ret_changed = false;
         _cleanup_json_ struct tsync_json *lent = NULL;
         int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
-        if (r < 0)
-                return r;
+        return r < 0 ? r : tsync_exec_view_lend_lent(config, plan, lent, id, ret_changed, err);
+}
+
+int tsync_exec_view_lend_lent(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_json *lent,
+                              const char *id, bool *ret_changed, struct tsync_err *err)
+{
+        int r;
+        *ret_changed = false;
         const char *holder = running_id(config);
         if (!lent || !holder || strcmp(holder, id) != 0)
                 return 0; /* not ours to give back */

@@ -28,6 +28,10 @@ int tsync_exec_view_lends(const struct tsync_plan *plan, struct tsync_err *err);
 int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *plan, const char *id,
                             struct tsync_err *err);
 
+/* The same with lent, plan's lent sets as tsync_rewrite_lent_capabilities
+ * gives them (NULL: nothing lent), for a hook that has them already. */
+int tsync_exec_view_restore_lent(struct tsync_json *config, const struct tsync_plan *plan,
+                                 const struct tsync_json *lent, const char *id, struct tsync_err *err);
 /* id as the container running from config (annotation TSYNC_ANNOTATION_RUNNING),
  * after tsync_exec_view_restore without one. */
 int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync_err *err);
@@ -36,6 +40,8 @@ int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync
  * and the record goes; *ret_changed tells whether config changed. */
 int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *plan, const char *id, bool *ret_changed,
                          struct tsync_err *err);
+int tsync_exec_view_lend_lent(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_json *lent,
+                              const char *id, bool *ret_changed, struct tsync_err *err);
 
 /* Where, in the text a config was parsed from, the exec view's changes go:
  * taken from the freshly parsed config before tsync_exec_view_restore or
