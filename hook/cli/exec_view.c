@@ -255,8 +255,7 @@ int cli_bundle_config_read(const char *bundle, struct cli_bundle_config *c, stru
         /* Of the whole config, the hooks read the annotations and the sets:
          * only they become a tree when the text is one the fast read is sure
          * of (a relay asks for the rest: cli_bundle_config_full). */
-        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
-        r = tsync_exec_view_scan(c->text, c->len, &lim, &c->doc, &c->spans, err);
+        r = tsync_exec_view_scan(c->text, c->len, TSYNC_CONFIG_LIMITS, &c->doc, &c->spans, err);
         if (r != 0)
                 return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
         return cli_bundle_config_full(c, bundle, err);
@@ -268,8 +267,7 @@ int cli_bundle_config_full(struct cli_bundle_config *c, const char *bundle, stru
                 return 0;
         tsync_json_free(c->doc);
         c->doc = NULL;
-        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
-        int r = tsync_json_parse(c->text, c->len, &lim, &c->doc, err);
+        int r = tsync_json_parse(c->text, c->len, TSYNC_CONFIG_LIMITS, &c->doc, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s/config.json", bundle);
         tsync_exec_view_spans(c->doc, &c->spans);

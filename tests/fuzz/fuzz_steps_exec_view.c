@@ -87,15 +87,15 @@ static void ev_same_hook(const char *src, size_t len, const struct tsync_json *p
 void fuzz_exec_view_check(const uint8_t *data, size_t size, bool with_hooks)
 {
         struct tsync_err err = { 0 }, ferr = { 0 };
-        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
+        const struct tsync_json_limits *lim = TSYNC_CONFIG_LIMITS;
         _cleanup_json_ struct tsync_json *part = NULL, *full = NULL;
         struct tsync_exec_view_spans ps = { 0 }, fs = { 0 };
         const char *src = (const char *)data;
-        int r = tsync_exec_view_scan(src, size, &lim, &part, &ps, &err);
+        int r = tsync_exec_view_scan(src, size, lim, &part, &ps, &err);
         fuzz_check_err(r, &err, "tsync_exec_view_scan");
         if (r <= 0)
                 return;
-        int rf = tsync_json_parse(src, size, &lim, &full, &ferr);
+        int rf = tsync_json_parse(src, size, lim, &full, &ferr);
         if (rf < 0)
                 fuzz_fail("the scan is sure of a text the full parse refuses: %s", ferr.msg);
         tsync_exec_view_spans(full, &fs);

@@ -15,7 +15,7 @@
 #include "tsync/rewrite.h"
 #include "unit.h"
 
-static const struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
+static const struct tsync_json_limits *const lim = TSYNC_CONFIG_LIMITS;
 
 /* "@" stands for the value under linux.x. */
 static const char *frame = "{\"process\": {\"capabilities\": {\"bounding\": [\"CAP_KILL\"]}, \"args\": [\"a\"]},\n"
@@ -37,8 +37,8 @@ static int scan(const char *text, size_t len, bool *ret_full)
         struct tsync_err err = { 0 };
         struct tsync_json *part = NULL, *full = NULL;
         struct tsync_exec_view_spans spans;
-        int r = tsync_exec_view_scan(text, len, &lim, &part, &spans, &err);
-        *ret_full = tsync_json_parse(text, len, &lim, &full, &err) == 0;
+        int r = tsync_exec_view_scan(text, len, lim, &part, &spans, &err);
+        *ret_full = tsync_json_parse(text, len, lim, &full, &err) == 0;
         tsync_json_free(part);
         tsync_json_free(full);
         return r;
@@ -55,8 +55,8 @@ static void test_exec_view_scan_is_sure_of_valid_json_and_finds_what_the_full_pa
                 struct tsync_err err = { 0 };
                 struct tsync_json *part = NULL, *full = NULL;
                 struct tsync_exec_view_spans ps = { 0 }, fs = { 0 };
-                int r = tsync_exec_view_scan(text, strlen(text), &lim, &part, &ps, &err);
-                int rf = tsync_json_parse(text, strlen(text), &lim, &full, &err);
+                int r = tsync_exec_view_scan(text, strlen(text), lim, &part, &ps, &err);
+                int rf = tsync_json_parse(text, strlen(text), lim, &full, &err);
                 if (rf == 0)
                         tsync_exec_view_spans(full, &fs);
                 const struct tsync_json *pc = tsync_json_get(tsync_json_get(part, "process"), "capabilities");
@@ -160,7 +160,7 @@ static void test_exec_view_text_refuses_to_write_a_partial_tree_whole(void)
         struct tsync_err err = { 0 };
         struct tsync_json *part = NULL;
         struct tsync_exec_view_spans spans;
-        int r = tsync_exec_view_scan(text, strlen(text), &lim, &part, &spans, &err);
+        int r = tsync_exec_view_scan(text, strlen(text), lim, &part, &spans, &err);
         /* Another holder in place of the running one: not a splice. */
         struct tsync_json *ann = tsync_json_get_mut(part, "annotations");
         if (r == 1)
@@ -208,7 +208,7 @@ static char *scanned_hook(const char *src, bool start, const char *id)
         char *out = NULL;
         size_t len;
         bool changed = true;
-        int r = tsync_exec_view_scan(src, strlen(src), &lim, &c, &spans, &err) == 1 ? 0 : -1;
+        int r = tsync_exec_view_scan(src, strlen(src), lim, &c, &spans, &err) == 1 ? 0 : -1;
         r = r ?: tsync_plan_from_config(c, &plan, &err);
         r = r ?: start ? tsync_exec_view_restore(c, plan, id, &err) : tsync_exec_view_lend(c, plan, id, &changed, &err);
         if (r == 0 && changed)
