@@ -83,7 +83,8 @@ struct cli_bundle_config {
         char *text; /* config.json's bytes as read under the lock */
         size_t len;
         mode_t mode;                        /* its permission bits, for the rewrite */
-        struct tsync_json *doc;             /* parsed from text; the exec view changes it in place */
+        struct tsync_json *doc;             /* parsed from text (only process.capabilities and annotations
+                                               when spans.partial); the exec view changes it in place */
         struct tsync_exec_view_spans spans; /* where in text the exec view's changes go */
 };
 #define CLI_BUNDLE_CONFIG_INIT                                                                                         \
@@ -93,6 +94,8 @@ struct cli_bundle_config {
 /* Locks bundle and reads its config.json into c (cleared by the caller); 0 or -errno. */
 int cli_bundle_config_read(const char *bundle, struct cli_bundle_config *c, struct tsync_err *err);
 void cli_bundle_config_clear(struct cli_bundle_config *c);
+/* c->doc as the whole config (parsed again from c->text when it was partial). */
+int cli_bundle_config_full(struct cli_bundle_config *c, const char *bundle, struct tsync_err *err);
 
 /* The exec view (exec_view.c): at createRuntime, the original capability sets
  * go where the runtime's exec reads them (refused for a runtime we do not

@@ -162,7 +162,7 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_st
  * init a recording's file. Opened here (so that it listens before the hook
  * returns) and started last. */
 static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
-                      const struct tsync_json *config, const struct oci_state *st, const struct tsync_json *state,
+                      struct cli_bundle_config *c, const struct oci_state *st, const struct tsync_json *state,
                       struct tsync_relay *ret, struct tsync_err *err)
 {
         /* Filter files are compiled now: a profile changed since the rewrite
@@ -179,7 +179,11 @@ static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_pro
                                    plan->listener_path ? "'" : "");
         if (!plan->listener_path && !plan->record.req.output)
                 return 0;
-        int r = tsync_agent_check_config(config, plan, err);
+        /* The relay reads the whole config. */
+        int r = cli_bundle_config_full(c, st->bundle, err);
+        const struct tsync_json *config = c->doc;
+        if (r == 0)
+                r = tsync_agent_check_config(config, plan, err);
         if (r == 0)
                 r = tsync_relay_open(state, config, st->bundle, plan->listener_path,
                                      plan->record.req.output ? plan->record.dir : NULL, ret, err);
@@ -207,7 +211,7 @@ static int stage_create(const struct hook_opts *h)
                 r = tsync_deliver(plan, &o, &progs, &err);
         struct tsync_relay relay = TSYNC_RELAY_INIT;
         if (r == 0)
-                r = open_relay(plan, &progs, config.doc, &st, state, &relay, &err);
+                r = open_relay(plan, &progs, &config, &st, state, &relay, &err);
         tsync_plan_programs_clear(&progs);
         bool delivered = r == 0;
         /* Last: a refused start must not leave the exec view changed. */

@@ -252,10 +252,24 @@ int cli_bundle_config_read(const char *bundle, struct cli_bundle_config *c, stru
         if (r < 0)
                 return r;
         c->mode = st.st_mode & 07777;
-        struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
-        r = tsync_json_parse(c->text, c->len, &lim, &c->doc, err);
+        /* Of the whole config, the hooks read the annotations and the sets:
+         * only they become a tree when the text is one the fast read is sure
+         * of (a relay asks for the rest: cli_bundle_config_full). */
+        r = tsync_exec_view_scan(c->text, c->len, TSYNC_CONFIG_LIMITS, &c->doc, &c->spans, err);
+        if (r != 0)
+                return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
+        return cli_bundle_config_full(c, bundle, err);
+}
+
+int cli_bundle_config_full(struct cli_bundle_config *c, const char *bundle, struct tsync_err *err)
+{
+        if (c->doc && !c->spans.partial)
+                return 0;
+        tsync_json_free(c->doc);
+        c->doc = NULL;
+        int r = tsync_json_parse(c->text, c->len, TSYNC_CONFIG_LIMITS, &c->doc, err);
         if (r < 0)
-                return tsync_error_prefix(err, "%s", path);
+                return tsync_error_prefix(err, "%s/config.json", bundle);
         tsync_exec_view_spans(c->doc, &c->spans);
         return 0;
 }
@@ -290,8 +304,10 @@ static void known_exec_views(char *buf, size_t size)
 int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
                         bool durable, struct tsync_err *err)
 {
-        int r = tsync_exec_view_lends(plan, err);
-        if (r <= 0)
+        /* Once a hook: building the lent sets is a good part of its work. */
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
+        if (r < 0 || !lent)
                 return r;
         pid_t ppid = getppid();
         char runtime[64];
@@ -315,7 +331,7 @@ int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config 
         /* The runtime's copy first (the original sets without our id): it must
          * be the bundle's file as read, still lent. */
         bool copy = rt->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY;
-        r = tsync_exec_view_restore(c->doc, plan, copy ? NULL : id, err);
+        r = tsync_exec_view_restore_lent(c->doc, plan, lent, copy ? NULL : id, err);
         if (r == 0 && copy) {
                 r = restore_state_copy(rt, ppid, id, bundle, c, err);
                 if (r < 0)
@@ -330,14 +346,15 @@ int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config 
 int cli_exec_view_stop(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
                        bool durable, struct tsync_err *err)
 {
-        int r = tsync_exec_view_lends(plan, err);
-        if (r <= 0)
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
+        if (r < 0 || !lent)
                 return r;
         r = need_lock(c, bundle, err);
         if (r < 0)
                 return r;
         bool changed;
-        r = tsync_exec_view_lend(c->doc, plan, id, &changed, err);
+        r = tsync_exec_view_lend_lent(c->doc, plan, lent, id, &changed, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s/config.json", bundle);
         return changed ? write_config(c, bundle, durable, err) : 0;

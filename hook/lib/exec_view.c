@@ -54,8 +54,13 @@ int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *
 {
         _cleanup_json_ struct tsync_json *lent = NULL;
         int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
-        if (r < 0)
-                return r;
+        return r < 0 ? r : tsync_exec_view_restore_lent(config, plan, lent, id, err);
+}
+
+int tsync_exec_view_restore_lent(struct tsync_json *config, const struct tsync_plan *plan,
+                                 const struct tsync_json *lent, const char *id, struct tsync_err *err)
+{
+        int r;
         if (!lent)
                 return 0;
         const char *holder = running_id(config);
@@ -92,8 +97,14 @@ int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *pla
         *ret_changed = false;
         _cleanup_json_ struct tsync_json *lent = NULL;
         int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
-        if (r < 0)
-                return r;
+        return r < 0 ? r : tsync_exec_view_lend_lent(config, plan, lent, id, ret_changed, err);
+}
+
+int tsync_exec_view_lend_lent(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_json *lent,
+                              const char *id, bool *ret_changed, struct tsync_err *err)
+{
+        int r;
+        *ret_changed = false;
         const char *holder = running_id(config);
         if (!lent || !holder || strcmp(holder, id) != 0)
                 return 0; /* not ours to give back */
@@ -182,8 +193,12 @@ static int caps_text(const char *src, size_t at, const struct tsync_json *caps, 
         return 0;
 }
 
-static int write_whole(const struct tsync_json *config, char **ret, size_t *ret_len, struct tsync_err *err)
+static int write_whole(const struct tsync_exec_view_spans *spans, const struct tsync_json *config, char **ret,
+                       size_t *ret_len, struct tsync_err *err)
 {
+        /* A partial tree is not the config: writing it would lose the rest. */
+        if (spans->partial)
+                return tsync_error(err, EINVAL, "the exec view's change cannot be spliced into the config's text");
         return tsync_json_write(config, true, ret, ret_len, err);
 }
 
@@ -193,7 +208,7 @@ int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_vi
         const struct tsync_json *caps = tsync_json_get(tsync_json_get(config, "process"), "capabilities");
         const char *running = running_id(config);
         if (!spans->ok || !caps || spans->caps_end > len || spans->annotations_end > len)
-                return write_whole(config, ret, ret_len, err);
+                return write_whole(spans, config, ret, ret_len, err);
         struct piece p[2] = { { spans->caps_begin, spans->caps_end, NULL, 0 } };
         size_t n = 1;
         int r = caps_text(src, spans->caps_begin, caps, &p[0].text, &p[0].len, err);
@@ -219,7 +234,7 @@ int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_vi
         } else if (running) {
                 /* There before and still: a change of holder is not a splice (and never ours to make). */
                 free(p[0].text);
-                return write_whole(config, ret, ret_len, err);
+                return write_whole(spans, config, ret, ret_len, err);
         }
         if (r == 0 && n == 2 && p[1].begin < p[0].begin) {
                 struct piece t = p[0];

@@ -2,10 +2,12 @@
 # tests/bench/bench_hook_insns.sh [-b OTHER]: the exec view's two hooks counted rather than timed
 # (on a shared machine a start varies by more than they cost): the instructions each hook process
 # executes (callgrind) and the sync calls it makes (strace: fsync, fdatasync, sync_file_range,
-# syncfs, sync, each with the file it syncs). The bundle is Podman's config (noNewPrivileges false)
-# injected with a layer, so the init is lent capabilities and createRuntime and poststop rewrite
-# config.json for the exec view: as inject's hooks run them (the bundle is the user's: synced), and
-# with --no-sync (as the hooks.d files run them for an engine). /bin/true for scale. -b OTHER:
+# syncfs, sync, each with the file it syncs). Two bundles of Podman's config (noNewPrivileges
+# false) with a layer, so the init is lent capabilities and createRuntime and poststop rewrite
+# config.json for the exec view: "inject", the config injected (inject's pretty text), its hooks
+# run synced (the bundle is the user's) and with --no-sync; and "precreate", what the precreate hook
+# wrote, as Podman writes it again into config.json (indented by two), its hooks with --no-sync as
+# the hooks.d files run them. /bin/true for scale. -b OTHER:
 # another build's oci-seccomp-tsync on the same bundle. With perf, also the pair's CPU time
 # (task-clock: less at the mercy of other load than wall time). Each hook is spawned by bench_spawn
 # copied as "runc", the parent the exec view asks for. Prints counts; asserts nothing. Needs root,
@@ -34,59 +36,80 @@ bench_begin
 
 podman_bundle "$T/b" ":" >/dev/null || die "cannot build a bundle from Podman's config"
 inject --profile "$PROFILES/deny-mkdir.json" "$T/b" 2>"$T/inject.err" || die "inject: $(cat "$T/inject.err")"
-jq -e '.process.capabilities.ambient | index("CAP_SYS_ADMIN")' "$T/b/config.json" >/dev/null ||
-        die "the init is not lent CAP_SYS_ADMIN: no exec view to keep"
+mkdir -p "$T/p" "$T/profiles" && cp "$PROFILES/deny-mkdir.json" "$T/profiles/" || die "cannot make the precreate bundle"
+jq '.annotations["io.oci-seccomp-tsync.layers"] = "deny-mkdir"' "$PODMAN_CONFIG" |
+        "$OCI" hook precreate --profile-dir "$T/profiles" --no-cache --init "$INIT" 2>"$T/precreate.err" |
+        jq --indent 2 . >"$T/p/config.json" || die "precreate: $(cat "$T/precreate.err")"
+for b in b p; do
+        jq -e '.process.capabilities.ambient | index("CAP_SYS_ADMIN")' "$T/$b/config.json" >/dev/null ||
+                die "$b: the init is not lent CAP_SYS_ADMIN: no exec view to keep"
+        printf '{"ociVersion":"1.0.2","id":"bench-insns-%s","status":"created","pid":1,"bundle":"%s"}\n' $$ "$T/$b" \
+                >"$T/$b.state.json"
+        cp "$T/$b/config.json" "$T/$b.lent.json"
+done
 cp "$SPAWN" "$T/runc" || die "cannot copy bench_spawn"
-printf '{"ociVersion":"1.0.2","id":"bench-insns-%s","status":"created","pid":1,"bundle":"%s"}\n' $$ "$T/b" \
-        >"$T/state.json"
-cp "$T/b/config.json" "$T/lent.json"
+# The bundle the functions below run on: b (inject) or p (precreate).
+B=b
 
 # count BINARY STAGE [ARG...]: "instructions syncs" of one hook process, and the synced files.
 count() {
         local bin=$1 stage=$2
         shift 2
         rm -f "$T/cg.out" "$T/strace.out"
-        (cd "$T" && ./runc -n 1 -w 0 -i "$T/state.json" "$VALGRIND" -q --tool=callgrind \
+        (cd "$T" && ./runc -n 1 -w 0 -i "$T/$B.state.json" "$VALGRIND" -q --tool=callgrind \
                 --callgrind-out-file="$T/cg.out" "$bin" hook "$stage" "$@") >/dev/null 2>"$T/spawn.err" ||
                 die "$stage under callgrind failed: $(tail -n 3 "$T/spawn.err")"
         # Undo it (the same stage's counterpart, untraced), then the same run under strace.
         undo "$bin" "$stage" "$@"
         # strace follows bench_spawn itself (which syncs nothing), so the hook's parent is still "runc".
         (cd "$T" && "$STRACE" -f -qq -y -e trace=fsync,fdatasync,sync_file_range,syncfs,sync -e signal=none -o "$T/strace.out" \
-                ./runc -n 1 -w 0 -i "$T/state.json" "$bin" hook "$stage" "$@") >/dev/null 2>"$T/spawn.err" ||
+                ./runc -n 1 -w 0 -i "$T/$B.state.json" "$bin" hook "$stage" "$@") >/dev/null 2>"$T/spawn.err" ||
                 die "$stage under strace failed: $(tail -n 3 "$T/spawn.err")"
-        printf '%s %s\n' "$(awk '/^totals:/ { print $2 }' "$T/cg.out")" "$(grep -c . "$T/strace.out")"
-        sed 's/^[0-9]* *//; s/^/        /' "$T/strace.out" >&2
+        printf '%s %s\n' "$(awk '/^totals:/ { print $2 }' "$T/cg.out")" "$(cat "$T/strace.out" 2>/dev/null | grep -c .)"
+        [ ! -f "$T/strace.out" ] || sed 's/^[0-9]* *//; s/^/        /' "$T/strace.out" >&2
 }
 undo() {
         local bin=$1 stage=$2
         shift 2
         case "$stage" in
-        createRuntime) (cd "$T" && ./runc -n 1 -w 0 -i "$T/state.json" "$bin" hook poststop "$@") >/dev/null ;;
-        poststop) (cd "$T" && ./runc -n 1 -w 0 -i "$T/state.json" "$bin" hook createRuntime "$@") >/dev/null ;;
+        createRuntime) (cd "$T" && ./runc -n 1 -w 0 -i "$T/$B.state.json" "$bin" hook poststop "$@") >/dev/null ;;
+        poststop) (cd "$T" && ./runc -n 1 -w 0 -i "$T/$B.state.json" "$bin" hook createRuntime "$@") >/dev/null ;;
         esac || die "undoing $stage failed"
 }
 
-echo "the exec view's hooks on Podman's config ($(wc -c <"$T/lent.json") bytes) with a layer: instructions (callgrind), sync calls (strace)"
+echo "the exec view's hooks on Podman's config with a layer: instructions (callgrind), sync calls (strace);"
+echo "bundles: inject ($(wc -c <"$T/b.lent.json") bytes, inject's text), precreate ($(wc -c <"$T/p.lent.json") bytes, as Podman writes it)"
 echo
 "$VALGRIND" -q --tool=callgrind --callgrind-out-file="$T/cg.out" /bin/true
-printf '%-8s %-16s %-10s %12s %6s\n' build stage "hooks as" instructions syncs
-printf '%-8s %-16s %-10s %12s %6s\n' "" /bin/true "" "$(awk '/^totals:/ { print $2 }' "$T/cg.out")" 0
+printf '%-8s %-10s %-16s %-10s %12s %6s\n' build bundle stage "hooks as" instructions syncs
+printf '%-8s %-10s %-16s %-10s %12s %6s\n' "" "" /bin/true "" "$(awk '/^totals:/ { print $2 }' "$T/cg.out")" 0
 BUILDS=("$OCI")
 [ -z "$OTHER" ] || BUILDS+=("$OTHER")
 for b in "${BUILDS[@]}"; do
         label=this
         [ "$b" = "$OCI" ] || label=other
-        for sync in "" --no-sync; do
-                how=${sync:-synced}
-                # createRuntime on the lent view, then (after its untraced undo and redo) poststop on the exec view.
-                read -r ins syncs < <(count "$b" createRuntime $sync 2>"$T/synced.$label.cr$sync")
-                printf '%-8s %-16s %-10s %12s %6s\n' "$label" createRuntime "$how" "$ins" "$syncs"
-                read -r ins syncs < <(count "$b" poststop $sync 2>"$T/synced.$label.ps$sync")
-                printf '%-8s %-16s %-10s %12s %6s\n' "$label" poststop "$how" "$ins" "$syncs"
-                cmp -s "$T/b/config.json" "$T/lent.json" || die "$label: the pair did not leave config.json as inject wrote it"
+        for B in b p; do
+                kind=inject syncs_of=("" --no-sync)
+                [ "$B" = b ] || kind=precreate syncs_of=(--no-sync)
+                for sync in "${syncs_of[@]}"; do
+                        how=${sync:-synced}
+                        # createRuntime on the lent view, then (after its untraced undo and redo) poststop on the exec view.
+                        read -r ins syncs < <(count "$b" createRuntime $sync 2>"$T/synced.$label.$kind.cr$sync")
+                        printf '%-8s %-10s %-16s %-10s %12s %6s\n' "$label" "$kind" createRuntime "$how" "$ins" "$syncs"
+                        read -r ins syncs < <(count "$b" poststop $sync 2>"$T/synced.$label.$kind.ps$sync")
+                        printf '%-8s %-10s %-16s %-10s %12s %6s\n' "$label" "$kind" poststop "$how" "$ins" "$syncs"
+                        # inject's text comes back byte for byte; Podman's indentation by two does not
+                        # for the capabilities (each rewrite writes them indented as inject does).
+                        if [ "$B" = b ]; then
+                                cmp -s "$T/$B/config.json" "$T/$B.lent.json"
+                        else
+                                cmp -s <(jq -S . "$T/$B/config.json") <(jq -S . "$T/$B.lent.json")
+                        fi || die "$label: $kind: the pair did not give config.json back"
+                        cp "$T/$B.lent.json" "$T/$B/config.json" || die "cannot restore $kind's config.json"
+                done
         done
 done
+B=b
 # CPU time, less at the mercy of other load than wall time: perf stat's task-clock of bench_spawn
 # running PAIRS rounds of the pair (and of two /bin/true), its children included, per round.
 PAIRS=100
@@ -98,13 +121,13 @@ cpu_pair() {
 if command -v perf >/dev/null; then
         echo
         echo "CPU time of a createRuntime + poststop pair, ms ($PAIRS rounds, perf stat task-clock):"
-        echo "  two /bin/true: $(cpu_pair -i "$T/state.json" /bin/true --- -i "$T/state.json" /bin/true)"
+        echo "  two /bin/true: $(cpu_pair -i "$T/$B.state.json" /bin/true --- -i "$T/$B.state.json" /bin/true)"
         for b in "${BUILDS[@]}"; do
                 label=this
                 [ "$b" = "$OCI" ] || label=other
                 for sync in "" --no-sync; do
-                        echo "  $label ${sync:-synced}: $(cpu_pair -i "$T/state.json" "$b" hook createRuntime $sync --- \
-                                -i "$T/state.json" "$b" hook poststop $sync)"
+                        echo "  $label ${sync:-synced}: $(cpu_pair -i "$T/$B.state.json" "$b" hook createRuntime $sync --- \
+                                -i "$T/$B.state.json" "$b" hook poststop $sync)"
                 done
         done
 fi

@@ -63,7 +63,11 @@ void fuzz_profile_docker(const uint8_t *data, size_t size);
 void fuzz_config(const uint8_t *data, size_t size);
 void fuzz_state(const uint8_t *data, size_t size);
 void fuzz_filterfile(const uint8_t *data, size_t size);
-void fuzz_record(const uint8_t *data, size_t size); /* fuzz_steps_record.c */
+void fuzz_record(const uint8_t *data, size_t size);    /* fuzz_steps_record.c */
+void fuzz_exec_view(const uint8_t *data, size_t size); /* fuzz_steps_exec_view.c */
+/* The exec view's fast read agrees with the full parse on data (fuzz_json runs it on its inputs too);
+ * with_hooks: and each exec-view hook does the same on both trees. */
+void fuzz_exec_view_check(const uint8_t *data, size_t size, bool with_hooks);
 
 struct fuzz_target {
         const char *name; /* also the directory under tests/fuzz/corpus/ and tests/fuzz/crashes/ */

@@ -318,5 +318,6 @@ const struct fuzz_target fuzz_targets[] = {
         { "fuzz_state", fuzz_state },
         { "fuzz_filterfile", fuzz_filterfile },
         { "fuzz_record", fuzz_record },
+        { "fuzz_exec_view", fuzz_exec_view },
 };
 const size_t fuzz_n_targets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);

@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 command -v runc >/dev/null || { echo "make_corpus: runc is missing" >&2; exit 1; }
 
 rm -rf "$out"
-mkdir -p "$out"/{fuzz_json,fuzz_profile_oci,fuzz_profile_docker,fuzz_config,fuzz_state,fuzz_filterfile}
+mkdir -p "$out"/{fuzz_json,fuzz_profile_oci,fuzz_profile_docker,fuzz_config,fuzz_state,fuzz_filterfile,fuzz_exec_view}
 
 # OCI linux.seccomp objects.
 oci_profiles=("$top"/tests/unit/fixtures/compile/*.json "$top"/configs/profiles/*.json
@@ -64,6 +64,38 @@ touch "$tmp/fake-init"
 sed "s|$tmp|/run/bundle|g" "$tmp/config.json" >"$out/fuzz_config/runc-spec-injected.json"
 "$cli" inject --init "$tmp/fake-init" --no-cache --replace "$tmp" 2>/dev/null
 sed "s|$tmp|/run/bundle|g" "$tmp/config.json" >"$out/fuzz_config/runc-spec-injected-replace.json"
+
+# The exec view's configs (fuzz_exec_view): capabilities lent (noNewPrivileges false), as inject writes
+# them, compact, indented by two (as Podman writes config.json) and as Go's encoder escapes; and the
+# exec view of each (the plan's sets back, a running container).
+mkdir -p "$tmp/ev/rootfs"
+cat >"$tmp/ev/config.json" <<'EOF'
+{"ociVersion": "1.0.2", "process": {"args": ["sh", "-c", "echo hi"], "cwd": "/", "user": {"uid": 0, "gid": 0},
+ "noNewPrivileges": false, "capabilities": {"bounding": ["CAP_CHOWN", "CAP_KILL"], "effective": ["CAP_KILL"],
+ "permitted": ["CAP_KILL"], "inheritable": [], "ambient": ["CAP_KILL"]}},
+ "root": {"path": "rootfs", "readonly": true}, "annotations": {"keep": "me \u00e9\ud83d\ude00"},
+ "linux": {"namespaces": [{"type": "mount"}, {"type": "pid"}], "seccomp": {"defaultAction": "SCMP_ACT_ALLOW",
+ "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]}}}
+EOF
+"$cli" inject --init "$tmp/fake-init" --no-cache -p "$top/tests/integration/profiles/deny-mkdir.json" "$tmp/ev" 2>/dev/null
+sed "s|$tmp/ev|/run/bundle|g; s|$top|/src|g" "$tmp/ev/config.json" >"$out/fuzz_exec_view/lent-pretty.json"
+python3 - "$out/fuzz_exec_view" <<'EOF'
+import json, sys
+out = sys.argv[1]
+lent = json.load(open(out + '/lent-pretty.json'))
+exec_view = json.loads(json.dumps(lent))
+exec_view['process']['capabilities'] = json.loads(lent['annotations']['io.oci-seccomp-tsync.plan'])['capabilities']
+exec_view['annotations']['io.oci-seccomp-tsync.running'] = 'seed-1'
+for name, c in (('lent', lent), ('exec', exec_view)):
+    json.dump(c, open('%s/%s-compact.json' % (out, name), 'w'), separators=(',', ':'), ensure_ascii=False)
+    json.dump(c, open('%s/%s-indent2.json' % (out, name), 'w'), indent=2, ensure_ascii=False)
+json.dump(exec_view, open(out + '/exec-pretty.json', 'w'), indent=4, ensure_ascii=False)
+go = json.loads(json.dumps(lent))
+go['annotations']['x<y>&'] = '\u00e9\U0001F600<>&\u2028'
+s = json.dumps(go, separators=(',', ':'), ensure_ascii=False)
+s = s.replace('<', '\\u003c').replace('>', '\\u003e').replace('&', '\\u0026').replace('\u2028', '\\u2028')
+open(out + '/lent-go.json', 'w').write(s)
+EOF
 
 if [ -n "$podman_config" ]; then
         cp "$podman_config" "$out/fuzz_config/podman-run.json"

@@ -115,8 +115,28 @@ static void test_json_parse_records_where_each_value_is(void)
         tsync_json_free(c);
 }
 
+/* The restore's refusal names the member that differs (the comparison tracks
+ * the path only once it has found a difference). */
+static void test_json_equal_names_where_they_differ(void)
+{
+        struct tsync_json *a = unit_parse("{\"bounding\": [\"A\"], \"x\": [1, {\"y\": \"a\"}]}");
+        struct tsync_json *b = unit_parse("{\"bounding\": [\"A\"], \"x\": [1, {\"y\": \"b\"}]}");
+        struct tsync_json *c = unit_parse("{\"bounding\": [\"A\"], \"x\": [1, {\"y\": \"a\"}], \"z\": null}");
+        char path[64] = "junk", same[64] = "junk", extra[64] = "junk";
+        bool differ = !tsync_json_equal(a, b, path, sizeof(path));
+        bool equal = tsync_json_equal(a, a, same, sizeof(same));
+        bool more = !tsync_json_equal(a, c, extra, sizeof(extra));
+        tap_ok(differ && strcmp(path, "x[1].y") == 0 && equal && same[0] == '\0' && more && strcmp(extra, "z") == 0 &&
+                       !tsync_json_equal(a, b, NULL, 0),
+               "test_json_equal_names_where_they_differ (%s, %s)", path, extra);
+        tsync_json_free(a);
+        tsync_json_free(b);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
+        test_json_equal_names_where_they_differ();
         round_trip(true);
         round_trip(false);
         test_exec_view_text_writes_the_whole_document_when_it_cannot_splice();

@@ -18,6 +18,7 @@
 /* The steps are shared with the fuzz targets; this test is built from one source file. */
 #include "../fuzz/fuzz_steps.c"
 #include "../fuzz/fuzz_steps_config.c"
+#include "../fuzz/fuzz_steps_exec_view.c"
 #include "../fuzz/fuzz_steps_record.c"
 
 static int read_file(const char *path, uint8_t **ret, size_t *ret_len)

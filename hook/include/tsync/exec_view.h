@@ -28,6 +28,10 @@ int tsync_exec_view_lends(const struct tsync_plan *plan, struct tsync_err *err);
 int tsync_exec_view_restore(struct tsync_json *config, const struct tsync_plan *plan, const char *id,
                             struct tsync_err *err);
 
+/* The same with lent, plan's lent sets as tsync_rewrite_lent_capabilities
+ * gives them (NULL: nothing lent), for a hook that has them already. */
+int tsync_exec_view_restore_lent(struct tsync_json *config, const struct tsync_plan *plan,
+                                 const struct tsync_json *lent, const char *id, struct tsync_err *err);
 /* id as the container running from config (annotation TSYNC_ANNOTATION_RUNNING),
  * after tsync_exec_view_restore without one. */
 int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync_err *err);
@@ -36,6 +40,8 @@ int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync
  * and the record goes; *ret_changed tells whether config changed. */
 int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *plan, const char *id, bool *ret_changed,
                          struct tsync_err *err);
+int tsync_exec_view_lend_lent(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_json *lent,
+                              const char *id, bool *ret_changed, struct tsync_err *err);
 
 /* Where, in the text a config was parsed from, the exec view's changes go:
  * taken from the freshly parsed config before tsync_exec_view_restore or
@@ -43,6 +49,7 @@ int tsync_exec_view_lend(struct tsync_json *config, const struct tsync_plan *pla
  * process.capabilities and a non-empty annotations object. */
 struct tsync_exec_view_spans {
         bool ok;
+        bool partial;                /* the config is tsync_exec_view_scan's: it is never written whole */
         size_t caps_begin, caps_end; /* process.capabilities' value */
         size_t annotations_end;      /* the end of the annotations' last value: a new member goes there */
         size_t running_begin;        /* the running annotation, when there: from the end of the value before it */
@@ -50,12 +57,22 @@ struct tsync_exec_view_spans {
 };
 void tsync_exec_view_spans(const struct tsync_json *config, struct tsync_exec_view_spans *ret);
 
+/* The hooks' fast read of a config's text src[0..len) (lim as for
+ * tsync_json_parse): 1 when the whole text is a document tsync_json_parse
+ * accepts with lim and the exec view can splice (ret_spans ok), with *ret a
+ * tree of only process.capabilities and annotations (all that
+ * tsync_plan_from_config and the exec view read), each as the full tree has
+ * it; 0 when not sure of either (the caller parses src in full, which decides
+ * and words any refusal); -ENOMEM. Never accepts what the full parse refuses:
+ * stricter where that is cheaper (exec_view_scan.c). */
+int tsync_exec_view_scan(const char *src, size_t len, const struct tsync_json_limits *lim, struct tsync_json **ret,
+                         struct tsync_exec_view_spans *ret_spans, struct tsync_err *err);
 /* The text of config, changed by tsync_exec_view_restore (and _mark) or _lend
  * since src[0..len) was parsed into it with spans: src with only the
  * capabilities and the running annotation spliced in (the start of a container
  * pays for no writing of the whole document; capabilities indented as the
  * line they start on, so that a restore and a lend give back the very bytes
  * of a pretty file); the whole of config, pretty, when spans are not ok or
- * config changed in another way. NUL-terminated. */
+ * config changed in another way (an error for a partial config). NUL-terminated. */
 int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_view_spans *spans,
                          const struct tsync_json *config, char **ret, size_t *ret_len, struct tsync_err *err);
