@@ -142,19 +142,25 @@ static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *
                 strcpy(ret, root);
                 return 0;
         }
+        /* Without --root, where the runtime itself looks: the runtime table's
+         * rule, on the runtime's own environment and effective uid. */
+        const char *env_value = NULL;
         size_t env_len = rt->state_root_env ? strlen(rt->state_root_env) : 0;
         ssize_t elen = env_len ? read_proc(ppid, "environ", cmd, 65536) : 0;
         if (elen < 0)
                 return tsync_error(err, (int)-elen, "%s's environment (/proc/%d/environ): %s", rt->name, (int)ppid,
                                    strerror((int)-elen));
         for (const char *e = cmd; env_len && e < cmd + elen; e += strlen(e) + 1)
-                if (strncmp(e, rt->state_root_env, env_len) == 0 && e[env_len] == '=' && e[env_len + 1] != '\0') {
-                        if ((size_t)snprintf(ret, size, "%s/%s", e + env_len + 1, rt->name) >= size)
-                                return tsync_error(err, ENAMETOOLONG, "%s's state root: too long", rt->name);
-                        return 0;
-                }
-        (void)snprintf(ret, size, "%s", rt->state_root);
-        return 0;
+                if (strncmp(e, rt->state_root_env, env_len) == 0 && e[env_len] == '=')
+                        env_value = e + env_len + 1;
+        char status[16384];
+        ssize_t slen = read_proc(ppid, "status", status, sizeof(status));
+        const char *uid_line = slen > 0 ? strstr(status, "\nUid:") : NULL;
+        unsigned ruid, euid;
+        if (!uid_line || sscanf(uid_line, "\nUid: %u %u", &ruid, &euid) != 2)
+                return tsync_error(err, EINVAL, "%s's effective uid (/proc/%d/status): not found", rt->name, (int)ppid);
+        int r = tsync_runtime_default_root(rt, env_value, euid, ret, size);
+        return r < 0 ? tsync_error(err, -r, "%s's state root: %s", rt->name, strerror(-r)) : 0;
 }
 
 /* A runtime that keeps its own copy of the config (TSYNC_EXEC_CAPS_STATE_COPY,

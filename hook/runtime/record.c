@@ -134,15 +134,14 @@ static int make_private(const char *path, struct tsync_err *err)
 /* Where a runtime we know (tsync/runtimes.h, by its program's name) keeps
  * its containers without --root, as it reads our environment (we run it with
  * ours), or NULL. */
-static const char *default_root(const char *runtime)
+static const char *default_root(const char *runtime, char *buf, size_t size)
 {
-        static char buf[PATH_MAX];
         const char *name = strrchr(runtime, '/');
         const struct tsync_runtime *rt = tsync_runtime_by_name(name ? name + 1 : runtime);
         if (!rt || !rt->global_value_opts)
                 return NULL; /* not one whose command line we read */
         const char *env = rt->state_root_env ? getenv(rt->state_root_env) : NULL;
-        return tsync_runtime_default_root(rt, env, (unsigned)geteuid(), buf, sizeof(buf)) == 0 ? buf : NULL;
+        return tsync_runtime_default_root(rt, env, (unsigned)geteuid(), buf, size) == 0 ? buf : NULL;
 }
 
 /* Records whose container its runtime no longer holds (ROOT/ID gone) are
@@ -175,8 +174,9 @@ static void prune(const char *base)
                         size_t n = strcspn(root, "\n");
                         if (nl)
                                 *nl = '\0';
+                        char def[PATH_MAX];
                         if (n == 0)
-                                root = default_root(text);
+                                root = default_root(text, def, sizeof(def));
                         if (!root)
                                 continue; /* no --root, and not a runtime whose default we know */
                         if (n == 0)
@@ -213,7 +213,8 @@ int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
         /* A container of this id the runtime still holds keeps its record:
          * the runtime refuses this create itself. */
         char state[PATH_MAX];
-        const char *root = *state_root(cl) ? state_root(cl) : default_root(abs);
+        char def[PATH_MAX];
+        const char *root = *state_root(cl) ? state_root(cl) : default_root(abs, def, sizeof(def));
         struct stat st;
         if (root && snprintf(state, sizeof(state), "%s/%s", root, cl->id) < (int)sizeof(state) &&
             lstat(state, &st) == 0)
