@@ -75,6 +75,27 @@ static uid_t parent_uid(void)
         return found;
 }
 
+/* The home directory /etc/passwd gives uid, or NULL. Read as a file
+ * (fgetpwent_r), not through NSS: the program is linked statically, and a
+ * static getpwuid would load the host's NSS modules of another glibc. Only
+ * used where HOME is not set; a user known only to a directory service then
+ * has none here, and the caller says what it cannot find. */
+static const char *home_from_passwd(uid_t uid, char *buf, size_t size)
+{
+        FILE *f = fopen("/etc/passwd", "re");
+        if (!f)
+                return NULL;
+        const char *home = NULL;
+        struct passwd pw, *found;
+        while (fgetpwent_r(f, &pw, buf, size, &found) == 0)
+                if (found->pw_uid == uid) {
+                        home = found->pw_dir;
+                        break;
+                }
+        fclose(f);
+        return home;
+}
+
 const char *cli_default_cache_dir(char *buf, size_t size)
 {
         uid_t owner = parent_uid();
@@ -82,10 +103,9 @@ const char *cli_default_cache_dir(char *buf, size_t size)
                 return TSYNC_CACHE_DEFAULT_DIR;
         /* Rootless engines run hooks as the user: a cache of the user's own. */
         const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-        if (!home || home[0] != '/') {
-                const struct passwd *pw = getpwuid(owner);
-                home = pw ? pw->pw_dir : NULL;
-        }
+        char pwbuf[4096];
+        if (!home || home[0] != '/')
+                home = home_from_passwd(owner, pwbuf, sizeof(pwbuf));
         int n = -1;
         if (xdg && xdg[0] == '/')
                 n = snprintf(buf, size, "%s/oci-seccomp-tsync", xdg);
@@ -105,10 +125,9 @@ const char *cli_default_record_root(char *buf, size_t size)
          * across logins (unlike XDG_RUNTIME_DIR): a failed recording's raw
          * calls stay there. */
         const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-        if (!home || home[0] != '/') {
-                const struct passwd *pw = getpwuid(owner);
-                home = pw ? pw->pw_dir : NULL;
-        }
+        char pwbuf[4096];
+        if (!home || home[0] != '/')
+                home = home_from_passwd(owner, pwbuf, sizeof(pwbuf));
         int n = -1;
         if (xdg && xdg[0] == '/')
                 n = snprintf(buf, size, "%s/oci-seccomp-tsync/record", xdg);
