@@ -14,23 +14,6 @@
 #include "tsync/rewrite.h"
 #include "unit.h"
 
-/* The injected config's text, pretty or compact; NULL after a TAP diagnostic. */
-static char *injected_text(bool pretty)
-{
-        struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(unit_base_config);
-        struct tsync_request req = { .mode = TSYNC_MODE_LAYER, .n_layers = 1, .layers = { "/etc/p/a.json" } };
-        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
-                                        .hook_path = "/usr/bin/oci-seccomp-tsync" };
-        char *out = NULL;
-        size_t len;
-        if (!c || unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) < 0 ||
-            tsync_json_write(c, pretty, &out, &len, &err) < 0)
-                tap_diag("inject: %s", err.msg);
-        tsync_json_free(c);
-        return out;
-}
-
 /* One hook: parse src, restore (id) or lend, and the text to write; NULL on failure. */
 static char *hook_text(const char *src, bool start, const char *id, bool *ret_spliced)
 {
@@ -67,7 +50,7 @@ static char *hook_text(const char *src, bool start, const char *id, bool *ret_sp
 static void round_trip(bool pretty)
 {
         const char *form = pretty ? "pretty" : "compact";
-        char *lent = injected_text(pretty);
+        char *lent = unit_injected_text(unit_base_config, pretty);
         bool spliced_start = false, spliced_stop = false;
         char *view = lent ? hook_text(lent, true, "ctr-a", &spliced_start) : NULL;
         char *back = view ? hook_text(view, false, "ctr-a", &spliced_stop) : NULL;

@@ -175,28 +175,13 @@ static void test_exec_view_text_refuses_to_write_a_partial_tree_whole(void)
         free(text);
 }
 
-/* The injected config, pretty or compact; NULL after a TAP diagnostic. */
-static char *injected_text(bool pretty)
-{
-        static const char *base =
-                "{\"ociVersion\": \"1.0.2\", \"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": false,"
-                " \"capabilities\": {\"bounding\": [\"CAP_KILL\"], \"effective\": [\"CAP_KILL\"],"
-                " \"permitted\": [\"CAP_KILL\"]}}, \"root\": {\"path\": \"rootfs\"}, \"annotations\": {\"keep\": "
-                "\"me\"},"
-                " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": []}}}";
-        struct tsync_err err = { 0 };
-        struct tsync_json *c = unit_parse(base);
-        struct tsync_request req = { .mode = TSYNC_MODE_LAYER, .n_layers = 1, .layers = { "/etc/p/a.json" } };
-        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
-                                        .hook_path = "/usr/bin/oci-seccomp-tsync" };
-        char *out = NULL;
-        size_t len;
-        if (!c || unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) < 0 ||
-            tsync_json_write(c, pretty, &out, &len, &err) < 0)
-                tap_diag("inject: %s", err.msg);
-        tsync_json_free(c);
-        return out;
-}
+/* The config the scan tests inject. */
+static const char *const scan_base =
+        "{\"ociVersion\": \"1.0.2\", \"process\": {\"args\": [\"sh\"], \"noNewPrivileges\": false,"
+        " \"capabilities\": {\"bounding\": [\"CAP_KILL\"], \"effective\": [\"CAP_KILL\"],"
+        " \"permitted\": [\"CAP_KILL\"]}}, \"root\": {\"path\": \"rootfs\"}, \"annotations\": {\"keep\": "
+        "\"me\"},"
+        " \"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": []}}}";
 
 /* One hook through the scan (as the hooks read a config): its text, NULL if it failed. */
 static char *scanned_hook(const char *src, bool start, const char *id)
@@ -223,7 +208,7 @@ static char *scanned_hook(const char *src, bool start, const char *id)
 static void test_exec_view_scan_start_then_stop_gives_back_the_file_byte_for_byte(void)
 {
         for (int pretty = 0; pretty <= 1; pretty++) {
-                char *lent = injected_text(pretty);
+                char *lent = unit_injected_text(scan_base, pretty);
                 char *view = lent ? scanned_hook(lent, true, "ctr-a") : NULL;
                 char *back = view ? scanned_hook(view, false, "ctr-a") : NULL;
                 struct tsync_json *v = view ? unit_parse(view) : NULL;

@@ -106,3 +106,21 @@ static inline int unit_rewrite(struct tsync_json *config, const struct tsync_req
         free(running);
         return r;
 }
+
+/* base after `inject` of one layer, as text, pretty or compact; NULL after a
+ * TAP diagnostic. */
+static inline char *unit_injected_text(const char *base, bool pretty)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = unit_parse(base);
+        struct tsync_request req = { .mode = TSYNC_MODE_LAYER, .n_layers = 1, .layers = { "/etc/p/a.json" } };
+        struct tsync_rewrite_opts o = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                        .hook_path = "/usr/bin/oci-seccomp-tsync" };
+        char *out = NULL;
+        size_t len;
+        if (!c || unit_rewrite(c, &req, "/bundle/oci-seccomp-tsync", &o, &err) < 0 ||
+            tsync_json_write(c, pretty, &out, &len, &err) < 0)
+                tap_diag("inject: %s", err.msg);
+        tsync_json_free(c);
+        return out;
+}
