@@ -62,34 +62,7 @@ fi
 
 bench_begin
 
-progress "building the bundles"
-podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
-jq -e '.linux.seccomp.syscalls | length > 0' "$T/podman/config.json" >/dev/null ||
-        die "Podman's config has no seccomp profile"
-for m in none replace layer layer-ns layer-nh layer-x hooks0 catatonit; do
-        cp -a "$T/podman" "$T/$m" || die "cannot copy the bundle"
-done
-tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
-inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
-inject --profile "$PROFILES/deny-mkdir.json" "$T/layer" 2>"$T/inject.err" ||
-        die "inject --profile: $(cat "$T/inject.err")"
-inject --profile "$PROFILES/deny-mkdir.json" "$T/layer-ns" 2>"$T/inject.err" ||
-        die "inject --profile: $(cat "$T/inject.err")"
-tsync_json_edit "$T/layer-ns/config.json" '.hooks[][].args += ["--no-sync"]' || exit 1
-for m in layer-nh layer-x; do
-        tsync_json_edit "$T/$m/config.json" '.process.noNewPrivileges = true' || exit 1
-done
-inject --no-hooks --profile "$PROFILES/deny-mkdir.json" "$T/layer-nh" 2>"$T/inject.err" ||
-        die "inject --no-hooks: $(cat "$T/inject.err")"
-inject --no-hooks --exec --profile "$PROFILES/deny-mkdir.json" "$T/layer-x" 2>"$T/inject.err" ||
-        die "inject --no-hooks --exec: $(cat "$T/inject.err")"
-# The two hooks read the state on stdin, as ours do: crun fails a start when a
-# hook exits before it has written the state (EPIPE), as /bin/true may.
-tsync_json_edit "$T/hooks0/config.json" '.hooks = {createRuntime: [$h], poststop: [$h]}' \
-        --argjson h '{"path": "/usr/bin/dd", "args": ["dd", "of=/dev/null", "status=none"]}' || exit 1
-tsync_json_edit "$T/catatonit/config.json" '.mounts += [{destination: "/run/podman-init", type: "bind", source: $c,
-         options: ["bind", "ro"]}] | .process.args = ["/run/podman-init", "--"] + .process.args' \
-        --arg c "$(command -v catatonit)" || exit 1
+start_bundles
 
 # time_run RUNTIME MODE: how long `RUNTIME run` of that bundle took, in ms.
 time_run() {
