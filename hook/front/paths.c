@@ -96,22 +96,30 @@ static const char *home_from_passwd(uid_t uid, char *buf, size_t size)
         return home;
 }
 
+/* A directory of the user's own: $XDG_VAR/under_xdg, else HOME/under_home
+ * (HOME from /etc/passwd when unset); NULL when neither is an absolute path. */
+static const char *user_dir(uid_t owner, const char *xdg_var, const char *under_xdg, const char *under_home, char *buf,
+                            size_t size)
+{
+        const char *xdg = getenv(xdg_var), *home = getenv("HOME");
+        char pwbuf[4096];
+        if (!home || home[0] != '/')
+                home = home_from_passwd(owner, pwbuf, sizeof(pwbuf));
+        int n = -1;
+        if (xdg && xdg[0] == '/')
+                n = snprintf(buf, size, "%s/%s", xdg, under_xdg);
+        else if (home && home[0] == '/')
+                n = snprintf(buf, size, "%s/%s", home, under_home);
+        return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
 const char *cli_default_cache_dir(char *buf, size_t size)
 {
         uid_t owner = parent_uid();
         if (owner == 0)
                 return TSYNC_CACHE_DEFAULT_DIR;
         /* Rootless engines run hooks as the user: a cache of the user's own. */
-        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-        char pwbuf[4096];
-        if (!home || home[0] != '/')
-                home = home_from_passwd(owner, pwbuf, sizeof(pwbuf));
-        int n = -1;
-        if (xdg && xdg[0] == '/')
-                n = snprintf(buf, size, "%s/oci-seccomp-tsync", xdg);
-        else if (home && home[0] == '/')
-                n = snprintf(buf, size, "%s/.cache/oci-seccomp-tsync", home);
-        return n > 0 && (size_t)n < size ? buf : NULL;
+        return user_dir(owner, "XDG_CACHE_HOME", "oci-seccomp-tsync", ".cache/oci-seccomp-tsync", buf, size);
 }
 
 const char *cli_default_record_root(char *buf, size_t size)
@@ -123,16 +131,9 @@ const char *cli_default_record_root(char *buf, size_t size)
          * cannot write under /var/lib: the user's own data directory. Still
          * the namespace's root's alone (0700, tsync_record_make_dir), and kept
          * across logins (unlike XDG_RUNTIME_DIR): a failed recording's raw
-         * calls stay there. */
-        const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-        char pwbuf[4096];
-        if (!home || home[0] != '/')
-                home = home_from_passwd(owner, pwbuf, sizeof(pwbuf));
-        int n = -1;
-        if (xdg && xdg[0] == '/')
-                n = snprintf(buf, size, "%s/oci-seccomp-tsync/record", xdg);
-        else if (home && home[0] == '/')
-                n = snprintf(buf, size, "%s/.local/share/oci-seccomp-tsync/record", home);
-        /* No home to tell: the system's, which then refuses with its reason. */
-        return n > 0 && (size_t)n < size ? buf : TSYNC_RECORD_ROOT;
+         * calls stay there. No home to tell: the system's, which then refuses
+         * with its reason. */
+        const char *dir = user_dir(owner, "XDG_DATA_HOME", "oci-seccomp-tsync/record",
+                                   ".local/share/oci-seccomp-tsync/record", buf, size);
+        return dir ? dir : TSYNC_RECORD_ROOT;
 }

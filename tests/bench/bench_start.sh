@@ -72,12 +72,7 @@ time_run() {
         esac
 }
 
-pairs=()
-for rt in $RUNTIMES; do
-        for m in $MODES; do
-                pairs+=("$rt $m")
-        done
-done
+mapfile -t pairs < <(start_pairs)
 bench_rounds time_run "${pairs[@]}"
 
 # exec_floor: what one fork+exec+wait of an empty static program costs on this machine, ms.

@@ -53,12 +53,7 @@ trace_run() {
                 die "perf script failed"
 }
 
-pairs=()
-for rt in $RUNTIMES; do
-        for m in $MODES; do
-                pairs+=("$rt $m")
-        done
-done
+mapfile -t pairs < <(start_pairs)
 n=${#pairs[@]}
 for ((round = -1; round < ROUNDS; round++)); do
         [ $((round % 5)) -ne 0 ] || progress "round $round of $ROUNDS"

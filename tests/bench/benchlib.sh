@@ -141,6 +141,16 @@ bench_table() {
         done
 }
 
+# start_pairs: "RUNTIME MODE", a line each, for every runtime of $RUNTIMES and mode of $MODES.
+start_pairs() {
+        local rt m
+        for rt in $RUNTIMES; do
+                for m in $MODES; do
+                        echo "$rt $m"
+                done
+        done
+}
+
 # start_bundles: bench_start.sh's bundles in $T/MODE, for MODE in none podman replace layer
 # layer-ns layer-nh layer-x hooks0 catatonit (bench_start.sh says what each is). Needs bench_begin.
 start_bundles() {
