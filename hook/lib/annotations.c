@@ -38,6 +38,7 @@ const struct tsync_annotation_def tsync_annotation_table[] = {
                 .name = TSYNC_ANNOTATION_RECORD,
                 .setter = TSYNC_ANNOTATION_BY_USER,
                 .asks_for_us = true,
+                .needs_poststop = true, /* the profile is written there */
                 .value = "[if:IN;]of:OUT[;format:oci|docker][;errno:EPERM|ENOSYS]",
                 /* The wrapper writes it at the container's `delete`, which
                  * passes through it (hook/runtime/delete.c), as poststop does

@@ -234,6 +234,17 @@ int tsync_plan_apply(struct tsync_json *config, const struct tsync_prepared *p, 
         /* An engine's hooks come from its hooks directory; anyone else's only when needed. */
         if (p->fe == TSYNC_FRONTEND_PRECREATE || !p->hooks)
                 o.hook_path = NULL;
+        /* The wrapper's config is the engine's, written anew at every start
+         * (a config with our plan is refused): createRuntime's exec view needs
+         * no sync and no poststop to lend the sets again, and our delete
+         * writes a recording. Only inject's bundle, the user's, outlives a
+         * start. */
+        static const char *const engine_hook_args[] = { "--no-sync" };
+        if (p->fe == TSYNC_FRONTEND_RUNTIME) {
+                o.no_poststop = true;
+                o.hook_args = engine_hook_args;
+                o.n_hook_args = ARRAY_SIZE(engine_hook_args);
+        }
         int r = tsync_plan_record_prepare(p->plan, config, p->bundle, p->record_parent, err);
         if (r == 0)
                 r = tsync_rewrite_apply(config, p->plan, &o, p->running, err);

@@ -632,7 +632,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                         return tsync_error(err, EINVAL, "hooks: expected object, got %s",
                                            type_of(tsync_json_get(config, "hooks")));
                 r = add_hook(hooks, TSYNC_STAGE_CREATE_RUNTIME, o, err);
-                if (r == 0)
+                if (r == 0 && !o->no_poststop)
                         r = add_hook(hooks, TSYNC_STAGE_POSTSTOP, o, err);
                 if (r < 0)
                         return r;
@@ -664,6 +664,7 @@ struct earlier_opts {
         const char *hook_path;
         const char *hook_args[8];
         size_t n_hook_args;
+        bool no_poststop;
 };
 
 static void earlier_opts_clear(struct earlier_opts *e)
@@ -698,6 +699,12 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
                         e->hook_args[e->n_hook_args++] = string_or(a->u.array.items[k], "");
                 break;
         }
+        /* The runtime wrapper's configs have no poststop hook of ours. */
+        e->no_poststop = e->hook_path != NULL;
+        list = tsync_json_get(tsync_json_get(config, "hooks"), tsync_stage_name(TSYNC_STAGE_POSTSTOP));
+        for (size_t i = 0; list && list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++)
+                if (is_our_hook(list->u.array.items[i]))
+                        e->no_poststop = false;
 }
 
 int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_running, struct tsync_err *err)
@@ -759,7 +766,8 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
         struct tsync_rewrite_opts eo = { .init_path = e.init_path,
                                          .hook_path = e.hook_path,
                                          .hook_args = e.hook_args,
-                                         .n_hook_args = e.n_hook_args };
+                                         .n_hook_args = e.n_hook_args,
+                                         .no_poststop = e.no_poststop };
         _cleanup_plan_ struct tsync_plan *again = NULL;
         r = tsync_plan_new(expected, &req, plan->state_dir, &again, err);
         if (r == 0)

@@ -158,19 +158,12 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 return -1;
         }
         const struct tsync_plan *plan = p.plan;
-        /* The recording's poststop part is our delete's (delete.c): the
-         * poststop hook is told to leave it. */
-        static const char *const record_args[] = { "--record-at-delete" };
         struct tsync_rewrite_opts ro = { .init_path = init_path };
         if (p.hooks && find_hook(hook_path, sizeof(hook_path)) < 0)
                 r = tsync_error(&err, ENOENT, "%s, and the hook, %s, is not beside %s", tsync_prepared_hooks_why(&p),
                                 PROGRAM, RT_PROGRAM);
         else if (p.hooks)
                 ro.hook_path = hook_path;
-        if (plan->record.req.output) {
-                ro.hook_args = record_args;
-                ro.n_hook_args = ARRAY_SIZE(record_args);
-        }
         if (r >= 0)
                 r = tsync_plan_apply(config, &p, &ro, &err);
         _cleanup_free_ char *text = NULL;

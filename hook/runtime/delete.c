@@ -2,9 +2,10 @@
  * (containerd's shim, dockerd, the CRI's RemoveContainer all call it once the
  * container stopped, or with --force), so where its recording becomes the
  * profile, the job poststop does under Podman and inject (record_stop.c).
- * The poststop hook the rewrite adds is told to leave it (bundle.c passes
- * --record-at-delete): only here is it known whether the runtime's delete
- * succeeded, and our one line reaches the engine's log.
+ * The rewrite adds no poststop hook to the wrapper's configs (prepare.c;
+ * those of an earlier version pass it --record-at-delete): only here is it
+ * known whether the runtime's delete succeeded, and our one line reaches the
+ * engine's log.
  *
  * The bundle is found as exec finds it (`RUNTIME state ID`, exec.c) before
  * the runtime forgets the container, and its config.json believed only when

@@ -14,8 +14,12 @@
 #            init is lent capabilities: createRuntime puts the original sets
 #            back into config.json for exec'd processes, and poststop lends
 #            them again)
-#   layer-ns layer with the hooks' --no-sync (as the hooks.d files run them):
-#            the share of what inject's hooks sync of config.json
+#   layer-ns layer with the hooks' --no-sync: the share of what inject's
+#            hooks sync of config.json
+#   layer-eng layer as an engine's front end leaves it (the runtime wrapper's
+#            config, the hooks.d files): createRuntime alone, with --no-sync,
+#            and config.json written anew before every start (untimed), as the
+#            engine does: no poststop has a lent view to give back
 #   layer-nh layer with `inject --no-hooks`: filters compiled at inject time,
 #            no hook processes at start (only the init's mounts, exec and TSYNC).
 #            With noNewPrivileges set to true: --no-hooks refuses to lend the
@@ -27,6 +31,7 @@
 #            (createRuntime, poststop; /bin/true would race crun's write of it):
 #            what the runtime spends on any two hooks, ours or not; layer -
 #            hooks0 is our own part when capabilities are lent
+#   hooks1   podman plus one such hook (createRuntime): layer-eng's yardstick
 #   catatonit podman with catatonit as PID 1, bind-mounted as `podman run --init`
 #            does: the yardstick for an init in front of the workload (issue 15)
 # One untimed warm-up round (it also fills the hook's compile cache), then N
@@ -48,7 +53,7 @@ set -uo pipefail
 # under runc in runs of 21 rounds).
 ROUNDS=201
 RUNTIMES="runc crun"
-MODES="none podman replace layer layer-ns layer-nh layer-x hooks0 catatonit"
+MODES="none podman replace layer layer-ns layer-eng layer-nh layer-x hooks0 hooks1 catatonit"
 
 bench_args "$@"
 bench_need runc crun podman jq catatonit
@@ -132,6 +137,8 @@ for rt in $RUNTIMES; do
         echo "  $rt:   (paired, median of layer - hooks0): $(paired_over "$rt" layer hooks0) ms, against catatonit's $(paired "$rt" catatonit) ms:" \
                 "$(awk -v m="$(paired_over "$rt" layer hooks0)" -v c="$(paired "$rt" catatonit)" 'BEGIN { if (c > 0) printf "%.2fx", m / c; else print "n/a" }')"
         echo "  $rt:   the same without the sync (layer-ns - hooks0, paired): $(paired_over "$rt" layer-ns hooks0) ms"
+        echo "  $rt:   an engine's config (layer-eng - hooks0, paired): $(paired_over "$rt" layer-eng hooks0) ms;" \
+                "against one trivial hook (layer-eng - hooks1): $(paired_over "$rt" layer-eng hooks1) ms"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
         echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
 done

@@ -18,8 +18,8 @@ set -uo pipefail
 
 ROUNDS=10
 RUNTIMES="runc crun"
-MODES="podman layer layer-ns layer-nh layer-x hooks0 catatonit"
-EVENTS=sched:sched_process_exec,sched:sched_process_exit,syscalls:sys_enter_exit_group,syscalls:sys_enter_seccomp
+MODES="podman layer layer-ns layer-eng layer-nh layer-x hooks0 hooks1 catatonit"
+EVENTS=sched:sched_process_exec,sched:sched_process_fork,sched:sched_process_exit,syscalls:sys_enter_exit_group,syscalls:sys_enter_seccomp
 
 bench_args "$@"
 bench_need runc crun podman jq catatonit perf python3
@@ -35,6 +35,7 @@ mkdir -p "$T/trace" || die "cannot make $T/trace"
 # trace_run RUNTIME MODE OUT: one start, recorded into OUT as perf script's text.
 trace_run() {
         local rt=$1 m=$2 out=$3 id rc
+        bench_fresh_config "$T/$m"
         id=$(tsync_unique_id "trace-$m")
         _tsync_register "$rt" "$id"
         # shellcheck disable=SC2016 # crun's $1 and $2 are the inner sh's
@@ -76,5 +77,7 @@ for rt in $RUNTIMES; do
 done
 echo
 echo "exec->end: from the exec of PID 1's program to the runtime's exit (poststop included, createRuntime"
-echo "not); hook0/hook1: createRuntime and poststop, exec to exit. Our hooks beyond two trivial ones:"
-echo "hook0 + hook1 of layer (or layer-ns) minus those of hooks0."
+echo "not); hook0/hook1: createRuntime and poststop, exec to exit; +hooks: exec->end plus createRuntime."
+echo "Our own part with capabilities lent: +hooks of layer (inject's bundle, synced), layer-ns (the same"
+echo "unsynced) or layer-eng (an engine's config: createRuntime alone, unsynced) minus that of two"
+echo "trivial hooks (hooks0) or one (hooks1), against catatonit's (+hooks of catatonit minus podman's)."

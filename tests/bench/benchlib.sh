@@ -88,12 +88,19 @@ bench_ms() {
         awk -v a="$1" -v b="$2" -v n="${3:-1}" 'BEGIN { printf "%.4f\n", (b - a) * 1000 / n }'
 }
 
+# bench_fresh_config BUNDLE: BUNDLE.fresh.json, when there, becomes BUNDLE/config.json (untimed), as an
+# engine writes the config anew at every start: the hooks of such a bundle leave the exec view in it.
+bench_fresh_config() {
+        [ ! -f "$1.fresh.json" ] || cp "$1.fresh.json" "$1/config.json" || die "cannot write $1/config.json"
+}
+
 # bench_time_run RUNTIME BUNDLE COMMAND...: how long `COMMAND run --bundle BUNDLE ID` took,
 # in ms (COMMAND: RUNTIME with its global options, or crun_cmd). The container is deleted
 # afterwards, untimed; lib.sh removes it at exit if we are interrupted.
 bench_time_run() {
         local rt=$1 bundle=$2 id t0 t1 rc
         shift 2
+        bench_fresh_config "$bundle" || return 1
         id=$(tsync_unique_id "bench-$(basename "$bundle")")
         _tsync_register "$rt" "$id"
         t0=$EPOCHREALTIME
@@ -152,13 +159,15 @@ start_pairs() {
 }
 
 # start_bundles: bench_start.sh's bundles in $T/MODE, for MODE in none podman replace layer
-# layer-ns layer-nh layer-x hooks0 catatonit (bench_start.sh says what each is). Needs bench_begin.
+# layer-ns layer-eng layer-nh layer-x hooks0 hooks1 catatonit (bench_start.sh says what each
+# is). A bundle with $T/MODE.fresh.json gets it as config.json before every start
+# (bench_fresh_config), as an engine writes it. Needs bench_begin.
 start_bundles() {
         progress "building the bundles"
         podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
         jq -e '.linux.seccomp.syscalls | length > 0' "$T/podman/config.json" >/dev/null ||
                 die "Podman's config has no seccomp profile"
-        for m in none replace layer layer-ns layer-nh layer-x hooks0 catatonit; do
+        for m in none replace layer layer-ns layer-eng layer-nh layer-x hooks0 hooks1 catatonit; do
                 cp -a "$T/podman" "$T/$m" || die "cannot copy the bundle"
         done
         tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
@@ -168,6 +177,13 @@ start_bundles() {
         inject --profile "$PROFILES/deny-mkdir.json" "$T/layer-ns" 2>"$T/inject.err" ||
                 die "inject --profile: $(cat "$T/inject.err")"
         tsync_json_edit "$T/layer-ns/config.json" '.hooks[][].args += ["--no-sync"]' || exit 1
+        # What an engine's front end leaves (the runtime wrapper's config, the hooks.d files):
+        # createRuntime alone, unsynced, on a config.json written anew at every start.
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/layer-eng" 2>"$T/inject.err" ||
+                die "inject --profile: $(cat "$T/inject.err")"
+        tsync_json_edit "$T/layer-eng/config.json" 'del(.hooks.poststop) | .hooks.createRuntime[].args += ["--no-sync"]' ||
+                exit 1
+        cp "$T/layer-eng/config.json" "$T/layer-eng.fresh.json" || die "cannot copy the config"
         for m in layer-nh layer-x; do
                 tsync_json_edit "$T/$m/config.json" '.process.noNewPrivileges = true' || exit 1
         done
@@ -178,6 +194,8 @@ start_bundles() {
         # The two hooks read the state on stdin, as ours do: crun fails a start when a
         # hook exits before it has written the state (EPIPE), as /bin/true may.
         tsync_json_edit "$T/hooks0/config.json" '.hooks = {createRuntime: [$h], poststop: [$h]}' \
+                --argjson h '{"path": "/usr/bin/dd", "args": ["dd", "of=/dev/null", "status=none"]}' || exit 1
+        tsync_json_edit "$T/hooks1/config.json" '.hooks = {createRuntime: [$h]}' \
                 --argjson h '{"path": "/usr/bin/dd", "args": ["dd", "of=/dev/null", "status=none"]}' || exit 1
         tsync_json_edit "$T/catatonit/config.json" '.mounts += [{destination: "/run/podman-init", type: "bind", source: $c,
                  options: ["bind", "ro"]}] | .process.args = ["/run/podman-init", "--"] + .process.args' \

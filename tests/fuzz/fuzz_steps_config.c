@@ -211,8 +211,15 @@ static void check_rewrite(const struct tsync_json *doc, const struct rewrite_cas
         if (!text2 || strcmp(text1, text2) != 0)
                 fuzz_fail("the plan changed on the way through the file:\n%s\n%s", text1, text2 ? text2 : "(none)");
 
-        /* An engine's config carrying our plan is forged: refused. */
+        /* An engine's config carrying our plan is forged: refused. But the
+         * wrapper's exec believes the config it wrote (tsync_rewrite_exec),
+         * through undo, whichever of our hooks it holds. */
         if (rc->fe != TSYNC_FRONTEND_INJECT) {
+                _cleanup_json_ struct tsync_json *copy = tsync_json_copy(reread);
+                _cleanup_free_ char *running = NULL;
+                if (!copy || tsync_rewrite_undo(copy, false, &running, &err) < 0)
+                        fuzz_fail("%s's own config is not one undo believes: %s", tsync_frontend_name(rc->fe),
+                                  copy ? err.msg : "out of memory");
                 r = prepare_apply(reread, rc, &in_place, &err);
                 if (r == 0)
                         fuzz_fail("%s took a config that carries our plan", tsync_frontend_name(rc->fe));

@@ -149,6 +149,37 @@ testPodmanExecWithCrunGetsWhatItGetsWithoutUs() {
         podman_parity crun
 }
 
+# Podman writes the bundle's config.json anew at every start, so the hooks.d files run no poststop
+# to lend the sets again (only a recording's): after a stop the file keeps the exec view, and a
+# second start begins from Podman's fresh config, with the same parity.
+testPodmanExecAfterARestartGetsWhatItGetsWithoutUs() {
+        local opts=(--hooks-dir "$HOOKS" --runtime runc) limits=(--ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
+        local name plain ours config
+        podman "${opts[@]}" run "${limits[@]}" -d --label "tsync-test=$$" --name "tsync-plain-$$" --rootfs "$SUITE_TMP/rootfs" \
+                /bin/sleep 600 >/dev/null || fail "podman run"
+        podman "${opts[@]}" run "${limits[@]}" -d --label "tsync-test=$$" --name "tsync-ours-$$" \
+                --annotation io.oci-seccomp-tsync.layers=deny-ptrace --rootfs "$SUITE_TMP/rootfs" /bin/sleep 600 \
+                >/dev/null || fail "podman run with the annotation"
+        config=$(podman inspect --format '{{.OCIConfigPath}}' "tsync-ours-$$") || fail "inspect"
+        assertEquals "while it runs: the exec view, naming the container" "$(podman inspect --format '{{.ID}}' \
+                "tsync-ours-$$")" "$(jq -r --arg r "$RUNNING" '.annotations[$r]' "$config")"
+        for name in "tsync-plain-$$" "tsync-ours-$$"; do
+                podman "${opts[@]}" stop -t 0 "$name" >/dev/null || fail "podman stop $name"
+        done
+        assertEquals "stopped: no poststop lent the sets again (the exec view stays)" "false" \
+                "$(jq -r --arg r "$RUNNING" '.annotations[$r] == null' "$config")"
+        for name in "tsync-plain-$$" "tsync-ours-$$"; do
+                podman "${opts[@]}" start "$name" >/dev/null || fail "podman start $name"
+        done
+        assertEquals "the layer holds after the restart" "Seccomp_filters: 2" \
+                "$(podman exec "tsync-ours-$$" /bin/grep Seccomp_filters /proc/1/status | tr '\t' ' ')"
+        plain=$(pstatus "tsync-plain-$$")
+        ours=$(pstatus "tsync-ours-$$")
+        assertNotEquals "podman exec after a restart: no status" "" "$plain"
+        assertEquals "podman exec after a restart" "$plain" "$ours"
+        podman rm -f -t 0 "tsync-plain-$$" "tsync-ours-$$" >/dev/null 2>&1
+}
+
 # The capabilities and running record of $T/b/config.json, compact.
 view() {
         jq -cS --arg r "$RUNNING" '[.process.capabilities, .annotations[$r]]' "$T/b/config.json"

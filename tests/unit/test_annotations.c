@@ -29,10 +29,11 @@ static bool under_prefix(const char *name)
         return strncmp(name, TSYNC_ANNOTATION_PREFIX, strlen(TSYNC_ANNOTATION_PREFIX)) == 0;
 }
 
-/* Rows the hooks.d files must name: what a user sets to ask for us. */
-static bool hooks_d_row(const struct tsync_annotation_def *a)
+/* Rows the hooks.d files must name: what a user sets to ask for us; the
+ * poststop file, only those that need poststop under an engine. */
+static bool hooks_d_row(const struct tsync_annotation_def *a, bool poststop)
 {
-        return a->setter == TSYNC_ANNOTATION_BY_USER && a->asks_for_us;
+        return a->setter == TSYNC_ANNOTATION_BY_USER && a->asks_for_us && (!poststop || a->needs_poststop);
 }
 
 static void test_annotations_table_is_consistent(void)
@@ -48,8 +49,10 @@ static void test_annotations_table_is_consistent(void)
                 }
                 tap_ok(a->value && a->value[0], "%s: its value is described for the help text", a->name);
                 /* Podman reaches us only through precreate, for every row it matches. */
-                tap_ok(!hooks_d_row(a) || !a->refused[TSYNC_FRONTEND_PRECREATE], "%s: precreate honours it", a->name);
+                tap_ok(!hooks_d_row(a, false) || !a->refused[TSYNC_FRONTEND_PRECREATE], "%s: precreate honours it",
+                       a->name);
                 tap_ok(!a->asks_for_us || under_prefix(a->name), "%s: asks for us only under our prefix", a->name);
+                tap_ok(!a->needs_poststop || a->asks_for_us, "%s: needs poststop only when it asks for us", a->name);
         }
         tap_ok(!tsync_annotation_find(TSYNC_ANNOTATION_PREFIX "layer"), "no row for a misspelt name");
 }
@@ -77,7 +80,7 @@ static int alternatives(const char *re, char names[][32], size_t max, size_t *re
 
 /* The regex of one hooks.d file, checked against the table; the regex into
  * ret (for the man page's copy). */
-static void check_hooks_d_file(const char *path, char *ret, size_t size)
+static void check_hooks_d_file(const char *path, bool poststop, char *ret, size_t size)
 {
         struct tsync_err err = { 0 };
         _cleanup_json_ struct tsync_json *doc = NULL;
@@ -94,24 +97,25 @@ static void check_hooks_d_file(const char *path, char *ret, size_t size)
         tap_ok(v->type == TSYNC_JSON_STRING && strcmp(v->u.string.ptr, ".*") == 0, "%s: any value", path);
         (void)snprintf(ret, size, "%s", re);
 
-        /* Exactly the user's rows that ask for us, by name... */
+        /* Exactly the user's rows that ask for us (and need poststop), by name... */
         char names[16][32];
         size_t n = 0;
         if (!tap_ok(alternatives(re, names, 16, &n) == 0, "%s: '%s' is ^io\\.oci-seccomp-tsync\\.(a|b|...)$", path, re))
                 return;
         size_t want = 0;
         for (size_t i = 0; i < tsync_annotation_count; i++)
-                want += hooks_d_row(&tsync_annotation_table[i]);
+                want += hooks_d_row(&tsync_annotation_table[i], poststop);
         bool same = n == want;
         for (size_t k = 0; same && k < n; k++) {
                 char full[128];
-                (void)snprintf(full, sizeof(full), "%s%s", TSYNC_ANNOTATION_PREFIX, names[k]);
+                (void)snprintf(full, sizeof(full), "%s%.31s", TSYNC_ANNOTATION_PREFIX, names[k]);
                 const struct tsync_annotation_def *a = tsync_annotation_find(full);
-                same = a && hooks_d_row(a);
+                same = a && hooks_d_row(a, poststop);
                 if (!same)
                         tap_diag("'%s' in the regex is not a user's row of the table that asks for us", full);
         }
-        tap_ok(same, "%s: its alternatives are the table's %zu user rows that ask for us", path, want);
+        tap_ok(same, "%s: its alternatives are the table's %zu user rows that ask for us%s", path, want,
+               poststop ? " and need poststop" : "");
 
         /* ... and as Podman matches it (Go's regexp, here POSIX ERE: the same for this form). */
         regex_t rx;
@@ -120,8 +124,10 @@ static void check_hooks_d_file(const char *path, char *ret, size_t size)
         for (size_t i = 0; i < tsync_annotation_count; i++) {
                 const struct tsync_annotation_def *a = &tsync_annotation_table[i];
                 bool m = regexec(&rx, a->name, 0, NULL, 0) == 0;
-                tap_ok(m == hooks_d_row(a), "%s: %s %s", path, a->name,
-                       hooks_d_row(a) ? "matches" : "does not match (not the user's, or asks for nothing)");
+                tap_ok(m == hooks_d_row(a, poststop), "%s: %s %s", path, a->name,
+                       hooks_d_row(a, poststop)
+                               ? "matches"
+                               : "does not match (not the user's, asks for nothing, or not for poststop)");
         }
         static const char *const others[] = { TSYNC_ANNOTATION_PREFIX "layer", TSYNC_ANNOTATION_PREFIX "layers.x",
                                               "x." TSYNC_ANNOTATION_PREFIX "layers", "io.oci-seccomp-tsyncXlayers" };
@@ -130,45 +136,61 @@ static void check_hooks_d_file(const char *path, char *ret, size_t size)
         regfree(&rx);
 }
 
-static void test_annotations_hooks_d_regexes_are_the_user_rows(char *re, size_t size)
+/* re: the precreate and createRuntime files' regex; post_re: poststop's. */
+static void test_annotations_hooks_d_regexes_are_the_user_rows(char *re, size_t size, char *post_re, size_t post_size)
 {
         char pattern[4200];
         (void)snprintf(pattern, sizeof(pattern), "%s/configs/hooks.d/*.json.in", top());
         glob_t g;
         if (!tap_ok(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 3, "three hooks.d files in %s", pattern))
                 return;
+        bool first = true;
         for (size_t i = 0; i < g.gl_pathc; i++) {
                 char one[256] = "";
-                check_hooks_d_file(g.gl_pathv[i], one, sizeof(one));
-                if (i == 0)
+                bool poststop = strstr(g.gl_pathv[i], "-poststop.json.in") != NULL;
+                check_hooks_d_file(g.gl_pathv[i], poststop, one, sizeof(one));
+                if (poststop)
+                        (void)snprintf(post_re, post_size, "%s", one);
+                else if (first)
                         (void)snprintf(re, size, "%s", one);
                 else
-                        tap_ok(strcmp(re, one) == 0, "%s: the same regex as the others", g.gl_pathv[i]);
+                        tap_ok(strcmp(re, one) == 0, "%s: the same regex as precreate's", g.gl_pathv[i]);
+                first = first && poststop;
         }
+        tap_ok(post_re[0] != '\0', "a poststop file among them");
         globfree(&g);
 }
 
+/* re as the man page shows it: the JSON text of the regex ('\' written
+ * '\\'), then scdoc's escaping of each '\'. */
+static void man_form(const char *re, char *ret, size_t size)
+{
+        size_t w = 0;
+        for (const char *p = re; *p && w + 5 < size; p++)
+                for (int k = 0; k < (*p == '\\' ? 4 : 1); k++)
+                        ret[w++] = *p;
+        ret[w] = '\0';
+}
+
 /* The ANNOTATIONS section names every row as "*NAME*" on a line of its own,
- * and no other of ours; the hooks.d regex appears as written in the files. */
-static void test_annotations_man_page_lists_the_table(const char *re)
+ * and no other of ours; the hooks.d regexes appear as written in the files. */
+static void test_annotations_man_page_lists_the_table(const char *re, const char *post_re)
 {
         char path[4200];
         (void)snprintf(path, sizeof(path), "%s/packaging/man/oci-seccomp-tsync.5.scd", top());
         FILE *f = fopen(path, "re");
         if (!tap_ok(f != NULL, "%s: %s", path, f ? "" : strerror(errno)))
                 return;
-        bool seen[64] = { false }, in_section = false, regex_seen = false;
-        /* The JSON text of the regex ('\' written '\\'), then scdoc's escaping of each '\'. */
-        char want_re[512];
-        size_t w = 0;
-        for (const char *p = re; *p && w + 5 < sizeof(want_re); p++)
-                for (int k = 0; k < (*p == '\\' ? 4 : 1); k++)
-                        want_re[w++] = *p;
-        want_re[w] = '\0';
+        bool seen[64] = { false }, in_section = false, regex_seen = false, post_seen = false;
+        char want_re[512], want_post[512];
+        man_form(re, want_re, sizeof(want_re));
+        man_form(post_re, want_post, sizeof(want_post));
         char line[1024];
         while (fgets(line, sizeof(line), f)) {
                 if (strstr(line, want_re))
                         regex_seen = true;
+                if (strstr(line, want_post))
+                        post_seen = true;
                 if (line[0] == '#') {
                         in_section = strcmp(line, "# ANNOTATIONS\n") == 0;
                         continue;
@@ -186,6 +208,7 @@ static void test_annotations_man_page_lists_the_table(const char *re)
         for (size_t i = 0; i < tsync_annotation_count && i < ARRAY_SIZE(seen); i++)
                 tap_ok(seen[i], "man page: ANNOTATIONS lists %s", tsync_annotation_table[i].name);
         tap_ok(regex_seen, "man page: shows the hooks.d regex %s", want_re);
+        tap_ok(post_seen, "man page: shows the poststop file's regex %s", want_post);
 }
 
 /* tests/integration/test_frontends.sh runs every user's row through every
@@ -351,10 +374,10 @@ static void test_annotations_sandbox_is_the_engines_mark(void)
 
 int main(void)
 {
-        char re[256] = "";
+        char re[256] = "", post_re[256] = "";
         test_annotations_table_is_consistent();
-        test_annotations_hooks_d_regexes_are_the_user_rows(re, sizeof(re));
-        test_annotations_man_page_lists_the_table(re);
+        test_annotations_hooks_d_regexes_are_the_user_rows(re, sizeof(re), post_re, sizeof(post_re));
+        test_annotations_man_page_lists_the_table(re, post_re);
         test_annotations_front_end_matrix_runs_every_users_row();
         test_annotations_each_front_end_honours_or_refuses();
         test_annotations_a_misspelt_name_is_told_the_users_names();

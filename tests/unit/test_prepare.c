@@ -258,6 +258,73 @@ static void test_apply_then_again(void)
         tsync_json_free(c);
 }
 
+/* Our hooks for a config that lends capabilities, per front end: the user's
+ * bundle (inject) outlives the start and gets poststop to lend the sets again;
+ * the wrapper's config is the engine's, written anew at every start:
+ * createRuntime alone, unsynced. Undo (the wrapper's exec believes the config
+ * only through it) gives back the original either way. */
+static void test_apply_hooks_per_front_end(void)
+{
+        static const struct {
+                enum tsync_frontend fe;
+                const char *want;
+        } cases[] = {
+                { TSYNC_FRONTEND_INJECT, "createRuntime:oci-seccomp-tsync,hook,createRuntime;"
+                                         "poststop:oci-seccomp-tsync,hook,poststop;" },
+                { TSYNC_FRONTEND_RUNTIME, "createRuntime:oci-seccomp-tsync,hook,createRuntime,--no-sync;" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_warnings w = { 0 };
+                /* Undo keeps the hooks and annotations objects the rewrite made. */
+                const char *extra = "\"linux\": {}, \"hooks\": {}, \"annotations\": {}";
+                struct tsync_json *c = config(false, extra), *original = config(false, extra);
+                const char *dirs[] = { profiles };
+                struct tsync_plan_paths paths = {
+                        .profile_dirs = dirs, .n_profile_dirs = 1, .state_root = "/run/x", .bundle = bundle
+                };
+                struct tsync_request req = { .layers_by_name = true, .n_layers = 1, .layers = { "allow" } };
+                req.delivery = TSYNC_DELIVERY_ARGS;
+                struct tsync_prepare_opts o = { .fe = cases[i].fe, .req = &req, .paths = &paths };
+                struct tsync_rewrite_opts ro = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init",
+                                                 .hook_path = "/usr/bin/oci-seccomp-tsync" };
+                struct tsync_prepared p = { 0 };
+                int r = c && original ? tsync_plan_prepare(c, &o, &p, &w, &err) : -EINVAL;
+                r = r ?: tsync_plan_apply(c, &p, &ro, &err);
+                char got[512] = "";
+                const struct tsync_json *hooks = r == 0 ? tsync_json_get(c, "hooks") : NULL;
+                for (size_t s = 0; hooks && s < hooks->u.object.len; s++) {
+                        const struct tsync_json *list = hooks->u.object.values[s];
+                        size_t len = strlen(got);
+                        (void)snprintf(got + len, sizeof(got) - len, "%s:", hooks->u.object.keys[s]);
+                        for (size_t h = 0; list->type == TSYNC_JSON_ARRAY && h < list->u.array.len; h++) {
+                                const struct tsync_json *args = tsync_json_get(list->u.array.items[h], "args");
+                                for (size_t a = 0; args && a < args->u.array.len; a++) {
+                                        len = strlen(got);
+                                        (void)snprintf(got + len, sizeof(got) - len, "%s%s", a ? "," : "",
+                                                       args->u.array.items[a]->u.string.ptr);
+                                }
+                        }
+                        len = strlen(got);
+                        (void)snprintf(got + len, sizeof(got) - len, ";");
+                }
+                tap_ok(r == 0 && strcmp(got, cases[i].want) == 0, "test_prepare_apply_hooks_of_%s: %s (%s)",
+                       tsync_frontend_name(cases[i].fe), got, r < 0 ? err.msg : "applied");
+                char *running = NULL;
+                char path[256] = "";
+                r = r ?: tsync_rewrite_undo(c, false, &running, &err);
+                tap_ok(r == 0 && !running && tsync_json_equal(c, original, path, sizeof(path)),
+                       "test_prepare_undo_of_%s_gives_back_the_original (%s%s)", tsync_frontend_name(cases[i].fe),
+                       r < 0 ? err.msg : "differs at ", r < 0 ? "" : path);
+                free(running);
+                if (p.plan)
+                        tsync_prepared_clear(&p);
+                tsync_warnings_clear(&w);
+                tsync_json_free(c);
+                tsync_json_free(original);
+        }
+}
+
 int main(void)
 {
         if (setup() < 0) {
@@ -267,5 +334,6 @@ int main(void)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
                 test_row(&rows[i]);
         test_apply_then_again();
+        test_apply_hooks_per_front_end();
         return tap_done();
 }

@@ -57,10 +57,15 @@ enum tsync_annotation_setter {
 struct tsync_annotation_def {
         const char *name;
         enum tsync_annotation_setter setter;
-        /* Its presence makes a config ours to rewrite: the hooks.d `when`
-         * regexes name exactly the user's rows with it, and the runtime
-         * wrapper rewrites a config that has any row with it. */
+        /* Its presence makes a config ours to rewrite: the precreate and
+         * createRuntime hooks.d files' `when` regexes name exactly the user's
+         * rows with it, and the runtime wrapper rewrites a config that has
+         * any row with it. */
         bool asks_for_us;
+        /* Under an engine, it needs our poststop hook: the poststop hooks.d
+         * file's `when` names exactly these rows. An engine writes config.json
+         * anew at every start, so the exec view needs no poststop there. */
+        bool needs_poststop;
         /* What its value is, for help text ("once or once:ERRNO"); NULL for ours. */
         const char *value;
         /* A user's row: for each front end, NULL when it honours the

@@ -20,6 +20,10 @@ struct tsync_rewrite_opts {
         size_t n_hook_args;
         bool from_engine; /* precreate: the engine chose the annotations (a plan among them is
                            * forged) and runs our createRuntime hook from its hooks directory */
+        /* Our createRuntime hook alone: the engine writes config.json anew at
+         * every start, so there is no lent view for a poststop hook to give
+         * back (the runtime wrapper, whose delete writes a recording). */
+        bool no_poststop;
         /* TSYNC_DELIVERY_ARGS: the plan's filters compiled (tsync_plan_compile),
          * written into the init's arguments. */
         const struct tsync_plan_programs *progs;
