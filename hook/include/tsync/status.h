@@ -105,6 +105,9 @@ struct tsync_status {
 };
 void tsync_status_clear(struct tsync_status *s);
 
+/* The most a task's status file may hold: Groups alone can list 65536 gids. */
+#define TSYNC_STATUS_FILE_MAX (1u << 20)
+
 /* Parses one task's status file (/proc/PID/task/TID/status; pid may be
  * any task of its process: t->pid is its Tgid). -ENOENT when it is gone.
  * For lockdown, which lists a frozen cgroup's tasks without a namespace
