@@ -67,5 +67,19 @@ int main(void)
         tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "cannot be read: Is a directory"),
                "test_plain_exec_warns_when_the_scope_cannot_be_read (%s)", w.len ? w.msgs[0] : "no warning");
         tsync_warnings_clear(&w);
+        /* Past the few bytes the sysctl holds: not judged by its first bytes. */
+        char big[4200];
+        (void)snprintf(big, sizeof(big), "%s/scope-big", tmp);
+        char text[200];
+        memset(text, ' ', sizeof(text) - 1);
+        text[0] = '1';
+        text[sizeof(text) - 1] = '\0';
+        if (write_file(big, text) == 0) {
+                r = tsync_warn_plain_exec(1, 0, big, &w);
+                tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "cannot be read: File too large"),
+                       "test_plain_exec_warns_when_the_scope_is_past_its_limit (%s)", w.len ? w.msgs[0] : "no warning");
+                tsync_warnings_clear(&w);
+        } else
+                tap_ok(0, "test_plain_exec_warns_when_the_scope_is_past_its_limit (cannot write %s)", big);
         return tap_done();
 }
