@@ -23,8 +23,6 @@ extern char **environ;
 
 /* An engine's output is a few kilobytes; a config at most the JSON limit. */
 #define OUTPUT_MAX (TSYNC_JSON_DEFAULT_MAX_BYTES)
-/* /proc/PID/stat: a comm of 16 bytes and 50 numbers. */
-#define PROC_STAT_MAX 4096
 
 /* Reads what fd has now into *buf (NUL-terminated): 1 more to come, 0 at the end, -errno.
  * Not tsync_read_all: a child's stdout and stderr are drained side by side as poll
@@ -179,7 +177,7 @@ static int docker_config(struct target *t, const char *id, struct tsync_err *err
         (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
         _cleanup_free_ char *line = NULL;
         size_t len;
-        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, PROC_STAT_MAX, &line, &len, NULL, err);
+        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, err);
         if (r < 0)
                 return r;
         const char *p = strrchr(line, ')');

@@ -20,6 +20,7 @@
 #include "tsync/json_build.h"
 #include "tsync/lockdown_record.h"
 #include "tsync/sha256.h"
+#include "tsync/status.h"
 
 #define RECORD_MAX_BYTES (TSYNC_LOCKDOWN_MAX_LAYERS * (TSYNC_FILTER_MAX_SIZE / 3 * 4 + 8192))
 
@@ -38,8 +39,7 @@ int tsync_lockdown_record_key(pid_t init_pid, char *buf, size_t size, struct tsy
         (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)init_pid);
         _cleanup_free_ char *line = NULL;
         size_t len;
-        /* One line: a comm of 16 bytes and 50 numbers. */
-        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, 4096, &line, &len, NULL, err);
+        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, err);
         if (r < 0)
                 return r;
         /* After the comm's ")": state is field 3, starttime field 22. */

@@ -18,6 +18,7 @@
 #include "tsync/fileio.h"
 #include "tsync/lockdown.h"
 #include "tsync/runtimes.h"
+#include "tsync/status.h"
 
 /* Why, after the runtime's name: what lockdown would reach there. */
 static const char why[] = "its container's tasks are not host tasks but run inside its sentry, a kernel of its own, "
@@ -74,8 +75,7 @@ static pid_t parent_of(pid_t pid)
         (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
         _cleanup_free_ char *line = NULL;
         size_t len;
-        /* One line: a comm of 16 bytes and 50 numbers. */
-        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, 4096, &line, &len, NULL, NULL) < 0)
+        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, NULL) < 0)
                 return 0;
         const char *p = strrchr(line, ')');
         int ppid = 0;

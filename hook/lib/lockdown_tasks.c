@@ -24,6 +24,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/lockdown.h"
+#include "tsync/plain_exec.h"
 #include "tsync/status.h"
 
 #include <linux/seccomp.h>
@@ -463,17 +464,11 @@ static void prove(struct run *r, const struct tsync_status *st)
         }
 }
 
+/* Yama's scope 3: no process may be traced, whoever asks. */
 static int yama_refuses(void)
 {
-        _cleanup_free_ char *text = NULL;
-        size_t len;
-        if (tsync_read_file_at(AT_FDCWD, "/proc/sys/kernel/yama/ptrace_scope", NULL, 0, 64, &text, &len, NULL, NULL) <
-            0)
-                return 0;
-        int v = 0;
-        if (sscanf(text, "%d", &v) != 1)
-                v = 0;
-        return v == 3;
+        long v;
+        return tsync_yama_scope(TSYNC_YAMA_PTRACE_SCOPE, &v) == 0 && v == 3;
 }
 
 /* Freezes, with every task that is in a job-control stop seized first; a

@@ -20,22 +20,29 @@ enum yama {
 /* The sysctl holds a number and a newline; past that it is no number we know. */
 #define SCOPE_MAX 64
 
-static enum yama read_scope(const char *path, int *ret_errno)
+int tsync_yama_scope(const char *path, long *ret_scope)
 {
         _cleanup_free_ char *buf = NULL;
         size_t len;
-
-        *ret_errno = 0;
         int r = tsync_read_file_at(AT_FDCWD, path, NULL, 0, SCOPE_MAX, &buf, &len, NULL, NULL);
-        if (r < 0) {
-                *ret_errno = -r;
-                return r == -ENOENT ? YAMA_ABSENT : YAMA_UNKNOWN;
-        }
+        if (r < 0)
+                return r;
         char *end;
         errno = 0;
         long v = strtol(buf, &end, 10);
         if (end == buf || (*end != '\0' && *end != '\n') || errno || v < 0)
-                return YAMA_UNKNOWN;
+                return -EBADMSG;
+        *ret_scope = v;
+        return 0;
+}
+
+static enum yama read_scope(const char *path, int *ret_errno)
+{
+        long v;
+        int r = tsync_yama_scope(path, &v);
+        *ret_errno = r < 0 && r != -EBADMSG ? -r : 0;
+        if (r < 0)
+                return r == -ENOENT ? YAMA_ABSENT : YAMA_UNKNOWN;
         return v == 0 ? YAMA_CLASSIC : YAMA_BLOCKS;
 }
 
