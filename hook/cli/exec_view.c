@@ -217,12 +217,12 @@ static int write_config(const struct cli_bundle_config *c, const char *bundle, b
 {
         char path[PATH_MAX + 16];
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
-        _cleanup_free_ char *text = NULL;
-        size_t len;
-        int r = tsync_exec_view_text(c->text, c->len, &c->spans, c->doc, &text, &len, err);
+        /* Written from the text read and the spliced pieces: no copy of the whole. */
+        _cleanup_(tsync_exec_view_pieces_clear) struct tsync_exec_view_pieces pieces = { 0 };
+        int r = tsync_exec_view_pieces(c->text, c->len, &c->spans, c->doc, &pieces, err);
         if (r == 0)
-                r = tsync_write_at(c->dir, path, "config.json", text, len, c->mode, durable ? TSYNC_WRITE_CONTENT : 0,
-                                   err);
+                r = tsync_write_atv(c->dir, path, "config.json", pieces.iov, pieces.n, c->mode,
+                                    durable ? TSYNC_WRITE_CONTENT : 0, err);
         return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
 }
 
