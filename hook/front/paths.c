@@ -57,23 +57,15 @@ const size_t cli_n_default_profile_dirs = 2;
 
 /* The uid our euid stands for in the parent user namespace; our euid where
  * the map cannot be read. Rootless Podman runs hooks as root of the user's
- * namespace and with an empty environment, so euid 0 alone does not say root.
- * Read once a process (the hook asks for the cache and the record root at
- * every start): a process's uid map is written once, before it runs here,
- * and our euid does not change. */
+ * namespace and with an empty environment, so euid 0 alone does not say root. */
 static uid_t parent_uid(void)
 {
-        static bool known;
-        static uid_t found;
-        if (known)
-                return found;
         uid_t me = geteuid();
-        found = me;
-        known = true;
         FILE *f = fopen("/proc/self/uid_map", "re");
         if (!f)
-                return found;
+                return me;
         unsigned long inside, outside, count;
+        uid_t found = me;
         while (fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
                 if (me >= inside && me - inside < count) {
                         found = (uid_t)(outside + (me - inside));
