@@ -99,15 +99,17 @@ int cli_bundle_config_full(struct cli_bundle_config *c, const char *bundle, stru
 
 /* The exec view (exec_view.c): at createRuntime, the original capability sets
  * go where the runtime's exec reads them (refused for a runtime we do not
- * know, when something is lent); at poststop they are lent again. c: the
+ * know, when something is lent); at poststop they are lent again. lent: the
+ * plan's lent sets, from tsync_rewrite_lent_capabilities (NULL: nothing is
+ * lent, nothing to do), built once by the stage, which logs them too. c: the
  * bundle's config as read, changed to what is written. durable: the new text
  * is synced before it takes the name, the directory is not (the crash model in
  * exec_view.c; false only for an engine that writes config.json anew at every
  * start: hook --no-sync). Nothing of ours is left in the bundle. */
-int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
-                        bool durable, struct tsync_err *err);
-int cli_exec_view_stop(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
-                       bool durable, struct tsync_err *err);
+int cli_exec_view_start(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
+                        const char *id, const char *bundle, bool durable, struct tsync_err *err);
+int cli_exec_view_stop(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
+                       const char *id, const char *bundle, bool durable, struct tsync_err *err);
 
 /* createRuntime's relay (relay_start.c): r, opened by tsync_relay_open,
  * serves in a detached process of its own (double fork, setsid, stdio on

@@ -214,15 +214,19 @@ static int stage_create(const struct hook_opts *h)
                 r = open_relay(plan, &progs, &config, &st, state, &relay, &err);
         tsync_plan_programs_clear(&progs);
         bool delivered = r == 0;
-        /* Last: a refused start must not leave the exec view changed. */
+        /* The sets lent to the init, built once: for the exec view and the log line. */
+        _cleanup_json_ struct tsync_json *lent = NULL;
         if (delivered)
-                r = cli_exec_view_start(plan, &config, st.id, st.bundle, !h->no_sync, &err);
+                r = tsync_rewrite_lent_capabilities(plan, &lent, &err);
+        /* Last: a refused start must not leave the exec view changed. */
+        if (r == 0 && delivered)
+                r = cli_exec_view_start(plan, lent, &config, st.id, st.bundle, !h->no_sync, &err);
         /* Listening already; from here on it serves on its own. */
         if (r == 0 && relay.pidfd >= 0) {
                 r = cli_relay_start(&relay, &err);
                 if (r < 0) {
                         struct tsync_err ignored = { 0 };
-                        (void)cli_exec_view_stop(plan, &config, st.id, st.bundle, !h->no_sync, &ignored);
+                        (void)cli_exec_view_stop(plan, lent, &config, st.id, st.bundle, !h->no_sync, &ignored);
                 }
         }
         tsync_relay_clear(&relay);
@@ -235,7 +239,7 @@ static int stage_create(const struct hook_opts *h)
                         (void)tsync_deliver_clean(plan, &o, &ignored);
                 return CLI_EXIT_FAILED;
         }
-        cli_log_applied(st.id, tsync_stage_name(h->stage), plan);
+        cli_log_applied_lent(st.id, tsync_stage_name(h->stage), plan, lent);
         return CLI_EXIT_OK;
 }
 
@@ -251,7 +255,10 @@ static int stage_poststop(const struct hook_opts *h)
                 return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
         if (r < 0)
                 return CLI_EXIT_FAILED;
-        r = cli_exec_view_stop(plan, &config, st.id, st.bundle, !h->no_sync, &err);
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        r = tsync_rewrite_lent_capabilities(plan, &lent, &err);
+        if (r == 0)
+                r = cli_exec_view_stop(plan, lent, &config, st.id, st.bundle, !h->no_sync, &err);
         if (r < 0)
                 cli_error(st.id, &err);
         /* The bundle's lock is for its config.json alone: not held while a recording is written. */

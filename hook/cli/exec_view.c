@@ -217,12 +217,12 @@ static int write_config(const struct cli_bundle_config *c, const char *bundle, b
 {
         char path[PATH_MAX + 16];
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
-        _cleanup_free_ char *text = NULL;
-        size_t len;
-        int r = tsync_exec_view_text(c->text, c->len, &c->spans, c->doc, &text, &len, err);
+        /* Written from the text read and the spliced pieces: no copy of the whole. */
+        _cleanup_(tsync_exec_view_pieces_clear) struct tsync_exec_view_pieces pieces = { 0 };
+        int r = tsync_exec_view_pieces(c->text, c->len, &c->spans, c->doc, &pieces, err);
         if (r == 0)
-                r = tsync_write_at(c->dir, path, "config.json", text, len, c->mode, durable ? TSYNC_WRITE_CONTENT : 0,
-                                   err);
+                r = tsync_write_atv(c->dir, path, "config.json", pieces.iov, pieces.n, c->mode,
+                                    durable ? TSYNC_WRITE_CONTENT : 0, err);
         return r < 0 ? tsync_error_prefix(err, "%s", path) : 0;
 }
 
@@ -307,17 +307,14 @@ static void known_exec_views(char *buf, size_t size)
         }
 }
 
-int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
-                        bool durable, struct tsync_err *err)
+int cli_exec_view_start(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
+                        const char *id, const char *bundle, bool durable, struct tsync_err *err)
 {
-        /* Once a hook: building the lent sets is a good part of its work. */
-        _cleanup_json_ struct tsync_json *lent = NULL;
-        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
-        if (r < 0 || !lent)
-                return r;
+        if (!lent)
+                return 0;
         pid_t ppid = getppid();
         char runtime[64];
-        r = parent_runtime(ppid, runtime, sizeof(runtime), err);
+        int r = parent_runtime(ppid, runtime, sizeof(runtime), err);
         if (r < 0)
                 return r;
         const struct tsync_runtime *rt = tsync_runtime_by_name(runtime);
@@ -349,14 +346,12 @@ int cli_exec_view_start(const struct tsync_plan *plan, struct cli_bundle_config 
         return write_config(c, bundle, durable, err);
 }
 
-int cli_exec_view_stop(const struct tsync_plan *plan, struct cli_bundle_config *c, const char *id, const char *bundle,
-                       bool durable, struct tsync_err *err)
+int cli_exec_view_stop(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
+                       const char *id, const char *bundle, bool durable, struct tsync_err *err)
 {
-        _cleanup_json_ struct tsync_json *lent = NULL;
-        int r = tsync_rewrite_lent_capabilities(plan, &lent, err);
-        if (r < 0 || !lent)
-                return r;
-        r = need_lock(c, bundle, err);
+        if (!lent)
+                return 0;
+        int r = need_lock(c, bundle, err);
         if (r < 0)
                 return r;
         bool changed;

@@ -43,6 +43,12 @@ struct tsync_plan;
  * A,B; lent to the init: CAPS; exec once (ERRNO); recording to PATH; notify
  * agent PATH" (the parts that apply). The system log alone gets it. */
 void cli_log_applied(const char *where, const char *what, const struct tsync_plan *plan);
+struct tsync_json;
+/* The same line, with the sets lent to the init as the caller already has
+ * them (tsync_rewrite_lent_capabilities: NULL when nothing is lent): the
+ * exec view's hooks build them once a process. */
+void cli_log_applied_lent(const char *where, const char *what, const struct tsync_plan *plan,
+                          const struct tsync_json *lent);
 
 /* What replace mode leaves without linux.seccomp, said where it is chosen
  * (inject, precreate, the wrapper): processes started with `EXEC` (e.g.

@@ -65,14 +65,13 @@ void cli_syslog(int priority, const char *text)
         errno = saved;
 }
 
-/* The capabilities the rewrite lends the init, comma-joined into f: those
- * of the lent sets that the original sets lacked. */
-static void print_lent(FILE *f, const struct tsync_plan *plan)
+/* The capabilities the rewrite lends the init (lent), comma-joined into f:
+ * those of the lent sets that the original sets lacked; or why they are
+ * not known (unknown). */
+static void print_lent(FILE *f, const struct tsync_plan *plan, const struct tsync_json *lent, const char *unknown)
 {
-        _cleanup_json_ struct tsync_json *lent = NULL;
-        struct tsync_err err = { 0 };
-        if (tsync_rewrite_lent_capabilities(plan, &lent, &err) < 0) {
-                fprintf(f, "; lent: unknown (%s)", err.msg);
+        if (unknown) {
+                fprintf(f, "; lent: unknown (%s)", unknown);
                 return;
         }
         if (!lent)
@@ -103,10 +102,9 @@ static void print_lent(FILE *f, const struct tsync_plan *plan)
                 fprintf(f, "%s%s", i ? "," : " ", names[i]);
 }
 
-void cli_log_applied(const char *where, const char *what, const struct tsync_plan *plan)
+static void log_applied(const char *where, const char *what, const struct tsync_plan *plan,
+                        const struct tsync_json *lent, const char *lent_unknown)
 {
-        if (!enabled)
-                return;
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
@@ -117,7 +115,7 @@ void cli_log_applied(const char *where, const char *what, const struct tsync_pla
                 fprintf(f, "%s%s", i ? "," : " ", plan->layers[i]);
         if (plan->n_layers == 0)
                 fprintf(f, " none");
-        print_lent(f, plan);
+        print_lent(f, plan, lent, lent_unknown);
         if (plan->init.exec)
                 fprintf(f, "; the init runs the workload in place (--exec)");
         if (plan->init.exec_once)
@@ -128,4 +126,21 @@ void cli_log_applied(const char *where, const char *what, const struct tsync_pla
                 fprintf(f, "; notify agent %s", plan->listener_path);
         if (fclose(f) == 0)
                 cli_syslog(LOG_INFO, text);
+}
+
+void cli_log_applied(const char *where, const char *what, const struct tsync_plan *plan)
+{
+        if (!enabled)
+                return;
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        struct tsync_err err = { 0 };
+        int r = tsync_rewrite_lent_capabilities(plan, &lent, &err);
+        log_applied(where, what, plan, lent, r < 0 ? err.msg : NULL);
+}
+
+void cli_log_applied_lent(const char *where, const char *what, const struct tsync_plan *plan,
+                          const struct tsync_json *lent)
+{
+        if (enabled)
+                log_applied(where, what, plan, lent, NULL);
 }

@@ -1,6 +1,7 @@
 #include "tsync/exec_view.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,13 +203,34 @@ static int write_whole(const struct tsync_exec_view_spans *spans, const struct t
         return tsync_json_write(config, true, ret, ret_len, err);
 }
 
-int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_view_spans *spans,
-                         const struct tsync_json *config, char **ret, size_t *ret_len, struct tsync_err *err)
+void tsync_exec_view_pieces_clear(struct tsync_exec_view_pieces *p)
 {
+        for (size_t i = 0; i < ARRAY_SIZE(p->owned); i++)
+                free(p->owned[i]);
+        *p = (struct tsync_exec_view_pieces){ 0 };
+}
+
+/* The whole of config as the one piece. */
+static int whole_piece(const struct tsync_exec_view_spans *spans, const struct tsync_json *config,
+                       struct tsync_exec_view_pieces *ret, struct tsync_err *err)
+{
+        char *text;
+        size_t len;
+        int r = write_whole(spans, config, &text, &len, err);
+        if (r < 0)
+                return r;
+        *ret = (struct tsync_exec_view_pieces){ .iov = { { text, len } }, .n = 1, .owned = { text } };
+        return 0;
+}
+
+int tsync_exec_view_pieces(const char *src, size_t len, const struct tsync_exec_view_spans *spans,
+                           const struct tsync_json *config, struct tsync_exec_view_pieces *ret, struct tsync_err *err)
+{
+        *ret = (struct tsync_exec_view_pieces){ 0 };
         const struct tsync_json *caps = tsync_json_get(tsync_json_get(config, "process"), "capabilities");
         const char *running = running_id(config);
         if (!spans->ok || !caps || spans->caps_end > len || spans->annotations_end > len)
-                return write_whole(spans, config, ret, ret_len, err);
+                return whole_piece(spans, config, ret, err);
         struct piece p[2] = { { spans->caps_begin, spans->caps_end, NULL, 0 } };
         size_t n = 1;
         int r = caps_text(src, spans->caps_begin, caps, &p[0].text, &p[0].len, err);
@@ -234,7 +256,7 @@ int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_vi
         } else if (running) {
                 /* There before and still: a change of holder is not a splice (and never ours to make). */
                 free(p[0].text);
-                return write_whole(spans, config, ret, ret_len, err);
+                return whole_piece(spans, config, ret, err);
         }
         if (r == 0 && n == 2 && p[1].begin < p[0].begin) {
                 struct piece t = p[0];
@@ -243,27 +265,43 @@ int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_vi
         }
         if (r == 0 && n == 2 && p[0].end > p[1].begin)
                 r = tsync_error(err, EINVAL, "process.capabilities and annotations overlap in the config's text");
-        size_t out_len = len;
-        for (size_t i = 0; r == 0 && i < n; i++)
-                out_len = out_len - (p[i].end - p[i].begin) + p[i].len;
-        char *out = r == 0 ? malloc(out_len + 1) : NULL;
-        if (r == 0 && !out)
-                r = tsync_error(err, ENOMEM, "out of memory");
-        if (r == 0) {
-                size_t at = 0, from = 0;
-                for (size_t i = 0; i < n; i++) {
-                        memcpy(out + at, src + from, p[i].begin - from);
-                        at += p[i].begin - from;
-                        memcpy(out + at, p[i].text, p[i].len);
-                        at += p[i].len;
-                        from = p[i].end;
-                }
-                memcpy(out + at, src + from, len - from);
-                out[out_len] = '\0';
-                *ret = out;
-                *ret_len = out_len;
+        if (r < 0) {
+                for (size_t i = 0; i < n; i++)
+                        free(p[i].text);
+                return r;
         }
-        for (size_t i = 0; i < n; i++)
-                free(p[i].text);
-        return r;
+        /* src up to each piece, the piece, then the rest of src. */
+        size_t from = 0;
+        for (size_t i = 0; i < n; i++) {
+                ret->iov[ret->n++] = (struct iovec){ (char *)(uintptr_t)src + from, p[i].begin - from };
+                ret->iov[ret->n++] = (struct iovec){ p[i].text, p[i].len };
+                ret->owned[i] = p[i].text;
+                from = p[i].end;
+        }
+        ret->iov[ret->n++] = (struct iovec){ (char *)(uintptr_t)src + from, len - from };
+        return 0;
+}
+
+int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_view_spans *spans,
+                         const struct tsync_json *config, char **ret, size_t *ret_len, struct tsync_err *err)
+{
+        _cleanup_(tsync_exec_view_pieces_clear) struct tsync_exec_view_pieces pieces = { 0 };
+        int r = tsync_exec_view_pieces(src, len, spans, config, &pieces, err);
+        if (r < 0)
+                return r;
+        size_t out_len = 0;
+        for (size_t i = 0; i < pieces.n; i++)
+                out_len += pieces.iov[i].iov_len;
+        char *out = malloc(out_len + 1);
+        if (!out)
+                return tsync_error(err, ENOMEM, "out of memory");
+        size_t at = 0;
+        for (size_t i = 0; i < pieces.n; i++) {
+                memcpy(out + at, pieces.iov[i].iov_base, pieces.iov[i].iov_len);
+                at += pieces.iov[i].iov_len;
+        }
+        out[out_len] = '\0';
+        *ret = out;
+        *ret_len = out_len;
+        return 0;
 }

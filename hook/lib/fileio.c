@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
@@ -28,6 +29,38 @@ int tsync_write_all(int fd, const void *buf, size_t len)
                 len -= (size_t)n;
         }
         return 0;
+}
+
+int tsync_write_allv(int fd, const struct iovec *iov, size_t n)
+{
+        struct iovec left[TSYNC_WRITE_MAX_PIECES];
+        if (n > TSYNC_WRITE_MAX_PIECES)
+                return -EINVAL;
+        memcpy(left, iov, n * sizeof(*iov));
+        struct iovec *v = left;
+        for (;;) {
+                while (n > 0 && v->iov_len == 0)
+                        v++, n--;
+                if (n == 0)
+                        return 0;
+                ssize_t w = writev(fd, v, (int)n);
+                if (w < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                /* Past what was written (all of it, or a short write's part). */
+                for (size_t done = (size_t)w; done > 0;) {
+                        if (done >= v->iov_len) {
+                                done -= v->iov_len;
+                                v++, n--;
+                        } else {
+                                v->iov_base = (char *)v->iov_base + done;
+                                v->iov_len -= done;
+                                done = 0;
+                        }
+                }
+        }
 }
 
 int tsync_check_private_dir(const char *path, const struct stat *st, struct tsync_err *err)
@@ -57,8 +90,8 @@ static const char *kind_of(mode_t m)
 
 /* A device or FIFO the user named: written as `>` would, but never waiting
  * for a FIFO's reader (O_NONBLOCK makes the open fail with ENXIO instead). */
-static int write_in_place(int dfd, const char *path, const char *name, const struct stat *st, const void *buf,
-                          size_t len, struct tsync_err *err)
+static int write_in_place(int dfd, const char *path, const char *name, const struct stat *st, const struct iovec *iov,
+                          size_t n, struct tsync_err *err)
 {
         _cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0) {
@@ -74,7 +107,7 @@ static int write_in_place(int dfd, const char *path, const char *name, const str
         int fl = fcntl(fd, F_GETFL);
         if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
                 return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-        int r = tsync_write_all(fd, buf, len);
+        int r = tsync_write_allv(fd, iov, n);
         if (r < 0)
                 return tsync_error(err, -r, "%s: writing failed: %s", path, strerror(-r));
         return 0;
@@ -119,8 +152,8 @@ static int rename_noreplace(int dfd, const char *tmp, const char *name)
 }
 
 /* The new content under name: a regular file of ours (exists) or nothing. */
-static int replace(int dfd, const char *path, const char *name, bool exists, const void *buf, size_t len, mode_t mode,
-                   unsigned flags, struct tsync_err *err)
+static int replace(int dfd, const char *path, const char *name, bool exists, const struct iovec *iov, size_t n,
+                   mode_t mode, unsigned flags, struct tsync_err *err)
 {
         char tmp[NAME_MAX + 1];
         bool named = false; /* tmp exists in dfd and must go on failure */
@@ -145,7 +178,7 @@ static int replace(int dfd, const char *path, const char *name, bool exists, con
         }
         if (r == 0) {
                 what = "writing";
-                r = tsync_write_all(fd, buf, len);
+                r = tsync_write_allv(fd, iov, n);
         }
         if (r == 0 && (flags & (TSYNC_WRITE_DURABLE | TSYNC_WRITE_CONTENT))) {
                 what = "fsync";
@@ -186,6 +219,15 @@ static int replace(int dfd, const char *path, const char *name, bool exists, con
 int tsync_write_at(int dfd, const char *path, const char *name, const void *buf, size_t len, mode_t mode,
                    unsigned flags, struct tsync_err *err)
 {
+        struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
+        return tsync_write_atv(dfd, path, name, &iov, 1, mode, flags, err);
+}
+
+int tsync_write_atv(int dfd, const char *path, const char *name, const struct iovec *iov, size_t n, mode_t mode,
+                    unsigned flags, struct tsync_err *err)
+{
+        if (n > TSYNC_WRITE_MAX_PIECES)
+                return tsync_error(err, EINVAL, "%s: more than %d pieces to write", path, TSYNC_WRITE_MAX_PIECES);
         for (int attempt = 0;; attempt++) {
                 struct stat st;
                 bool exists = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -196,7 +238,7 @@ int tsync_write_at(int dfd, const char *path, const char *name, const void *buf,
                                            "%s: is a symbolic link: refusing to write through or replace it", path);
                 if (exists && !S_ISREG(st.st_mode)) {
                         if ((flags & TSYNC_WRITE_IN_PLACE) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
-                                return write_in_place(dfd, path, name, &st, buf, len, err);
+                                return write_in_place(dfd, path, name, &st, iov, n, err);
                         return tsync_error(err, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
                                            "%s: is %s: refusing to replace it", path, kind_of(st.st_mode));
                 }
@@ -204,7 +246,7 @@ int tsync_write_at(int dfd, const char *path, const char *name, const void *buf,
                         return tsync_error(err, EPERM,
                                            "%s: owned by uid %u, not by us (uid %u): refusing to replace it", path,
                                            (unsigned)st.st_uid, (unsigned)geteuid());
-                int r = replace(dfd, path, name, exists, buf, len, mode, flags, err);
+                int r = replace(dfd, path, name, exists, iov, n, mode, flags, err);
                 /* -EEXIST: the name appeared between the look and the link; look again. */
                 if (r != -EEXIST || attempt == 2)
                         return r;

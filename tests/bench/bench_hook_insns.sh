@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/bench_hook_insns.sh [-b OTHER]: the exec view's two hooks counted rather than timed
+# tests/bench/bench_hook_insns.sh [-b OTHER] [-r REPS]: the exec view's two hooks counted rather than timed
 # (on a shared machine a start varies by more than they cost): the instructions each hook process
 # executes (callgrind) and the sync calls it makes (strace: fsync, fdatasync, sync_file_range,
 # syncfs, sync, each with the file it syncs). Two bundles of Podman's config (noNewPrivileges
@@ -9,15 +9,18 @@
 # wrote, as Podman writes it again into config.json (indented by two), its hooks with --no-sync as
 # the hooks.d files run them. /bin/true for scale. -b OTHER:
 # another build's oci-seccomp-tsync on the same bundle. With perf, also the pair's CPU time
-# (task-clock: less at the mercy of other load than wall time). Each hook is spawned by bench_spawn
+# (task-clock: less at the mercy of other load than wall time) and page faults, over REPS
+# repetitions (-r, default 15; see cpu_pair below). Each hook is spawned by bench_spawn
 # copied as "runc", the parent the exec view asks for. Prints counts; asserts nothing. Needs root,
-# podman, jq, valgrind, strace and a build.
+# podman, jq, valgrind, strace, python3 and a build.
 set -uo pipefail
 # shellcheck source=tests/bench/benchlib.sh
 . "$(dirname "$0")/benchlib.sh"
 
 SPAWN=$TSYNC_BUILD/tests/bench/bench_spawn
 OTHER=
+REPS=15
+PAIRS=100
 while [ $# -gt 0 ]; do
         case "$1" in
         -b)
@@ -25,7 +28,12 @@ while [ $# -gt 0 ]; do
                 OTHER=$(realpath "$2")
                 shift 2
                 ;;
-        *) die "usage: $0 [-b OTHER]" ;;
+        -r)
+                if [ $# -lt 2 ] || ! [ "$2" -ge 1 ] 2>/dev/null; then die "-r: '${2:-}' is not a count"; fi
+                REPS=$2
+                shift 2
+                ;;
+        *) die "usage: $0 [-b OTHER] [-r REPS]" ;;
         esac
 done
 bench_need podman jq valgrind strace
@@ -110,26 +118,75 @@ for b in "${BUILDS[@]}"; do
         done
 done
 B=b
-# CPU time, less at the mercy of other load than wall time: perf stat's task-clock of bench_spawn
-# running PAIRS rounds of the pair (and of two /bin/true), its children included, per round.
-PAIRS=100
+# CPU time, less at the mercy of other load than wall time: perf stat's task-clock (and page
+# faults) of bench_spawn running PAIRS rounds of the pair (and of two /bin/true), its children
+# included, per round. One such run moves by 0.1 ms from one minute to the next on a shared
+# machine, more than a change to the hooks is worth: REPS repetitions, each running every
+# configuration once in an order rotated by one (none always after the same one), give medians
+# and, with -b, the difference between the builds paired within each repetition.
 cpu_pair() {
-        (cd "$T" && perf stat -x, -e task-clock -o "$T/perf.out" ./runc -n "$PAIRS" -w 3 "$@") >/dev/null 2>&1 ||
-                return 1
-        awk -F, -v n=$((PAIRS + 3)) '/task-clock/ { printf "%.2f", $1 / n }' "$T/perf.out"
+        (cd "$T" && perf stat -x, -e task-clock,page-faults -o "$T/perf.out" ./runc -n "$PAIRS" -w 3 "$@") \
+                >/dev/null 2>&1 || return 1
+        awk -F, -v n=$((PAIRS + 3)) '/task-clock/ { t = $1 / n } /page-faults/ { f = $1 / n }
+                END { printf "%.4f %.2f\n", t, f }' "$T/perf.out"
+}
+# cpu_config CONFIG: one cpu_pair of "true" or "BUILD-LABEL:synced|--no-sync".
+cpu_config() {
+        local s=("-i" "$T/$B.state.json") bin sync=()
+        case "$1" in
+        true) cpu_pair "${s[@]}" /bin/true --- "${s[@]}" /bin/true ;;
+        *)
+                bin=$OCI
+                [ "${1%%:*}" = this ] || bin=$OTHER
+                [ "${1#*:}" != --no-sync ] || sync=(--no-sync)
+                cpu_pair "${s[@]}" "$bin" hook createRuntime "${sync[@]}" --- "${s[@]}" "$bin" hook poststop "${sync[@]}"
+                ;;
+        esac
 }
 if command -v perf >/dev/null; then
-        echo
-        echo "CPU time of a createRuntime + poststop pair, ms ($PAIRS rounds, perf stat task-clock):"
-        echo "  two /bin/true: $(cpu_pair -i "$T/$B.state.json" /bin/true --- -i "$T/$B.state.json" /bin/true)"
+        configs=(true)
         for b in "${BUILDS[@]}"; do
                 label=this
                 [ "$b" = "$OCI" ] || label=other
-                for sync in "" --no-sync; do
-                        echo "  $label ${sync:-synced}: $(cpu_pair -i "$T/$B.state.json" "$b" hook createRuntime $sync --- \
-                                -i "$T/$B.state.json" "$b" hook poststop $sync)"
+                configs+=("$label:synced" "$label:--no-sync")
+        done
+        : >"$T/cpu.txt"
+        for ((r = 0; r < REPS; r++)); do
+                for ((i = 0; i < ${#configs[@]}; i++)); do
+                        c=${configs[(i + r) % ${#configs[@]}]}
+                        read -r ms faults < <(cpu_config "$c") || die "$c: bench_spawn or perf failed"
+                        echo "$r $c $ms $faults" >>"$T/cpu.txt"
                 done
         done
+        echo
+        echo "CPU time and page faults of a createRuntime + poststop pair ($REPS repetitions of $PAIRS rounds,"
+        echo "perf stat task-clock; medians, and with -b this build minus the other, paired within each repetition:"
+        echo "mean ± 1.96 standard errors):"
+        python3 - "$T/cpu.txt" <<'PY'
+import math, statistics as st, sys
+runs = {}
+for line in open(sys.argv[1]):
+    r, c, ms, faults = line.split()
+    runs.setdefault(c, {})[int(r)] = (float(ms), float(faults))
+def show(c, name):
+    ms = [v[0] for v in runs[c].values()]
+    faults = [v[1] for v in runs[c].values()]
+    print("  %-16s %.3f ms (p25 %.3f, p75 %.3f), %.1f page faults" % (name, st.median(ms),
+          st.quantiles(ms, n=4)[0], st.quantiles(ms, n=4)[2], st.median(faults)))
+show("true", "two /bin/true:")
+for label in ("this", "other"):
+    for sync in ("synced", "--no-sync"):
+        if label + ":" + sync in runs:
+            show(label + ":" + sync, "%s %s:" % (label, sync))
+for sync in ("synced", "--no-sync"):
+    a, b = runs.get("this:" + sync), runs.get("other:" + sync)
+    if not a or not b:
+        continue
+    d = [a[r][0] - b[r][0] for r in a if r in b]
+    f = [a[r][1] - b[r][1] for r in a if r in b]
+    half = 1.96 * st.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+    print("  this - other, %s: %+.3f ± %.3f ms a pair, %+.1f page faults" % (sync, st.mean(d), half, st.mean(f)))
+PY
 fi
 echo
 echo "what was synced:"

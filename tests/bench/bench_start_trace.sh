@@ -40,9 +40,12 @@ trace_run() {
         _tsync_register "$rt" "$id"
         # shellcheck disable=SC2016 # crun's $1 and $2 are the inner sh's
         case "$rt" in
-        runc) perf record -q -o "$T/perf.data" -a -e "$EVENTS" -- runc run --bundle "$T/$m" "$id" \
-                <"$T/empty" >"$T/run.out" 2>"$T/run.err" ;;
-        crun) perf record -q -o "$T/perf.data" -a -e "$EVENTS" -- unshare -m --propagation private -- sh -c \
+        # The first program writes its pid, which the runtime's exec keeps: the trace is system-wide,
+        # and start_phases.py counts only that process and what descends from it.
+        runc) perf record -q -o "$T/perf.data" -a -e "$EVENTS" -- sh -c 'echo $$ >"$0" && exec "$@"' "$out.pid" \
+                runc run --bundle "$T/$m" "$id" <"$T/empty" >"$T/run.out" 2>"$T/run.err" ;;
+        crun) perf record -q -o "$T/perf.data" -a -e "$EVENTS" -- sh -c 'echo $$ >"$0" && exec "$@"' "$out.pid" \
+                unshare -m --propagation private -- sh -c \
                 'mount -t cgroup2 none /sys/fs/cgroup && exec crun --cgroup-manager=disabled run --bundle "$1" "$2"' \
                 sh "$T/$m" "$id" <"$T/empty" >"$T/run.out" 2>"$T/run.err" ;;
         esac

@@ -19,17 +19,15 @@ The phases, all from events of the processes of that start:
   +hooks      exec->end plus the hooks that ran before PID 1's exec (createRuntime), whose time
               exec->end leaves out: a start's cost from the first hook's exec on, but for what
               the runtime spends around that hook's process
-Only the processes of that start count (the runtime perf started and what descends from it, by
-fork events): the trace is system-wide, and other programs, hooks of ours among them, may run
-meanwhile. Prints nothing it cannot find in every file; asserts nothing."""
+Only the processes of that start count (the process whose pid FILE.pid holds, the runtime perf
+started, and what descends from it, by fork events): the trace is system-wide, and other programs,
+hooks of ours and other runtimes among them, may run meanwhile. Prints nothing it cannot find in every file; asserts nothing."""
 import glob
 import re
 import statistics
 import sys
 
 PID1_PROGRAMS = ("/.oci-seccomp-tsync/init", "/run/podman-init", "/bin/sh")
-# What perf starts: the runtime itself, or (crun) the unshare around it.
-TOP_PROGRAMS = ("runc", "unshare")
 FORK = re.compile(r"\bpid=(\d+) child_comm=.* child_pid=(\d+)")
 LINE = re.compile(r"^\s*(.*?)\s+(\d+)/(-?\d+)\s+\[\d+\]\s+([\d.]+):\s+(\S+):?\s*(.*)$")
 
@@ -38,8 +36,10 @@ def phases(path):
     """The phase times (ms) of one start."""
     t = {}
     hooks = {}
-    top = pid1 = None
-    family = set()
+    pid1 = None
+    with open(path + ".pid", encoding="utf-8") as f:
+        top = int(f.read())
+    family = {top}
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = LINE.match(line)
@@ -52,18 +52,14 @@ def phases(path):
                 if fm and int(fm.group(1)) in family:
                     family.add(int(fm.group(2)))
                 continue
-            if event == "sched:sched_process_exec" and top is None:
-                fm = re.search(r"filename=(\S+) pid=", rest)
-                if fm and fm.group(1).rsplit("/", 1)[-1] in TOP_PROGRAMS:
-                    top = pid
-                    family.add(pid)
-                continue
             if pid not in family:
                 continue
             if event == "sched:sched_process_exec":
                 fm = re.search(r"filename=(\S+) pid=", rest)
                 name = fm.group(1) if fm else ""
-                if pid1 is None and name in PID1_PROGRAMS:
+                if pid == top:
+                    pass  # the runtime (or unshare, sh) starting
+                elif pid1 is None and name in PID1_PROGRAMS:
                     pid1 = pid
                     t["exec"] = when
                 elif name == "/bin/sh" and pid1 is not None and "sh" not in t:
@@ -114,7 +110,7 @@ def main():
     print("%s, ms (medians over the traced starts; n = starts):" % rt)
     print("%-10s %3s " % ("mode", "n") + " ".join("%10s" % c for c in cols) + " %10s" % ("vs " + modes[0]))
     for mode in modes:
-        rows = [phases(p) for p in sorted(glob.glob("%s/%s-%s.*.txt" % (top, rt, mode)))]
+        rows = [phases(p) for p in sorted(glob.glob("%s/%s-%s.*[0-9].txt" % (top, rt, mode)))]
         cells = []
         for c in cols:
             vals = [r[c] for r in rows if c in r]

@@ -3,12 +3,16 @@
  * was. Devices are made with mknod in the test's own directory. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -196,6 +200,50 @@ static void test_fileio_outputs(void)
                "test_fileio_output_creates_a_new_file: %d %s", r, err.msg);
 }
 
+/* A content in pieces (the exec view's spliced config.json): the same rule,
+ * the pieces one after the other, empty ones included. */
+static void test_fileio_pieces(void)
+{
+        struct tsync_err err = { 0 };
+        char p[256], text[64];
+        int r;
+
+        at(p, sizeof(p), "pieces");
+        _cleanup_close_ int dfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct iovec iov[] = { { "ab", 2 }, { "", 0 }, { "cd", 2 }, { "e", 1 } };
+        r = tsync_write_atv(dfd, p, "pieces", iov, ARRAY_SIZE(iov), 0644, 0, &err);
+        tap_ok(r == 0 && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "abcde") == 0,
+               "test_fileio_pieces_are_written_in_order: %d %s", r, err.msg);
+        r = tsync_write_atv(dfd, p, "pieces", iov, ARRAY_SIZE(iov) - 1, 0644, 0, &err);
+        tap_ok(r == 0 && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "abcd") == 0,
+               "test_fileio_pieces_replace_the_file: %d %s", r, err.msg);
+        struct iovec many[TSYNC_WRITE_MAX_PIECES + 1] = { { 0 } };
+        r = tsync_write_atv(dfd, p, "pieces", many, ARRAY_SIZE(many), 0644, 0, &err);
+        tap_ok(r == -EINVAL && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "abcd") == 0,
+               "test_fileio_too_many_pieces_are_refused: %d %s", r, err.msg);
+
+        /* A short write (the file size limit stops the first writev after 3 of
+         * its bytes) goes on from the byte it stopped at: the next writev is
+         * refused (EFBIG), and the 3 bytes are the first 3 in order. */
+        at(p, sizeof(p), "short");
+        pid_t pid = fork();
+        if (pid == 0) {
+                struct rlimit lim = { 3, 3 };
+                (void)signal(SIGXFSZ, SIG_IGN);
+                int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                if (fd < 0 || setrlimit(RLIMIT_FSIZE, &lim) < 0)
+                        _exit(2);
+                struct iovec two[] = { { "ab", 2 }, { "cdef", 4 } };
+                _exit(tsync_write_allv(fd, two, 2) == -EFBIG ? 0 : 1);
+        }
+        int status = -1;
+        if (pid > 0)
+                (void)waitpid(pid, &status, 0);
+        tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && read_text(p, text, sizeof(text)) == 0 &&
+                       strcmp(text, "abc") == 0,
+               "test_fileio_pieces_go_on_after_a_short_write: status %d, '%s'", status, text);
+}
+
 static void test_fileio_private_dir(void)
 {
         struct tsync_err err = { 0 };
@@ -303,6 +351,7 @@ int main(void)
         test_fileio_new_and_replaced_files();
         test_fileio_strict_refusals();
         test_fileio_outputs();
+        test_fileio_pieces();
         test_fileio_private_dir();
         test_fileio_bounded_reads();
         return tap_done();

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/uio.h>
 
 #include "tsync/error.h"
 #include "tsync/json.h"
@@ -76,3 +77,15 @@ int tsync_exec_view_scan(const char *src, size_t len, const struct tsync_json_li
  * config changed in another way (an error for a partial config). NUL-terminated. */
 int tsync_exec_view_text(const char *src, size_t len, const struct tsync_exec_view_spans *spans,
                          const struct tsync_json *config, char **ret, size_t *ret_len, struct tsync_err *err);
+
+/* The same text as pieces to write one after the other (tsync_write_atv):
+ * src's own bytes where nothing changed, new text where something did, so
+ * that a hook does not copy the whole config once more to write it. */
+struct tsync_exec_view_pieces {
+        struct iovec iov[5]; /* into src, or into owned */
+        size_t n;
+        char *owned[2]; /* the new text iov points to: freed by _clear */
+};
+int tsync_exec_view_pieces(const char *src, size_t len, const struct tsync_exec_view_spans *spans,
+                           const struct tsync_json *config, struct tsync_exec_view_pieces *ret, struct tsync_err *err);
+void tsync_exec_view_pieces_clear(struct tsync_exec_view_pieces *p);

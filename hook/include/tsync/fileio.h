@@ -46,6 +46,13 @@ int tsync_read_file_at(int dfd, const char *name, const char *what, unsigned fla
 /* Writes all of buf to fd, retrying short writes and EINTR; 0 or -errno. */
 int tsync_write_all(int fd, const void *buf, size_t len);
 
+/* The most pieces tsync_write_allv and tsync_write_atv take. */
+#define TSYNC_WRITE_MAX_PIECES 8
+struct iovec;
+/* tsync_write_all of iov[0..n) one after the other, in one writev where the
+ * kernel takes it all (-EINVAL past TSYNC_WRITE_MAX_PIECES). */
+int tsync_write_allv(int fd, const struct iovec *iov, size_t n);
+
 enum {
         TSYNC_WRITE_DURABLE = 1 << 0,  /* fsync the file and the directory: a crash cannot leave an empty file */
         TSYNC_WRITE_IN_PLACE = 1 << 1, /* a character device or a FIFO with a reader is written in place */
@@ -59,6 +66,11 @@ enum {
  * temp file is removed and name is untouched. */
 int tsync_write_at(int dfd, const char *dir, const char *name, const void *buf, size_t len, mode_t mode, unsigned flags,
                    struct tsync_err *err);
+/* tsync_write_at of the pieces iov[0..n) as one content: a text spliced
+ * from parts is written without first being copied whole (the exec view's
+ * config.json). */
+int tsync_write_atv(int dfd, const char *dir, const char *name, const struct iovec *iov, size_t n, mode_t mode,
+                    unsigned flags, struct tsync_err *err);
 
 /* tsync_write_at for a path whose directory we trust but whose last directory
  * component must not be a symbolic link (a bundle's, a state directory's).
