@@ -96,6 +96,7 @@ static int join(char *buf, size_t size, const char *a, const char *b)
         return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/* Streamed: a program, of any size, copied as it is read. */
 static int copy_file(const char *from, const char *to, mode_t mode)
 {
         char buf[65536];
@@ -208,7 +209,7 @@ static int run_runtime(const struct runtime *rt, const char *const *verb, size_t
         return st;
 }
 
-/* The last line of the runtime's output, for a message. */
+/* The last line of the runtime's output, for a message: its tail alone is read. */
 static void last_line(const char *log, char *buf, size_t size)
 {
         char data[4096];

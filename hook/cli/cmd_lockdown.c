@@ -6,6 +6,7 @@
  * nothing, said plainly: a task not covered is named and the run fails
  * (or, with --or-kill, the container is killed). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <linux/seccomp.h>
@@ -19,6 +20,7 @@
 #include "cli.h"
 #include "status_cli.h"
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/lockdown.h"
 #include "tsync/lockdown_record.h"
 #include "tsync/plan.h"
@@ -192,18 +194,17 @@ enum podman_exec { PODMAN_EXEC_UNKNOWN, PODMAN_EXEC_PLAIN, PODMAN_EXEC_OURS };
 
 static enum podman_exec podman_exec_runtime(pid_t ppid, char *prog, size_t size)
 {
-        char path[64], comm[32] = "";
+        char path[64];
         if (ppid <= 1)
                 return PODMAN_EXEC_UNKNOWN;
         (void)snprintf(path, sizeof(path), "/proc/%d/comm", (int)ppid);
-        FILE *f = fopen(path, "re");
-        bool ok = f && fgets(comm, sizeof(comm), f);
-        if (f)
-                (void)fclose(f);
-        if (!ok || strcmp(comm, "conmon\n") != 0)
+        _cleanup_free_ char *comm = NULL;
+        size_t len = 0;
+        /* 15 bytes at most and a newline */
+        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, 64, &comm, &len, NULL, NULL) < 0 ||
+            strcmp(comm, "conmon\n") != 0)
                 return PODMAN_EXEC_UNKNOWN;
         _cleanup_free_ char *args = NULL;
-        size_t len = 0;
         if (status_read_cmdline(ppid, &args, &len) < 0)
                 return PODMAN_EXEC_UNKNOWN;
         /* The first: later ones are podman's own, as --exit-command-arg values. */

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "status_cli.h"
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/json.h"
 
 extern char **environ;
@@ -23,7 +24,9 @@ extern char **environ;
 /* An engine's output is a few kilobytes; a config at most the JSON limit. */
 #define OUTPUT_MAX (TSYNC_JSON_DEFAULT_MAX_BYTES)
 
-/* Reads fd to its end into *buf (NUL-terminated): 1 more to come, 0 at the end, -errno. */
+/* Reads what fd has now into *buf (NUL-terminated): 1 more to come, 0 at the end, -errno.
+ * Not tsync_read_all: a child's stdout and stderr are drained side by side as poll
+ * says, since reading one to its end could wait forever on a child blocked on the other. */
 static int status_drain(int fd, char **buf, size_t *len)
 {
         char tmp[4096];
@@ -172,13 +175,12 @@ static int docker_config(struct target *t, const char *id, struct tsync_err *err
 {
         char path[64], parent[32], cwd[PATH_MAX];
         (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-        char line[1024];
-        bool ok = fgets(line, sizeof(line), f) != NULL;
-        (void)fclose(f);
-        const char *p = ok ? strrchr(line, ')') : NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t len;
+        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, err);
+        if (r < 0)
+                return r;
+        const char *p = strrchr(line, ')');
         int ppid = 0;
         if (!p || sscanf(p, ") %*c %d", &ppid) != 1 || ppid <= 0)
                 return tsync_error(err, EIO, "%s: no parent", path);
@@ -295,19 +297,5 @@ int status_read_cmdline(pid_t pid, char **ret, size_t *ret_len)
 {
         char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        char *buf = NULL;
-        size_t len = 0;
-        int r;
-        while ((r = status_drain(fd, &buf, &len)) > 0)
-                ;
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        *ret = buf;
-        *ret_len = len;
-        return 0;
+        return tsync_read_file_at(AT_FDCWD, path, NULL, 0, OUTPUT_MAX, ret, ret_len, NULL, NULL);
 }

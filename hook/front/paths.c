@@ -1,5 +1,6 @@
 /* Where our other parts live: the init beside us in the build tree or in libexec once installed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -9,6 +10,8 @@
 
 #include "front.h"
 #include "tsync/cache.h"
+#include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/plan_record.h"
 
 #ifndef TSYNC_PREFIX
@@ -61,22 +64,21 @@ const size_t cli_n_default_profile_dirs = 2;
 static uid_t parent_uid(void)
 {
         uid_t me = geteuid();
-        FILE *f = fopen("/proc/self/uid_map", "re");
-        if (!f)
+        _cleanup_free_ char *map = NULL;
+        size_t len;
+        /* At most 340 lines of three numbers */
+        if (tsync_read_file_at(AT_FDCWD, "/proc/self/uid_map", NULL, 0, 65536, &map, &len, NULL, NULL) < 0)
                 return me;
         unsigned long inside, outside, count;
-        uid_t found = me;
-        while (fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
-                if (me >= inside && me - inside < count) {
-                        found = (uid_t)(outside + (me - inside));
-                        break;
-                }
-        fclose(f);
-        return found;
+        int used;
+        for (const char *p = map; sscanf(p, "%lu %lu %lu%n", &inside, &outside, &count, &used) == 3; p += used)
+                if (me >= inside && me - inside < count)
+                        return (uid_t)(outside + (me - inside));
+        return me;
 }
 
-/* The home directory /etc/passwd gives uid, or NULL. Read as a file
- * (fgetpwent_r), not through NSS: the program is linked statically, and a
+/* The home directory /etc/passwd gives uid, or NULL. Read as a file, entry
+ * by entry (fgetpwent_r parses a FILE), not through NSS: the program is linked statically, and a
  * static getpwuid would load the host's NSS modules of another glibc. Only
  * used where HOME is not set; a user known only to a directory service then
  * has none here, and the caller says what it cannot find. */

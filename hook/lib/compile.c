@@ -270,6 +270,7 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
         _cleanup_free_ struct sock_filter *insns = malloc(size);
         if (!insns)
                 return tsync_error(err, ENOMEM, "out of memory");
+        /* From 0: libseccomp left the offset at the end; the size is exact, so not tsync_read_all. */
         ssize_t n = pread(fd, insns, size, 0);
         if (n != (ssize_t)size)
                 return tsync_error(err, EIO, "reading the exported program back failed");

@@ -384,7 +384,7 @@ int tsync_read_file_at(int dfd, const char *name, const char *what, unsigned fla
                                    WHAT_ARGS(what), (intmax_t)st.st_size, max);
         int r = tsync_read_all(fd, max, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, ret, ret_len, err);
         if (r < 0)
-                return what ? tsync_error_prefix(err, "%s", what) : r;
+                return what && err ? tsync_error_prefix(err, "%s", what) : r;
         if (ret_st)
                 *ret_st = st;
         return 0;

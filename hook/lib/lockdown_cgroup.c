@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/lockdown.h"
 
 static void fclosep(FILE **f)
@@ -28,7 +30,8 @@ static void closedirp(DIR **d)
 }
 
 /* Where a hierarchy is mounted in our mount namespace: cgroup2, or the v1
- * one with the freezer controller. */
+ * one with the freezer controller. Line by line up to the first match: a
+ * host's mountinfo can run to thousands of lines. */
 static int mount_point(bool v1, char *buf, size_t size)
 {
         _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -84,7 +87,8 @@ static bool in_container(const struct container *c, pid_t p)
 }
 
 /* Every process in dir and in every cgroup below it (a freeze reaches them
- * all) must be the container's: 0, or -EPERM with why. */
+ * all) must be the container's: 0, or -EPERM with why. cgroup.procs is
+ * scanned pid by pid up to the first stranger: it has no bound of its own. */
 static int only_container(const char *dir, const struct container *c, int depth, struct tsync_err *err)
 {
         char path[4200];
@@ -141,14 +145,16 @@ static int try_hierarchy(bool v1, const char *cg, const struct container *c, str
  * none), from /proc/PID/cgroup. */
 static int cgroup_paths(pid_t pid, char *v1path, char *v2path, size_t size, struct tsync_err *err)
 {
-        char path[64], line[4096];
+        char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        if (!f)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        /* A line per v1 hierarchy and cgroup2's, each a path of at most PATH_MAX. */
+        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, 64 * PATH_MAX, &text, &len, NULL, err);
+        if (r < 0)
+                return r;
         v1path[0] = v2path[0] = '\0';
-        while (fgets(line, sizeof(line), f)) {
-                line[strcspn(line, "\n")] = '\0';
+        for (char *lines, *line = strtok_r(text, "\n", &lines); line; line = strtok_r(NULL, "\n", &lines)) {
                 char *c1 = strchr(line, ':');
                 char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
                 if (!c2)
@@ -206,15 +212,14 @@ static int write_file(const char *path, const char *value)
 /* v2: cgroup.events says "frozen 1"; v1: freezer.state says FROZEN. */
 static int is_frozen(const struct tsync_lockdown_cgroup *cg)
 {
-        char path[4200], buf[512];
+        char path[4200];
         (void)snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->v1 ? "freezer.state" : "cgroup.events");
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
+        /* "populated 1\nfrozen 0\n", or "THAWED\n" */
+        int r = tsync_read_file_at(AT_FDCWD, path, NULL, 0, 4096, &buf, &len, NULL, NULL);
+        if (r < 0)
+                return r;
         if (cg->v1)
                 return strncmp(buf, "FROZEN", 6) == 0;
         return strstr(buf, "frozen 1") != NULL;
@@ -254,6 +259,7 @@ int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
         return 0;
 }
 
+/* The tids in dir's file and below, read number by number: a cgroup's task list has no bound of its own. */
 static int add_tids(const char *dir, const char *file, pid_t **tids, size_t *n, size_t *cap)
 {
         char path[4200];

@@ -141,7 +141,8 @@ static int mem_rw(int fd, bool write, void *buf, size_t len, unsigned long addr)
 
 /* The address of a `syscall` instruction (0f 05) in the task's executable
  * mappings. Through the thread's own /proc entry: a process whose main thread
- * has exited shows no mappings under /proc/PID. */
+ * has exited shows no mappings under /proc/PID. The maps are read line by
+ * line up to the first mapping that has one: they can run to thousands. */
 static int find_syscall(pid_t pid, pid_t tid, int mem, unsigned long *ret)
 {
         char path[80], line[1024];

@@ -20,6 +20,7 @@
 #include "tsync/json_build.h"
 #include "tsync/lockdown_record.h"
 #include "tsync/sha256.h"
+#include "tsync/status.h"
 
 #define RECORD_MAX_BYTES (TSYNC_LOCKDOWN_MAX_LAYERS * (TSYNC_FILTER_MAX_SIZE / 3 * 4 + 8192))
 
@@ -34,15 +35,15 @@ void tsync_lockdown_record_clear(struct tsync_lockdown_record *r)
 
 int tsync_lockdown_record_key(pid_t init_pid, char *buf, size_t size, struct tsync_err *err)
 {
-        char path[64], line[1024];
+        char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)init_pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
-        bool ok = fgets(line, sizeof(line), f) != NULL;
-        (void)fclose(f);
+        _cleanup_free_ char *line = NULL;
+        size_t len;
+        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, err);
+        if (r < 0)
+                return r;
         /* After the comm's ")": state is field 3, starttime field 22. */
-        const char *p = ok ? strrchr(line, ')') : NULL;
+        const char *p = strrchr(line, ')');
         unsigned long long start;
         if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
                          &start) != 1)

@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/lockdown.h"
 #include "tsync/runtimes.h"
+#include "tsync/status.h"
 
 /* Why, after the runtime's name: what lockdown would reach there. */
 static const char why[] = "its container's tasks are not host tasks but run inside its sentry, a kernel of its own, "
@@ -38,6 +40,7 @@ static const struct tsync_runtime *sandbox_of(pid_t pid, char *name, size_t size
 {
         char path[64], argv0[256] = "", exe[4096] = "";
         (void)snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+        /* argv[0] alone, one read: not the whole command line, which can be megabytes. */
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         ssize_t n = fd >= 0 ? read(fd, argv0, sizeof(argv0) - 1) : -1;
         argv0[n > 0 ? n : 0] = '\0';
@@ -68,13 +71,12 @@ static const struct tsync_runtime *sandbox_of(pid_t pid, char *name, size_t size
 
 static pid_t parent_of(pid_t pid)
 {
-        char path[64], line[1024];
+        char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
-        if (n <= 0)
+        _cleanup_free_ char *line = NULL;
+        size_t len;
+        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, NULL) < 0)
                 return 0;
-        line[n] = '\0';
         const char *p = strrchr(line, ')');
         int ppid = 0;
         if (!p || sscanf(p, ") %*c %d", &ppid) != 1)

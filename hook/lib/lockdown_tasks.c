@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/lockdown.h"
+#include "tsync/plain_exec.h"
 #include "tsync/status.h"
 
 #include <linux/seccomp.h>
@@ -85,22 +87,20 @@ static long now_us(void)
 /* A line of a task's /proc file, after "field:" ("" when absent). */
 static bool task_field(pid_t pid, pid_t tid, const char *field, char *buf, size_t size)
 {
-        char path[80], line[256];
+        char path[80];
         (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-        FILE *f = fopen(path, "re");
-        if (!f)
+        _cleanup_free_ char *text = NULL;
+        size_t len, n = strlen(field);
+        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, TSYNC_STATUS_FILE_MAX, &text, &len, NULL, NULL) < 0)
                 return false;
-        size_t n = strlen(field);
-        bool found = false;
-        while (!found && fgets(line, sizeof(line), f))
+        for (const char *line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
                 if (strncmp(line, field, n) == 0 && line[n] == ':') {
                         const char *v = line + n + 1;
                         v += strspn(v, " \t");
                         (void)snprintf(buf, size, "%.*s", (int)strcspn(v, "\n"), v);
-                        found = true;
+                        return true;
                 }
-        (void)fclose(f);
-        return found;
+        return false;
 }
 
 /* A number field of a task's status (TracerPid, Seccomp_filters), -1 when unreadable. */
@@ -122,15 +122,13 @@ static bool stopped_now(const struct tsync_status_task *k)
         pid_t pid = k->pid, tid = k->tid;
         if (k->state == 'T')
                 return true;
-        char path[80], w[64] = "";
+        char path[80];
         (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", (int)pid, (int)tid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        _cleanup_free_ char *w = NULL;
+        size_t len;
+        /* A kernel symbol's name, no newline */
+        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, 512, &w, &len, NULL, NULL) < 0)
                 return false;
-        ssize_t n = read(fd, w, sizeof(w) - 1);
-        if (n <= 0)
-                return false;
-        w[n] = '\0';
         return strcmp(w, "do_signal_stop") == 0;
 }
 
@@ -466,16 +464,11 @@ static void prove(struct run *r, const struct tsync_status *st)
         }
 }
 
+/* Yama's scope 3: no process may be traced, whoever asks. */
 static int yama_refuses(void)
 {
-        FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-        if (!f)
-                return 0;
-        int v = 0;
-        if (fscanf(f, "%d", &v) != 1)
-                v = 0;
-        (void)fclose(f);
-        return v == 3;
+        long v;
+        return tsync_yama_scope(TSYNC_YAMA_PTRACE_SCOPE, &v) == 0 && v == 3;
 }
 
 /* Freezes, with every task that is in a job-control stop seized first; a

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 
 enum yama {
         YAMA_BLOCKS,  /* 1 or more: a process can ptrace only its descendants (or nothing) */
@@ -16,30 +17,32 @@ enum yama {
         YAMA_UNKNOWN, /* unreadable or not a number: nothing can be promised */
 };
 
-static enum yama read_scope(const char *path, int *ret_errno)
-{
-        char buf[16];
-        ssize_t n;
+/* The sysctl holds a number and a newline; past that it is no number we know. */
+#define SCOPE_MAX 64
 
-        *ret_errno = 0;
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-                *ret_errno = errno;
-                return errno == ENOENT ? YAMA_ABSENT : YAMA_UNKNOWN;
-        }
-        do
-                n = read(fd, buf, sizeof(buf) - 1);
-        while (n < 0 && errno == EINTR);
-        if (n < 0) {
-                *ret_errno = errno;
-                return YAMA_UNKNOWN;
-        }
-        buf[n] = '\0';
+int tsync_yama_scope(const char *path, long *ret_scope)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
+        int r = tsync_read_file_at(AT_FDCWD, path, NULL, 0, SCOPE_MAX, &buf, &len, NULL, NULL);
+        if (r < 0)
+                return r;
         char *end;
         errno = 0;
         long v = strtol(buf, &end, 10);
         if (end == buf || (*end != '\0' && *end != '\n') || errno || v < 0)
-                return YAMA_UNKNOWN;
+                return -EBADMSG;
+        *ret_scope = v;
+        return 0;
+}
+
+static enum yama read_scope(const char *path, int *ret_errno)
+{
+        long v;
+        int r = tsync_yama_scope(path, &v);
+        *ret_errno = r < 0 && r != -EBADMSG ? -r : 0;
+        if (r < 0)
+                return r == -ENOENT ? YAMA_ABSENT : YAMA_UNKNOWN;
         return v == 0 ? YAMA_CLASSIC : YAMA_BLOCKS;
 }
 

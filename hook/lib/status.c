@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/fileio.h"
 #include "tsync/plan.h"
 #include "tsync/runtimes.h"
 #include "tsync/status.h"
@@ -43,13 +44,14 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
 {
         char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return errno == ESRCH ? -ENOENT : -errno;
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r = tsync_read_file_at(AT_FDCWD, path, NULL, 0, TSYNC_STATUS_FILE_MAX, &text, &len, NULL, NULL);
+        if (r < 0)
+                return r == -ESRCH ? -ENOENT : r;
         *t = (struct tsync_status_task){ .pid = pid, .tid = tid, .ns_pid = -1, .filters = -1, .expected = -1 };
-        char line[512];
         bool seen_seccomp = false;
-        while (fgets(line, sizeof(line), f)) {
+        for (char *lines, *line = strtok_r(text, "\n", &lines); line; line = strtok_r(NULL, "\n", &lines)) {
                 char *colon = strchr(line, ':');
                 if (!colon)
                         continue;
@@ -57,7 +59,7 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
                 const char *v = colon + 1;
                 v += strspn(v, " \t");
                 if (strcmp(line, "Name") == 0) {
-                        (void)snprintf(t->comm, sizeof(t->comm), "%.*s", (int)strcspn(v, "\n"), v);
+                        (void)snprintf(t->comm, sizeof(t->comm), "%s", v);
                 } else if (strcmp(line, "State") == 0) {
                         t->dead = *v == 'Z' || *v == 'X';
                         t->state = *v;
@@ -80,10 +82,8 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
                                         t->caps[s] = strtoull(v, NULL, 16);
                 }
         }
-        bool err = ferror(f);
-        (void)fclose(f);
         /* A task reaped between open and read shows an empty file. */
-        if (err || !seen_seccomp)
+        if (!seen_seccomp)
                 return -ENOENT;
         return 0;
 }

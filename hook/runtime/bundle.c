@@ -188,7 +188,8 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
 
 /* Whether the file's bytes name our annotations' prefix anywhere: for a
  * config we cannot parse, which the runtime might still read. The engines
- * write JSON keys literally. 1, 0, or -errno (the file cannot be read). */
+ * write JSON keys literally. 1, 0, or -errno (the file cannot be read).
+ * Streamed, not read whole: the config may be past the limit that made the parse fail. */
 static int mentions_us(const char *path)
 {
         static const char needle[] = TSYNC_ANNOTATION_PREFIX;

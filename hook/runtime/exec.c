@@ -37,7 +37,8 @@
 #define PROCESS_MAX_BYTES (4u << 20)
 
 /* The last line the runtime wrote on its standard error (kept in fd), for
- * our one line: runc's is a logrus line, whose msg="..." is what counts. */
+ * our one line: runc's is a logrus line, whose msg="..." is what counts.
+ * Its tail alone is read, from the end of the file. */
 static void last_line(int fd, char *buf, size_t size)
 {
         buf[0] = '\0';

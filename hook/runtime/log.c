@@ -67,6 +67,8 @@ void rt_log_end(const struct rt_cmdline *cl, bool failed)
         off_t size = lseek(fd, 0, SEEK_END);
         if (size <= 0)
                 return;
+        /* Not tsync_read_all: our own memfd, its offset at the end we wrote, and
+         * a log past the limit is cut, not refused. */
         size_t len = size > (off_t)LOG_MAX_BYTES ? LOG_MAX_BYTES : (size_t)size;
         _cleanup_free_ char *text = malloc(len);
         if (!text || pread(fd, text, len, 0) != (ssize_t)len)

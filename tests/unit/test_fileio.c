@@ -325,6 +325,11 @@ static void test_fileio_bounded_reads(void)
         r = tsync_read_file_at(AT_FDCWD, "/proc/self/status", "status", 0, 100, &buf, &len, NULL, &err);
         tap_ok(r == -EFBIG && !buf && strcmp(err.msg, "status: input is more than the limit of 100 bytes") == 0,
                "test_fileio_bounds_a_proc_file (%s)", err.msg);
+        /* A caller that keeps no message still gets the file's own errno, not EINVAL. */
+        r = tsync_read_file_at(AT_FDCWD, "/proc/self/status", "status", 0, 100, &buf, &len, NULL, NULL);
+        tap_ok(r == -EFBIG && !buf, "test_fileio_read_without_an_error_object_keeps_the_errno: %d", r);
+        r = tsync_read_file_at(dfd, "missing", "missing", 0, 100, &buf, &len, NULL, NULL);
+        tap_ok(r == -ENOENT && !buf, "test_fileio_read_without_an_error_object_names_enoent: %d", r);
 
         int p[2];
         if (pipe2(p, O_CLOEXEC) == 0) {

@@ -1,6 +1,7 @@
 /* plain_exec.c: the warning about processes a plain runtime exec starts,
  * decided from what was asked and Yama's ptrace scope, read from a path the
  * test gives (0, 1, 3, absent, garbage). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,5 +68,44 @@ int main(void)
         tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "cannot be read: Is a directory"),
                "test_plain_exec_warns_when_the_scope_cannot_be_read (%s)", w.len ? w.msgs[0] : "no warning");
         tsync_warnings_clear(&w);
+        /* The one reader of the scope, which lockdown asks too (3 refuses it). */
+        static const struct {
+                const char *text; /* NULL: absent */
+                int r;
+                long scope;
+                const char *name;
+        } scopes[] = {
+                { "3\n", 0, 3, "3" },
+                { "0", 0, 0, "0_without_newline" },
+                { "3 x\n", -EBADMSG, 0, "trailing_garbage" },
+                { "-1\n", -EBADMSG, 0, "negative" },
+                { NULL, -ENOENT, 0, "absent" },
+        };
+        for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++) {
+                char path[4200];
+                (void)snprintf(path, sizeof(path), "%s/yama-%zu", tmp, i);
+                if (scopes[i].text && write_file(path, scopes[i].text) < 0) {
+                        tap_ok(0, "test_plain_exec_yama_scope_%s (cannot write %s)", scopes[i].name, path);
+                        continue;
+                }
+                long v = -7;
+                r = tsync_yama_scope(path, &v);
+                tap_ok(r == scopes[i].r && (r < 0 ? v == -7 : v == scopes[i].scope),
+                       "test_plain_exec_yama_scope_%s: %d %ld", scopes[i].name, r, v);
+        }
+        /* Past the few bytes the sysctl holds: not judged by its first bytes. */
+        char big[4200];
+        (void)snprintf(big, sizeof(big), "%s/scope-big", tmp);
+        char text[200];
+        memset(text, ' ', sizeof(text) - 1);
+        text[0] = '1';
+        text[sizeof(text) - 1] = '\0';
+        if (write_file(big, text) == 0) {
+                r = tsync_warn_plain_exec(1, 0, big, &w);
+                tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "cannot be read: File too large"),
+                       "test_plain_exec_warns_when_the_scope_is_past_its_limit (%s)", w.len ? w.msgs[0] : "no warning");
+                tsync_warnings_clear(&w);
+        } else
+                tap_ok(0, "test_plain_exec_warns_when_the_scope_is_past_its_limit (cannot write %s)", big);
         return tap_done();
 }

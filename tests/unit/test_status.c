@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "tsync/cleanup.h"
@@ -432,8 +434,25 @@ static void test_expect_from_cmdline(void)
         tap_ok(r == 0 && e.n_tsync == 1, "test_status_reads_an_older_init_s_agent_state (%s)", err.msg);
 }
 
+/* The reader of a task's /proc status, on this process, against what we know of it. */
+static void test_read_task(void)
+{
+        struct tsync_status_task t;
+        (void)prctl(PR_SET_NAME, "tsync-unit");
+        int r = tsync_status_read_task(getpid(), gettid(), &t);
+        tap_ok(r == 0 && t.pid == getpid() && t.tid == gettid() && t.ppid == getppid() &&
+                       strcmp(t.comm, "tsync-unit") == 0 && t.state == 'R' && !t.dead && t.seccomp >= 0 &&
+                       t.ns_pid > 0 && t.caps[TSYNC_CAPSET_BOUNDING] != 0,
+               "test_status_reads_this_task: %d pid %d ppid %d comm '%s' state %c ns_pid %d", r, (int)t.pid,
+               (int)t.ppid, t.comm, t.state ? t.state : '?', (int)t.ns_pid);
+        /* A tid no process has (beyond pid_max's largest) is gone, not an error. */
+        r = tsync_status_read_task(getpid(), 1 << 30, &t);
+        tap_ok(r == -ENOENT, "test_status_a_gone_task_is_enoent: %d", r);
+}
+
 int main(void)
 {
+        test_read_task();
         for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
                 run_row(&rows[i]);
         test_roles();

@@ -37,7 +37,9 @@ int tsync_read_all(int fd, size_t max, size_t size_hint, char **ret, size_t *ret
  * flags' options, and reads it whole as tsync_read_all does. A directory is
  * EISDIR; a regular file larger than max is EFBIG before anything is read.
  * what names the file in messages ("<what>: ..."; NULL: no name). ret_st
- * (optional) gets the open file's stat. */
+ * (optional) gets the open file's stat. err may be NULL (a caller that needs
+ * only the -errno). A /proc file (size 0 to stat) is read to its end, bounded
+ * by max like a pipe. */
 int tsync_read_file_at(int dfd, const char *name, const char *what, unsigned flags, size_t max, char **ret,
                        size_t *ret_len, struct stat *ret_st, struct tsync_err *err);
 

@@ -14,6 +14,12 @@
 /* Where the kernel shows Yama's ptrace scope; absent without Yama. */
 #define TSYNC_YAMA_PTRACE_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 
+/* Yama's ptrace scope as the file at path (normally TSYNC_YAMA_PTRACE_SCOPE)
+ * says: 0 with *ret_scope, -EBADMSG when it holds no number, or the read's
+ * -errno (-ENOENT: no Yama). The one reader for inject's warning and
+ * lockdown's refusal. */
+int tsync_yama_scope(const char *path, long *ret_scope);
+
 /* Adds one warning to w when n_layers or exec_once ask for more than the
  * baseline and the ptrace scope read from ptrace_scope_path (normally
  * TSYNC_YAMA_PTRACE_SCOPE) is 0, absent, or cannot be read: the risk and the

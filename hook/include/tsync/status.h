@@ -105,6 +105,11 @@ struct tsync_status {
 };
 void tsync_status_clear(struct tsync_status *s);
 
+/* The most a task's status file may hold: Groups alone can list 65536 gids. */
+#define TSYNC_STATUS_FILE_MAX (1u << 20)
+/* The most /proc/PID/stat may hold: one line, a comm of 16 bytes and some 50 numbers. */
+#define TSYNC_PROC_STAT_MAX 4096
+
 /* Parses one task's status file (/proc/PID/task/TID/status; pid may be
  * any task of its process: t->pid is its Tgid). -ENOENT when it is gone.
  * For lockdown, which lists a frozen cgroup's tasks without a namespace
