@@ -695,16 +695,16 @@ static void read_earlier_opts(const struct tsync_json *config, struct earlier_op
                         continue;
                 e->hook_path = string_or(tsync_json_get(h, "path"), "");
                 const struct tsync_json *a = tsync_json_get(h, "args");
-                for (size_t k = 3; k < a->u.array.len && e->n_hook_args < ARRAY_SIZE(e->hook_args); k++)
-                        e->hook_args[e->n_hook_args++] = string_or(a->u.array.items[k], "");
+                for (size_t k = 3; k < a->u.array.len && e->n_hook_args < ARRAY_SIZE(e->hook_args); k++) {
+                        e->hook_args[e->n_hook_args] = string_or(a->u.array.items[k], "");
+                        /* The runtime wrapper's createRuntime, which has no poststop
+                         * (tsync_plan_apply); inject never passes it --no-sync, so
+                         * an injected config without its poststop stays refused. */
+                        if (strcmp(e->hook_args[e->n_hook_args++], "--no-sync") == 0)
+                                e->no_poststop = true;
+                }
                 break;
         }
-        /* The runtime wrapper's configs have no poststop hook of ours. */
-        e->no_poststop = e->hook_path != NULL;
-        list = tsync_json_get(tsync_json_get(config, "hooks"), tsync_stage_name(TSYNC_STAGE_POSTSTOP));
-        for (size_t i = 0; list && list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++)
-                if (is_our_hook(list->u.array.items[i]))
-                        e->no_poststop = false;
 }
 
 int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_running, struct tsync_err *err)

@@ -312,6 +312,19 @@ static void test_apply_hooks_per_front_end(void)
                        tsync_frontend_name(cases[i].fe), got, r < 0 ? err.msg : "applied");
                 char *running = NULL;
                 char path[256] = "";
+                if (r == 0 && cases[i].fe == TSYNC_FRONTEND_INJECT) {
+                        /* inject never writes createRuntime without poststop. */
+                        struct tsync_json *edited = tsync_json_copy(c);
+                        struct tsync_err e2 = { 0 };
+                        tsync_json_remove(tsync_json_get_mut(edited, "hooks"), "poststop");
+                        int r2 = edited ? tsync_rewrite_undo(edited, false, &running, &e2) : 0;
+                        tap_ok(r2 == -EPERM && strstr(e2.msg, "hooks"),
+                               "test_prepare_undo_refuses_an_injected_config_without_its_poststop (%s)",
+                               r2 < 0 ? e2.msg : "taken");
+                        free(running);
+                        running = NULL;
+                        tsync_json_free(edited);
+                }
                 r = r ?: tsync_rewrite_undo(c, false, &running, &err);
                 tap_ok(r == 0 && !running && tsync_json_equal(c, original, path, sizeof(path)),
                        "test_prepare_undo_of_%s_gives_back_the_original (%s%s)", tsync_frontend_name(cases[i].fe),
