@@ -111,6 +111,12 @@ times_of() {
                 'BEGIN { if (c > 0) printf "%.2fx", m / c; else printf "n/a (catatonit %+.1f ms)", c }'
 }
 
+# over_catatonit RUNTIME MODE BASE: paired_over(MODE, BASE) / paired(catatonit), e.g. "0.45x".
+over_catatonit() {
+        awk -v m="$(paired_over "$1" "$2" "$3")" -v c="$(paired "$1" catatonit)" \
+                'BEGIN { if (c > 0) printf "%.2fx", m / c; else print "n/a" }'
+}
+
 declare -A MED
 echo "container start, ms: 'RUNTIME run' of sh -c : with Podman's config (busybox rootfs), $ROUNDS interleaved rounds"
 echo "host: $(nproc) CPUs, kernel $(uname -r), runc $(runc --version | sed -n 's/^runc version //p'), $(crun --version | head -n 1)"
@@ -135,10 +141,12 @@ for rt in $RUNTIMES; do
         echo "  $rt:   our overhead over catatonit's (paired): layer $(times_of "$rt" layer), layer-nh $(times_of "$rt" layer-nh), layer-x $(times_of "$rt" layer-x)"
         echo "  $rt: caps lent (layer: Podman's noNewPrivileges false), our own part beyond two trivial hooks"
         echo "  $rt:   (paired, median of layer - hooks0): $(paired_over "$rt" layer hooks0) ms, against catatonit's $(paired "$rt" catatonit) ms:" \
-                "$(awk -v m="$(paired_over "$rt" layer hooks0)" -v c="$(paired "$rt" catatonit)" 'BEGIN { if (c > 0) printf "%.2fx", m / c; else print "n/a" }')"
-        echo "  $rt:   the same without the sync (layer-ns - hooks0, paired): $(paired_over "$rt" layer-ns hooks0) ms"
-        echo "  $rt:   an engine's config (layer-eng - hooks0, paired): $(paired_over "$rt" layer-eng hooks0) ms;" \
-                "against one trivial hook (layer-eng - hooks1): $(paired_over "$rt" layer-eng hooks1) ms"
+                "$(over_catatonit "$rt" layer hooks0)"
+        echo "  $rt:   the same without the sync (layer-ns - hooks0, paired): $(paired_over "$rt" layer-ns hooks0) ms:" \
+                "$(over_catatonit "$rt" layer-ns hooks0)"
+        echo "  $rt:   an engine's config (layer-eng - hooks0, paired): $(paired_over "$rt" layer-eng hooks0) ms:" \
+                "$(over_catatonit "$rt" layer-eng hooks0); against one trivial hook (layer-eng - hooks1):" \
+                "$(paired_over "$rt" layer-eng hooks1) ms: $(over_catatonit "$rt" layer-eng hooks1)"
         echo "  $rt: replace mode, our init applying the profile (replace - none): $(sub "${MED[$rt-replace]}" "${MED[$rt-none]}")"
         echo "  $rt:   vs the runtime applying it (podman - none):                 $(sub "${MED[$rt-podman]}" "${MED[$rt-none]}")"
 done
