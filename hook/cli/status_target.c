@@ -173,17 +173,15 @@ static int resolve_runtime(struct target *t, struct tsync_err *err)
  * subreaper) runs in, named by the container's id. */
 static int docker_config(struct target *t, const char *id, struct tsync_err *err)
 {
-        char path[64], parent[32], cwd[PATH_MAX];
-        (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
+        char parent[32], cwd[PATH_MAX];
         _cleanup_free_ char *line = NULL;
-        size_t len;
-        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, err);
+        const char *fields = NULL;
+        int r = tsync_proc_stat_read(t->pid, &line, &fields, err);
         if (r < 0)
                 return r;
-        const char *p = strrchr(line, ')');
         int ppid = 0;
-        if (!p || sscanf(p, ") %*c %d", &ppid) != 1 || ppid <= 0)
-                return tsync_error(err, EIO, "%s: no parent", path);
+        if (sscanf(fields, " %*c %d", &ppid) != 1 || ppid <= 0)
+                return tsync_error(err, EIO, "/proc/%d/stat: no parent", (int)t->pid);
         (void)snprintf(parent, sizeof(parent), "/proc/%d/cwd", ppid);
         ssize_t n = readlink(parent, cwd, sizeof(cwd) - 1);
         if (n < 0)

@@ -35,19 +35,16 @@ void tsync_lockdown_record_clear(struct tsync_lockdown_record *r)
 
 int tsync_lockdown_record_key(pid_t init_pid, char *buf, size_t size, struct tsync_err *err)
 {
-        char path[64];
-        (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)init_pid);
         _cleanup_free_ char *line = NULL;
-        size_t len;
-        int r = tsync_read_file_at(AT_FDCWD, path, path, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, err);
+        const char *fields = NULL;
+        int r = tsync_proc_stat_read(init_pid, &line, &fields, err);
         if (r < 0)
                 return r;
-        /* After the comm's ")": state is field 3, starttime field 22. */
-        const char *p = strrchr(line, ')');
+        /* State is field 3, starttime field 22. */
         unsigned long long start;
-        if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-                         &start) != 1)
-                return tsync_error(err, EIO, "%s: no start time", path);
+        if (sscanf(fields, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                   &start) != 1)
+                return tsync_error(err, EIO, "/proc/%d/stat: no start time", (int)init_pid);
         (void)snprintf(buf, size, "%d-%llu", (int)init_pid, start);
         return 0;
 }

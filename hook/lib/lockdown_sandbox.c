@@ -71,15 +71,10 @@ static const struct tsync_runtime *sandbox_of(pid_t pid, char *name, size_t size
 
 static pid_t parent_of(pid_t pid)
 {
-        char path[64];
-        (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
         _cleanup_free_ char *line = NULL;
-        size_t len;
-        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, TSYNC_PROC_STAT_MAX, &line, &len, NULL, NULL) < 0)
-                return 0;
-        const char *p = strrchr(line, ')');
+        const char *fields = NULL;
         int ppid = 0;
-        if (!p || sscanf(p, ") %*c %d", &ppid) != 1)
+        if (tsync_proc_stat_read(pid, &line, &fields, NULL) < 0 || sscanf(fields, " %*c %d", &ppid) != 1)
                 return 0;
         return (pid_t)ppid;
 }

@@ -40,6 +40,25 @@ static pid_t last_number(const char *v)
         return (pid_t)n;
 }
 
+int tsync_proc_stat_read(pid_t pid, char **ret_line, const char **ret_fields, struct tsync_err *err)
+{
+        char path[64];
+        (void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        size_t len;
+        int r = tsync_read_file_at(AT_FDCWD, path, err ? path : NULL, 0, TSYNC_PROC_STAT_MAX, ret_line, &len, NULL,
+                                   err);
+        if (r < 0)
+                return r;
+        const char *p = strrchr(*ret_line, ')');
+        if (!p) {
+                free(*ret_line);
+                *ret_line = NULL;
+                return err ? tsync_error(err, EIO, "%s: no ')' after the command name", path) : -EIO;
+        }
+        *ret_fields = p + 1;
+        return 0;
+}
+
 int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
 {
         char path[64];

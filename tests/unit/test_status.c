@@ -450,9 +450,32 @@ static void test_read_task(void)
         tap_ok(r == -ENOENT, "test_status_a_gone_task_is_enoent: %d", r);
 }
 
+/* A comm with ") (" in it must not move the fields. */
+static void test_proc_stat(void)
+{
+        (void)prctl(PR_SET_NAME, "a) R 1 (b");
+        char *line = NULL;
+        const char *fields = NULL;
+        struct tsync_err err = { 0 };
+        int ppid = 0;
+        char state = 0;
+        int r = tsync_proc_stat_read(getpid(), &line, &fields, &err);
+        bool ok = r == 0 && sscanf(fields, " %c %d", &state, &ppid) == 2;
+        tap_ok(ok && state == 'R' && ppid == getppid(), "test_status_proc_stat_fields_after_the_comm: %d %c %d (%s)", r,
+               state ? state : '?', ppid, r < 0 ? err.msg : "read");
+        free(line);
+        line = NULL;
+        r = tsync_proc_stat_read(1 << 30, &line, &fields, &err);
+        tap_ok(r == -ENOENT && !line && strstr(err.msg, "/proc/1073741824/stat"),
+               "test_status_proc_stat_of_no_process: %d (%s)", r, err.msg);
+        free(line);
+        (void)prctl(PR_SET_NAME, "tsync-unit");
+}
+
 int main(void)
 {
         test_read_task();
+        test_proc_stat();
         for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
                 run_row(&rows[i]);
         test_roles();

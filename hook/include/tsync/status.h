@@ -110,6 +110,12 @@ void tsync_status_clear(struct tsync_status *s);
 /* The most /proc/PID/stat may hold: one line, a comm of 16 bytes and some 50 numbers. */
 #define TSYNC_PROC_STAT_MAX 4096
 
+/* /proc/PID/stat, whole, into *ret_line (the caller frees it), and
+ * *ret_fields past the comm's closing ")" (the comm may hold any byte): the
+ * state first, then the numbers. -errno, with err (may be NULL) naming the
+ * file; -EIO when there is no ")". */
+int tsync_proc_stat_read(pid_t pid, char **ret_line, const char **ret_fields, struct tsync_err *err);
+
 /* Parses one task's status file (/proc/PID/task/TID/status; pid may be
  * any task of its process: t->pid is its Tgid). -ENOENT when it is gone.
  * For lockdown, which lists a frozen cgroup's tasks without a namespace
