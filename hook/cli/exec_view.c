@@ -40,28 +40,20 @@ static int read_whole(const char *path, char **ret, size_t *ret_len, mode_t *ret
         return r;
 }
 
-/* Reads /proc/PID/NAME (NUL-separated) into buf; the length, or -errno. */
-static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size)
+/* The bounds the runtime's /proc files were always read within: its
+ * command line and environment 64 KiB, its status 16 KiB (each less the
+ * byte a NUL took in the fixed buffers they had). */
+#define PROC_LIST_MAX   (65536 - 2)
+#define PROC_STATUS_MAX (16384 - 2)
+
+/* /proc/PID/NAME whole (NUL-terminated; its own NULs kept) into *ret, at
+ * most max bytes: 0, -E2BIG past max, or -errno. */
+static int read_proc(pid_t pid, const char *name, size_t max, char **ret, size_t *ret_len)
 {
         char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        size_t len = 0;
-        for (ssize_t n; len + 1 < size; len += (size_t)n) {
-                n = read(fd, buf + len, size - 1 - len);
-                if (n < 0 && errno == EINTR)
-                        n = 0;
-                else if (n < 0)
-                        return -errno;
-                else if (n == 0)
-                        break;
-        }
-        if (len + 1 >= size)
-                return -E2BIG;
-        buf[len] = '\0';
-        return (ssize_t)len;
+        int r = tsync_read_file_at(AT_FDCWD, path, NULL, 0, max, ret, ret_len, NULL, NULL);
+        return r == -EFBIG ? -E2BIG : r;
 }
 
 /* The runtime running this hook: its parent's command name. Not the
@@ -69,12 +61,15 @@ static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size)
  * (/proc/PID/exe reads "/"); the name is what it was started as. */
 static int parent_runtime(pid_t ppid, char *ret, size_t size, struct tsync_err *err)
 {
-        ssize_t n = read_proc(ppid, "comm", ret, size);
-        if (n < 0)
-                return tsync_error(err, (int)-n, "/proc/%d/comm: cannot tell which runtime runs this hook: %s",
-                                   (int)ppid, strerror((int)-n));
-        if (n > 0 && ret[n - 1] == '\n')
-                ret[n - 1] = '\0';
+        _cleanup_free_ char *comm = NULL;
+        size_t n;
+        int r = read_proc(ppid, "comm", size - 2, &comm, &n);
+        if (r < 0)
+                return tsync_error(err, -r, "/proc/%d/comm: cannot tell which runtime runs this hook: %s", (int)ppid,
+                                   strerror(-r));
+        if (n > 0 && comm[n - 1] == '\n')
+                comm[n - 1] = '\0';
+        (void)snprintf(ret, size, "%s", comm);
         return 0;
 }
 
@@ -84,13 +79,12 @@ static int parent_runtime(pid_t ppid, char *ret, size_t size, struct tsync_err *
  * abbreviated, as argp allows. Anything we cannot read exactly is an error. */
 static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *ret, size_t size, struct tsync_err *err)
 {
-        _cleanup_free_ char *cmd = malloc(65536);
-        if (!cmd)
-                return tsync_error(err, ENOMEM, "out of memory");
-        ssize_t len = read_proc(ppid, "cmdline", cmd, 65536);
-        if (len < 0)
-                return tsync_error(err, (int)-len, "%s's command line (/proc/%d/cmdline): %s", rt->name, (int)ppid,
-                                   strerror((int)-len));
+        _cleanup_free_ char *cmd = NULL;
+        size_t len;
+        int r = read_proc(ppid, "cmdline", PROC_LIST_MAX, &cmd, &len);
+        if (r < 0)
+                return tsync_error(err, -r, "%s's command line (/proc/%d/cmdline): %s", rt->name, (int)ppid,
+                                   strerror(-r));
         const char *root = NULL;
         const char *a = cmd + strlen(cmd) + 1; /* past argv[0] */
         while (a < cmd + len && a[0] == '-') {
@@ -146,20 +140,23 @@ static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *
          * rule, on the runtime's own environment and effective uid. */
         const char *env_value = NULL;
         size_t env_len = rt->state_root_env ? strlen(rt->state_root_env) : 0;
-        ssize_t elen = env_len ? read_proc(ppid, "environ", cmd, 65536) : 0;
-        if (elen < 0)
-                return tsync_error(err, (int)-elen, "%s's environment (/proc/%d/environ): %s", rt->name, (int)ppid,
-                                   strerror((int)-elen));
-        for (const char *e = cmd; env_len && e < cmd + elen; e += strlen(e) + 1)
+        _cleanup_free_ char *env = NULL;
+        size_t elen = 0;
+        r = env_len ? read_proc(ppid, "environ", PROC_LIST_MAX, &env, &elen) : 0;
+        if (r < 0)
+                return tsync_error(err, -r, "%s's environment (/proc/%d/environ): %s", rt->name, (int)ppid,
+                                   strerror(-r));
+        for (const char *e = env; env_len && e < env + elen; e += strlen(e) + 1)
                 if (strncmp(e, rt->state_root_env, env_len) == 0 && e[env_len] == '=')
                         env_value = e + env_len + 1;
-        char status[16384];
-        ssize_t slen = read_proc(ppid, "status", status, sizeof(status));
-        const char *uid_line = slen > 0 ? strstr(status, "\nUid:") : NULL;
+        _cleanup_free_ char *status = NULL;
+        size_t slen = 0;
+        r = read_proc(ppid, "status", PROC_STATUS_MAX, &status, &slen);
+        const char *uid_line = r == 0 && slen > 0 ? strstr(status, "\nUid:") : NULL;
         unsigned ruid, euid;
         if (!uid_line || sscanf(uid_line, "\nUid: %u %u", &ruid, &euid) != 2)
                 return tsync_error(err, EINVAL, "%s's effective uid (/proc/%d/status): not found", rt->name, (int)ppid);
-        int r = tsync_runtime_default_root(rt, env_value, euid, ret, size);
+        r = tsync_runtime_default_root(rt, env_value, euid, ret, size);
         return r < 0 ? tsync_error(err, -r, "%s's state root: %s", rt->name, strerror(-r)) : 0;
 }
 
