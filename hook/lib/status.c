@@ -101,8 +101,10 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
                                         t->caps[s] = strtoull(v, NULL, 16);
                 }
         }
-        /* A task reaped between open and read shows an empty file. */
-        if (!seen_seccomp)
+        /* A task reaped between open and read shows an empty file; one whose
+         * pid the kernel has already detached while it exits shows its ids
+         * as 0 (NStgid 0): gone too, not a task of pid 0. */
+        if (!seen_seccomp || t->ns_pid == 0)
                 return -ENOENT;
         return 0;
 }
