@@ -84,35 +84,6 @@ static long now_us(void)
         return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
 }
 
-/* A line of a task's /proc file, after "field:" ("" when absent). */
-static bool task_field(pid_t pid, pid_t tid, const char *field, char *buf, size_t size)
-{
-        char path[80];
-        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-        _cleanup_free_ char *text = NULL;
-        size_t len, n = strlen(field);
-        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, TSYNC_STATUS_FILE_MAX, &text, &len, NULL, NULL) < 0)
-                return false;
-        for (const char *line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-                if (strncmp(line, field, n) == 0 && line[n] == ':') {
-                        const char *v = line + n + 1;
-                        v += strspn(v, " \t");
-                        (void)snprintf(buf, size, "%.*s", (int)strcspn(v, "\n"), v);
-                        return true;
-                }
-        return false;
-}
-
-/* A number field of a task's status (TracerPid, Seccomp_filters), -1 when unreadable. */
-static int status_number(pid_t pid, pid_t tid, const char *field)
-{
-        char v[64];
-        int r;
-        if (!task_field(pid, tid, field, v, sizeof(v)) || sscanf(v, "%d", &r) != 1)
-                return -1;
-        return r;
-}
-
 /* Whether a task is in a job-control stop (SIGSTOP, SIGTSTP, ...). A task
  * the v1 freezer froze shows State D whatever it was doing, and the frozen
  * list keeps the State read before the freeze; the wait channel says
@@ -168,10 +139,9 @@ static void judge(struct run *r, const struct tsync_status *st, bool frozen)
                 if (k->dead)
                         continue;
                 /* Once frozen, a tracer that came meanwhile makes the seize
-                 * fail, naming the task: no second /proc read per task. */
-                int tr = frozen ? 0 : status_number(k->pid, k->tid, "TracerPid");
-                if (tr > 0) {
-                        FAIL(r, k, "traced by pid %d: ptrace allows one tracer", tr);
+                 * fail, naming the task: the frozen list's TracerPid is not judged. */
+                if (!frozen && k->tracer > 0) {
+                        FAIL(r, k, "traced by pid %d: ptrace allows one tracer", (int)k->tracer);
                         continue;
                 }
                 if (k->pid == k->tid && is_x86_64(k->pid) == 0)

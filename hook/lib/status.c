@@ -86,6 +86,8 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
                         t->pid = (pid_t)strtol(v, NULL, 10);
                 } else if (strcmp(line, "PPid") == 0) {
                         t->ppid = (pid_t)strtol(v, NULL, 10);
+                } else if (strcmp(line, "TracerPid") == 0) {
+                        t->tracer = (pid_t)strtol(v, NULL, 10);
                 } else if (strcmp(line, "NStgid") == 0) {
                         t->ns_pid = last_number(v);
                 } else if (strcmp(line, "Seccomp") == 0) {

@@ -3,10 +3,13 @@
  * container asked, each row to its verdict and shortfall lines; and what a
  * config (plan or annotations) and our init's command line ask. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -448,6 +451,22 @@ static void test_read_task(void)
         /* A tid no process has (beyond pid_max's largest) is gone, not an error. */
         r = tsync_status_read_task(getpid(), 1 << 30, &t);
         tap_ok(r == -ENOENT, "test_status_a_gone_task_is_enoent: %d", r);
+
+        /* TracerPid, which lockdown refuses: a child we seize shows us. */
+        pid_t child = fork();
+        if (child == 0) {
+                pause();
+                _exit(0);
+        }
+        long seized = child > 0 ? ptrace(PTRACE_SEIZE, child, NULL, NULL) : -1;
+        struct tsync_status_task c = { 0 };
+        r = child > 0 ? tsync_status_read_task(child, child, &c) : -errno;
+        tap_ok(seized == 0 && r == 0 && c.tracer == getpid(),
+               "test_status_reads_the_tracer: seize %ld read %d tracer %d", seized, r, (int)c.tracer);
+        if (child > 0) {
+                (void)kill(child, SIGKILL);
+                (void)waitpid(child, NULL, 0);
+        }
 }
 
 /* A comm with ") (" in it must not move the fields. */

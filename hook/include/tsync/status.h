@@ -45,6 +45,7 @@ struct tsync_status_task {
         pid_t tid;    /* host */
         pid_t ns_pid; /* the process in the container's pid namespace (NStgid's last) */
         pid_t ppid;   /* host */
+        pid_t tracer; /* TracerPid: the process that ptraces it, 0 none */
         char comm[17];
         bool runtime_exe; /* the process runs a runtime's binary (runc, crun, runc's memfd copy) */
         bool dead;        /* State Z or X: it runs nothing any more (a main thread that exited before its
