@@ -209,25 +209,16 @@ static int run_runtime(const struct runtime *rt, const char *const *verb, size_t
         return st;
 }
 
-/* The last line of the runtime's output, for a message: its tail alone is read. */
+/* The last line of the runtime's output, for a message: of a long line, its start. */
 static void last_line(const char *log, char *buf, size_t size)
 {
-        char data[4096];
+        char tail[4096];
         buf[0] = '\0';
         _cleanup_close_ int fd = open(log, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return;
-        off_t end = lseek(fd, 0, SEEK_END);
-        off_t from = end > (off_t)sizeof(data) - 1 ? end - (off_t)sizeof(data) + 1 : 0;
-        ssize_t n = pread(fd, data, sizeof(data) - 1, from);
-        if (n <= 0)
-                return;
-        data[n] = '\0';
-        while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == '\r'))
-                data[--n] = '\0';
-        char *line = strrchr(data, '\n');
-        line = line ? line + 1 : data;
-        (void)snprintf(buf, size, "%.*s", (int)(size - 1), line);
+        tsync_read_last_line(fd, tail, sizeof(tail));
+        (void)snprintf(buf, size, "%.*s", (int)(size - 1), tail);
 }
 
 static int verdict(const char *name, int st, const char *log)

@@ -313,6 +313,25 @@ int tsync_write_output(const char *path, const void *buf, size_t len, mode_t mod
         return tsync_write_at(dfd, path, name, buf, len, mode, TSYNC_WRITE_DURABLE | TSYNC_WRITE_IN_PLACE, err);
 }
 
+void tsync_read_last_line(int fd, char *buf, size_t size)
+{
+        buf[0] = '\0';
+        struct stat st;
+        if (size < 2 || fstat(fd, &st) < 0 || st.st_size <= 0)
+                return;
+        off_t end = st.st_size;
+        off_t from = end > (off_t)size - 1 ? end - (off_t)size + 1 : 0;
+        ssize_t n = pread(fd, buf, size - 1, from);
+        if (n <= 0)
+                return;
+        buf[n] = '\0';
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+                buf[--n] = '\0';
+        char *line = strrchr(buf, '\n');
+        if (line)
+                memmove(buf, line + 1, strlen(line + 1) + 1);
+}
+
 int tsync_read_all(int fd, size_t max, size_t size_hint, char **ret, size_t *ret_len, struct tsync_err *err)
 {
         /* one byte past the limit tells "exactly at the limit" from "more" */

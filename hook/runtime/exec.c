@@ -41,27 +41,14 @@
  * Its tail alone is read, from the end of the file. */
 static void last_line(int fd, char *buf, size_t size)
 {
-        buf[0] = '\0';
-        off_t end = lseek(fd, 0, SEEK_END);
-        if (end <= 0)
-                return;
-        off_t from = end > (off_t)size - 1 ? end - (off_t)size + 1 : 0;
-        ssize_t n = pread(fd, buf, size - 1, from);
-        if (n <= 0)
-                return;
-        buf[n] = '\0';
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-                buf[--n] = '\0';
-        char *line = strrchr(buf, '\n');
-        line = line ? line + 1 : buf;
-        char *msg = strstr(line, "msg=\"");
+        tsync_read_last_line(fd, buf, size);
+        char *msg = strstr(buf, "msg=\"");
         if (msg) {
-                line = msg + 5;
-                char *q = strrchr(line, '"');
+                char *line = msg + 5, *q = strrchr(line, '"');
                 if (q)
                         *q = '\0';
+                memmove(buf, line, strlen(line) + 1);
         }
-        memmove(buf, line, strlen(line) + 1);
 }
 
 /* `runtime [global options] state id`'s standard output (what it says on

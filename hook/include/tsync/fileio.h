@@ -43,6 +43,12 @@ int tsync_read_all(int fd, size_t max, size_t size_hint, char **ret, size_t *ret
 int tsync_read_file_at(int dfd, const char *name, const char *what, unsigned flags, size_t max, char **ret,
                        size_t *ret_len, struct stat *ret_st, struct tsync_err *err);
 
+/* The last non-empty line of the regular file open as fd, for a message (a
+ * runtime's log or standard error): only its last size - 1 bytes are read
+ * (pread, so the file offset does not move), so of a longer line its end;
+ * trailing newlines dropped. buf gets "" when there is nothing to read. */
+void tsync_read_last_line(int fd, char *buf, size_t size);
+
 /* Writes all of buf to fd, retrying short writes and EINTR; 0 or -errno. */
 int tsync_write_all(int fd, const void *buf, size_t len);
 
