@@ -371,14 +371,14 @@ static void test_fileio_last_line(void)
 
 int main(void)
 {
-        if (unit_tmpdir(top) < 0)
-                return tap_done();
-        test_fileio_new_and_replaced_files();
-        test_fileio_strict_refusals();
-        test_fileio_outputs();
-        test_fileio_pieces();
-        test_fileio_private_dir();
-        test_fileio_bounded_reads();
-        test_fileio_last_line();
-        return tap_done();
+        static void (*const tests[])(void) = {
+                test_fileio_new_and_replaced_files,
+                test_fileio_strict_refusals,
+                test_fileio_outputs,
+                test_fileio_pieces,
+                test_fileio_private_dir,
+                test_fileio_bounded_reads,
+                test_fileio_last_line,
+        };
+        return unit_main_in_tmpdir(top, tests, ARRAY_SIZE(tests));
 }

@@ -20,6 +20,9 @@
 #include "tsync/rewrite.h"
 #include "unit.h"
 
+/* The temporary directory the tests share, removed at exit. */
+static char tmp[] = "/tmp/test_plan_record.XXXXXX";
+
 static struct tsync_json *config_with(const char *process_extra, const char *annotations)
 {
         char buf[2048];
@@ -304,7 +307,7 @@ static void test_refusals(void)
 }
 
 /* A notify agent's layer takes the chain's one listener: refused beside a recording. */
-static void test_agent_refused(const char *tmp)
+static void test_agent_refused(void)
 {
         char layer[4200];
         (void)snprintf(layer, sizeof(layer), "%s/agent.json", tmp);
@@ -338,7 +341,7 @@ static void test_agent_refused(const char *tmp)
         tsync_json_free(c);
 }
 
-static void test_owner_and_dirs(const char *tmp)
+static void test_owner_and_dirs(void)
 {
         struct tsync_err err = { 0 };
         uid_t uid = 1;
@@ -437,7 +440,7 @@ static void test_record_check_caps(void)
 
 /* if: is read and judged with the paths, before anything starts: a profile
  * it cannot carry refuses there, naming the file. */
-static void test_record_check_paths_judges_the_input(const char *tmp)
+static void test_record_check_paths_judges_the_input(void)
 {
         char good[4200], bad[4200];
         (void)snprintf(good, sizeof(good), "%s/if-good.json", tmp);
@@ -476,15 +479,14 @@ static void test_record_check_paths_judges_the_input(const char *tmp)
 
 int main(void)
 {
-        char tmp[] = "/tmp/test_plan_record.XXXXXX";
-        if (unit_tmpdir(tmp) < 0)
-                return tap_done();
-        test_annotation_parser();
-        test_record_check_caps();
-        test_plan();
-        test_refusals();
-        test_agent_refused(tmp);
-        test_owner_and_dirs(tmp);
-        test_record_check_paths_judges_the_input(tmp);
-        return tap_done();
+        static void (*const tests[])(void) = {
+                test_annotation_parser,
+                test_record_check_caps,
+                test_plan,
+                test_refusals,
+                test_agent_refused,
+                test_owner_and_dirs,
+                test_record_check_paths_judges_the_input,
+        };
+        return unit_main_in_tmpdir(tmp, tests, ARRAY_SIZE(tests));
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "tsync/cleanup.h"
 #include "tsync/json.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
@@ -86,6 +87,17 @@ static inline int unit_tmpdir(char *tmpl)
         (void)snprintf(unit_tmp, sizeof(unit_tmp), "%s", tmpl);
         atexit(unit_tmp_remove);
         return 0;
+}
+
+/* The main of a test file whose tests share one temporary directory:
+ * mkdtemp(tmpl), removed at exit (unit_tmp names it), then each test in its
+ * order. The exit status of the TAP run. */
+static inline int unit_main_in_tmpdir(char *tmpl, void (*const tests[])(void), size_t n)
+{
+        if (unit_tmpdir(tmpl) == 0)
+                for (size_t i = 0; i < n; i++)
+                        tests[i]();
+        return tap_done();
 }
 
 /* The rewrite step alone, for tests of what it writes (undo, the plan,
