@@ -41,8 +41,7 @@ static struct tsync_json *config_with_annotations(const char *annotations)
 /* The config's plan annotation set to text, and the plan read back from it. */
 static int annotate_and_read(struct tsync_json *c, const char *text, struct tsync_plan **ret, struct tsync_err *err)
 {
-        struct tsync_json *annotations = c && text ? tsync_json_get_object(c, "annotations") : NULL;
-        int r = annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        int r = unit_annotate_plan(c, text);
         return r ?: tsync_plan_from_config(c, ret, err);
 }
 
@@ -252,11 +251,7 @@ static int write_file(const char *dir, const char *name, const char *text)
 {
         char path[4400];
         (void)snprintf(path, sizeof(path), "%s/%s", dir, name);
-        FILE *f = fopen(path, "w");
-        if (!f)
-                return -1;
-        fputs(text, f);
-        return fclose(f);
+        return unit_write_file(path, text);
 }
 
 /* Filters loaded from profile directories, compiled, delivered and cleaned. */

@@ -122,10 +122,7 @@ static void test_plan(void)
         char *text = NULL;
         int r = tsync_plan_new(c, &req, NULL, &plan, &err);
         r = r ?: tsync_plan_to_json(plan, &text, &err);
-        struct tsync_json *annotations = r == 0 ? tsync_json_get_object(c, "annotations") : NULL;
-        r = r
-                    ?: (annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
-                                    : -EINVAL);
+        r = r ?: unit_annotate_plan(c, text);
         r = r ?: tsync_plan_from_config(c, &back, &err);
         tap_ok(r == 0 && tsync_plan_filter_count(back) == 1 && back->record.req.output &&
                        strcmp(back->record.req.output, "/tmp/out.json") == 0 && !back->record.req.input &&
