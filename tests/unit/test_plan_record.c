@@ -228,9 +228,7 @@ static void test_plan(void)
                 if (i == 4 && at) /* execOnce outside the record member */
                         (void)snprintf(edited, sizeof(edited), "%.*s\"execOnce\":1,%s", 1, text, text + 1);
                 err.msg[0] = '\0';
-                r = at ? tsync_json_set(tsync_json_get_object(c, "annotations"), TSYNC_ANNOTATION_PLAN,
-                                        tsync_json_new_string(edited))
-                       : -1;
+                r = at ? unit_annotate_plan(c, edited) : -1;
                 r = r ?: tsync_plan_from_config(c, &p, &err);
                 tap_ok(r < 0 && strstr(err.msg, bad[i].want), "test_plan_refuses_record_%s (%s)", bad[i].name, err.msg);
                 tsync_plan_free(p);
