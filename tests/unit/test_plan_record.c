@@ -306,13 +306,9 @@ static void test_agent_refused(void)
 {
         char layer[4200];
         (void)snprintf(layer, sizeof(layer), "%s/agent.json", tmp);
-        FILE *f = fopen(layer, "w");
-        if (f) {
-                fputs("{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": "
-                      "[{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}",
-                      f);
-                (void)fclose(f);
-        }
+        (void)unit_write_file(
+                layer, "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": "
+                       "[{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}");
         struct tsync_err err = { 0 };
         struct tsync_json *c = config_with("", "{}");
         struct tsync_request req = record_request("/b/oci-seccomp-tsync-record");
@@ -440,20 +436,10 @@ static void test_record_check_paths_judges_the_input(void)
         char good[4200], bad[4200];
         (void)snprintf(good, sizeof(good), "%s/if-good.json", tmp);
         (void)snprintf(bad, sizeof(bad), "%s/if-bad.json", tmp);
-        FILE *f = fopen(good, "w");
-        if (f) {
-                (void)fputs("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
-                            "\"action\": \"SCMP_ACT_ERRNO\"}]}",
-                            f);
-                (void)fclose(f);
-        }
-        f = fopen(bad, "w");
-        if (f) {
-                (void)fputs("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
-                            "\"action\": \"SCMP_ACT_TRACE\"}]}",
-                            f);
-                (void)fclose(f);
-        }
+        (void)unit_write_file(good, "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
+                                    "\"action\": \"SCMP_ACT_ERRNO\"}]}");
+        (void)unit_write_file(bad, "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
+                                   "\"action\": \"SCMP_ACT_TRACE\"}]}");
         char out[4200];
         (void)snprintf(out, sizeof(out), "%s/out.json", tmp);
         char rootfs[4200], config[4400];
