@@ -1,9 +1,11 @@
 /* What the C benchmarks (bench_compile, bench_spawn, bench_tsync) share: a
- * monotonic clock and the figures of a sample. Header-only. */
+ * monotonic clock, the figures of a sample and the end of an option loop.
+ * Header-only: SConscript builds every .c here as a program of its own. */
 #pragma once
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -50,4 +52,12 @@ static inline struct bench_figures bench_summarise(double *v, size_t n)
                 .p90 = v[rank - 1],
                 .min = v[0],
         };
+}
+
+/* The end of an option loop: -h prints the usage to stdout and succeeds
+ * (0), any other option prints it to stderr and fails (2). The exit status. */
+static inline int bench_usage_status(void (*usage)(FILE *), int opt)
+{
+        usage(opt == 'h' ? stdout : stderr);
+        return opt == 'h' ? 0 : 2;
 }

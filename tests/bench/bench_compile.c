@@ -325,12 +325,8 @@ int main(int argc, char **argv)
                 case 't':
                         tsv = true;
                         break;
-                case 'h':
-                        usage(stdout);
-                        return 0;
-                default:
-                        usage(stderr);
-                        return 2;
+                default: /* -h, or an option we do not know */
+                        return bench_usage_status(usage, opt);
                 }
         }
         if (optind != argc - 1) {

@@ -23,6 +23,7 @@
 #include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -118,6 +119,17 @@ struct sample {
         char what[96]; /* the failing step */
 };
 
+/* The step that failed, and why, for the parent to print. */
+__attribute__((format(printf, 3, 4))) static void failed(struct sample *s, int err, const char *fmt, ...)
+{
+        va_list ap;
+
+        s->err = err;
+        va_start(ap, fmt);
+        (void)vsnprintf(s->what, sizeof(s->what), fmt, ap);
+        va_end(ap);
+}
+
 /* In the child: the threads, then one timed census, load and verification. */
 static void one_run(int threads, struct sample *s)
 {
@@ -129,22 +141,19 @@ static void one_run(int threads, struct sample *s)
         int r;
 
         if ((r = pthread_attr_init(&attr)) || (r = pthread_attr_setstacksize(&attr, STACK_SIZE))) {
-                s->err = r;
-                snprintf(s->what, sizeof(s->what), "pthread_attr");
+                failed(s, r, "pthread_attr");
                 return;
         }
         for (int i = 1; i < threads; i++) {
                 if ((r = pthread_create(&tid, &attr, blocker, NULL))) {
-                        s->err = r;
-                        snprintf(s->what, sizeof(s->what), "pthread_create #%d", i);
+                        failed(s, r, "pthread_create #%d", i);
                         return;
                 }
         }
         while (atomic_load(&started) < threads - 1)
                 (void)sched_yield();
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-                s->err = errno;
-                snprintf(s->what, sizeof(s->what), "prctl(PR_SET_NO_NEW_PRIVS)");
+                failed(s, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
                 return;
         }
 
@@ -152,30 +161,26 @@ static void one_run(int threads, struct sample *s)
         r = census(&before);
         double t1 = now_us();
         if (r < 0) {
-                s->err = -r;
-                snprintf(s->what, sizeof(s->what), "census before");
+                failed(s, -r, "census before");
                 return;
         }
         long l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
         double t2 = now_us();
         if (l != 0) {
                 /* TSYNC returns the TID of a diverged thread as a positive value. */
-                s->err = l < 0 ? errno : ESRCH;
-                snprintf(s->what, sizeof(s->what), "seccomp TSYNC (returned %ld)", l);
+                failed(s, l < 0 ? errno : ESRCH, "seccomp TSYNC (returned %ld)", l);
                 return;
         }
         r = census(&after);
         double t3 = now_us();
         if (r < 0) {
-                s->err = -r;
-                snprintf(s->what, sizeof(s->what), "census after");
+                failed(s, -r, "census after");
                 return;
         }
         if (before.threads != threads || after.threads != threads || after.unfiltered || after.min_filters != 1 ||
             after.max_filters != 1) {
-                s->err = EPROTO;
-                snprintf(s->what, sizeof(s->what), "verify: %d/%d threads, %d unfiltered, filters %d..%d",
-                         after.threads, threads, after.unfiltered, after.min_filters, after.max_filters);
+                failed(s, EPROTO, "verify: %d/%d threads, %d unfiltered, filters %d..%d", after.threads, threads,
+                       after.unfiltered, after.min_filters, after.max_filters);
                 return;
         }
         s->census_us = t1 - t0;
@@ -211,8 +216,7 @@ static int run_child(int threads, struct sample *s)
                 if (errno != EINTR)
                         return -errno;
         if (n != (ssize_t)sizeof(*s) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                s->err = EPIPE;
-                snprintf(s->what, sizeof(s->what), "child died (status 0x%x)", status);
+                failed(s, EPIPE, "child died (status 0x%x)", status);
         }
         return 0;
 }
@@ -246,12 +250,8 @@ int main(int argc, char **argv)
                                 return 2;
                         }
                         break;
-                case 'h':
-                        usage(stdout);
-                        return 0;
-                default:
-                        usage(stderr);
-                        return 2;
+                default: /* -h, or an option we do not know */
+                        return bench_usage_status(usage, opt);
                 }
         }
         int ncounts = argc > optind ? argc - optind : (int)(sizeof(default_counts) / sizeof(default_counts[0]));

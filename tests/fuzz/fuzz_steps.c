@@ -563,22 +563,9 @@ static void check_keys(const struct tsync_json *doc, bool docker)
         tsync_warnings_clear(&w);
 }
 
-void fuzz_profile_oci(const uint8_t *data, size_t size)
-{
-        struct tsync_err err = { 0 };
-        _cleanup_profile_ struct tsync_profile *p = NULL;
-
-        _cleanup_json_ struct tsync_json *doc = fuzz_parse_input(data, size);
-        if (!doc)
-                return;
-        check_keys(doc, false);
-        int r = tsync_profile_from_oci(doc, &p, &err);
-        fuzz_check_err(r, &err, "tsync_profile_from_oci");
-        if (r == 0)
-                check_profile(p);
-}
-
-void fuzz_profile_docker(const uint8_t *data, size_t size)
+/* One profile format's parser on the input as JSON: a refusal carries a
+ * message, a profile it takes holds up (check_profile). */
+static void parse_profile(const uint8_t *data, size_t size, bool docker)
 {
         struct tsync_err err = { 0 };
         _cleanup_profile_ struct tsync_profile *p = NULL;
@@ -589,12 +576,23 @@ void fuzz_profile_docker(const uint8_t *data, size_t size)
         _cleanup_json_ struct tsync_json *doc = fuzz_parse_input(data, size);
         if (!doc)
                 return;
-        (void)tsync_profile_is_docker(doc);
-        check_keys(doc, true);
-        int r = tsync_profile_from_docker(doc, &ctx, &p, &err);
-        fuzz_check_err(r, &err, "tsync_profile_from_docker");
+        if (docker)
+                (void)tsync_profile_is_docker(doc);
+        check_keys(doc, docker);
+        int r = docker ? tsync_profile_from_docker(doc, &ctx, &p, &err) : tsync_profile_from_oci(doc, &p, &err);
+        fuzz_check_err(r, &err, docker ? "tsync_profile_from_docker" : "tsync_profile_from_oci");
         if (r == 0)
                 check_profile(p);
+}
+
+void fuzz_profile_oci(const uint8_t *data, size_t size)
+{
+        parse_profile(data, size, false);
+}
+
+void fuzz_profile_docker(const uint8_t *data, size_t size)
+{
+        parse_profile(data, size, true);
 }
 
 /* --- the init's filter file ------------------------------------------------------------- */

@@ -18,7 +18,7 @@ AGENT=$TSYNC_TOOLS/seccomp_agent
 PROBE=$TSYNC_BUILD/tests/static/threads_probe
 INIT=$TSYNC_BUILD/bin/seccomp-tsync-init
 UNIX_PROBE=$TSYNC_BUILD/tests/static/unix_probe
-RELAY=$TSYNC_TOP/tests/tools/fake_relay.py
+FAKE_RELAY=$TSYNC_TOP/tests/tools/fake_relay.py
 
 oneTimeSetUp() {
         tsync_need_built "$AGENT" "$PROBE" "$INIT" "$OCI" "$UNIX_PROBE"
@@ -37,6 +37,16 @@ tearDown() {
                 wait "$p" 2>/dev/null
         done
         tsync_test_end
+}
+
+# notify_cases: one test per row of its input, "NAME COMMAND": testNAME() runs COMMAND (variables
+# set for it, then a helper of this file and its arguments, expanded when the test runs). The
+# cases below are one helper run with other runtimes, wrappers and deliveries; suite() adds them.
+notify_cases() {
+        local name cmd
+        while read -r name cmd; do
+                eval "test$name() { $cmd; }"
+        done
 }
 
 # start_agent: the agent on $TSYNC_TMP/agent.sock, logging to $TSYNC_TMP/agent.log, each
@@ -170,7 +180,7 @@ STATE='{"ociVersion":"1.0.2","fds":["seccompFd"],"pid":4321,"state":{"ociVersion
 # start_relay MODE: the fake relay on $TSYNC_TMP/relay.sock (modes in fake_relay.py), for the agent
 # on $TSYNC_TMP/agent.sock and the state $STATE.
 start_relay() {
-        python3 "$RELAY" "$TSYNC_TMP/relay.sock" "$TSYNC_TMP/agent.sock" "$STATE" "$1" \
+        python3 "$FAKE_RELAY" "$TSYNC_TMP/relay.sock" "$TSYNC_TMP/agent.sock" "$STATE" "$1" \
                 >"$TSYNC_TMP/relay.out" 2>"$TSYNC_TMP/relay.err" &
         RELAY_PID=$!
         assert_started relay "$TSYNC_TMP/relay"
@@ -209,6 +219,16 @@ testOurInitSendsEmptyMetadataThatTheRelayLeavesOut() {
                 "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -cS .)"
 }
 
+# init_refuses STATUS WANT: the init, with the filter file f.bpf and the relay's socket, refuses to
+# start a workload that would leave a marker: exit STATUS, one line on stderr holding WANT, no marker.
+init_refuses() {
+        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
+        assertEquals "status: $(cat "$TSYNC_TMP/err")" "$1" "$rc"
+        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
+        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
+        assertContains "$(cat "$TSYNC_TMP/err")" "$2"
+}
+
 # no_relay_no_init_start MODE WANT: absent (no relay), close (the relay closes at once, as it does
 # for any process but the container's), vanish (it goes away before it answers), refuse (it says
 # why not), agentless (the relay cannot reach the agent): status 126, one line with WANT, and the
@@ -216,11 +236,7 @@ testOurInitSendsEmptyMetadataThatTheRelayLeavesOut() {
 no_relay_no_init_start() {
         [ "$1" = absent ] || start_relay "$1" || return
         agent_filter "$TSYNC_TMP/f.bpf" /.oci-seccomp-tsync/agent/relay m || fail "filter_file.py"
-        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
-        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
-        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
-        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
-        assertContains "$(cat "$TSYNC_TMP/err")" "$2"
+        init_refuses 126 "$2"
         assertContains "$(cat "$TSYNC_TMP/err")" "the workload is not started"
 }
 testOurInitDoesNotStartTheWorkloadWithoutARelay() {
@@ -273,25 +289,19 @@ proof_read_answered() {
         SECCOMP_AGENT_READ_ERRNO=$1 start_agent || return
         start_relay relay || return
         important_filter "$TSYNC_TMP/f.bpf" || fail "filter_file.py"
-        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
-        assertEquals "status: $(cat "$TSYNC_TMP/err")" 125 "$rc"
-        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
-        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
-        assertContains "$(cat "$TSYNC_TMP/err")" "verify: cannot read /proc/self/task/"
+        init_refuses 125 "verify: cannot read /proc/self/task/"
 }
-testOurInitRefusesWhenTheAgentFailsTheProofsReads() { proof_read_answered 5; }
-testOurInitRefusesWhenTheAgentSaysTheProofsThreadsAreGone() { proof_read_answered 3; }
+notify_cases <<'EOF'
+OurInitRefusesWhenTheAgentFailsTheProofsReads          proof_read_answered 5
+OurInitRefusesWhenTheAgentSaysTheProofsThreadsAreGone  proof_read_answered 3
+EOF
 
 # A relay that takes the listener and then refuses: the init's copy is closed already, so its
 # notified calls fail (ENOSYS) once the relay lets go, and the init refuses, never hangs.
 testOurInitRefusesWithoutWaitingWhenTheRelayTakesTheListenerAndRefuses() {
         start_relay refuse || return
         important_filter "$TSYNC_TMP/f.bpf" || fail "filter_file.py"
-        run_init -f "$TSYNC_TMP/f.bpf" --relay "$TSYNC_TMP/relay.sock" -- /bin/sh -c "echo ran >$TSYNC_TMP/marker"
-        assertEquals "status: $(cat "$TSYNC_TMP/err")" 126 "$rc"
-        assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
-        assertEquals "one line: $(cat "$TSYNC_TMP/err")" 1 "$(wc -l <"$TSYNC_TMP/err")"
-        assertContains "$(cat "$TSYNC_TMP/err")" "the workload is not started"
+        init_refuses 126 "the workload is not started"
         echo "  $(cat "$TSYNC_TMP/err")"
 }
 
@@ -315,53 +325,43 @@ testOurInitRefusesAForgedTrailer() {
         assertFalse "the workload ran" "[ -e $TSYNC_TMP/marker ]"
 }
 
-testRuncAnswersComeFromTheAgentInEveryThread() { answers_in_every_thread runc; }
-testCrunAnswersComeFromTheAgentInEveryThread() { answers_in_every_thread crun; }
-testRuncSendsTheAgentTheContainerProcessState() { the_state_is_sent runc; }
-testCrunSendsTheAgentTheContainerProcessState() { the_state_is_sent crun; }
-testRuncDoesNotStartWithoutAnAgent() { no_agent_no_start runc absent; }
-testRuncDoesNotStartWhenTheAgentIsGone() { no_agent_no_start runc gone; }
-testCrunDoesNotStartWithoutAnAgent() { no_agent_no_start crun absent; }
+notify_cases <<'EOF'
+RuncAnswersComeFromTheAgentInEveryThread   answers_in_every_thread runc
+CrunAnswersComeFromTheAgentInEveryThread   answers_in_every_thread crun
+RuncSendsTheAgentTheContainerProcessState  the_state_is_sent runc
+CrunSendsTheAgentTheContainerProcessState  the_state_is_sent crun
+RuncDoesNotStartWithoutAnAgent             no_agent_no_start runc absent
+RuncDoesNotStartWhenTheAgentIsGone         no_agent_no_start runc gone
+CrunDoesNotStartWithoutAnAgent             no_agent_no_start crun absent
+EOF
 
 # Through our hook and init (layer: `inject --profile`; replace: `inject --replace`): the same
 # answers in every thread, the same state, and no start without an agent, as runc's own runs above.
-testLayerUnderRuncAnswersComeFromTheAgentInEveryThread() { WRAP=layer answers_in_every_thread runc; }
-testReplaceUnderRuncAnswersComeFromTheAgentInEveryThread() { WRAP=replace answers_in_every_thread runc; }
-testLayerUnderRuncSendsTheAgentTheContainerProcessState() { WRAP=layer the_state_is_sent runc; }
-testReplaceUnderRuncSendsTheAgentTheContainerProcessState() { WRAP=replace the_state_is_sent runc; }
-testLayerUnderRuncDoesNotStartWithoutAnAgent() { WRAP=layer no_agent_no_start runc absent; }
-testReplaceUnderRuncDoesNotStartWhenTheAgentIsGone() { WRAP=replace no_agent_no_start runc gone; }
-testLayerUnderCrunAnswersComeFromTheAgentInEveryThread() { WRAP=layer answers_in_every_thread crun; }
-testReplaceUnderCrunSendsTheAgentTheContainerProcessState() { WRAP=replace the_state_is_sent crun; }
+notify_cases <<'EOF'
+LayerUnderRuncAnswersComeFromTheAgentInEveryThread     WRAP=layer answers_in_every_thread runc
+ReplaceUnderRuncAnswersComeFromTheAgentInEveryThread   WRAP=replace answers_in_every_thread runc
+LayerUnderRuncSendsTheAgentTheContainerProcessState    WRAP=layer the_state_is_sent runc
+ReplaceUnderRuncSendsTheAgentTheContainerProcessState  WRAP=replace the_state_is_sent runc
+LayerUnderRuncDoesNotStartWithoutAnAgent               WRAP=layer no_agent_no_start runc absent
+ReplaceUnderRuncDoesNotStartWhenTheAgentIsGone         WRAP=replace no_agent_no_start runc gone
+LayerUnderCrunAnswersComeFromTheAgentInEveryThread     WRAP=layer answers_in_every_thread crun
+ReplaceUnderCrunSendsTheAgentTheContainerProcessState  WRAP=replace the_state_is_sent crun
+EOF
 
 # The default delivery (issue 12): the filters in the init's arguments, and the agent's state written
 # by the createRuntime hook inject adds for an agent, into the agent's private tmpfs.
-testDefaultDeliveryLayerUnderRuncAnswersComeFromTheAgentInEveryThread() {
-        AT_START= WRAP=layer answers_in_every_thread runc
-}
-testDefaultDeliveryReplaceUnderRuncAnswersComeFromTheAgentInEveryThread() {
-        AT_START= WRAP=replace answers_in_every_thread runc
-}
-testDefaultDeliveryLayerUnderRuncSendsTheAgentTheContainerProcessState() {
-        AT_START= WRAP=layer the_state_is_sent runc
-}
-testDefaultDeliveryReplaceUnderRuncSendsTheAgentTheContainerProcessState() {
-        AT_START= WRAP=replace the_state_is_sent runc
-}
-testDefaultDeliveryLayerUnderRuncDoesNotStartWithoutAnAgent() { AT_START= WRAP=layer no_agent_no_start runc absent; }
-testDefaultDeliveryReplaceUnderRuncDoesNotStartWhenTheAgentIsGone() {
-        AT_START= WRAP=replace no_agent_no_start runc gone
-}
-testDefaultDeliveryLayerUnderCrunAnswersComeFromTheAgentInEveryThread() {
-        AT_START= WRAP=layer answers_in_every_thread crun
-}
-testDefaultDeliveryReplaceUnderCrunAnswersComeFromTheAgentInEveryThread() {
-        AT_START= WRAP=replace answers_in_every_thread crun
-}
-testDefaultDeliveryLayerUnderCrunSendsTheAgentTheContainerProcessState() {
-        AT_START= WRAP=layer the_state_is_sent crun
-}
-testDefaultDeliveryReplaceUnderCrunDoesNotStartWithoutAnAgent() { AT_START= WRAP=replace no_agent_no_start crun absent; }
+notify_cases <<'EOF'
+DefaultDeliveryLayerUnderRuncAnswersComeFromTheAgentInEveryThread     AT_START= WRAP=layer answers_in_every_thread runc
+DefaultDeliveryReplaceUnderRuncAnswersComeFromTheAgentInEveryThread   AT_START= WRAP=replace answers_in_every_thread runc
+DefaultDeliveryLayerUnderRuncSendsTheAgentTheContainerProcessState    AT_START= WRAP=layer the_state_is_sent runc
+DefaultDeliveryReplaceUnderRuncSendsTheAgentTheContainerProcessState  AT_START= WRAP=replace the_state_is_sent runc
+DefaultDeliveryLayerUnderRuncDoesNotStartWithoutAnAgent               AT_START= WRAP=layer no_agent_no_start runc absent
+DefaultDeliveryReplaceUnderRuncDoesNotStartWhenTheAgentIsGone         AT_START= WRAP=replace no_agent_no_start runc gone
+DefaultDeliveryLayerUnderCrunAnswersComeFromTheAgentInEveryThread     AT_START= WRAP=layer answers_in_every_thread crun
+DefaultDeliveryReplaceUnderCrunAnswersComeFromTheAgentInEveryThread   AT_START= WRAP=replace answers_in_every_thread crun
+DefaultDeliveryLayerUnderCrunSendsTheAgentTheContainerProcessState    AT_START= WRAP=layer the_state_is_sent crun
+DefaultDeliveryReplaceUnderCrunDoesNotStartWithoutAnAgent             AT_START= WRAP=replace no_agent_no_start crun absent
+EOF
 
 # The plan records the agent's listenerPath, as schema/plan.schema.json says (and the schema refuses
 # a relative one).
@@ -398,9 +398,11 @@ sockets=0" "$(cat "$TSYNC_TMP/out")"
         assertEquals "$rt: connections the agent had: $(cat "$TSYNC_TMP/agent.log")" 2 "$(wc -l <"$TSYNC_TMP/agent.log")"
         assertEquals "$rt: the agent got the state" "$id" "$(sed -n 1p "$TSYNC_TMP/agent.log" | jq -r .state.id)"
 }
-testTheWorkloadFindsNoSocketOfTheHostUnderRunc() { AT_START= WRAP=layer no_host_socket_inside runc; }
-testTheWorkloadFindsNoSocketOfTheHostUnderCrun() { AT_START= WRAP=replace no_host_socket_inside crun; }
-testTheWorkloadFindsNoSocketOfTheHostWithFilterFiles() { WRAP=layer no_host_socket_inside runc; }
+notify_cases <<'EOF'
+TheWorkloadFindsNoSocketOfTheHostUnderRunc        AT_START= WRAP=layer no_host_socket_inside runc
+TheWorkloadFindsNoSocketOfTheHostUnderCrun        AT_START= WRAP=replace no_host_socket_inside crun
+TheWorkloadFindsNoSocketOfTheHostWithFilterFiles  WRAP=layer no_host_socket_inside runc
+EOF
 
 # Between create and start (runc): the relay of this container, found as the process of our hook
 # holding a pidfd of the container's process; rc 1 when there is none.
@@ -627,34 +629,18 @@ THE_INITS='["execve", "openat", "open", "read", "close", "fcntl", "recvmsg", "ca
 # The reference, runc alone, with noNewPrivileges true only: Debian 12's runc 1.1.5 panics on the
 # false case ("No error following JSON procError payload"), a bug of that runc; under our init the
 # runtime loads no notify filter, and both cases run (below).
-testRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue() { important_syscalls runc true "$RUNC_IMPORTANT"; }
-testLayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesFalse() {
-        WRAP=layer important_syscalls runc false "$RUNC_IMPORTANT"
-}
-testLayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue() {
-        WRAP=layer important_syscalls runc true "$RUNC_IMPORTANT"
-}
-testReplaceUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesFalse() {
-        WRAP=replace important_syscalls runc false "$RUNC_IMPORTANT"
-}
-testReplaceUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue() {
-        WRAP=replace important_syscalls runc true "$RUNC_IMPORTANT"
-}
-testLayerUnderCrunRunsRuncsImportantSyscallsNoNewPrivilegesFalse() {
-        WRAP=layer important_syscalls crun false "$RUNC_IMPORTANT"
-}
-testReplaceUnderCrunRunsRuncsImportantSyscallsNoNewPrivilegesTrue() {
-        WRAP=replace important_syscalls crun true "$RUNC_IMPORTANT"
-}
-testLayerUnderRuncTheAgentAnswersTheInitsCallsNoNewPrivilegesFalse() {
-        WRAP=layer important_syscalls runc false "$THE_INITS"
-}
-testReplaceUnderCrunTheAgentAnswersTheInitsCallsNoNewPrivilegesFalse() {
-        AT_START= WRAP=replace important_syscalls crun false "$THE_INITS"
-}
-testDefaultDeliveryLayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue() {
-        AT_START= WRAP=layer important_syscalls runc true "$RUNC_IMPORTANT"
-}
+notify_cases <<'EOF'
+RuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue                           important_syscalls runc true "$RUNC_IMPORTANT"
+LayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesFalse                WRAP=layer important_syscalls runc false "$RUNC_IMPORTANT"
+LayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue                 WRAP=layer important_syscalls runc true "$RUNC_IMPORTANT"
+ReplaceUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesFalse              WRAP=replace important_syscalls runc false "$RUNC_IMPORTANT"
+ReplaceUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue               WRAP=replace important_syscalls runc true "$RUNC_IMPORTANT"
+LayerUnderCrunRunsRuncsImportantSyscallsNoNewPrivilegesFalse                WRAP=layer important_syscalls crun false "$RUNC_IMPORTANT"
+ReplaceUnderCrunRunsRuncsImportantSyscallsNoNewPrivilegesTrue               WRAP=replace important_syscalls crun true "$RUNC_IMPORTANT"
+LayerUnderRuncTheAgentAnswersTheInitsCallsNoNewPrivilegesFalse              WRAP=layer important_syscalls runc false "$THE_INITS"
+ReplaceUnderCrunTheAgentAnswersTheInitsCallsNoNewPrivilegesFalse            AT_START= WRAP=replace important_syscalls crun false "$THE_INITS"
+DefaultDeliveryLayerUnderRuncRunsRuncsImportantSyscallsNoNewPrivilegesTrue  AT_START= WRAP=layer important_syscalls runc true "$RUNC_IMPORTANT"
+EOF
 
 # SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (runc's seccomp-notify.bats runs it): the kernel takes
 # the flag only with a listener, so the init asks about it together with NEW_LISTENER, as it loads
@@ -671,9 +657,13 @@ killable_recv_answers() {
         assert_agents_getppid
         assertEquals "the agent got one listener" "fds=1" "$(sed -n 2p "$TSYNC_TMP/agent.log")"
 }
-testLayerWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers() { WRAP=layer killable_recv_answers; }
-testReplaceWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers() {
-        AT_START= WRAP=replace killable_recv_answers
+notify_cases <<'EOF'
+LayerWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers    WRAP=layer killable_recv_answers
+ReplaceWithWaitKillableRecvUnderRuncLoadsAndTheAgentAnswers  AT_START= WRAP=replace killable_recv_answers
+EOF
+
+suite() {
+        tsync_add_declared_tests
 }
 
 . shunit2

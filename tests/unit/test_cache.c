@@ -696,16 +696,16 @@ static void test_cache_compile(void)
 
 int main(void)
 {
-        if (unit_tmpdir(top) < 0)
-                return tap_done();
-        test_cache_key();
-        test_cache_bad_keys();
-        test_cache_store_load();
-        test_cache_damaged_entries();
-        test_cache_refuses_bad_dirs();
-        test_cache_dir_must_be_ours_alone();
-        test_cache_swapped_entries();
-        test_cache_full_disk();
-        test_cache_compile();
-        return tap_done();
+        static void (*const tests[])(void) = {
+                test_cache_key,
+                test_cache_bad_keys,
+                test_cache_store_load,
+                test_cache_damaged_entries,
+                test_cache_refuses_bad_dirs,
+                test_cache_dir_must_be_ours_alone,
+                test_cache_swapped_entries,
+                test_cache_full_disk,
+                test_cache_compile,
+        };
+        return unit_main_in_tmpdir(top, tests, ARRAY_SIZE(tests));
 }

@@ -160,15 +160,25 @@ static void run_table(const char *name)
         tsync_profile_free(p);
 }
 
-static void test_compile_unknown_names_warn_or_fail(void)
+/* The OCI profile fixtures/rel, or NULL after a failed TAP line naming test. */
+static struct tsync_profile *load_fixture(const char *rel, const char *test)
 {
         struct tsync_err err = { 0 };
         struct tsync_profile *p = NULL;
         struct tsync_source_opts so = { .format = TSYNC_FORMAT_OCI };
-        if (tsync_source_load(fixture_path("compile/basic.json"), &so, &p, NULL, &err) < 0) {
-                tap_ok(0, "test_compile_unknown_names: load: %s", err.msg);
-                return;
+        if (tsync_source_load(fixture_path(rel), &so, &p, NULL, &err) < 0) {
+                tap_ok(0, "%s: load %s: %s", test, rel, err.msg);
+                return NULL;
         }
+        return p;
+}
+
+static void test_compile_unknown_names_warn_or_fail(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_profile *p = load_fixture("compile/basic.json", "test_compile_unknown_names");
+        if (!p)
+                return;
         struct tsync_program *prog = NULL;
         struct tsync_warnings w = { 0 };
         struct tsync_compile_opts co = { 0 };
@@ -188,13 +198,14 @@ static void test_compile_unknown_names_warn_or_fail(void)
 static void test_compile_plain_allowed_syscalls_never_read_arguments(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_profile *p = NULL;
-        struct tsync_source_opts so = { .format = TSYNC_FORMAT_OCI };
+        struct tsync_profile *p =
+                load_fixture("compile/masked.json", "test_compile_plain_allowed_syscalls_never_read_arguments");
+        if (!p)
+                return;
         struct tsync_program *prog = NULL;
         struct tsync_compile_opts co = { 0 };
-        if (tsync_source_load(fixture_path("compile/masked.json"), &so, &p, NULL, &err) < 0 ||
-            tsync_compile(p, &co, &prog, NULL, &err) < 0) {
-                tap_ok(0, "test_compile_cacheable: %s", err.msg);
+        if (tsync_compile(p, &co, &prog, NULL, &err) < 0) {
+                tap_ok(0, "test_compile_plain_allowed_syscalls_never_read_arguments: compile: %s", err.msg);
                 tsync_profile_free(p);
                 return;
         }
@@ -220,14 +231,11 @@ static void test_compile_plain_allowed_syscalls_never_read_arguments(void)
 static void test_compile_conflicting_rules_name_the_rule(void)
 {
         struct tsync_err err = { 0 };
-        struct tsync_profile *p = NULL;
-        struct tsync_source_opts so = { .format = TSYNC_FORMAT_OCI };
+        struct tsync_profile *p = load_fixture("compile/conflict.json", "test_compile_conflicting_rules_name_the_rule");
+        if (!p)
+                return;
         struct tsync_program *prog = NULL;
         struct tsync_compile_opts co = { 0 };
-        if (tsync_source_load(fixture_path("compile/conflict.json"), &so, &p, NULL, &err) < 0) {
-                tap_ok(0, "test_compile_conflicting_rules_name_the_rule: %s", err.msg);
-                return;
-        }
         int r = tsync_compile(p, &co, &prog, NULL, &err);
         tap_ok(r < 0 && !prog && strstr(err.msg, "syscalls[1]") && strstr(err.msg, "'socket'"),
                "test_compile_conflicting_rules_name_the_rule (%s)", err.msg);

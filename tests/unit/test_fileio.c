@@ -41,16 +41,6 @@ static int read_text(const char *path, char *buf, size_t size)
         return 0;
 }
 
-static int write_text(const char *path, const char *text)
-{
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -1;
-        int r = tsync_write_all(fd, text, strlen(text));
-        (void)close(fd);
-        return r;
-}
-
 /* Nothing but the names given is left in top (no temp files). */
 static int only(const char *const *names, size_t n)
 {
@@ -112,7 +102,7 @@ static void test_fileio_strict_refusals(void)
         int r;
 
         at(target, sizeof(target), "target");
-        (void)write_text(target, "keep");
+        (void)unit_write_file(target, "keep");
         at(p, sizeof(p), "symlink");
         (void)symlink(target, p);
         r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
@@ -144,7 +134,7 @@ static void test_fileio_strict_refusals(void)
 
         if (geteuid() == 0) {
                 at(p, sizeof(p), "theirs");
-                (void)write_text(p, "theirs");
+                (void)unit_write_file(p, "theirs");
                 (void)chown(p, 65534, 65534);
                 r = tsync_write_atomic(p, "x", 1, 0644, false, &err);
                 tap_ok(r == -EPERM && strstr(err.msg, "owned by uid 65534") && stat(p, &st) == 0 && st.st_uid == 65534,
@@ -278,7 +268,7 @@ static void test_fileio_bounded_reads(void)
         _cleanup_close_ int dfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
         at(path, sizeof(path), "ten");
-        (void)write_text(path, "0123456789");
+        (void)unit_write_file(path, "0123456789");
         int r = tsync_read_file_at(dfd, "ten", "ten", TSYNC_READ_REGULAR, 10, &buf, &len, &st, &err);
         tap_ok(r == 0 && len == 10 && strcmp(buf, "0123456789") == 0 && st.st_size == 10,
                "test_fileio_reads_a_file_exactly_at_the_limit (%s)", err.msg);
@@ -371,14 +361,14 @@ static void test_fileio_last_line(void)
 
 int main(void)
 {
-        if (unit_tmpdir(top) < 0)
-                return tap_done();
-        test_fileio_new_and_replaced_files();
-        test_fileio_strict_refusals();
-        test_fileio_outputs();
-        test_fileio_pieces();
-        test_fileio_private_dir();
-        test_fileio_bounded_reads();
-        test_fileio_last_line();
-        return tap_done();
+        static void (*const tests[])(void) = {
+                test_fileio_new_and_replaced_files,
+                test_fileio_strict_refusals,
+                test_fileio_outputs,
+                test_fileio_pieces,
+                test_fileio_private_dir,
+                test_fileio_bounded_reads,
+                test_fileio_last_line,
+        };
+        return unit_main_in_tmpdir(top, tests, ARRAY_SIZE(tests));
 }

@@ -16,6 +16,7 @@
 #include "tap.h"
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
+#include "unit.h"
 
 static char tmpdir[] = "/tmp/test_json.XXXXXX";
 
@@ -392,16 +393,6 @@ static void test_json_unicode(void)
         tsync_json_free(w);
 }
 
-static int write_file(const char *path, const char *text)
-{
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd < 0)
-                return -1;
-        ssize_t n = write(fd, text, strlen(text));
-        (void)close(fd);
-        return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 static void test_json_files(void)
 {
         char path[256], missing[256];
@@ -421,7 +412,7 @@ static void test_json_files(void)
                "test_json_parse_file_directory: %s", err.msg);
 
         (void)snprintf(path, sizeof(path), "%s/ok.json", tmpdir);
-        if (write_file(path, "{\"ociVersion\":\"1.0.2\"}\n") < 0)
+        if (unit_write_file(path, "{\"ociVersion\":\"1.0.2\"}\n") < 0)
                 tap_diag("cannot write %s", path);
         r = tsync_json_parse_file(path, NULL, &v, &err);
         const char *s = NULL;
@@ -431,7 +422,7 @@ static void test_json_files(void)
         tsync_json_free(v);
         v = NULL;
 
-        if (write_file(path, "{\"linux\":{\"seccomp\":{\"a\":1,\"a\":2}}}") < 0)
+        if (unit_write_file(path, "{\"linux\":{\"seccomp\":{\"a\":1,\"a\":2}}}") < 0)
                 tap_diag("cannot write %s", path);
         r = tsync_json_parse_file(path, NULL, &v, &err);
         char want[300];

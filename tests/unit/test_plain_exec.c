@@ -9,15 +9,6 @@
 #include "tsync/plain_exec.h"
 #include "unit.h"
 
-static int write_file(const char *path, const char *text)
-{
-        FILE *f = fopen(path, "we");
-        if (!f)
-                return -1;
-        int r = fputs(text, f) < 0 ? -1 : 0;
-        return fclose(f) == 0 ? r : -1;
-}
-
 int main(void)
 {
         char tmp[] = "/tmp/test_plain_exec.XXXXXX";
@@ -46,7 +37,7 @@ int main(void)
                 char path[4200];
                 struct tsync_warnings w = { 0 };
                 (void)snprintf(path, sizeof(path), "%s/scope-%zu", tmp, i);
-                if (cases[i].scope && write_file(path, cases[i].scope) < 0) {
+                if (cases[i].scope && unit_write_file(path, cases[i].scope) < 0) {
                         tap_ok(0, "test_plain_exec_%s (cannot write %s)", cases[i].name, path);
                         continue;
                 }
@@ -84,7 +75,7 @@ int main(void)
         for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++) {
                 char path[4200];
                 (void)snprintf(path, sizeof(path), "%s/yama-%zu", tmp, i);
-                if (scopes[i].text && write_file(path, scopes[i].text) < 0) {
+                if (scopes[i].text && unit_write_file(path, scopes[i].text) < 0) {
                         tap_ok(0, "test_plain_exec_yama_scope_%s (cannot write %s)", scopes[i].name, path);
                         continue;
                 }
@@ -100,7 +91,7 @@ int main(void)
         memset(text, ' ', sizeof(text) - 1);
         text[0] = '1';
         text[sizeof(text) - 1] = '\0';
-        if (write_file(big, text) == 0) {
+        if (unit_write_file(big, text) == 0) {
                 r = tsync_warn_plain_exec(1, 0, big, &w);
                 tap_ok(r == 0 && w.len == 1 && strstr(w.msgs[0], "cannot be read: File too large"),
                        "test_plain_exec_warns_when_the_scope_is_past_its_limit (%s)", w.len ? w.msgs[0] : "no warning");

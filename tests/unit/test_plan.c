@@ -20,6 +20,9 @@
 #include "tsync/rewrite.h"
 #include "unit.h"
 
+/* The temporary directory the tests share, removed at exit. */
+static char tmp[] = "/tmp/test_plan.XXXXXX";
+
 static const char *const deny_getpid =
         "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"getpid\"], \"action\": "
         "\"SCMP_ACT_ERRNO\"}]}";
@@ -38,8 +41,7 @@ static struct tsync_json *config_with_annotations(const char *annotations)
 /* The config's plan annotation set to text, and the plan read back from it. */
 static int annotate_and_read(struct tsync_json *c, const char *text, struct tsync_plan **ret, struct tsync_err *err)
 {
-        struct tsync_json *annotations = c && text ? tsync_json_get_object(c, "annotations") : NULL;
-        int r = annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+        int r = unit_annotate_plan(c, text);
         return r ?: tsync_plan_from_config(c, ret, err);
 }
 
@@ -247,17 +249,13 @@ static void test_plan_new_refusals(void)
 
 static int write_file(const char *dir, const char *name, const char *text)
 {
-        char path[4200];
+        char path[4400];
         (void)snprintf(path, sizeof(path), "%s/%s", dir, name);
-        FILE *f = fopen(path, "w");
-        if (!f)
-                return -1;
-        fputs(text, f);
-        return fclose(f);
+        return unit_write_file(path, text);
 }
 
 /* Filters loaded from profile directories, compiled, delivered and cleaned. */
-static void test_filters_and_delivery(const char *tmp)
+static void test_filters_and_delivery(void)
 {
         char profiles[4200], state_root[4200], bundle[4200], state_dir[4300];
         (void)snprintf(profiles, sizeof(profiles), "%s/profiles", tmp);
@@ -630,17 +628,16 @@ static void test_exec_once_refuses_sys_ptrace(void)
 
 int main(void)
 {
-        char tmp[] = "/tmp/test_plan.XXXXXX";
-        if (unit_tmpdir(tmp) < 0)
-                return tap_done();
-        test_request();
-        test_round_trip();
-        test_plan_new_refusals();
-        test_args_delivery();
-        test_filters_and_delivery(tmp);
-        test_check_annotations();
-        test_exec_once();
-        test_exec_once_refuses_sys_ptrace();
-        test_agent_filter_encoding();
-        return tap_done();
+        static void (*const tests[])(void) = {
+                test_request,
+                test_round_trip,
+                test_plan_new_refusals,
+                test_args_delivery,
+                test_filters_and_delivery,
+                test_check_annotations,
+                test_exec_once,
+                test_exec_once_refuses_sys_ptrace,
+                test_agent_filter_encoding,
+        };
+        return unit_main_in_tmpdir(tmp, tests, ARRAY_SIZE(tests));
 }

@@ -20,6 +20,9 @@
 #include "tsync/rewrite.h"
 #include "unit.h"
 
+/* The temporary directory the tests share, removed at exit. */
+static char tmp[] = "/tmp/test_plan_record.XXXXXX";
+
 static struct tsync_json *config_with(const char *process_extra, const char *annotations)
 {
         char buf[2048];
@@ -119,10 +122,7 @@ static void test_plan(void)
         char *text = NULL;
         int r = tsync_plan_new(c, &req, NULL, &plan, &err);
         r = r ?: tsync_plan_to_json(plan, &text, &err);
-        struct tsync_json *annotations = r == 0 ? tsync_json_get_object(c, "annotations") : NULL;
-        r = r
-                    ?: (annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
-                                    : -EINVAL);
+        r = r ?: unit_annotate_plan(c, text);
         r = r ?: tsync_plan_from_config(c, &back, &err);
         tap_ok(r == 0 && tsync_plan_filter_count(back) == 1 && back->record.req.output &&
                        strcmp(back->record.req.output, "/tmp/out.json") == 0 && !back->record.req.input &&
@@ -228,9 +228,7 @@ static void test_plan(void)
                 if (i == 4 && at) /* execOnce outside the record member */
                         (void)snprintf(edited, sizeof(edited), "%.*s\"execOnce\":1,%s", 1, text, text + 1);
                 err.msg[0] = '\0';
-                r = at ? tsync_json_set(tsync_json_get_object(c, "annotations"), TSYNC_ANNOTATION_PLAN,
-                                        tsync_json_new_string(edited))
-                       : -1;
+                r = at ? unit_annotate_plan(c, edited) : -1;
                 r = r ?: tsync_plan_from_config(c, &p, &err);
                 tap_ok(r < 0 && strstr(err.msg, bad[i].want), "test_plan_refuses_record_%s (%s)", bad[i].name, err.msg);
                 tsync_plan_free(p);
@@ -304,17 +302,13 @@ static void test_refusals(void)
 }
 
 /* A notify agent's layer takes the chain's one listener: refused beside a recording. */
-static void test_agent_refused(const char *tmp)
+static void test_agent_refused(void)
 {
         char layer[4200];
         (void)snprintf(layer, sizeof(layer), "%s/agent.json", tmp);
-        FILE *f = fopen(layer, "w");
-        if (f) {
-                fputs("{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": "
-                      "[{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}",
-                      f);
-                (void)fclose(f);
-        }
+        (void)unit_write_file(
+                layer, "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": "
+                       "[{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}");
         struct tsync_err err = { 0 };
         struct tsync_json *c = config_with("", "{}");
         struct tsync_request req = record_request("/b/oci-seccomp-tsync-record");
@@ -338,7 +332,7 @@ static void test_agent_refused(const char *tmp)
         tsync_json_free(c);
 }
 
-static void test_owner_and_dirs(const char *tmp)
+static void test_owner_and_dirs(void)
 {
         struct tsync_err err = { 0 };
         uid_t uid = 1;
@@ -437,25 +431,15 @@ static void test_record_check_caps(void)
 
 /* if: is read and judged with the paths, before anything starts: a profile
  * it cannot carry refuses there, naming the file. */
-static void test_record_check_paths_judges_the_input(const char *tmp)
+static void test_record_check_paths_judges_the_input(void)
 {
         char good[4200], bad[4200];
         (void)snprintf(good, sizeof(good), "%s/if-good.json", tmp);
         (void)snprintf(bad, sizeof(bad), "%s/if-bad.json", tmp);
-        FILE *f = fopen(good, "w");
-        if (f) {
-                (void)fputs("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
-                            "\"action\": \"SCMP_ACT_ERRNO\"}]}",
-                            f);
-                (void)fclose(f);
-        }
-        f = fopen(bad, "w");
-        if (f) {
-                (void)fputs("{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
-                            "\"action\": \"SCMP_ACT_TRACE\"}]}",
-                            f);
-                (void)fclose(f);
-        }
+        (void)unit_write_file(good, "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
+                                    "\"action\": \"SCMP_ACT_ERRNO\"}]}");
+        (void)unit_write_file(bad, "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [{\"names\": [\"mkdir\"], "
+                                   "\"action\": \"SCMP_ACT_TRACE\"}]}");
         char out[4200];
         (void)snprintf(out, sizeof(out), "%s/out.json", tmp);
         char rootfs[4200], config[4400];
@@ -476,15 +460,14 @@ static void test_record_check_paths_judges_the_input(const char *tmp)
 
 int main(void)
 {
-        char tmp[] = "/tmp/test_plan_record.XXXXXX";
-        if (unit_tmpdir(tmp) < 0)
-                return tap_done();
-        test_annotation_parser();
-        test_record_check_caps();
-        test_plan();
-        test_refusals();
-        test_agent_refused(tmp);
-        test_owner_and_dirs(tmp);
-        test_record_check_paths_judges_the_input(tmp);
-        return tap_done();
+        static void (*const tests[])(void) = {
+                test_annotation_parser,
+                test_record_check_caps,
+                test_plan,
+                test_refusals,
+                test_agent_refused,
+                test_owner_and_dirs,
+                test_record_check_paths_judges_the_input,
+        };
+        return unit_main_in_tmpdir(tmp, tests, ARRAY_SIZE(tests));
 }

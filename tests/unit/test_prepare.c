@@ -46,8 +46,7 @@ static int setup(void)
         for (size_t i = 0; i < sizeof(layer_files) / sizeof(layer_files[0]); i++) {
                 char path[512];
                 (void)snprintf(path, sizeof(path), "%s/%s.json", profiles, layer_files[i].name);
-                FILE *f = fopen(path, "we");
-                if (!f || fputs(layer_files[i].text, f) < 0 || fclose(f) != 0)
+                if (unit_write_file(path, layer_files[i].text) < 0)
                         return -1;
         }
         return 0;

@@ -15,6 +15,9 @@
 #include "tsync/record.h"
 #include "unit.h"
 
+/* The temporary directory the tests share, removed at exit. */
+static char tmpl[] = "/tmp/test_record.XXXXXX";
+
 #define MAGIC TSYNC_RECORD_MAGIC
 
 static struct tsync_record_set *parse(const char *text, struct tsync_err *err)
@@ -650,16 +653,15 @@ static void test_record_write(void)
 
 int main(void)
 {
-        char tmpl[] = "/tmp/test_record.XXXXXX";
-        test_record_parse_accepts_the_format();
-        test_record_parse_refuses_junk();
-        test_record_profile_bytes();
-        test_record_profile_errno_and_refusals();
-        if (unit_tmpdir(tmpl) == 0) {
-                test_record_profile_merges();
-                test_record_profile_refuses_inputs_it_cannot_carry();
-                test_record_check_path();
-                test_record_write();
-        }
-        return tap_done();
+        static void (*const tests[])(void) = {
+                test_record_parse_accepts_the_format,
+                test_record_parse_refuses_junk,
+                test_record_profile_bytes,
+                test_record_profile_errno_and_refusals,
+                test_record_profile_merges,
+                test_record_profile_refuses_inputs_it_cannot_carry,
+                test_record_check_path,
+                test_record_write,
+        };
+        return unit_main_in_tmpdir(tmpl, tests, ARRAY_SIZE(tests));
 }

@@ -15,6 +15,9 @@
 #include "tsync/source.h"
 #include "unit.h"
 
+/* The temporary directory the tests share, removed at exit. */
+static char tmpl[] = "/tmp/test_record_input.XXXXXX";
+
 #define MAGIC TSYNC_RECORD_MAGIC
 /* x86_64: mkdir 83, execve 59, personality 135, reboot 169, chroot 161, kexec_load 246. */
 #define MKDIR       "c000003e 83\n"
@@ -204,12 +207,11 @@ static void test_record_check_input(void)
 
 int main(void)
 {
-        char tmpl[] = "/tmp/test_record_input.XXXXXX";
-        if (unit_tmpdir(tmpl) == 0) {
-                test_record_input_block_mkdir();
-                test_record_input_keeps_rules();
-                test_record_input_containers_common();
-                test_record_check_input();
-        }
-        return tap_done();
+        static void (*const tests[])(void) = {
+                test_record_input_block_mkdir,
+                test_record_input_keeps_rules,
+                test_record_input_containers_common,
+                test_record_check_input,
+        };
+        return unit_main_in_tmpdir(tmpl, tests, ARRAY_SIZE(tests));
 }

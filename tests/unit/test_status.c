@@ -381,10 +381,7 @@ static void test_expect_from_config(void)
                "test_status_a_config_without_ours_asks_nothing (%s)", err.msg);
         r = tsync_plan_new(c, &req, "/b/oci-seccomp-tsync", &plan, &err);
         r = r ?: tsync_plan_to_json(plan, &text, &err);
-        struct tsync_json *annotations = r == 0 ? tsync_json_get_object(c, "annotations") : NULL;
-        r = r
-                    ?: (annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text))
-                                    : -EINVAL);
+        r = r ?: unit_annotate_plan(c, text);
         r = r ?: tsync_status_expect_from_config(c, &e, &err);
         tap_ok(r == 0 && e.asked && e.plan && e.baseline == 1 && e.n_tsync == 3 && e.exec_once == EPERM &&
                        e.n_layers == 2 && e.no_new_privs && e.have_caps && e.caps[TSYNC_CAPSET_BOUNDING] == KILL &&

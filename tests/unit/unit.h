@@ -4,11 +4,15 @@
 #pragma once
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
+#include "tsync/annotations.h"
+#include "tsync/cleanup.h"
 #include "tsync/json.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
@@ -50,6 +54,26 @@ static inline char *unit_text(const struct tsync_json *v)
         return out;
 }
 
+/* path holding text alone (made 0644, or truncated): 0, or -1 with errno. */
+static inline int unit_write_file(const char *path, const char *text)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -1;
+        size_t len = strlen(text);
+        ssize_t n = write(fd, text, len);
+        int closed = close(fd);
+        return n == (ssize_t)len && closed == 0 ? 0 : -1;
+}
+
+/* The config's plan annotation set to text, as inject writes it: 0, or
+ * -EINVAL when there is no text or c has no annotations object. */
+static inline int unit_annotate_plan(struct tsync_json *c, const char *text)
+{
+        struct tsync_json *annotations = c && text ? tsync_json_get_object(c, "annotations") : NULL;
+        return annotations ? tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text)) : -EINVAL;
+}
+
 /* A copy: the template usually lives in main's frame, gone when atexit runs. */
 static char unit_tmp[4096];
 
@@ -67,8 +91,7 @@ static inline char *unit_tmp_file(const char *name, const char *text)
         char *path = NULL;
         if (asprintf(&path, "%s/%s", unit_tmp, name) < 0)
                 return NULL;
-        FILE *f = fopen(path, "w");
-        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        if (unit_write_file(path, text) < 0) {
                 tap_diag("cannot write %s", path);
                 free(path);
                 return NULL;
@@ -86,6 +109,17 @@ static inline int unit_tmpdir(char *tmpl)
         (void)snprintf(unit_tmp, sizeof(unit_tmp), "%s", tmpl);
         atexit(unit_tmp_remove);
         return 0;
+}
+
+/* The main of a test file whose tests share one temporary directory:
+ * mkdtemp(tmpl), removed at exit (unit_tmp names it), then each test in its
+ * order. The exit status of the TAP run. */
+static inline int unit_main_in_tmpdir(char *tmpl, void (*const tests[])(void), size_t n)
+{
+        if (unit_tmpdir(tmpl) == 0)
+                for (size_t i = 0; i < n; i++)
+                        tests[i]();
+        return tap_done();
 }
 
 /* The rewrite step alone, for tests of what it writes (undo, the plan,
