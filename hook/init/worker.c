@@ -42,6 +42,8 @@ static void *worker_thread(void *arg)
 {
         struct init_worker *w = arg;
 
+        /* libc's own signals came unblocked with the thread (signals.c). */
+        (void)init_signals_block();
         __atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
         (void)sem_post(&w->ready);
         for (;;) {
@@ -80,7 +82,7 @@ int init_worker_start(struct init_worker *w)
         (void)pthread_setname_np(thread, w->thread_name);
         while (sem_wait(&w->ready) < 0 && errno == EINTR)
                 ;
-        return 0;
+        return init_signals_block();
 }
 
 pid_t init_worker_tid(struct init_worker *w)

@@ -85,7 +85,7 @@ const struct tsync_init_call tsync_init_calls[] = {
           BOTH,
           TSYNC_CALL_CAPS_AFTER,
           "set the ambient capabilities" },
-        /* run.c's spawn, with glibc's clone(), which never tries clone3. */
+        /* run.c's spawn, with libc's clone() (glibc's and musl's), which never tries clone3. */
         { "clone",
           SYS_clone,
           { CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD },
@@ -226,10 +226,12 @@ const char *tsync_init_route_explain(const char *who, const struct tsync_init_ca
 }
 
 #ifdef TSYNC_NATIVE_AUDIT_ARCH
-/* glibc's clone flags for a thread, when clone3 is ENOSYS. */
+/* The clone flags of a thread: glibc's when clone3 is ENOSYS, and musl's
+ * (which adds the kernel-ignored CLONE_DETACHED). */
 #define THREAD_FLAGS                                                                                                   \
         (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |             \
          CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+#define MUSL_THREAD_FLAGS (THREAD_FLAGS | CLONE_DETACHED)
 
 /* Whether a USER_NOTIF of a program with listener is answered when the init
  * makes a call of when: the recorder answers every call (CONTINUE), the
@@ -289,10 +291,19 @@ static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const st
                         struct tsync_err *err)
 {
         int r = answer_of(progs, n, c->nr, c->args, c->when, ret, err);
-        /* glibc falls back to clone when clone3 is ENOSYS (Docker's and Podman's profiles). */
-        if (r == 0 && (c->when & TSYNC_CALL_THREAD) && *ret == (SECCOMP_RET_ERRNO | ENOSYS)) {
-                const uint64_t args[6] = { THREAD_FLAGS };
-                r = answer_of(progs, n, SYS_clone, args, c->when, ret, err);
+        /* A thread's start: glibc's pthread_create makes clone3 and falls back
+         * to clone when clone3 is ENOSYS (Docker's and Podman's profiles);
+         * musl's (the init's libc unless built with musl_init=0) makes clone.
+         * The answer holds for an init of either libc: clone3 allowed or
+         * ENOSYS, and clone with either's thread flags allowed. */
+        if (r == 0 && (c->when & TSYNC_CALL_THREAD) && (lets_through(*ret) || *ret == (SECCOMP_RET_ERRNO | ENOSYS))) {
+                const uint64_t flags[] = { THREAD_FLAGS, MUSL_THREAD_FLAGS };
+                for (size_t i = 0; r == 0 && i < sizeof(flags) / sizeof(flags[0]); i++) {
+                        const uint64_t args[6] = { flags[i] };
+                        r = answer_of(progs, n, SYS_clone, args, c->when, ret, err);
+                        if (r == 0 && !lets_through(*ret))
+                                break;
+                }
         }
         return r;
 }
