@@ -309,6 +309,39 @@ testSigtermToTheInitReachesTheWorkload() {
         assertEquals TERM "$(cat "$T/got" 2>/dev/null)"
 }
 
+# Signals 32-34 are libc's own (glibc's 32-33, musl's 32-34; SIGRTMIN is past them). Every thread
+# of the init blocks them (a new thread gets them unblocked from either libc, and blocks them
+# again), so one sent to an init that is not PID 1 (a pod's shared pid namespace; the kernel drops
+# such signals for PID 1 anyway) stays pending instead of ending the init by its default action
+# and the workload's supervision with it.
+testLibcsOwnSignalsLeaveTheInitRunning() {
+        local ipid wpid task blk sig
+        "$INIT" -f "$T/deny.tsync" -- sh -c "trap 'exit 7' TERM; touch '$T/ready'; while :; do sleep 0.1; done" \
+                >"$T/out" 2>"$T/err" &
+        ipid=$!
+        wait_for "$T/ready" || return
+        wpid=$(child_of "$ipid")
+        assertEquals "the init" seccomp-tsync-i "$(cat "/proc/$ipid/comm")"
+        for task in /proc/"$ipid"/task/*; do
+                blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "$task/status")
+                assertEquals "thread ${task##*/} ($(cat "$task/comm")): SigBlk $blk: 32-34" \
+                        $((0x380000000)) $((0x$blk & 0x380000000))
+        done
+        for sig in 32 33 34; do
+                kill -s "$sig" "$ipid"
+        done
+        sleep 0.2
+        assertEquals "the init after signals 32-34 (stderr: $(cat "$T/err"))" seccomp-tsync-i \
+                "$(cat "/proc/$ipid/comm" 2>/dev/null)"
+        kill -TERM "$ipid"
+        wait "$ipid"
+        rc=$?
+        assertEquals "stderr: $(cat "$T/err")" 7 "$rc"
+        # An init that died left its workload behind.
+        if [ "$rc" -ne 7 ]; then kill -KILL "$wpid" 2>/dev/null; fi
+        return 0
+}
+
 # With --pgroup the whole process group of the workload gets the signal; without, only the workload.
 pgroupRun() {
         local tpid upid ipid
