@@ -309,6 +309,27 @@ testSigtermToTheInitReachesTheWorkload() {
         assertEquals TERM "$(cat "$T/got" 2>/dev/null)"
 }
 
+# The init is linked with the libc the build chose (SConstruct's musl_init: build/init-libc.txt).
+# The detector must tell both apart on programs of known libc first: busybox-static and an empty
+# program from gcc -static are glibc's, the same from musl-gcc (when installed) is musl's.
+testTheInitIsLinkedWithTheLibcTheBuildChose() {
+        local want
+        want=$(cat "$TSYNC_BUILD/init-libc.txt") || fail "no $TSYNC_BUILD/init-libc.txt"
+        printf 'int main(void) { return 0; }\n' >"$T/empty.c"
+        gcc -static -o "$T/empty-glibc" "$T/empty.c" || fail "gcc -static"
+        assertEquals "gcc -static" glibc "$(_tsync_libc "$T/empty-glibc")"
+        assertEquals "$TSYNC_BUSYBOX" glibc "$(_tsync_libc "$TSYNC_BUSYBOX")"
+        if command -v musl-gcc >/dev/null; then
+                musl-gcc -static -o "$T/empty-musl" "$T/empty.c" || fail "musl-gcc -static"
+                assertEquals "musl-gcc -static" musl "$(_tsync_libc "$T/empty-musl")"
+        elif [ "$want" = musl ]; then
+                fail "the build chose musl, but musl-gcc is not installed (apt-get install musl-tools)"
+        fi
+        assertEquals "$INIT" "$want" "$(_tsync_libc "$INIT")"
+        strip -o "$T/init-stripped" "$INIT" || fail "strip"
+        assertEquals "$INIT, stripped" "$want" "$(_tsync_libc "$T/init-stripped")"
+}
+
 # Signals 32-34 are libc's own (glibc's 32-33, musl's 32-34; SIGRTMIN is past them). Every thread
 # of the init blocks them (a new thread gets them unblocked from either libc, and blocks them
 # again), so one sent to an init that is not PID 1 (a pod's shared pid namespace; the kernel drops

@@ -91,6 +91,29 @@ static cap_flag_t libcap_flag(enum tsync_capword w)
                                               : CAP_INHERITABLE;
 }
 
+/* The five sets of this thread, capabilities 0..last, as libcap (and its prctl
+ * wrappers, for bounding and ambient) reads them. */
+static void libcap_sets(int last, uint64_t ret[TSYNC_CAPSET_COUNT])
+{
+        cap_t now = cap_get_proc();
+
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                const struct tsync_capset_def *d = tsync_capset(s);
+                ret[s] = 0;
+                for (int c = 0; c <= last && c < 64; c++) {
+                        cap_flag_value_t v = CAP_CLEAR;
+                        bool has =
+                                d->capword != TSYNC_CAPWORD_NONE
+                                        ? now && cap_get_flag(now, c, libcap_flag(d->capword), &v) == 0 && v == CAP_SET
+                                : s == TSYNC_CAPSET_BOUNDING ? cap_get_bound(c) > 0
+                                                             : cap_get_ambient(c) > 0;
+                        if (has)
+                                ret[s] |= UINT64_C(1) << c;
+                }
+        }
+        (void)cap_free(now);
+}
+
 static void test_capnames_table_is_runcs(void)
 {
         bool same = sizeof(runc_names) / sizeof(runc_names[0]) == TSYNC_CAPNAME_LAST + 1;
@@ -294,26 +317,17 @@ static void test_capsets_records_agree_with_proc_and_libcap(void)
         if (f)
                 (void)fclose(f);
         status[n] = '\0';
-        cap_t now = cap_get_proc();
-        int last = (int)cap_max_bits() - 1;
+        uint64_t libcap[TSYNC_CAPSET_COUNT];
+        libcap_sets((int)cap_max_bits() - 1, libcap);
 
         tap_ok(TSYNC_CAPSET_COUNT == sizeof(spec) / sizeof(spec[0]), "five sets");
         for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
                 const struct tsync_capset_def *d = tsync_capset(s);
                 char line[32];
-                uint64_t want = 0, shown = 0;
+                uint64_t want = libcap[s], shown = 0;
                 (void)snprintf(line, sizeof(line), "\n%s:", d->status);
                 const char *at = strstr(status, line);
                 bool parsed = at && sscanf(at + strlen(line), "%" SCNx64, &shown) == 1;
-                for (int c = 0; c <= last && c < 64; c++) {
-                        cap_flag_value_t v = CAP_CLEAR;
-                        bool has = d->capword != TSYNC_CAPWORD_NONE
-                                           ? cap_get_flag(now, c, libcap_flag(d->capword), &v) == 0 && v == CAP_SET
-                                   : s == TSYNC_CAPSET_BOUNDING ? cap_get_bound(c) > 0
-                                                                : cap_get_ambient(c) > 0;
-                        if (has)
-                                want |= BIT(c);
-                }
                 tap_ok(strcmp(d->json, spec[s]) == 0 && strncmp(d->option, "--", 2) == 0 &&
                                strcmp(d->option + 2, d->json) == 0,
                        "set %d is %s, option %s", s, d->json, d->option);
@@ -322,7 +336,6 @@ static void test_capsets_records_agree_with_proc_and_libcap(void)
                 tap_ok((d->capword != TSYNC_CAPWORD_NONE) == (s != TSYNC_CAPSET_BOUNDING && s != TSYNC_CAPSET_AMBIENT),
                        "%s: a capget word exactly for the sets capget carries", d->json);
         }
-        (void)cap_free(now);
 }
 
 /* The init's reader (tsync/cap_kernel.h, no libcap) against libcap's, in the
@@ -330,7 +343,7 @@ static void test_capsets_records_agree_with_proc_and_libcap(void)
  * capset against libcap's reading of the result. */
 static void test_cap_kernel_reads_and_sets_as_libcap(void)
 {
-        uint64_t sets[TSYNC_CAPSET_COUNT], want[TSYNC_CAPSET_COUNT] = { 0 }, after[TSYNC_CAPSET_COUNT];
+        uint64_t sets[TSYNC_CAPSET_COUNT], want[TSYNC_CAPSET_COUNT], after[TSYNC_CAPSET_COUNT];
         bool no_ambient = true;
         int last = -1;
 
@@ -339,21 +352,10 @@ static void test_cap_kernel_reads_and_sets_as_libcap(void)
                "last capability %d, as libcap's cap_max_bits and cap_last_cap", last);
         r = tsync_cap_kernel_read(last, sets, &no_ambient);
         tap_ok(r == 0 && !no_ambient, "read all five sets");
-        cap_t now = cap_get_proc();
-        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
-                const struct tsync_capset_def *d = tsync_capset(s);
-                for (int c = 0; c <= last; c++) {
-                        cap_flag_value_t v = CAP_CLEAR;
-                        bool has = d->capword != TSYNC_CAPWORD_NONE
-                                           ? cap_get_flag(now, c, libcap_flag(d->capword), &v) == 0 && v == CAP_SET
-                                   : s == TSYNC_CAPSET_BOUNDING ? cap_get_bound(c) > 0
-                                                                : cap_get_ambient(c) > 0;
-                        if (has)
-                                want[s] |= UINT64_C(1) << c;
-                }
-                tap_ok(sets[s] == want[s], "%s: read %016" PRIx64 ", libcap %016" PRIx64, d->json, sets[s], want[s]);
-        }
-        (void)cap_free(now);
+        libcap_sets(last, want);
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                tap_ok(sets[s] == want[s], "%s: read %016" PRIx64 ", libcap %016" PRIx64, tsync_capset(s)->json,
+                       sets[s], want[s]);
 
         /* capset: drop CAP_KILL from effective, inheritable and permitted (the ambient set loses it too). */
         uint64_t kill = UINT64_C(1) << CAP_KILL;
@@ -361,7 +363,7 @@ static void test_cap_kernel_reads_and_sets_as_libcap(void)
         sets[TSYNC_CAPSET_INHERITABLE] &= ~kill;
         sets[TSYNC_CAPSET_PERMITTED] &= ~kill;
         tap_ok(tsync_cap_kernel_set(sets) == 0, "capset");
-        now = cap_get_proc();
+        cap_t now = cap_get_proc();
         cap_flag_value_t eff = CAP_SET, inh = CAP_SET, prm = CAP_SET;
         bool read = now && cap_get_flag(now, CAP_KILL, CAP_EFFECTIVE, &eff) == 0 &&
                     cap_get_flag(now, CAP_KILL, CAP_INHERITABLE, &inh) == 0 &&
