@@ -165,7 +165,7 @@ int init_apply_status_open(pid_t tid, struct tsync_err *err)
         char path[48];
 
         (void)snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return tsync_error(err, errno, "cannot open %s: %s", path, errstr(errno));
         return fd;
@@ -200,7 +200,7 @@ static void read_comm(int taskdir, pid_t tid, char *buf, size_t size)
 
 static int open_taskdir(struct tsync_err *err)
 {
-        int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return tsync_error(err, errno, "cannot open /proc/self/task: %s", errstr(errno));
         return fd;
@@ -397,7 +397,7 @@ int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, 
         if (r > 0) {
                 /* TSYNC names the first thread it could not synchronise. */
                 char comm[64];
-                _cleanup_close_ int taskdir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                _cleanup_close_ int taskdir = openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (taskdir >= 0)
                         read_comm(taskdir, (pid_t)r, comm, sizeof(comm));
                 else

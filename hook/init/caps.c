@@ -77,7 +77,7 @@ static bool proc_shows_nnp(void)
         char buf[16384];
         size_t len = 0;
         ssize_t n;
-        int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
 
         if (fd < 0)
                 return true; /* cannot tell: keep the refusal */

@@ -80,6 +80,9 @@ static void *signal_thread(void *arg)
         (void)sigaddset(&set, RUN_SIGNAL);
         /* libc's own signals (init_signals_block) came unblocked with the thread. */
         (void)init_signals_block();
+        /* Named by itself: prctl(PR_SET_NAME) under either libc (musl names
+         * another thread with open, not openat, which a profile may lack). */
+        (void)pthread_setname_np(pthread_self(), TSYNC_INIT_THREAD_SIGNALS);
         __atomic_store_n(&signal_tid, gettid(), __ATOMIC_RELEASE);
         (void)sem_post(&ready);
         for (;;) {
@@ -201,7 +204,6 @@ int init_signals_start(bool pgroup)
                 init_log("signals", "cannot start the signal thread: %s", init_strerror(r));
                 return -1;
         }
-        (void)pthread_setname_np(thread, TSYNC_INIT_THREAD_SIGNALS);
         while (sem_wait(&ready) < 0 && errno == EINTR)
                 ;
         return init_signals_block();
