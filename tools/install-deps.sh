@@ -3,7 +3,7 @@
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 packages="
-  gcc libc6-dev pkg-config scons
+  gcc libc6-dev pkg-config scons musl-tools
   libseccomp-dev libyajl-dev libcap-dev
   python3 python3-jsonschema jq shunit2
   busybox-static runc crun runsc podman golang-github-containers-common uidmap

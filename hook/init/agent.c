@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -164,7 +165,8 @@ int init_agent_send(const struct init_filter *f, int listener)
         ssize_t sent = sendmsg(relay, &msg, MSG_NOSIGNAL);
         int e = errno;
         /* Not close(): runc's own list of notified calls has it (see above). */
-        (void)close_range((unsigned)listener, (unsigned)listener, 0);
+        /* Raw: musl (1.2.3) has no close_range wrapper; the same one syscall. */
+        (void)syscall(SYS_close_range, (unsigned)listener, (unsigned)listener, 0);
         if (sent < 0 || (size_t)sent != sizeof(head) + mlen) {
                 init_log(f->name,
                          "the relay went away before the seccomp agent had the listener (sending it: %s); the "

@@ -8,7 +8,6 @@
  * want, and the lines we need are short. */
 #include "apply.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "tsync/cleanup.h"
+#include "tsync/errtext.h"
 #include "tsync/filterfile.h"
 #include "tsync/seccomp_flags.h"
 
@@ -33,9 +33,19 @@
 
 static const char *errstr(int e)
 {
-        const char *s = strerrordesc_np(e);
-        return s ? s : "unknown error";
+        return tsync_errtext(e);
 }
+
+/* One record of getdents64(2), the kernel's layout (struct linux_dirent64): the
+ * call is made raw, as glibc's getdents64 makes it; musl names it getdents and
+ * its struct dirent, and hides the 64 names unless _LARGEFILE64_SOURCE (1.2.4). */
+struct task_dirent {
+        uint64_t d_ino;
+        int64_t d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[];
+};
 
 static int parse_int(const char *s, int *ret)
 {
@@ -155,7 +165,7 @@ int init_apply_status_open(pid_t tid, struct tsync_err *err)
         char path[48];
 
         (void)snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return tsync_error(err, errno, "cannot open %s: %s", path, errstr(errno));
         return fd;
@@ -190,7 +200,7 @@ static void read_comm(int taskdir, pid_t tid, char *buf, size_t size)
 
 static int open_taskdir(struct tsync_err *err)
 {
-        int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return tsync_error(err, errno, "cannot open /proc/self/task: %s", errstr(errno));
         return fd;
@@ -207,7 +217,7 @@ static int for_each_task(int taskdir,
         char buf[8192] __attribute__((aligned(8)));
 
         for (;;) {
-                ssize_t n = getdents64(taskdir, buf, sizeof(buf));
+                ssize_t n = syscall(SYS_getdents64, taskdir, buf, sizeof(buf));
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -216,7 +226,7 @@ static int for_each_task(int taskdir,
                 if (n == 0)
                         return 0;
                 for (ssize_t off = 0; off < n;) {
-                        struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+                        struct task_dirent *d = (struct task_dirent *)(void *)(buf + off);
                         off += d->d_reclen;
                         char *end;
                         long tid = strtol(d->d_name, &end, 10);
@@ -387,7 +397,7 @@ int init_apply_load(const struct sock_filter *prog, size_t len, uint32_t flags, 
         if (r > 0) {
                 /* TSYNC names the first thread it could not synchronise. */
                 char comm[64];
-                _cleanup_close_ int taskdir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                _cleanup_close_ int taskdir = openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (taskdir >= 0)
                         read_comm(taskdir, (pid_t)r, comm, sizeof(comm));
                 else

@@ -4,7 +4,7 @@
  * set first, then capset of permitted/effective/inheritable, then ambient.
  *
  * Three steps, before any filter: parse the options, read what the process
- * holds (libcap, prctl, /proc: read_held), and decide with the pure
+ * holds (capget and prctl through tsync/cap_kernel.h, /proc: read_held), and decide with the pure
  * tsync_init_caps_decide (hook/lib/init_caps.c, table-tested in
  * tests/unit/test_init_caps.c), which checks everything the kernel could
  * refuse against its own rules. Then the per-thread acts below. */
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "tsync/cap_kernel.h"
 #include "tsync/capnames.h"
 
 #define BIT(c) (UINT64_C(1) << (c))
@@ -33,7 +34,7 @@ const char *init_cap_name(int cap, char *buf, size_t size)
 
 /* Exactly the names runc honours (tsync/capnames.h): the host left out every
  * other entry, so anything else here did not come from a config through us. */
-static int parse_name(const char *name, size_t len, cap_value_t *ret)
+static int parse_name(const char *name, size_t len, int *ret)
 {
         int c = tsync_capname_lookup(name, len);
         if (c < 0)
@@ -52,7 +53,7 @@ static int parse_list(const char *opt, const char *list, int last_cap, uint64_t 
         }
         for (const char *p = list;;) {
                 size_t len = strcspn(p, ",");
-                cap_value_t v;
+                int v;
                 if (parse_name(p, len, &v) < 0) {
                         init_log(opt, "'%.*s' is not a capability", (int)len, p);
                         return -1;
@@ -76,7 +77,7 @@ static bool proc_shows_nnp(void)
         char buf[16384];
         size_t len = 0;
         ssize_t n;
-        int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
 
         if (fd < 0)
                 return true; /* cannot tell: keep the refusal */
@@ -87,39 +88,17 @@ static bool proc_shows_nnp(void)
         return len == sizeof(buf) - 1 || strstr(buf, "\nNoNewPrivs:") != NULL;
 }
 
-static uint64_t flag_mask(cap_t c, cap_flag_t flag, int last_cap)
-{
-        uint64_t m = 0;
-        for (int i = 0; i <= last_cap && i < 64; i++) {
-                cap_flag_value_t v = CAP_CLEAR;
-                if (cap_get_flag(c, i, flag, &v) == 0 && v == CAP_SET)
-                        m |= BIT(i);
-        }
-        return m;
-}
-
-/* The read: what this process holds, from libcap, prctl and /proc, for the
+/* The read: what this process holds, from capget, prctl and /proc, for the
  * decision (tsync_init_caps_decide). Prints and returns -1. */
 static int read_held(int last_cap, struct tsync_init_caps_held *ret)
 {
         struct tsync_init_caps_held h = { .last_cap = last_cap };
 
-        cap_t now = cap_get_proc();
-        if (!now) {
-                init_log("capabilities", "cannot read this process's capabilities: %s", init_strerror(errno));
+        /* gVisor has no ambient set (PR_CAP_AMBIENT is EINVAL): no_ambient. */
+        int r = tsync_cap_kernel_read(last_cap, h.sets, &h.no_ambient);
+        if (r < 0) {
+                init_log("capabilities", "cannot read this process's capabilities: %s", init_strerror(-r));
                 return -1;
-        }
-        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
-                if (tsync_capset(s)->libcap_flag >= 0)
-                        h.sets[s] = flag_mask(now, (cap_flag_t)tsync_capset(s)->libcap_flag, last_cap);
-        (void)cap_free(now);
-        /* gVisor has no ambient set (PR_CAP_AMBIENT is EINVAL). */
-        h.no_ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 0, 0, 0) < 0 && errno == EINVAL;
-        for (int i = 0; i <= last_cap; i++) {
-                if (cap_get_bound(i) > 0)
-                        h.sets[TSYNC_CAPSET_BOUNDING] |= BIT(i);
-                if (!h.no_ambient && cap_get_ambient(i) > 0)
-                        h.sets[TSYNC_CAPSET_AMBIENT] |= BIT(i);
         }
         int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
         if (nnp < 0) {
@@ -159,31 +138,6 @@ static void warn_decided(const struct tsync_init_caps_warnings *w, int last_cap)
                                                          : "it must be permitted and inheritable");
 }
 
-/* The capset's argument, made before the first filter (libcap allocates). */
-static int make_proc(const struct tsync_init_caps_plan *p, int last_cap, cap_t *ret)
-{
-        char buf[32];
-        cap_t c = cap_init();
-
-        if (!c) {
-                init_log("capabilities", "%s", init_strerror(errno));
-                return -1;
-        }
-        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
-                cap_flag_t flag = (cap_flag_t)tsync_capset(s)->libcap_flag;
-                for (cap_value_t i = 0; tsync_capset(s)->libcap_flag >= 0 && i <= last_cap; i++) {
-                        if ((p->expect[s] & BIT(i)) && cap_set_flag(c, flag, 1, &i, CAP_SET)) {
-                                init_log("capabilities", "%s cannot be set with libcap",
-                                         init_cap_name(i, buf, sizeof(buf)));
-                                (void)cap_free(c);
-                                return -1;
-                        }
-                }
-        }
-        *ret = c;
-        return 0;
-}
-
 /* Parse, read, decide (tsync/init_caps.h), then only what acting needs. */
 int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *ret_exit)
 {
@@ -199,9 +153,12 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
         struct init_caps c = { 0 };
 
         *ret_exit = INIT_EXIT_USAGE;
-        c.last_cap = (int)cap_max_bits() - 1;
-        if (c.last_cap > 63)
-                c.last_cap = 63;
+        int r = tsync_cap_kernel_last(&c.last_cap);
+        if (r < 0) {
+                *ret_exit = INIT_EXIT_PRIVS;
+                init_log("capabilities", "cannot read this process's capabilities: %s", init_strerror(-r));
+                return -1;
+        }
         for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
                 if (!cfg->caps[s])
                         continue;
@@ -213,14 +170,12 @@ int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *re
         *ret_exit = INIT_EXIT_PRIVS;
         if (read_held(c.last_cap, &held) < 0)
                 return -1;
-        int r = tsync_init_caps_decide(&held, &opts, &c.plan, &warnings, &err);
+        r = tsync_init_caps_decide(&held, &opts, &c.plan, &warnings, &err);
         warn_decided(&warnings, c.last_cap);
         if (r < 0) {
                 init_log_msg(err.msg);
                 return -1;
         }
-        if (c.plan.capset && make_proc(&c.plan, c.last_cap, &c.proc) < 0)
-                return -1;
         c.securebits = held.securebits;
         c.nnp_shown = held.nnp_shown;
         c.no_ambient = held.no_ambient;
@@ -259,9 +214,12 @@ int init_caps_apply(const struct init_caps *caps)
 {
         char buf[32];
 
-        if (caps->proc && cap_set_proc(caps->proc) < 0) {
+        /* plan.capset: expect's permitted/effective/inheritable; nothing to allocate, so
+         * made here, after the filter too (caps_after_filter). */
+        int r = caps->plan.capset ? tsync_cap_kernel_set(caps->plan.expect) : 0;
+        if (r < 0) {
                 init_log("capabilities", "capset of the permitted, effective and inheritable sets failed: %s",
-                         init_strerror(errno));
+                         init_strerror(-r));
                 return -1;
         }
         if (!caps->plan.ambient)

@@ -37,7 +37,7 @@ int init_open_no_symlinks(const char *path, int last_flags, mode_t mode)
 {
         char component[256];
         const char *p = path;
-        int dir = open(*p == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int dir = openat(AT_FDCWD, *p == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (dir < 0)
                 return -errno;
         for (;;) {

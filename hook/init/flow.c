@@ -23,8 +23,7 @@
 #include "tsync/init_calls.h"
 #include "tsync/seccomp_flags.h"
 
-/* Static: no heap, and libcap's objects stay reachable (no leak reports
- * when a test tool built with sanitizers runs this). */
+/* Static: no heap. */
 static struct init_config cfg;
 static struct init_filter filters[INIT_MAX_FILTERS];
 static struct init_caps caps;

@@ -1,6 +1,6 @@
-/* seccomp-tsync-init: what its parts share. Static binary, libc and libcap
- * only, no heap after start-up except libcap's own objects (made before the
- * first filter). Only this directory's code prints, one line at a time. */
+/* seccomp-tsync-init: what its parts share. Static binary, libc only
+ * (capabilities by the kernel's interface, tsync/cap_kernel.h), no heap after start-up. Only this
+ * directory's code prints, one line at a time. */
 #pragma once
 
 #include <linux/filter.h>
@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/capability.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -76,7 +75,7 @@ void init_log(const char *what, const char *fmt, ...) __attribute__((format(prin
 void init_warn(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* msg is "<what>: <why>" already (a library's refusal, tsync_err's message). */
 void init_log_msg(const char *msg);
-/* strerrordesc_np, never NULL and never allocating. */
+/* The errno (or -errno) in glibc's words under any libc (tsync/errtext.h): never NULL, never allocating. */
 const char *init_strerror(int e);
 
 /* options.c: fills *cfg from argv. Returns -1 after printing (exit 121), 1
@@ -101,7 +100,6 @@ int init_open_no_symlinks(const char *path, int last_flags, mode_t mode);
  * pure, table-tested); this adds what acting and proving need of the read. */
 struct init_caps {
         struct tsync_init_caps_plan plan; /* what to drop, set, raise, and every thread's end */
-        cap_t proc; /* plan.expect's permitted/effective/inheritable to capset; NULL: leave them */
         int last_cap;
         int securebits;  /* at start, never changed; -1: the kernel has none (gVisor) */
         bool nnp_shown;  /* /proc shows NoNewPrivs (gVisor does not) */

@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "tsync/errtext.h"
 
 const char *init_strerror(int e)
 {
-        const char *s = strerrordesc_np(e < 0 ? -e : e);
-        return s ? s : "unknown error";
+        return tsync_errtext(e);
 }
 
 static void vlog(const char *what, const char *kind, const char *fmt, va_list ap)

@@ -78,6 +78,11 @@ static void *signal_thread(void *arg)
         for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
                 (void)sigaddset(&set, forwarded[i]);
         (void)sigaddset(&set, RUN_SIGNAL);
+        /* libc's own signals (init_signals_block) came unblocked with the thread. */
+        (void)init_signals_block();
+        /* Named by itself: prctl(PR_SET_NAME) under either libc (musl names
+         * another thread with open, not openat, which a profile may lack). */
+        (void)pthread_setname_np(pthread_self(), TSYNC_INIT_THREAD_SIGNALS);
         __atomic_store_n(&signal_tid, gettid(), __ATOMIC_RELEASE);
         (void)sem_post(&ready);
         for (;;) {
@@ -123,17 +128,36 @@ static void *signal_thread(void *arg)
 
 int init_signals_block(void)
 {
-        sigset_t all;
-        int r;
+        /* Every signal, libc's own too (the kernel's 64-bit mask, through the
+         * kernel: sigfillset and glibc's pthread_sigmask leave out what a libc
+         * keeps for itself, glibc 32-33, musl 32-34). A libc uses them for
+         * set*id, setgroups and setrlimit on every thread (glibc's SIGSETXID,
+         * musl's __synccall), pthread_cancel, SIGEV_THREAD timers and musl's
+         * membarrier fallback: the init calls none of them (SConscript's
+         * check_init_libc: it links none). Left unblocked with their default
+         * action, a 32-34 sent to an init that is not PID 1 of its namespace
+         * (a pod's shared one; the kernel drops them for PID 1) would end it
+         * and the workload's supervision with it. A new thread gets them
+         * unblocked again (glibc's pthread_create clears them, musl's first
+         * one unblocks 33-34): each thread we start, and the main thread once
+         * it started one, calls this again. */
+        uint64_t all = UINT64_MAX;
 
-        (void)sigfillset(&all);
-        r = pthread_sigmask(SIG_SETMASK, &all, NULL);
-        if (r != 0) {
-                init_log("signals", "cannot block signals: %s", init_strerror(r));
+        if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all)) < 0) {
+                init_log("signals", "cannot block signals: %s", init_strerror(errno));
                 return -1;
         }
         return 0;
 }
+
+/* The kernel's struct sigaction (x86-64, and every architecture without
+ * SA_RESTORER quirks for SIG_DFL): what rt_sigaction reads and writes. */
+struct kernel_sigaction {
+        void (*handler)(int);
+        unsigned long flags;
+        void (*restorer)(void);
+        uint64_t mask;
+};
 
 void init_signals_defaults(void)
 {
@@ -142,9 +166,17 @@ void init_signals_defaults(void)
         /* Dispositions back to default: an ignored SIGCHLD inherited from our
          * parent would make the kernel reap children before we can see them,
          * and ignored signals would be inherited by the workload. */
-        for (int sig = 1; sig < NSIG; sig++)
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void)sigaction(sig, &dfl, NULL);
+        for (int sig = 1; sig < NSIG; sig++) {
+                if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, &dfl, NULL) == 0)
+                        continue;
+                /* A signal libc keeps for itself (EINVAL: musl's 32-34, glibc's
+                 * 32-33): ignored by our parent, it would stay ignored through
+                 * the workload's execve. Only that is undone, through the
+                 * kernel: a handler there is glibc's own and stays. */
+                struct kernel_sigaction old, kdfl = { .handler = SIG_DFL };
+                if (syscall(SYS_rt_sigaction, sig, NULL, &old, sizeof(old.mask)) == 0 && old.handler == SIG_IGN)
+                        (void)syscall(SYS_rt_sigaction, sig, &kdfl, NULL, sizeof(kdfl.mask));
+        }
 }
 
 int init_signals_start(bool pgroup)
@@ -172,10 +204,9 @@ int init_signals_start(bool pgroup)
                 init_log("signals", "cannot start the signal thread: %s", init_strerror(r));
                 return -1;
         }
-        (void)pthread_setname_np(thread, TSYNC_INIT_THREAD_SIGNALS);
         while (sem_wait(&ready) < 0 && errno == EINTR)
                 ;
-        return 0;
+        return init_signals_block();
 }
 
 pid_t init_signals_tid(void)

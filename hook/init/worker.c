@@ -42,6 +42,9 @@ static void *worker_thread(void *arg)
 {
         struct init_worker *w = arg;
 
+        /* libc's own signals came unblocked with the thread; named by itself (signals.c). */
+        (void)init_signals_block();
+        (void)pthread_setname_np(pthread_self(), w->thread_name);
         __atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
         (void)sem_post(&w->ready);
         for (;;) {
@@ -77,10 +80,9 @@ int init_worker_start(struct init_worker *w)
                 init_log(w->what, "cannot start %s: %s", w->thread_what, init_strerror(r));
                 return -1;
         }
-        (void)pthread_setname_np(thread, w->thread_name);
         while (sem_wait(&w->ready) < 0 && errno == EINTR)
                 ;
-        return 0;
+        return init_signals_block();
 }
 
 pid_t init_worker_tid(struct init_worker *w)

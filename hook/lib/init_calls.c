@@ -20,15 +20,31 @@
 #define BOTH      (SUPERVISE | IN_PLACE)
 #define NEG1      UINT64_MAX /* -1 as a register holds it */
 
+/* The clone flags of a thread: glibc's (when clone3 is ENOSYS), and musl's,
+ * which adds the kernel-ignored CLONE_DETACHED. */
+#define THREAD_FLAGS                                                                                                   \
+        (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |             \
+         CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+#define MUSL_THREAD_FLAGS (THREAD_FLAGS | CLONE_DETACHED)
+
 /* What the init does after its first filter (hook/init: flow.c, proof.c,
  * caps.c, run.c, signals.c), with the arguments it passes where a profile may
  * look at them. Everything else happens before: the status files the proof
  * reads are opened then. Keep it in step with the init. */
 const struct tsync_init_call tsync_init_calls[] = {
-        /* Before the load, under the runtime's profile only. */
+        /* Before the load, under the runtime's profile only. The signal
+         * thread's start, as either libc makes it: glibc's pthread_create
+         * with clone3, or clone where clone3 is ENOSYS (stack_answer); musl's
+         * (the init's libc unless built with musl_init=0) with clone. */
         { "clone3",
           SYS_clone3,
           { 0 },
+          SUPERVISE,
+          TSYNC_CALL_BEFORE_LOAD | TSYNC_CALL_THREAD,
+          "start its signal thread" },
+        { "clone",
+          SYS_clone,
+          { MUSL_THREAD_FLAGS },
           SUPERVISE,
           TSYNC_CALL_BEFORE_LOAD | TSYNC_CALL_THREAD,
           "start its signal thread" },
@@ -85,7 +101,7 @@ const struct tsync_init_call tsync_init_calls[] = {
           BOTH,
           TSYNC_CALL_CAPS_AFTER,
           "set the ambient capabilities" },
-        /* run.c's spawn, with glibc's clone(), which never tries clone3. */
+        /* run.c's spawn, with libc's clone() (glibc's and musl's), which never tries clone3. */
         { "clone",
           SYS_clone,
           { CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD },
@@ -226,10 +242,6 @@ const char *tsync_init_route_explain(const char *who, const struct tsync_init_ca
 }
 
 #ifdef TSYNC_NATIVE_AUDIT_ARCH
-/* glibc's clone flags for a thread, when clone3 is ENOSYS. */
-#define THREAD_FLAGS                                                                                                   \
-        (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |             \
-         CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
 
 /* Whether a USER_NOTIF of a program with listener is answered when the init
  * makes a call of when: the recorder answers every call (CONTINUE), the
@@ -290,7 +302,7 @@ static int stack_answer(const struct tsync_stack_prog *progs, size_t n, const st
 {
         int r = answer_of(progs, n, c->nr, c->args, c->when, ret, err);
         /* glibc falls back to clone when clone3 is ENOSYS (Docker's and Podman's profiles). */
-        if (r == 0 && (c->when & TSYNC_CALL_THREAD) && *ret == (SECCOMP_RET_ERRNO | ENOSYS)) {
+        if (r == 0 && c->nr == SYS_clone3 && (c->when & TSYNC_CALL_THREAD) && *ret == (SECCOMP_RET_ERRNO | ENOSYS)) {
                 const uint64_t args[6] = { THREAD_FLAGS };
                 r = answer_of(progs, n, SYS_clone, args, c->when, ret, err);
         }

@@ -5,6 +5,7 @@
 #include "tsync/init_caps.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/securebits.h>
 #include <stdio.h>
 

@@ -158,6 +158,21 @@ _tsync_is_static() {
         return 1
 }
 
+# _tsync_libc FILE: prints glibc or musl, the C library in the static program FILE, or unknown.
+# glibc leaves its ABI-tag note (from its start files) and "glibc" strings (its tunables, its
+# version) in every static program, stripped or not; musl leaves neither, so a static program
+# without them is taken for musl only when FILE also has no ELF interpreter.
+_tsync_libc() {
+        [ -f "$1" ] || { echo unknown; return; }
+        if LC_ALL=C readelf -nW "$1" 2>/dev/null | grep -q NT_GNU_ABI_TAG || grep -qai glibc "$1"; then
+                echo glibc
+        elif _tsync_is_static "$1"; then
+                echo musl
+        else
+                echo unknown
+        fi
+}
+
 # make_rootfs DIR [PROGRAM...]: a minimal rootfs with busybox-static at
 # DIR/bin/busybox, applet links for ${TSYNC_APPLETS}, /proc /sys /dev /tmp /etc
 # /run, root's passwd and group entries, and each PROGRAM (static only) in DIR/bin.

@@ -309,6 +309,60 @@ testSigtermToTheInitReachesTheWorkload() {
         assertEquals TERM "$(cat "$T/got" 2>/dev/null)"
 }
 
+# The init is linked with the libc the build chose (SConstruct's musl_init: build/init-libc.txt).
+# The detector must tell both apart on programs of known libc first: busybox-static and an empty
+# program from gcc -static are glibc's, the same from musl-gcc (when installed) is musl's.
+testTheInitIsLinkedWithTheLibcTheBuildChose() {
+        local want
+        want=$(cat "$TSYNC_BUILD/init-libc.txt") || fail "no $TSYNC_BUILD/init-libc.txt"
+        printf 'int main(void) { return 0; }\n' >"$T/empty.c"
+        gcc -static -o "$T/empty-glibc" "$T/empty.c" || fail "gcc -static"
+        assertEquals "gcc -static" glibc "$(_tsync_libc "$T/empty-glibc")"
+        assertEquals "$TSYNC_BUSYBOX" glibc "$(_tsync_libc "$TSYNC_BUSYBOX")"
+        if command -v musl-gcc >/dev/null; then
+                musl-gcc -static -o "$T/empty-musl" "$T/empty.c" || fail "musl-gcc -static"
+                assertEquals "musl-gcc -static" musl "$(_tsync_libc "$T/empty-musl")"
+        elif [ "$want" = musl ]; then
+                fail "the build chose musl, but musl-gcc is not installed (apt-get install musl-tools)"
+        fi
+        assertEquals "$INIT" "$want" "$(_tsync_libc "$INIT")"
+        strip -o "$T/init-stripped" "$INIT" || fail "strip"
+        assertEquals "$INIT, stripped" "$want" "$(_tsync_libc "$T/init-stripped")"
+}
+
+# Signals 32-34 are libc's own (glibc's 32-33, musl's 32-34; SIGRTMIN is past them). Every thread
+# of the init blocks them (a new thread gets them unblocked from either libc, and blocks them
+# again), so one sent to an init that is not PID 1 (a pod's shared pid namespace; the kernel drops
+# such signals for PID 1 anyway) stays pending instead of ending the init by its default action
+# and the workload's supervision with it.
+testLibcsOwnSignalsLeaveTheInitRunning() {
+        local ipid wpid task blk sig
+        "$INIT" -f "$T/deny.tsync" -- sh -c "trap 'exit 7' TERM; touch '$T/ready'; while :; do sleep 0.1; done" \
+                >"$T/out" 2>"$T/err" &
+        ipid=$!
+        wait_for "$T/ready" || return
+        wpid=$(child_of "$ipid")
+        assertEquals "the init" seccomp-tsync-i "$(cat "/proc/$ipid/comm")"
+        for task in /proc/"$ipid"/task/*; do
+                blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "$task/status")
+                assertEquals "thread ${task##*/} ($(cat "$task/comm")): SigBlk $blk: 32-34" \
+                        $((0x380000000)) $((0x$blk & 0x380000000))
+        done
+        for sig in 32 33 34; do
+                kill -s "$sig" "$ipid"
+        done
+        sleep 0.2
+        assertEquals "the init after signals 32-34 (stderr: $(cat "$T/err"))" seccomp-tsync-i \
+                "$(cat "/proc/$ipid/comm" 2>/dev/null)"
+        kill -TERM "$ipid"
+        wait "$ipid"
+        rc=$?
+        assertEquals "stderr: $(cat "$T/err")" 7 "$rc"
+        # An init that died left its workload behind.
+        if [ "$rc" -ne 7 ]; then kill -KILL "$wpid" 2>/dev/null; fi
+        return 0
+}
+
 # With --pgroup the whole process group of the workload gets the signal; without, only the workload.
 pgroupRun() {
         local tpid upid ipid

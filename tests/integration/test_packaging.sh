@@ -615,15 +615,17 @@ testDebianPackageBuildsWithTheExpectedFilesAndLintianFindsNoErrors() {
         } | sort >"$TSYNC_TMP/want"
         dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print substr($6, 2) }' | sort >"$TSYNC_TMP/got"
         assertEquals "$(diff "$TSYNC_TMP/want" "$TSYNC_TMP/got")" "$(cat "$TSYNC_TMP/want")" "$(cat "$TSYNC_TMP/got")"
-        # Both programs are static: what they carry is named in Built-Using (Policy 7.8), and the
-        # packaged hook is the static one.
+        # Every program is static: what they carry is named in Built-Using (Policy 7.8), the
+        # packaged hook is the static one, and the packaged init is musl's (the default musl_init).
         local built_using
         built_using=$(dpkg-deb -f "$deb" Built-Using)
-        for src in glibc libcap2 libseccomp yajl; do
+        for src in glibc libcap2 libseccomp yajl musl; do
                 echo "$built_using" | grep -qw "$src" || fail "Built-Using lacks $src: $built_using"
         done
         dpkg-deb -x "$deb" "$TSYNC_TMP/deb-root" || fail "dpkg-deb -x"
         assertTrue "static hook in the .deb" "_tsync_is_static $TSYNC_TMP/deb-root/usr/bin/oci-seccomp-tsync"
+        assertEquals "the .deb's init" musl \
+                "$(_tsync_libc "$TSYNC_TMP/deb-root/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init")"
         lintian --fail-on error "$deb" >"$TSYNC_TMP/lintian" 2>&1
         rc=$?
         cat "$TSYNC_TMP/lintian"

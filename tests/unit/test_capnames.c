@@ -5,13 +5,17 @@
  * of the host that must follow it: the init's options and the bounding set
  * Docker-format conditions are judged on. */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
 
 #include "tap.h"
+#include "tsync/cap_kernel.h"
 #include "tsync/capnames.h"
 #include "tsync/caps.h"
 #include "tsync/capsets.h"
@@ -77,6 +81,37 @@ static int kernel_last_cap(void)
                 fclose(f);
         }
         return v;
+}
+
+/* libcap's flag for a capget word: the test reads each set through libcap too. */
+static cap_flag_t libcap_flag(enum tsync_capword w)
+{
+        return w == TSYNC_CAPWORD_EFFECTIVE   ? CAP_EFFECTIVE
+               : w == TSYNC_CAPWORD_PERMITTED ? CAP_PERMITTED
+                                              : CAP_INHERITABLE;
+}
+
+/* The five sets of this thread, capabilities 0..last, as libcap (and its prctl
+ * wrappers, for bounding and ambient) reads them. */
+static void libcap_sets(int last, uint64_t ret[TSYNC_CAPSET_COUNT])
+{
+        cap_t now = cap_get_proc();
+
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
+                const struct tsync_capset_def *d = tsync_capset(s);
+                ret[s] = 0;
+                for (int c = 0; c <= last && c < 64; c++) {
+                        cap_flag_value_t v = CAP_CLEAR;
+                        bool has =
+                                d->capword != TSYNC_CAPWORD_NONE
+                                        ? now && cap_get_flag(now, c, libcap_flag(d->capword), &v) == 0 && v == CAP_SET
+                                : s == TSYNC_CAPSET_BOUNDING ? cap_get_bound(c) > 0
+                                                             : cap_get_ambient(c) > 0;
+                        if (has)
+                                ret[s] |= UINT64_C(1) << c;
+                }
+        }
+        (void)cap_free(now);
 }
 
 static void test_capnames_table_is_runcs(void)
@@ -282,35 +317,71 @@ static void test_capsets_records_agree_with_proc_and_libcap(void)
         if (f)
                 (void)fclose(f);
         status[n] = '\0';
-        cap_t now = cap_get_proc();
-        int last = (int)cap_max_bits() - 1;
+        uint64_t libcap[TSYNC_CAPSET_COUNT];
+        libcap_sets((int)cap_max_bits() - 1, libcap);
 
         tap_ok(TSYNC_CAPSET_COUNT == sizeof(spec) / sizeof(spec[0]), "five sets");
         for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
                 const struct tsync_capset_def *d = tsync_capset(s);
                 char line[32];
-                uint64_t want = 0, shown = 0;
+                uint64_t want = libcap[s], shown = 0;
                 (void)snprintf(line, sizeof(line), "\n%s:", d->status);
                 const char *at = strstr(status, line);
                 bool parsed = at && sscanf(at + strlen(line), "%" SCNx64, &shown) == 1;
-                for (int c = 0; c <= last && c < 64; c++) {
-                        cap_flag_value_t v = CAP_CLEAR;
-                        bool has = d->libcap_flag >= 0
-                                           ? cap_get_flag(now, c, (cap_flag_t)d->libcap_flag, &v) == 0 && v == CAP_SET
-                                   : s == TSYNC_CAPSET_BOUNDING ? cap_get_bound(c) > 0
-                                                                : cap_get_ambient(c) > 0;
-                        if (has)
-                                want |= BIT(c);
-                }
                 tap_ok(strcmp(d->json, spec[s]) == 0 && strncmp(d->option, "--", 2) == 0 &&
                                strcmp(d->option + 2, d->json) == 0,
                        "set %d is %s, option %s", s, d->json, d->option);
                 tap_ok(parsed && shown == want, "%s: /proc shows %s %016" PRIx64 ", libcap reads %016" PRIx64, d->json,
                        d->status, shown, want);
-                tap_ok((d->libcap_flag >= 0) == (s != TSYNC_CAPSET_BOUNDING && s != TSYNC_CAPSET_AMBIENT),
-                       "%s: a libcap flag exactly for the sets a cap_t holds", d->json);
+                tap_ok((d->capword != TSYNC_CAPWORD_NONE) == (s != TSYNC_CAPSET_BOUNDING && s != TSYNC_CAPSET_AMBIENT),
+                       "%s: a capget word exactly for the sets capget carries", d->json);
         }
+}
+
+/* The init's reader (tsync/cap_kernel.h, no libcap) against libcap's, in the
+ * state the test above left (five different sets where we are root), and its
+ * capset against libcap's reading of the result. */
+static void test_cap_kernel_reads_and_sets_as_libcap(void)
+{
+        uint64_t sets[TSYNC_CAPSET_COUNT], want[TSYNC_CAPSET_COUNT], after[TSYNC_CAPSET_COUNT];
+        bool no_ambient = true;
+        int last = -1;
+
+        int r = tsync_cap_kernel_last(&last);
+        tap_ok(r == 0 && last == (int)cap_max_bits() - 1 && last == kernel_last_cap(),
+               "last capability %d, as libcap's cap_max_bits and cap_last_cap", last);
+        r = tsync_cap_kernel_read(last, sets, &no_ambient);
+        tap_ok(r == 0 && !no_ambient, "read all five sets");
+        libcap_sets(last, want);
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                tap_ok(sets[s] == want[s], "%s: read %016" PRIx64 ", libcap %016" PRIx64, tsync_capset(s)->json,
+                       sets[s], want[s]);
+
+        /* capset: drop CAP_KILL from effective, inheritable and permitted (the ambient set loses it too). */
+        uint64_t kill = UINT64_C(1) << CAP_KILL;
+        sets[TSYNC_CAPSET_EFFECTIVE] &= ~kill;
+        sets[TSYNC_CAPSET_INHERITABLE] &= ~kill;
+        sets[TSYNC_CAPSET_PERMITTED] &= ~kill;
+        tap_ok(tsync_cap_kernel_set(sets) == 0, "capset");
+        cap_t now = cap_get_proc();
+        cap_flag_value_t eff = CAP_SET, inh = CAP_SET, prm = CAP_SET;
+        bool read = now && cap_get_flag(now, CAP_KILL, CAP_EFFECTIVE, &eff) == 0 &&
+                    cap_get_flag(now, CAP_KILL, CAP_INHERITABLE, &inh) == 0 &&
+                    cap_get_flag(now, CAP_KILL, CAP_PERMITTED, &prm) == 0;
         (void)cap_free(now);
+        tap_ok(read && eff == CAP_CLEAR && inh == CAP_CLEAR && prm == CAP_CLEAR &&
+                       tsync_cap_kernel_read(last, after, &no_ambient) == 0 &&
+                       after[TSYNC_CAPSET_EFFECTIVE] == sets[TSYNC_CAPSET_EFFECTIVE] &&
+                       after[TSYNC_CAPSET_PERMITTED] == sets[TSYNC_CAPSET_PERMITTED] &&
+                       after[TSYNC_CAPSET_INHERITABLE] == sets[TSYNC_CAPSET_INHERITABLE] &&
+                       !(after[TSYNC_CAPSET_AMBIENT] & kill),
+               "capset took CAP_KILL out of all three sets, as libcap reads it, and left the rest");
+        /* A set the kernel refuses (permitted raised again): capset's errno. */
+        uint64_t bad[TSYNC_CAPSET_COUNT];
+        for (int s = 0; s < TSYNC_CAPSET_COUNT; s++)
+                bad[s] = after[s];
+        bad[TSYNC_CAPSET_PERMITTED] |= kill;
+        tap_ok(tsync_cap_kernel_set(bad) == -EPERM, "raising permitted again is -EPERM");
 }
 
 int main(void)
@@ -323,5 +394,6 @@ int main(void)
         test_capnames_the_init_gets_only_names_runc_honours();
         test_capnames_a_typed_list_stays_lenient();
         test_capsets_records_agree_with_proc_and_libcap();
+        test_cap_kernel_reads_and_sets_as_libcap();
         return tap_done();
 }

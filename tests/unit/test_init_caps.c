@@ -6,6 +6,7 @@
  * line, with the warnings. Then properties every accepted row must keep. */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/capability.h>
 #include <linux/securebits.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -34,7 +34,7 @@ enum {
         TSYNC_CALL_CAPS_AFTER = 1u << 0,   /* without NO_NEW_PRIVS: capabilities change after the load */
         TSYNC_CALL_MORE_FILTERS = 1u << 1, /* loading each filter after the first, under those before it */
         TSYNC_CALL_BEFORE_LOAD = 1u << 2,  /* before the init loads anything: judged by the runtime's profile alone */
-        TSYNC_CALL_THREAD = 1u << 3,       /* glibc's pthread_create: clone3, or clone where clone3 is ENOSYS */
+        TSYNC_CALL_THREAD = 1u << 3,       /* pthread_create: glibc's clone3 (clone if it is ENOSYS), musl's clone */
         TSYNC_CALL_EXEC_ONCE = 1u << 4,    /* only with an exec-once filter: its supervisor's calls */
         /* The workload child's execve: the one call the exec-once supervisor
          * lets through (CONTINUE), so USER_NOTIF from that filter passes. */
