@@ -338,24 +338,27 @@ static void test_fileio_bounded_reads(void)
 /* The last line of a runtime's log, for a message: a table of file texts. */
 static void test_fileio_last_line(void)
 {
-        /* name, the file's text, the buffer's size, the line wanted */
-        static const char *const cases[][4] = {
-                { "empty", "", "64", "" },
-                { "one_line", "one\n", "64", "one" },
-                { "trailing_blank_lines", "a\nb\n\n\r\n", "64", "b" },
-                { "no_final_newline", "first\nsecond", "64", "second" },
-                { "a_long_line_keeps_its_end", "x\n0123456789\n", "8", "456789" },
-                { "no_room", "only\n", "1", "" },
+        static const struct {
+                const char *name, *text;
+                size_t size; /* the buffer's */
+                const char *want;
+        } cases[] = {
+                { "empty", "", 64, "" },
+                { "one_line", "one\n", 64, "one" },
+                { "trailing_blank_lines", "a\nb\n\n\r\n", 64, "b" },
+                { "no_final_newline", "first\nsecond", 64, "second" },
+                { "a_long_line_keeps_its_end", "x\n0123456789\n", 8, "456789" },
+                { "no_room", "only\n", 1, "" },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 char buf[64] = "unset";
                 _cleanup_close_ int fd = memfd_create("log", MFD_CLOEXEC);
-                const char *const *c = cases[i];
-                bool ok = fd >= 0 && tsync_write_all(fd, c[1], strlen(c[1])) == 0 && lseek(fd, 1, SEEK_SET) == 1;
+                const char *text = cases[i].text;
+                bool ok = fd >= 0 && tsync_write_all(fd, text, strlen(text)) == 0 && lseek(fd, 1, SEEK_SET) == 1;
                 if (ok)
-                        tsync_read_last_line(fd, buf, strtoul(c[2], NULL, 10));
-                tap_ok(ok && strcmp(buf, c[3]) == 0 && lseek(fd, 0, SEEK_CUR) == 1, "test_fileio_last_line_%s: '%s'",
-                       c[0], buf);
+                        tsync_read_last_line(fd, buf, cases[i].size);
+                tap_ok(ok && strcmp(buf, cases[i].want) == 0 && lseek(fd, 0, SEEK_CUR) == 1,
+                       "test_fileio_last_line_%s: '%s'", cases[i].name, buf);
         }
 }
 
