@@ -111,6 +111,13 @@ int cli_exec_view_start(const struct tsync_plan *plan, const struct tsync_json *
 int cli_exec_view_stop(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
                        const char *id, const char *bundle, bool durable, struct tsync_err *err);
 
+/* The same with inject's prepared views (tsync/views.h), in the bundle open
+ * as bundle_fd and locked: createRuntime checks and exchanges them, nothing
+ * parsed and nothing synced (*ret_summary: the plan's line for the log);
+ * poststop exchanges them back for the recorded container alone. */
+int cli_views_start(int bundle_fd, const char *id, const char *bundle, char **ret_summary, struct tsync_err *err);
+int cli_views_stop(int bundle_fd, const char *id, const char *bundle, struct tsync_err *err);
+
 /* createRuntime's relay (relay_start.c): r, opened by tsync_relay_open,
  * serves in a detached process of its own (double fork, setsid, stdio on
  * /dev/null, every other descriptor closed) that the runtime never waits

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "tsync/relay.h"
 #include "tsync/rewrite.h"
 #include "tsync/stage.h"
+#include "tsync/views.h"
 
 #define STATE_MAX_BYTES (1u << 20)
 
@@ -132,19 +134,43 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
                                         .record_root = h->record_root };
 }
 
+/* inject's prepared views (tsync/views.h): 1 with the bundle open and locked
+ * as *ret_fd when it has them; 0 when not (a bundle we cannot open is the
+ * config's reader's to report). */
+static int open_views(const struct oci_state *st, int *ret_fd, struct tsync_err *err)
+{
+        _cleanup_close_ int fd = open(st->bundle, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        int r = tsync_views_present(fd);
+        if (r <= 0)
+                return r < 0 ? tsync_error(err, -r, "%s/%s: %s", st->bundle, TSYNC_BUNDLE_VIEWS, strerror(-r)) : 0;
+        if (flock(fd, LOCK_EX) < 0)
+                return tsync_error(err, errno, "%s: cannot lock: %s", st->bundle, strerror(errno));
+        *ret_fd = TAKE_FD(fd);
+        return 1;
+}
+
 /* What every stage after precreate starts from: the OCI state on stdin, the
  * bundle's config.json (c, read once under its lock) and its plan, the host
- * paths. 0; 1 when the config has no plan and that is fine (missing_ok); -1
- * after printing why not. */
+ * paths. 0; 1 when the config has no plan and that is fine (missing_ok); 2
+ * when the bundle has inject's views, open and locked as *ret_views (nothing
+ * else read); -1 after printing why not. */
 static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_json **ret_doc,
-                       struct cli_bundle_config *c, struct tsync_plan **ret, struct tsync_plan_paths *o)
+                       struct cli_bundle_config *c, struct tsync_plan **ret, struct tsync_plan_paths *o, int *ret_views)
 {
         struct tsync_err err = { 0 };
         if (read_state(st, ret_doc, &err) < 0) {
                 cli_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
-        int r = load_plan(st, c, ret, &err);
+        int r = open_views(st, ret_views, &err);
+        if (r != 0) {
+                if (r < 0)
+                        cli_error(st->id, &err);
+                return r < 0 ? -1 : 2;
+        }
+        r = load_plan(st, c, ret, &err);
         if (r == -ENOENT && missing_ok)
                 return 1;
         if (r < 0) {
@@ -198,9 +224,19 @@ static int stage_create(const struct hook_opts *h)
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         _cleanup_json_ struct tsync_json *state = NULL;
         _cleanup_(cli_bundle_config_clear) struct cli_bundle_config config = CLI_BUNDLE_CONFIG_INIT;
-        int r = stage_begin(h, false, &st, &state, &config, &plan, &o);
+        _cleanup_close_ int views = -EBADF;
+        int r = stage_begin(h, false, &st, &state, &config, &plan, &o, &views);
         if (r < 0)
                 return CLI_EXIT_FAILED;
+        if (r == 2) {
+                _cleanup_free_ char *summary = NULL;
+                if (cli_views_start(views, st.id, st.bundle, &summary, &err) < 0) {
+                        cli_error(st.id, &err);
+                        return CLI_EXIT_FAILED;
+                }
+                cli_log_text(st.id, tsync_stage_name(h->stage), summary);
+                return CLI_EXIT_OK;
+        }
         struct tsync_warnings w = { 0 };
         struct tsync_plan_programs progs = { 0 };
         /* Filters in the init's arguments were compiled when the config was written. */
@@ -250,7 +286,16 @@ static int stage_poststop(const struct hook_opts *h)
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         _cleanup_(cli_bundle_config_clear) struct cli_bundle_config config = CLI_BUNDLE_CONFIG_INIT;
-        int r = stage_begin(h, true, &st, NULL, &config, &plan, &o);
+        _cleanup_close_ int views = -EBADF;
+        int r = stage_begin(h, true, &st, NULL, &config, &plan, &o, &views);
+        if (r == 2) {
+                /* inject writes views only for a plan whose hooks keep the exec view alone. */
+                if (cli_views_stop(views, st.id, st.bundle, &err) < 0) {
+                        cli_error(st.id, &err);
+                        return CLI_EXIT_FAILED;
+                }
+                return CLI_EXIT_OK;
+        }
         if (r > 0)
                 return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
         if (r < 0)

@@ -13,11 +13,13 @@
 #include "tsync/cache.h"
 #include "tsync/cleanup.h"
 #include "tsync/deliver.h"
+#include "tsync/exec_view.h"
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/prepare.h"
 #include "tsync/rewrite.h"
+#include "tsync/views.h"
 
 static void help(FILE *f)
 {
@@ -113,9 +115,84 @@ static int read_config(const char *path, struct tsync_json **ret, mode_t *ret_mo
         return 0;
 }
 
+/* A bundle whose views a container holds (tsync/views.h): config.json is the
+ * exec view then, and what inject wrote from the plan is lent.json. */
+static int read_held_config(int bundle_fd, const char *bundle, struct tsync_json **ret, mode_t *ret_mode,
+                            bool *ret_held)
+{
+        struct tsync_err err = { 0 };
+        _cleanup_(tsync_views_clear) struct tsync_views v = TSYNC_VIEWS_INIT;
+        *ret_held = false;
+        int r = tsync_views_read(bundle_fd, bundle, &v, &err);
+        if (r == -ENOENT || (r == 0 && !v.holder[0]))
+                return 0;
+        if (r == 0 && v.state != TSYNC_VIEWS_EXEC)
+                r = tsync_error(&err, EPERM,
+                                "%s/config.json: container '%s' runs from it, and it is not the exec "
+                                "view inject wrote (%s/%s/exec.json): changed while it ran?",
+                                bundle, v.holder, bundle, TSYNC_BUNDLE_VIEWS);
+        if (r == 0)
+                r = tsync_json_parse(v.lent, v.lent_len, TSYNC_CONFIG_LIMITS, ret, &err);
+        if (r < 0) {
+                cli_error("inject", &err);
+                return -1;
+        }
+        *ret_mode = v.config_mode;
+        *ret_held = true;
+        return 0;
+}
+
+/* Writes the rewritten config: with views (tsync/views.h) when the plan needs
+ * our hooks for the exec view alone and the bundle's file system can
+ * exchange two names; else config.json alone, and views of an earlier inject
+ * go first (a crash between leaves the earlier config, which works without
+ * them). */
+static int write_config(int bundle_fd, const char *bundle, const struct tsync_prepared *p,
+                        const struct tsync_json *config, mode_t mode, bool held, struct tsync_err *err)
+{
+        char config_path[PATH_MAX + 16];
+        (void)snprintf(config_path, sizeof(config_path), "%s/config.json", bundle);
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r = tsync_json_write(config, true, &text, &len, err);
+        if (r < 0)
+                return r;
+        int views = p->hooks == TSYNC_HOOK_EXEC_VIEW && !p->running;
+        if (views)
+                views = tsync_views_supported(bundle_fd, bundle, err);
+        if (views < 0)
+                return views;
+        if (!views) {
+                if (held)
+                        return tsync_views_remove(bundle_fd, bundle, err); /* -EBUSY, naming the container */
+                r = tsync_views_remove(bundle_fd, bundle, err);
+                return r < 0 ? r : tsync_write_atomic(config_path, text, len, mode, true, err);
+        }
+        /* The exec view: the same config with the original sets. */
+        _cleanup_json_ struct tsync_json *lent = NULL, *exec = tsync_json_copy(config);
+        if (!exec)
+                return tsync_error(err, ENOMEM, "out of memory");
+        r = tsync_rewrite_lent_capabilities(p->plan, &lent, err);
+        if (r == 0)
+                r = tsync_exec_view_restore_lent(exec, p->plan, lent, NULL, err);
+        _cleanup_free_ char *exec_text = NULL, *summary = NULL;
+        size_t exec_len;
+        if (r == 0)
+                r = tsync_json_write(exec, true, &exec_text, &exec_len, err);
+        if (r < 0)
+                return r;
+        summary = cli_applied_text(p->plan, lent, NULL);
+        if (!summary)
+                return tsync_error(err, ENOMEM, "out of memory");
+        struct tsync_views_text t = {
+                .lent = text, .lent_len = len, .exec = exec_text, .exec_len = exec_len, .summary = summary
+        };
+        return tsync_views_write(bundle_fd, bundle, &t, mode, err);
+}
+
 /* Everything after the bundle is locked and (for filter files) its state directory exists. */
-static int inject_locked(const struct inject_opts *io, const struct tsync_request *req, const char *bundle,
-                         const char *state_dir)
+static int inject_locked(const struct inject_opts *io, const struct tsync_request *req, int bundle_fd,
+                         const char *bundle, const char *state_dir)
 {
         bool files = req->delivery == TSYNC_DELIVERY_FILES;
         char init_path[PATH_MAX], self[PATH_MAX], config_path[PATH_MAX + 16];
@@ -133,7 +210,9 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         (void)snprintf(config_path, sizeof(config_path), "%s/config.json", bundle);
         _cleanup_json_ struct tsync_json *config = NULL;
         mode_t mode;
-        if (read_config(config_path, &config, &mode) < 0)
+        bool held;
+        if (read_held_config(bundle_fd, bundle, &config, &mode, &held) < 0 ||
+            (!held && read_config(config_path, &config, &mode) < 0))
                 return -1;
 
         const char *hook_args[2];
@@ -169,10 +248,7 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 return -1;
         }
         const struct tsync_plan *plan = p.plan;
-        _cleanup_free_ char *text = NULL;
-        size_t len;
-        if (tsync_json_write(config, true, &text, &len, &err) < 0 ||
-            tsync_write_atomic(config_path, text, len, mode, true, &err) < 0) {
+        if (write_config(bundle_fd, bundle, &p, config, mode, held, &err) < 0) {
                 cli_error("inject", &err);
                 return -1;
         }
@@ -215,7 +291,7 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
                 cli_errorf("inject", "%s: %s", state_dir, strerror(errno));
                 return CLI_EXIT_FAILED;
         }
-        if (inject_locked(io, req, bundle, state_dir) == 0)
+        if (inject_locked(io, req, lock, bundle, state_dir) == 0)
                 return CLI_EXIT_OK;
         /* A refused inject leaves the bundle as it found it. */
         if (made_state_dir)

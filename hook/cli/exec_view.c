@@ -28,6 +28,7 @@
 #include "tsync/plan.h"
 #include "tsync/rewrite.h"
 #include "tsync/runtimes.h"
+#include "tsync/views.h"
 
 /* Reads all of path (a regular file, at most TSYNC_CONFIG_MAX_BYTES), NUL-terminated. */
 static int read_whole(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode, struct tsync_err *err)
@@ -162,11 +163,11 @@ static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *
 
 /* A runtime that keeps its own copy of the config (TSYNC_EXEC_CAPS_STATE_COPY,
  * crun): the copy, byte for byte the bundle's file as the runtime copied it
- * (c->text, still lent; anything else and we cannot know what its exec reads),
- * gets the original sets: c->doc, already restored, without our id. Not
- * synced: it goes with the container. */
-static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const char *id, const char *bundle,
-                              const struct cli_bundle_config *c, struct tsync_err *err)
+ * (lent, still lent; anything else and we cannot know what its exec reads),
+ * gets exec, the original sets without our id. Not synced: it goes with the
+ * container. */
+static int write_state_copy(const struct tsync_runtime *rt, pid_t ppid, const char *id, const char *bundle,
+                            const char *lent, size_t lent_len, const char *exec, size_t exec_len, struct tsync_err *err)
 {
         char root[PATH_MAX], copy[PATH_MAX * 2 + 32];
         int r = runtime_state_root(rt, ppid, root, sizeof(root), err);
@@ -179,16 +180,23 @@ static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const 
         r = read_whole(copy, &theirs, &theirs_len, &mode, err);
         if (r < 0)
                 return tsync_error_prefix(err, "%s's copy of the config", rt->name);
-        if (c->len != theirs_len || memcmp(c->text, theirs, c->len) != 0)
+        if (lent_len != theirs_len || memcmp(lent, theirs, lent_len) != 0)
                 return tsync_error(err, EINVAL,
                                    "%s: not %s/config.json as %s read it: cannot tell what `%s exec` gives", copy,
                                    bundle, rt->name, rt->name);
+        r = tsync_write_atomic(copy, exec, exec_len, mode, false, err);
+        return r < 0 ? tsync_error_prefix(err, "%s", copy) : 0;
+}
+
+/* The same from the config as read (c, still lent) and c->doc, already restored. */
+static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const char *id, const char *bundle,
+                              const struct cli_bundle_config *c, struct tsync_err *err)
+{
         _cleanup_free_ char *text = NULL;
         size_t len;
-        r = tsync_exec_view_text(c->text, c->len, &c->spans, c->doc, &text, &len, err);
-        if (r == 0)
-                r = tsync_write_atomic(copy, text, len, mode, false, err);
-        return r < 0 ? tsync_error_prefix(err, "%s", copy) : 0;
+        int r = tsync_exec_view_text(c->text, c->len, &c->spans, c->doc, &text, &len, err);
+        return r < 0 ? tsync_error_prefix(err, "%s/config.json", bundle)
+                     : write_state_copy(rt, ppid, id, bundle, c->text, c->len, text, len, err);
 }
 
 /* Crash model of the bundle's config.json (the bundle is the user's with
@@ -304,12 +312,9 @@ static void known_exec_views(char *buf, size_t size)
         }
 }
 
-int cli_exec_view_start(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
-                        const char *id, const char *bundle, bool durable, struct tsync_err *err)
+/* The runtime running this hook, when it is one whose exec view we know. */
+static int exec_view_runtime(pid_t ppid, const struct tsync_runtime **ret, struct tsync_err *err)
 {
-        if (!lent)
-                return 0;
-        pid_t ppid = getppid();
         char runtime[64];
         int r = parent_runtime(ppid, runtime, sizeof(runtime), err);
         if (r < 0)
@@ -325,6 +330,20 @@ int cli_exec_view_start(const struct tsync_plan *plan, const struct tsync_json *
                                    "process.noNewPrivileges to true",
                                    runtime, known, runtime);
         }
+        *ret = rt;
+        return 0;
+}
+
+int cli_exec_view_start(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
+                        const char *id, const char *bundle, bool durable, struct tsync_err *err)
+{
+        if (!lent)
+                return 0;
+        pid_t ppid = getppid();
+        const struct tsync_runtime *rt;
+        int r = exec_view_runtime(ppid, &rt, err);
+        if (r < 0)
+                return r;
         r = need_lock(c, bundle, err);
         if (r < 0)
                 return r;
@@ -356,4 +375,61 @@ int cli_exec_view_stop(const struct tsync_plan *plan, const struct tsync_json *l
         if (r < 0)
                 return tsync_error_prefix(err, "%s/config.json", bundle);
         return changed ? write_config(c, bundle, durable, err) : 0;
+}
+
+int cli_views_start(int bundle_fd, const char *id, const char *bundle, char **ret_summary, struct tsync_err *err)
+{
+        _cleanup_(tsync_views_clear) struct tsync_views v = TSYNC_VIEWS_INIT;
+        int r = tsync_views_read(bundle_fd, bundle, &v, err);
+        if (r < 0)
+                return r;
+        /* Either refusal first names a holder: its poststop repairs the rest. */
+        if (v.holder[0])
+                return tsync_views_hold(&v, bundle, id, err);
+        if (v.state != TSYNC_VIEWS_LENT)
+                return tsync_error(err, EPERM,
+                                   "%s/config.json: not the config inject wrote (%s/%s/lent.json): changed since? "
+                                   "run `oci-seccomp-tsync inject` again",
+                                   bundle, bundle, TSYNC_BUNDLE_VIEWS);
+        pid_t ppid = getppid();
+        const struct tsync_runtime *rt;
+        r = exec_view_runtime(ppid, &rt, err);
+        if (r == 0 && rt->exec_caps == TSYNC_EXEC_CAPS_STATE_COPY)
+                r = write_state_copy(rt, ppid, id, bundle, v.config, v.config_len, v.swap, v.swap_len, err);
+        if (r == 0)
+                r = tsync_views_hold(&v, bundle, id, err);
+        if (r < 0)
+                return r;
+        r = tsync_views_exchange(&v, bundle, err);
+        if (r < 0) {
+                struct tsync_err ignored = { 0 };
+                (void)tsync_views_release(&v, bundle, &ignored);
+                return r;
+        }
+        *ret_summary = TAKE_PTR(v.summary);
+        return 0;
+}
+
+int cli_views_stop(int bundle_fd, const char *id, const char *bundle, struct tsync_err *err)
+{
+        _cleanup_(tsync_views_clear) struct tsync_views v = TSYNC_VIEWS_INIT;
+        int r = tsync_views_read(bundle_fd, bundle, &v, err);
+        if (r < 0)
+                return r;
+        if (v.holder[0] && strcmp(v.holder, id) != 0)
+                return 0; /* another container's: not ours to give back */
+        if (v.state == TSYNC_VIEWS_OTHER) {
+                if (!v.holder[0])
+                        return 0; /* a start refused before the exchange */
+                return tsync_error(err, EPERM,
+                                   "%s/config.json: neither view inject wrote (%s/%s): changed while '%s' ran? "
+                                   "run `oci-seccomp-tsync inject` again",
+                                   bundle, bundle, TSYNC_BUNDLE_VIEWS, id);
+        }
+        /* Without a record too: a crash that kept the exchange but lost the link. */
+        if (v.state == TSYNC_VIEWS_EXEC)
+                r = tsync_views_exchange(&v, bundle, err);
+        if (r == 0)
+                r = tsync_views_release(&v, bundle, err);
+        return r;
 }

@@ -49,6 +49,11 @@ struct tsync_json;
  * exec view's hooks build them once a process. */
 void cli_log_applied_lent(const char *where, const char *what, const struct tsync_plan *plan,
                           const struct tsync_json *lent);
+/* What those lines say after "<where>: <what>: " ("mode layer; layers ...;
+ * lent to the init: ..."), malloc'ed (NULL: out of memory); inject keeps it
+ * for createRuntime's line (tsync/views.h), which logs it with cli_log_text. */
+char *cli_applied_text(const struct tsync_plan *plan, const struct tsync_json *lent, const char *lent_unknown);
+void cli_log_text(const char *where, const char *what, const char *text);
 
 /* What replace mode leaves without linux.seccomp, said where it is chosen
  * (inject, precreate, the wrapper): processes started with `EXEC` (e.g.

@@ -102,15 +102,14 @@ static void print_lent(FILE *f, const struct tsync_plan *plan, const struct tsyn
                 fprintf(f, "%s%s", i ? "," : " ", names[i]);
 }
 
-static void log_applied(const char *where, const char *what, const struct tsync_plan *plan,
-                        const struct tsync_json *lent, const char *lent_unknown)
+char *cli_applied_text(const struct tsync_plan *plan, const struct tsync_json *lent, const char *lent_unknown)
 {
-        _cleanup_free_ char *text = NULL;
+        char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         if (!f)
-                return;
-        fprintf(f, "%s: %s: mode %s; layers", where, what, tsync_mode_name(plan->mode));
+                return NULL;
+        fprintf(f, "mode %s; layers", tsync_mode_name(plan->mode));
         for (size_t i = 0; i < plan->n_layers; i++)
                 fprintf(f, "%s%s", i ? "," : " ", plan->layers[i]);
         if (plan->n_layers == 0)
@@ -124,8 +123,27 @@ static void log_applied(const char *where, const char *what, const struct tsync_
                 fprintf(f, "; recording to %s", plan->record.req.output);
         if (plan->listener_path)
                 fprintf(f, "; notify agent %s", plan->listener_path);
-        if (fclose(f) == 0)
-                cli_syslog(LOG_INFO, text);
+        if (fclose(f) != 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
+
+void cli_log_text(const char *where, const char *what, const char *text)
+{
+        if (!enabled || !text)
+                return;
+        _cleanup_free_ char *line = NULL;
+        if (asprintf(&line, "%s: %s: %s", where, what, text) >= 0)
+                cli_syslog(LOG_INFO, line);
+}
+
+static void log_applied(const char *where, const char *what, const struct tsync_plan *plan,
+                        const struct tsync_json *lent, const char *lent_unknown)
+{
+        _cleanup_free_ char *text = cli_applied_text(plan, lent, lent_unknown);
+        cli_log_text(where, what, text);
 }
 
 void cli_log_applied(const char *where, const char *what, const struct tsync_plan *plan)

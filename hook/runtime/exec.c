@@ -32,6 +32,7 @@
 #include "tsync/json_build.h"
 #include "tsync/lockdown_record.h"
 #include "tsync/rewrite.h"
+#include "tsync/views.h"
 
 #define STATE_MAX_BYTES   (1u << 20)
 #define PROCESS_MAX_BYTES (4u << 20)
@@ -182,7 +183,9 @@ static int trusted(int fd, const char *path, bool dir, struct tsync_err *err)
 }
 
 /* BUNDLE/config.json, read under the bundle's lock (shared: the hooks of a
- * running container change it under the exclusive one, see bundle.c). */
+ * running container change it under the exclusive one, see bundle.c). With
+ * inject's views held by a running container (tsync/views.h) config.json is
+ * the exec view, and the config inject wrote is the views' lent.json. */
 int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err *err)
 {
         _cleanup_close_ int dir = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -193,9 +196,21 @@ int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err
                 return r;
         if (flock(dir, LOCK_SH) < 0)
                 return tsync_error(err, errno, "%s: cannot lock: %s", bundle, strerror(errno));
-        char path[PATH_MAX + 16];
+        char path[PATH_MAX + 64];
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
-        _cleanup_close_ int fd = openat(dir, "config.json", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        int at = dir;
+        const char *name = "config.json";
+        _cleanup_close_ int views = openat(dir, TSYNC_BUNDLE_VIEWS, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (views >= 0 && faccessat(views, TSYNC_VIEWS_RUNNING, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+                (void)snprintf(path, sizeof(path), "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
+                r = trusted(views, path, true, err);
+                if (r < 0)
+                        return r;
+                (void)snprintf(path, sizeof(path), "%s/%s/lent.json", bundle, TSYNC_BUNDLE_VIEWS);
+                at = views;
+                name = "lent.json";
+        }
+        _cleanup_close_ int fd = openat(at, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
         if (fd < 0)
                 return tsync_error(err, errno, "%s: %s", path, strerror(errno));
         r = trusted(fd, path, false, err);

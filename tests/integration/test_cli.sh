@@ -67,17 +67,20 @@ testHookNoSyncLeavesOutTheExecViewsFsyncAndOnlyTheHooksDFilesPassIt() {
         cp "$(command -v strace)" "$WORK/runc"
         printf '{"ociVersion":"1.0.2","id":"cli-nosync-%s","status":"created","pid":1,"bundle":"%s"}' $$ "$WORK/b" \
                 >"$WORK/state"
-        for opt in "" --no-sync; do
+        # views: inject's (a start writes nothing); then without them, as on a file system that
+        # cannot exchange two names (each hook rewrites config.json).
+        for opt in views "" --no-sync; do
+                [ "$opt" = views ] || rm -rf "$WORK/b/oci-seccomp-tsync-views"
                 for stage in createRuntime poststop; do
                         # shellcheck disable=SC2086 # opt is one word or none
                         "$WORK/runc" -f -e trace=fsync,fdatasync,syncfs,sync_file_range -o "$WORK/trace" \
-                                "$OCI" hook "$stage" $opt <"$WORK/state" >"$WORK/out" 2>"$WORK/err"
+                                "$OCI" hook "$stage" ${opt#views} <"$WORK/state" >"$WORK/out" 2>"$WORK/err"
                         assertEquals "$stage $opt: $(cat "$WORK/err")" 0 "$?"
                         n=$(grep -c 'sync' "$WORK/trace")
                         if [ -z "$opt" ]; then
                                 assertEquals "$stage: syncs (the new text only: see CRASHES in oci-seccomp-tsync(1))" 1 "$n"
                         else
-                                assertEquals "$stage --no-sync: syncs" 0 "$n"
+                                assertEquals "$stage $opt: syncs" 0 "$n"
                         fi
                 done
                 # The pair put the capabilities back as they were lent.

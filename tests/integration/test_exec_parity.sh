@@ -16,6 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 STATUS_RE='^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters):'
 LAYER=$TSYNC_TOP/configs/profiles/deny-ptrace.json
 RUNNING=io.oci-seccomp-tsync.running
+VIEWS=oci-seccomp-tsync-views
 
 # setUp and tearDown: hooklib.sh's (a temp dir $T, the test's containers removed after it).
 oneTimeSetUp() {
@@ -180,9 +181,23 @@ testPodmanExecAfterARestartGetsWhatItGetsWithoutUs() {
         podman rm -f -t 0 "tsync-plain-$$" "tsync-ours-$$" >/dev/null 2>&1
 }
 
-# The capabilities and running record of $T/b/config.json, compact.
+# holder: the container inject's views record as running from $T/b (its id as a JSON string), or null.
+holder() {
+        local id
+        id=$(readlink "$T/b/$VIEWS/running" 2>/dev/null) && jq -cn --arg id "$id" '$id' || echo null
+}
+
+# The capabilities of $T/b/config.json and the running record, compact.
 view() {
-        jq -cS --arg r "$RUNNING" '[.process.capabilities, .annotations[$r]]' "$T/b/config.json"
+        jq -cS --argjson h "$(holder)" '[.process.capabilities, $h]' "$T/b/config.json"
+}
+
+# views_as STATE: puts $T/b's two views by hand where a start (exec) or a stop (lent) leaves them.
+views_as() {
+        case "$1" in
+        exec) cp "$T/b/$VIEWS/exec.json" "$T/b/config.json" && cp "$T/b/$VIEWS/lent.json" "$T/b/$VIEWS/swap.json" ;;
+        lent) cp "$T/b/$VIEWS/lent.json" "$T/b/config.json" && cp "$T/b/$VIEWS/exec.json" "$T/b/$VIEWS/swap.json" ;;
+        esac
 }
 
 testRuncPoststopLendsTheSetsAgainForTheNextStart() {
@@ -203,55 +218,58 @@ testRuncPoststopLendsTheSetsAgainForTheNextStart() {
         stop_runc "$id"
 }
 
-# nothing_of_ours_in_the_bundle RUNTIME: while the container runs with the exec view in place, and
-# after it stopped, the bundle holds exactly the names it held before (Podman's bundle is its
-# userdata directory, which must hold nothing of ours; a user's bundle should not either).
-nothing_of_ours_in_the_bundle() {
+# names_kept RUNTIME: while the container runs with the exec view in place, and after it stopped,
+# the bundle holds exactly the names inject left, and of ours only the views (Podman's bundle is its
+# userdata directory, which must hold nothing of ours: checked above).
+names_kept() {
         local rt=$1 before id
         bundle_pair 1000 false || fail "bundles"
         before=$(ls -A "$T/b")
+        assertEquals "$rt: inject's names" "$( (ls -A "$T/plain"; echo "$VIEWS") | LC_ALL=C sort)" \
+                "$(ls -A "$T/b" | LC_ALL=C sort)"
         id=$(tsync_unique_id ours)
         "start_$rt" "$id" "$T/b" || fail "$rt: start"
-        assertEquals "$rt: the exec view is in place" "\"$id\"" \
-                "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+        assertEquals "$rt: the container is recorded" "\"$id\"" "$(holder)"
+        assertTrue "$rt: the exec view is in place" "cmp -s '$T/b/$VIEWS/exec.json' '$T/b/config.json'"
         assertEquals "$rt: the bundle's names while it runs" "$before" "$(ls -A "$T/b")"
         "stop_$rt" "$id"
         assertEquals "$rt: the bundle's names after poststop" "$before" "$(ls -A "$T/b")"
+        assertEquals "$rt: no record after poststop" null "$(holder)"
+        assertTrue "$rt: the lent view is back" "cmp -s '$T/b/$VIEWS/lent.json' '$T/b/config.json'"
 }
 
-testNothingOfOursSitsInARuncBundle() {
-        nothing_of_ours_in_the_bundle runc
+testARuncBundleKeepsInjectsNamesWhileItRuns() {
+        names_kept runc
 }
 
-testNothingOfOursSitsInACrunBundle() {
-        nothing_of_ours_in_the_bundle crun
+testACrunBundleKeepsInjectsNamesWhileItRuns() {
+        names_kept crun
 }
 
 # A host crash while the container runs: its processes die with no hook run, and whatever is
-# only in memory is gone. config.json holds all that a repair needs, in either of the two states
-# a crash can leave it in (the exec view's new text is synced before it takes the name): `runc
-# delete` (its state root outlived the crash: runc's default here is on disk) runs poststop,
-# which must find the right config and lend the sets again, and the next start must work.
+# only in memory is gone. A start writes nothing, it only links the record and exchanges two names
+# of files inject synced, so a crash leaves each of them whole, in any of the states below: `runc
+# delete` (its state root outlived the crash: runc's default here is on disk) runs poststop, which
+# must put the lent view back and remove the record, and the next start must work.
+#   kept: the record and the exchange; lost-exchange: the record alone; lost-record: the exchange
+#   alone (a file system that does not keep the order of the two).
 crash_then_delete() {
-        local lost_rename=$1 lent id next
+        local lost=$1 lent id next
         bundle_pair 1000 false || fail "bundles"
         lent=$(view)
-        cp -p "$T/b/config.json" "$T/lent.json"
         id=$(tsync_unique_id crashed)
         start_runc "$id" "$T/b" || fail "start"
         runc kill "$id" KILL || fail "runc kill"
-        if [ "$lost_rename" = yes ]; then
-                # createRuntime's rename never reached the disk: the lent file, as before the start.
-                cp -p "$T/lent.json" "$T/b/config.json"
-        else
-                assertEquals "the crash leaves the exec view with the id" "\"$id\"" \
-                        "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
-        fi
+        assertEquals "the crash leaves the record" "\"$id\"" "$(holder)"
+        case "$lost" in
+        lost-exchange) views_as lent || fail "views by hand" ;;
+        lost-record) rm "$T/b/$VIEWS/running" || fail "rm the record" ;;
+        esac
         runc delete "$id" >"$T/delete.log" 2>&1 || fail "runc delete after the crash: $(cat "$T/delete.log")"
         stop_runc "$id"
-        assertEquals "after runc delete: the lent sets, as inject wrote them" "$lent" "$(view)"
-        [ "$lost_rename" = yes ] && assertTrue "nothing to repair: poststop left the lent file alone" \
-                "cmp -s '$T/lent.json' '$T/b/config.json'"
+        assertEquals "after runc delete: the lent sets, as inject wrote them, and no record" "$lent" "$(view)"
+        assertTrue "the lent view is back" "cmp -s '$T/b/$VIEWS/lent.json' '$T/b/config.json'"
+        assertTrue "the exec view waits" "cmp -s '$T/b/$VIEWS/exec.json' '$T/b/$VIEWS/swap.json'"
         next=$(tsync_unique_id next)
         start_runc "$next" "$T/b" || fail "the next start: $(cat "$T/$next.log")"
         assertEquals "exec'd processes of the next start" "CapEff: 0000000000000000" \
@@ -260,11 +278,15 @@ crash_then_delete() {
 }
 
 testRuncDeleteAfterACrashWhileItRanLendsTheSetsAgain() {
-        crash_then_delete no
+        crash_then_delete kept
 }
 
-testRuncDeleteAfterACrashThatLostTheExecViewsRenameChangesNothing() {
-        crash_then_delete yes
+testRuncDeleteAfterACrashThatLostTheExchangeRemovesTheRecord() {
+        crash_then_delete lost-exchange
+}
+
+testRuncDeleteAfterACrashThatLostTheRecordExchangesBack() {
+        crash_then_delete lost-record
 }
 
 # syncs LOG: the sync calls (fsync, fdatasync, ...) in `strace -y` output, one a line as "CALL PATH".
@@ -272,10 +294,11 @@ syncs() {
         sed -n -E 's/^([0-9]+ +)?(fsync|fdatasync|sync_file_range|syncfs|sync)\([0-9]+<([^>]*)>.*/\2 \3/p' "$1"
 }
 
-# What the crash model needs synced and nothing more: inject's hooks (the bundle is the user's)
-# sync the new text of config.json before it takes the name, once a stage, never the directory;
-# with --no-sync (an engine's config, written anew at every start) nothing. Each hook runs under
-# strace, copied as "runc": the parent the exec view asks for.
+# What the crash model needs synced and nothing more. With inject's views (the default) a start and
+# a stop write nothing and sync nothing. Without them (a bundle on a file system that cannot exchange
+# two names) the hooks rewrite config.json and sync its new text before it takes the name, once a
+# stage, never the directory; with --no-sync (an engine's config, written anew at every start)
+# nothing. Each hook runs under strace, copied as "runc": the parent the exec view asks for.
 testTheHooksSyncOnlyWhatTheCrashModelNeeds() {
         if ! command -v strace >/dev/null; then
                 startSkipping
@@ -284,24 +307,37 @@ testTheHooksSyncOnlyWhatTheCrashModelNeeds() {
         fi
         bundle_pair 1000 false || fail "bundles"
         cp "$(command -v strace)" "$T/runc" || fail "copy strace"
-        cp "$T/b/config.json" "$T/injected.json" || fail "copy the config"
-        local id nosync cr ps s
-        for nosync in no yes; do
+        cp -a "$T/b/$VIEWS" "$T/views" || fail "copy the views"
+        local id form cr ps s
+        for form in views synced no-sync; do
                 rm -f "$T/createRuntime.log" "$T/poststop.log"
-                cp "$T/injected.json" "$T/b/config.json" || fail "copy back"
+                rm -rf "$T/b/$VIEWS"
+                cp "$T/views/lent.json" "$T/b/config.json" || fail "copy back"
                 tsync_json_edit "$T/b/config.json" '.hooks |= with_entries(.key as $st | .value |= map(
                         .args = ["runc", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs,sync",
                                 "-e", "signal=none", "-o", ($t + "/" + $st + ".log"), .path] + .args[1:3] +
-                                (if $n == "yes" then ["--no-sync"] else [] end) | .path = ($t + "/runc")))' \
-                        --arg t "$T" --arg n "$nosync" || fail "hooks under strace"
+                                (if $f == "no-sync" then ["--no-sync"] else [] end) | .path = ($t + "/runc")))' \
+                        --arg t "$T" --arg f "$form" || fail "hooks under strace"
+                if [ "$form" = views ]; then
+                        # The hooks edited as inject would have written them.
+                        cp -a "$T/views" "$T/b/$VIEWS" && cp "$T/b/config.json" "$T/b/$VIEWS/lent.json" ||
+                                fail "the views"
+                fi
                 id=$(tsync_unique_id synced)
-                start_runc "$id" "$T/b" || fail "start (--no-sync: $nosync): $(cat "$T/$id.log")"
+                start_runc "$id" "$T/b" || fail "start ($form): $(cat "$T/$id.log")"
+                if [ "$form" = views ]; then
+                        assertEquals "the views were exchanged" "\"$id\"" "$(holder)"
+                else
+                        assertEquals "the exec view was written ($form)" "\"$id\"" \
+                                "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+                fi
                 stop_runc "$id"
-                assertEquals "the exec view's pair ran (--no-sync: $nosync)" "null" \
+                assertEquals "the exec view's pair ran ($form)" "null" \
                         "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+                assertEquals "no record ($form)" null "$(holder)"
                 cr=$(syncs "$T/createRuntime.log")
                 ps=$(syncs "$T/poststop.log")
-                if [ "$nosync" = no ]; then
+                if [ "$form" = synced ]; then
                         assertEquals "createRuntime: one sync: $cr" 1 "$(grep -c . <<<"$cr")"
                         assertEquals "poststop: one sync: $ps" 1 "$(grep -c . <<<"$ps")"
                         for s in "$cr" "$ps"; do
@@ -311,8 +347,8 @@ testTheHooksSyncOnlyWhatTheCrashModelNeeds() {
                                 esac
                         done
                 else
-                        assertEquals "createRuntime --no-sync: nothing synced" "" "$cr"
-                        assertEquals "poststop --no-sync: nothing synced" "" "$ps"
+                        assertEquals "createRuntime ($form): nothing synced" "" "$cr"
+                        assertEquals "poststop ($form): nothing synced" "" "$ps"
                 fi
         done
 }
@@ -328,9 +364,10 @@ testASecondRuncContainerFromARunningBundleIsRefused() {
                 fail "$(cat "$T/$second.log")"
         assertEquals "the first container's exec'd processes" "CapEff: 0000000000000000" \
                 "$(exec_status runc "$first" | grep '^CapEff:')"
-        assertEquals "the record still names the first" "\"$first\"" "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+        assertEquals "the record still names the first" "\"$first\"" "$(holder)"
+        assertTrue "the exec view is still in place" "cmp -s '$T/b/$VIEWS/exec.json' '$T/b/config.json'"
         stop_runc "$first"
-        assertEquals "after the first stopped" "null" "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+        assertEquals "after the first stopped" "null" "$(holder)"
 }
 
 testAStartAfterAMissedPoststopFailsClosedUntilItRuns() {
@@ -338,9 +375,9 @@ testAStartAfterAMissedPoststopFailsClosedUntilItRuns() {
         local gone next
         gone=$(tsync_unique_id gone)
         start_runc "$gone" "$T/b" || fail "first start"
-        cp "$T/b/config.json" "$T/running.json"
         stop_runc "$gone"
-        cp "$T/running.json" "$T/b/config.json" # as if its poststop never ran
+        # As if its poststop never ran.
+        views_as exec && ln -s "$gone" "$T/b/$VIEWS/running" || fail "the views by hand"
         next=$(tsync_unique_id next)
         start_runc "$next" "$T/b" 2>/dev/null && fail "started past the record of a container that is gone"
         grep -q "if '$gone' is gone, give its id and bundle to \`oci-seccomp-tsync hook poststop\`" "$T/$next.log" ||
@@ -358,7 +395,8 @@ testInjectAgainWhileAContainerRunsKeepsItsExecView() {
         id=$(tsync_unique_id ours)
         start_runc "$id" "$T/b" || fail "start"
         inject --profile "$LAYER" --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject again"
-        assertEquals "the record stays" "\"$id\"" "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+        assertEquals "the record stays" "\"$id\"" "$(holder)"
+        assertTrue "the new exec view is in place" "cmp -s '$T/b/$VIEWS/exec.json' '$T/b/config.json'"
         assertEquals "exec'd processes after the second inject" "CapEff: 0000000000000000" \
                 "$(exec_status runc "$id" | grep '^CapEff:')"
         stop_runc "$id"
