@@ -116,21 +116,18 @@ static int read_config(const char *path, struct tsync_json **ret, mode_t *ret_mo
 }
 
 /* A bundle whose views a container holds (tsync/views.h): config.json is the
- * exec view then, and what inject wrote from the plan is lent.json. */
+ * exec view then (or an edit of it), and what inject wrote from the plan is
+ * lent.json. */
 static int read_held_config(int bundle_fd, const char *bundle, struct tsync_json **ret, mode_t *ret_mode,
                             bool *ret_held)
 {
         struct tsync_err err = { 0 };
         _cleanup_(tsync_views_clear) struct tsync_views v = TSYNC_VIEWS_INIT;
         *ret_held = false;
-        int r = tsync_views_read(bundle_fd, bundle, &v, &err);
-        if (r == -ENOENT || (r == 0 && !v.holder[0]))
+        /* Views no container holds are written anew whatever is left of them. */
+        if (faccessat(bundle_fd, TSYNC_BUNDLE_VIEWS "/" TSYNC_VIEWS_RUNNING, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
                 return 0;
-        if (r == 0 && v.state != TSYNC_VIEWS_EXEC)
-                r = tsync_error(&err, EPERM,
-                                "%s/config.json: container '%s' runs from it, and it is not the exec "
-                                "view inject wrote (%s/%s/exec.json): changed while it ran?",
-                                bundle, v.holder, bundle, TSYNC_BUNDLE_VIEWS);
+        int r = tsync_views_read(bundle_fd, bundle, &v, &err);
         if (r == 0)
                 r = tsync_json_parse(v.lent, v.lent_len, TSYNC_CONFIG_LIMITS, ret, &err);
         if (r < 0) {
@@ -148,7 +145,7 @@ static int read_held_config(int bundle_fd, const char *bundle, struct tsync_json
  * go first (a crash between leaves the earlier config, which works without
  * them). */
 static int write_config(int bundle_fd, const char *bundle, const struct tsync_prepared *p,
-                        const struct tsync_json *config, mode_t mode, bool held, struct tsync_err *err)
+                        const struct tsync_json *config, mode_t mode, struct tsync_err *err)
 {
         char config_path[PATH_MAX + 16];
         (void)snprintf(config_path, sizeof(config_path), "%s/config.json", bundle);
@@ -163,8 +160,7 @@ static int write_config(int bundle_fd, const char *bundle, const struct tsync_pr
         if (views < 0)
                 return views;
         if (!views) {
-                if (held)
-                        return tsync_views_remove(bundle_fd, bundle, err); /* -EBUSY, naming the container */
+                /* Refused while a container holds them: -EBUSY, naming it. */
                 r = tsync_views_remove(bundle_fd, bundle, err);
                 return r < 0 ? r : tsync_write_atomic(config_path, text, len, mode, true, err);
         }
@@ -248,7 +244,7 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 return -1;
         }
         const struct tsync_plan *plan = p.plan;
-        if (write_config(bundle_fd, bundle, &p, config, mode, held, &err) < 0) {
+        if (write_config(bundle_fd, bundle, &p, config, mode, &err) < 0) {
                 cli_error("inject", &err);
                 return -1;
         }

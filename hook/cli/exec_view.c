@@ -199,9 +199,11 @@ static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const 
                      : write_state_copy(rt, ppid, id, bundle, c->text, c->len, text, len, err);
 }
 
-/* Crash model of the bundle's config.json (the bundle is the user's with
- * inject's hooks; an engine that writes config.json anew at every start runs
- * them with --no-sync, and then nothing here is synced):
+/* Crash model of the bundle's config.json when it is rewritten: a bundle
+ * without inject's views (tsync/views.h has theirs, where a start writes
+ * nothing). The bundle is the user's with inject's hooks; an engine that
+ * writes config.json anew at every start runs them with --no-sync, and then
+ * nothing here is synced:
  *   createRuntime rewrites it as the exec view (original sets, our id),
  *   poststop as the lent view again. Each rewrite is a new file, synced
  *   (TSYNC_WRITE_CONTENT) before it takes the name by a rename: a crash never
@@ -216,8 +218,8 @@ static int restore_state_copy(const struct tsync_runtime *rt, pid_t ppid, const 
  *       that very file; otherwise the next start is refused, naming the
  *       container, and `hook poststop` with its id repairs it.
  * So everything a repair needs is in config.json itself: nothing else of ours
- * is kept, in the bundle or elsewhere, and nothing else is synced (not crun's
- * copy, which goes with the container, nor the directory). */
+ * is kept for it, and nothing else is synced (not crun's copy, which goes
+ * with the container, nor the directory). */
 static int write_config(const struct cli_bundle_config *c, const char *bundle, bool durable, struct tsync_err *err)
 {
         char path[PATH_MAX + 16];
@@ -423,7 +425,7 @@ int cli_views_stop(int bundle_fd, const char *id, const char *bundle, struct tsy
                         return 0; /* a start refused before the exchange */
                 return tsync_error(err, EPERM,
                                    "%s/config.json: neither view inject wrote (%s/%s): changed while '%s' ran? "
-                                   "run `oci-seccomp-tsync inject` again",
+                                   "run `oci-seccomp-tsync inject` again, then this stage by hand with its id",
                                    bundle, bundle, TSYNC_BUNDLE_VIEWS, id);
         }
         /* Without a record too: a crash that kept the exchange but lost the link. */

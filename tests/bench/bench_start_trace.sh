@@ -18,7 +18,7 @@ set -uo pipefail
 
 ROUNDS=10
 RUNTIMES="runc crun"
-MODES="podman layer layer-ns layer-eng layer-nh layer-x hooks0 hooks1 catatonit"
+MODES="podman layer layer-rw layer-eng layer-nh layer-x hooks0 hooks1 catatonit"
 EVENTS=sched:sched_process_exec,sched:sched_process_fork,sched:sched_process_exit,syscalls:sys_enter_exit_group,syscalls:sys_enter_seccomp
 
 bench_args "$@"
@@ -81,6 +81,7 @@ done
 echo
 echo "exec->end: from the exec of PID 1's program to the runtime's exit (poststop included, createRuntime"
 echo "not); hook0/hook1: createRuntime and poststop, exec to exit; +hooks: exec->end plus createRuntime."
-echo "Our own part with capabilities lent: +hooks of layer (inject's bundle, synced), layer-ns (the same"
-echo "unsynced) or layer-eng (an engine's config: createRuntime alone, unsynced) minus that of two"
-echo "trivial hooks (hooks0) or one (hooks1), against catatonit's (+hooks of catatonit minus podman's)."
+echo "Our own part with capabilities lent: +hooks of layer (inject's bundle: its views exchanged),"
+echo "layer-rw (the same without views: config.json rewritten and synced) or layer-eng (an engine's"
+echo "config: createRuntime alone, unsynced) minus that of two trivial hooks (hooks0) or one (hooks1),"
+echo "against catatonit's (+hooks of catatonit minus podman's)."

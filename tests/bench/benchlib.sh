@@ -159,7 +159,7 @@ start_pairs() {
 }
 
 # start_bundles: bench_start.sh's bundles in $T/MODE, for MODE in none podman replace layer
-# layer-ns layer-eng layer-nh layer-x hooks0 hooks1 catatonit (bench_start.sh says what each
+# layer-rw layer-eng layer-nh layer-x hooks0 hooks1 catatonit (bench_start.sh says what each
 # is). A bundle with $T/MODE.fresh.json gets it as config.json before every start
 # (bench_fresh_config), as an engine writes it. Needs bench_begin.
 start_bundles() {
@@ -167,20 +167,23 @@ start_bundles() {
         podman_bundle "$T/podman" ":" >/dev/null || die "cannot build a bundle from Podman's config"
         jq -e '.linux.seccomp.syscalls | length > 0' "$T/podman/config.json" >/dev/null ||
                 die "Podman's config has no seccomp profile"
-        for m in none replace layer layer-ns layer-eng layer-nh layer-x hooks0 hooks1 catatonit; do
+        for m in none replace layer layer-rw layer-eng layer-nh layer-x hooks0 hooks1 catatonit; do
                 cp -a "$T/podman" "$T/$m" || die "cannot copy the bundle"
         done
         tsync_json_edit "$T/none/config.json" 'del(.linux.seccomp)' || exit 1
         inject --replace "$T/replace" 2>"$T/inject.err" || die "inject --replace: $(cat "$T/inject.err")"
         inject --profile "$PROFILES/deny-mkdir.json" "$T/layer" 2>"$T/inject.err" ||
                 die "inject --profile: $(cat "$T/inject.err")"
-        inject --profile "$PROFILES/deny-mkdir.json" "$T/layer-ns" 2>"$T/inject.err" ||
+        # Without inject's views, as on a file system that cannot exchange two names: each hook
+        # rewrites config.json and syncs its new text.
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/layer-rw" 2>"$T/inject.err" ||
                 die "inject --profile: $(cat "$T/inject.err")"
-        tsync_json_edit "$T/layer-ns/config.json" '.hooks[][].args += ["--no-sync"]' || exit 1
+        rm -rf "$T/layer-rw/oci-seccomp-tsync-views" || die "cannot remove the views"
         # What an engine's front end leaves (the runtime wrapper's config, the hooks.d files):
         # createRuntime alone, unsynced, on a config.json written anew at every start.
         inject --profile "$PROFILES/deny-mkdir.json" "$T/layer-eng" 2>"$T/inject.err" ||
                 die "inject --profile: $(cat "$T/inject.err")"
+        rm -rf "$T/layer-eng/oci-seccomp-tsync-views" || die "cannot remove the views"
         tsync_json_edit "$T/layer-eng/config.json" 'del(.hooks.poststop) | .hooks.createRuntime[].args += ["--no-sync"]' ||
                 exit 1
         cp "$T/layer-eng/config.json" "$T/layer-eng.fresh.json" || die "cannot copy the config"

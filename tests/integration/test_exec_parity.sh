@@ -406,4 +406,29 @@ testInjectAgainWhileAContainerRunsKeepsItsExecView() {
                 "$(jq '[.process.args[] | select(. == "--filter" or . == "--filter-data")] | length' "$T/b/config.json")"
 }
 
+# A plan that needs its hooks for more than the exec view (filter files compiled at every start) gets
+# no views: inject removes an earlier inject's, and the hooks rewrite config.json as before. While a
+# container holds the views that is refused, naming it, and the bundle stays as it was.
+testInjectWithoutViewsRemovesThemAndIsRefusedWhileAContainerHoldsThem() {
+        bundle_pair 1000 false || fail "bundles"
+        local id before
+        id=$(tsync_unique_id ours)
+        start_runc "$id" "$T/b" || fail "start"
+        before=$(cat "$T/b/config.json")
+        inject --compile-at-start --profile "$LAYER" "$T/b" 2>"$T/inject.err" && fail "inject past the record"
+        grep -q "container '$id' started from this config" "$T/inject.err" || fail "$(cat "$T/inject.err")"
+        assertEquals "config.json as it was" "$before" "$(cat "$T/b/config.json")"
+        assertEquals "the record stays" "\"$id\"" "$(holder)"
+        stop_runc "$id"
+        inject --compile-at-start --profile "$LAYER" "$T/b" || fail "inject after the stop"
+        assertFalse "no views" "[ -e '$T/b/$VIEWS' ]"
+        id=$(tsync_unique_id files)
+        start_runc "$id" "$T/b" || fail "start with filter files: $(cat "$T/$id.log")"
+        assertEquals "the exec view, rewritten" "\"$id\"" \
+                "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+        assertEquals "exec'd processes" "CapEff: 0000000000000000" "$(exec_status runc "$id" | grep '^CapEff:')"
+        stop_runc "$id"
+        assertEquals "lent again" null "$(jq -c --arg r "$RUNNING" '.annotations[$r]' "$T/b/config.json")"
+}
+
 . shunit2

@@ -126,7 +126,7 @@ def main():
     # Our own part with capabilities lent, against catatonit's whole cost (issue 24's yardstick).
     cost = {m: med[(m, "+hooks")] - base for m in modes if (m, "+hooks") in med and base is not None}
     if cost.get("catatonit", 0) > 0:
-        for mode in ("layer", "layer-ns", "layer-eng"):
+        for mode in ("layer", "layer-rw", "layer-eng"):
             for trivial in ("hooks0", "hooks1"):
                 if mode in cost and trivial in cost:
                     ours = cost[mode] - cost[trivial]
