@@ -139,6 +139,24 @@ static int read_held_config(int bundle_fd, const char *bundle, struct tsync_json
         return 0;
 }
 
+/* The exec view's text (the same config with the original sets) and the
+ * plan's summary, for the views (tsync/views.h). */
+static int views_text(const struct tsync_prepared *p, const struct tsync_json *config, char **ret_exec,
+                      size_t *ret_exec_len, char **ret_summary, struct tsync_err *err)
+{
+        _cleanup_json_ struct tsync_json *lent = NULL, *exec = tsync_json_copy(config);
+        if (!exec)
+                return tsync_error(err, ENOMEM, "out of memory");
+        int r = tsync_rewrite_lent_capabilities(p->plan, &lent, err);
+        if (r == 0)
+                r = tsync_exec_view_restore_lent(exec, p->plan, lent, NULL, err);
+        if (r == 0)
+                r = tsync_json_write(exec, true, ret_exec, ret_exec_len, err);
+        if (r == 0 && !(*ret_summary = cli_applied_text(p->plan, lent, NULL)))
+                r = tsync_error(err, ENOMEM, "out of memory");
+        return r;
+}
+
 /* Writes the rewritten config: with views (tsync/views.h) when the plan needs
  * our hooks for the exec view alone and the bundle's file system can
  * exchange two names; else config.json alone, and views of an earlier inject
@@ -155,6 +173,7 @@ static int write_config(int bundle_fd, const char *bundle, const struct tsync_pr
         if (r < 0)
                 return r;
         int views = p->hooks == TSYNC_HOOK_EXEC_VIEW && !p->running;
+        int had = tsync_views_present(bundle_fd);
         if (views)
                 views = tsync_views_supported(bundle_fd, bundle, err);
         if (views < 0)
@@ -164,26 +183,21 @@ static int write_config(int bundle_fd, const char *bundle, const struct tsync_pr
                 r = tsync_views_remove(bundle_fd, bundle, err);
                 return r < 0 ? r : tsync_write_atomic(config_path, text, len, mode, true, err);
         }
-        /* The exec view: the same config with the original sets. */
-        _cleanup_json_ struct tsync_json *lent = NULL, *exec = tsync_json_copy(config);
-        if (!exec)
-                return tsync_error(err, ENOMEM, "out of memory");
-        r = tsync_rewrite_lent_capabilities(p->plan, &lent, err);
-        if (r == 0)
-                r = tsync_exec_view_restore_lent(exec, p->plan, lent, NULL, err);
-        _cleanup_free_ char *exec_text = NULL, *summary = NULL;
-        size_t exec_len;
-        if (r == 0)
-                r = tsync_json_write(exec, true, &exec_text, &exec_len, err);
-        if (r < 0)
-                return r;
-        summary = cli_applied_text(p->plan, lent, NULL);
-        if (!summary)
-                return tsync_error(err, ENOMEM, "out of memory");
-        struct tsync_views_text t = {
-                .lent = text, .lent_len = len, .exec = exec_text, .exec_len = exec_len, .summary = summary
-        };
-        return tsync_views_write(bundle_fd, bundle, &t, mode, err);
+        _cleanup_free_ char *exec = NULL, *summary = NULL;
+        size_t exec_len = 0;
+        r = views_text(p, config, &exec, &exec_len, &summary, err);
+        if (r == 0) {
+                struct tsync_views_text t = {
+                        .lent = text, .lent_len = len, .exec = exec, .exec_len = exec_len, .summary = summary
+                };
+                r = tsync_views_write(bundle_fd, bundle, &t, mode, err);
+        }
+        /* Views this inject began are not left behind: with them the hooks would refuse the config. */
+        if (r < 0 && had == 0) {
+                struct tsync_err ignored = { 0 };
+                (void)tsync_views_remove(bundle_fd, bundle, &ignored);
+        }
+        return r;
 }
 
 /* Everything after the bundle is locked and (for filter files) its state directory exists. */
