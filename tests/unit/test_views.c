@@ -143,35 +143,33 @@ static void test_views_inject_while_held(void)
                "test_views_written_while_held: %s", err.msg);
 }
 
-/* The states a crash can leave after a start, each put back by the stop's steps. */
+/* A state a crash can leave after a start (the record, the exchange, or
+ * both reached the disk), put back by the stop's steps. */
+static void crash_case(const char *name, bool record, bool exchanged)
+{
+        char path[4200];
+        _cleanup_close_ int fd = bundle(name, path);
+        _cleanup_(tsync_views_clear) struct tsync_views v = TSYNC_VIEWS_INIT;
+        struct tsync_err err = { 0 };
+        int r = state_of(fd, path, &v) == TSYNC_VIEWS_LENT ? 0 : -1;
+        if (r == 0 && record)
+                r = tsync_views_hold(&v, path, "gone", &err);
+        if (r == 0 && exchanged)
+                r = tsync_views_exchange(&v, path, &err);
+        /* poststop's steps (cli_views_stop): exchange back when exchanged, then drop the record. */
+        if (r == 0 && state_of(fd, path, &v) == TSYNC_VIEWS_EXEC)
+                r = tsync_views_exchange(&v, path, &err);
+        if (r == 0)
+                r = tsync_views_release(&v, path, &err);
+        tap_ok(r == 0 && state_of(fd, path, &v) == TSYNC_VIEWS_LENT && !v.holder[0], "test_views_crash_%s_repaired: %s",
+               name, err.msg);
+}
+
 static void test_views_crash_states(void)
 {
-        static const struct {
-                const char *name;
-                bool record, exchanged;
-        } cases[] = {
-                { "record_only", true, false },
-                { "exchange_only", false, true },
-                { "both", true, true },
-        };
-        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-                char path[4200];
-                _cleanup_close_ int fd = bundle(cases[i].name, path);
-                _cleanup_(tsync_views_clear) struct tsync_views v = TSYNC_VIEWS_INIT;
-                struct tsync_err err = { 0 };
-                int r = state_of(fd, path, &v) == TSYNC_VIEWS_LENT ? 0 : -1;
-                if (r == 0 && cases[i].record)
-                        r = tsync_views_hold(&v, path, "gone", &err);
-                if (r == 0 && cases[i].exchanged)
-                        r = tsync_views_exchange(&v, path, &err);
-                /* poststop's steps (cli_views_stop): exchange back when exchanged, then drop the record. */
-                if (r == 0 && state_of(fd, path, &v) == TSYNC_VIEWS_EXEC)
-                        r = tsync_views_exchange(&v, path, &err);
-                if (r == 0)
-                        r = tsync_views_release(&v, path, &err);
-                tap_ok(r == 0 && state_of(fd, path, &v) == TSYNC_VIEWS_LENT && !v.holder[0],
-                       "test_views_crash_%s_repaired: %s", cases[i].name, err.msg);
-        }
+        crash_case("record_only", true, false);
+        crash_case("exchange_only", false, true);
+        crash_case("both", true, true);
 }
 
 int main(void)
