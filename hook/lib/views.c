@@ -19,8 +19,11 @@
 #define SWAP        "swap.json"
 #define SUMMARY     "summary"
 #define SUMMARY_MAX 4096
+#define PROBE_A     ".probe-a"
+#define PROBE_B     ".probe-b"
 
-static const char *const files[] = { LENT, EXEC, SWAP, SUMMARY };
+/* All a views directory holds but the record (a probe only after a crash in inject). */
+static const char *const files[] = { LENT, EXEC, SWAP, SUMMARY, PROBE_A, PROBE_B };
 
 int tsync_views_present(int bundle_fd)
 {
@@ -180,7 +183,7 @@ static int open_dir(int bundle_fd, const char *bundle, bool create, struct tsync
 
 int tsync_views_supported(int bundle_fd, const char *bundle, struct tsync_err *err)
 {
-        static const char *const probe[] = { ".probe-a", ".probe-b" };
+        static const char *const probe[] = { PROBE_A, PROBE_B };
         int present = tsync_views_present(bundle_fd);
         if (present < 0)
                 return tsync_error(err, -present, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(-present));
@@ -207,11 +210,20 @@ int tsync_views_supported(int bundle_fd, const char *bundle, struct tsync_err *e
         return r < 0 ? r : supported;
 }
 
+/* name in dfd (dir names it in messages), durable. */
+static int write_durable(int dfd, const char *dir, const char *name, const char *text, size_t len, mode_t mode,
+                         struct tsync_err *err)
+{
+        char path[4096 + 64];
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, name);
+        return tsync_write_at(dfd, path, name, text, len, mode, TSYNC_WRITE_DURABLE, err);
+}
+
 int tsync_views_write(int bundle_fd, const char *bundle, const struct tsync_views_text *t, mode_t mode,
                       struct tsync_err *err)
 {
-        char path[4096];
-        (void)snprintf(path, sizeof(path), "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
+        char dir[4096];
+        (void)snprintf(dir, sizeof(dir), "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
         struct tsync_views v = TSYNC_VIEWS_INIT;
         v.dir_fd = open_dir(bundle_fd, bundle, true, err);
         if (v.dir_fd < 0)
@@ -221,17 +233,15 @@ int tsync_views_write(int bundle_fd, const char *bundle, const struct tsync_view
         const char *config = running ? t->exec : t->lent, *swap = running ? t->lent : t->exec;
         size_t config_len = running ? t->exec_len : t->lent_len, swap_len = running ? t->lent_len : t->exec_len;
         if (r == 0)
-                r = tsync_write_at(v.dir_fd, path, LENT, t->lent, t->lent_len, mode, TSYNC_WRITE_DURABLE, err);
+                r = write_durable(v.dir_fd, dir, LENT, t->lent, t->lent_len, mode, err);
         if (r == 0)
-                r = tsync_write_at(v.dir_fd, path, EXEC, t->exec, t->exec_len, mode, TSYNC_WRITE_DURABLE, err);
+                r = write_durable(v.dir_fd, dir, EXEC, t->exec, t->exec_len, mode, err);
         if (r == 0)
-                r = tsync_write_at(v.dir_fd, path, SWAP, swap, swap_len, mode, TSYNC_WRITE_DURABLE, err);
+                r = write_durable(v.dir_fd, dir, SWAP, swap, swap_len, mode, err);
         if (r == 0)
-                r = tsync_write_at(v.dir_fd, path, SUMMARY, t->summary, strlen(t->summary), 0644, TSYNC_WRITE_DURABLE,
-                                   err);
+                r = write_durable(v.dir_fd, dir, SUMMARY, t->summary, strlen(t->summary), 0644, err);
         if (r == 0)
-                r = tsync_write_at(bundle_fd, bundle, "config.json", config, config_len, mode, TSYNC_WRITE_DURABLE,
-                                   err);
+                r = write_durable(bundle_fd, bundle, "config.json", config, config_len, mode, err);
         tsync_views_clear(&v);
         return r;
 }

@@ -121,6 +121,18 @@ static void test_views_edited_config(void)
                "test_views_a_longer_file_is_neither_view");
 }
 
+/* A probe file a crash left in inject does not keep the views from going. */
+static void test_views_removed_with_a_leftover_probe(void)
+{
+        char path[4200], probe[4300];
+        _cleanup_close_ int fd = bundle("probe", path);
+        (void)snprintf(probe, sizeof(probe), "%s/%s/.probe-a", path, TSYNC_BUNDLE_VIEWS);
+        struct tsync_err err = { 0 };
+        tap_ok(unit_write_file(probe, "") == 0 && tsync_views_remove(fd, path, &err) == 0 &&
+                       tsync_views_present(fd) == 0,
+               "test_views_removed_with_a_leftover_probe: %s", err.msg);
+}
+
 /* inject while a container holds the views: config.json gets the new exec
  * view, swap.json the new lent view; the record stays. */
 static void test_views_inject_while_held(void)
@@ -175,7 +187,8 @@ static void test_views_crash_states(void)
 int main(void)
 {
         static void (*const tests[])(void) = {
-                test_views_written_by_inject, test_views_start_and_stop, test_views_edited_config,
+                test_views_written_by_inject, test_views_start_and_stop,
+                test_views_edited_config,     test_views_removed_with_a_leftover_probe,
                 test_views_inject_while_held, test_views_crash_states,
         };
         return unit_main_in_tmpdir(top, tests, ARRAY_SIZE(tests));
