@@ -125,7 +125,7 @@ static int read_held_config(int bundle_fd, const char *bundle, struct tsync_json
         _cleanup_(tsync_views_clear) struct tsync_views v = TSYNC_VIEWS_INIT;
         *ret_held = false;
         /* Views no container holds are written anew whatever is left of them. */
-        if (faccessat(bundle_fd, TSYNC_BUNDLE_VIEWS "/" TSYNC_VIEWS_RUNNING, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+        if (!tsync_views_held(bundle_fd))
                 return 0;
         int r = tsync_views_read(bundle_fd, bundle, &v, &err);
         if (r == 0)

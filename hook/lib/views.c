@@ -33,6 +33,11 @@ int tsync_views_present(int bundle_fd)
         return S_ISDIR(st.st_mode) ? 1 : -ENOTDIR;
 }
 
+int tsync_views_held(int bundle_fd)
+{
+        return faccessat(bundle_fd, TSYNC_BUNDLE_VIEWS "/" TSYNC_VIEWS_RUNNING, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static bool same(const char *a, size_t alen, const char *b, size_t blen)
 {
         return a && b && alen == blen && memcmp(a, b, alen) == 0;

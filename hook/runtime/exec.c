@@ -200,10 +200,12 @@ int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
         int at = dir;
         const char *name = "config.json";
-        _cleanup_close_ int views = openat(dir, TSYNC_BUNDLE_VIEWS, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (views >= 0 && faccessat(views, TSYNC_VIEWS_RUNNING, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+        _cleanup_close_ int views = -EBADF;
+        if (tsync_views_held(dir)) {
                 (void)snprintf(path, sizeof(path), "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
-                r = trusted(views, path, true, err);
+                views = openat(dir, TSYNC_BUNDLE_VIEWS, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                r = views < 0 ? tsync_error(err, errno, "%s: %s", path, strerror(errno))
+                              : trusted(views, path, true, err);
                 if (r < 0)
                         return r;
                 (void)snprintf(path, sizeof(path), "%s/%s/lent.json", bundle, TSYNC_BUNDLE_VIEWS);

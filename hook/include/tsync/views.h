@@ -59,6 +59,9 @@ struct tsync_views {
  * it does not, -errno. */
 int tsync_views_present(int bundle_fd);
 
+/* 1 when a container holds the views of bundle_fd (the record exists), else 0. */
+int tsync_views_held(int bundle_fd);
+
 /* Reads config.json and the views of bundle_fd (bundle names it in messages)
  * into v and classifies them. -ENOENT when there are no views. */
 int tsync_views_read(int bundle_fd, const char *bundle, struct tsync_views *v, struct tsync_err *err);
