@@ -95,7 +95,7 @@ int tsync_views_read(int bundle_fd, const char *bundle, struct tsync_views *v, s
                 { EXEC, TSYNC_CONFIG_MAX_BYTES, &v->exec, &v->exec_len },
                 { SUMMARY, SUMMARY_MAX, &v->summary, NULL },
         };
-        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
                 size_t len;
                 r = tsync_read_file_at(v->dir_fd, want[i].name, want[i].name, TSYNC_READ_NOFOLLOW | TSYNC_READ_REGULAR,
                                        want[i].max, want[i].text, &len, NULL, err);
@@ -265,7 +265,7 @@ int tsync_views_remove(int bundle_fd, const char *bundle, struct tsync_err *err)
         int r = read_holder(&v, bundle, err);
         if (r == 0 && v.holder[0])
                 r = busy(bundle, v.holder, err);
-        for (size_t i = 0; r == 0 && i < sizeof(files) / sizeof(files[0]); i++)
+        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(files); i++)
                 if (unlinkat(v.dir_fd, files[i], 0) < 0 && errno != ENOENT)
                         r = tsync_error(err, errno, "%s/%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, files[i],
                                         strerror(errno));
