@@ -679,4 +679,27 @@ testUnderPodmanExecOnceWithCapSysPtraceIsRefusedBeforeAnyWorkloadRuns() {
         each_podman podmanExecOncePtrace
 }
 
+# ==== Issue 35, third round: each part of the attacker's view in a section of its own ============
+# The exec path: what the runtime executes for an exec'd process (items 1, 12, 15).
+
+# (exec path: end)
+#
+#
+#
+# lockdown against a hostile workload (items 2, 3, 4, 7, 10, 13, 14).
+
+# (lockdown: end)
+#
+#
+#
+# status against a hostile PID 1 (items 5, 6, 8, 10, 11, 13, 15).
+
+# (status: end)
+#
+#
+#
+# Recordings and the record directory (item 9).
+
+# (recordings: end)
+
 . shunit2
