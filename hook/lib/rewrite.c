@@ -157,6 +157,31 @@ static int add_mount(struct tsync_json *mounts, const char *source, const char *
         return r;
 }
 
+/* TSYNC_CONTAINER_DIR itself (plan.h says why). runc and crun mount a
+ * read-only tmpfs read-write and remount it read-only once every mount is
+ * made, so the mount points under it are made first. */
+static int add_dir_tmpfs(struct tsync_json *mounts)
+{
+        _cleanup_json_ struct tsync_json *m = tsync_json_new_object();
+        struct tsync_json *opts = tsync_json_new_array();
+        int r = m && opts ? 0 : -ENOMEM;
+        if (r == 0)
+                r = tsync_json_set(m, "destination", tsync_json_new_string(TSYNC_CONTAINER_DIR));
+        if (r == 0)
+                r = tsync_json_set(m, "type", tsync_json_new_string("tmpfs"));
+        if (r == 0)
+                r = tsync_json_set(m, "source", tsync_json_new_string("tmpfs"));
+        const char *o[] = { "ro", "nosuid", "nodev", "noexec", "size=" TSYNC_CONTAINER_DIR_TMPFS_SIZE, "mode=0755" };
+        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(o); i++)
+                r = tsync_json_append(opts, tsync_json_new_string(o[i]));
+        if (r == 0)
+                r = tsync_json_set(m, "options", TAKE_PTR(opts));
+        tsync_json_free(opts);
+        if (r == 0)
+                r = tsync_json_append(mounts, TAKE_PTR(m));
+        return r;
+}
+
 /* The relay's private directory (TSYNC_CONTAINER_AGENT_DIR): a small tmpfs
  * owned by process.user, whom the init runs as, and no one else. Runtimes
  * give a tmpfs the mode of a mount point that exists already (runc does), so
@@ -616,6 +641,8 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                 r = tsync_json_set(config, "mounts", tsync_json_new_array());
                 mounts = tsync_json_get_mut(config, "mounts");
         }
+        if (r == 0)
+                r = add_dir_tmpfs(mounts);
         if (r == 0)
                 r = add_mount(mounts, o->init_path, TSYNC_CONTAINER_INIT, true);
         if (r == 0 && plan->state_dir)

@@ -97,6 +97,21 @@ int tsync_rewrite_exec(struct tsync_json *process, const struct tsync_json *conf
         r = exec_plan(process, plan, &mine, err);
         if (r < 0)
                 return tsync_error_prefix(err, "the exec'd process");
+        /* With the container's workload as its PID 1 (the init ran it in
+         * place), PID 1 may move to namespaces of its own at any moment, and
+         * the runtime joins them: nothing keeps TSYNC_CONTAINER_INIT ours
+         * between the wrapper's check (tsync/exec_path.h) and the runtime's
+         * execve, so no capability is lent to what runs there. */
+        _cleanup_json_ struct tsync_json *lent = NULL;
+        r = plan->init.exec ? tsync_rewrite_lent_capabilities(mine, &lent, err) : 0;
+        if (r < 0)
+                return tsync_error_prefix(err, "the exec'd process");
+        if (lent)
+                return tsync_error(err, EPERM,
+                                   "the exec'd process: its init would be lent CAP_SYS_ADMIN (noNewPrivileges is "
+                                   "false), and the container's PID 1 is its workload (run in place), which can move "
+                                   "the mount namespace the runtime execs the init in: refused (set "
+                                   "noNewPrivileges true in the process, or run the container supervised)");
         const char *data[TSYNC_MAX_LAYERS + 1];
         size_t n = 0;
         if (plan->delivery == TSYNC_DELIVERY_ARGS) {

@@ -28,6 +28,7 @@
 #include "../front/front.h"
 #include "runtime.h"
 #include "tsync/cleanup.h"
+#include "tsync/exec_path.h"
 #include "tsync/fileio.h"
 #include "tsync/json_build.h"
 #include "tsync/lockdown_record.h"
@@ -308,6 +309,12 @@ static int rewrite(const char *runtime, struct rt_cmdline *cl, struct tsync_err 
         r = read_process(cl->process, &process, err);
         if (r == 0)
                 r = tsync_rewrite_exec(process, config, err);
+        /* What the runtime will execute is checked in the container, not
+         * assumed from the config (tsync/exec_path.h): the config was
+         * believed by tsync_rewrite_exec's check above. */
+        if (r >= 0 && tsync_exec_path_check_config(pid, config, err) < 0)
+                return tsync_error_prefix(err, "exec: what the runtime would run for the process cannot be "
+                                               "trusted, so nothing runs");
         const char *data[TSYNC_LOCKDOWN_MAX_LAYERS];
         for (size_t i = 0; i < added.n; i++)
                 data[i] = added.layers[i].filter;

@@ -35,7 +35,7 @@ FILL_MIB=64
 DISK_BOUND=$((2 * 1024 * 1024))
 
 oneTimeSetUp() {
-        tsync_need_built "$OCI" "$INIT" "$HOSTILE" "$AGENT" "$RUNTIME"
+        tsync_need_built "$OCI" "$INIT" "$HOSTILE" "$AGENT" "$RUNTIME" "$SWAP"
 }
 
 setUp() {
@@ -681,6 +681,127 @@ testUnderPodmanExecOnceWithCapSysPtraceIsRefusedBeforeAnyWorkloadRuns() {
 
 # ==== Issue 35, third round: each part of the attacker's view in a section of its own ============
 # The exec path: what the runtime executes for an exec'd process (items 1, 12, 15).
+
+
+SWAP=$TSYNC_BUILD/tests/static/swap_probe
+
+# swap_start MODE HOW: the container running swap_probe -w MODE as $USR from a writable rootfs with
+# noNewPrivileges false (so an exec'd process's init is lent CAP_SYS_ADMIN), under the deny-mkdir
+# layer: through the wrapper (HOW=wrapper), or injected to run in place (HOW=inplace, the workload
+# as PID 1; noNewPrivileges true there, which the wrapper needs to lend nothing). Waits for the
+# probe's "done"; its lines in $T/$ID.log.
+swap_start() {
+        local mode=$1 how=$2 nnp=false
+        [ "$how" = inplace ] && nnp=true
+        tsync_probe_bundle "$C/b" "$SWAP" /bin/swap_probe -w "$mode" || return 1
+        tsync_json_edit "$C/b/config.json" '.process.user = {uid: $u, gid: $u} | .hostname = $id |
+                .process.noNewPrivileges = $nnp' --argjson u "$USR" --arg id "$ID" --argjson nnp "$nnp" || return 1
+        mkdir -p "$C/profiles" && cp "$PROFILES/deny-mkdir.json" "$C/profiles/" || return 1
+        case "$how" in
+        wrapper)
+                _tsync_register "$RT" "$ID"
+                ours_rt --layers=deny-mkdir run --detach -b "$C/b" "$ID" </dev/null >"$T/$ID.log" 2>&1 || return 1
+                ;;
+        inplace)
+                inject --exec --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>"$C/inject.err" &&
+                        rt_start "$ID" "$C/b" || return 1
+                ;;
+        esac
+        wait_line "$T/$ID.log" '^door=swap done'
+}
+
+# swap_exec: `cat /proc/self/status` exec'd through the wrapper as the container's own process
+# (same user, same capabilities, noNewPrivileges as the container's), as docker exec gives it;
+# its output in $C/exec.out, its status in $rc.
+swap_exec() {
+        jq '.process | .args = ["cat", "/proc/self/status"] | .terminal = false' "$C/b/config.json" \
+                >"$C/process.json" || return 1
+        rc=0
+        ours_rt exec --process "$C/process.json" "$ID" </dev/null >"$C/exec.out" 2>&1 || rc=$?
+}
+
+# no_evil_ran: nothing the workload put in place ran for the exec'd process.
+no_evil_ran() {
+        assertEquals "$(what): the workload's program ran for the exec'd process: $(cat "$C/exec.out")" "" \
+                "$(lines '^door=swap evil' "$C/exec.out")"
+        assertFalse "$(what): the workload's program ran for the exec'd process" "[ -e $C/b/rootfs/swap-evil-ran ]"
+}
+
+# cap_bit HEX N: whether bit N of the capability mask HEX is set.
+cap_bit() {
+        [ $(((0x$1 >> $2) & 1)) = 1 ]
+}
+
+execPathRename() {
+        swap_start rename wrapper || {
+                fail "$(what): start: $(cat "$T/$ID.log" "$C/inject.err" 2>/dev/null)"
+                return
+        }
+        echo "  $(what): $(lines '^door=swap file' "$T/$ID.log" | tr '\n' ';')"
+        swap_exec
+        no_evil_ran
+        assertEquals "$(what): the exec'd process ran: $(cat "$C/exec.out")" 0 "$rc"
+        local eff
+        eff=$(sed -n 's/^CapEff:[[:space:]]*//p' "$C/exec.out")
+        assertNotEquals "$(what): the exec'd process's CapEff: $(cat "$C/exec.out")" "" "$eff"
+        assertFalse "$(what): the exec'd process holds CAP_SYS_ADMIN ($eff)" "cap_bit ${eff:-0} 21"
+        assertFalse "$(what): the exec'd process holds CAP_SETPCAP ($eff)" "cap_bit ${eff:-0} 8"
+        assertNotEquals "$(what): the exec'd process carries no filter: $(cat "$C/exec.out")" "0" \
+                "$(sed -n 's/^Seccomp_filters:[[:space:]]*//p' "$C/exec.out")"
+        rt_stop "$ID"
+}
+
+# Item 1: the workload renames the directory holding what an exec'd process runs and puts its own
+# program there; an exec through the wrapper still runs ours, lent nothing to anything else.
+testTheWorkloadCannotReplaceWhatAnExecdProcessRuns() {
+        each_case execPathRename
+}
+
+execPathUserns() {
+        swap_start userns inplace || {
+                fail "$(what): start: $(cat "$T/$ID.log" "$C/inject.err" 2>/dev/null)"
+                return
+        }
+        local said
+        said=$(lines '^door=swap' "$T/$ID.log" | tr '\n' ';')
+        echo "  $(what): $said"
+        swap_exec
+        echo "  $(what): exec: $(head -c 300 "$C/exec.out" | tr '\n' ';')"
+        no_evil_ran
+        if [ -n "$(lines '^door=swap file=.* overmount=ok' "$T/$ID.log")" ]; then
+                assertNotEquals "$(what): the exec went through over the workload's own mount" 0 "$rc"
+                assertContains "$(what): the refusal: $(cat "$C/exec.out")" "$(cat "$C/exec.out")" "mount namespace"
+        fi
+        rt_stop "$ID"
+}
+
+# The workload as PID 1 (run in place) makes a user and a mount namespace of its own, which the
+# runtime joins for an exec, and mounts over the directory: the wrapper refuses the exec.
+testAWorkloadInPlaceCannotShadowWhatAnExecdProcessRunsFromANamespaceOfItsOwn() {
+        each_case execPathUserns
+}
+
+execPathInplaceLent() {
+        swap_start rename inplace || {
+                fail "$(what): start: $(cat "$T/$ID.log" "$C/inject.err" 2>/dev/null)"
+                return
+        }
+        jq '.process | .args = ["cat", "/proc/self/status"] | .terminal = false | .noNewPrivileges = false' \
+                "$C/b/config.json" >"$C/process.json" || fail "process"
+        rc=0
+        ours_rt exec --process "$C/process.json" "$ID" </dev/null >"$C/exec.out" 2>&1 || rc=$?
+        no_evil_ran
+        assertNotEquals "$(what): an exec lent CAP_SYS_ADMIN into a container run in place went through" 0 "$rc"
+        assertEquals "$(what): the refusal is one line: $(cat "$C/exec.out")" 1 \
+                "$(grep -c 'oci-seccomp-tsync' "$C/exec.out")"
+        rt_stop "$ID"
+}
+
+# No capability is lent to an exec'd process of a container whose PID 1 is its workload: nothing
+# keeps the path the runtime execs ours between our check and its execve.
+testNoCapabilityIsLentToAnExecdProcessOfAContainerRunInPlace() {
+        each_case execPathInplaceLent
+}
 
 # (exec path: end)
 #

@@ -73,8 +73,15 @@ static void test_rewrite_layer_mode(void)
                        has(tsync_json_get(caps, sets[i]), "CAP_SETPCAP");
         tap_ok(lent, "test_rewrite_lends_sys_admin_and_setpcap_without_no_new_privs");
         const struct tsync_json *mounts = tsync_json_get(c, "mounts");
-        tap_ok(mounts && mounts->u.array.len == 3, "test_rewrite_adds_two_mounts");
-        t = unit_text(mounts->u.array.items[2]);
+        tap_ok(mounts && mounts->u.array.len == 4, "test_rewrite_adds_three_mounts");
+        /* The directory itself first: a mount point the workload cannot
+         * rename, read-only, before the mount points made under it. */
+        t = unit_text(mounts->u.array.items[1]);
+        tap_ok(t && strstr(t, "\"destination\":\"/.oci-seccomp-tsync\"") && strstr(t, "\"type\":\"tmpfs\"") &&
+                       strstr(t, "\"ro\"") && strstr(t, "\"noexec\""),
+               "test_rewrite_our_directory_is_a_read_only_tmpfs_mounted_first (%s)", t);
+        free(t);
+        t = unit_text(mounts->u.array.items[3]);
         tap_ok(t && strstr(t, "\"source\":\"/bundle/oci-seccomp-tsync\"") && strstr(t, "\"ro\"") &&
                        strstr(t, "\"noexec\""),
                "test_rewrite_filter_mount_is_read_only (%s)", t);
@@ -115,7 +122,7 @@ static void test_rewrite_twice_does_not_wrap_twice(void)
         for (size_t i = 0; args && i < args->u.array.len; i++)
                 dashes += strcmp(args->u.array.items[i]->u.string.ptr, "--") == 0;
         tap_ok(r == 0 && dashes == 1 && has(args, "/.oci-seccomp-tsync/filters/02.bpf") &&
-                       tsync_json_get(c, "mounts")->u.array.len == 3,
+                       tsync_json_get(c, "mounts")->u.array.len == 4,
                "test_rewrite_again_with_other_layers_starts_from_the_original (%s)", err.msg);
         free(once);
         free(twice);

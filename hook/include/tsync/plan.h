@@ -17,10 +17,16 @@
 /* The errno exec-once answers with when none is named. */
 #define TSYNC_EXEC_ONCE_DEFAULT_ERRNO EPERM
 
-/* Inside the container: a directory the runtime creates as mount points. */
-#define TSYNC_CONTAINER_DIR     "/.oci-seccomp-tsync"
-#define TSYNC_CONTAINER_INIT    TSYNC_CONTAINER_DIR "/init"
-#define TSYNC_CONTAINER_FILTERS TSYNC_CONTAINER_DIR "/filters"
+/* Inside the container: a read-only tmpfs of our own (issue 35), holding
+ * only the mount points below. A directory of the rootfs could be renamed by
+ * a workload without any capability (Linux refuses to rename a mount point,
+ * not its parent), and a program of its own put in its place would then be
+ * what an exec'd process runs; a mount point cannot be renamed or removed,
+ * and a read-only tmpfs holds nothing the workload made. */
+#define TSYNC_CONTAINER_DIR            "/.oci-seccomp-tsync"
+#define TSYNC_CONTAINER_DIR_TMPFS_SIZE "4k"
+#define TSYNC_CONTAINER_INIT           TSYNC_CONTAINER_DIR "/init"
+#define TSYNC_CONTAINER_FILTERS        TSYNC_CONTAINER_DIR "/filters"
 /* The relay's private tmpfs (issue 23): the rewrite mounts it (mode 0700,
  * owned by process.user) for a notify agent; createRuntime's one-shot
  * relay (relay.h) listens in it, as TSYNC_RELAY_NAME, for the init alone,
