@@ -803,6 +803,25 @@ testNoCapabilityIsLentToAnExecdProcessOfAContainerRunInPlace() {
         each_case execPathInplaceLent
 }
 
+# Item 15: a key of ours, misspelt (or unknown), is never ignored: under Podman the container does
+# not run, whatever else it names. (Podman shows the hook's exit status, not its line.)
+podmanMisspeltKey() {
+        local key
+        podman_hooks || fail "hooks.d"
+        cp "$PROFILES/deny-mkdir.json" "$C/profiles/" || fail "profile"
+        for key in layer Layers layers.extra; do
+                prun "$ID-$key" --rm --user "$USR:$USR" --annotation "io.oci-seccomp-tsync.$key=deny-mkdir" -- supervisor
+                echo "  $(what) io.oci-seccomp-tsync.$key: rc=$rc $(tr '\n' ';' <"$C/$ID-$key.err" | head -c 200)"
+                assertNotEquals "$(what): io.oci-seccomp-tsync.$key: the container ran" 0 "$rc"
+                assertEquals "$(what): io.oci-seccomp-tsync.$key: the workload ran" "" \
+                        "$(lines '^door=' "$C/$ID-$key.out")"
+        done
+}
+
+testUnderPodmanAMisspeltKeyOfOursIsRefusedNeverIgnored() {
+        each_podman podmanMisspeltKey
+}
+
 # (exec path: end)
 #
 #

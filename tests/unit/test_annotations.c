@@ -78,6 +78,32 @@ static int alternatives(const char *re, char names[][32], size_t max, size_t *re
         return 0;
 }
 
+/* precreate's and createRuntime's regex: every name under our prefix, the
+ * table's and any other (issue 35: a misspelt key must reach precreate, which
+ * refuses it, or Podman runs the container as if it had not been written), and
+ * nothing else (a container that names nothing of ours is not touched). */
+static void check_prefix_regex(const char *path, const char *re)
+{
+        regex_t rx;
+        if (!tap_ok(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0, "%s: the regex compiles", path))
+                return;
+        for (size_t i = 0; i < tsync_annotation_count; i++) {
+                const char *name = tsync_annotation_table[i].name;
+                bool m = regexec(&rx, name, 0, NULL, 0) == 0;
+                tap_ok(m == under_prefix(name), "%s: %s %s", path, name,
+                       under_prefix(name) ? "matches" : "does not match (not under our prefix)");
+        }
+        static const char *const ours[] = { TSYNC_ANNOTATION_PREFIX "layer", TSYNC_ANNOTATION_PREFIX "layers.x",
+                                            TSYNC_ANNOTATION_PREFIX "Layers", TSYNC_ANNOTATION_PREFIX "" };
+        for (size_t i = 0; i < ARRAY_SIZE(ours); i++)
+                tap_ok(regexec(&rx, ours[i], 0, NULL, 0) == 0, "%s: '%s' (misspelt, ours) matches", path, ours[i]);
+        static const char *const others[] = { "x." TSYNC_ANNOTATION_PREFIX "layers", "io.oci-seccomp-tsyncXlayers",
+                                              "io.oci-seccomp-tsync", "org.example.layers" };
+        for (size_t i = 0; i < ARRAY_SIZE(others); i++)
+                tap_ok(regexec(&rx, others[i], 0, NULL, 0) != 0, "%s: %s does not match", path, others[i]);
+        regfree(&rx);
+}
+
 /* The regex of one hooks.d file, checked against the table; the regex into
  * ret (for the man page's copy). */
 static void check_hooks_d_file(const char *path, bool poststop, char *ret, size_t size)
@@ -96,8 +122,12 @@ static void check_hooks_d_file(const char *path, bool poststop, char *ret, size_
         const struct tsync_json *v = when->u.object.values[0];
         tap_ok(v->type == TSYNC_JSON_STRING && strcmp(v->u.string.ptr, ".*") == 0, "%s: any value", path);
         (void)snprintf(ret, size, "%s", re);
+        if (!poststop) {
+                check_prefix_regex(path, re);
+                return;
+        }
 
-        /* Exactly the user's rows that ask for us (and need poststop), by name... */
+        /* Exactly the user's rows that need poststop, by name... */
         char names[16][32];
         size_t n = 0;
         if (!tap_ok(alternatives(re, names, 16, &n) == 0, "%s: '%s' is ^io\\.oci-seccomp-tsync\\.(a|b|...)$", path, re))
