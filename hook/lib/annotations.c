@@ -1,5 +1,6 @@
 /* The one table of our annotations (annotations.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,21 +69,40 @@ const struct tsync_annotation_def tsync_annotation_table[] = {
 const size_t tsync_annotation_count = ARRAY_SIZE(tsync_annotation_table);
 
 const struct tsync_sandbox_mark tsync_sandbox_marks[] = {
-        /* containerd's CRI plugin (pkg/cri/annotations): "sandbox" or "container". */
-        { .engine = "containerd", .name = "io.kubernetes.cri.container-type", .value = "sandbox" },
-        /* CRI-O (internal/annotations): "sandbox" or "container". */
-        { .engine = "CRI-O", .name = "io.kubernetes.cri-o.ContainerType", .value = "sandbox" },
+        /* containerd's CRI plugin (pkg/cri/annotations): "sandbox" or
+         * "container"; the pause's container id is the sandbox id. Its shim,
+         * containerd-shim-runc-v2, runs the runtime. */
+        { .engine = "containerd",
+          .name = "io.kubernetes.cri.container-type",
+          .value = "sandbox",
+          .id_name = "io.kubernetes.cri.sandbox-id",
+          .runner = "containerd-shim" },
+        /* CRI-O (internal/annotations): "sandbox" or "container"; its infra
+         * container's id is the sandbox id. conmon runs the runtime. */
+        { .engine = "CRI-O",
+          .name = "io.kubernetes.cri-o.ContainerType",
+          .value = "sandbox",
+          .id_name = "io.kubernetes.cri-o.SandboxID",
+          .runner = "conmon" },
 };
 const size_t tsync_sandbox_mark_count = ARRAY_SIZE(tsync_sandbox_marks);
 
-const struct tsync_sandbox_mark *tsync_annotations_sandbox(const struct tsync_json *config)
+static bool string_is(const struct tsync_json *v, const char *s)
+{
+        return v && v->type == TSYNC_JSON_STRING && s && v->u.string.len == strlen(s) &&
+               memcmp(v->u.string.ptr, s, v->u.string.len) == 0;
+}
+
+const struct tsync_sandbox_mark *tsync_annotations_sandbox(const struct tsync_json *config, const char *runner_comm,
+                                                           const char *id)
 {
         const struct tsync_json *annotations = tsync_json_get(config, "annotations");
-        for (size_t i = 0; i < tsync_sandbox_mark_count; i++) {
-                const struct tsync_json *v = tsync_json_get(annotations, tsync_sandbox_marks[i].name);
-                if (v && v->type == TSYNC_JSON_STRING && v->u.string.len == strlen(tsync_sandbox_marks[i].value) &&
-                    memcmp(v->u.string.ptr, tsync_sandbox_marks[i].value, v->u.string.len) == 0)
-                        return &tsync_sandbox_marks[i];
+        for (size_t i = 0; runner_comm && i < tsync_sandbox_mark_count; i++) {
+                const struct tsync_sandbox_mark *m = &tsync_sandbox_marks[i];
+                if (strncmp(runner_comm, m->runner, strlen(m->runner)) == 0 &&
+                    string_is(tsync_json_get(annotations, m->name), m->value) &&
+                    string_is(tsync_json_get(annotations, m->id_name), id))
+                        return m;
         }
         return NULL;
 }

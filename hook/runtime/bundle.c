@@ -120,7 +120,7 @@ struct target {
 /* run: the command is `run` (which deletes inside the runtime, never through
  * our delete, which writes a recording). */
 static int rewrite_config(const struct rt_settings *s, const struct target *t, struct tsync_json *config,
-                          struct tsync_request *req, bool run)
+                          struct tsync_request *req, bool run, bool sandbox)
 {
         struct tsync_err err = { 0 };
         char init_path[PATH_MAX], hook_path[PATH_MAX], cache_buf[PATH_MAX];
@@ -145,7 +145,8 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_RUNTIME,
                                          .req = req,
                                          .paths = &paths,
-                                         .flags = run ? TSYNC_PREPARE_NO_DELETE : 0,
+                                         .flags = (run ? TSYNC_PREPARE_NO_DELETE : 0) |
+                                                  (sandbox ? TSYNC_PREPARE_SANDBOX : 0),
                                          .record_dir = s->record_dir };
         struct tsync_warnings w = { 0 };
         _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
@@ -248,6 +249,20 @@ static struct tsync_json *read_config(struct target *t, bool *ret_required)
         return config;
 }
 
+/* The comm of the process that runs us (an engine's shim or conmon, a
+ * shell): "" when it cannot be read. Root's engines run the runtime; a
+ * container cannot choose it. */
+static void runner_comm(char *buf, size_t size)
+{
+        char path[64];
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        buf[0] = '\0';
+        (void)snprintf(path, sizeof(path), "/proc/%d/comm", (int)getppid());
+        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, 64, &text, &len, NULL, NULL) == 0)
+                (void)snprintf(buf, size, "%.*s", (int)strcspn(text, "\n"), text);
+}
+
 int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
 {
         struct target t = { .where = cl->id ? cl->id : "runtime" };
@@ -282,18 +297,20 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 return 0;
         /* A pod's sandbox (pause) runs no workload: the pod's annotations
          * containerd copies onto it are honoured on the pod's containers,
-         * which carry them too; layering the pause would put our init (and a
-         * recording or notify agent) on it, and a refusal there would fail the
-         * whole pod instead of the container that asked. Not even our
-         * settings' layers: they are for workloads. */
-        if (tsync_annotations_sandbox(config))
-                return 0;
+         * which carry them too; layering the pause for them would put our
+         * init (and a recording or notify agent) on it, and a refusal there
+         * would fail the whole pod instead of the container that asked. Our
+         * settings' layers are the node's, for every container: they stay.
+         * Only the running engine's mark counts (tsync/annotations.h). */
+        char runner[64];
+        runner_comm(runner, sizeof(runner));
+        bool sandbox = tsync_annotations_sandbox(config, runner, cl->id) != NULL;
         /* Whether it asks for us, from the one table (annotations.c): one
          * of ours we cannot honour here (a recording), or one misspelt, is
          * refused, never passed to the runtime as if it were not there. */
         struct tsync_err err = { 0 };
         bool asks = false;
-        if (tsync_annotations_check(config, TSYNC_FRONTEND_RUNTIME, &asks, &err) < 0) {
+        if (!sandbox && tsync_annotations_check(config, TSYNC_FRONTEND_RUNTIME, &asks, &err) < 0) {
                 cli_error(t.where, &err);
                 return -1;
         }
@@ -305,13 +322,14 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                            cl->config_file, RT_PROGRAM);
                 return -1;
         }
-        struct tsync_request req = { 0 };
+        /* The settings' layers are names, as the annotations' are. */
+        struct tsync_request req = { .layers_by_name = true };
         _cleanup_free_ char *names = s->layers ? strdup(s->layers) : NULL;
         int r = s->layers && !names ? tsync_error(&err, ENOMEM, "out of memory") : 0;
-        if (r == 0)
+        if (r == 0 && !sandbox)
                 r = tsync_request_from_annotations(config, TSYNC_FRONTEND_RUNTIME, &req, &err);
         if (r == 0)
-                r = merge_settings(s, config, names, &req, &err);
+                r = merge_settings(s, sandbox ? NULL : config, names, &req, &err);
         /* A recording waits in a directory of its own until our delete
          * (delete.c); what it may write is prepare's to judge (the host's
          * record-dir, never through `run`). */
@@ -320,7 +338,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 r = tsync_record_new_dir_name(TSYNC_RECORD_ROOT, &record_dir, &err);
         req.record_dir = record_dir;
         if (r == 0)
-                r = rewrite_config(s, &t, config, &req, strcmp(cl->argv[cl->command], "run") == 0);
+                r = rewrite_config(s, &t, config, &req, strcmp(cl->argv[cl->command], "run") == 0, sandbox);
         else
                 cli_error(t.where, &err);
         tsync_request_clear(&req);

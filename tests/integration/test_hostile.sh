@@ -822,6 +822,65 @@ testUnderPodmanAMisspeltKeyOfOursIsRefusedNeverIgnored() {
         each_podman podmanMisspeltKey
 }
 
+# mark_run RUNNER ANNOTATIONS_JSON: through the wrapper (runc) with the node layer deny-mkdir (its
+# --layers: the node's own), run by a program whose comm is RUNNER (as containerd's shim or conmon
+# runs the runtime): a container whose annotations (jq, $id its id) claim to be a pod's sandbox and
+# ask for deny-getcwd; it prints what mkdir and getcwd did. Its output in $T/$ID.log.
+mark_run() {
+        local runner=$1 annotations=$2
+        tsync_probe_bundle "$C/b" /bin/busybox sh -c \
+                'mkdir /tmp/m 2>/dev/null && echo mkdir=ok || echo mkdir=denied; /bin/busybox pwd -P >/dev/null 2>&1 && echo getcwd=ok || echo getcwd=denied' ||
+                return 1
+        tsync_json_edit "$C/b/config.json" ".annotations = ($annotations)" --arg id "$ID" || return 1
+        mkdir -p "$C/profiles" && cp "$PROFILES/deny-mkdir.json" "$PROFILES/deny-getcwd.json" "$C/profiles/" || return 1
+        mkdir -p "$C/bin" && ln -sf "$(command -v bash)" "$C/bin/$runner" || return 1
+        _tsync_register "$RT" "$ID"
+        : >"$C/runtime.conf"
+        # shellcheck disable=SC2016 # the inner shell's; "exit" keeps it from exec'ing the wrapper itself
+        "$C/bin/$runner" -c '"$@"; exit $?' "$runner" "$RUNTIME" --runtime-config="$C/runtime.conf" \
+                --profile-dir="$C/profiles" --cache-dir="$T/cache" --layers=deny-mkdir run -b "$C/b" "$ID" \
+                </dev/null >"$T/$ID.log" 2>&1
+        rc=$?
+}
+
+markRuns() {
+        local containerd='{"io.kubernetes.cri.container-type": "sandbox", "io.kubernetes.cri.sandbox-id": $id,
+                "io.oci-seccomp-tsync.layers": "deny-getcwd"}'
+        local crio='{"io.kubernetes.cri-o.ContainerType": "sandbox", "io.kubernetes.cri-o.SandboxID": $id,
+                "io.oci-seccomp-tsync.layers": "deny-getcwd"}'
+        local other='{"io.kubernetes.cri.container-type": "sandbox", "io.kubernetes.cri.sandbox-id": "another",
+                "io.oci-seccomp-tsync.layers": "deny-getcwd"}'
+        # containerd's own pause: the pod's annotation asks nothing, the node's layer holds.
+        mark_run containerd-shim-runc-v2 "$containerd" || fail "$(what): start"
+        echo "  $(what) containerd's mark under containerd's shim: $(tr '\n' ' ' <"$T/$ID.log")"
+        assertEquals "$(what): the node's layer on a pod's sandbox: $(cat "$T/$ID.log")" "mkdir=denied" \
+                "$(lines '^mkdir=' "$T/$ID.log")"
+        assertEquals "$(what): the pod's annotation on its sandbox: $(cat "$T/$ID.log")" "getcwd=ok" \
+                "$(lines '^getcwd=' "$T/$ID.log")"
+        # Another engine's mark, or a sandbox id that is not the container's: an ordinary container.
+        local case
+        for case in "conmon:$containerd" "containerd-shim-runc-v2:$crio" "containerd-shim-runc-v2:$other" \
+                "bash:$containerd"; do
+                ID=$(tsync_unique_id "hostile-$RT-$USR")
+                mark_run "${case%%:*}" "${case#*:}" || fail "$(what): start"
+                echo "  $(what) run by ${case%%:*}: $(tr '\n' ' ' <"$T/$ID.log")"
+                assertEquals "$(what) run by ${case%%:*}: the node's layer: $(cat "$T/$ID.log")" "mkdir=denied" \
+                        "$(lines '^mkdir=' "$T/$ID.log")"
+                assertEquals "$(what) run by ${case%%:*}: the container's own annotation: $(cat "$T/$ID.log")" \
+                        "getcwd=denied" "$(lines '^getcwd=' "$T/$ID.log")"
+        done
+}
+
+# Item 12: only the running engine's sandbox mark counts, confirmed by its sandbox id; node layers
+# are never skipped, not even for a real pod's sandbox.
+testOnlyTheRunningEnginesSandboxMarkCountsAndNodeLayersAreNeverSkipped() {
+        local RT=runc USR=0
+        ID=$(tsync_unique_id "hostile-$RT-$USR")
+        C=$T/mark-$RT
+        mkdir -p "$C"
+        markRuns
+}
+
 # (exec path: end)
 #
 #

@@ -374,31 +374,48 @@ static void test_annotations_request_reads_exec_once_alone(void)
 }
 
 /* The pause container is told apart by the engine's own mark and value alone. */
-static void test_annotations_sandbox_is_the_engines_mark(void)
+static void test_annotations_sandbox_is_the_running_engines_mark(void)
 {
         static const struct {
-                const char *annotations;
+                const char *annotations, *runner, *id;
                 const char *engine; /* NULL: not a sandbox */
         } rows[] = {
-                { "{\"io.kubernetes.cri.container-type\": \"sandbox\", \"io.oci-seccomp-tsync.layers\": \"x\"}",
-                  "containerd" },
-                { "{\"io.kubernetes.cri-o.ContainerType\": \"sandbox\"}", "CRI-O" },
-                { "{\"io.kubernetes.cri.container-type\": \"container\", \"io.oci-seccomp-tsync.layers\": \"x\"}",
-                  NULL },
-                { "{\"io.kubernetes.cri.container-type\": \"sandboxes\"}", NULL },
-                { "{\"io.kubernetes.cri.container-type\": [\"sandbox\"]}", NULL },
-                { "{\"io.kubernetes.cri.sandbox-id\": \"sandbox\"}", NULL },
-                { "{}", NULL },
-                { "\"not an object\"", NULL },
+                { "{\"io.kubernetes.cri.container-type\": \"sandbox\", \"io.kubernetes.cri.sandbox-id\": \"p1\", "
+                  "\"io.oci-seccomp-tsync.layers\": \"x\"}",
+                  "containerd-shim", "p1", "containerd" },
+                { "{\"io.kubernetes.cri-o.ContainerType\": \"sandbox\", \"io.kubernetes.cri-o.SandboxID\": \"p1\"}",
+                  "conmon", "p1", "CRI-O" },
+                /* Under CRI-O, containerd's mark is a pod's annotation like any other (and the reverse). */
+                { "{\"io.kubernetes.cri.container-type\": \"sandbox\", \"io.kubernetes.cri.sandbox-id\": \"p1\"}",
+                  "conmon", "p1", NULL },
+                { "{\"io.kubernetes.cri-o.ContainerType\": \"sandbox\", \"io.kubernetes.cri-o.SandboxID\": \"p1\"}",
+                  "containerd-shim", "p1", NULL },
+                /* Not run by an engine at all (runc's caller, a shell, a test). */
+                { "{\"io.kubernetes.cri.container-type\": \"sandbox\", \"io.kubernetes.cri.sandbox-id\": \"p1\"}",
+                  "bash", "p1", NULL },
+                { "{\"io.kubernetes.cri.container-type\": \"sandbox\", \"io.kubernetes.cri.sandbox-id\": \"p1\"}", "",
+                  "p1", NULL },
+                /* The engine's other fact disagrees: the sandbox is another container. */
+                { "{\"io.kubernetes.cri.container-type\": \"sandbox\", \"io.kubernetes.cri.sandbox-id\": \"p1\"}",
+                  "containerd-shim", "c2", NULL },
+                { "{\"io.kubernetes.cri.container-type\": \"sandbox\"}", "containerd-shim", "p1", NULL },
+                { "{\"io.kubernetes.cri.container-type\": \"container\", \"io.kubernetes.cri.sandbox-id\": \"p1\"}",
+                  "containerd-shim", "p1", NULL },
+                { "{\"io.kubernetes.cri.container-type\": \"sandboxes\", \"io.kubernetes.cri.sandbox-id\": \"p1\"}",
+                  "containerd-shim", "p1", NULL },
+                { "{\"io.kubernetes.cri.container-type\": [\"sandbox\"], \"io.kubernetes.cri.sandbox-id\": \"p1\"}",
+                  "containerd-shim", "p1", NULL },
+                { "{\"io.kubernetes.cri.sandbox-id\": \"sandbox\"}", "containerd-shim", "sandbox", NULL },
         };
         for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
                 _cleanup_json_ struct tsync_json *c = config_with(rows[i].annotations);
-                const struct tsync_sandbox_mark *m = tsync_annotations_sandbox(c);
+                const struct tsync_sandbox_mark *m = tsync_annotations_sandbox(c, rows[i].runner, rows[i].id);
                 if (rows[i].engine)
-                        tap_ok(m && strcmp(m->engine, rows[i].engine) == 0, "%s: %s's sandbox", rows[i].annotations,
-                               rows[i].engine);
+                        tap_ok(m && strcmp(m->engine, rows[i].engine) == 0, "%s run by %s, id %s: %s's sandbox",
+                               rows[i].annotations, rows[i].runner, rows[i].id, rows[i].engine);
                 else
-                        tap_ok(!m, "%s: not a sandbox", rows[i].annotations);
+                        tap_ok(!m, "%s run by '%s', id %s: not a sandbox", rows[i].annotations, rows[i].runner,
+                               rows[i].id);
         }
 }
 
@@ -412,6 +429,6 @@ int main(void)
         test_annotations_each_front_end_honours_or_refuses();
         test_annotations_a_misspelt_name_is_told_the_users_names();
         test_annotations_request_reads_exec_once_alone();
-        test_annotations_sandbox_is_the_engines_mark();
+        test_annotations_sandbox_is_the_running_engines_mark();
         return tap_done();
 }

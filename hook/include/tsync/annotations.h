@@ -32,11 +32,18 @@ struct tsync_err;
 #define TSYNC_ANNOTATION_CRUN_FAIL_UNKNOWN "run.oci.seccomp_fail_unknown_syscall"
 
 /* The engines' own marks of a pod's sandbox (its pause container): name and
- * value, one row per engine (annotations.c). */
+ * value, one row per engine (annotations.c). A mark counts only for the
+ * engine that runs us (issue 35: a pod under CRI-O could carry containerd's
+ * mark, which CRI-O passes as any other annotation), known by the program
+ * that runs the runtime (its comm, which begins with runner), and only when
+ * the engine's other fact agrees: the sandbox id it writes (id_name) is the
+ * container's own id. */
 struct tsync_sandbox_mark {
         const char *engine;
         const char *name;
         const char *value;
+        const char *id_name;
+        const char *runner;
 };
 extern const struct tsync_sandbox_mark tsync_sandbox_marks[];
 extern const size_t tsync_sandbox_mark_count;
@@ -92,9 +99,13 @@ const char *tsync_frontend_name(enum tsync_frontend fe);
 int tsync_annotations_check(const struct tsync_json *config, enum tsync_frontend fe, bool *ret_asks,
                             struct tsync_err *err);
 
-/* The engine's mark of a pod's sandbox in the config's annotations, or NULL:
- * the pause container, which runs no workload. containerd copies the pod's
- * allowed annotations onto it too, so ours there ask nothing of us: the
- * pod's containers carry them (and containerd sets the mark itself, after the
- * pod's annotations, so a pod cannot claim it). */
-const struct tsync_sandbox_mark *tsync_annotations_sandbox(const struct tsync_json *config);
+/* The mark of a pod's sandbox in the config's annotations, or NULL: the
+ * pause container, which runs no workload, of the engine whose program
+ * (runner_comm, the comm of the process that runs the runtime) runs us, for
+ * the container id. containerd copies the pod's allowed annotations onto it
+ * too, so ours there ask nothing of us: the pod's containers carry them (and
+ * containerd sets the mark itself, after the pod's annotations, so a pod
+ * cannot claim it). Node layers (the runtime's own settings) are for every
+ * container, the pause's included: the mark never skips them. */
+const struct tsync_sandbox_mark *tsync_annotations_sandbox(const struct tsync_json *config, const char *runner_comm,
+                                                           const char *id);

@@ -26,6 +26,10 @@ enum tsync_prepare_flags {
         /* The runtime wrapper's `run`: the runtime deletes the container
          * itself, never through our delete, which writes a recording. */
         TSYNC_PREPARE_NO_DELETE = 1u << 1,
+        /* A pod's sandbox (tsync_annotations_sandbox): the pod's annotations
+         * the engine copied onto it ask nothing and are not judged; only the
+         * request (the node's layers) counts. */
+        TSYNC_PREPARE_SANDBOX = 1u << 2,
 };
 
 struct tsync_prepare_opts {
