@@ -738,6 +738,8 @@ execPathRename() {
                 return
         }
         echo "  $(what): $(lines '^door=swap file' "$T/$ID.log" | tr '\n' ';')"
+        assertEquals "$(what): what the workload changed there: $(lines '^door=swap file' "$T/$ID.log")" "" \
+                "$(lines '^door=swap file' "$T/$ID.log" | grep -E '=ok( |$)' || true)"
         swap_exec
         no_evil_ran
         assertEquals "$(what): the exec'd process ran: $(cat "$C/exec.out")" 0 "$rc"
@@ -779,6 +781,25 @@ execPathUserns() {
 # runtime joins for an exec, and mounts over the directory: the wrapper refuses the exec.
 testAWorkloadInPlaceCannotShadowWhatAnExecdProcessRunsFromANamespaceOfItsOwn() {
         each_case execPathUserns
+}
+
+execPathUsernsSupervised() {
+        swap_start userns wrapper || {
+                fail "$(what): start: $(cat "$T/$ID.log" 2>/dev/null)"
+                return
+        }
+        echo "  $(what): $(lines '^door=swap' "$T/$ID.log" | tr '\n' ';')"
+        swap_exec
+        no_evil_ran
+        assertEquals "$(what): the exec'd process ran (PID 1, our init, kept its namespaces): $(cat "$C/exec.out")" 0 \
+                "$rc"
+        rt_stop "$ID"
+}
+
+# The same from a workload that is not PID 1 (our init supervises): the runtime joins PID 1's
+# namespaces, which the workload cannot move, and the exec runs ours.
+testAWorkloadsOwnNamespacesDoNotReachAnExecdProcessUnderOurSupervisingInit() {
+        each_case execPathUsernsSupervised
 }
 
 execPathInplaceLent() {

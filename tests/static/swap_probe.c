@@ -163,8 +163,13 @@ static void try_rename(const char *file)
                 (void)close(fd);
         (void)snprintf(beside, sizeof(beside), "%.500s/swap-beside", dir);
         long cb = copy_self(beside);
-        say("door=swap file=%s rename=%s unlink=%s write=%s create_beside=%s", file, res(rf, rfe, e2, sizeof(e2)),
-            res(ul, ule, e3, sizeof(e3)), res(fd, fde, e4, sizeof(e4)), res(cb, errno, e5, sizeof(e5)));
+        int cbe = errno;
+        char self[512] = { 0 }, e6[32];
+        (void)readlink("/proc/self/exe", self, sizeof(self) - 1);
+        long b = mount(self, file, NULL, MS_BIND, NULL);
+        say("door=swap file=%s rename=%s unlink=%s write=%s create_beside=%s bind=%s", file,
+            res(rf, rfe, e2, sizeof(e2)), res(ul, ule, e3, sizeof(e3)), res(fd, fde, e4, sizeof(e4)),
+            res(cb, cbe, e5, sizeof(e5)), res(b, errno, e6, sizeof(e6)));
 }
 
 static long write_file(const char *path, const char *text)
