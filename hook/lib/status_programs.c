@@ -244,10 +244,12 @@ static int write_all(int fd, const void *buf, size_t len)
         return 0;
 }
 
-static _Noreturn void reader_child(int fd, const pid_t *tids, size_t n)
+static _Noreturn void reader_child(int fd, const pid_t *tids, size_t n, pid_t parent)
 {
-        /* Ends with status: its tracees are let go with it. */
-        (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* Ends with status (also when status ended before this was set):
+         * its tracees are let go with it. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+                _exit(1);
         for (size_t i = 0; i < n; i++) {
                 struct record rec = { 0 };
                 struct prog *p = NULL;
@@ -371,10 +373,10 @@ static int stop_reader(const pid_t *tids, size_t n, struct chain_out *out)
                         }
                         return 0;
                 }
-                pid_t child = fork();
+                pid_t self = getpid(), child = fork();
                 if (child == 0) {
                         (void)close(fds[0]);
-                        reader_child(fds[1], tids + i, n - i);
+                        reader_child(fds[1], tids + i, n - i, self);
                 }
                 (void)close(fds[1]);
                 _cleanup_close_ int fd = fds[0];
