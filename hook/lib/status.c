@@ -293,13 +293,25 @@ int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err
         (void)snprintf(path, sizeof(path), "/proc/%d/exe", (int)st.init_pid);
         ssize_t n = readlink(path, st.init_exe, sizeof(st.init_exe) - 1);
         st.init_exe[n > 0 ? n : 0] = '\0';
-        /* The file PID 1 runs, whatever path it has there; init_ours waits for
-         * tsync_status_judge_init. */
+        /* The file PID 1 runs, whatever path it has there. */
         struct stat exe;
         if (stat(path, &exe) == 0) {
                 st.init_exe_known = true;
                 st.init_dev = exe.st_dev;
                 st.init_ino = exe.st_ino;
+        }
+        /* Until a caller that knows the config judges again (status): the
+         * init installed beside the running program, where the front ends
+         * find it (hook/front/paths.c cli_find_init: the same two places). */
+        char me[PATH_MAX], beside[2][PATH_MAX + 64];
+        ssize_t m = readlink("/proc/me/exe", me, sizeof(me) - 1);
+        char *slash = m > 0 ? memrchr(me, '/', (size_t)m) : NULL;
+        if (slash) {
+                *slash = '\0';
+                (void)snprintf(beside[0], sizeof(beside[0]), "%s/seccomp-tsync-init", me);
+                (void)snprintf(beside[1], sizeof(beside[1]), "%s/../libexec/oci-seccomp-tsync/seccomp-tsync-init", me);
+                const char *paths[] = { beside[0], beside[1] };
+                tsync_status_judge_init(&st, paths, 2);
         }
         *ret = st;
         return 0;

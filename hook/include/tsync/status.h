@@ -150,7 +150,10 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t);
 
 /* Reads every task of the pid namespace that pid is in. -ESRCH when pid is
  * gone, -EPERM (with the reason) when the namespace is ours (the host's) or
- * has no PID 1 we can see. Tasks that end while being read are left out. */
+ * has no PID 1 we can see. Tasks that end while being read are left out.
+ * init_ours is judged against the init installed beside the running
+ * program alone; a caller with the config judges again
+ * (tsync_status_judge_init). */
 int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err);
 /* Whether PID 1's exe is, by device and inode, one of the n files at paths
  * (the host's: the source of the config's mount at TSYNC_CONTAINER_INIT, the
