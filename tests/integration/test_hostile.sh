@@ -964,6 +964,21 @@ testStatusLeavesAStoppedTaskStopped() {
         kill -CONT "$pid"
 }
 
+# Extra: a process without the layer (a plain `runc exec`) whose main thread has ended, so that
+# it looks dead, while a second thread runs on: the live thread is judged all the same.
+testStatusJudgesTheLiveThreadsOfAProcessThatLooksDead() {
+        sp_setup
+        sp_bundle /bin/sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start_plain || fail "start"
+        runc exec -d "$ID" /bin/status_probe zmain >"$C/exec.out" 2>&1 || fail "exec: $(cat "$C/exec.out")"
+        wait_line "$C/exec.out" "ready|errno" || fail "the exec'd probe: $(cat "$C/exec.out")"
+        sp_status --json "$ID"
+        assertEquals "$(cat "$C/st.err")" 1 "$rc"
+        assertEquals "its live thread named short" "true" \
+                "$(jq -r '[.tasks[] | select(.role == "other" and (.dead | not))] | .[0].short' "$C/st.out")"
+}
+
 # (status: end)
 #
 #

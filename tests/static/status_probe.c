@@ -18,6 +18,8 @@
  *   traced                fork a child and trace it (the child waits)
  *   churn                 start short-lived children without end
  *   stop                  stop itself (SIGSTOP) once ready
+ *   zmain                 end its main thread (pthread_exit), a second
+ *                         thread waiting on: a process that looks dead
  *   plant LINK TARGET     rename the directory LINK's parent is in away
  *                         when it holds our files, and put a symbolic link
  *                         LINK -> TARGET in its place (issue 35, 6) */
@@ -26,6 +28,7 @@
 #include <linux/filter.h>
 #include <linux/io_uring.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +147,15 @@ static int cmd_memfd(char **argv)
         return 1;
 }
 
+static void *zmain_thread(void *arg)
+{
+        (void)arg;
+        (void)usleep(200000); /* the main thread is gone by then */
+        say("door=zmain ready");
+        wait_forever();
+        return NULL;
+}
+
 static int cmd_plant(const char *link, const char *target)
 {
         char dir[4096], away[4200];
@@ -221,6 +233,11 @@ int main(int argc, char **argv)
                 say("door=stop ready");
                 (void)raise(SIGSTOP);
                 wait_forever();
+        } else if (strcmp(mode, "zmain") == 0) {
+                pthread_t t;
+                if (pthread_create(&t, NULL, zmain_thread, NULL) != 0)
+                        return 1;
+                pthread_exit(NULL);
         } else if (strcmp(mode, "plant") == 0 && argc == 4) {
                 r = cmd_plant(argv[2], argv[3]);
         } else {
