@@ -54,27 +54,65 @@ static void help(FILE *f)
                 PROGRAM);
 }
 
-/* What the container asked: its config's plan or annotations; our init's
- * command line where there is no config, or where the config at hand has no
- * plan although our init runs (an engine may keep the config it wrote before
- * the hooks rewrote it). */
-static int expectations(const struct target *t, const struct tsync_status *st, struct tsync_status_expect *e,
-                        struct tsync_json **config, struct tsync_err *err)
+/* The source of the config's mount at TSYNC_CONTAINER_INIT: the init the
+ * host delivered to this container. */
+static const char *init_mount_source(const struct tsync_json *config)
 {
-        int r;
-        if (t->config_path) {
-                r = tsync_json_parse_file(t->config_path, TSYNC_CONFIG_LIMITS, config, err);
-                if (r < 0)
-                        return r;
-                r = tsync_status_expect_from_config(*config, e, err);
-                if (r < 0)
-                        return tsync_error_prefix(err, "%s", t->config_path);
-                if (e->plan || !st->init_ours)
-                        return 0;
-        } else if (!st->init_ours) {
-                *e = (struct tsync_status_expect){ .source = "nothing" };
-                return 0;
+        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
+        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
+                const struct tsync_json *m = mounts->u.array.items[i];
+                const struct tsync_json *d = tsync_json_get(m, "destination"), *src = tsync_json_get(m, "source");
+                if (d && d->type == TSYNC_JSON_STRING && strcmp(d->u.string.ptr, TSYNC_CONTAINER_INIT) == 0 && src &&
+                    src->type == TSYNC_JSON_STRING)
+                        return src->u.string.ptr;
         }
+        return NULL;
+}
+
+/* PID 1 is our init when the file it runs is, by device and inode, one the
+ * host delivered: the config's init mount, or the init installed beside us. */
+static void judge_init(const struct tsync_json *config, struct tsync_status *st)
+{
+        char beside[PATH_MAX] = "";
+        (void)cli_find_init(beside, sizeof(beside));
+        const char *paths[] = { config ? init_mount_source(config) : NULL, beside };
+        tsync_status_judge_init(st, paths, ARRAY_SIZE(paths));
+}
+
+/* What our init was told, against what the config's plan asked: the command
+ * line is PID 1's to write (an init exec'd again with other arguments), so
+ * it never decides; a difference is a finding. */
+static void cmdline_against_plan(const struct tsync_status *st, struct tsync_status_expect *e)
+{
+        _cleanup_free_ char *cmdline = NULL;
+        size_t len = 0;
+        struct tsync_err err = { 0 };
+        struct tsync_status_expect c;
+        if (status_read_cmdline(st->init_pid, &cmdline, &len) < 0 ||
+            tsync_status_expect_from_cmdline(cmdline, len, &c, &err) < 0) {
+                (void)snprintf(e->disagree, sizeof(e->disagree), "it is not one our init would run with");
+                return;
+        }
+        if (c.n_tsync + c.record != e->n_tsync + e->record)
+                (void)snprintf(e->disagree, sizeof(e->disagree), "%u filter%s, the plan %u", c.n_tsync + c.record,
+                               c.n_tsync + c.record == 1 ? "" : "s", e->n_tsync + e->record);
+        else if (c.exec_once != e->exec_once || c.in_place != e->in_place || c.no_new_privs != e->no_new_privs)
+                (void)snprintf(e->disagree, sizeof(e->disagree), "exec once, --exec or NoNewPrivs not as the plan's");
+}
+
+/* What the container asked: its config's plan or annotations. Our init's
+ * command line only where the config has no plan although our init runs
+ * (an engine may keep the config it wrote before the hooks rewrote it). */
+static int expectations(const struct target *t, const struct tsync_status *st, struct tsync_status_expect *e,
+                        const struct tsync_json *config, struct tsync_err *err)
+{
+        int r = tsync_status_expect_from_config(config, e, err);
+        if (r < 0)
+                return tsync_error_prefix(err, "%s", t->config_path);
+        if (e->plan && st->init_ours && !e->in_place)
+                cmdline_against_plan(st, e);
+        if (e->plan || !st->init_ours)
+                return 0;
         _cleanup_free_ char *cmdline = NULL;
         size_t len = 0;
         r = status_read_cmdline(st->init_pid, &cmdline, &len);
@@ -84,11 +122,9 @@ static int expectations(const struct target *t, const struct tsync_status *st, s
         r = tsync_status_expect_from_cmdline(cmdline, len, &from_init, err);
         if (r < 0)
                 return tsync_error_prefix(err, "pid %d", (int)st->init_pid);
-        if (t->config_path) {
-                /* The runtime's own filter is known from the config. */
-                from_init.baseline_known = e->baseline_known;
-                from_init.baseline = e->baseline;
-        }
+        /* The runtime's own filter is known from the config. */
+        from_init.baseline_known = e->baseline_known;
+        from_init.baseline = e->baseline;
         *e = from_init;
         return 0;
 }
@@ -141,9 +177,20 @@ static int status(struct target *t, bool json, bool programs)
                            (int)t->pid, (int)st.target_ns_pid);
                 return STATUS_EXIT_UNKNOWN;
         }
+        /* A pid alone: its runtime's state names its config, or nothing is
+         * said about what it asked (never "asks nothing" unread). */
+        if (!t->config_path && status_target_find_config(t, st.init_pid, &err) < 0) {
+                cli_error(t->what, &err);
+                return STATUS_EXIT_UNKNOWN;
+        }
         _cleanup_json_ struct tsync_json *config = NULL;
+        if (tsync_json_parse_file(t->config_path, TSYNC_CONFIG_LIMITS, &config, &err) < 0) {
+                cli_error(t->what, &err);
+                return STATUS_EXIT_UNKNOWN;
+        }
+        judge_init(config, &st);
         struct tsync_status_expect e;
-        if (expectations(t, &st, &e, &config, &err) < 0) {
+        if (expectations(t, &st, &e, config, &err) < 0) {
                 cli_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
@@ -177,9 +224,10 @@ static int status(struct target *t, bool json, bool programs)
                 compare_plan(t, config, &st);
         struct tsync_warnings shortfalls = { 0 };
         enum tsync_verdict v = tsync_status_decide(&st, &e, &shortfalls);
-        int code = v == TSYNC_VERDICT_PROTECTED   ? STATUS_EXIT_PROTECTED
-                   : v == TSYNC_VERDICT_NOT_ASKED ? STATUS_EXIT_NOT_ASKED
-                                                  : STATUS_EXIT_SHORT;
+        int code = v == TSYNC_VERDICT_PROTECTED    ? STATUS_EXIT_PROTECTED
+                   : v == TSYNC_VERDICT_NOT_ASKED  ? STATUS_EXIT_NOT_ASKED
+                   : v == TSYNC_VERDICT_UNVERIFIED ? STATUS_EXIT_UNKNOWN
+                                                   : STATUS_EXIT_SHORT;
         if (json) {
                 r = status_print_json(t, &st, &e, &rec, &shortfalls, v, code);
                 if (r < 0) {

@@ -67,6 +67,13 @@ int target_finish(struct target *t, const char *cmd, int argc, char **argv, int 
  * (`R state ID`, `podman inspect`, `docker inspect` and the shim's bundle). */
 int status_target_resolve(struct target *t, struct tsync_err *err);
 
+/* With --pid alone: the config of the container whose PID 1 is init_pid,
+ * from the runtime state that names it (runc's state.json, crun's status:
+ * the pid and its start time) under the runtimes' default roots and
+ * containerd's and Docker's; t->config_path. ENOENT (said) when none does:
+ * what it asked cannot be told. */
+int status_target_find_config(struct target *t, pid_t init_pid, struct tsync_err *err);
+
 /* /proc/PID/cmdline, NUL-separated, malloc'd. 0 or -errno. */
 int status_read_cmdline(pid_t pid, char **ret, size_t *ret_len);
 

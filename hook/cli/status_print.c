@@ -12,6 +12,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
 #include "tsync/json_build.h"
+#include "tsync/quote.h"
 
 static struct tsync_json *caps_json(const uint64_t *caps)
 {
@@ -156,6 +157,15 @@ int status_print_json(const struct target *t, const struct tsync_status *st, con
                 set(o, "capabilities", caps_json(k->caps), &r);
                 set(o, "dead", tsync_json_new_bool(k->dead), &r);
                 set(o, "short", tsync_json_new_bool(k->short_of), &r);
+                set(o, "unverified", tsync_json_new_bool(k->unverified), &r);
+                static const char *const chains[] = { [TSYNC_CHAIN_NOT_READ] = "not-read",
+                                                      [TSYNC_CHAIN_READ] = "read",
+                                                      [TSYNC_CHAIN_FAILED] = "failed" };
+                set(o, "programs", tsync_json_new_string(chains[k->chain]), &r);
+                set(o, "matched", int_or_null(k->chain == TSYNC_CHAIN_READ ? k->matched : -1), &r);
+                if (k->chain == TSYNC_CHAIN_FAILED)
+                        set(o, "why", tsync_json_new_string(k->why), &r);
+                set(o, "io_uring_fd", int_or_null(k->io_uring_fd), &r);
         }
         struct tsync_json *lines = tsync_json_new_array();
         set(doc, "shortfalls", lines, &r);
@@ -181,8 +191,11 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
         printf("container: %s (%s%s%s, pid %d)\n", t->what, t->kind, t->runtime ? " " : "",
                t->runtime ? t->runtime : "", (int)t->pid);
         printf("config:    %s\n", t->config_path ? t->config_path : "(none: what our init was told)");
-        printf("PID 1:     pid %d, %s%s\n", (int)st->init_pid, st->init_exe[0] ? st->init_exe : "(exe unreadable)",
-               st->init_ours ? " (oci-seccomp-tsync's init)" : "");
+        /* PID 1's exe path and every comm are the container's bytes. */
+        char q[TSYNC_QUOTED_MAX(sizeof(st->init_exe)) + 1];
+        (void)tsync_quote(q, sizeof(q), st->init_exe, strlen(st->init_exe));
+        printf("PID 1:     pid %d, %s%s\n", (int)st->init_pid, st->init_exe[0] ? q : "(exe unreadable)",
+               st->init_ours ? " (oci-seccomp-tsync's init, by device and inode)" : "");
         if (e->asked && (e->plan || st->init_ours)) {
                 printf("asked:     from the %s: ", e->source);
                 if (e->baseline_known)
@@ -195,7 +208,10 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                         printf(", noNewPrivileges");
                 printf("%s\n", e->have_caps ? ", the config's capabilities" : "");
         } else if (e->asked) {
-                printf("asked:     by annotations.%s, but the config has no plan\n", e->asked_by ? e->asked_by : "?");
+                (void)tsync_quote(q, sizeof(q), e->asked_by ? e->asked_by : "?",
+                                  strlen(e->asked_by ? e->asked_by : "?"));
+                printf("asked:     by annotations.%s%s, but the config has no plan\n", q,
+                       e->asked_by_unknown ? " (not a key of ours: misspelt?)" : "");
         } else if (rec->n) {
                 printf("asked:     only the layers lockdown added\n");
         } else {
@@ -203,12 +219,15 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
         }
         if (st->programs.compared && !st->init_ours)
                 printf("programs:  read (PID 1 runs in place of our init: no filter files of its own)\n");
+        else if (st->programs.compared && st->programs.files_failed)
+                printf("programs:  read; PID 1's filter files were not (%s)\n",
+                       (tsync_quote(q, sizeof(q), st->programs.what, strlen(st->programs.what)), q));
         else if (st->programs.compared && st->programs.differ < 0)
                 printf("programs:  PID 1's %zu filter%s of ours are the programs of its filter files\n", st->programs.n,
                        st->programs.n == 1 ? "" : "s");
         else if (st->programs.compared)
                 printf("programs:  PID 1's filter %d (%s) differs from its file\n", st->programs.differ,
-                       st->programs.what);
+                       (tsync_quote(q, sizeof(q), st->programs.what, strlen(st->programs.what)), q));
         else
                 printf("programs:  not compared (%s)\n", st->programs.what);
         if (st->programs.plan_compared && st->programs.drift < 0)
@@ -234,22 +253,25 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                "FILTERS", "ASKED", "NNP", "CAPEFF", "");
         for (size_t i = 0; i < st->n; i++) {
                 const struct tsync_status_task *k = &st->tasks[i];
-                char filters[16], asked[16];
+                char filters[16], asked[16], comm[TSYNC_QUOTED_MAX(sizeof(k->comm)) + 1];
+                (void)tsync_quote(comm, sizeof(comm), k->comm, strlen(k->comm));
                 (void)snprintf(filters, sizeof(filters), "%d", k->filters);
                 (void)snprintf(asked, sizeof(asked), "%d", k->expected);
                 printf("%7d %7d %6d  %-16s %-11s %3d %7s %5s %3d  %016" PRIx64 " %s\n", (int)k->pid, (int)k->tid,
-                       (int)k->ns_pid, k->comm, tsync_status_role_name(k->role), k->seccomp,
+                       (int)k->ns_pid, comm, tsync_status_role_name(k->role), k->seccomp,
                        k->filters < 0 ? "?" : filters, k->expected < 0 ? "-" : asked, k->no_new_privs,
                        k->caps[TSYNC_CAPSET_EFFECTIVE],
-                       k->short_of ? "SHORT"
-                       : k->dead   ? "dead"
-                                   : "");
+                       k->short_of     ? "SHORT"
+                       : k->unverified ? "UNVERIFIED"
+                       : k->dead       ? "dead"
+                                       : "");
         }
         static const char *const said[] = {
                 [TSYNC_VERDICT_PROTECTED] = "protected: every task carries what was asked",
                 [TSYNC_VERDICT_SHORT] = "SHORT: some tasks carry less than was asked (see the lines on stderr)",
                 [TSYNC_VERDICT_UNPROTECTED] = "UNPROTECTED: oci-seccomp-tsync was asked for, but its init never ran",
                 [TSYNC_VERDICT_NOT_ASKED] = "not asked: the container asks nothing of oci-seccomp-tsync",
+                [TSYNC_VERDICT_UNVERIFIED] = "UNVERIFIED: the counts agree, but some tasks' programs were not read",
         };
         printf("\nverdict:   %s\n", said[v]);
 }

@@ -2,6 +2,7 @@
  * `inspect` give its pid and config; Docker's inspect names no config, so it
  * is the bundle its containerd shim runs in. Their stderr's last line goes
  * into the message when they fail. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/json.h"
+#include "tsync/runtimes.h"
 
 extern char **environ;
 
@@ -296,4 +298,117 @@ int status_read_cmdline(pid_t pid, char **ret, size_t *ret_len)
         char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
         return tsync_read_file_at(AT_FDCWD, path, NULL, 0, OUTPUT_MAX, ret, ret_len, NULL, NULL);
+}
+
+/* The starttime of /proc/PID/stat (its 22nd field), 0 when unreadable. */
+static unsigned long long start_time(pid_t pid)
+{
+        _cleanup_free_ char *line = NULL;
+        const char *fields = NULL;
+        if (tsync_proc_stat_read(pid, &line, &fields, NULL) < 0)
+                return 0;
+        unsigned long long v = 0;
+        /* fields starts at the 3rd (the state): 19 more before the 22nd */
+        if (sscanf(fields, " %*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &v) !=
+            1)
+                return 0;
+        return v;
+}
+
+/* A runtime's state of one container (runc's state.json, crun's status):
+ * whether it names init_pid, started at start, and then its bundle. */
+static int state_names(const char *file, bool runc, pid_t init_pid, unsigned long long start, char **ret_bundle)
+{
+        _cleanup_json_ struct tsync_json *doc = NULL;
+        struct tsync_err err = { 0 };
+        if (tsync_json_parse_file(file, TSYNC_CONFIG_LIMITS, &doc, &err) < 0)
+                return 0;
+        uint64_t pid = 0, when = 0;
+        if (tsync_json_u64(tsync_json_get(doc, runc ? "init_process_pid" : "pid"), "pid", &pid, &err) < 0 ||
+            pid != (uint64_t)init_pid)
+                return 0;
+        /* A pid the kernel gave again since: the start times differ. */
+        if (tsync_json_u64(tsync_json_get(doc, runc ? "init_process_start" : "process-start-time"), "start", &when,
+                           &err) == 0 &&
+            start && when != start)
+                return 0;
+        const char *bundle = NULL;
+        if (runc) {
+                const struct tsync_json *labels = tsync_json_get(tsync_json_get(doc, "config"), "labels");
+                for (size_t i = 0; labels && labels->type == TSYNC_JSON_ARRAY && i < labels->u.array.len; i++) {
+                        const struct tsync_json *l = labels->u.array.items[i];
+                        if (l->type == TSYNC_JSON_STRING && strncmp(l->u.string.ptr, "bundle=", 7) == 0)
+                                bundle = l->u.string.ptr + 7;
+                }
+        } else {
+                const struct tsync_json *b = tsync_json_get(doc, "bundle");
+                bundle = b && b->type == TSYNC_JSON_STRING ? b->u.string.ptr : NULL;
+        }
+        if (!bundle || bundle[0] != '/')
+                return 0;
+        return asprintf(ret_bundle, "%s", bundle) < 0 ? -ENOMEM : 1;
+}
+
+/* Every container directory under root (and, for an engine's root, under
+ * each namespace directory in it: depth 2) whose state names init_pid. */
+static int scan_root(const char *root, int depth, pid_t init_pid, unsigned long long start, char **ret_bundle)
+{
+        DIR *d = opendir(root);
+        if (!d)
+                return 0;
+        int r = 0;
+        struct dirent *e;
+        while (r == 0 && (e = readdir(d))) {
+                if (e->d_name[0] == '.')
+                        continue;
+                char path[PATH_MAX];
+                if (snprintf(path, sizeof(path), "%s/%s/state.json", root, e->d_name) < (int)sizeof(path))
+                        r = state_names(path, true, init_pid, start, ret_bundle);
+                if (r == 0 && snprintf(path, sizeof(path), "%s/%s/status", root, e->d_name) < (int)sizeof(path))
+                        r = state_names(path, false, init_pid, start, ret_bundle);
+                if (r == 0 && depth > 1 && snprintf(path, sizeof(path), "%s/%s", root, e->d_name) < (int)sizeof(path))
+                        r = scan_root(path, depth - 1, init_pid, start, ret_bundle);
+        }
+        (void)closedir(d);
+        return r;
+}
+
+int status_target_find_config(struct target *t, pid_t init_pid, struct tsync_err *err)
+{
+        /* The runtimes' own default roots, and those the engines give runc
+         * (containerd's and Docker's, one directory per namespace). */
+        static const char *const engine_roots[] = { "/run/containerd/runc", "/run/docker/runtime-runc" };
+        char roots[8][PATH_MAX];
+        size_t n = 0, n_rt;
+        const struct tsync_runtime *rt = tsync_runtimes(&n_rt);
+        for (size_t i = 0; i < n_rt && n < ARRAY_SIZE(roots) - ARRAY_SIZE(engine_roots); i++)
+                if (tsync_runtime_default_root(&rt[i], rt[i].state_root_env ? getenv(rt[i].state_root_env) : NULL,
+                                               (unsigned)geteuid(), roots[n], sizeof(roots[n])) == 0)
+                        n++;
+        unsigned long long start = start_time(init_pid);
+        _cleanup_free_ char *bundle = NULL;
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < n + ARRAY_SIZE(engine_roots); i++)
+                r = i < n ? scan_root(roots[i], 1, init_pid, start, &bundle)
+                          : scan_root(engine_roots[i - n], 2, init_pid, start, &bundle);
+        if (r < 0)
+                return tsync_error(err, -r, "out of memory");
+        if (r == 0) {
+                char list[1024] = "";
+                size_t len = 0;
+                for (size_t i = 0; i < n + ARRAY_SIZE(engine_roots) && len < sizeof(list); i++) {
+                        int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+                                         i < n ? roots[i] : engine_roots[i - n]);
+                        if (w < 0)
+                                break;
+                        len += (size_t)w;
+                }
+                return tsync_error(err, ENOENT,
+                                   "cannot tell what the container asked: no runtime's state under %s names its PID 1 "
+                                   "(pid %d); give its config with --config, or name it by ID, --podman or --docker",
+                                   list, (int)init_pid);
+        }
+        if (asprintf(&t->config_path, "%s/config.json", bundle) < 0)
+                return tsync_error(err, ENOMEM, "out of memory");
+        return 0;
 }

@@ -68,7 +68,9 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
         int r = tsync_read_file_at(AT_FDCWD, path, NULL, 0, TSYNC_STATUS_FILE_MAX, &text, &len, NULL, NULL);
         if (r < 0)
                 return r == -ESRCH ? -ENOENT : r;
-        *t = (struct tsync_status_task){ .pid = pid, .tid = tid, .ns_pid = -1, .filters = -1, .expected = -1 };
+        *t = (struct tsync_status_task){
+                .pid = pid, .tid = tid, .ns_pid = -1, .filters = -1, .expected = -1, .io_uring_fd = -1
+        };
         bool seen_seccomp = false;
         for (char *lines, *line = strtok_r(text, "\n", &lines); line; line = strtok_r(NULL, "\n", &lines)) {
                 char *colon = strchr(line, ':');
@@ -145,6 +147,34 @@ static bool runtime_exe(const char *exe)
         return false;
 }
 
+/* The lowest fd of process pid that is an io_uring ring, else -1. Its fd
+ * links name the kernel's objects, not files the container named. */
+static int io_uring_fd(pid_t pid)
+{
+        char path[64];
+        (void)snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+        DIR *d = opendir(path);
+        if (!d)
+                return -1;
+        int found = -1;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                char *end, link[64], target[32];
+                long fd = strtol(e->d_name, &end, 10);
+                if (end == e->d_name || *end || fd < 0 || fd > INT_MAX || (found >= 0 && fd >= found))
+                        continue;
+                (void)snprintf(link, sizeof(link), "/proc/%d/fd/%ld", (int)pid, fd);
+                ssize_t n = readlink(link, target, sizeof(target) - 1);
+                if (n > 0) {
+                        target[n] = '\0';
+                        if (strcmp(target, "anon_inode:[io_uring]") == 0)
+                                found = (int)fd;
+                }
+        }
+        (void)closedir(d);
+        return found;
+}
+
 /* Every thread of process pid, its main thread first. */
 static int read_process(pid_t pid, struct tsync_status *st, size_t *cap)
 {
@@ -158,6 +188,7 @@ static int read_process(pid_t pid, struct tsync_status *st, size_t *cap)
         exe[n > 0 ? n : 0] = '\0';
         bool rt = runtime_exe(exe);
         t.runtime_exe = rt;
+        t.io_uring_fd = io_uring_fd(pid);
         r = add_task(st, cap, &t);
         if (r < 0)
                 return r;
@@ -262,7 +293,37 @@ int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err
         (void)snprintf(path, sizeof(path), "/proc/%d/exe", (int)st.init_pid);
         ssize_t n = readlink(path, st.init_exe, sizeof(st.init_exe) - 1);
         st.init_exe[n > 0 ? n : 0] = '\0';
-        st.init_ours = strcmp(st.init_exe, TSYNC_CONTAINER_INIT) == 0;
+        /* The file PID 1 runs, whatever path it has there. */
+        struct stat exe;
+        if (stat(path, &exe) == 0) {
+                st.init_exe_known = true;
+                st.init_dev = exe.st_dev;
+                st.init_ino = exe.st_ino;
+        }
+        /* Until a caller that knows the config judges again (status): the
+         * init installed beside the running program, where the front ends
+         * find it (hook/front/paths.c cli_find_init: the same two places). */
+        char me[PATH_MAX], beside[2][PATH_MAX + 64];
+        ssize_t m = readlink("/proc/me/exe", me, sizeof(me) - 1);
+        char *slash = m > 0 ? memrchr(me, '/', (size_t)m) : NULL;
+        if (slash) {
+                *slash = '\0';
+                (void)snprintf(beside[0], sizeof(beside[0]), "%s/seccomp-tsync-init", me);
+                (void)snprintf(beside[1], sizeof(beside[1]), "%s/../libexec/oci-seccomp-tsync/seccomp-tsync-init", me);
+                const char *paths[] = { beside[0], beside[1] };
+                tsync_status_judge_init(&st, paths, 2);
+        }
         *ret = st;
         return 0;
+}
+
+void tsync_status_judge_init(struct tsync_status *st, const char *const *paths, size_t n)
+{
+        st->init_ours = false;
+        for (size_t i = 0; st->init_exe_known && i < n; i++) {
+                struct stat s;
+                if (paths[i] && paths[i][0] && stat(paths[i], &s) == 0 && S_ISREG(s.st_mode) &&
+                    s.st_dev == st->init_dev && s.st_ino == st->init_ino)
+                        st->init_ours = true;
+        }
 }

@@ -16,6 +16,7 @@
 #include "tsync/init_args.h"
 #include "tsync/json.h"
 #include "tsync/plan.h"
+#include "tsync/quote.h"
 #include "tsync/status.h"
 
 const char *tsync_status_role_name(enum tsync_status_role r)
@@ -31,27 +32,31 @@ const char *tsync_status_role_name(enum tsync_status_role r)
 const char *tsync_verdict_name(enum tsync_verdict v)
 {
         static const char *const names[] = {
-                [TSYNC_VERDICT_PROTECTED] = "protected",
-                [TSYNC_VERDICT_SHORT] = "short",
-                [TSYNC_VERDICT_UNPROTECTED] = "unprotected",
-                [TSYNC_VERDICT_NOT_ASKED] = "not-asked",
+                [TSYNC_VERDICT_PROTECTED] = "protected",     [TSYNC_VERDICT_SHORT] = "short",
+                [TSYNC_VERDICT_UNPROTECTED] = "unprotected", [TSYNC_VERDICT_NOT_ASKED] = "not-asked",
+                [TSYNC_VERDICT_UNVERIFIED] = "unverified",
         };
         return (unsigned)v < ARRAY_SIZE(names) ? names[v] : "?";
 }
 
-/* The first of the user's annotations that asks for us, or the first name
- * under our prefix that no row knows (precreate would refuse it: it asks too). */
-static const char *asking_annotation(const struct tsync_json *config)
+/* The first name under our prefix that no row knows (a typo: no front end
+ * honours it, and precreate or the wrapper refuses it where they see it),
+ * else the first of the user's annotations that asks for us. */
+static const char *asking_annotation(const struct tsync_json *config, bool *ret_unknown)
 {
         const struct tsync_json *a = tsync_json_get(config, "annotations");
+        const char *asking = NULL;
         for (size_t i = 0; a && a->type == TSYNC_JSON_OBJECT && i < a->u.object.len; i++) {
                 const char *key = a->u.object.keys[i];
                 const struct tsync_annotation_def *def = tsync_annotation_find(key);
-                if (def ? def->asks_for_us
-                        : strncmp(key, TSYNC_ANNOTATION_PREFIX, strlen(TSYNC_ANNOTATION_PREFIX)) == 0)
+                if (!def && strncmp(key, TSYNC_ANNOTATION_PREFIX, strlen(TSYNC_ANNOTATION_PREFIX)) == 0) {
+                        *ret_unknown = true;
                         return key;
+                }
+                if (def && def->asks_for_us && !asking)
+                        asking = key;
         }
-        return NULL;
+        return asking;
 }
 
 static int caps_of_plan(const struct tsync_json *capabilities, struct tsync_status_expect *e, struct tsync_err *err)
@@ -84,7 +89,7 @@ int tsync_status_expect_from_config(const struct tsync_json *config, struct tsyn
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         int r = tsync_plan_from_config(config, &plan, err);
         if (r == -ENOENT) {
-                e.asked_by = asking_annotation(config);
+                e.asked_by = asking_annotation(config, &e.asked_by_unknown);
                 e.asked = e.asked_by != NULL;
                 if (e.asked)
                         e.source = "annotations";
@@ -207,10 +212,21 @@ static enum tsync_status_role role_of(const struct tsync_status *st, const struc
         return t->runtime_exe ? TSYNC_ROLE_STARTING : TSYNC_ROLE_OTHER;
 }
 
+/* The comm, exe path and annotation names in a line are the container's (or
+ * a pod author's) bytes: quoted (tsync/quote.h), so that none forges a line. */
+static const char *quoted(char *buf, size_t size, const char *s)
+{
+        (void)tsync_quote(buf, size, s, strlen(s));
+        return buf;
+}
+#define QCOMM(buf, t) quoted(buf, sizeof(buf), (t)->comm)
+typedef char comm_quoted[TSYNC_QUOTED_MAX(sizeof(((struct tsync_status_task *)0)->comm)) + 1];
+
 #define SHORT(t, fmt, ...)                                                                                             \
         do {                                                                                                           \
+                comm_quoted qc_;                                                                                       \
                 (t)->short_of = true;                                                                                  \
-                (void)tsync_warn(out, "pid %d tid %d (%s, %s): " fmt, (int)(t)->pid, (int)(t)->tid, (t)->comm,         \
+                (void)tsync_warn(out, "pid %d tid %d (%s, %s): " fmt, (int)(t)->pid, (int)(t)->tid, QCOMM(qc_, t),     \
                                  tsync_status_role_name((t)->role), __VA_ARGS__);                                      \
         } while (0)
 
@@ -243,38 +259,100 @@ static bool has_thread(const struct tsync_status *st, const char *comm)
         return false;
 }
 
+/* A task that must carry filters: its programs against PID 1's (read for it
+ * by tsync_status_compare_programs). Counts alone are what the task can
+ * forge (a filter that allows everything counts as one); a task whose
+ * programs were not read is unverified, never protected. */
+static void check_programs(struct tsync_status_task *t, struct tsync_warnings *out, bool *unverified,
+                           size_t *unverified_lines)
+{
+        if (t->expected <= 0 || t->short_of)
+                return;
+        if (t->chain != TSYNC_CHAIN_READ) {
+                comm_quoted qc;
+                t->unverified = true;
+                *unverified = true;
+                if (t->chain == TSYNC_CHAIN_FAILED &&
+                    tsync_warn(out, "pid %d tid %d (%s, %s): unverified: its programs were not read: %s", (int)t->pid,
+                               (int)t->tid, QCOMM(qc, t), tsync_status_role_name(t->role), t->why) == 0)
+                        ++*unverified_lines;
+                return;
+        }
+        if (t->matched < t->expected)
+                SHORT(t,
+                      "%d seccomp filter%s, but only %d of them PID 1's programs, %d asked: the others are programs "
+                      "of its own, which count but are not what was asked",
+                      t->filters, t->filters == 1 ? "" : "s", t->matched, t->expected);
+}
+
 enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsync_status_expect *e,
                                        struct tsync_warnings *out)
 {
         const struct tsync_status_task *init = process_of(st, st->init_pid);
+        comm_quoted qinit;
+        char qexe[TSYNC_QUOTED_MAX(sizeof(st->init_exe)) + 1], qkey[1024], qwhat[TSYNC_QUOTED_MAX(160) + 1];
+        const char *icomm = init ? QCOMM(qinit, init) : "?";
+        const char *iexe = quoted(qexe, sizeof(qexe), st->init_exe[0] ? st->init_exe : "exe unreadable");
         for (size_t i = 0; i < st->n; i++) {
                 st->tasks[i].role = role_of(st, &st->tasks[i]);
                 st->tasks[i].expected = -1;
                 st->tasks[i].short_of = false;
+                st->tasks[i].unverified = false;
         }
         if (!e->asked && !st->init_ours && !e->n_lockdown)
                 return TSYNC_VERDICT_NOT_ASKED;
         if (e->asked && !e->plan && !st->init_ours) {
-                /* The user's annotations ask, but nothing of ours ran: no hook
-                 * rewrote the config (Podman without our hooks.d, a runtime
-                 * that is not the wrapper). */
-                (void)tsync_warn(out,
-                                 "pid %d (%s): the container's PID 1 is not oci-seccomp-tsync's init (%s), although "
-                                 "annotations.%s asks for it: our hooks never ran (hooks.d not found, or the runtime "
-                                 "is not oci-seccomp-tsync-runtime), so nothing of what it asked was applied",
-                                 (int)st->init_pid, init ? init->comm : "?",
-                                 st->init_exe[0] ? st->init_exe : "exe unreadable", e->asked_by ? e->asked_by : "?");
+                const char *key = quoted(qkey, sizeof(qkey), e->asked_by ? e->asked_by : "?");
+                if (e->asked_by_unknown)
+                        /* Under Podman the hooks.d `when` regexes name only
+                         * our keys, so a misspelt one ran nothing of ours. */
+                        (void)tsync_warn(out,
+                                         "pid %d (%s): the container's PID 1 is not oci-seccomp-tsync's init (%s): "
+                                         "annotations.%s is not a key of oci-seccomp-tsync (misspelt? `%s hook --help` "
+                                         "lists them), so no front end applied anything it was meant to ask",
+                                         (int)st->init_pid, icomm, iexe, key, "oci-seccomp-tsync");
+                else
+                        /* The user's annotations ask, but nothing of ours ran:
+                         * no hook rewrote the config (Podman without our
+                         * hooks.d, a runtime that is not the wrapper). */
+                        (void)tsync_warn(out,
+                                         "pid %d (%s): the container's PID 1 is not oci-seccomp-tsync's init (%s), "
+                                         "although annotations.%s asks for it: our hooks never ran (hooks.d not "
+                                         "found, or the runtime is not oci-seccomp-tsync-runtime), so nothing of what "
+                                         "it asked was applied",
+                                         (int)st->init_pid, icomm, iexe, key);
                 return TSYNC_VERDICT_UNPROTECTED;
         }
         /* The init may also choose to run the workload in place when it
          * starts (the route): then PID 1 is the workload, under the filters. */
         bool in_place = e->in_place || !st->init_ours;
         unsigned base = (e->baseline_known ? e->baseline : 0) + e->n_tsync + e->n_lockdown;
-        bool unprotected = false;
+        bool unprotected = false, unverified = false;
+        size_t unverified_lines = 0;
         for (size_t i = 0; i < st->n; i++) {
                 struct tsync_status_task *t = &st->tasks[i];
-                if (t->role == TSYNC_ROLE_STARTING || t->dead)
+                if (t->dead)
                         continue;
+                if (t->role == TSYNC_ROLE_STARTING) {
+                        /* A runtime setting up an exec loads its profile
+                         * before it runs the container's program; but its
+                         * exe is known by name, which a process can borrow
+                         * (a memfd, a file named runc): short of what every
+                         * other task carries, it is unverified, never passed. */
+                        t->expected = (int)base;
+                        if ((t->filters >= 0 && t->filters < t->expected) || t->chain != TSYNC_CHAIN_READ ||
+                            t->matched < t->expected) {
+                                comm_quoted qc;
+                                t->unverified = unverified = true;
+                                if (tsync_warn(out,
+                                               "pid %d tid %d (%s, starting): unverified: it runs a runtime's binary "
+                                               "by its name, with %d of the %d filters asked; judged once it runs "
+                                               "the container's program",
+                                               (int)t->pid, (int)t->tid, QCOMM(qc, t), t->filters, t->expected) == 0)
+                                        unverified_lines++;
+                        }
+                        continue;
+                }
                 bool recorded =
                         e->record && !in_place && t->role != TSYNC_ROLE_INIT_TASK && t->role != TSYNC_ROLE_OTHER;
                 t->expected = (int)(base + (recorded ? 1 : 0));
@@ -298,6 +376,12 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                 } else if (t->filters < 0 && t->expected > 0 && t->seccomp != 2) {
                         SHORT(t, "Seccomp %d: no filter at all, %d asked", t->seccomp, t->expected);
                 }
+                check_programs(t, out, &unverified, &unverified_lines);
+                if (t->io_uring_fd >= 0)
+                        SHORT(t,
+                              "holds an io_uring ring (fd %d): its requests are not system calls, so no seccomp "
+                              "filter sees them, a layer added since (lockdown) least of all",
+                              t->io_uring_fd);
                 if (e->no_new_privs && t->no_new_privs != 1)
                         SHORT(t, "NoNewPrivs %d, the config asked noNewPrivileges", t->no_new_privs);
                 if (e->have_caps)
@@ -308,12 +392,13 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                 (void)tsync_warn(out,
                                  "pid %d tid %d (%s, init): the kernel's program for the init's filter %d (%s) is not "
                                  "the one its filter file holds",
-                                 (int)init->pid, (int)init->tid, init->comm, st->programs.differ, st->programs.what);
+                                 (int)init->pid, (int)init->tid, icomm, st->programs.differ,
+                                 quoted(qwhat, sizeof(qwhat), st->programs.what));
         if (st->programs.compared && st->programs.added_differ >= 0 && init)
                 (void)tsync_warn(out,
                                  "pid %d tid %d (%s, init): the kernel's program for lockdown's layer %d is not the "
                                  "one its record names (sha256 %.12s...)",
-                                 (int)init->pid, (int)init->tid, init->comm, st->programs.added_differ,
+                                 (int)init->pid, (int)init->tid, icomm, st->programs.added_differ,
                                  (size_t)st->programs.added_differ < st->n_added
                                          ? st->added_sha256[st->programs.added_differ]
                                          : "?");
@@ -322,22 +407,32 @@ enum tsync_verdict tsync_status_decide(struct tsync_status *st, const struct tsy
                                  "pid %d tid %d (%s, init): the kernel's program for the plan's filter %d (%s) is not "
                                  "what the plan compiles to now: the profile changed since the container started, "
                                  "which runs the old one until it starts again",
-                                 (int)init->pid, (int)init->tid, init->comm, st->programs.drift,
-                                 st->programs.drift_what);
+                                 (int)init->pid, (int)init->tid, icomm, st->programs.drift, st->programs.drift_what);
+        if (e->disagree[0])
+                (void)tsync_warn(out,
+                                 "pid %d (%s): PID 1's command line is not what the config's plan gave our init: %s",
+                                 (int)st->init_pid, icomm, e->disagree);
         if (in_place && (e->exec_once || e->record))
                 (void)tsync_warn(out,
                                  "pid %d (%s): PID 1 is not oci-seccomp-tsync's init (%s): %s needs it to supervise",
-                                 (int)st->init_pid, init ? init->comm : "?", st->init_exe,
-                                 e->exec_once ? "exec once" : "the recording");
+                                 (int)st->init_pid, icomm, iexe, e->exec_once ? "exec once" : "the recording");
         else if (e->exec_once && !has_thread(st, "tsync-exec-once"))
                 (void)tsync_warn(out,
                                  "pid %d (%s): no exec-once supervisor thread (tsync-exec-once): nobody answers the "
                                  "workload's exec calls",
-                                 (int)st->init_pid, init ? init->comm : "?");
+                                 (int)st->init_pid, icomm);
         if (!in_place && e->record && !has_thread(st, "tsync-record"))
-                (void)tsync_warn(out, "pid %d (%s): no recorder thread (tsync-record)", (int)st->init_pid,
-                                 init ? init->comm : "?");
+                (void)tsync_warn(out, "pid %d (%s): no recorder thread (tsync-record)", (int)st->init_pid, icomm);
+        if (unverified && !unverified_lines && init &&
+            tsync_warn(out, "pid %d (%s): unverified: no task's programs were read (%s), only counted", (int)init->pid,
+                       icomm, quoted(qwhat, sizeof(qwhat), st->programs.what)) == 0)
+                unverified_lines++;
         if (unprotected)
                 return TSYNC_VERDICT_UNPROTECTED;
-        return out->len ? TSYNC_VERDICT_SHORT : TSYNC_VERDICT_PROTECTED;
+        bool short_of = false;
+        for (size_t i = 0; i < st->n; i++)
+                short_of |= st->tasks[i].short_of;
+        if (short_of || out->len > unverified_lines)
+                return TSYNC_VERDICT_SHORT;
+        return unverified ? TSYNC_VERDICT_UNVERIFIED : TSYNC_VERDICT_PROTECTED;
 }

@@ -914,6 +914,291 @@ testOnlyTheRunningEnginesSandboxMarkCountsAndNodeLayersAreNeverSkipped() {
 #
 # status against a hostile PID 1 (items 5, 6, 8, 10, 11, 13, 15).
 
+# tests/static/status_probe plays the workload; status runs from the host, each call bounded
+# (sp_status: a hang is rc 137) and asserted by its verdict and exit status, never by our wording
+# alone. runc only: what status reads is the kernel's, whichever runtime started the container.
+
+STATUS_PROBE=$TSYNC_BUILD/tests/static/status_probe
+
+# sp_bundle ARG...: $C/b running `sh -c ARG...` (busybox, with tr, grep, ln, head) and
+# status_probe, as root from a writable rootfs, no linux.seccomp.
+sp_bundle() {
+        tsync_need_built "$STATUS_PROBE" || return 1
+        mkdir -p "$C" &&
+                TSYNC_APPLETS="$TSYNC_APPLETS tr grep ln head" tsync_probe_bundle "$C/b" "$STATUS_PROBE" "$@"
+}
+
+# sp_start: the container $ID from $C/b under runc, waiting for the probe's "ready" line.
+sp_start() {
+        start_runc "$ID" "$C/b" || return 1
+        wait_line "$T/$ID.log" "ready|errno" || return 1
+        ! grep -q errno "$T/$ID.log"
+}
+
+# sp_status ARG...: `status ARG...` bounded by 60 s; $rc (137: it hung), $C/st.out, $C/st.err.
+sp_status() {
+        timeout -s KILL 60 "$OCI" status "$@" >"$C/st.out" 2>"$C/st.err"
+        rc=$?
+}
+
+sp_verdict() {
+        jq -r .verdict "$C/st.out" 2>/dev/null
+}
+
+sp_setup() {
+        C=$T/status
+        ID=$(tsync_unique_id status-hostile)
+        mkdir -p "$C"
+}
+
+# 5. A PID 1 that copies itself to /.oci-seccomp-tsync/init and forges a command line is not our
+# init: the config asked for a layer (an annotation no hook saw), so the container is unprotected.
+testStatusTakesOurInitByItsFileNotByItsPath() {
+        sp_setup
+        sp_bundle /bin/status_probe forge /.oci-seccomp-tsync/init /.oci-seccomp-tsync/init -- /bin/sleep 300 ||
+                fail "bundle"
+        tsync_json_edit "$C/b/config.json" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-mkdir"'
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        sp_status --json "$ID"
+        assertEquals "not protected: $(cat "$C/st.err")" 1 "$rc"
+        assertEquals "unprotected" "$(sp_verdict)"
+        assertEquals "its exe is a copy of the workload's: $(jq -c .init "$C/st.out")" false \
+                "$(jq -r .init.ours "$C/st.out")"
+        # The same by --pid: the runtime's state names the config, the annotation still asks.
+        sp_status --json --pid "$(runc_pid "$ID")"
+        assertEquals "--pid: $(cat "$C/st.err")" 1 "$rc"
+        assertEquals "annotations" "$(jq -r .asked.source "$C/st.out")"
+}
+
+# Extra: the same forgery with a command line of 1.2 MB (more than status reads of one).
+testStatusCannotBeToldOffByAHugeForgedCommandLine() {
+        sp_setup
+        sp_bundle /bin/status_probe forge /.oci-seccomp-tsync/init /.oci-seccomp-tsync/init -- /bin/sleep 300 \
+                @BIG @BIG @BIG @BIG @BIG @BIG @BIG @BIG @BIG @BIG @BIG @BIG || fail "bundle"
+        tsync_json_edit "$C/b/config.json" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-mkdir"'
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        sp_status --json "$ID"
+        assertEquals "$(cat "$C/st.err")" 1 "$rc"
+        assertEquals "unprotected" "$(sp_verdict)"
+}
+
+# 6. Where status reads the container's files, a link the workload planted points at a host FIFO:
+# (a) a forged init naming /hostlink/fifo, /hostlink -> the host's directory; (b) our own init,
+# whose directory the workload renames to put a link in place of a filter file (refused where
+# /.oci-seccomp-tsync is a mount of its own). status returns, and says nothing is proven.
+testStatusNeverFollowsTheContainersLinksOntoTheHost() {
+        sp_setup
+        mkfifo "$C/fifo" || fail "mkfifo"
+        sp_bundle sh -c "ln -s '$C' /hostlink && exec /bin/status_probe forge /.oci-seccomp-tsync/init \
+                /.oci-seccomp-tsync/init --filter /hostlink/fifo -- /bin/sleep 300" || fail "bundle"
+        tsync_json_edit "$C/b/config.json" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-mkdir"'
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        sp_status --json "$ID"
+        assertNotEquals "status hung on the host's FIFO" 137 "$rc"
+        assertEquals "forged init: $(cat "$C/st.err")" 1 "$rc"
+        stop_runc "$ID"
+
+        ID=$(tsync_unique_id status-hostile)
+        sp_bundle sh -c "f=\$(tr '\\0' '\\n' </proc/1/cmdline | grep '/filters/' | head -n 1)
+                exec /bin/status_probe plant \"\$f\" '$C/fifo'" || fail "bundle"
+        # (a layer that leaves mkdir to the workload)
+        inject --compile-at-start --profile "$PROFILES/deny-getcwd.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        echo "  our init: $(grep door= "$T/$ID.log" | tr '\n' ';')"
+        sp_status --json "$ID"
+        assertNotEquals "status hung on the host's FIFO" 137 "$rc"
+        if grep -q '^door=plant rename=.* ok' "$T/$ID.log"; then
+                assertNotEquals "a planted link is never proof: $(cat "$C/st.err")" 0 "$rc"
+                assertNotEquals "protected" "$(sp_verdict)"
+        else
+                assertEquals "the rename was refused, nothing planted: $(cat "$C/st.err")" 0 "$rc"
+        fi
+}
+
+# 8. A process that lacks the layer (a plain `runc exec`) and loads a filter that allows all, to
+# make up the count, carries the count but not the program.
+testStatusJudgesEachTasksProgramsNotItsCount() {
+        sp_setup
+        sp_bundle /bin/sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start_plain || fail "start"
+        runc exec -d "$ID" /bin/status_probe dummy 1 >"$C/exec.out" 2>&1 || fail "exec: $(cat "$C/exec.out")"
+        wait_line "$C/exec.out" "ready|errno" || fail "the exec'd probe: $(cat "$C/exec.out")"
+        sp_status --json "$ID"
+        assertEquals "$(cat "$C/st.err")" 1 "$rc"
+        assertEquals "short" "$(sp_verdict)"
+        assertEquals "the exec'd task carries the count, not the program" "1 1 0" \
+                "$(jq -r '.tasks[] | select(.role == "other") | "\(.filters) \(.expected) \(.matched)"' "$C/st.out")"
+}
+
+# sp_start_plain: sp_start for a workload that prints nothing (sleep).
+sp_start_plain() {
+        start_runc "$ID" "$C/b"
+}
+
+# 10. Control bytes in PID 1's exe path and comm: the table, the messages and --json carry them
+# escaped; no line of status's is forged, no escape sequence reaches the terminal.
+testStatusEscapesTheBytesTheContainerChose() {
+        sp_setup
+        local evil
+        evil=$(printf '/x\033[2J\nverdict:   protected\r')
+        sp_bundle /bin/status_probe forge "$evil" "$evil" || fail "bundle"
+        tsync_json_edit "$C/b/config.json" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-mkdir"'
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        sp_status "$ID"
+        assertEquals "$(cat "$C/st.err")" 1 "$rc"
+        assertEquals "no escape byte, no carriage return in the table or the message" 0 \
+                "$(cat "$C/st.out" "$C/st.err" | tr -cd '\033\r' | wc -c)"
+        assertEquals "no forged verdict line: $(cat "$C/st.out")" 0 "$(grep -c '^verdict: *protected' "$C/st.out")"
+        assertEquals "one line on stderr: $(cat "$C/st.err")" 1 "$(wc -l <"$C/st.err")"
+        sp_status --json "$ID"
+        assertEquals "--json keeps the bytes, as JSON: $(jq -r .init.exe "$C/st.out" | od -c | head -3)" "$evil" \
+                "$(jq -r .init.exe "$C/st.out")"
+}
+
+# 11. PID 1 in vfork (the workload run in place of our init) never reaches a ptrace stop: status
+# gives it up within its deadline, says it is unverified, and leaves it untraced.
+testStatusGivesUpATaskThatNeverStopsAndLeavesItUntraced() {
+        sp_setup
+        sp_bundle /bin/status_probe vfork || fail "bundle"
+        inject --exec --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        local pid
+        pid=$(runc_pid "$ID")
+        sp_status --json "$ID"
+        assertNotEquals "status waited for the stop without end" 137 "$rc"
+        assertEquals "$(cat "$C/st.err")" 4 "$rc"
+        assertEquals "unverified" "$(sp_verdict)"
+        assertEquals "PID 1 left untraced" 0 "$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")"
+}
+
+# 13. A task holding an io_uring ring: its requests pass no seccomp filter (a layer's, or one
+# lockdown adds later), so status names it.
+testStatusFlagsATaskHoldingAnIoUringRing() {
+        sp_setup
+        sp_bundle /bin/status_probe uring || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        start_runc "$ID" "$C/b" || fail "start"
+        wait_line "$T/$ID.log" "ready|errno" || fail "probe"
+        if grep -q 'door=uring setup errno' "$T/$ID.log"; then
+                startSkipping
+                echo "  skipped: io_uring_setup fails here: $(cat "$T/$ID.log")"
+                return
+        fi
+        sp_status --json "$ID"
+        assertEquals "$(cat "$C/st.err")" 1 "$rc"
+        assertEquals "short" "$(sp_verdict)"
+        assertNotEquals "the ring's holder named" "" "$(jq -r '.tasks[] | select(.io_uring_fd != null) | .pid' "$C/st.out")"
+        assertContains "$(cat "$C/st.err")" "io_uring"
+}
+
+# 15. A misspelt key of ours ran nothing of ours: status names the key, not hooks.d. Under plain
+# runc (no front end at all) and under Podman with our hooks.d (whose `when` may now refuse it:
+# then the container never ran, which holds the property too).
+testStatusNamesAMisspeltKeyOfOurs() {
+        sp_setup
+        sp_bundle /bin/sleep 300 || fail "bundle"
+        tsync_json_edit "$C/b/config.json" '.annotations["io.oci-seccomp-tsync.layer"] = "deny-mkdir"'
+        sp_start_plain || fail "start"
+        sp_status --json "$ID"
+        assertEquals "$(cat "$C/st.err")" 1 "$rc"
+        assertEquals "unprotected" "$(sp_verdict)"
+        assertContains "$(cat "$C/st.err")" "annotations.io.oci-seccomp-tsync.layer is not a key of oci-seccomp-tsync"
+        command -v podman >/dev/null || return 0
+        mkdir -p "$C/rootfs" && make_rootfs "$C/rootfs" || fail "rootfs"
+        podman_hooks || fail "hooks.d"
+        local name
+        name=$(tsync_unique_id status-typo)
+        if ! podman --hooks-dir "$C/hooks.d" run -d --name "$name" --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" \
+                --annotation io.oci-seccomp-tsync.layer=deny-mkdir --rootfs "$C/rootfs" \
+                /bin/sleep 300 </dev/null >"$C/podman.out" 2>&1; then
+                echo "  podman refused the misspelt key: $(tail -n 1 "$C/podman.out")"
+                return
+        fi
+        sp_status --json --podman "$name"
+        assertEquals "podman: $(cat "$C/st.err")" 1 "$rc"
+        assertContains "$(cat "$C/st.err")" "annotations.io.oci-seccomp-tsync.layer is not a key of oci-seccomp-tsync"
+        assertNotContains "$(cat "$C/st.err")" "hooks.d not found"
+}
+
+# Extra: an exec'd process without the layer that runs a copy of itself from a memfd named like
+# runc's own copy (runc 1.1's exe while it sets up an exec) is not passed as "starting".
+testStatusDoesNotPassAProcessThatBorrowsARuntimesName() {
+        sp_setup
+        sp_bundle /bin/sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start_plain || fail "start"
+        runc exec -d "$ID" /bin/status_probe memfd >"$C/exec.out" 2>&1 || fail "exec: $(cat "$C/exec.out")"
+        wait_line "$C/exec.out" "ready|errno" || fail "the exec'd probe: $(cat "$C/exec.out")"
+        sp_status --json "$ID"
+        echo "  memfd: $(jq -r '.tasks[] | select(.role == "starting" or .role == "other") | "\(.role) \(.filters)"' "$C/st.out" | tr '\n' ';')"
+        assertNotEquals "never protected: $(cat "$C/st.err")" 0 "$rc"
+        assertNotEquals "protected" "$(sp_verdict)"
+}
+
+# Extra: a workload that traces its own child, so that status cannot stop it: the child is
+# unverified, the container never "protected" on counts alone.
+testStatusDoesNotPassATaskItCannotRead() {
+        sp_setup
+        sp_bundle /bin/status_probe traced || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        sp_status --json "$ID"
+        assertEquals "$(cat "$C/st.err")" 4 "$rc"
+        assertEquals "unverified" "$(sp_verdict)"
+        assertContains "$(cat "$C/st.err")" "PTRACE_SEIZE"
+}
+
+# Extra: tasks that come and go while status reads (a process forking short-lived children
+# without end): no task that ended is reported, and status returns each time.
+testStatusReadsAContainerWhoseTasksComeAndGo() {
+        sp_setup
+        sp_bundle /bin/status_probe churn || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        local i
+        for i in 1 2 3; do
+                sp_status --json "$ID"
+                assertEquals "round $i: $(cat "$C/st.err")" 0 "$rc"
+        done
+}
+
+# Extra: a workload stopped by job control (SIGSTOP) is read and left stopped: status resumes
+# nothing the workload or its owner stopped.
+testStatusLeavesAStoppedTaskStopped() {
+        sp_setup
+        sp_bundle /bin/status_probe stop || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start || fail "start: $(cat "$T/$ID.log")"
+        local pid i
+        pid=$(jq -r '.tasks[] | select(.role == "workload") | .pid' < <("$OCI" status --json "$ID" 2>/dev/null) | head -n 1)
+        for ((i = 0; i < 100; i++)); do
+                [ "$(awk '/^State:/ {print $2}' "/proc/$pid/status")" = T ] && break
+                sleep 0.1
+        done
+        sp_status --json "$ID"
+        assertEquals "$(cat "$C/st.err")" 0 "$rc"
+        assertEquals "still stopped" T "$(awk '/^State:/ {print $2}' "/proc/$pid/status")"
+        assertEquals "untraced" 0 "$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")"
+        kill -CONT "$pid"
+}
+
+# Extra: a process without the layer (a plain `runc exec`) whose main thread has ended, so that
+# it looks dead, while a second thread runs on: the live thread is judged all the same.
+testStatusJudgesTheLiveThreadsOfAProcessThatLooksDead() {
+        sp_setup
+        sp_bundle /bin/sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$C/b" 2>/dev/null || fail "inject"
+        sp_start_plain || fail "start"
+        runc exec -d "$ID" /bin/status_probe zmain >"$C/exec.out" 2>&1 || fail "exec: $(cat "$C/exec.out")"
+        wait_line "$C/exec.out" "ready|errno" || fail "the exec'd probe: $(cat "$C/exec.out")"
+        sp_status --json "$ID"
+        assertEquals "$(cat "$C/st.err")" 1 "$rc"
+        assertEquals "its live thread named short" "true" \
+                "$(jq -r '[.tasks[] | select(.role == "other" and (.dead | not))] | .[0].short' "$C/st.out")"
+}
+
 # (status: end)
 #
 #

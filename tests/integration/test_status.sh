@@ -116,8 +116,10 @@ testALayerChangedSinceTheStartIsAShortfall() {
         assertEquals "$(cat "$T/out")" 1 "$rc"
         assertEquals "short 0" "$(jq -r '"\(.verdict) \(.programs.drift)"' "$T/out")"
         assertContains "$(cat "$T/err")" "(init, init): the kernel's program for the plan's filter 0 (layer '$T/layer.json') is not what the plan compiles to now"
-        status --no-programs "$ID"
-        assertEquals "without the comparison: $(cat "$T/err")" 0 "$rc"
+        # Counts alone are what a task can forge: without its programs read, never "protected".
+        json_status --no-programs "$ID"
+        assertEquals "without the comparison: $(cat "$T/err")" 4 "$rc"
+        assertEquals "unverified" "$(jq -r .verdict "$T/out")"
 }
 
 # The hooks.d-not-found case, with runc: the config asks through an annotation, nothing rewrote it.
@@ -242,7 +244,9 @@ testAContainerThatAsksNothingExitsThree() {
         assertEquals "" "$(cat "$T/err")"
 }
 
-testAPidAloneIsJudgedByWhatTheInitWasTold() {
+# A pid alone: the runtime's state that names its PID 1 gives the config (issue 35: never "asks
+# nothing" without a config read), and a pid no runtime state names cannot be told.
+testAPidAloneIsJudgedByTheConfigItsRuntimesStateNames() {
         bundle sleep 300 || fail "bundle"
         inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
         start_runc "$ID" "$T/b" || fail "start"
@@ -250,11 +254,24 @@ testAPidAloneIsJudgedByWhatTheInitWasTold() {
         pid=$(jq -r '.pid' <(runc state "$ID"))
         json_status --pid "$pid"
         assertEquals "$(cat "$T/err")" 0 "$rc"
-        assertEquals "init command line" "$(jq -r .asked.source "$T/out")"
-        assertEquals "null" "$(jq -r .asked.runtime_filters "$T/out")"
+        assertEquals "plan" "$(jq -r .asked.source "$T/out")"
+        assertEquals "1" "$(jq -r .asked.runtime_filters "$T/out")"
+        assertEquals "$T/b/config.json" "$(jq -r .target.config "$T/out")"
         json_status --pid "$pid" --config "$T/b/config.json"
         assertEquals "$(cat "$T/err")" 0 "$rc"
         assertEquals "" "$(tasks_without 2)"
+        # A pid namespace no runtime made: what it asked cannot be told, and is not said.
+        unshare --pid --fork --kill-child sleep 300 &
+        local ns=$! i
+        for ((i = 0; i < 100; i++)); do
+                pid=$(pgrep -P "$ns" sleep) && break
+                sleep 0.1
+        done
+        status --pid "$pid"
+        kill -KILL "$ns" 2>/dev/null # (unshare blocks SIGTERM while it waits)
+        wait "$ns" 2>/dev/null
+        assertEquals "no runtime's state: $(cat "$T/err")" 4 "$rc"
+        assertContains "$(cat "$T/err")" "cannot tell what the container asked"
 }
 
 # The capability sets are judged against the plan's record of the config's: told (through a

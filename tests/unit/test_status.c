@@ -3,6 +3,7 @@
  * container asked, each row to its verdict and shortfall lines; and what a
  * config (plan or annotations) and our init's command line ask. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,13 @@ struct row {
         enum tsync_verdict want;
         size_t want_lines;
         const char *want_text; /* in the first line, or NULL */
+        /* Per task, 0 for the default: its programs (enum tsync_status_chain + 1; default read), how many of
+         * PID 1's it carries (+ 1; default all its filters), an io_uring ring's fd. */
+        int chain[N_TASKS];
+        int matched[N_TASKS];
+        int io_uring[N_TASKS];
+        const char *init_exe; /* PID 1's exe as /proc shows it, when not the default */
+        const char *comm;     /* the workload's comm, when not the default */
 };
 
 #define PLAN(...)                                                                                                      \
@@ -66,6 +74,9 @@ struct row {
                 true, true, true, false, false                                                                         \
         }
 
+/* The older rows are positional and leave the per-task program fields at their defaults. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct row rows[] = {
         /* lockdown's record (issue 26): its layers on top of everything, for every task. */
         { "a_locked_down_container_of_ours_carries_the_added_layer_everywhere",
@@ -160,16 +171,25 @@ static const struct row rows[] = {
           1,
           "pid 103 tid 103 (sh, other): 1 seccomp filter, 2 asked (the runtime's linux.seccomp + 1 of the plan's): "
           "not started by the container's PID 1" },
-        { "a_process_the_runtime_still_sets_up_is_not_judged",
+        /* A runtime's binary is known by its name, which any process can borrow (issue 35): short of the
+         * filters, it is not short (it loads its profile before it runs the container's program), but never
+         * protected either. */
+        { "a_process_the_runtime_still_sets_up_is_unverified_not_short",
           true,
           PLAN(.baseline = 1, .n_tsync = 1),
           { true, true, true, false, false, true },
           { 2, 2, 2, 0, 0, 0 },
           { 0 },
           { 0 },
-          TSYNC_VERDICT_PROTECTED,
-          0,
-          NULL },
+          TSYNC_VERDICT_UNVERIFIED,
+          1,
+          "pid 106 tid 106 (runc:[2:INIT], starting): unverified: it runs a runtime's binary by its name" },
+        { .name = "a_process_the_runtime_sets_up_that_carries_every_filter_passes",
+          .init_ours = true,
+          .e = PLAN(.baseline = 1, .n_tsync = 1),
+          .present = { true, true, true, false, false, true },
+          .filters = { 2, 2, 2, 0, 0, 2 },
+          .want = TSYNC_VERDICT_PROTECTED },
         { "a_dead_task_is_not_judged",
           true,
           PLAN(.baseline = 1, .n_tsync = 1),
@@ -305,6 +325,67 @@ static const struct row rows[] = {
           TSYNC_VERDICT_PROTECTED,
           0,
           NULL },
+        /* Issue 35: counts are what a task can forge; programs are not. */
+        { .name = "a_task_whose_filters_are_its_own_programs_is_short_although_its_count_is_right",
+          .init_ours = true,
+          .e = PLAN(.baseline = 1, .n_tsync = 1),
+          .present = ALL3,
+          .filters = { 2, 2, 3 },
+          .matched = { 0, 0, 1 + 1 },
+          .want = TSYNC_VERDICT_SHORT,
+          .want_lines = 1,
+          .want_text = "pid 102 tid 102 (sleep, workload): 3 seccomp filters, but only 1 of them PID 1's programs, 2 "
+                       "asked" },
+        { .name = "a_task_whose_programs_were_not_read_is_unverified_never_protected",
+          .init_ours = true,
+          .e = PLAN(.baseline = 1, .n_tsync = 1),
+          .present = ALL3,
+          .filters = { 2, 2, 2 },
+          .chain = { 0, 0, TSYNC_CHAIN_FAILED + 1 },
+          .want = TSYNC_VERDICT_UNVERIFIED,
+          .want_lines = 1,
+          .want_text = "pid 102 tid 102 (sleep, workload): unverified: its programs were not read: it did not stop" },
+        { .name = "programs_not_read_at_all_are_unverified_with_one_line",
+          .init_ours = true,
+          .e = PLAN(.baseline = 1, .n_tsync = 1),
+          .present = ALL3,
+          .filters = { 2, 2, 2 },
+          .chain = { TSYNC_CHAIN_NOT_READ + 1, TSYNC_CHAIN_NOT_READ + 1, TSYNC_CHAIN_NOT_READ + 1 },
+          .want = TSYNC_VERDICT_UNVERIFIED,
+          .want_lines = 1,
+          .want_text = "unverified: no task's programs were read" },
+        { .name = "a_task_holding_an_io_uring_ring_is_short",
+          .init_ours = true,
+          .e = PLAN(.baseline = 1, .n_tsync = 1),
+          .present = ALL3,
+          .filters = { 2, 2, 2 },
+          .io_uring = { 0, 0, 5 },
+          .want = TSYNC_VERDICT_SHORT,
+          .want_lines = 1,
+          .want_text = "pid 102 tid 102 (sleep, workload): holds an io_uring ring (fd 5)" },
+        { .name = "a_comm_with_control_bytes_is_quoted_in_its_line",
+          .init_ours = true,
+          .e = PLAN(.baseline = 1, .n_tsync = 1),
+          .present = ALL3,
+          .filters = { 2, 2, 1 },
+          .comm = "a\nok\x1b[2J",
+          .want = TSYNC_VERDICT_SHORT,
+          .want_lines = 1,
+          .want_text = "pid 102 tid 102 (a\\x0aok\\x1b[2J, workload): 1 seccomp filter, 2 asked" },
+        { .name = "an_unknown_key_of_ours_is_named_as_such",
+          .init_ours = false,
+          .e = { .asked = true,
+                 .source = "annotations",
+                 .asked_by = "io.oci-seccomp-tsync.layer",
+                 .asked_by_unknown = true,
+                 .baseline_known = true },
+          .present = ALL3,
+          .filters = { 0, 0, 0 },
+          .init_exe = "/bin/\x1b]0;x\x07sleep",
+          .want = TSYNC_VERDICT_UNPROTECTED,
+          .want_lines = 1,
+          .want_text = "(/bin/\\x1b]0;x\\x07sleep): annotations.io.oci-seccomp-tsync.layer is not a key of "
+                       "oci-seccomp-tsync (misspelt?" },
         { "without_seccomp_filters_counts_mode_2_is_enough",
           true,
           PLAN(.n_tsync = 1),
@@ -316,22 +397,36 @@ static const struct row rows[] = {
           0,
           NULL },
 };
+#pragma GCC diagnostic pop
 
 static void run_row(const struct row *w)
 {
         struct tsync_status_task tasks[N_TASKS];
         struct tsync_status st = { .init_pid = 100, .init_ours = w->init_ours, .tasks = tasks };
-        (void)snprintf(st.init_exe, sizeof(st.init_exe), "%s", w->init_ours ? TSYNC_CONTAINER_INIT : "/bin/busybox");
+        (void)snprintf(st.init_exe, sizeof(st.init_exe), "%s",
+                       w->init_exe    ? w->init_exe
+                       : w->init_ours ? TSYNC_CONTAINER_INIT
+                                      : "/bin/busybox");
         for (size_t i = 0; i < N_TASKS; i++) {
                 if (!w->present[i])
                         continue;
                 struct tsync_status_task t = layout[i];
+                if (i == WORKLOAD && w->comm)
+                        (void)snprintf(t.comm, sizeof(t.comm), "%s", w->comm);
                 t.filters = w->filters[i];
                 t.seccomp = w->filters[i] != 0 ? 2 : 0;
                 t.no_new_privs = w->nnp[i];
                 for (size_t s = 0; s < TSYNC_CAPSET_COUNT; s++)
                         t.caps[s] = w->e.have_caps ? w->e.caps[s] : 0;
                 t.caps[TSYNC_CAPSET_EFFECTIVE] = w->e.have_caps ? w->eff[i] : 0;
+                /* Programs read, every filter one of PID 1's, unless the row says otherwise. */
+                t.io_uring_fd = -1;
+                t.chain = w->chain[i] ? w->chain[i] - 1 : TSYNC_CHAIN_READ;
+                t.matched = w->matched[i] ? w->matched[i] - 1 : w->filters[i] < 0 ? INT_MAX : w->filters[i];
+                if (t.chain == TSYNC_CHAIN_FAILED)
+                        (void)snprintf(t.why, sizeof(t.why), "it did not stop within the deadline");
+                if (w->io_uring[i])
+                        t.io_uring_fd = w->io_uring[i];
                 tasks[st.n++] = t;
         }
         struct tsync_warnings out = { 0 };

@@ -39,6 +39,12 @@ enum tsync_status_role {
 };
 const char *tsync_status_role_name(enum tsync_status_role r);
 
+enum tsync_status_chain {
+        TSYNC_CHAIN_NOT_READ, /* not asked for (--no-programs, nothing to judge) */
+        TSYNC_CHAIN_READ,
+        TSYNC_CHAIN_FAILED, /* asked for, not read: why says why */
+};
+
 /* One task, as /proc/PID/task/TID/status shows it. */
 struct tsync_status_task {
         pid_t pid;    /* host: the process (Tgid) */
@@ -55,10 +61,22 @@ struct tsync_status_task {
         int filters;      /* Seccomp_filters, -1 when the kernel does not show it */
         int no_new_privs; /* NoNewPrivs */
         uint64_t caps[TSYNC_CAPSET_COUNT];
+        /* The lowest fd of an io_uring ring the process holds (its main
+         * thread's entry only), else -1: a ring's requests are not system
+         * calls, so no seccomp filter sees them. */
+        int io_uring_fd;
+        /* Its programs (PTRACE_SECCOMP_GET_FILTER), set by
+         * tsync_status_compare_programs: read, and how many of PID 1's
+         * programs it carries too, in their order (matched); or why they
+         * could not be read (why, from the kernel: ours). */
+        enum tsync_status_chain chain;
+        int matched;
+        char why[96];
         /* Set by tsync_status_decide. */
         enum tsync_status_role role;
-        int expected;  /* the filters it should carry at least; -1 when nothing is asked */
-        bool short_of; /* it carries less than asked (a shortfall names it) */
+        int expected;    /* the filters it should carry at least; -1 when nothing is asked */
+        bool short_of;   /* it carries less than asked (a shortfall names it) */
+        bool unverified; /* it should carry filters, and its programs were not read: never "protected" */
 };
 
 struct tsync_status_prog {
@@ -69,10 +87,11 @@ struct tsync_status_prog {
 /* PID 1's programs against its filter files and against what the plan
  * compiles to now (status_programs.c). */
 struct tsync_status_programs {
-        bool compared;  /* the kernel's programs were read */
-        size_t n;       /* the init's filters compared */
-        int differ;     /* the first of them whose program is not its file's, else -1 */
-        char what[160]; /* differ's file, or why nothing was compared */
+        bool compared;     /* the kernel's programs were read */
+        size_t n;          /* the init's filters compared */
+        int differ;        /* the first of them whose program is not its file's, else -1 */
+        char what[160];    /* differ's file, or why nothing was compared */
+        bool files_failed; /* PID 1's were read, its filter files were not (what says why) */
         /* PID 1's main thread's programs, oldest first (the kernel's index 0). */
         struct tsync_status_prog *kernel;
         size_t n_kernel;
@@ -89,9 +108,15 @@ struct tsync_status_programs {
 
 /* What the kernel shows of a container. */
 struct tsync_status {
-        pid_t init_pid;     /* host pid of the namespace's PID 1 */
-        bool init_ours;     /* PID 1 runs our init (its exe is TSYNC_CONTAINER_INIT) */
-        char init_exe[256]; /* PID 1's exe as /proc shows it ("" when unreadable) */
+        pid_t init_pid; /* host pid of the namespace's PID 1 */
+        /* PID 1 runs our init: the file /proc/PID/exe opens is, by device
+         * and inode, an init the host delivered (tsync_status_judge_init),
+         * never by its path, which the container chooses. */
+        bool init_ours;
+        bool init_exe_known; /* init_dev and init_ino were read */
+        dev_t init_dev;
+        ino_t init_ino;
+        char init_exe[256]; /* PID 1's exe as /proc shows it ("" when unreadable): the container's text */
         /* The pid read from, in its namespace: a container's own process (an
          * engine's pid) that is not 1 there shares the namespace (a pod). */
         pid_t target_ns_pid;
@@ -125,17 +150,34 @@ int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t);
 
 /* Reads every task of the pid namespace that pid is in. -ESRCH when pid is
  * gone, -EPERM (with the reason) when the namespace is ours (the host's) or
- * has no PID 1 we can see. Tasks that end while being read are left out. */
+ * has no PID 1 we can see. Tasks that end while being read are left out.
+ * init_ours is judged against the init installed beside the running
+ * program alone; a caller with the config judges again
+ * (tsync_status_judge_init). */
 int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err);
+/* Whether PID 1's exe is, by device and inode, one of the n files at paths
+ * (the host's: the source of the config's mount at TSYNC_CONTAINER_INIT, the
+ * init installed beside us); sets st->init_ours. A path that cannot be
+ * stat'ed is skipped. */
+void tsync_status_judge_init(struct tsync_status *st, const char *const *paths, size_t n);
+
 /* The order tsync_status_read leaves tasks in (qsort): by process, its
  * main thread first, then by tid. */
 int tsync_status_task_cmp(const void *a, const void *b);
 
-/* Stops PID 1's main thread for a moment and reads its seccomp programs
- * (PTRACE_SECCOMP_GET_FILTER: CAP_SYS_ADMIN, and no filter on the caller).
- * The newest n_added must be lockdown's layers (added_differ); when PID 1 is
- * our init, those below them must be, one for one, the filter files on its
- * command line (--filter PATH through /proc/PID/root, --filter-data).
+/* How long a task may take to reach its ptrace stop before it is let go
+ * and reported unverified (a task in vfork, a frozen one, ...). */
+#define TSYNC_STATUS_STOP_DEADLINE_MS 2000
+
+/* Stops every live task but a runtime's (st's, one at a time, each for a
+ * moment) and reads its seccomp programs (PTRACE_SECCOMP_GET_FILTER:
+ * CAP_SYS_ADMIN, and no filter on the caller). The stops are made by a child
+ * process, which is killed when a task misses its deadline, so that no task
+ * is ever left traced; each task gets chain and matched against PID 1's.
+ * The newest n_added of PID 1's must be lockdown's layers (added_differ);
+ * when PID 1 is our init, those below them must be, one for one, the filter
+ * files on its command line (--filter PATH opened inside its root with
+ * openat2(RESOLVE_IN_ROOT), regular files only; --filter-data).
  * Fills st->programs; when they cannot be read, compared stays false and
  * what says why. -ENOMEM only. */
 int tsync_status_compare_programs(struct tsync_status *st);
@@ -152,11 +194,12 @@ void tsync_status_compare_plan(struct tsync_status *st, const struct tsync_plan 
 
 /* What the container asked for. */
 struct tsync_status_expect {
-        bool asked;           /* something of ours asks for us (a plan, or the user's annotations) */
-        bool plan;            /* the config carries our plan: inject, precreate or the wrapper rewrote it */
-        const char *source;   /* "plan", "annotations", "init command line" or "nothing" */
-        const char *asked_by; /* the first annotation that asks, for messages (no plan), or NULL */
-        bool in_place;        /* the plan runs the workload as PID 1 (--exec) */
+        bool asked;            /* something of ours asks for us (a plan, or the user's annotations) */
+        bool plan;             /* the config carries our plan: inject, precreate or the wrapper rewrote it */
+        const char *source;    /* "plan", "annotations", "init command line" or "nothing" */
+        const char *asked_by;  /* the first annotation that asks, for messages (no plan), or NULL */
+        bool asked_by_unknown; /* asked_by is a name under our prefix that no front end knows (a typo?) */
+        bool in_place;         /* the plan runs the workload as PID 1 (--exec) */
         bool baseline_known;
         unsigned baseline; /* the runtime's own linux.seccomp (layer mode): 0 or 1 */
         unsigned n_tsync;  /* the plan's filters the init loads with TSYNC on every thread */
@@ -171,6 +214,10 @@ struct tsync_status_expect {
          * task carries them on top of the rest, a process exec'd since as
          * well. Set by the caller; enough alone to ask. */
         unsigned n_lockdown;
+        /* Set by the caller: how PID 1's command line (which PID 1 can
+         * write, by an exec of the init) differs from the plan, "" when it
+         * does not; a line of its own, never what is asked. */
+        char disagree[128];
 };
 
 /* From a container's config.json (as the runtime got it: rewritten when our
@@ -196,6 +243,7 @@ enum tsync_verdict {
         TSYNC_VERDICT_SHORT,       /* some task carries less (the shortfalls say which) */
         TSYNC_VERDICT_UNPROTECTED, /* asked for us, but our init never ran: the hooks were not found */
         TSYNC_VERDICT_NOT_ASKED,   /* nothing of ours was asked for, nor runs */
+        TSYNC_VERDICT_UNVERIFIED,  /* the counts agree, but some task's programs could not be read */
 };
 const char *tsync_verdict_name(enum tsync_verdict v);
 
