@@ -114,8 +114,9 @@ static pid_t parent_of(pid_t pid)
 
 static int refuse(const struct binary *b, pid_t pid, struct tsync_err *err)
 {
-        return tsync_error(err, EPERM, "pid %d runs %s (%s's binary, by device and inode), not the workload's: %s",
-                           (int)pid, b->path, b->rt->sandbox, why);
+        return tsync_error(err, EPERM,
+                           "pid %d is %s's (%s), not the workload's: it runs %s (the same device and inode): %s",
+                           (int)pid, b->rt->sandbox, b->rt->name, b->path, why);
 }
 
 #define MAX_BINARIES 16
