@@ -579,7 +579,6 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
         int code = freeze_all(&r, &cg, &st, &fz, &t0, err);
         if (code < 0 || ret->n_failed)
                 goto out;
-        ret->touched = true;
         /* Frozen, the list final: seize and interrupt every other task. */
         for (size_t i = 0; i < fz.n && !ret->n_failed; i++) {
                 struct tsync_status_task *k = &fz.tasks[i];
@@ -650,8 +649,10 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
                                 break;
                         }
         }
-        if (!ret->n_failed && !tsync_lockdown_cancelled)
+        if (!ret->n_failed && !tsync_lockdown_cancelled) {
+                ret->touched = true; /* from the first injected call on */
                 cover(&r, &fz);
+        }
         if (!ret->n_failed && !tsync_lockdown_cancelled)
                 prove(&r, &fz);
         for (size_t i = 0; i < fz.n; i++) {

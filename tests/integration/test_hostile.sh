@@ -800,7 +800,7 @@ testLockdownOrKillKillsAContainerWithASelfTracedChild() {
 
 # Item 2, the freeze's deadline and item 14: a parent held in vfork by a child that never execs
 # takes no ptrace stop (its wait is killable only). The run ends within its deadline, lets
-# everything go, says truthfully that no task was proven covered, and --or-kill kills.
+# everything go, says truthfully that it names one task and changed nothing, and --or-kill kills.
 testLockdownOfAParentHeldInVforkEndsAtItsDeadlineAndOrKillKills() {
         ld_begin || return
         ld_bundle true lockdown_hostile vfork || fail "bundle"
@@ -808,7 +808,7 @@ testLockdownOfAParentHeldInVforkEndsAtItsDeadlineAndOrKillKills() {
         sleep 0.3
         ld_run --profile "$LD_DENY"
         assertEquals "vfork: $(cat "$T/err")" 1 "$rc"
-        assertContains "vfork: the count" "$(cat "$T/err")" "no task was proven to carry the layers"
+        assertContains "vfork: the count" "$(cat "$T/err")" "lockdown refused: 1 task(s) named above; nothing was changed"
         assertNotContains "vfork: a count of uncovered tasks" "$(cat "$T/err")" "not covered"
         all_tasks "$pid" >"$T/after"
         assertEquals "vfork: tasks left traced" "" "$(awk '$4 != 0' "$T/after")"

@@ -209,7 +209,7 @@ struct tsync_lockdown_result {
         size_t n_failed;
         struct tsync_lockdown_task *notes; /* covered or skipped, with how (zombie, stopped, diverged) */
         size_t n_notes;
-        bool touched;        /* filters may have been added (else nothing was changed) */
+        bool touched;        /* a call was injected: filters may have been added (else nothing was changed) */
         bool killed;         /* or_kill did */
         size_t tasks, procs; /* covered */
         size_t zombies, stopped, diverged;
