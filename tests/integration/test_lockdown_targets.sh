@@ -440,7 +440,8 @@ testADockerContainerUnderGvisorIsRefusedByName() {
         assertEquals "$(cat "$T/out")" 1 "$rc"
         assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
         assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid "
-        assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's: its container's tasks are not host tasks but run inside its sentry"
+        assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's: it runs "
+        assertContains "$(cat "$T/err")" "(the same device and inode): its container's tasks are not host tasks but run inside its sentry"
         cgroup_tasks "$sandbox" >"$T/after"
         assertEquals "filters added" "" "$(awk 'NR == FNR {f[$2] = $3; next} ($2 in f) && f[$2] != $3' \
                 "$T/before" "$T/after")"
