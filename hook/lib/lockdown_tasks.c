@@ -624,7 +624,10 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
                         else if (got[i] < 0)
                                 for (size_t j = 0; j < fz.n; j++)
                                         if (fz.tasks[j].tid == h->tid)
-                                                FAIL(&r, &fz.tasks[j], "it did not stop within %d ms", STOP_TIMEOUT_MS);
+                                                FAIL(&r, &fz.tasks[j], "%s",
+                                                     tsync_lockdown_cancelled
+                                                             ? "lockdown was interrupted before it stopped"
+                                                             : "it did not stop within the deadline (10 s)");
                 }
         }
         for (size_t i = 0; i < fz.n; i++) {
