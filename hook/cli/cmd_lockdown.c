@@ -10,10 +10,12 @@
 #include <getopt.h>
 #include <limits.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +26,7 @@
 #include "tsync/lockdown.h"
 #include "tsync/lockdown_record.h"
 #include "tsync/plan.h"
+#include "tsync/quote.h"
 #include "tsync/runtimes.h"
 
 static void help(FILE *f)
@@ -65,6 +68,8 @@ struct lockdown {
         bool recorded;
         bool init_ours; /* PID 1 is our init: the runtime wrapper can give exec'd processes the layers */
         pid_t parent;   /* the target process's parent (host pid), as status read it */
+        /* Thaws and puts the record back should lockdown die (lockdown_guard.c). */
+        struct tsync_lockdown_watchdog dog;
 };
 
 static int compile(struct lockdown *l, char **names, size_t n_names, char **files, size_t n_files,
@@ -102,9 +107,30 @@ static int compile(struct lockdown *l, char **names, size_t n_names, char **file
         return 0;
 }
 
+/* The comm and anything in why came from the container: quoted. */
 static void print_task(const struct lockdown *l, FILE *f, const struct tsync_lockdown_task *k)
 {
-        fprintf(f, "%s: %s: pid %d tid %d (%s): %s\n", PROGRAM, l->t.what, (int)k->pid, (int)k->tid, k->comm, k->why);
+        char comm[TSYNC_QUOTED_MAX(sizeof(k->comm)) + 1], why[TSYNC_QUOTED_MAX(sizeof(k->why)) + 1];
+        (void)tsync_quote(comm, sizeof(comm), k->comm, strlen(k->comm));
+        (void)tsync_quote(why, sizeof(why), k->why, strlen(k->why));
+        fprintf(f, "%s: %s: pid %d tid %d (%s): %s\n", PROGRAM, l->t.what, (int)k->pid, (int)k->tid, comm, why);
+}
+
+/* An error whose text may hold what the container named (an exe, a comm): quoted. */
+static void say_error(const struct lockdown *l, const struct tsync_err *err)
+{
+        _cleanup_free_ char *q = tsync_quote_dup(err->msg);
+        cli_errorf(l->t.what, "%s", q ? q : "out of memory");
+}
+
+/* What the watchdog does if lockdown dies with its layers in the record:
+ * the record as lockdown found it, then the lock let go. */
+static void record_undo(void *data)
+{
+        struct lockdown *l = data;
+        struct tsync_err err = { 0 };
+        (void)tsync_lockdown_record_write(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
+        tsync_lockdown_record_unlock(TSYNC_LOCKDOWN_ROOT, l->key, l->lock);
 }
 
 /* The record gets the new layers before anything is frozen: a process the
@@ -119,6 +145,14 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
                         l->parent = st->tasks[i].ppid;
         int r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
         if (r < 0) {
+                cli_error(l->t.what, &err);
+                return -1;
+        }
+        /* From here on, a lockdown that dies is undone by its watchdog. */
+        if (tsync_lockdown_watchdog_start(&l->dog, record_undo, l, l->lock, &err) < 0 ||
+            tsync_lockdown_watchdog_record(l->dog.sock, true) < 0) {
+                if (!err.msg[0])
+                        (void)tsync_error(&err, EPIPE, "the watchdog did not answer");
                 cli_error(l->t.what, &err);
                 return -1;
         }
@@ -159,6 +193,10 @@ static void record_end(struct lockdown *l, int code)
                 if (tsync_lockdown_record_write(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err) < 0)
                         cli_error(l->t.what, &err);
         }
+        /* The record is final (the run's, or as found): the watchdog has
+         * nothing left to undo, and ends. */
+        (void)tsync_lockdown_watchdog_record(l->dog.sock, false);
+        tsync_lockdown_watchdog_stop(&l->dog);
         tsync_lockdown_record_clear(&l->before);
         tsync_lockdown_record_unlock(TSYNC_LOCKDOWN_ROOT, l->key, l->lock);
         l->lock = -1;
@@ -263,24 +301,57 @@ static void exec_note(const struct lockdown *l)
                        l->t.what, PROGRAM);
 }
 
-static int lockdown(struct lockdown *l)
+static void on_signal(int sig)
+{
+        (void)sig;
+        tsync_lockdown_cancelled = 1;
+}
+
+/* SIGINT, SIGTERM and SIGHUP end the run the way a failure does: calls
+ * unwound, tasks detached, the cgroup thawed, the record as it was. No
+ * SA_RESTART: a wait for another lockdown's lock ends too. */
+static void catch_signals(void)
+{
+        struct sigaction sa = { .sa_handler = on_signal };
+        (void)sigemptyset(&sa.sa_mask);
+        (void)sigaction(SIGINT, &sa, NULL);
+        (void)sigaction(SIGTERM, &sa, NULL);
+        (void)sigaction(SIGHUP, &sa, NULL);
+}
+
+/* --or-kill, whatever made the run fail: the container's processes are
+ * killed and its PID 1 seen gone, or it says why not. */
+static void or_kill(const struct lockdown *l, int pidfd, const struct tsync_status *st)
+{
+        struct tsync_err err = { 0 };
+        if (pidfd < 0) {
+                cli_errorf(l->t.what, "--or-kill: nothing was killed: %s",
+                           l->t.pid > 0 ? "its process could not be held (pidfd_open)" : "the container was not found");
+                return;
+        }
+        if (tsync_lockdown_kill(pidfd, l->t.pid, st, &err) < 0) {
+                cli_errorf(l->t.what, "--or-kill: killing the container failed: %s", err.msg);
+                return;
+        }
+        fprintf(stderr, "%s: %s: --or-kill: the container's processes were killed\n", PROGRAM, l->t.what);
+}
+
+static int run(struct lockdown *l, int pidfd, struct tsync_status *st)
 {
         struct tsync_err err = { 0 };
         /* A sandbox runtime's container (gVisor) has no host tasks of its
-         * workload's: refused by name, before its runtime is even asked,
-         * and by its processes whatever named them. */
+         * workload's: refused by name, and by its processes' identity. */
         if ((strcmp(l->t.kind, "runtime") == 0 && tsync_lockdown_check_runtime(l->t.runtime, &err) < 0) ||
-            status_target_resolve(&l->t, &err) < 0 || tsync_lockdown_check_sandbox(l->t.pid, &err) < 0) {
-                cli_error(l->t.what, &err);
+            tsync_lockdown_check_sandbox(l->t.pid, &err) < 0) {
+                say_error(l, &err);
                 return CLI_EXIT_FAILED;
         }
         /* The record names the layers before anything is frozen (record_begin). */
-        _cleanup_(tsync_status_clear) struct tsync_status st = { 0 };
-        if (tsync_status_read(l->t.pid, &st, &err) < 0) {
-                cli_error(l->t.what, &err);
+        if (tsync_status_read(l->t.pid, st, &err) < 0) {
+                say_error(l, &err);
                 return CLI_EXIT_FAILED;
         }
-        if (lock_container(l, &st) < 0 || record_begin(l, &st) < 0)
+        if (lock_container(l, st) < 0 || record_begin(l, st) < 0)
                 return CLI_EXIT_FAILED;
         struct tsync_lockdown_prog progs[TSYNC_MAX_LAYERS * 2];
         for (size_t i = 0; i < l->n_prog; i++)
@@ -292,9 +363,12 @@ static int lockdown(struct lockdown *l)
                                           .progs = progs,
                                           .n_progs = l->n_prog,
                                           .set_nnp = l->set_nnp,
-                                          .or_kill = l->or_kill };
+                                          .or_kill = l->or_kill,
+                                          .pidfd = pidfd,
+                                          .watchdog = l->dog.sock };
         _cleanup_(tsync_lockdown_result_clear) struct tsync_lockdown_result res = { 0 };
-        int r = tsync_lockdown_run(&req, &res, &err);
+        int r = tsync_lockdown_cancelled ? tsync_error(&err, EINTR, "lockdown was interrupted before it began")
+                                         : tsync_lockdown_run(&req, &res, &err);
         /* What was done, on stdout: zombies skipped, stops kept, threads given the layer on their own. */
         for (size_t i = 0; i < res.n_notes; i++)
                 print_task(l, stdout, &res.notes[i]);
@@ -309,15 +383,46 @@ static int lockdown(struct lockdown *l)
         for (size_t i = 0; i < res.n_failed; i++)
                 print_task(l, stderr, &res.failed[i]);
         if (!res.n_failed) {
-                cli_error(l->t.what, &err);
+                say_error(l, &err);
                 return CLI_EXIT_FAILED;
         }
-        if (res.killed)
-                fprintf(stderr, "%s: %s: --or-kill: the container's processes were killed\n", PROGRAM, l->t.what);
-        if (res.touched)
-                fprintf(stderr, "%s: %s: lockdown incomplete: %zu task(s) not covered%s\n", PROGRAM, l->t.what,
-                        res.n_failed, res.killed ? "" : " (tasks already covered keep their filters)");
+        /* Counts as they are: the tasks named (once each), the tasks the
+         * proof saw carry every layer (none when it did not run). */
+        size_t named = tsync_lockdown_result_tasks(&res);
+        if (!res.touched)
+                fprintf(stderr, "%s: %s: lockdown refused: %zu task(s) named above; nothing was changed\n", PROGRAM,
+                        l->t.what, named);
+        else if (res.tasks)
+                fprintf(stderr,
+                        "%s: %s: lockdown incomplete: %zu task(s) named above failed; %zu task(s) were proven to "
+                        "carry the layers%s\n",
+                        PROGRAM, l->t.what, named, res.tasks, l->or_kill ? "" : " (they keep them)");
+        else
+                fprintf(stderr,
+                        "%s: %s: lockdown incomplete: %zu task(s) named above failed; no task was proven to carry "
+                        "the layers%s\n",
+                        PROGRAM, l->t.what, named, l->or_kill ? "" : " (some may carry part of them, and keep it)");
         return CLI_EXIT_FAILED;
+}
+
+static int lockdown(struct lockdown *l)
+{
+        struct tsync_err err = { 0 };
+        catch_signals();
+        if (status_target_resolve(&l->t, &err) < 0) {
+                say_error(l, &err);
+                if (l->or_kill)
+                        or_kill(l, -1, NULL);
+                return CLI_EXIT_FAILED;
+        }
+        /* Held by descriptor from here: --or-kill never kills a process
+         * that took the pid over since. */
+        _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, l->t.pid, 0);
+        _cleanup_(tsync_status_clear) struct tsync_status st = { 0 };
+        int code = run(l, pidfd, &st);
+        if (code != CLI_EXIT_OK && l->or_kill)
+                or_kill(l, pidfd, st.n ? &st : NULL);
+        return code;
 }
 
 int cmd_lockdown(int argc, char **argv)
@@ -333,7 +438,7 @@ int cmd_lockdown(int argc, char **argv)
                                                  { "no-cache", no_argument, NULL, OPT_NO_CACHE },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
-        struct lockdown l = { .t = { .kind = NULL }, .lock = -1 };
+        struct lockdown l = { .t = { .kind = NULL }, .lock = -1, .dog = { .sock = -1 } };
         char *names[TSYNC_MAX_LAYERS], *files[TSYNC_MAX_LAYERS];
         size_t n_names = 0, n_files = 0, n_dirs = 0;
         const char *dirs[TSYNC_MAX_LAYERS];

@@ -209,8 +209,9 @@ static int write_file(const char *path, const char *value)
         return 0;
 }
 
-/* v2: cgroup.events says "frozen 1"; v1: freezer.state says FROZEN. */
-static int is_frozen(const struct tsync_lockdown_cgroup *cg)
+/* v2: cgroup.events says "frozen 1"; v1: freezer.state says FROZEN (or
+ * FREEZING: on its way, by someone). */
+static int is_frozen(const struct tsync_lockdown_cgroup *cg, bool or_freezing)
 {
         char path[4200];
         (void)snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->v1 ? "freezer.state" : "cgroup.events");
@@ -221,29 +222,56 @@ static int is_frozen(const struct tsync_lockdown_cgroup *cg)
         if (r < 0)
                 return r;
         if (cg->v1)
-                return strncmp(buf, "FROZEN", 6) == 0;
+                return strncmp(buf, "FROZEN", 6) == 0 || (or_freezing && strncmp(buf, "FREEZING", 8) == 0);
         return strstr(buf, "frozen 1") != NULL;
+}
+
+int tsync_lockdown_cgroup_frozen(const struct tsync_lockdown_cgroup *cg)
+{
+        int r = is_frozen(cg, true);
+        if (r < 0)
+                return r;
+        if (!r && !cg->v1) {
+                /* v2: asked to freeze (cgroup.freeze 1) but not there yet counts too */
+                char path[4200];
+                _cleanup_free_ char *buf = NULL;
+                size_t len;
+                (void)snprintf(path, sizeof(path), "%s/cgroup.freeze", cg->dir);
+                if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, 64, &buf, &len, NULL, NULL) == 0 && buf[0] == '1')
+                        r = 1;
+        }
+        return r ? -EBUSY : 0;
 }
 
 int tsync_lockdown_freeze(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
 {
         char path[4200];
         (void)snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->v1 ? "freezer.state" : "cgroup.freeze");
-        int r = write_file(path, cg->v1 ? "FROZEN" : "1");
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+        /* The watchdog holds the descriptor before the cgroup is frozen: if
+         * lockdown dies from here on, it thaws what lockdown froze. */
+        int r = tsync_lockdown_watchdog_frozen(cg->watchdog, fd, cg->v1);
         if (r < 0)
-                return tsync_error(err, -r, "%s: %s", path, strerror(-r));
+                return tsync_error(err, -r, "the watchdog that thaws the cgroup should lockdown die: %s; not frozen",
+                                   strerror(-r));
         cg->frozen = true;
+        if (write(fd, cg->v1 ? "FROZEN" : "1", cg->v1 ? 6 : 1) < 0)
+                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
         /* cgroup.events is pollable (POLLPRI on change); freezer.state is
          * not: both are read again after a short sleep, up to 10 s. */
-        for (int i = 0; i < 10000; i++) {
-                r = is_frozen(cg);
+        for (int i = 0; i < TSYNC_LOCKDOWN_FREEZE_MS; i++) {
+                r = is_frozen(cg, false);
                 if (r < 0)
                         return tsync_error(err, -r, "%s: %s", cg->dir, strerror(-r));
                 if (r > 0)
                         return 0;
+                if (tsync_lockdown_cancelled)
+                        return tsync_error(err, EINTR, "%s: lockdown was interrupted while the cgroup froze", cg->dir);
                 (void)poll(NULL, 0, 1);
         }
-        return tsync_error(err, ETIMEDOUT, "%s: not frozen after 10 s", cg->dir);
+        return tsync_error(err, ETIMEDOUT, "%s: not frozen after %d ms", cg->dir, TSYNC_LOCKDOWN_FREEZE_MS);
 }
 
 int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
@@ -256,6 +284,7 @@ int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
         if (r < 0)
                 return tsync_error(err, -r, "%s: %s", path, strerror(-r));
         cg->frozen = false;
+        (void)tsync_lockdown_watchdog_thawed(cg->watchdog);
         return 0;
 }
 

@@ -9,6 +9,7 @@
  * The way CRIU's compel does it, written anew. x86_64 only. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tsync/bpf.h"
 #include "tsync/cleanup.h"
 #include "tsync/lockdown.h"
 
@@ -35,19 +37,24 @@
 /* The System V ABI's red zone: the stopped code may keep data there. */
 #define RED_ZONE 128
 
-/* Waits for tid's next stop; *st its status. */
-static int wait_stop(pid_t tid, int *st)
+/* Waits up to timeout_ms for tid's next stop; *st its status. -ETIMEDOUT,
+ * -EINTR when the run was cancelled (tsync_lockdown_cancelled), -ESRCH when
+ * it ended. */
+static int wait_stop_for(pid_t tid, int *st, int timeout_ms, bool cancellable)
 {
-        for (;;) {
-                pid_t w = waitpid(tid, st, __WALL);
-                if (w < 0) {
-                        if (errno == EINTR)
-                                continue;
+        for (long waited = 0;; waited++) {
+                pid_t w = waitpid(tid, st, __WALL | WNOHANG);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
                         return -errno;
-                }
-                if (WIFSTOPPED(*st))
-                        return 0;
-                return -ESRCH; /* it exited or was killed */
+                if (w == tid)
+                        return WIFSTOPPED(*st) ? 0 : -ESRCH;
+                if (cancellable && tsync_lockdown_cancelled)
+                        return -EINTR;
+                if (waited >= timeout_ms * 4L)
+                        return -ETIMEDOUT;
+                (void)usleep(250);
         }
 }
 
@@ -90,6 +97,10 @@ int tsync_lockdown_wait_stop(pid_t tid, int timeout_ms, char *why, size_t size)
                         (void)snprintf(why, size, "it did not stop within %d ms", timeout_ms);
                         return -ETIMEDOUT;
                 }
+                if (tsync_lockdown_cancelled) {
+                        (void)snprintf(why, size, "lockdown was interrupted while it waited for its stop");
+                        return -EINTR;
+                }
                 (void)usleep(1000);
         }
 }
@@ -116,7 +127,7 @@ int tsync_lockdown_wait_stops(const pid_t *tids, int *ret, size_t n, int timeout
                 if (w < 0)
                         return -errno;
                 if (w == 0) {
-                        if (waited++ >= timeout_ms * 4)
+                        if (waited++ >= timeout_ms * 4 || tsync_lockdown_cancelled)
                                 break;
                         (void)usleep(250);
                         continue;
@@ -358,6 +369,40 @@ int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status)
         return 1;
 }
 
+int tsync_lockdown_call_interrupt(struct tsync_lockdown_call *c)
+{
+        return ptrace(PTRACE_INTERRUPT, c->tid, NULL, NULL) < 0 ? -errno : 0;
+}
+
+/* A call that missed its deadline (waiting on a listener, a lock, a task we
+ * hold) is never left as it is: PTRACE_INTERRUPT makes the kernel abandon
+ * the wait (the call returns -ERESTART*) for a ptrace stop, where the
+ * registers, the signal mask and the stack are put back as after any other
+ * stop. Whichever stop comes first (the call may have just returned) is the
+ * one restored at; the interrupt still pending is dropped at the detach. */
+int tsync_lockdown_call_unwind(struct tsync_lockdown_call *c, const char *what)
+{
+        int e = tsync_lockdown_call_interrupt(c);
+        int st = 0;
+        if (e == 0)
+                e = wait_stop_for(c->tid, &st, TSYNC_LOCKDOWN_UNWIND_MS, false);
+        if (e == -ESRCH) {
+                (void)snprintf(c->why, sizeof(c->why), "%s; it ended meanwhile", what);
+                return -ESRCH;
+        }
+        if (e < 0) {
+                (void)snprintf(c->why, sizeof(c->why),
+                               "%s; interrupted, it did not stop within %d ms either (%s): its registers could not "
+                               "be put back",
+                               what, TSYNC_LOCKDOWN_UNWIND_MS, strerror(-e));
+                return e;
+        }
+        if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP && !*c->held_sig)
+                *c->held_sig = WSTOPSIG(st);
+        (void)snprintf(c->why, sizeof(c->why), "%s: interrupted and put back as it was", what);
+        return finish(c, -ETIMEDOUT);
+}
+
 int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns, size_t len, unsigned flags,
                           bool set_nnp, long *ret, int *held_sig, char *why, size_t size)
 {
@@ -365,7 +410,16 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
         int r = tsync_lockdown_call_start(&c, pid, tid, insns, len, flags, set_nnp, held_sig);
         while (r > 0 || (r == 0 && c.cur < c.n)) {
                 int st;
-                r = wait_stop(tid, &st);
+                r = wait_stop_for(tid, &st, TSYNC_LOCKDOWN_CALL_MS, true);
+                if (r == -ETIMEDOUT || r == -EINTR) {
+                        char what[96];
+                        (void)snprintf(what, sizeof(what), "%s",
+                                       r == -EINTR ? "lockdown was interrupted while it ran the injected call"
+                                                   : "the injected call did not return within "
+                                                     "the deadline");
+                        r = tsync_lockdown_call_unwind(&c, what);
+                        break;
+                }
                 if (r < 0) {
                         (void)snprintf(c.why, sizeof(c.why), "while it ran the injected call: %s", strerror(-r));
                         break;
@@ -380,6 +434,57 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
         }
         *ret = c.res;
         return 0;
+}
+
+/* What each of tid's filters answers to the calls we would inject: anything
+ * but ALLOW or LOG (a listener's USER_NOTIF above all: a listener served by
+ * a task we hold stopped never answers) is refused before a call is made. */
+int tsync_lockdown_check_calls(pid_t tid, unsigned flags, bool set_nnp, char *why, size_t size)
+{
+        struct tsync_bpf_input in[2] = {
+                { .nr = SYS_seccomp, .arch = AUDIT_ARCH_X86_64, .args = { SECCOMP_SET_MODE_FILTER, flags } },
+                { .nr = SYS_prctl, .arch = AUDIT_ARCH_X86_64, .args = { PR_SET_NO_NEW_PRIVS, 1 } },
+        };
+        for (long i = 0;; i++) {
+                long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)i, NULL);
+                /* ENOENT: past the last; EINVAL at 0: no filter at all */
+                if (n < 0 && (errno == ENOENT || (errno == EINVAL && i == 0)))
+                        return 0;
+                if (n < 0) {
+                        int e = errno;
+                        (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %ld: %s", i, strerror(e));
+                        return -e;
+                }
+                _cleanup_free_ struct sock_filter *prog = calloc((size_t)n ? (size_t)n : 1, sizeof(*prog));
+                if (!prog)
+                        return -ENOMEM;
+                if (ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)i, prog) != n) {
+                        int e = errno;
+                        (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %ld: %s", i, strerror(e));
+                        return -e;
+                }
+                for (size_t k = 0; k < (set_nnp ? 2u : 1u); k++) {
+                        struct tsync_bpf_result res;
+                        struct tsync_err err = { 0 };
+                        if (tsync_bpf_simulate(prog, (size_t)n, &in[k], &res, &err) < 0) {
+                                (void)snprintf(why, size, "its filter %ld: %s", i, err.msg);
+                                return -EINVAL;
+                        }
+                        uint32_t action = res.ret & SECCOMP_RET_ACTION_FULL;
+                        if (action == SECCOMP_RET_ALLOW || action == SECCOMP_RET_LOG)
+                                continue;
+                        char name[32];
+                        tsync_bpf_ret_name(res.ret, name, sizeof(name));
+                        (void)snprintf(why, size,
+                                       "its filter %ld answers %s() with %s%s: the layer cannot be injected there "
+                                       "(refused before any call was made)",
+                                       i, k ? "prctl" : "seccomp", name,
+                                       action == SECCOMP_RET_USER_NOTIF
+                                               ? " (a listener that may be a task held stopped by lockdown)"
+                                               : "");
+                        return -EPERM;
+                }
+        }
 }
 
 #else
@@ -422,6 +527,25 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
                           bool set_nnp, long *ret, int *held_sig, char *why, size_t size)
 {
         (void)pid, (void)tid, (void)insns, (void)len, (void)flags, (void)set_nnp, (void)ret, (void)held_sig;
+        (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
+        return -EOPNOTSUPP;
+}
+
+int tsync_lockdown_call_interrupt(struct tsync_lockdown_call *c)
+{
+        (void)c;
+        return -EOPNOTSUPP;
+}
+
+int tsync_lockdown_call_unwind(struct tsync_lockdown_call *c, const char *what)
+{
+        (void)snprintf(c->why, sizeof(c->why), "%s", what);
+        return -EOPNOTSUPP;
+}
+
+int tsync_lockdown_check_calls(pid_t tid, unsigned flags, bool set_nnp, char *why, size_t size)
+{
+        (void)tid, (void)flags, (void)set_nnp;
         (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
         return -EOPNOTSUPP;
 }

@@ -49,6 +49,18 @@ struct run {
         size_t n_held;
 };
 
+size_t tsync_lockdown_result_tasks(const struct tsync_lockdown_result *r)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < r->n_failed; i++) {
+                bool seen = false;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = r->failed[j].tid == r->failed[i].tid;
+                n += !seen;
+        }
+        return n;
+}
+
 void tsync_lockdown_result_clear(struct tsync_lockdown_result *r)
 {
         free(r->failed);
@@ -146,6 +158,13 @@ static void judge(struct run *r, const struct tsync_status *st, bool frozen)
                 }
                 if (k->pid == k->tid && is_x86_64(k->pid) == 0)
                         FAIL(r, k, "not an x86_64 process: lockdown supports x86_64 processes only");
+                int fd;
+                if (!frozen && k->pid == k->tid && tsync_lockdown_listener_fd(k->pid, &fd) > 0)
+                        FAIL(r, k,
+                             "holds a seccomp listener (fd %d): a filter's USER_NOTIF (a recording's, a notify "
+                             "agent's, its own) would send the injected seccomp() to a task lockdown holds "
+                             "stopped: refused before anything is frozen",
+                             fd);
                 if (!k->no_new_privs && !(k->caps[TSYNC_CAPSET_EFFECTIVE] & (1ULL << CAP_SYS_ADMIN_BIT)) &&
                     !r->req->set_nnp)
                         FAIL(r, k,
@@ -300,7 +319,10 @@ static bool cover_threads(struct run *r, const struct tsync_status *st, size_t f
         return true;
 }
 
-/* Collects the stops of the calls in flight until each is done. */
+/* Collects the stops of the calls in flight until each is done. A call
+ * still in flight at the deadline (or when the run is cancelled) is
+ * unwound, never left mid-call: every one is interrupted first, so their
+ * stops overlap. */
 static void collect(struct run *r, const struct tsync_status *st, const size_t *first,
                     struct tsync_lockdown_call *calls, int *state, size_t n)
 {
@@ -313,7 +335,7 @@ static void collect(struct run *r, const struct tsync_status *st, const size_t *
                 if (w < 0 && errno == EINTR)
                         continue;
                 if (w <= 0) {
-                        if (w < 0 || waited++ > STOP_TIMEOUT_MS * 10L)
+                        if (w < 0 || waited++ > TSYNC_LOCKDOWN_CALL_MS * 10L || tsync_lockdown_cancelled)
                                 break;
                         (void)usleep(100);
                         continue;
@@ -334,9 +356,21 @@ static void collect(struct run *r, const struct tsync_status *st, const size_t *
                 }
         }
         for (size_t i = 0; i < n; i++)
+                if (state[i] == 1)
+                        (void)tsync_lockdown_call_interrupt(&calls[i]);
+        for (size_t i = 0; i < n; i++)
                 if (state[i] == 1) {
                         state[i] = -1;
-                        FAIL(r, &st->tasks[first[i]], "the injected call did not return within %d ms", STOP_TIMEOUT_MS);
+                        char what[96];
+                        (void)snprintf(what, sizeof(what), "%s",
+                                       tsync_lockdown_cancelled
+                                               ? "lockdown was interrupted while it ran the injected call"
+                                               : "the injected call did not return within the "
+                                                 "deadline");
+                        int e = tsync_lockdown_call_unwind(&calls[i], what);
+                        FAIL(r, &st->tasks[first[i]], "%s", calls[i].why);
+                        if (e == -ESRCH)
+                                find_held(r, calls[i].tid)->gone = true;
                 }
 }
 
@@ -480,11 +514,29 @@ static int freeze_all(struct run *r, struct tsync_lockdown_cgroup *cg, struct ts
         }
 }
 
-static void kill_all(const struct tsync_status *st)
+/* Killed tasks that were still ours when SIGKILL woke them (the detach
+ * then fails) report their end to us, their tracer, first: until we
+ * collect it, their PID 1 waits for them and never ends. */
+static void reap(struct run *r)
 {
-        for (size_t i = 0; i < st->n; i++)
-                if (st->tasks[i].pid == st->tasks[i].tid)
-                        (void)kill(st->tasks[i].pid, SIGKILL);
+        for (long waited = 0; waited < 5000L * 4;) {
+                size_t left = 0;
+                for (size_t i = 0; i < r->n_held; i++) {
+                        struct held *h = &r->held[i];
+                        if (h->gone)
+                                continue;
+                        int st;
+                        pid_t w = waitpid(h->tid, &st, __WALL | WNOHANG);
+                        if (w < 0 || (w == h->tid && !WIFSTOPPED(st)))
+                                h->gone = true;
+                        else
+                                left++;
+                }
+                if (!left)
+                        return;
+                waited++;
+                (void)usleep(250);
+        }
 }
 
 int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdown_result *ret, struct tsync_err *err)
@@ -512,16 +564,21 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
                 return tsync_error(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < st.n; i++)
                 pids[i] = st.tasks[i].pid;
-        struct tsync_lockdown_cgroup cg;
+        struct tsync_lockdown_cgroup cg = { .watchdog = -1 };
         if (tsync_lockdown_cgroup_find(req->pid, pids, st.n, &cg, err) < 0)
                 return -err->code;
+        cg.watchdog = req->watchdog;
+        if (tsync_lockdown_cgroup_frozen(&cg) < 0)
+                return tsync_error(err, EBUSY,
+                                   "%s: frozen already (the container is paused): lockdown's thaw would resume it; "
+                                   "resume it first",
+                                   cg.dir);
 
         _cleanup_(tsync_status_clear) struct tsync_status fz = { 0 };
         long t0 = 0, thawed = 0;
         int code = freeze_all(&r, &cg, &st, &fz, &t0, err);
         if (code < 0 || ret->n_failed)
                 goto out;
-        ret->touched = true;
         /* Frozen, the list final: seize and interrupt every other task. */
         for (size_t i = 0; i < fz.n && !ret->n_failed; i++) {
                 struct tsync_status_task *k = &fz.tasks[i];
@@ -567,7 +624,10 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
                         else if (got[i] < 0)
                                 for (size_t j = 0; j < fz.n; j++)
                                         if (fz.tasks[j].tid == h->tid)
-                                                FAIL(&r, &fz.tasks[j], "it did not stop within %d ms", STOP_TIMEOUT_MS);
+                                                FAIL(&r, &fz.tasks[j], "%s",
+                                                     tsync_lockdown_cancelled
+                                                             ? "lockdown was interrupted before it stopped"
+                                                             : "it did not stop within the deadline (10 s)");
                 }
         }
         for (size_t i = 0; i < fz.n; i++) {
@@ -577,9 +637,26 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
         }
         if (!ret->n_failed)
                 newcomers(&r, &cg, &fz);
-        if (!ret->n_failed)
+        /* Every filter of every task lets our calls through, or nothing is
+         * injected anywhere: a task whose filter sends seccomp() to a
+         * listener (that we may hold stopped), kills or traces it. */
+        for (size_t i = 0; i < fz.n && !ret->n_failed; i++) {
+                const struct tsync_status_task *k = &fz.tasks[i];
+                if (k->dead)
+                        continue;
+                char why[224];
+                for (size_t p = 0; p < req->n_progs; p++)
+                        if (tsync_lockdown_check_calls(k->tid, req->progs[p].flags | SECCOMP_FILTER_FLAG_TSYNC,
+                                                       needs_nnp(&r, k) && p == 0, why, sizeof(why)) < 0) {
+                                FAIL(&r, k, "%s", why);
+                                break;
+                        }
+        }
+        if (!ret->n_failed && !tsync_lockdown_cancelled) {
+                ret->touched = true; /* from the first injected call on */
                 cover(&r, &fz);
-        if (!ret->n_failed)
+        }
+        if (!ret->n_failed && !tsync_lockdown_cancelled)
                 prove(&r, &fz);
         for (size_t i = 0; i < fz.n; i++) {
                 const struct tsync_status_task *k = &fz.tasks[i];
@@ -603,6 +680,16 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
                      ret->stopped);
         }
 out:
+        if (code == 0 && tsync_lockdown_cancelled && !ret->n_failed) {
+                struct tsync_status_task k = { .pid = req->pid, .tid = req->pid };
+                FAIL(&r, &k, "lockdown was interrupted (SIGINT, SIGTERM or SIGHUP)");
+        }
+        /* All or nothing: killed while every task is still held or frozen,
+         * before one runs a single instruction uncovered. */
+        if (req->or_kill && (code < 0 || ret->n_failed)) {
+                tsync_lockdown_kill_now(req->pidfd, req->pid, fz.n ? &fz : &st);
+                ret->killed = true;
+        }
         for (size_t i = 0; i < r.n_held; i++)
                 if (!r.held[i].gone)
                         (void)tsync_lockdown_detach(r.held[i].tid, r.held[i].sig);
@@ -616,13 +703,10 @@ out:
                 ret->frozen_us = now_us() - t0;
                 ret->cgroup_us = thawed - t0;
         }
+        if (ret->killed)
+                reap(&r);
         free(r.held);
-        if (code == 0 && ret->n_failed) {
-                if (req->or_kill && ret->touched) {
-                        kill_all(fz.n ? &fz : &st);
-                        ret->killed = true;
-                }
-                code = tsync_error(err, ECANCELED, "%zu task(s) not covered", ret->n_failed);
-        }
+        if (code == 0 && ret->n_failed)
+                code = tsync_error(err, ECANCELED, "%zu task(s) named", tsync_lockdown_result_tasks(ret));
         return code;
 }

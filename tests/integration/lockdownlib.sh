@@ -15,15 +15,24 @@ lockdown_setup() {
         MY_RECORDS=()
 }
 
-setUp() {
-        lockdown_setup
-}
-
-tearDown() {
-        tsync_test_end
+# lockdown_forget: removes only the records of the test's containers.
+lockdown_forget() {
         [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
+        MY_RECORDS=()
         rmdir "$RECORDS" 2>/dev/null || true # once empty: never anyone else's record
 }
+
+# A suite with set-up of its own (test_hostile.sh) sources the helpers alone.
+if [ -z "${LOCKDOWNLIB_HELPERS_ONLY:-}" ]; then
+        setUp() {
+                lockdown_setup
+        }
+
+        tearDown() {
+                tsync_test_end
+                lockdown_forget
+        }
+fi
 
 # record_of PID: REC, the lockdown record of the container whose PID 1 is PID (its pid and start
 # time), remembered in MY_RECORDS for tearDown (not in a subshell: MY_RECORDS is the suite's).

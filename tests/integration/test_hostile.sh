@@ -907,6 +907,387 @@ testOnlyTheRunningEnginesSandboxMarkCountsAndNodeLayersAreNeverSkipped() {
 #
 #
 # lockdown against a hostile workload (items 2, 3, 4, 7, 10, 13, 14).
+# The workload is tests/static/lockdown_hostile (one attack a mode) or lockdown_probe (storms),
+# under runc, with noNewPrivileges unless a test says otherwise. Each test asserts what lockdown
+# promises (docs/lockdown.md): all or nothing with --or-kill, nothing the workload names decides,
+# a deadline on every wait with the call unwound, a listener of the container's refused before
+# anything is frozen, the cgroup thawed and the record as it was however lockdown ends, counts
+# that are true, and no byte of the container's raw on our output.
+LOCKDOWNLIB_HELPERS_ONLY=1 . "$HERE/lockdownlib.sh"
+LD_HOSTILE=$TSYNC_BUILD/tests/static/lockdown_hostile
+LD_DENY=$PROFILES/deny-mkdir.json
+
+# ld_begin: an id for the test's container; lockdownlib's records list.
+ld_begin() {
+        tsync_need_built "$LD_HOSTILE" "$PROBE" || return 1
+        ID=$(tsync_unique_id lockdown-hostile)
+        MY_RECORDS=()
+        pid=
+}
+
+# ld_end: the container stopped, its record removed.
+ld_end() {
+        [ -n "$ID" ] && stop_runc "$ID"
+        lockdown_forget
+}
+
+# ld_bundle NNP ARG...: $T/b running lockdown_hostile ARGS (ARGS[0] names its binary in /bin), no
+# seccomp of the runtime's.
+ld_bundle() {
+        local nnp=$1
+        shift
+        rm -rf "$T/b"
+        make_rootfs "$T/b/rootfs" "$LD_HOSTILE" || return 1
+        if [ "$1" != lockdown_hostile ]; then
+                cp "$LD_HOSTILE" "$T/b/rootfs/bin/$1" || return 1
+        fi
+        make_bundle "$T/b" "/bin/$1" "${@:2}" || return 1
+        tsync_json_edit "$T/b/config.json" '.process.noNewPrivileges = $nnp | del(.linux.seccomp)' \
+                --argjson nnp "$nnp"
+}
+
+# ld_start: the bundle started under runc; $pid its host pid; the tasks as they were in $T/before.
+ld_start() {
+        start_runc "$ID" "$T/b" || return 1
+        pid=$(runc_pid "$ID") || return 1
+        record_of "$pid"
+}
+
+# ld_run ARG...: lockdown of $ID with ARGs ($rc, $T/out, $T/err); the freezer's states seen
+# meanwhile in $T/states (a watcher reading freezer.state as fast as the shell can).
+ld_run() {
+        local dir w
+        dir=$(freezer_dir "$pid")
+        all_tasks "$pid" >"$T/before"
+        : >"$T/states"
+        (
+                s=
+                while [ -e "$T/watching" ]; do
+                        read -r s <"$dir/freezer.state" 2>/dev/null && [ "$s" != THAWED ] && echo "$s"
+                done >>"$T/states"
+        ) &
+        w=$!
+        touch "$T/watching"
+        timeout 90 "$OCI" lockdown --no-cache "$@" "$ID" >"$T/out" 2>"$T/err"
+        rc=$?
+        rm -f "$T/watching"
+        wait "$w"
+}
+
+# ld_dead: the container's PID 1 ended within 5 s.
+ld_dead() {
+        local i
+        for ((i = 0; i < 50; i++)); do
+                [ -e "/proc/$pid" ] && [ "$(awk '/^State:/ {print $2}' "/proc/$pid/status" 2>/dev/null)" != Z ] ||
+                        return 0
+                sleep 0.1
+        done
+        return 1
+}
+
+# ld_untouched WHAT: after a refused run, every task as before (filters, tracer), the cgroup thawed,
+# the container running, no record.
+ld_untouched() {
+        all_tasks "$pid" >"$T/after"
+        assertEquals "$1: tasks changed" "$(cat "$T/before")" "$(cat "$T/after")"
+        assertContains "$1: cgroup" "$(cgroup_frozen "$pid")" THAWED
+        assertTrue "$1: the container is gone" "[ -d /proc/$pid ]"
+        assertFalse "$1: a record is left: $(cat "$REC" 2>/dev/null)" "[ -e '$REC' ]"
+}
+
+# ld_refused_then_killed WHAT: a refused run without --or-kill changed nothing, and one with
+# --or-kill killed the container.
+ld_refused_then_killed() {
+        ld_run --profile "$LD_DENY"
+        assertEquals "$1: $(cat "$T/err")" 1 "$rc"
+        ld_untouched "$1"
+        ld_run --or-kill --profile "$LD_DENY"
+        assertEquals "$1 --or-kill: $(cat "$T/err")" 1 "$rc"
+        assertTrue "$1 --or-kill: the container still runs: $(cat "$T/err")" ld_dead
+        assertContains "$1 --or-kill" "$(cat "$T/err")" "--or-kill: the container's processes were killed"
+}
+
+# Item 2: a process that traces its own child (any process may) makes the run fail before the
+# freeze; --or-kill must kill the container all the same.
+testLockdownOrKillKillsAContainerWithASelfTracedChild() {
+        ld_begin || return
+        ld_bundle true lockdown_hostile selftrace || fail "bundle"
+        ld_start || fail "start"
+        wait_line "$TSYNC_TMP/$ID.log" '^hostile traces' || fail "the workload did not trace its child"
+        ld_refused_then_killed "self-traced child"
+        ld_end
+}
+
+# Item 2, the freeze's deadline and item 14: a parent held in vfork by a child that never execs
+# takes no ptrace stop (its wait is killable only). The run ends within its deadline, lets
+# everything go, says truthfully that it names one task and changed nothing, and --or-kill kills.
+testLockdownOfAParentHeldInVforkEndsAtItsDeadlineAndOrKillKills() {
+        ld_begin || return
+        ld_bundle true lockdown_hostile vfork || fail "bundle"
+        ld_start || fail "start"
+        sleep 0.3
+        ld_run --profile "$LD_DENY"
+        assertEquals "vfork: $(cat "$T/err")" 1 "$rc"
+        assertContains "vfork: the count" "$(cat "$T/err")" "lockdown refused: 1 task(s) named above; nothing was changed"
+        assertNotContains "vfork: a count of uncovered tasks" "$(cat "$T/err")" "not covered"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "vfork: tasks left traced" "" "$(awk '$4 != 0' "$T/after")"
+        assertContains "vfork: cgroup" "$(cgroup_frozen "$pid")" THAWED
+        ld_run --or-kill --profile "$LD_DENY"
+        assertEquals "vfork --or-kill: $(cat "$T/err")" 1 "$rc"
+        assertTrue "vfork --or-kill: the container still runs: $(cat "$T/err")" ld_dead
+        ld_end
+}
+
+# Item 2, the foreign ABI: an i386 process (where the kernel runs one) is refused, and --or-kill
+# kills the container.
+testLockdownOrKillKillsAContainerWithAnI386Task() {
+        ld_begin || return
+        if ! command -v as >/dev/null || ! command -v ld >/dev/null; then
+                startSkipping
+                fail "no as/ld to build an i386 program"
+                return 0
+        fi
+        printf '%s\n' '.globl _start' '_start:' '1: movl $162, %eax' 'leal ts, %ebx' 'xorl %ecx, %ecx' \
+                'int $0x80' 'jmp 1b' '.data' 'ts: .long 1, 0' >"$T/s32.S"
+        as --32 -o "$T/s32.o" "$T/s32.S" && ld -m elf_i386 -o "$T/ld_i386" "$T/s32.o" || fail "i386 build"
+        "$T/ld_i386" &
+        local p32=$!
+        sleep 0.2
+        if ! kill -0 "$p32" 2>/dev/null; then
+                startSkipping
+                fail "the kernel does not run i386 programs"
+                return 0
+        fi
+        kill "$p32"
+        wait "$p32" 2>/dev/null
+        rm -rf "$T/b"
+        make_rootfs "$T/b/rootfs" "$T/ld_i386" || fail "rootfs"
+        make_bundle "$T/b" /bin/ld_i386 || fail "bundle"
+        tsync_json_edit "$T/b/config.json" '.process.noNewPrivileges = true | del(.linux.seccomp)' || fail "config"
+        ld_start || fail "start"
+        ld_refused_then_killed "i386"
+        ld_end
+}
+
+# Nothing the workload names decides that it is gVisor's: PID 1 runs as "runsc-sandbox" (argv[0],
+# comm, its binary's name), its child as "runsc-gofer" from a binary named runsc. Neither runs the
+# host's runsc, so lockdown covers every task (on main: refused as gVisor's, and --or-kill spared it).
+testNothingTheWorkloadNamesMakesItAGVisorContainer() {
+        ld_begin || return
+        ld_bundle true runsc-sandbox names || fail "bundle"
+        cp "$LD_HOSTILE" "$T/b/rootfs/bin/runsc" || fail "copy"
+        ld_start || fail "start"
+        sleep 0.3
+        ld_run --or-kill --profile "$LD_DENY"
+        assertEquals "names: $(cat "$T/err")" 0 "$rc"
+        all_tasks "$pid" >"$T/after"
+        assertEquals "names: tasks without the layer" "" "$(awk '$3 != 1' "$T/after")"
+        assertEquals "names: both processes" 2 "$(awk '$1 == $2' "$T/after" | wc -l)"
+        ld_end
+}
+
+# Item 3: a thread whose own filter sends seccomp() to a listener that another thread of the
+# same process serves. Refused before anything is frozen (the freezer never left THAWED), in one
+# line, nothing touched, no hang; --or-kill kills.
+testAThreadServedListenerIsRefusedBeforeAnythingIsFrozen() {
+        ld_begin || return
+        ld_bundle true lockdown_hostile listener || fail "bundle"
+        ld_start || fail "start"
+        wait_line "$TSYNC_TMP/$ID.log" '^hostile listener ready' || fail "no listener"
+        ld_run --profile "$LD_DENY"
+        assertEquals "listener: $(cat "$T/err")" 1 "$rc"
+        assertContains "listener: why" "$(cat "$T/err")" "seccomp listener"
+        assertEquals "listener: the cgroup was frozen" "" "$(sort -u "$T/states" | tr '\n' ' ')"
+        ld_untouched "listener"
+        ld_run --or-kill --profile "$LD_DENY"
+        assertTrue "listener --or-kill: the container still runs" ld_dead
+        ld_end
+}
+
+# Item 4: a benign container being recorded (the init's recorder thread serves every call's
+# notification). Refused before anything is frozen; the container keeps running, unharmed.
+testARecordedContainerIsRefusedBeforeAnythingIsFrozenAndKeepsRunning() {
+        ld_begin || return
+        ld_bundle true lockdown_hostile sleep || fail "bundle"
+        "$OCI" inject --cache-dir "$TSYNC_TMP/cache" --record "$T/rec.json" "$T/b" || fail "inject --record"
+        ld_start || fail "start"
+        ld_run --profile "$LD_DENY"
+        assertEquals "recorded: $(cat "$T/err")" 1 "$rc"
+        assertContains "recorded: why" "$(cat "$T/err")" "seccomp listener"
+        assertEquals "recorded: the cgroup was frozen" "" "$(sort -u "$T/states" | tr '\n' ' ')"
+        ld_untouched "recorded"
+        sleep 0.5
+        assertEquals "recorded: the container" running "$(runc state "$ID" 2>/dev/null | jq -r .status)"
+        ld_end
+}
+
+# ld_stop_while_frozen: lockdown of $ID started in the background ($lpid) and stopped (SIGSTOP)
+# while the cgroup is FROZEN by it. 0 when caught so, else it was let finish (retried by the
+# caller).
+ld_stop_while_frozen() {
+        local dir s i
+        dir=$(freezer_dir "$pid")
+        "$OCI" lockdown --no-cache --profile "$LD_DENY" "$ID" >"$T/out" 2>"$T/err" &
+        lpid=$!
+        for ((i = 0; i < 200000; i++)); do
+                read -r s <"$dir/freezer.state"
+                if [ "$s" = FROZEN ]; then
+                        kill -STOP "$lpid"
+                        read -r s <"$dir/freezer.state"
+                        [ "$s" = FROZEN ] && return 0
+                        kill -CONT "$lpid"
+                fi
+                kill -0 "$lpid" 2>/dev/null || break
+        done
+        wait "$lpid"
+        return 1
+}
+
+# ld_killed_mid_freeze SIGNAL: lockdown caught while it holds the cgroup frozen, then sent SIGNAL.
+# Within 2 s the cgroup is thawed, no task is traced and the record is as it was (none); a
+# second lockdown then succeeds and records the layer once.
+ld_killed_mid_freeze() {
+        local sig=$1 tries caught= i
+        ld_bundle true lockdown_probe -p 4 || fail "bundle"
+        cp "$PROBE" "$T/b/rootfs/bin/lockdown_probe" || fail "probe"
+        ld_start || fail "start"
+        sleep 0.5
+        for ((tries = 0; tries < 30; tries++)); do
+                if ld_stop_while_frozen; then
+                        caught=1
+                        break
+                fi
+                # It finished: a record and a layer of its own; start afresh.
+                stop_runc "$ID"
+                lockdown_forget
+                ld_start || fail "restart"
+                sleep 0.3
+        done
+        if [ -z "$caught" ]; then
+                startSkipping
+                fail "lockdown was never caught with the cgroup frozen in 30 tries"
+                return
+        fi
+        kill "-$sig" "$lpid"
+        kill -CONT "$lpid"
+        wait "$lpid"
+        for ((i = 0; i < 20; i++)); do
+                [ "$(cgroup_frozen "$pid")" = THAWED ] && break
+                sleep 0.1
+        done
+        assertContains "$sig mid-freeze: cgroup" "$(cgroup_frozen "$pid")" THAWED
+        all_tasks "$pid" >"$T/after"
+        assertEquals "$sig mid-freeze: tasks left traced" "" "$(awk '$4 != 0' "$T/after")"
+        assertEquals "$sig mid-freeze: tasks with a layer" "" "$(awk '$3 != 0' "$T/after")"
+        assertFalse "$sig mid-freeze: the record lists the layer: $(cat "$REC" 2>/dev/null)" "[ -e '$REC' ]"
+        assertTrue "$sig mid-freeze: the container is gone" "[ -d /proc/$pid ]"
+        ld_run --profile "$LD_DENY"
+        assertEquals "$sig then a retry: $(cat "$T/err")" 0 "$rc"
+        assertEquals "$sig then a retry: layers recorded" 1 "$(jq '.layers | length' "$REC")"
+}
+
+# Item 7: lockdown SIGKILLed while the cgroup is frozen.
+testLockdownSigkilledMidFreezeLeavesTheCgroupThawedAndTheRecordAsItWas() {
+        ld_begin || return
+        ld_killed_mid_freeze KILL
+        ld_end
+}
+
+# Item 7: lockdown interrupted (SIGINT) while the cgroup is frozen.
+testLockdownInterruptedMidFreezeLeavesTheCgroupThawedAndTheRecordAsItWas() {
+        ld_begin || return
+        ld_killed_mid_freeze INT
+        ld_end
+}
+
+# Item 10: a comm with an escape sequence, a newline and a bell, named in a refusal: the output
+# holds no raw control byte and no line the container forged.
+testControlBytesFromTheContainerNeverReachLockdownsOutputRaw() {
+        ld_begin || return
+        ld_bundle false lockdown_hostile ctrl || fail "bundle"
+        ld_start || fail "start"
+        sleep 0.3
+        ld_run --profile "$LD_DENY"
+        assertEquals "ctrl: $(cat "$T/err")" 1 "$rc"
+        assertEquals "ctrl: raw control bytes" 0 "$(cat "$T/out" "$T/err" | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')"
+        assertEquals "ctrl: a forged line" "" "$(grep '^forged' "$T/out" "$T/err")"
+        assertTrue "ctrl: the task named on one line: $(cat "$T/err")" \
+                "grep -qE '^oci-seccomp-tsync: $ID: pid $pid tid $pid \\(.*forged.*\\): ' '$T/err'"
+        ld_end
+}
+
+# A workload whose filter kills the process on seccomp() (the injected call would kill it):
+# without --or-kill lockdown refuses before any call and the container keeps running.
+testAFilterThatKillsOnSeccompMakesLockdownRefuseNotKill() {
+        ld_begin || return
+        ld_bundle true lockdown_hostile killseccomp || fail "bundle"
+        ld_start || fail "start"
+        wait_line "$TSYNC_TMP/$ID.log" '^hostile kills on seccomp' || fail "no filter"
+        ld_run --profile "$LD_DENY"
+        assertEquals "killseccomp: $(cat "$T/err")" 1 "$rc"
+        assertContains "killseccomp: why" "$(cat "$T/err")" "KILL_PROCESS"
+        ld_untouched "killseccomp"
+        ld_end
+}
+
+# A task with every signal blocked is covered: its mkdir fails with the layer's errno and its mask
+# is as it was.
+testATaskBlockingEverySignalIsCoveredWithItsMaskKept() {
+        ld_begin || return
+        ld_bundle true lockdown_hostile masked || fail "bundle"
+        ld_start || fail "start"
+        sleep 0.3
+        ld_run --profile "$LD_DENY"
+        assertEquals "masked: $(cat "$T/err")" 0 "$rc"
+        touch "$T/b/rootfs/tmp/go"
+        wait_line "$TSYNC_TMP/$ID.log" '^hostile mkdir' || fail "no report"
+        assertEquals "masked" "hostile mkdir errno=122 mask=all" "$(grep '^hostile mkdir' "$TSYNC_TMP/$ID.log")"
+        ld_end
+}
+
+# A paused container (runc pause) is refused and stays paused: lockdown's thaw would resume it.
+testAPausedContainerIsRefusedAndStaysPaused() {
+        ld_begin || return
+        ld_bundle true lockdown_hostile sleep || fail "bundle"
+        ld_start || fail "start"
+        runc pause "$ID" || fail "pause"
+        timeout 60 "$OCI" lockdown --no-cache --profile "$LD_DENY" "$ID" >"$T/out" 2>"$T/err"
+        rc=$?
+        assertEquals "paused: $(cat "$T/err")" 1 "$rc"
+        assertContains "paused: why" "$(cat "$T/err")" "paused"
+        assertEquals "paused: the container" paused "$(runc state "$ID" | jq -r .status)"
+        runc resume "$ID"
+        ld_end
+}
+
+# Item 13, what docs/lockdown.md promises of io_uring: a ring made before the lockdown keeps
+# working (its IORING_OP_MKDIRAT makes the directory past a layer that denies mkdirat), while the
+# layer's io_uring_setup denial stops any new ring.
+testARingMadeBeforeALockdownKeepsWorkingWhileNewRingsAreDenied() {
+        ld_begin || return
+        printf '%s\n' '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir", "mkdirat",' \
+                '"io_uring_setup"], "action": "SCMP_ACT_ERRNO", "errnoRet": 122}]}' >"$T/deny-uring.json"
+        ld_bundle true lockdown_hostile uring || fail "bundle"
+        ld_start || fail "start"
+        wait_line "$TSYNC_TMP/$ID.log" '^hostile (uring ready|ERROR)' || fail "no ring"
+        if grep -q '^hostile ERROR' "$TSYNC_TMP/$ID.log"; then
+                startSkipping
+                fail "no io_uring here: $(grep '^hostile ERROR' "$TSYNC_TMP/$ID.log")"
+                ld_end
+                return
+        fi
+        ld_run --profile "$T/deny-uring.json"
+        assertEquals "uring: $(cat "$T/err")" 0 "$rc"
+        touch "$T/b/rootfs/tmp/go"
+        wait_line "$TSYNC_TMP/$ID.log" '^hostile uring-setup' || fail "no report"
+        assertEquals "uring: the old ring's mkdirat" "hostile uring-mkdirat res=0" \
+                "$(grep '^hostile uring-mkdirat' "$TSYNC_TMP/$ID.log")"
+        assertTrue "uring: the directory" "[ -d '$T/b/rootfs/tmp/d.uring' ]"
+        assertEquals "uring: a new ring" "hostile uring-setup errno=122" \
+                "$(grep '^hostile uring-setup' "$TSYNC_TMP/$ID.log")"
+        ld_end
+}
 
 # (lockdown: end)
 #

@@ -5,7 +5,8 @@
 #
 # Targets: a runc id or --pid, a crun id whose container has a cgroup of its own (and one whose
 # cgroup holds a process of the host below it: refused, nothing frozen), Podman and Docker by name,
-# and gVisor's containers (runsc alone, under Podman, under Docker), refused by name before anything
+# and gVisor's containers (runsc alone, under Podman, under Docker), refused by the identity of the
+# binary their processes run (the host's runsc, by device and inode; never a name) before anything
 # is touched.
 # After a lockdown: its record (status lists the layers and judges every task by them, a plain
 # `runc exec` process is named as short), `docker exec` through oci-seccomp-tsync-runtime carries
@@ -380,9 +381,9 @@ testAGvisorContainerIsRefusedByNameWhicheverOfItsProcessesIsNamed() {
         refused_as_gvisor "$sandbox" --runtime runsc "$ID"
         assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: --runtime runsc is gVisor: "
         refused_as_gvisor "$sandbox" --pid "$sandbox"
-        assertContains "$(cat "$T/err")" "pid $sandbox (runsc-sandbox) is gVisor's (runsc), not the workload's"
+        assertContains "$(cat "$T/err")" "pid $sandbox is gVisor's (runsc), not the workload's: it runs "
         refused_as_gvisor "$sandbox" --pid "$gofer"
-        assertContains "$(cat "$T/err")" "pid $gofer (runsc-gofer) is gVisor's (runsc), not the workload's"
+        assertContains "$(cat "$T/err")" "pid $gofer is gVisor's (runsc), not the workload's: it runs "
         # The platform's stubs (ptrace: the sandbox's children) exist on some platforms only.
         if [ -n "$stub" ]; then
                 refused_as_gvisor "$sandbox" --pid "$stub"
@@ -439,7 +440,8 @@ testADockerContainerUnderGvisorIsRefusedByName() {
         assertEquals "$(cat "$T/out")" 1 "$rc"
         assertEquals "one line: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
         assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid "
-        assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's: its container's tasks are not host tasks but run inside its sentry"
+        assertContains "$(cat "$T/err")" "is gVisor's (runsc), not the workload's: it runs "
+        assertContains "$(cat "$T/err")" "(the same device and inode): its container's tasks are not host tasks but run inside its sentry"
         cgroup_tasks "$sandbox" >"$T/after"
         assertEquals "filters added" "" "$(awk 'NR == FNR {f[$2] = $3; next} ($2 in f) && f[$2] != $3' \
                 "$T/before" "$T/after")"
@@ -469,7 +471,7 @@ testAPodmanContainerUnderGvisorIsRefusedByName() {
         }
         sandbox=$(podman inspect --format '{{.State.Pid}}' "$ID")
         refused_as_gvisor "$sandbox" --podman "$ID"
-        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid $sandbox (runsc-sandbox) is gVisor's"
+        assertContains "$(cat "$T/err")" "oci-seccomp-tsync: $ID: pid $sandbox is gVisor's"
         podman rm -f -t 0 "$ID" >/dev/null 2>&1
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +23,13 @@ struct tsync_lockdown_cgroup {
         bool v1;
         char dir[4096]; /* the cgroup's directory */
         bool frozen;    /* we froze it (and must thaw it) */
+        int watchdog;   /* the watchdog's socket (tsync_lockdown_watchdog_start), -1 none */
 };
+/* How long a freeze may take before the run is refused. */
+#define TSYNC_LOCKDOWN_FREEZE_MS 10000
+/* -EBUSY when it is frozen, or freezing, already (a paused container: our
+ * thaw would resume it), else 0. */
+int tsync_lockdown_cgroup_frozen(const struct tsync_lockdown_cgroup *cg);
 
 /* Finds pid's cgroup to freeze (/proc/PID/cgroup): the v1 freezer's, else
  * cgroup2's, the first that is the container's own, that is, neither the
@@ -97,6 +104,28 @@ int tsync_lockdown_call_start(struct tsync_lockdown_call *c, pid_t pid, pid_t ti
  * (everything put back, unless the task ended). */
 int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status);
 
+/* The deadline of an injected call, and of the stop that unwinds one that
+ * missed it. */
+#define TSYNC_LOCKDOWN_CALL_MS   10000
+#define TSYNC_LOCKDOWN_UNWIND_MS 2000
+/* Asks tid, running an injected call, to stop (PTRACE_INTERRUPT). */
+int tsync_lockdown_call_interrupt(struct tsync_lockdown_call *c);
+/* Unwinds a call that missed its deadline or was cancelled: interrupts it,
+ * waits (TSYNC_LOCKDOWN_UNWIND_MS) for its stop and puts everything back
+ * there, never leaving it mid-call. Returns -ETIMEDOUT with c->why (what,
+ * and that it was put back), or another -errno when it could not be. */
+int tsync_lockdown_call_unwind(struct tsync_lockdown_call *c, const char *what);
+/* Whether every filter of the seized, stopped tid lets the calls we would
+ * inject through (seccomp(SET_MODE_FILTER, flags), and prctl(NO_NEW_PRIVS)
+ * when set_nnp): ALLOW or LOG. 0, or -EPERM with why naming the filter and
+ * its answer (a USER_NOTIF listener, ERRNO, KILL, TRACE, TRAP). */
+int tsync_lockdown_check_calls(pid_t tid, unsigned flags, bool set_nnp, char *why, size_t size);
+
+/* Set by the caller's handler of SIGINT, SIGTERM and SIGHUP: every wait of
+ * a run then stops, and the run puts everything back (in-flight calls
+ * unwound, tasks detached, the cgroup thawed) and fails with -EINTR. */
+extern volatile sig_atomic_t tsync_lockdown_cancelled;
+
 /* Whether tid's filter at index (0: the oldest) is insns. 1 yes, 0 no,
  * -errno (why) when it cannot be read. With insns NULL: whether there is
  * no filter at index (1: none, the stack is shorter). tid must be seized
@@ -113,6 +142,42 @@ int tsync_lockdown_check_sandbox(pid_t pid, struct tsync_err *err);
 /* The same for a runtime named on the command line (its base name): 0, or
  * -EPERM when it is a sandbox runtime. */
 int tsync_lockdown_check_runtime(const char *runtime, struct tsync_err *err);
+
+/* lockdown_guard.c. 1 and *ret_fd when process pid holds a seccomp
+ * listener (a filter's USER_NOTIF goes to a task of the container), 0 none,
+ * -errno. */
+int tsync_lockdown_listener_fd(pid_t pid, int *ret_fd);
+
+struct tsync_status;
+/* Kills the container of pid (pidfd: its descriptor, taken when it was
+ * found): every process of its cgroup when that is its own (frozen first)
+ * and of st that is still in its pid namespace, and pid. 0 once pid has
+ * ended, else -errno (err). */
+int tsync_lockdown_kill(int pidfd, pid_t pid, const struct tsync_status *st, struct tsync_err *err);
+/* The signals alone, at once (the run's tasks are held or frozen): pid and
+ * every process of st still in its namespace. */
+void tsync_lockdown_kill_now(int pidfd, pid_t pid, const struct tsync_status *st);
+
+/* A child that outlives lockdown only to undo what lockdown leaves if it
+ * dies, SIGKILL included: it thaws the cgroup lockdown said it froze (by
+ * the descriptor lockdown opened, never a path: it cannot thaw another) and
+ * runs undo(data) when the record was said to be lockdown's. Its own
+ * session, SIGINT, SIGTERM and SIGHUP ignored; it ends when lockdown's end
+ * of the socket closes, so it cannot be left running. keep_fd (the record's
+ * lock, -1 none) stays open in it: the lock is held until it is done. */
+struct tsync_lockdown_watchdog {
+        int sock;
+        pid_t pid;
+};
+int tsync_lockdown_watchdog_start(struct tsync_lockdown_watchdog *w, void (*undo)(void *), void *data, int keep_fd,
+                                  struct tsync_err *err);
+/* Messages (sock -1: no watchdog, 0): before a freeze, after a thaw, the
+ * record lockdown's (dirty) or final. Each waits for the watchdog's ack. */
+int tsync_lockdown_watchdog_frozen(int sock, int freeze_fd, bool v1);
+int tsync_lockdown_watchdog_thawed(int sock);
+int tsync_lockdown_watchdog_record(int sock, bool dirty);
+/* Closes lockdown's end (the watchdog then ends) and reaps it. */
+void tsync_lockdown_watchdog_stop(struct tsync_lockdown_watchdog *w);
 
 /* One program to add, as compiled. */
 struct tsync_lockdown_prog {
@@ -135,6 +200,8 @@ struct tsync_lockdown_req {
         size_t n_progs;
         bool set_nnp; /* set NO_NEW_PRIVS in processes with neither it nor CAP_SYS_ADMIN */
         bool or_kill; /* if any task is not covered, SIGKILL every process of the container */
+        int pidfd;    /* pid's descriptor, for or_kill */
+        int watchdog; /* the watchdog's socket, -1 none */
 };
 
 struct tsync_lockdown_result {
@@ -142,7 +209,7 @@ struct tsync_lockdown_result {
         size_t n_failed;
         struct tsync_lockdown_task *notes; /* covered or skipped, with how (zombie, stopped, diverged) */
         size_t n_notes;
-        bool touched;        /* filters may have been added (else nothing was changed) */
+        bool touched;        /* a call was injected: filters may have been added (else nothing was changed) */
         bool killed;         /* or_kill did */
         size_t tasks, procs; /* covered */
         size_t zombies, stopped, diverged;
@@ -150,6 +217,8 @@ struct tsync_lockdown_result {
         long cgroup_us; /* of which the cgroup itself was frozen */
 };
 void tsync_lockdown_result_clear(struct tsync_lockdown_result *r);
+/* How many tasks ret->failed names (a task may be named more than once). */
+size_t tsync_lockdown_result_tasks(const struct tsync_lockdown_result *r);
 
 /* lockdown_tasks.c: the whole run. Judges every task before touching
  * anything (traced, ABI, NO_NEW_PRIVS or CAP_SYS_ADMIN); seizes
