@@ -942,7 +942,7 @@ testARecordingPathThatLeavesTheRecordDirIsRefused() {
         long=$(printf 'x%.0s' $(seq 300))
         mkdir -p "$C/b/rootfs/tmp" && ln -s "$C/b/rootfs/tmp" "$RD/ctl"
         for p in "$RD/../p2/deny-mkdir.json" "$RD/./dot.json" "$RD/ctl/x.json" "$RD/ctl" "$C/b/rootfs/tmp/x.json" \
-                "$RD/$long.json" "$RD/sub/x.json"; do
+                "$RD/$long.json" "$RD/sub/x.json" "$RD/"; do
                 pod "$C/b" "of:$p" || fail "bundle"
                 ln -sfn "$C/b/rootfs/tmp" "$RD/ctl"
                 pod_record "$ID" "$C/b"
@@ -954,6 +954,27 @@ testARecordingPathThatLeavesTheRecordDirIsRefused() {
         assertEquals "nothing written in record-dir" "ctl" "$(ls -A "$RD")"
         assertEquals "nothing written in the container's rootfs" "" "$(ls -A "$C/b/rootfs/tmp")"
         layer_still_denies
+}
+
+# inject (runc's user names the path, but the places are ours all the same): --record into the
+# record root, the state root or the system's profile directory is refused before anything is
+# written (the container is never run: nothing of the host is touched either way).
+testInjectNeverRecordsWhereWeReadOurOwnFiles() {
+        local p id
+        C=$T/inject-rec
+        for p in /var/lib/oci-seccomp-tsync/record/hostile-$$.json /run/oci-seccomp-tsync/hostile-$$.json \
+                /etc/oci-seccomp-tsync/profiles/hostile-$$.json; do
+                id=$(tsync_unique_id hostile-inject-rec)
+                make_bundle "$C/b" true || fail "bundle"
+                cp "$C/b/config.json" "$C/before.json"
+                inject --record "$p" "$C/b" >"$C/inject.out" 2>&1
+                assertNotEquals "--record $p: inject went through" 0 "$?"
+                one_refusal "--record $p" "$C/inject.out" "recording: of: '$p'"
+                echo "  --record $p: $(cat "$C/inject.out")"
+                assertTrue "--record $p: the config is untouched" "cmp -s $C/before.json $C/b/config.json"
+                assertFalse "--record $p: written" "[ -e $p ]"
+                rm -rf "$C/b"
+        done
 }
 
 # Podman (precreate, poststop): the annotation names the node's layer, or a file in the cache.
