@@ -13,10 +13,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
 #include "tsync/plan_record.h"
-
-#ifndef TSYNC_PREFIX
-#define TSYNC_PREFIX "/usr/local"
-#endif
+#include "tsync/record_place.h"
 
 int cli_self_path(char *buf, size_t size)
 {
@@ -54,8 +51,7 @@ int cli_find_init(char *buf, size_t size)
         return -ENOENT;
 }
 
-const char *const cli_default_profile_dirs[] = { "/etc/oci-seccomp-tsync/profiles",
-                                                 TSYNC_PREFIX "/share/oci-seccomp-tsync/profiles" };
+const char *const cli_default_profile_dirs[] = { TSYNC_PROFILE_DIR_ETC, TSYNC_PROFILE_DIR_SHARE };
 const size_t cli_n_default_profile_dirs = 2;
 
 /* The uid our euid stands for in the parent user namespace; our euid where

@@ -7,7 +7,7 @@ int cli_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths
 {
         struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
-        int r = tsync_record_stop(plan, o->record_root, bundle, &w, &err);
+        int r = tsync_record_stop(plan, o, bundle, &w, &err);
         cli_warnings(id, &w);
         if (r < 0) {
                 cli_error(id, &err);

@@ -233,6 +233,9 @@ int tsync_write_atv(int dfd, const char *path, const char *name, const struct io
                 bool exists = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
                 if (!exists && errno != ENOENT)
                         return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                if (exists && (flags & TSYNC_WRITE_NEW))
+                        return tsync_error(err, EEXIST, "%s: exists (%s): refusing to replace it", path,
+                                           S_ISREG(st.st_mode) ? "a file" : kind_of(st.st_mode));
                 if (exists && S_ISLNK(st.st_mode))
                         return tsync_error(err, ELOOP,
                                            "%s: is a symbolic link: refusing to write through or replace it", path);
@@ -247,8 +250,9 @@ int tsync_write_atv(int dfd, const char *path, const char *name, const struct io
                                            "%s: owned by uid %u, not by us (uid %u): refusing to replace it", path,
                                            (unsigned)st.st_uid, (unsigned)geteuid());
                 int r = replace(dfd, path, name, exists, iov, n, mode, flags, err);
-                /* -EEXIST: the name appeared between the look and the link; look again. */
-                if (r != -EEXIST || attempt == 2)
+                /* -EEXIST: the name appeared between the look and the link; look
+                 * again, unless nothing may be replaced. */
+                if (r != -EEXIST || attempt == 2 || (flags & TSYNC_WRITE_NEW))
                         return r;
         }
 }

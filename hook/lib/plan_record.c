@@ -203,7 +203,7 @@ int tsync_record_rootfs(const struct tsync_json *config, const char *bundle, cha
 }
 
 int tsync_record_check_paths(const struct tsync_record_request *req, const struct tsync_json *config,
-                             const char *bundle, struct tsync_err *err)
+                             const char *bundle, unsigned flags, struct tsync_err *err)
 {
         _cleanup_free_ char *rootfs = NULL;
         if (!req->output)
@@ -211,11 +211,11 @@ int tsync_record_check_paths(const struct tsync_record_request *req, const struc
         int r = tsync_record_rootfs(config, bundle, &rootfs, err);
         if (r < 0)
                 return r;
-        r = tsync_record_check_path(req->output, true, rootfs, err);
+        r = tsync_record_check_path(req->output, TSYNC_RECORD_OUTPUT | flags, rootfs, err);
         if (r < 0)
                 return tsync_error_prefix(err, "of: '%s'", req->output);
         if (req->input) {
-                r = tsync_record_check_path(req->input, false, rootfs, err);
+                r = tsync_record_check_path(req->input, 0, rootfs, err);
                 if (r < 0)
                         return tsync_error_prefix(err, "if: '%s'", req->input);
                 /* Judged now, not at poststop, where an engine drops what is said. */
@@ -392,6 +392,8 @@ int tsync_plan_record_to_json(const struct tsync_plan_record *rec, struct tsync_
                 r = tsync_json_set(o, "errno", tsync_json_new_string(tsync_record_errno_name(rec->req.errno_ret)));
         if (r == 0 && rec->dir)
                 r = tsync_json_set(o, "dir", tsync_json_new_string(rec->dir));
+        if (r == 0 && rec->no_replace)
+                r = tsync_json_set(o, "noReplace", tsync_json_new_bool(true));
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(o);
@@ -426,6 +428,10 @@ static int plan_record_read(const struct tsync_json *v, struct tsync_plan_record
                 r = record_string(v, "input", true, &rec->req.input, err);
         if (r == 0)
                 r = record_string(v, "dir", false, &rec->dir, err);
+        const struct tsync_json *nr = tsync_json_get(v, "noReplace");
+        if (r == 0 && nr && (nr->type != TSYNC_JSON_BOOL || !nr->u.boolean))
+                r = tsync_error(err, EINVAL, "plan.record.noReplace: not true (absent when a file may be replaced)");
+        rec->no_replace = nr != NULL;
         if (r == 0)
                 r = tsync_json_str(tsync_json_get(v, "format"), "plan.record.format", &s, err);
         if (r == 0 && tsync_record_format_parse(s, &rec->req.format) < 0)
@@ -498,7 +504,8 @@ int tsync_plan_record_prepare(const struct tsync_plan *plan, const struct tsync_
 {
         if (!plan->record.req.output)
                 return 0;
-        int r = tsync_record_check_paths(&plan->record.req, config, bundle, err);
+        int r = tsync_record_check_paths(&plan->record.req, config, bundle,
+                                         plan->record.no_replace ? TSYNC_RECORD_NEW : 0, err);
         if (r == 0)
                 r = tsync_record_check_caps(config, err);
         if (r == 0)

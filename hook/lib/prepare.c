@@ -14,6 +14,7 @@
 #include "tsync/init_calls.h"
 #include "tsync/plan_record.h"
 #include "tsync/prepare.h"
+#include "tsync/record_place.h"
 
 /* The runtime wrapper's trust rule: a recording's path (what: "of" or "if")
  * must name a file directly in the host's record-dir. Whoever sets a pod's
@@ -43,16 +44,22 @@ static int record_path_allowed(const char *record_dir, const char *what, const c
 static int check_record_request(const struct tsync_prepare_opts *o, struct tsync_err *err)
 {
         const struct tsync_record_request *rec = &o->req->record;
-        if (o->fe != TSYNC_FRONTEND_RUNTIME || !rec->output)
+        bool wrapper = o->fe == TSYNC_FRONTEND_RUNTIME;
+        int r = 0;
+        if (!rec->output)
                 return 0;
-        int r = record_path_allowed(o->record_dir, "of", rec->output, err);
-        if (r == 0 && rec->input)
+        if (wrapper)
+                r = record_path_allowed(o->record_dir, "of", rec->output, err);
+        if (wrapper && r == 0 && rec->input)
                 r = record_path_allowed(o->record_dir, "if", rec->input, err);
-        if (r == 0 && (o->flags & TSYNC_PREPARE_NO_DELETE))
+        if (wrapper && r == 0 && (o->flags & TSYNC_PREPARE_NO_DELETE))
                 r = tsync_error(err, EINVAL,
                                 "annotations.%s: a recording is written at `delete`, which `run` does inside the "
                                 "runtime without %s: use create, start and delete",
                                 TSYNC_ANNOTATION_RECORD, tsync_frontend_name(TSYNC_FRONTEND_RUNTIME));
+        /* Every front end's: never where we read our own files from. */
+        if (r == 0 && tsync_record_check_output_place(rec->output, o->paths, err) < 0)
+                r = tsync_error_prefix(err, "recording: of: '%s'", rec->output);
         return r;
 }
 
@@ -199,6 +206,10 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
                 r = tsync_rewrite_undo(config, from_engine, &running, err);
         if (r == 0)
                 r = tsync_plan_new(config, o->req, files ? o->state_dir : NULL, &plan, err);
+        /* A pod names a file in the node's record-dir, which may hold others'
+         * recordings: never one replaced (docs/recording.md). */
+        if (r == 0 && o->fe == TSYNC_FRONTEND_RUNTIME)
+                plan->record.no_replace = plan->record.req.output != NULL;
         if (r == 0)
                 r = tsync_plan_check_state_dir(plan, o->paths, err);
         if (r == 0)

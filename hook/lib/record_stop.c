@@ -21,6 +21,7 @@
 #include "tsync/plan.h"
 #include "tsync/plan_record.h"
 #include "tsync/record.h"
+#include "tsync/record_place.h"
 #include "tsync/record_stop.h"
 
 static void record_set_freep(struct tsync_record_set **s)
@@ -102,8 +103,8 @@ static void warn_unnamed(const struct tsync_record_set *set, const char *output,
 
 /* 1 when there is nothing to write: no record file, or the empty one the
  * init leaves when it refused the start before the workload ran. */
-static int make_profile(const struct tsync_plan *plan, int dfd, const char *rootfs, struct tsync_warnings *w,
-                        struct tsync_err *err)
+static int make_profile(const struct tsync_plan *plan, const struct tsync_plan_paths *paths, int dfd,
+                        const char *rootfs, struct tsync_warnings *w, struct tsync_err *err)
 {
         const struct tsync_plan_record *rec = &plan->record;
         _cleanup_free_ char *calls = NULL, *text = NULL;
@@ -118,7 +119,10 @@ static int make_profile(const struct tsync_plan *plan, int dfd, const char *root
                 warn_unnamed(set, rec->req.output, w);
         if (r == 0)
                 r = tsync_record_profile(set, &rec->req, &text, &text_len, err);
-        if (r == 0 && (r = tsync_record_write(rec->req.output, text, text_len, rootfs, err)) < 0)
+        if (r == 0 && (r = tsync_record_check_output_place(rec->req.output, paths, err)) < 0)
+                (void)tsync_error_prefix(err, "writing %s", rec->req.output);
+        if (r == 0 && (r = tsync_record_write(rec->req.output, text, text_len, rootfs,
+                                              rec->no_replace ? TSYNC_RECORD_NEW : 0, err)) < 0)
                 (void)tsync_error_prefix(err, "writing %s", rec->req.output);
         return r;
 }
@@ -132,9 +136,10 @@ static int rootfs_of(const char *bundle, char **ret, struct tsync_err *err)
         return r < 0 ? r : tsync_record_rootfs(config, bundle, ret, err);
 }
 
-int tsync_record_stop(const struct tsync_plan *plan, const char *record_root, const char *bundle,
+int tsync_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths *paths, const char *bundle,
                       struct tsync_warnings *w, struct tsync_err *err)
 {
+        const char *record_root = paths->record_root;
         const struct tsync_plan_record *rec = &plan->record;
         int kind;
         if (!rec->req.output)
@@ -153,7 +158,7 @@ int tsync_record_stop(const struct tsync_plan *plan, const char *record_root, co
         _cleanup_free_ char *rootfs = NULL;
         int made = rootfs_of(bundle, &rootfs, err);
         if (made == 0)
-                made = make_profile(plan, dfd, rootfs, w, err);
+                made = make_profile(plan, paths, dfd, rootfs, w, err);
         if (made < 0) {
                 /* Only the raw calls stay, where only root can read them. */
                 (void)remove_contents(dfd, 0, calls_name());

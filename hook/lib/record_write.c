@@ -111,9 +111,10 @@ static int open_parent(const char *path, const char *name, struct tsync_err *err
 }
 
 /* check_path's work, handing out the parent directory for a write. */
-static int check(const char *path, bool output, const char *rootfs, int *ret_dfd, const char **ret_name,
+static int check(const char *path, unsigned flags, const char *rootfs, int *ret_dfd, const char **ret_name,
                  struct tsync_err *err)
 {
+        bool output = flags & TSYNC_RECORD_OUTPUT;
         const char *name = NULL;
         int r = check_spelling(path, &name, err);
         if (r < 0)
@@ -135,6 +136,11 @@ static int check(const char *path, bool output, const char *rootfs, int *ret_dfd
         bool exists = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
         if (!exists && (errno != ENOENT || !output))
                 return tsync_error(err, errno, "'%s': %s", path, strerror(errno));
+        if (exists && output && (flags & TSYNC_RECORD_NEW))
+                return tsync_error(err, EEXIST,
+                                   "'%s' exists: a recording never replaces a file already in the record-dir "
+                                   "(name a new file)",
+                                   path);
         if (exists && S_ISLNK(st.st_mode))
                 return tsync_error(err, ELOOP, "'%s' is a symbolic link", path);
         if (exists && !S_ISREG(st.st_mode))
@@ -150,18 +156,29 @@ static int check(const char *path, bool output, const char *rootfs, int *ret_dfd
         return 0;
 }
 
-int tsync_record_check_path(const char *path, bool output, const char *rootfs, struct tsync_err *err)
+int tsync_record_check_path(const char *path, unsigned flags, const char *rootfs, struct tsync_err *err)
 {
-        return check(path, output, rootfs, NULL, NULL, err);
+        return check(path, flags, rootfs, NULL, NULL, err);
 }
 
-int tsync_record_write(const char *path, const char *text, size_t len, const char *rootfs, struct tsync_err *err)
+int tsync_record_write(const char *path, const char *text, size_t len, const char *rootfs, unsigned flags,
+                       struct tsync_err *err)
 {
         _cleanup_close_ int dfd = -1;
         const char *name = NULL;
-        int r = check(path, true, rootfs, &dfd, &name, err);
+        flags |= TSYNC_RECORD_OUTPUT;
+        int r = check(path, flags, rootfs, &dfd, &name, err);
         if (r < 0)
                 return r;
-        /* A temp file beside it (O_EXCL), fsync, rename, fsync of the directory. */
-        return tsync_write_at(dfd, path, name, text, len, 0644, TSYNC_WRITE_DURABLE, err);
+        /* A temp file beside it (O_TMPFILE or O_EXCL), fsync, rename (or,
+         * for a new file, a link that refuses an existing name), fsync of the
+         * directory. */
+        r = tsync_write_at(dfd, path, name, text, len, 0644,
+                           TSYNC_WRITE_DURABLE | ((flags & TSYNC_RECORD_NEW) ? TSYNC_WRITE_NEW : 0), err);
+        if (r == -EEXIST && (flags & TSYNC_RECORD_NEW))
+                return tsync_error(err, EEXIST,
+                                   "'%s' appeared before the profile was written: a recording never replaces a file "
+                                   "already in the record-dir",
+                                   path);
+        return r;
 }

@@ -5,6 +5,7 @@
  * real runtime, or an engine could no longer stop its containers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,9 @@
 #include "runtime.h"
 #include "tsync/cleanup.h"
 #include "tsync/fileio.h"
+#include "tsync/plan.h"
+#include "tsync/plan_record.h"
+#include "tsync/record_place.h"
 
 /* A problem with the file: refused (strict), or, for a command that creates
  * nothing, a line left out and said in the system log alone (stderr is
@@ -108,11 +112,41 @@ static int read_text(const char *path, bool strict, struct rt_settings *s)
         return 0;
 }
 
+/* The record-dir, where pods name files that we write as root, apart from
+ * every directory whose files we trust (tsync/record_place.h): a profile
+ * directory (the configured ones and the system's, which an engine's hooks.d
+ * may resolve from all the same), the cache, the record root, the state root. Checked at create and run; 0, or -1 after
+ * saying why. */
+static int check_record_dir(const char *path, const struct rt_settings *s)
+{
+        if (!s->record_dir)
+                return 0;
+        char cache_buf[PATH_MAX];
+        struct tsync_plan_paths paths = {
+                .cache_dir = s->cache_dir ? s->cache_dir : cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
+                .profile_dirs = s->n_profile_dirs ? s->profile_dirs : cli_default_profile_dirs,
+                .n_profile_dirs = s->n_profile_dirs ? s->n_profile_dirs : cli_n_default_profile_dirs,
+                .record_root = TSYNC_RECORD_ROOT,
+        };
+        struct tsync_record_place places[TSYNC_RECORD_PLACES_MAX];
+        size_t n = tsync_record_places(&paths, places);
+        struct tsync_err err = { 0 };
+        char what[PATH_MAX + 32];
+        (void)snprintf(what, sizeof(what), "record-dir '%s'", s->record_dir);
+        if (tsync_record_place_check(s->record_dir, what, places, n, true, &err) == 0)
+                return 0;
+        if (s->record_dir_line)
+                cli_errorf(path, "line %u: %s", s->record_dir_line, err.msg);
+        else
+                cli_errorf("--record-dir", "%s", err.msg);
+        return -1;
+}
+
 int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_settings *s)
 {
         int r = read_text(path, strict, s);
         if (r == 1 && missing_ok)
-                return 0;
+                return strict ? check_record_dir(path, s) : 0;
         if (r == 1) {
                 complain(strict, path, "%s", strerror(ENOENT));
                 return -1;
@@ -138,6 +172,8 @@ int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_setti
                 *eq = '\0';
                 char *key = trim(t), *value = trim(eq + 1);
                 int e = conf_set(s, dirs_given, key, value);
+                if (e == 0 && s->record_dir == value)
+                        s->record_dir_line = n;
                 if (e == -ENOENT)
                         complain(strict, path,
                                  "line %u: '%s' is not a setting (runtime, layers, mode, profile-dir, cache-dir, "
@@ -152,6 +188,8 @@ int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_setti
                 if (r < 0 && strict)
                         return -1;
         }
+        if (r == 0 && strict)
+                r = check_record_dir(path, s);
         return r;
 }
 

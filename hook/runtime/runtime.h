@@ -24,8 +24,9 @@ struct rt_settings {
          * directly in it), or NULL: recordings refused. A pod's author is not
          * the node's root, and the profile is written as root. */
         const char *record_dir;
-        const char *conf; /* the config file named by --runtime-config, or NULL */
-        char *conf_text;  /* owned: the config file's text, which its values point into */
+        unsigned record_dir_line; /* record-dir's line in the config file (0: the command line's) */
+        const char *conf;         /* the config file named by --runtime-config, or NULL */
+        char *conf_text;          /* owned: the config file's text, which its values point into */
 };
 
 /* Frees what rt_read_conf read (the strings of s that came from the file). */

@@ -1450,7 +1450,7 @@ RT RecordBelowTheRecordDir "/rec/../p.json' is not a file directly in this host'
 RT RecordInputOutsideTheRecordDir "if: '/etc/passwd' is not a file directly in this host's record-dir" \
         'echo "record-dir = $W/rec" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "if:/etc/passwd;of:$W/rec/p.json"'
 RT RecordUnderRun "annotations.io.oci-seccomp-tsync.record: a recording is written at \`delete\`, which \`run\` does inside the runtime without oci-seccomp-tsync-runtime: use create, start and delete" \
-        'echo "record-dir = $W" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "of:$W/p.json"'
+        'echo "record-dir = $W/rec" >>"$W/runtime.conf"; annotate io.oci-seccomp-tsync.record "of:$W/rec/p.json"'
 
 # rec_injected: $W/b injected (injected) with a recording in its plan, its directory holding a
 # valid record file; the profile would go to $W/prof/p.json.

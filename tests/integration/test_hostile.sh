@@ -1585,6 +1585,314 @@ testStatusJudgesTheLiveThreadsOfAProcessThatLooksDead() {
 #
 #
 # Recordings and the record directory (item 9).
+#
+# The pod author is the attacker here: through the runtime wrapper (whose record-dir holds the
+# files pods may name) and through every front end, a recording's profile is written as root. Each
+# test asserts what must hold whatever the design: a file already at the path keeps its bytes, a
+# node layer keeps denying what it denied (a container under it is run to see), and a record-dir
+# that overlaps a directory we trust is refused with one line naming runtime.conf and its line.
+
+# rec_setup: under $C=$T/rec, two profile directories $C/p1 (empty) and $C/p2 (the deny-mkdir
+# layer, its bytes kept in $C/layer.orig), a record-dir $C/rd, and $C/rec.conf naming them.
+rec_setup() {
+        C=$T/rec
+        rm -rf "$C" && mkdir -p "$C/p1" "$C/p2" "$C/rd" || return 1
+        cp "$PROFILES/deny-mkdir.json" "$C/p2/" && cp "$C/p2/deny-mkdir.json" "$C/layer.orig" || return 1
+        RD=$C/rd
+        ID=$(tsync_unique_id hostile-rec)
+        rec_conf "record-dir = $RD"
+}
+
+# rec_conf LINE...: $C/rec.conf (root's, 0600): the two profile directories, the suite's cache,
+# then LINEs (the record-dir is on line 4 when the first LINE names it).
+rec_conf() {
+        printf '%s\n' "profile-dir = $C/p1" "profile-dir = $C/p2" "cache-dir = $T/cache" "$@" >"$C/rec.conf" &&
+                chmod 0600 "$C/rec.conf"
+}
+
+# rec_rt ARG...: the runtime wrapper over runc with $C/rec.conf.
+rec_rt() {
+        "$RUNTIME" --runtime-config="$C/rec.conf" "$@"
+}
+
+# pod DIR RECORD [SCRIPT]: a bundle at DIR running busybox `sh -c SCRIPT` (default: a mkdir) as
+# root, asking for the recording RECORD (the annotation's value, as a pod's author writes it).
+pod() {
+        local dir=$1 rec=$2 script=${3:-'mkdir /tmp/d; echo done'}
+        rm -rf "$dir"
+        make_bundle "$dir" sh -c "$script" || return 1
+        tsync_json_edit "$dir/config.json" \
+                '.process.capabilities.ambient = [] | .annotations["io.oci-seccomp-tsync.record"] = $v' --arg v "$rec"
+}
+
+# pod_create ID DIR: `create` through the wrapper; $rc, its output in $C/ID.create, the
+# recording's directory on the host (its plan's) in $C/ID.recdir.
+pod_create() {
+        _tsync_register runc "$1"
+        rec_rt create --bundle "$2" "$1" </dev/null >"$C/$1.create" 2>&1
+        rc=$?
+        jq -r '.annotations["io.oci-seccomp-tsync.plan"] // empty | fromjson | .record.dir // empty' \
+                "$2/config.json" >"$C/$1.recdir" 2>/dev/null
+}
+
+# pod_end ID: started, and run until its workload ended.
+pod_end() {
+        local i
+        rec_rt start "$1" >"$C/$1.start" 2>&1 || return 1
+        for ((i = 0; i < 400; i++)); do
+                [ "$(runc state "$1" 2>/dev/null | jq -r .status)" = stopped ] && return 0
+                sleep 0.05
+        done
+        return 1
+}
+
+# pod_delete ID: `delete` through the wrapper (which writes the recording; a guard of 60 s, then
+# $rc is 124); $rc, its output in $C/ID.delete, $LISTED 1 when runc still lists it. The raw calls a refused write keeps on the host
+# are removed (this container's alone).
+pod_delete() {
+        local dir
+        timeout 60 "$RUNTIME" --runtime-config="$C/rec.conf" delete "$1" >"$C/$1.delete" 2>&1
+        rc=$?
+        LISTED=$(runc list -q | grep -cx "$1")
+        runc delete --force "$1" >/dev/null 2>&1
+        _tsync_unregister runc "$1"
+        dir=$(cat "$C/$1.recdir" 2>/dev/null)
+        case "$dir" in /var/lib/oci-seccomp-tsync/record/[0-9a-f]*) rm -rf -- "$dir" ;; esac
+}
+
+# pod_record ID DIR: created, run to its end and deleted through the wrapper, whatever create
+# said (so that a refusal that does not come shows its damage). $rc and $C/ID.create: create's.
+pod_record() {
+        pod_create "$1" "$2"
+        local created=$rc
+        if [ "$created" = 0 ]; then
+                pod_end "$1" || fail "$1: the workload never ended: $(cat "$C/$1.start")"
+                pod_delete "$1"
+        else
+                runc delete --force "$1" >/dev/null 2>&1
+                _tsync_unregister runc "$1"
+        fi
+        rc=$created
+}
+
+# one_refusal WHAT FILE TEXT: FILE holds exactly one line of ours, and it says TEXT.
+one_refusal() {
+        assertEquals "$1: one line of ours: $(cat "$2")" 1 "$(grep -c '^oci-seccomp-tsync: ' "$2")"
+        assertContains "$1: why: $(cat "$2")" "$(cat "$2")" "$3"
+}
+
+# layer_still_denies: the deny-mkdir layer's file keeps its bytes, nothing of that name sits in
+# the first profile directory, and a container under the layer (named, as a node's runtime.conf
+# names it, from the profile directories) still cannot mkdir.
+layer_still_denies() {
+        local id
+        id=$(tsync_unique_id hostile-rec-layer)
+        assertTrue "the layer's file keeps its bytes" "cmp -s $C/layer.orig $C/p2/deny-mkdir.json"
+        assertFalse "nothing shadows the layer from the first profile directory" "[ -e $C/p1/deny-mkdir.json ]"
+        make_bundle "$C/lb" sh -c 'mkdir /tmp/made && echo made || echo denied' || fail "layer bundle"
+        tsync_json_edit "$C/lb/config.json" '.process.capabilities.ambient = []' || fail "layer bundle"
+        printf '%s\n' "profile-dir = $C/p1" "profile-dir = $C/p2" "layers = deny-mkdir" >"$C/layer.conf"
+        chmod 0600 "$C/layer.conf"
+        _tsync_register runc "$id"
+        "$RUNTIME" --runtime-config="$C/layer.conf" run -b "$C/lb" "$id" </dev/null >"$C/layer.out" 2>&1
+        runc delete --force "$id" >/dev/null 2>&1
+        _tsync_unregister runc "$id"
+        assertEquals "a container under the layer still cannot mkdir: $(cat "$C/layer.out")" denied \
+                "$(grep -E '^(made|denied)$' "$C/layer.out")"
+}
+
+# Item 9: record-dir is, lies inside or holds a profile directory (by its path, through a symbolic
+# link, a bind mount of it or of a directory above it, a '..'), the cache or the record root: each
+# is refused at create, in one line naming runtime.conf's line; the pod's recording, which names
+# the node's layer (or a new file of its name in the first profile directory, which would shadow
+# it), is never written, and the layer still denies.
+testARecordDirThatOverlapsAProfileDirTheCacheOrTheRecordRootIsRefused() {
+        rec_setup || fail "setup"
+        ln -s p2 "$C/lnk" && mkdir -p "$C/bm" "$T/view" || fail "setup"
+        mount --bind "$C/p2" "$C/bm" || fail "bind mount"
+        mount --bind "$C" "$T/view" || fail "bind mount"
+        local c what dir
+        for c in "is:$C/p2" "the-first:$C/p1" "inside:$C/p2/sub" "holds:$C" "symlink:$C/lnk" "bind:$C/bm" \
+                "bind-above:$T/view/p2" "dotdot:$C/rd/../p2" "cache:$T/cache" "cache-default:/var/cache/oci-seccomp-tsync" \
+                "record-root:/var/lib/oci-seccomp-tsync/record/x" "root:/"; do
+                what=${c%%:*} dir=${c#*:}
+                rec_conf "record-dir = $dir"
+                pod "$C/b" "of:$dir/deny-mkdir.json" || fail "$what: bundle"
+                pod_record "$ID" "$C/b"
+                assertNotEquals "$what: record-dir = $dir: create went through" 0 "$rc"
+                one_refusal "$what" "$C/$ID.create" "$C/rec.conf: line 4: record-dir '$dir'"
+                echo "  $what: $(head -c 300 "$C/$ID.create")"
+                ID=$(tsync_unique_id hostile-rec)
+        done
+        umount "$C/bm" "$T/view"
+        layer_still_denies
+}
+
+# A pod names a file already in record-dir (another pod's profile, a hard link to a file of the
+# host, a symbolic link to the node's layer, a FIFO, a directory): refused at create, each one
+# left as it was.
+testARecordingNeverReplacesWhatIsAlreadyInTheRecordDir() {
+        rec_setup || fail "setup"
+        echo '{"another": "pod"}' >"$RD/other.json" && cp "$RD/other.json" "$C/other.orig"
+        echo host >"$C/hostfile" && ln "$C/hostfile" "$RD/hardlink.json"
+        ln -s "$C/p2/deny-mkdir.json" "$RD/symlink.json"
+        mkfifo "$RD/fifo.json" && mkdir "$RD/dir.json"
+        local n
+        for n in other hardlink symlink fifo dir; do
+                pod "$C/b" "of:$RD/$n.json" || fail "$n: bundle"
+                pod_record "$ID" "$C/b"
+                assertNotEquals "$n: create went through" 0 "$rc"
+                one_refusal "$n" "$C/$ID.create" "$RD/$n.json"
+                echo "  $n: $(cat "$C/$ID.create")"
+                ID=$(tsync_unique_id hostile-rec)
+        done
+        assertTrue "another pod's profile keeps its bytes" "cmp -s $C/other.orig $RD/other.json"
+        assertEquals "the host's file keeps its bytes and its link in record-dir" "host 2" \
+                "$(cat "$C/hostfile") $(stat -c %h "$C/hostfile")"
+        assertEquals "the symbolic link stays" "$C/p2/deny-mkdir.json" "$(readlink "$RD/symlink.json")"
+        assertTrue "the FIFO stays" "[ -p $RD/fifo.json ]"
+        assertTrue "the directory stays, empty" "[ -d $RD/dir.json ] && [ -z \"\$(ls -A $RD/dir.json)\" ]"
+        layer_still_denies
+}
+
+# Racing: the path is free at create, and something takes it before delete writes the profile
+# (another pod's profile, a hard link to a host file, a symbolic link to the node's layer, a FIFO
+# no one reads, a directory). delete refuses the write in one line and never hangs, replaces or
+# writes through any of them; runc's container is gone all the same.
+testAFileRacedIntoPlaceBetweenCreateAndDeleteIsNeverReplaced() {
+        rec_setup || fail "setup"
+        echo host >"$C/hostfile"
+        local n p
+        for n in other hardlink symlink fifo dir; do
+                p=$RD/raced-$n.json
+                pod "$C/b" "of:$p" || fail "$n: bundle"
+                pod_create "$ID" "$C/b"
+                assertEquals "$n: create: $(cat "$C/$ID.create")" 0 "$rc"
+                pod_end "$ID" || fail "$n: the workload never ended: $(cat "$C/$ID.start")"
+                case $n in
+                other) echo '{"another": "pod"}' >"$p" ;;
+                hardlink) ln "$C/hostfile" "$p" ;;
+                symlink) ln -s "$C/p2/deny-mkdir.json" "$p" ;;
+                fifo) mkfifo "$p" ;;
+                dir) mkdir "$p" ;;
+                esac
+                pod_delete "$ID"
+                assertNotEquals "$n: delete hung" 124 "$rc"
+                assertNotEquals "$n: delete said nothing went wrong" 0 "$rc"
+                one_refusal "$n" "$C/$ID.delete" "$p"
+                echo "  $n: $(cat "$C/$ID.delete")"
+                assertEquals "$n: runc still lists it" 0 "$LISTED"
+                case $n in
+                other) assertEquals "$n: its bytes" '{"another": "pod"}' "$(cat "$p")" ;;
+                hardlink) assertEquals "$n: the host's file and its link" "host 2" \
+                        "$(cat "$C/hostfile") $(stat -c %h "$C/hostfile")" ;;
+                symlink) assertEquals "$n: the link" "$C/p2/deny-mkdir.json" "$(readlink "$p")" ;;
+                fifo) assertTrue "$n: still a FIFO" "[ -p $p ]" ;;
+                dir) assertTrue "$n: still an empty directory" "[ -d $p ] && [ -z \"\$(ls -A $p)\" ]" ;;
+                esac
+                ID=$(tsync_unique_id hostile-rec)
+        done
+        layer_still_denies
+}
+
+# Two pods name the same new file: both are created (it does not exist yet); the first delete
+# writes its profile, the second is refused in one line and leaves the first's bytes.
+testTwoPodsRecordingToTheSamePathLeaveTheFirstProfile() {
+        rec_setup || fail "setup"
+        local a=$ID b
+        b=$(tsync_unique_id hostile-rec)
+        pod "$C/a" "of:$RD/same.json" 'mkdir /tmp/d; echo a' && pod "$C/b" "of:$RD/same.json" 'echo b' || fail "bundles"
+        pod_create "$a" "$C/a"
+        assertEquals "first create: $(cat "$C/$a.create")" 0 "$rc"
+        pod_create "$b" "$C/b"
+        assertEquals "second create: $(cat "$C/$b.create")" 0 "$rc"
+        pod_end "$a" && pod_end "$b" || fail "the workloads never ended"
+        pod_delete "$a"
+        assertEquals "first delete: $(cat "$C/$a.delete")" 0 "$rc"
+        cp "$RD/same.json" "$C/first.json" || fail "no profile from the first pod"
+        pod_delete "$b"
+        assertNotEquals "the second delete said nothing went wrong" 0 "$rc"
+        one_refusal second "$C/$b.delete" "$RD/same.json"
+        echo "  second: $(cat "$C/$b.delete")"
+        assertTrue "the first pod's profile keeps its bytes" "cmp -s $C/first.json $RD/same.json"
+        assertTrue "and its mkdir" "jq -r '.syscalls[].names[]' $RD/same.json | grep -qx mkdir"
+}
+
+# Paths that leave record-dir or cannot be a file in it: '..' to the node's layer, '.', a
+# directory of the container's (through a symbolic link in record-dir, and straight into its
+# rootfs), a name longer than any file system takes. Each refused at create in one line, nothing
+# written anywhere.
+testARecordingPathThatLeavesTheRecordDirIsRefused() {
+        rec_setup || fail "setup"
+        local long p
+        long=$(printf 'x%.0s' $(seq 300))
+        mkdir -p "$C/b/rootfs/tmp" && ln -s "$C/b/rootfs/tmp" "$RD/ctl"
+        for p in "$RD/../p2/deny-mkdir.json" "$RD/./dot.json" "$RD/ctl/x.json" "$RD/ctl" "$C/b/rootfs/tmp/x.json" \
+                "$RD/$long.json" "$RD/sub/x.json" "$RD/"; do
+                pod "$C/b" "of:$p" || fail "bundle"
+                ln -sfn "$C/b/rootfs/tmp" "$RD/ctl"
+                pod_record "$ID" "$C/b"
+                assertNotEquals "of:${p:0:80}: create went through" 0 "$rc"
+                one_refusal "of:${p:0:80}" "$C/$ID.create" "record"
+                echo "  of:${p:0:80}: $(head -c 300 "$C/$ID.create")"
+                ID=$(tsync_unique_id hostile-rec)
+        done
+        assertEquals "nothing written in record-dir" "ctl" "$(ls -A "$RD")"
+        assertEquals "nothing written in the container's rootfs" "" "$(ls -A "$C/b/rootfs/tmp")"
+        layer_still_denies
+}
+
+# inject (runc's user names the path, but the places are ours all the same): --record into the
+# record root, the state root or the system's profile directory is refused before anything is
+# written (the container is never run: nothing of the host is touched either way).
+testInjectNeverRecordsWhereWeReadOurOwnFiles() {
+        local p id
+        C=$T/inject-rec
+        for p in /var/lib/oci-seccomp-tsync/record/hostile-$$.json /run/oci-seccomp-tsync/hostile-$$.json \
+                /etc/oci-seccomp-tsync/profiles/hostile-$$.json; do
+                id=$(tsync_unique_id hostile-inject-rec)
+                make_bundle "$C/b" true || fail "bundle"
+                cp "$C/b/config.json" "$C/before.json"
+                inject --record "$p" "$C/b" >"$C/inject.out" 2>&1
+                assertNotEquals "--record $p: inject went through" 0 "$?"
+                one_refusal "--record $p" "$C/inject.out" "recording: of: '$p'"
+                echo "  --record $p: $(cat "$C/inject.out")"
+                assertTrue "--record $p: the config is untouched" "cmp -s $C/before.json $C/b/config.json"
+                assertFalse "--record $p: written" "[ -e $p ]"
+                rm -rf "$C/b"
+        done
+}
+
+# Podman (precreate, poststop): the annotation names the node's layer, or a file in the cache.
+# Refused before the workload runs; both keep what they held.
+podmanRecordsIntoTrustedPlaces() {
+        local p
+        podman_hooks || fail "hooks.d"
+        cp "$PROFILES/deny-mkdir.json" "$C/profiles/" && cp "$C/profiles/deny-mkdir.json" "$C/layer.orig"
+        for p in "$C/profiles/deny-mkdir.json" "$C/profiles/new.json" "$T/cache/new.json"; do
+                mkdir -p "$T/cache"
+                prun "$ID" --rm --annotation "io.oci-seccomp-tsync.record=of:$p" -- supervisor
+                assertNotEquals "$(what) of:$p: the start went through" 0 "$rc"
+                assertEquals "$(what) of:$p: the workload ran" "" "$(lines '^door=' "$C/$ID.out")"
+                echo "  $(what) of:$p: $(tr '\n' ';' <"$C/$ID.err" | head -c 300)"
+        done
+        assertTrue "$(what): the layer keeps its bytes" "cmp -s $C/layer.orig $C/profiles/deny-mkdir.json"
+        assertFalse "$(what): nothing new in the profile directory" "[ -e $C/profiles/new.json ]"
+        assertFalse "$(what): nothing new in the cache" "[ -e $T/cache/new.json ]"
+}
+
+testUnderPodmanARecordingIntoAProfileDirOrTheCacheIsRefused() {
+        podman_clean
+        command -v podman >/dev/null || {
+                fail "podman is not installed"
+                return
+        }
+        RT=podman USR=0 ID=$(tsync_unique_id hostile-podman-rec) C=$T/podman-rec
+        mkdir -p "$C" && make_rootfs "$C/rootfs" "$HOSTILE" || fail "rootfs"
+        podmanRecordsIntoTrustedPlaces
+        podman_clean
+        RT=runc
+}
 
 # (recordings: end)
 

@@ -128,13 +128,14 @@ testGlobalOptionsBeforeTheCommandReachRuncAndCreateStartStateDelete() {
 # directory, our createRuntime hook for the relay) and writes the profile at delete, once runc's
 # delete succeeded (no poststop hook is added).
 # rec_create SCRIPT: $ID created and started by the wrapper under $TSYNC_TMP/root, recording into
-# $TSYNC_TMP/p.json; $REC_DIR is the recording's directory.
+# $TSYNC_TMP/rec/p.json; $REC_DIR is the recording's directory.
 rec_create() {
         bundle "$TSYNC_TMP/b" "$1" || return 1
         tsync_json_edit "$TSYNC_TMP/b/config.json" '.annotations["io.oci-seccomp-tsync.record"] = $v' \
-                --arg v "of:$TSYNC_TMP/p.json" || return 1
-        mkdir -p "$TSYNC_TMP/root"
-        echo "record-dir = $TSYNC_TMP" >>"$TSYNC_TMP/runtime.conf"
+                --arg v "of:$TSYNC_TMP/rec/p.json" || return 1
+        mkdir -p "$TSYNC_TMP/root" "$TSYNC_TMP/rec"
+        # A directory of its own: record-dir may not hold the cache (issue 35).
+        echo "record-dir = $TSYNC_TMP/rec" >>"$TSYNC_TMP/runtime.conf"
         _tsync_register runc "$ID"
         ours --root "$TSYNC_TMP/root" create --bundle "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>&1 || {
                 tsync_log "create: $(cat "$TSYNC_TMP/out")"
@@ -160,16 +161,16 @@ testARecordingBecomesItsProfileAtDelete() {
         assertEquals "root's alone" "0:0 700" "$(stat -c '%u:%g %a' "$REC_DIR")"
         assertEquals "no poststop of ours: delete writes it" null "$(jq -c .hooks.poststop "$TSYNC_TMP/b/config.json")"
         rec_wait_stopped || fail "the workload never ended"
-        assertFalse "no profile before delete" "[ -e $TSYNC_TMP/p.json ]"
+        assertFalse "no profile before delete" "[ -e $TSYNC_TMP/rec/p.json ]"
         ours --root "$TSYNC_TMP/root" delete "$ID" >"$TSYNC_TMP/out" 2>&1
         rc=$?
         assertEquals "delete: $(cat "$TSYNC_TMP/out")" 0 "$rc"
         _tsync_unregister runc "$ID"
         assertEquals "nothing said" "" "$(cat "$TSYNC_TMP/out")"
         assertFalse "still listed" "runc --root $TSYNC_TMP/root list -q | grep -qx $ID"
-        jq -r '.syscalls[].names[]' "$TSYNC_TMP/p.json" >"$TSYNC_TMP/names" || fail "no profile: $(cat "$TSYNC_TMP/out")"
+        jq -r '.syscalls[].names[]' "$TSYNC_TMP/rec/p.json" >"$TSYNC_TMP/names" || fail "no profile: $(cat "$TSYNC_TMP/out")"
         grep -qx mkdir "$TSYNC_TMP/names" || fail "mkdir is not in the profile: $(paste -sd' ' "$TSYNC_TMP/names")"
-        assertEquals "SCMP_ACT_ERRNO" "$(jq -r .defaultAction "$TSYNC_TMP/p.json")"
+        assertEquals "SCMP_ACT_ERRNO" "$(jq -r .defaultAction "$TSYNC_TMP/rec/p.json")"
         assertFalse "the recording's directory is gone" "[ -e $REC_DIR ]"
 }
 
@@ -180,14 +181,14 @@ testAFailedDeleteKeepsTheRecordAndDeleteForceWritesIt() {
         ours --root "$TSYNC_TMP/root" delete "$ID" >"$TSYNC_TMP/out" 2>&1
         assertNotEquals "delete of a running container: runc's refusal" 0 $?
         assertNotContains "$(cat "$TSYNC_TMP/out")" "oci-seccomp-tsync"
-        assertFalse "no profile" "[ -e $TSYNC_TMP/p.json ]"
+        assertFalse "no profile" "[ -e $TSYNC_TMP/rec/p.json ]"
         assertTrue "the record is kept" "[ -d $REC_DIR ]"
         assertEquals "running" "$(runc --root "$TSYNC_TMP/root" state "$ID" | jq -r .status)"
         ours --root "$TSYNC_TMP/root" delete --force "$ID" >"$TSYNC_TMP/out" 2>&1
         rc=$?
         assertEquals "delete --force: $(cat "$TSYNC_TMP/out")" 0 "$rc"
         _tsync_unregister runc "$ID"
-        jq -r '.syscalls[].names[]' "$TSYNC_TMP/p.json" | grep -qx mkdir || fail "mkdir is not in the profile"
+        jq -r '.syscalls[].names[]' "$TSYNC_TMP/rec/p.json" | grep -qx mkdir || fail "mkdir is not in the profile"
         assertFalse "the recording's directory is gone" "[ -e $REC_DIR ]"
 }
 
@@ -196,7 +197,7 @@ testAFailedDeleteKeepsTheRecordAndDeleteForceWritesIt() {
 testAProfileThatCannotBeWrittenFailsDeleteWithOneLine() {
         rec_create 'mkdir /tmp/d' || fail "create and start"
         rec_wait_stopped || fail "the workload never ended"
-        mkdir "$TSYNC_TMP/p.json"
+        mkdir "$TSYNC_TMP/rec/p.json"
         ours --root "$TSYNC_TMP/root" --log "$TSYNC_TMP/log.json" --log-format json delete "$ID" \
                 >"$TSYNC_TMP/out" 2>&1
         rc=$?
@@ -224,7 +225,7 @@ testAConfigNoLongerOursAtDeleteIsSaidAndTheContainerStillDeleted() {
         assertEquals "one line: $(cat "$TSYNC_TMP/out")" 1 "$(grep -c . "$TSYNC_TMP/out")"
         assertContains "$(cat "$TSYNC_TMP/out")" "oci-seccomp-tsync: $ID: warning: recording: cannot read the container's plan: "
         assertFalse "still listed" "runc --root $TSYNC_TMP/root list -q | grep -qx $ID"
-        assertFalse "no profile" "[ -e $TSYNC_TMP/p.json ]"
+        assertFalse "no profile" "[ -e $TSYNC_TMP/rec/p.json ]"
         rm -rf "$REC_DIR"
 }
 

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "record_profile: %s: left out, with no name in libseccomp (denied): %s\n", record,
                         unnamed);
         if (req.output) {
-                if (tsync_record_write(req.output, profile, profile_len, rootfs, &err) < 0)
+                if (tsync_record_write(req.output, profile, profile_len, rootfs, 0, &err) < 0)
                         return fail(req.output, &err);
                 return 0;
         }

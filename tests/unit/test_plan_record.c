@@ -17,6 +17,7 @@
 #include "tsync/json_build.h"
 #include "tsync/plan.h"
 #include "tsync/plan_record.h"
+#include "tsync/record_place.h"
 #include "tsync/rewrite.h"
 #include "unit.h"
 
@@ -449,13 +450,131 @@ static void test_record_check_paths_judges_the_input(void)
         struct tsync_json *c = unit_parse(config);
         struct tsync_record_request req = { .output = out, .input = good, .errno_ret = EPERM };
         struct tsync_err err = { 0 };
-        tap_ok(c && tsync_record_check_paths(&req, c, NULL, &err) == 0,
+        tap_ok(c && tsync_record_check_paths(&req, c, NULL, 0, &err) == 0,
                "test_record_check_paths_takes_any_profile (%s)", err.msg);
         req.input = bad;
-        tap_ok(c && tsync_record_check_paths(&req, c, NULL, &err) == -EINVAL && strstr(err.msg, "if: ") == err.msg &&
+        tap_ok(c && tsync_record_check_paths(&req, c, NULL, 0, &err) == -EINVAL && strstr(err.msg, "if: ") == err.msg &&
                        strstr(err.msg, bad) && strstr(err.msg, "SCMP_ACT_TRACE"),
                "test_record_check_paths_refuses_a_bad_input_before_the_start (%s)", err.msg);
         tsync_json_free(c);
+}
+
+/* The wrapper's recordings never replace a file (noReplace): kept through
+ * the plan's annotation, and only ever true there. */
+static void test_plan_keeps_no_replace(void)
+{
+        struct tsync_err err = { 0 };
+        struct tsync_json *c = config_with("", "{}");
+        struct tsync_request req = record_request("/b/oci-seccomp-tsync-record");
+        struct tsync_plan *plan = NULL, *back = NULL;
+        char *text = NULL;
+        int r = tsync_plan_new(c, &req, NULL, &plan, &err);
+        if (r == 0)
+                plan->record.no_replace = true;
+        r = r ?: tsync_plan_to_json(plan, &text, &err);
+        tap_ok(r == 0 && strstr(text, "\"noReplace\":true"), "test_plan_writes_no_replace (%s)", text ? text : err.msg);
+        r = r ?: unit_annotate_plan(c, text);
+        r = r ?: tsync_plan_from_config(c, &back, &err);
+        tap_ok(r == 0 && back->record.no_replace, "test_plan_reads_no_replace_back (%s)", err.msg);
+        tsync_plan_free(back);
+        back = NULL;
+        char *at = text ? strstr(text, "\"noReplace\":true") : NULL;
+        if (at)
+                memcpy(at, "\"noReplace\":   0", 16);
+        struct tsync_json *c2 = config_with("", "{}");
+        r = at ? unit_annotate_plan(c2, text) : -1;
+        r = r ?: tsync_plan_from_config(c2, &back, &err);
+        tap_ok(r < 0 && strstr(err.msg, "noReplace"), "test_plan_refuses_a_no_replace_that_is_not_true (%s)", err.msg);
+        tsync_plan_free(back);
+        tsync_plan_free(plan);
+        free(text);
+        tsync_json_free(c);
+        tsync_json_free(c2);
+}
+
+/* Where a recording may go (tsync/record_place.h): two directories overlap
+ * when one is, holds or lies inside the other, by path as far as it does not
+ * exist and by device and inode where it does. */
+static void test_record_place(void)
+{
+        char p[256], lnk[256], sub[256], other[256], dotdot[256];
+        (void)snprintf(p, sizeof(p), "%s/place/profiles", tmp);
+        (void)snprintf(lnk, sizeof(lnk), "%s/place/lnk", tmp);
+        (void)snprintf(sub, sizeof(sub), "%s/place/lnk/sub", tmp);
+        (void)snprintf(other, sizeof(other), "%s/place/other", tmp);
+        (void)snprintf(dotdot, sizeof(dotdot), "%s/place/other/../profiles", tmp);
+        char parent[256];
+        (void)snprintf(parent, sizeof(parent), "%s/place", tmp);
+        tap_ok(mkdir(parent, 0700) == 0 && mkdir(p, 0700) == 0 && mkdir(other, 0700) == 0 &&
+                       symlink("profiles", lnk) == 0,
+               "test_record_place: setup");
+        static const struct {
+                const char *dir, *place;
+                enum tsync_place_overlap want;
+        } rows[] = {
+                /* None of these exist: by their paths. */
+                { "/nonexistent/a", "/nonexistent/a", TSYNC_PLACE_IS },
+                { "/nonexistent/a/", "/nonexistent//a", TSYNC_PLACE_IS },
+                { "/nonexistent/a/b", "/nonexistent/a", TSYNC_PLACE_INSIDE },
+                { "/nonexistent", "/nonexistent/a", TSYNC_PLACE_HOLDS },
+                { "/nonexistent/ab", "/nonexistent/a", TSYNC_PLACE_APART },
+                { "/nonexistent/a", "/nonexistent/ab", TSYNC_PLACE_APART },
+                { "/nonexistent/./a", "/nonexistent/a", TSYNC_PLACE_IS },
+                { "/", "/nonexistent/a", TSYNC_PLACE_HOLDS },
+                { "/nonexistent/a", "/", TSYNC_PLACE_INSIDE },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+                struct tsync_err err = { 0 };
+                enum tsync_place_overlap got = 99;
+                int r = tsync_record_place_overlap(rows[i].dir, rows[i].place, &got, &err);
+                tap_ok(r == 0 && got == rows[i].want, "test_record_place_overlap_'%s'_'%s'_is_%d (got %d: %s)",
+                       rows[i].dir, rows[i].place, rows[i].want, got, err.msg);
+        }
+        const struct {
+                const char *dir, *place;
+                enum tsync_place_overlap want;
+        } fs_rows[] = {
+                { lnk, p, TSYNC_PLACE_IS },     /* a symbolic link to it */
+                { sub, p, TSYNC_PLACE_INSIDE }, /* below the link, not made yet */
+                { dotdot, p, TSYNC_PLACE_IS },  /* '..' where it exists */
+                { parent, lnk, TSYNC_PLACE_HOLDS }, { other, p, TSYNC_PLACE_APART },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(fs_rows); i++) {
+                struct tsync_err err = { 0 };
+                enum tsync_place_overlap got = 99;
+                int r = tsync_record_place_overlap(fs_rows[i].dir, fs_rows[i].place, &got, &err);
+                tap_ok(r == 0 && got == fs_rows[i].want, "test_record_place_overlap_on_disk_%zu_is_%d (got %d: %s)", i,
+                       fs_rows[i].want, got, err.msg);
+        }
+        struct tsync_err err = { 0 };
+        enum tsync_place_overlap got;
+        char climb[300];
+        (void)snprintf(climb, sizeof(climb), "%s/place/missing/../../etc", tmp);
+        tap_ok(tsync_record_place_overlap(climb, p, &got, &err) == -EINVAL && strstr(err.msg, "'..' below"),
+               "test_record_place_refuses_dotdot_past_what_exists (%s)", err.msg);
+        tap_ok(tsync_record_place_overlap("relative", p, &got, &err) == -EINVAL,
+               "test_record_place_refuses_a_relative_path (%s)", err.msg);
+
+        /* The output's directory against the places of a host. */
+        const char *dirs[] = { p };
+        struct tsync_plan_paths paths = { .profile_dirs = dirs, .n_profile_dirs = 1, .cache_dir = other };
+        char out[300];
+        (void)snprintf(out, sizeof(out), "%s/place/lnk/x.json", tmp);
+        tap_ok(tsync_record_check_output_place(out, &paths, &err) == -EPERM && strstr(err.msg, "profile directory"),
+               "test_record_output_in_a_profile_dir_through_a_link_is_refused (%s)", err.msg);
+        (void)snprintf(out, sizeof(out), "%s/place/other/x.json", tmp);
+        tap_ok(tsync_record_check_output_place(out, &paths, &err) == -EPERM && strstr(err.msg, "cache directory"),
+               "test_record_output_in_the_cache_is_refused (%s)", err.msg);
+        tap_ok(tsync_record_check_output_place("/var/lib/oci-seccomp-tsync/record/x.json", NULL, &err) == -EPERM &&
+                       strstr(err.msg, "record root"),
+               "test_record_output_in_the_record_root_is_refused (%s)", err.msg);
+        tap_ok(tsync_record_check_output_place(TSYNC_PROFILE_DIR_ETC "/x.json", NULL, &err) == -EPERM,
+               "test_record_output_in_the_systems_profile_dir_is_refused (%s)", err.msg);
+        (void)snprintf(out, sizeof(out), "%s/place/x.json", tmp);
+        tap_ok(tsync_record_check_output_place(out, &paths, &err) == 0,
+               "test_record_output_beside_a_profile_dir_is_fine (%s)", err.msg);
+        tap_ok(tsync_record_check_output_place("/var/lib/oci-seccomp-tsync/x.json", NULL, &err) == 0,
+               "test_record_output_beside_the_record_root_is_fine (%s)", err.msg);
 }
 
 int main(void)
@@ -468,6 +587,8 @@ int main(void)
                 test_agent_refused,
                 test_owner_and_dirs,
                 test_record_check_paths_judges_the_input,
+                test_record_place,
+                test_plan_keeps_no_replace,
         };
         return unit_main_in_tmpdir(tmp, tests, ARRAY_SIZE(tests));
 }

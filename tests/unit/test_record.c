@@ -612,14 +612,14 @@ static void test_record_write(void)
         int ok = mkdir(dir, 0755) == 0 && mkdir(rootfs, 0755) == 0 && symlink("p.json", link) == 0;
         tap_ok(ok, "test_record_write: setup");
 
-        int r = tsync_record_write(out, "first\n", 6, rootfs, &err);
+        int r = tsync_record_write(out, "first\n", 6, rootfs, 0, &err);
         char *got = read_all(out);
         struct stat st;
         tap_ok(r == 0 && got && strcmp(got, "first\n") == 0, "test_record_write_writes (%s)", err.msg);
         tap_ok(stat(out, &st) == 0 && (st.st_mode & 07777) == 0644, "test_record_write_mode_0644_whatever_the_umask");
         free(got);
 
-        r = tsync_record_write(out, "second\n", 7, rootfs, &err);
+        r = tsync_record_write(out, "second\n", 7, rootfs, 0, &err);
         got = read_all(out);
         tap_ok(r == 0 && got && strcmp(got, "second\n") == 0, "test_record_write_replaces (%s)", err.msg);
         free(got);
@@ -635,14 +635,44 @@ static void test_record_write(void)
         /* ".", "..", p.json, rootfs, l.json: no temp file left. */
         tap_ok(atoi(line) == 5, "test_record_write_leaves_no_temp_file (%d entries)", atoi(line));
 
-        r = tsync_record_write(in_rootfs, "x", 1, rootfs, &err);
+        r = tsync_record_write(in_rootfs, "x", 1, rootfs, 0, &err);
         tap_ok(r == -EPERM && access(in_rootfs, F_OK) != 0, "test_record_write_refuses_rootfs (%s)", err.msg);
-        r = tsync_record_write(link, "x", 1, rootfs, &err);
+        r = tsync_record_write(link, "x", 1, rootfs, 0, &err);
         got = read_all(out);
         tap_ok(r == -ELOOP && got && strcmp(got, "second\n") == 0, "test_record_write_refuses_a_symlink (%s)", err.msg);
         free(got);
-        r = tsync_record_write("relative.json", "x", 1, NULL, &err);
+        r = tsync_record_write("relative.json", "x", 1, NULL, 0, &err);
         tap_ok(r == -EINVAL, "test_record_write_refuses_a_relative_path (%s)", err.msg);
+
+        /* TSYNC_RECORD_NEW (the wrapper's record-dir): whatever is at the
+         * name stays as it was, and a new name is written. */
+        r = tsync_record_write(out, "third\n", 6, NULL, TSYNC_RECORD_NEW, &err);
+        got = read_all(out);
+        tap_ok(r == -EEXIST && got && strcmp(got, "second\n") == 0 && strstr(err.msg, "never replaces"),
+               "test_record_write_new_never_replaces_a_file (%s)", err.msg);
+        free(got);
+        r = tsync_record_check_path(out, TSYNC_RECORD_OUTPUT | TSYNC_RECORD_NEW, NULL, &err);
+        tap_ok(r == -EEXIST, "test_record_check_path_new_refuses_an_existing_file (%s)", err.msg);
+        r = tsync_record_check_path(out, TSYNC_RECORD_OUTPUT, NULL, &err);
+        tap_ok(r == 0, "test_record_check_path_replaces_without_new (%s)", err.msg);
+        char *fifo = at("write/fifo"), *sub = at("write/sub"), *fresh = at("write/fresh.json");
+        ok = mkfifo(fifo, 0600) == 0 && mkdir(sub, 0700) == 0;
+        r = tsync_record_write(link, "x", 1, NULL, TSYNC_RECORD_NEW, &err);
+        tap_ok(r == -EEXIST && readlink(link, line, sizeof(line)) == 6,
+               "test_record_write_new_never_replaces_a_symlink (%s)", err.msg);
+        r = tsync_record_write(fifo, "x", 1, NULL, TSYNC_RECORD_NEW, &err);
+        tap_ok(ok && r == -EEXIST && lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode),
+               "test_record_write_new_never_replaces_a_fifo (%s)", err.msg);
+        r = tsync_record_write(sub, "x", 1, NULL, TSYNC_RECORD_NEW, &err);
+        tap_ok(ok && r == -EEXIST && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode),
+               "test_record_write_new_never_replaces_a_directory (%s)", err.msg);
+        r = tsync_record_write(fresh, "new\n", 4, NULL, TSYNC_RECORD_NEW, &err);
+        got = read_all(fresh);
+        tap_ok(r == 0 && got && strcmp(got, "new\n") == 0, "test_record_write_new_writes_a_new_name (%s)", err.msg);
+        free(got);
+        free(fifo);
+        free(sub);
+        free(fresh);
         umask(old);
         free(dir);
         free(out);

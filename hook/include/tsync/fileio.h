@@ -65,6 +65,8 @@ enum {
         TSYNC_WRITE_CONTENT = 1 << 2,  /* fsync the file before it takes the name, not the directory: a crash
                                         * leaves the old file or the whole new one, never an empty one (the
                                         * new name itself may be lost) */
+        TSYNC_WRITE_NEW = 1 << 3,      /* name must not exist: -EEXIST, also when it appears while the file is
+                                        * written (linked or renamed without replacing, never over it) */
 };
 
 /* Writes buf[0..len) to name in the directory dfd by the rule above; dir names

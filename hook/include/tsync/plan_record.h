@@ -30,6 +30,10 @@
 struct tsync_plan_record {
         struct tsync_record_request req;
         char *dir;
+        /* The output may not exist when the recording is prepared or
+         * written (TSYNC_RECORD_NEW): the runtime wrapper's, whose pods name
+         * files in the node's record-dir ("noReplace" in the plan). */
+        bool no_replace;
 };
 
 /* Frees what r holds (NULL members are fine) and zeroes it. */
@@ -65,11 +69,12 @@ int tsync_record_check_request(const struct tsync_record_request *req, bool exec
 int tsync_record_rootfs(const struct tsync_json *config, const char *bundle, char **ret, struct tsync_err *err);
 
 /* Checks the request's paths for the container whose config this is
- * (tsync_record_check_path: absolute, no symlink, not under the rootfs), and
+ * (tsync_record_check_path: absolute, no symlink, not under the rootfs; the
+ * output with flags, TSYNC_RECORD_NEW or 0), and
  * reads and judges the input profile (tsync_record_check_input): said before
  * the workload runs. */
 int tsync_record_check_paths(const struct tsync_record_request *req, const struct tsync_json *config,
-                             const char *bundle, struct tsync_err *err);
+                             const char *bundle, unsigned flags, struct tsync_err *err);
 
 /* The host uid and gid of the container's process.user (through
  * linux.uidMappings / gidMappings when the config has them). */

@@ -78,10 +78,20 @@ int tsync_record_parse(const char *text, size_t len, struct tsync_record_set **r
 int tsync_record_profile(const struct tsync_record_set *set, const struct tsync_record_request *req, char **ret,
                          size_t *ret_len, struct tsync_err *err);
 
+enum {
+        TSYNC_RECORD_OUTPUT = 1 << 0, /* the path is written (else read: it must exist) */
+        /* Nothing may be at the path (the runtime wrapper's record-dir, whose
+         * files a pod names: an earlier one is never replaced, docs/recording.md):
+         * refused with -EEXIST when anything is there, or appears there
+         * before the write takes the name. */
+        TSYNC_RECORD_NEW = 1 << 1,
+};
+
 /* Refuses an output (or input) path that is relative, a symlink (at any
- * component), or under rootfs (NULL: not checked): said before the workload
- * runs, and again when poststop writes. */
-int tsync_record_check_path(const char *path, bool output, const char *rootfs, struct tsync_err *err);
+ * component), or under rootfs (NULL: not checked), and with TSYNC_RECORD_NEW
+ * one where anything exists: said before the workload runs, and again when
+ * poststop writes. flags: TSYNC_RECORD_*. */
+int tsync_record_check_path(const char *path, unsigned flags, const char *rootfs, struct tsync_err *err);
 
 /* Judges req->input (`if:`) before anything starts: read, parsed and checked
  * as tsync_record_profile will at poststop (what it refuses, record_merge.c).
@@ -89,8 +99,12 @@ int tsync_record_check_path(const char *path, bool output, const char *rootfs, s
 int tsync_record_check_input(const struct tsync_record_request *req, struct tsync_err *err);
 
 /* Writes text to path atomically (a temporary file in the same directory,
- * fsync, rename), refusing what tsync_record_check_path refuses. */
-int tsync_record_write(const char *path, const char *text, size_t len, const char *rootfs, struct tsync_err *err);
+ * fsync, rename), refusing what tsync_record_check_path refuses for flags
+ * (TSYNC_RECORD_OUTPUT is implied). With TSYNC_RECORD_NEW the new file takes
+ * the name only where none exists (a link that fails on an existing name,
+ * never a rename over it), so a file raced into place is never replaced. */
+int tsync_record_write(const char *path, const char *text, size_t len, const char *rootfs, unsigned flags,
+                       struct tsync_err *err);
 
 /* The recorded calls libseccomp has no name for (newer than it, or
  * syscall(-1)), as "SCMP_ARCH_X86_64 462, SCMP_ARCH_X32 4294967295" in *ret,
