@@ -532,12 +532,13 @@ image_dir() {
         id=$(tsync_unique_id "imagedir")
         AT_START= WRAP=replace run_rt runc "$id" "$TSYNC_TMP/b"
 }
-testAnAgentDirectoryOthersCanWriteToInTheImageIsRefused() {
+# The image's directory lies under our read-only tmpfs (issue 35): its mode never reaches the
+# relay's directory, which is made afresh there.
+testAnAgentDirectoryOthersCanWriteToInTheImageDoesNotReachTheRelay() {
         image_dir 0777
-        assertNotEquals "runc started it" 0 "$rc"
-        assertContains "$(cat "$TSYNC_TMP/err")" "/.oci-seccomp-tsync/agent: mode 0777: others can write to it: refusing"
-        assertEquals "the workload ran: $(cat "$TSYNC_TMP/out")" "" "$(cat "$TSYNC_TMP/out")"
-        assertEquals "the agent got a listener" "" "$(cat "$TSYNC_TMP/agent.log")"
+        assertEquals "runc run: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assert_agent_tmpfs_empty
+        assert_agents_getppid
 }
 testAnAgentDirectoryInTheImageThatOnlyItsOwnerWritesToIsFine() {
         image_dir 0755
