@@ -130,31 +130,35 @@ static int restore(struct tsync_json *config, const struct tsync_plan *plan, str
         return 0;
 }
 
-static int add_mount(struct tsync_json *mounts, const char *source, const char *destination, bool exec)
+/* One entry of mounts, its keys in the order every rewrite has written them
+ * (undo and the exec views compare bytes); NULL options are left out. */
+static int append_mount(struct tsync_json *mounts, const char *destination, const char *type, const char *source,
+                        const char *const *options, size_t n)
 {
-        struct tsync_json *m = tsync_json_new_object();
+        _cleanup_json_ struct tsync_json *m = tsync_json_new_object();
         struct tsync_json *opts = tsync_json_new_array();
         int r = m && opts ? 0 : -ENOMEM;
         if (r == 0)
                 r = tsync_json_set(m, "destination", tsync_json_new_string(destination));
         if (r == 0)
-                r = tsync_json_set(m, "type", tsync_json_new_string("bind"));
+                r = tsync_json_set(m, "type", tsync_json_new_string(type));
         if (r == 0)
                 r = tsync_json_set(m, "source", tsync_json_new_string(source));
-        const char *o[] = { "bind", "ro", "nosuid", "nodev", exec ? NULL : "noexec" };
-        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(o) && o[i]; i++)
-                r = tsync_json_append(opts, tsync_json_new_string(o[i]));
-        if (r == 0) {
-                r = tsync_json_set(m, "options", opts);
-                opts = NULL;
-        }
-        if (r == 0) {
-                r = tsync_json_append(mounts, m);
-                m = NULL;
-        }
+        for (size_t i = 0; r == 0 && i < n; i++)
+                if (options[i])
+                        r = tsync_json_append(opts, tsync_json_new_string(options[i]));
+        if (r == 0)
+                r = tsync_json_set(m, "options", TAKE_PTR(opts));
         tsync_json_free(opts);
-        tsync_json_free(m);
+        if (r == 0)
+                r = tsync_json_append(mounts, TAKE_PTR(m));
         return r;
+}
+
+static int add_mount(struct tsync_json *mounts, const char *source, const char *destination, bool exec)
+{
+        const char *o[] = { "bind", "ro", "nosuid", "nodev", exec ? NULL : "noexec" };
+        return append_mount(mounts, destination, "bind", source, o, ARRAY_SIZE(o));
 }
 
 /* TSYNC_CONTAINER_DIR itself (plan.h says why). runc and crun mount a
@@ -162,24 +166,8 @@ static int add_mount(struct tsync_json *mounts, const char *source, const char *
  * made, so the mount points under it are made first. */
 static int add_dir_tmpfs(struct tsync_json *mounts)
 {
-        _cleanup_json_ struct tsync_json *m = tsync_json_new_object();
-        struct tsync_json *opts = tsync_json_new_array();
-        int r = m && opts ? 0 : -ENOMEM;
-        if (r == 0)
-                r = tsync_json_set(m, "destination", tsync_json_new_string(TSYNC_CONTAINER_DIR));
-        if (r == 0)
-                r = tsync_json_set(m, "type", tsync_json_new_string("tmpfs"));
-        if (r == 0)
-                r = tsync_json_set(m, "source", tsync_json_new_string("tmpfs"));
         const char *o[] = { "ro", "nosuid", "nodev", "noexec", "size=" TSYNC_CONTAINER_DIR_TMPFS_SIZE, "mode=0755" };
-        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(o); i++)
-                r = tsync_json_append(opts, tsync_json_new_string(o[i]));
-        if (r == 0)
-                r = tsync_json_set(m, "options", TAKE_PTR(opts));
-        tsync_json_free(opts);
-        if (r == 0)
-                r = tsync_json_append(mounts, TAKE_PTR(m));
-        return r;
+        return append_mount(mounts, TSYNC_CONTAINER_DIR, "tmpfs", "tmpfs", o, ARRAY_SIZE(o));
 }
 
 /* The relay's private directory (TSYNC_CONTAINER_AGENT_DIR): a small tmpfs
@@ -194,26 +182,10 @@ static int add_agent_tmpfs(struct tsync_json *mounts, const struct tsync_json *u
         char uid_opt[32], gid_opt[32];
         (void)snprintf(uid_opt, sizeof(uid_opt), "uid=%" PRIu64, uid);
         (void)snprintf(gid_opt, sizeof(gid_opt), "gid=%" PRIu64, gid);
-        _cleanup_json_ struct tsync_json *m = tsync_json_new_object();
-        struct tsync_json *opts = tsync_json_new_array();
-        int r = m && opts ? 0 : -ENOMEM;
-        if (r == 0)
-                r = tsync_json_set(m, "destination", tsync_json_new_string(TSYNC_CONTAINER_AGENT_DIR));
-        if (r == 0)
-                r = tsync_json_set(m, "type", tsync_json_new_string("tmpfs"));
-        if (r == 0)
-                r = tsync_json_set(m, "source", tsync_json_new_string("tmpfs"));
         const char *o[] = {
                 "nosuid", "nodev", "noexec", "size=" TSYNC_AGENT_TMPFS_SIZE, "mode=0700", uid_opt, gid_opt
         };
-        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(o); i++)
-                r = tsync_json_append(opts, tsync_json_new_string(o[i]));
-        if (r == 0)
-                r = tsync_json_set(m, "options", TAKE_PTR(opts));
-        tsync_json_free(opts);
-        if (r == 0)
-                r = tsync_json_append(mounts, TAKE_PTR(m));
-        return r;
+        return append_mount(mounts, TSYNC_CONTAINER_AGENT_DIR, "tmpfs", "tmpfs", o, ARRAY_SIZE(o));
 }
 
 static int add_hook(struct tsync_json *hooks, enum tsync_stage stage, const struct tsync_rewrite_opts *o,
