@@ -17,6 +17,7 @@
 #include "tsync/cleanup.h"
 #include "tsync/json.h"
 #include "tsync/plan.h"
+#include "tsync/rewrite.h"
 #include "tsync/status.h"
 
 /* status's own codes: documented in its help and the man page. */
@@ -54,28 +55,13 @@ static void help(FILE *f)
                 PROGRAM);
 }
 
-/* The source of the config's mount at TSYNC_CONTAINER_INIT: the init the
- * host delivered to this container. */
-static const char *init_mount_source(const struct tsync_json *config)
-{
-        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
-        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
-                const struct tsync_json *m = mounts->u.array.items[i];
-                const struct tsync_json *d = tsync_json_get(m, "destination"), *src = tsync_json_get(m, "source");
-                if (d && d->type == TSYNC_JSON_STRING && strcmp(d->u.string.ptr, TSYNC_CONTAINER_INIT) == 0 && src &&
-                    src->type == TSYNC_JSON_STRING)
-                        return src->u.string.ptr;
-        }
-        return NULL;
-}
-
 /* PID 1 is our init when the file it runs is, by device and inode, one the
  * host delivered: the config's init mount, or the init installed beside us. */
 static void judge_init(const struct tsync_json *config, struct tsync_status *st)
 {
         char beside[PATH_MAX] = "";
         (void)cli_find_init(beside, sizeof(beside));
-        const char *paths[] = { config ? init_mount_source(config) : NULL, beside };
+        const char *paths[] = { config ? tsync_rewrite_init_source(config) : NULL, beside };
         tsync_status_judge_init(st, paths, ARRAY_SIZE(paths));
 }
 

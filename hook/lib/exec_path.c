@@ -17,6 +17,7 @@
 
 #include "tsync/cleanup.h"
 #include "tsync/plan.h"
+#include "tsync/rewrite.h"
 
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
@@ -138,15 +139,7 @@ int tsync_exec_path_check(pid_t pid, const char *init_source, bool config_userns
 
 int tsync_exec_path_check_config(pid_t pid, const struct tsync_json *config, struct tsync_err *err)
 {
-        const char *source = NULL;
-        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
-        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
-                const struct tsync_json *m = mounts->u.array.items[i];
-                const struct tsync_json *d = tsync_json_get(m, "destination"), *s = tsync_json_get(m, "source");
-                if (d && d->type == TSYNC_JSON_STRING && strcmp(d->u.string.ptr, TSYNC_CONTAINER_INIT) == 0 && s &&
-                    s->type == TSYNC_JSON_STRING)
-                        source = s->u.string.ptr;
-        }
+        const char *source = tsync_rewrite_init_source(config);
         if (!source)
                 return tsync_error(err, EINVAL, "mounts: no mount of the init at %s", TSYNC_CONTAINER_INIT);
         bool userns = false;

@@ -654,6 +654,16 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         return 0;
 }
 
+const char *tsync_rewrite_init_source(const struct tsync_json *config)
+{
+        const struct tsync_json *mounts = tsync_json_get(config, "mounts"), *at = NULL;
+        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++)
+                if (strcmp(string_or(tsync_json_get(mounts->u.array.items[i], "destination"), ""),
+                           TSYNC_CONTAINER_INIT) == 0)
+                        at = mounts->u.array.items[i];
+        return string_or(tsync_json_get(at, "source"), NULL);
+}
+
 /* What an earlier inject was given beyond its plan, read back from the config
  * it wrote. A forged value here is harmless: undo strips all of it, and
  * verify_undo() compares the whole config against what it implies. */
@@ -673,14 +683,8 @@ static void earlier_opts_clear(struct earlier_opts *e)
 
 static void read_earlier_opts(const struct tsync_json *config, struct earlier_opts *e)
 {
-        *e = (struct earlier_opts){ .init_path = "" };
-        const struct tsync_json *mounts = tsync_json_get(config, "mounts");
-        for (size_t i = 0; mounts && mounts->type == TSYNC_JSON_ARRAY && i < mounts->u.array.len; i++) {
-                const struct tsync_json *m = mounts->u.array.items[i];
-                const char *dest = string_or(tsync_json_get(m, "destination"), "");
-                if (strcmp(dest, TSYNC_CONTAINER_INIT) == 0)
-                        e->init_path = string_or(tsync_json_get(m, "source"), "");
-        }
+        const char *init = tsync_rewrite_init_source(config);
+        *e = (struct earlier_opts){ .init_path = init ? init : "" };
         const char *texts[ARRAY_SIZE(e->data.text)];
         size_t n = tsync_rewrite_filter_data(config, texts, ARRAY_SIZE(texts));
         for (size_t i = 0; i < n; i++)

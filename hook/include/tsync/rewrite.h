@@ -65,6 +65,12 @@ int tsync_rewrite_process(struct tsync_json *process, const struct tsync_plan *p
  * their count. */
 size_t tsync_rewrite_filter_data(const struct tsync_json *config, const char **ret, size_t max);
 
+/* The host path the config mounts at TSYNC_CONTAINER_INIT (the source of
+ * its last mount there: the init the host delivered to the container), or
+ * NULL when there is none or its source is not a string (a pointer into
+ * config). */
+const char *tsync_rewrite_init_source(const struct tsync_json *config);
+
 /* `runc exec --process FILE` of the container whose config (BUNDLE/config.json,
  * as the rewrite wrote it) is config: process (FILE's object) is rewritten to
  * run through the init with the container's filters (tsync_rewrite_process).
