@@ -710,11 +710,20 @@ swap_start() {
         wait_line "$T/$ID.log" '^door=swap done'
 }
 
-# swap_exec: `cat /proc/self/status` exec'd through the wrapper as the container's own process
-# (same user, same capabilities, noNewPrivileges as the container's), as docker exec gives it;
-# its output in $C/exec.out, its status in $rc.
+# swap_begin MODE HOW: swap_start, a failure said once; the probe's lines shown.
+swap_begin() {
+        swap_start "$@" || {
+                fail "$(what): start: $(cat "$T/$ID.log" "$C/inject.err" 2>/dev/null)"
+                return 1
+        }
+        echo "  $(what): $(lines '^door=swap' "$T/$ID.log" | tr '\n' ';')"
+}
+
+# swap_exec [JQ]: `cat /proc/self/status` exec'd through the wrapper as the container's own process
+# (same user, same capabilities, noNewPrivileges as the container's, then JQ's changes), as docker
+# exec gives it; its output in $C/exec.out, its status in $rc.
 swap_exec() {
-        jq '.process | .args = ["cat", "/proc/self/status"] | .terminal = false' "$C/b/config.json" \
+        jq ".process | .args = [\"cat\", \"/proc/self/status\"] | .terminal = false ${1:+| $1}" "$C/b/config.json" \
                 >"$C/process.json" || return 1
         rc=0
         ours_rt exec --process "$C/process.json" "$ID" </dev/null >"$C/exec.out" 2>&1 || rc=$?
@@ -733,11 +742,7 @@ cap_bit() {
 }
 
 execPathRename() {
-        swap_start rename wrapper || {
-                fail "$(what): start: $(cat "$T/$ID.log" "$C/inject.err" 2>/dev/null)"
-                return
-        }
-        echo "  $(what): $(lines '^door=swap file' "$T/$ID.log" | tr '\n' ';')"
+        swap_begin rename wrapper || return
         assertEquals "$(what): what the workload changed there: $(lines '^door=swap file' "$T/$ID.log")" "" \
                 "$(lines '^door=swap file' "$T/$ID.log" | grep -E '=ok( |$)' || true)"
         swap_exec
@@ -760,13 +765,7 @@ testTheWorkloadCannotReplaceWhatAnExecdProcessRuns() {
 }
 
 execPathUserns() {
-        swap_start userns inplace || {
-                fail "$(what): start: $(cat "$T/$ID.log" "$C/inject.err" 2>/dev/null)"
-                return
-        }
-        local said
-        said=$(lines '^door=swap' "$T/$ID.log" | tr '\n' ';')
-        echo "  $(what): $said"
+        swap_begin userns inplace || return
         swap_exec
         echo "  $(what): exec: $(head -c 300 "$C/exec.out" | tr '\n' ';')"
         no_evil_ran
@@ -784,11 +783,7 @@ testAWorkloadInPlaceCannotShadowWhatAnExecdProcessRunsFromANamespaceOfItsOwn() {
 }
 
 execPathUsernsSupervised() {
-        swap_start userns wrapper || {
-                fail "$(what): start: $(cat "$T/$ID.log" 2>/dev/null)"
-                return
-        }
-        echo "  $(what): $(lines '^door=swap' "$T/$ID.log" | tr '\n' ';')"
+        swap_begin userns wrapper || return
         swap_exec
         no_evil_ran
         assertEquals "$(what): the exec'd process ran (PID 1, our init, kept its namespaces): $(cat "$C/exec.out")" 0 \
@@ -803,14 +798,8 @@ testAWorkloadsOwnNamespacesDoNotReachAnExecdProcessUnderOurSupervisingInit() {
 }
 
 execPathInplaceLent() {
-        swap_start rename inplace || {
-                fail "$(what): start: $(cat "$T/$ID.log" "$C/inject.err" 2>/dev/null)"
-                return
-        }
-        jq '.process | .args = ["cat", "/proc/self/status"] | .terminal = false | .noNewPrivileges = false' \
-                "$C/b/config.json" >"$C/process.json" || fail "process"
-        rc=0
-        ours_rt exec --process "$C/process.json" "$ID" </dev/null >"$C/exec.out" 2>&1 || rc=$?
+        swap_begin rename inplace || return
+        swap_exec '.noNewPrivileges = false' || fail "process"
         no_evil_ran
         assertNotEquals "$(what): an exec lent CAP_SYS_ADMIN into a container run in place went through" 0 "$rc"
         assertEquals "$(what): the refusal is one line: $(cat "$C/exec.out")" 1 \
