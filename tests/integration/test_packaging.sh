@@ -508,7 +508,7 @@ testEveryManPageCrossReferenceExists() {
         local known="runc(8) crun(1) podman-run(1) oci-hooks(5) containers.conf(5) crio.conf(5) seccomp(2)
                 seccomp_rule_add(3) seccomp_export_bpf(3) syslog(3) journalctl(1) capabilities(7) execve(2)
                 prctl(2) proc(5) ptrace(2) socket(2) socketpair(2) clone(2) clone3(2) unshare(2) setns(2)
-                personality(2) flock(2)"
+                personality(2) flock(2) openat2(2) vfork(2)"
         local ours="" f ref name section found n=0 docs=("$TOP/README.md" "$TOP"/packaging/man/*.scd)
         [ -d "$TOP/docs" ] && docs+=("$TOP"/docs/*.md)
         for f in "$TOP"/packaging/man/*.scd; do
