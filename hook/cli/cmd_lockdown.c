@@ -409,6 +409,12 @@ static int lockdown(struct lockdown *l)
 {
         struct tsync_err err = { 0 };
         catch_signals();
+        /* gVisor by the name given, before its `runsc state` is asked: said as
+         * gVisor whether or not the container exists (--or-kill needs it found). */
+        if (!l->or_kill && strcmp(l->t.kind, "runtime") == 0 && tsync_lockdown_check_runtime(l->t.runtime, &err) < 0) {
+                say_error(l, &err);
+                return CLI_EXIT_FAILED;
+        }
         if (status_target_resolve(&l->t, &err) < 0) {
                 say_error(l, &err);
                 if (l->or_kill)

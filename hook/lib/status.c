@@ -304,7 +304,7 @@ int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err
          * init installed beside the running program, where the front ends
          * find it (hook/front/paths.c cli_find_init: the same two places). */
         char me[PATH_MAX], beside[2][PATH_MAX + 64];
-        ssize_t m = readlink("/proc/me/exe", me, sizeof(me) - 1);
+        ssize_t m = readlink("/proc/self/exe", me, sizeof(me) - 1);
         char *slash = m > 0 ? memrchr(me, '/', (size_t)m) : NULL;
         if (slash) {
                 *slash = '\0';
