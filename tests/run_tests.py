@@ -4,7 +4,17 @@
 C unit tests (build/tests/unit/test_*) speak TAP; each 'ok'/'not ok' line is one test.
 Integration suites (tests/integration/test_*.sh) are shunit2; each test function is one test.
 A test binary or suite that crashes, or whose output has no result lines, counts as a failure.
+
+Suites may run side by side, --jobs at a time (default 1 until a whole run side by side is
+measured here): each cleans up only what
+it made and names what it starts uniquely. A suite that must have the host to itself says so in a
+comment among its first lines, `# tests: alone: <why>`; those run one at a time after the others.
+Each suite's line is printed when it ends; the slowest of the last run (build/test-times.json)
+start first, so that a long suite does not end the run alone.
 """
+import concurrent.futures
+import json
+import threading
 import argparse
 import glob
 import os
@@ -17,6 +27,7 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEARDOWN_GRACE = 120
+ALONE = re.compile(r'^# tests: alone: (.+)$', re.M)
 
 
 def run(cmd, env, timeout):
@@ -117,11 +128,68 @@ def shunit(path, env, args):
     return out, total - failed - skipped, failed, skipped, secs
 
 
+def alone(path):
+    """The reason a suite gives for having the host to itself, or None."""
+    if not path.endswith('.sh'):
+        return None
+    with open(path, errors='replace') as f:
+        head = ''.join(f.readline() for _ in range(40))
+    m = ALONE.search(head)
+    return m.group(1) if m else None
+
+
+class Report:
+    """Totals and the printing of each suite's lines, one suite at a time."""
+
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        self.passed = self.failed = self.skipped = 0
+        self.times = {}
+
+    def suite(self, path, out, passed, failed, skipped, secs, note):
+        with self.lock:
+            self.passed += passed
+            self.failed += failed
+            self.skipped += skipped
+            name = os.path.relpath(path, TOP) if path.startswith(TOP) else path
+            self.times[os.path.basename(path)] = round(secs, 1)
+            if note:
+                print(note, flush=True)
+            print('%-50s %4d passed %3d failed %3d skipped %6.1fs' % (name, passed, failed, skipped, secs), flush=True)
+            if failed or self.args.verbose:
+                for line in out.splitlines():
+                    print('    ' + line)
+            elif skipped:
+                for line in out.splitlines():
+                    if re.search(r'#\s*SKIP|^SKIP|skipp', line, re.I):
+                        print('    ' + line)
+            sys.stdout.flush()
+
+
+def run_one(path, kind, env, args, report):
+    before = devnull()
+    out, passed, failed, skipped, secs = kind(path, env, args)
+    after = devnull()
+    note = None
+    if after != before:
+        # The host's /dev is not ours (crun fchowns its stdio: lib.sh's tsync_no_devnull). Said,
+        # and undone for what runs after; not a failure, since another tenant's container on
+        # this host (or a suite beside this one) may have done it while the suite ran.
+        note = ('*** the host\'s /dev/null changed from %s to %s (uid, gid, mode) while %s ran: made root\'s, '
+                '0666 again' % (before, after, os.path.basename(path)))
+        os.chown('/dev/null', 0, 0)
+        os.chmod('/dev/null', 0o666)
+    report.suite(path, out, passed, failed, skipped, secs, note)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--build', default=os.path.join(TOP, 'build'))
     ap.add_argument('--timeout', type=int, default=900)
     ap.add_argument('--only', help='run only tests whose path contains this')
+    ap.add_argument('-j', '--jobs', type=int, default=int(os.environ.get('TSYNC_TEST_JOBS') or 1),
+                    help='suites run side by side (default: TSYNC_TEST_JOBS, else 1: not yet measured side by side)')
     ap.add_argument('-v', '--verbose', action='store_true')
     args = ap.parse_args()
 
@@ -137,33 +205,29 @@ def main():
     if args.only:
         suites = [s for s in suites if args.only in s[0]]
 
-    total_pass = total_fail = total_skip = 0
-    for path, kind in suites:
-        before = devnull()
-        out, passed, failed, skipped, secs = kind(path, env, args)
-        after = devnull()
-        if after != before:
-            # The host's /dev is not ours (crun fchowns its stdio: lib.sh's tsync_no_devnull). Said,
-            # and undone for what runs after; not a failure, since another tenant's container on
-            # this host may have done it while the suite ran.
-            print('*** the host\'s /dev/null changed from %s to %s (uid, gid, mode) while %s ran: made root\'s, '
-                  '0666 again' % (before, after, os.path.basename(path)), flush=True)
-            os.chown('/dev/null', 0, 0)
-            os.chmod('/dev/null', 0o666)
-        total_pass += passed
-        total_fail += failed
-        total_skip += skipped
-        name = os.path.relpath(path, TOP) if path.startswith(TOP) else path
-        print('%-50s %4d passed %3d failed %3d skipped %6.1fs' % (name, passed, failed, skipped, secs), flush=True)
-        if failed or args.verbose:
-            for line in out.splitlines():
-                print('    ' + line)
-        elif skipped:
-            for line in out.splitlines():
-                if re.search(r'#\s*SKIP|^SKIP|skipp', line, re.I):
-                    print('    ' + line)
-    print('%d passed, %d failed, %d skipped' % (total_pass, total_fail, total_skip))
-    return 1 if total_fail else 0
+    times_path = os.path.join(args.build, 'test-times.json')
+    try:
+        with open(times_path) as f:
+            last = json.load(f)
+    except (OSError, ValueError):
+        last = {}
+    side = [s for s in suites if not alone(s[0])]
+    side.sort(key=lambda s: -float(last.get(os.path.basename(s[0]), 0)))
+    lone = [s for s in suites if alone(s[0])]
+
+    report = Report(args)
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for f in [pool.submit(run_one, p, kind, env, args, report) for p, kind in side]:
+            f.result()
+    for p, kind in lone:
+        run_one(p, kind, env, args, report)
+    if not args.only:
+        with open(times_path, 'w') as f:
+            json.dump(report.times, f, indent=1, sort_keys=True)
+    print('%.0fs, up to %d suites at a time' % (time.monotonic() - start, max(1, args.jobs)))
+    print('%d passed, %d failed, %d skipped' % (report.passed, report.failed, report.skipped))
+    return 1 if report.failed else 0
 
 
 if __name__ == '__main__':

@@ -1,4 +1,4 @@
-/* The command-line tool: shared option handling; its messages and paths are every front end's (hook/front). */
+/* The command-line tool: shared option handling; its messages and paths are every front end's (hook/frontend). */
 #pragma once
 
 #include <stdarg.h>
@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../front/front.h"
-#include "tsync/compile.h"
-#include "tsync/error.h"
-#include "tsync/exec_view.h"
-#include "tsync/profile.h"
-#include "tsync/source.h"
+#include "frontend/frontend.h"
+#include "plan/exec_view.h"
+#include "shared/error.h"
+#include "translate/compile.h"
+#include "translate/profile.h"
+#include "translate/source.h"
 
 /* Options shared by the translating subcommands. */
 struct cli_input {
@@ -74,49 +74,6 @@ int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, s
                       struct tsync_program **ret_prog);
 
 struct tsync_plan;
-/* The bundle's config.json as createRuntime and poststop read it, once: under
- * an exclusive flock of the bundle directory (other containers' hooks rewrite
- * it for their exec view too), taken before the read so that the exec view
- * changes the very document the plan came from. */
-struct cli_bundle_config {
-        int dir;    /* the bundle directory, flock'ed; -errno if not (an error only for the exec view) */
-        char *text; /* config.json's bytes as read under the lock */
-        size_t len;
-        mode_t mode;                        /* its permission bits, for the rewrite */
-        struct tsync_json *doc;             /* parsed from text (only process.capabilities and annotations
-                                               when spans.partial); the exec view changes it in place */
-        struct tsync_exec_view_spans spans; /* where in text the exec view's changes go */
-};
-#define CLI_BUNDLE_CONFIG_INIT                                                                                         \
-        {                                                                                                              \
-                .dir = -EBADF                                                                                          \
-        }
-/* Locks bundle and reads its config.json into c (cleared by the caller); 0 or -errno. */
-int cli_bundle_config_read(const char *bundle, struct cli_bundle_config *c, struct tsync_err *err);
-void cli_bundle_config_clear(struct cli_bundle_config *c);
-/* c->doc as the whole config (parsed again from c->text when it was partial). */
-int cli_bundle_config_full(struct cli_bundle_config *c, const char *bundle, struct tsync_err *err);
-
-/* The exec view (exec_view.c): at createRuntime, the original capability sets
- * go where the runtime's exec reads them (refused for a runtime we do not
- * know, when something is lent); at poststop they are lent again. lent: the
- * plan's lent sets, from tsync_rewrite_lent_capabilities (NULL: nothing is
- * lent, nothing to do), built once by the stage, which logs them too. c: the
- * bundle's config as read, changed to what is written. durable: the new text
- * is synced before it takes the name, the directory is not (the crash model in
- * exec_view.c; false only for an engine that writes config.json anew at every
- * start: hook --no-sync). Nothing of ours is left in the bundle. */
-int cli_exec_view_start(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
-                        const char *id, const char *bundle, bool durable, struct tsync_err *err);
-int cli_exec_view_stop(const struct tsync_plan *plan, const struct tsync_json *lent, struct cli_bundle_config *c,
-                       const char *id, const char *bundle, bool durable, struct tsync_err *err);
-
-/* The same with inject's prepared views (tsync/views.h), in the bundle open
- * as bundle_fd and locked: createRuntime checks and exchanges them, nothing
- * parsed and nothing synced (*ret_summary: the plan's line for the log);
- * poststop exchanges them back for the recorded container alone. */
-int cli_views_start(int bundle_fd, const char *id, const char *bundle, char **ret_summary, struct tsync_err *err);
-int cli_views_stop(int bundle_fd, const char *id, const char *bundle, struct tsync_err *err);
 
 /* createRuntime's relay (relay_start.c): r, opened by tsync_relay_open,
  * serves in a detached process of its own (double fork, setsid, stdio on
@@ -131,9 +88,9 @@ int cmd_hook(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
-/* status TARGET: what protects a running container (cmd_status.c, hook/lib/status*.c). */
+/* status TARGET: what protects a running container (cmd_status.c, hook/status/). */
 int cmd_status(int argc, char **argv);
-/* lockdown TARGET: layers added to a running container (cmd_lockdown.c, hook/lib/lockdown_*.c). */
+/* lockdown TARGET: layers added to a running container (cmd_lockdown.c, hook/lockdown/). */
 int cmd_lockdown(int argc, char **argv);
 /* check --runtime RUNTIME: whether a runtime applies linux.seccomp itself (cmd_check_runtime.c). */
 int cmd_check_runtime(int argc, char **argv);

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "tsync/analysis.h"
-#include "tsync/filterfile.h"
-#include "tsync/init_calls.h"
-#include "tsync/plan.h"
-#include "tsync/plan_record.h"
+#include "plan/plan.h"
+#include "plan/plan_record.h"
+#include "shared/filterfile.h"
+#include "shared/init_calls.h"
+#include "translate/analysis.h"
 
 static void help(FILE *f)
 {
@@ -92,7 +92,7 @@ static size_t describe_recording(const char *path, const struct tsync_program *p
         return errors;
 }
 
-/* What a plain runtime exec misses (cli_warn_plain_exec): a profile checked
+/* What a plain runtime exec misses (frontend_warn_plain_exec): a profile checked
  * here is one meant as a layer; a config asks through its annotations
  * (layers, exec once), read as an engine's precreate reads them (the runtime
  * wrapper honours the same two), and one whose annotations cannot be read is
@@ -101,7 +101,7 @@ static void warn_plain_exec(const char *path, enum tsync_format format)
 {
         (void)fflush(stdout); /* in order with the lines above when both go to one terminal */
         if (format != TSYNC_FORMAT_CONFIG) {
-                cli_warn_plain_exec(path, 1, 0);
+                frontend_warn_plain_exec(path, 1, 0);
                 return;
         }
         _cleanup_json_ struct tsync_json *doc = NULL;
@@ -110,7 +110,7 @@ static void warn_plain_exec(const char *path, enum tsync_format format)
         if (tsync_json_parse_file(path, TSYNC_CONFIG_LIMITS, &doc, &err) < 0 ||
             tsync_request_from_annotations(doc, TSYNC_FRONTEND_PRECREATE, &req, &err) < 0)
                 return;
-        cli_warn_plain_exec(path, req.n_layers, req.init.exec_once);
+        frontend_warn_plain_exec(path, req.n_layers, req.init.exec_once);
         tsync_request_clear(&req);
 }
 
@@ -138,7 +138,7 @@ int cmd_check(int argc, char **argv)
         in.keep_warnings = true; /* counted below with the lint's */
         if (cli_load(&in, path, &profile, &info, &err) < 0) {
                 tsync_warnings_clear(&in.warnings);
-                cli_error("check", &err);
+                frontend_error("check", &err);
                 return CLI_EXIT_FAILED;
         }
         /* Unknown names are reported by the lint, one line each; compile quietly. */
@@ -150,14 +150,14 @@ int cmd_check(int argc, char **argv)
         tsync_warnings_clear(&ignored);
         if (r < 0) {
                 tsync_warnings_clear(&in.warnings);
-                cli_error(path, &err);
+                frontend_error(path, &err);
                 return CLI_EXIT_FAILED;
         }
         uint32_t native = in.compile.native_arch ? in.compile.native_arch : seccomp_arch_native();
         struct tsync_lint lint = { 0 };
         if (tsync_lint(profile, prog, native, in.compile.strict, &lint, &err) < 0) {
                 tsync_warnings_clear(&in.warnings);
-                cli_error(path, &err);
+                frontend_error(path, &err);
                 return CLI_EXIT_FAILED;
         }
         for (size_t i = 0; i < in.warnings.len; i++)

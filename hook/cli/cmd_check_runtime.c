@@ -22,14 +22,14 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
-#include "tsync/runtimes.h"
+#include "facts/runtimes.h"
+#include "shared/cleanup.h"
+#include "util/fileio.h"
 
 extern char **environ;
 
 #define MAX_RUNTIME_ARGS 32
-/* The status a runtime reports for a process SIGSYS killed (tsync/runtimes.h;
+/* The status a runtime reports for a process SIGSYS killed (facts/runtimes.h;
  * SCMP_ACT_KILL, not KILL_PROCESS: runsc --oci-seccomp refuses KILL_PROCESS).
  * One we do not know by its program's name is taken to report it as runc does. */
 static int killed_by_sigsys(const char *program)
@@ -240,11 +240,11 @@ static int verdict(const char *name, int st, const char *log)
         }
         last_line(log, last, sizeof(last));
         if (WIFEXITED(st))
-                cli_errorf("check --runtime", "%s run exited %d, neither 0 (profile ignored) nor %d (applied): %s",
-                           name, WEXITSTATUS(st), killed_by_sigsys(name), last[0] ? last : "(no output)");
+                frontend_errorf("check --runtime", "%s run exited %d, neither 0 (profile ignored) nor %d (applied): %s",
+                                name, WEXITSTATUS(st), killed_by_sigsys(name), last[0] ? last : "(no output)");
         else
-                cli_errorf("check --runtime", "%s run was killed by signal %d: %s", name,
-                           WIFSIGNALED(st) ? WTERMSIG(st) : 0, last[0] ? last : "(no output)");
+                frontend_errorf("check --runtime", "%s run was killed by signal %d: %s", name,
+                                WIFSIGNALED(st) ? WTERMSIG(st) : 0, last[0] ? last : "(no output)");
         return CLI_EXIT_FAILED;
 }
 
@@ -255,13 +255,15 @@ static int check_runtime(const struct runtime *rt)
         const char *what = NULL;
         int r, rc;
 
-        r = cli_find_init(init, sizeof(init));
+        r = frontend_find_init(init, sizeof(init));
         if (r < 0) {
-                cli_errorf("check --runtime", "cannot find seccomp-tsync-init beside this program: %s", strerror(-r));
+                frontend_errorf("check --runtime", "cannot find seccomp-tsync-init beside this program: %s",
+                                strerror(-r));
                 return CLI_EXIT_FAILED;
         }
         if (join(dir, sizeof(dir), tmp && *tmp ? tmp : "/tmp", "oci-seccomp-tsync-check.XXXXXX") < 0 || !mkdtemp(dir)) {
-                cli_errorf("check --runtime", "cannot make a directory for the bundle: %s: %s", dir, strerror(errno));
+                frontend_errorf("check --runtime", "cannot make a directory for the bundle: %s: %s", dir,
+                                strerror(errno));
                 return CLI_EXIT_FAILED;
         }
         (void)join(bundle, sizeof(bundle), dir, "bundle"); /* dir is 64 shorter */
@@ -274,7 +276,7 @@ static int check_runtime(const struct runtime *rt)
                 r = make_bundle(bundle, init, &what);
         }
         if (r < 0) {
-                cli_errorf("check --runtime", "cannot make the bundle in %s: %s: %s", dir, what, strerror(-r));
+                frontend_errorf("check --runtime", "cannot make the bundle in %s: %s: %s", dir, what, strerror(-r));
                 rc = CLI_EXIT_FAILED;
                 goto out;
         }
@@ -283,7 +285,7 @@ static int check_runtime(const struct runtime *rt)
         const char *del[] = { "delete", "--force", id };
         (void)run_runtime(rt, del, ARRAY_SIZE(del), NULL);
         if (st < 0) {
-                cli_errorf("check --runtime", "cannot run %s: %s", rt->argv0, strerror(-st));
+                frontend_errorf("check --runtime", "cannot run %s: %s", rt->argv0, strerror(-st));
                 rc = CLI_EXIT_FAILED;
                 goto out;
         }
@@ -310,7 +312,7 @@ int cmd_check_runtime(int argc, char **argv)
                         break;
                 case 'A':
                         if (rt.nargs == MAX_RUNTIME_ARGS) {
-                                cli_errorf("check --runtime", "more than %d --runtime-arg", MAX_RUNTIME_ARGS);
+                                frontend_errorf("check --runtime", "more than %d --runtime-arg", MAX_RUNTIME_ARGS);
                                 return CLI_EXIT_USAGE;
                         }
                         rt.args[rt.nargs++] = optarg;

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tsync/bpf.h"
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
-#include "tsync/filterfile.h"
+#include "shared/bpf.h"
+#include "shared/cleanup.h"
+#include "shared/filterfile.h"
+#include "util/fileio.h"
 
 static void help(FILE *f)
 {
@@ -46,7 +46,7 @@ int cmd_compile(int argc, char **argv)
                         break;
                 case 'O':
                         if (strcmp(optarg, "raw") != 0 && strcmp(optarg, "tsync") != 0) {
-                                cli_errorf("--output-format", "'%s' is not raw or tsync", optarg);
+                                frontend_errorf("--output-format", "'%s' is not raw or tsync", optarg);
                                 return CLI_EXIT_USAGE;
                         }
                         tsync_format = strcmp(optarg, "tsync") == 0;
@@ -74,7 +74,7 @@ int cmd_compile(int argc, char **argv)
                                                        size)
                                  : -ENOMEM;
                 if (n < 0) {
-                        cli_errorf(path, "encoding the filter file: %s", strerror((int)-n));
+                        frontend_errorf(path, "encoding the filter file: %s", strerror((int)-n));
                         return CLI_EXIT_FAILED;
                 }
                 bytes = encoded;
@@ -83,16 +83,16 @@ int cmd_compile(int argc, char **argv)
                 output = NULL;
         if (output) {
                 if (tsync_write_output(output, bytes, size, 0644, &err) < 0) {
-                        cli_error("compile", &err);
+                        frontend_error("compile", &err);
                         return CLI_EXIT_FAILED;
                 }
         } else if (isatty(STDOUT_FILENO)) {
-                cli_errorf("compile", "refusing to write a binary program to a terminal; use -o FILE or 'dump'");
+                frontend_errorf("compile", "refusing to write a binary program to a terminal; use -o FILE or 'dump'");
                 return CLI_EXIT_FAILED;
         } else {
                 int r = tsync_write_all(STDOUT_FILENO, bytes, size);
                 if (r < 0) {
-                        cli_errorf("compile", "writing to standard output: %s", strerror(-r));
+                        frontend_errorf("compile", "writing to standard output: %s", strerror(-r));
                         return CLI_EXIT_FAILED;
                 }
         }

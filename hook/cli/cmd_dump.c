@@ -2,8 +2,8 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "tsync/bpf.h"
-#include "tsync/filterfile.h"
+#include "shared/bpf.h"
+#include "shared/filterfile.h"
 
 static void help(FILE *f)
 {

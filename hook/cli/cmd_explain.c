@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "cli.h"
-#include "tsync/analysis.h"
-#include "tsync/argnames.h"
-#include "tsync/bpf.h"
-#include "tsync/cache.h"
-#include "tsync/cleanup.h"
-#include "tsync/json.h"
-#include "tsync/plan.h"
+#include "facts/argnames.h"
+#include "plan/plan.h"
+#include "shared/bpf.h"
+#include "shared/cleanup.h"
+#include "translate/analysis.h"
+#include "translate/cache.h"
+#include "util/json.h"
 
 static void help(FILE *f)
 {
@@ -126,14 +126,14 @@ static int add_file(struct stack *s, struct cli_input *in, const char *path, con
         struct tsync_warnings w = { 0 };
         struct filter *f = &s->f[s->n];
         if (s->n == ARRAY_SIZE(s->f)) {
-                cli_errorf("explain", "at most %zu filters", ARRAY_SIZE(s->f));
+                frontend_errorf("explain", "at most %zu filters", ARRAY_SIZE(s->f));
                 return -1;
         }
         in->keep_warnings = true;
         int r = cli_load(in, path, &f->profile, &info, &err);
         take_warnings(s, &in->warnings, path);
         if (r < 0) {
-                cli_error("explain", &err);
+                frontend_error("explain", &err);
                 return -1;
         }
         r = tsync_cache_compile(in->no_cache ? NULL : in->cache_dir, f->profile, &in->compile, info.caps, &f->prog, &w,
@@ -141,7 +141,7 @@ static int add_file(struct stack *s, struct cli_input *in, const char *path, con
         take_warnings(s, &w, path);
         if (r < 0) {
                 tsync_profile_free(TAKE_PTR(f->profile));
-                cli_error(path, &err);
+                frontend_error(path, &err);
                 return -1;
         }
         (void)snprintf(f->label, sizeof(f->label), "%s", label);
@@ -161,7 +161,7 @@ static int add_compiled(struct stack *s, const struct cli_input *in, struct tsyn
         take_warnings(s, &w, label);
         if (r < 0) {
                 tsync_profile_free(p);
-                cli_errorf(where, "%s: %s", label, err.msg);
+                frontend_errorf(where, "%s: %s", label, err.msg);
                 return -1;
         }
         f->profile = p;
@@ -181,7 +181,7 @@ static int add_config(struct stack *s, const struct cli_input *in, const char *p
         _cleanup_json_ struct tsync_json *doc = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         if (tsync_json_parse_file(path, TSYNC_CONFIG_LIMITS, &doc, &err) < 0) {
-                cli_error("explain", &err);
+                frontend_error("explain", &err);
                 return -1;
         }
         int r = tsync_plan_from_config(doc, &plan, &err);
@@ -197,7 +197,7 @@ static int add_config(struct stack *s, const struct cli_input *in, const char *p
                 tsync_request_clear(&req);
         }
         if (r < 0) {
-                cli_error(path, &err);
+                frontend_error(path, &err);
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_LAYER && tsync_json_get(tsync_json_get(doc, "linux"), "seccomp")) {
@@ -211,7 +211,7 @@ static int add_config(struct stack *s, const struct cli_input *in, const char *p
                 r = tsync_source_from_json(doc, &so, &p, &info, &err);
                 take_warnings(s, &w, path);
                 if (r < 0) {
-                        cli_error(path, &err);
+                        frontend_error(path, &err);
                         return -1;
                 }
                 if (add_compiled(s, in, p, info.caps, plan->fail_unknown_syscall, "linux.seccomp (the runtime's)",
@@ -226,20 +226,21 @@ static int add_config(struct stack *s, const struct cli_input *in, const char *p
                 char label[160];
                 tsync_plan_filter_label(plan, k, label, sizeof(label));
                 if (s->n == ARRAY_SIZE(s->f)) {
-                        cli_errorf(path, "at most %zu filters", ARRAY_SIZE(s->f));
+                        frontend_errorf(path, "at most %zu filters", ARRAY_SIZE(s->f));
                         return -1;
                 }
                 r = tsync_plan_load_filter(plan, k, o, &p, &caps, &w, &err);
                 take_warnings(s, &w, label);
                 if (r < 0) { /* err names the filter */
-                        cli_error(path, &err);
+                        frontend_error(path, &err);
                         return -1;
                 }
                 if (add_compiled(s, in, p, caps, plan->fail_unknown_syscall, label, path) < 0)
                         return -1;
         }
         if (s->n == 0) {
-                cli_errorf(path, "no filter to explain: no linux.seccomp (or it moves in replace mode) and no layer");
+                frontend_errorf(path,
+                                "no filter to explain: no linux.seccomp (or it moves in replace mode) and no layer");
                 return -1;
         }
         return 0;
@@ -389,14 +390,14 @@ int cmd_explain(int argc, char **argv)
                         continue;
                 case 'p':
                         if (n_layers == ARRAY_SIZE(layers)) {
-                                cli_errorf("--profile", "at most %zu layers", ARRAY_SIZE(layers));
+                                frontend_errorf("--profile", "at most %zu layers", ARRAY_SIZE(layers));
                                 return CLI_EXIT_USAGE;
                         }
                         layers[n_layers++] = optarg;
                         continue;
                 case OPT_PROFILE_DIR:
                         if (n_profile_dirs == ARRAY_SIZE(profile_dirs)) {
-                                cli_errorf("--profile-dir", "at most %zu", ARRAY_SIZE(profile_dirs));
+                                frontend_errorf("--profile-dir", "at most %zu", ARRAY_SIZE(profile_dirs));
                                 return CLI_EXIT_USAGE;
                         }
                         profile_dirs[n_profile_dirs++] = optarg;
@@ -406,7 +407,8 @@ int cmd_explain(int argc, char **argv)
         }
         bool by_options = baseline || n_layers;
         if (by_options && in.config) {
-                cli_errorf("explain", "--config and --baseline/--profile each give the whole stack: one at a time");
+                frontend_errorf("explain",
+                                "--config and --baseline/--profile each give the whole stack: one at a time");
                 return CLI_EXIT_USAGE;
         }
         bool by_config = in.config && optind < argc && !looks_like_a_file(argv[optind]);
@@ -419,7 +421,7 @@ int cmd_explain(int argc, char **argv)
         uint32_t native = in.compile.native_arch ? in.compile.native_arch : seccomp_arch_native();
         uint32_t abi = native;
         if (abi_name && tsync_arch_parse(abi_name, &abi) < 0) {
-                cli_errorf("--abi", "architecture '%s' is unknown", abi_name);
+                frontend_errorf("--abi", "architecture '%s' is unknown", abi_name);
                 return CLI_EXIT_USAGE;
         }
 
@@ -427,14 +429,15 @@ int cmd_explain(int argc, char **argv)
         uint64_t number;
         if (parse_u64(syscall_name, &number) == 0) {
                 if (number > UINT32_MAX) {
-                        cli_errorf("explain", "syscall number %s is above 32 bits", syscall_name);
+                        frontend_errorf("explain", "syscall number %s is above 32 bits", syscall_name);
                         return CLI_EXIT_USAGE;
                 }
                 nr = (int)(uint32_t)number;
         } else {
                 nr = seccomp_syscall_resolve_name_arch(abi, syscall_name);
                 if (nr < 0) {
-                        cli_errorf("explain", "syscall '%s' does not exist on %s", syscall_name, tsync_arch_name(abi));
+                        frontend_errorf("explain", "syscall '%s' does not exist on %s", syscall_name,
+                                        tsync_arch_name(abi));
                         return CLI_EXIT_USAGE;
                 }
         }
@@ -451,11 +454,11 @@ int cmd_explain(int argc, char **argv)
                 if (t && tsync_argtable_parse(t, arg_words[i], &args[i]) == 0)
                         continue;
                 if (t)
-                        cli_errorf("explain", "argument %d '%s' is neither a number nor %s names joined by '|'", i,
-                                   arg_words[i], t->what);
+                        frontend_errorf("explain", "argument %d '%s' is neither a number nor %s names joined by '|'", i,
+                                        arg_words[i], t->what);
                 else
-                        cli_errorf("explain", "argument %d '%s' is not a number from 0 to 18446744073709551615", i,
-                                   arg_words[i]);
+                        frontend_errorf("explain", "argument %d '%s' is not a number from 0 to 18446744073709551615", i,
+                                        arg_words[i]);
                 return CLI_EXIT_USAGE;
         }
 
@@ -466,8 +469,8 @@ int cmd_explain(int argc, char **argv)
         } else if (by_config) {
                 struct tsync_plan_paths o = {
                         .cache_dir = in.no_cache ? NULL : in.cache_dir,
-                        .profile_dirs = n_profile_dirs ? profile_dirs : cli_default_profile_dirs,
-                        .n_profile_dirs = n_profile_dirs ? n_profile_dirs : cli_n_default_profile_dirs,
+                        .profile_dirs = n_profile_dirs ? profile_dirs : frontend_default_profile_dirs,
+                        .n_profile_dirs = n_profile_dirs ? n_profile_dirs : frontend_n_default_profile_dirs,
                 };
                 r = add_config(&s, &in, in.config, &o);
         } else {
@@ -485,7 +488,7 @@ int cmd_explain(int argc, char **argv)
                 struct tsync_err err = { 0 };
                 r = tsync_explain(s.f[i].profile, s.f[i].prog, native, abi, nr, args, &s.f[i].e, &err);
                 if (r < 0)
-                        cli_errorf("explain", "%s: %s", s.f[i].label, err.msg);
+                        frontend_errorf("explain", "%s: %s", s.f[i].label, err.msg);
         }
         if (r < 0) {
                 stack_clear(&s);

@@ -11,19 +11,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/agent_deliver.h"
+#include "agent/relay.h"
 #include "cli.h"
-#include "tsync/agent_deliver.h"
-#include "tsync/cache.h"
-#include "tsync/cleanup.h"
-#include "tsync/deliver.h"
-#include "tsync/fileio.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/prepare.h"
-#include "tsync/relay.h"
-#include "tsync/rewrite.h"
-#include "tsync/stage.h"
-#include "tsync/views.h"
+#include "frontend/prepare.h"
+#include "plan/deliver.h"
+#include "plan/exec_view_bundle.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "plan/stage.h"
+#include "plan/views.h"
+#include "shared/cleanup.h"
+#include "translate/cache.h"
+#include "util/fileio.h"
+#include "util/json_build.h"
 
 #define STATE_MAX_BYTES (1u << 20)
 
@@ -67,7 +68,7 @@ static void help(FILE *f)
                 "  --record-at-delete poststop: leave the recording to %s's delete, which\n"
                 "                     writes it once the runtime has deleted the container (it adds this)\n\n"
                 "The annotations precreate reads (see oci-seccomp-tsync(5)):\n",
-                PROGRAM, TSYNC_CACHE_DEFAULT_DIR, cli_default_profile_dirs[0], cli_default_profile_dirs[1],
+                PROGRAM, TSYNC_CACHE_DEFAULT_DIR, frontend_default_profile_dirs[0], frontend_default_profile_dirs[1],
                 TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD, TSYNC_RECORD_ROOT, "oci-seccomp-tsync-runtime");
         /* From the one table, so that help and parser never disagree. */
         for (size_t i = 0; i < tsync_annotation_count; i++) {
@@ -112,10 +113,10 @@ static int read_state(struct oci_state *st, struct tsync_json **ret_doc, struct 
 }
 
 /* The bundle's config.json, read once under the bundle's lock (c), and its plan. */
-static int load_plan(const struct oci_state *st, struct cli_bundle_config *c, struct tsync_plan **ret,
+static int load_plan(const struct oci_state *st, struct tsync_bundle_config *c, struct tsync_plan **ret,
                      struct tsync_err *err)
 {
-        int r = cli_bundle_config_read(st->bundle, c, err);
+        int r = tsync_bundle_config_read(st->bundle, c, err);
         if (r < 0)
                 return r;
         r = tsync_plan_from_config(c->doc, ret, err);
@@ -134,7 +135,7 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
                                         .record_root = h->record_root };
 }
 
-/* inject's prepared views (tsync/views.h): 1 with the bundle open and locked
+/* inject's prepared views (plan/views.h): 1 with the bundle open and locked
  * as *ret_fd when it has them; 0 when not (a bundle we cannot open is the
  * config's reader's to report). */
 static int open_views(const struct oci_state *st, int *ret_fd, struct tsync_err *err)
@@ -157,24 +158,25 @@ static int open_views(const struct oci_state *st, int *ret_fd, struct tsync_err 
  * when the bundle has inject's views, open and locked as *ret_views (nothing
  * else read); -1 after printing why not. */
 static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_json **ret_doc,
-                       struct cli_bundle_config *c, struct tsync_plan **ret, struct tsync_plan_paths *o, int *ret_views)
+                       struct tsync_bundle_config *c, struct tsync_plan **ret, struct tsync_plan_paths *o,
+                       int *ret_views)
 {
         struct tsync_err err = { 0 };
         if (read_state(st, ret_doc, &err) < 0) {
-                cli_error(tsync_stage_name(h->stage), &err);
+                frontend_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
         int r = open_views(st, ret_views, &err);
         if (r != 0) {
                 if (r < 0)
-                        cli_error(st->id, &err);
+                        frontend_error(st->id, &err);
                 return r < 0 ? -1 : 2;
         }
         r = load_plan(st, c, ret, &err);
         if (r == -ENOENT && missing_ok)
                 return 1;
         if (r < 0) {
-                cli_error(st->id, &err);
+                frontend_error(st->id, &err);
                 return -1;
         }
         plan_paths(h, st, o);
@@ -183,12 +185,12 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_st
 
 /* Only this stage knows what a notify agent is told about the container
  * (the host pid above all), and it runs before the container's init: a
- * relay (tsync/relay.h) listens in the container's private tmpfs for the
+ * relay (agent/relay.h) listens in the container's private tmpfs for the
  * init alone and hands its listener to the agent from the host, or hands the
  * init a recording's file. Opened here (so that it listens before the hook
  * returns) and started last. */
 static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
-                      struct cli_bundle_config *c, const struct oci_state *st, const struct tsync_json *state,
+                      struct tsync_bundle_config *c, const struct oci_state *st, const struct tsync_json *state,
                       struct tsync_relay *ret, struct tsync_err *err)
 {
         /* Filter files are compiled now: a profile changed since the rewrite
@@ -206,7 +208,7 @@ static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_pro
         if (!plan->listener_path && !plan->record.req.output)
                 return 0;
         /* The relay reads the whole config. */
-        int r = cli_bundle_config_full(c, st->bundle, err);
+        int r = tsync_bundle_config_full(c, st->bundle, err);
         const struct tsync_json *config = c->doc;
         if (r == 0)
                 r = tsync_agent_check_config(config, plan, err);
@@ -223,18 +225,18 @@ static int stage_create(const struct hook_opts *h)
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         _cleanup_json_ struct tsync_json *state = NULL;
-        _cleanup_(cli_bundle_config_clear) struct cli_bundle_config config = CLI_BUNDLE_CONFIG_INIT;
+        _cleanup_(tsync_bundle_config_clear) struct tsync_bundle_config config = TSYNC_BUNDLE_CONFIG_INIT;
         _cleanup_close_ int views = -EBADF;
         int r = stage_begin(h, false, &st, &state, &config, &plan, &o, &views);
         if (r < 0)
                 return CLI_EXIT_FAILED;
         if (r == 2) {
                 _cleanup_free_ char *summary = NULL;
-                if (cli_views_start(views, st.id, st.bundle, &summary, &err) < 0) {
-                        cli_error(st.id, &err);
+                if (tsync_views_start(views, st.id, st.bundle, &summary, &err) < 0) {
+                        frontend_error(st.id, &err);
                         return CLI_EXIT_FAILED;
                 }
-                cli_log_text(st.id, tsync_stage_name(h->stage), summary);
+                frontend_log_text(st.id, tsync_stage_name(h->stage), summary);
                 return CLI_EXIT_OK;
         }
         struct tsync_warnings w = { 0 };
@@ -242,7 +244,7 @@ static int stage_create(const struct hook_opts *h)
         /* Filters in the init's arguments were compiled when the config was written. */
         if (plan->delivery == TSYNC_DELIVERY_FILES)
                 r = tsync_plan_compile(plan, &o, NULL, &progs, &w, &err);
-        cli_warnings(st.id, &w);
+        frontend_warnings(st.id, &w);
         if (r == 0)
                 r = tsync_deliver(plan, &o, &progs, &err);
         struct tsync_relay relay = TSYNC_RELAY_INIT;
@@ -253,21 +255,21 @@ static int stage_create(const struct hook_opts *h)
         /* The sets lent to the init, built once: for the exec view and the log line. */
         _cleanup_json_ struct tsync_json *lent = NULL;
         if (delivered)
-                r = tsync_rewrite_lent_capabilities(plan, &lent, &err);
+                r = tsync_exec_view_lent_capabilities(plan, &lent, &err);
         /* Last: a refused start must not leave the exec view changed. */
         if (r == 0 && delivered)
-                r = cli_exec_view_start(plan, lent, &config, st.id, st.bundle, !h->no_sync, &err);
+                r = tsync_exec_view_start(plan, lent, &config, st.id, st.bundle, !h->no_sync, &err);
         /* Listening already; from here on it serves on its own. */
         if (r == 0 && relay.pidfd >= 0) {
                 r = cli_relay_start(&relay, &err);
                 if (r < 0) {
                         struct tsync_err ignored = { 0 };
-                        (void)cli_exec_view_stop(plan, lent, &config, st.id, st.bundle, !h->no_sync, &ignored);
+                        (void)tsync_exec_view_stop(plan, lent, &config, st.id, st.bundle, !h->no_sync, &ignored);
                 }
         }
         tsync_relay_clear(&relay);
         if (r < 0) {
-                cli_error(st.id, &err);
+                frontend_error(st.id, &err);
                 /* Leave nothing half-written behind: the container will not start
                  * (but never clean a directory delivery refused as not ours). */
                 struct tsync_err ignored = { 0 };
@@ -275,7 +277,7 @@ static int stage_create(const struct hook_opts *h)
                         (void)tsync_deliver_clean(plan, &o, &ignored);
                 return CLI_EXIT_FAILED;
         }
-        cli_log_applied_lent(st.id, tsync_stage_name(h->stage), plan, lent);
+        frontend_log_applied_lent(st.id, tsync_stage_name(h->stage), plan, lent);
         return CLI_EXIT_OK;
 }
 
@@ -285,13 +287,13 @@ static int stage_poststop(const struct hook_opts *h)
         struct oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
-        _cleanup_(cli_bundle_config_clear) struct cli_bundle_config config = CLI_BUNDLE_CONFIG_INIT;
+        _cleanup_(tsync_bundle_config_clear) struct tsync_bundle_config config = TSYNC_BUNDLE_CONFIG_INIT;
         _cleanup_close_ int views = -EBADF;
         int r = stage_begin(h, true, &st, NULL, &config, &plan, &o, &views);
         if (r == 2) {
                 /* inject writes views only for a plan whose hooks keep the exec view alone. */
-                if (cli_views_stop(views, st.id, st.bundle, &err) < 0) {
-                        cli_error(st.id, &err);
+                if (tsync_views_stop(views, st.id, st.bundle, &err) < 0) {
+                        frontend_error(st.id, &err);
                         return CLI_EXIT_FAILED;
                 }
                 return CLI_EXIT_OK;
@@ -301,21 +303,21 @@ static int stage_poststop(const struct hook_opts *h)
         if (r < 0)
                 return CLI_EXIT_FAILED;
         _cleanup_json_ struct tsync_json *lent = NULL;
-        r = tsync_rewrite_lent_capabilities(plan, &lent, &err);
+        r = tsync_exec_view_lent_capabilities(plan, &lent, &err);
         if (r == 0)
-                r = cli_exec_view_stop(plan, lent, &config, st.id, st.bundle, !h->no_sync, &err);
+                r = tsync_exec_view_stop(plan, lent, &config, st.id, st.bundle, !h->no_sync, &err);
         if (r < 0)
-                cli_error(st.id, &err);
+                frontend_error(st.id, &err);
         /* The bundle's lock is for its config.json alone: not held while a recording is written. */
-        cli_bundle_config_clear(&config);
+        tsync_bundle_config_clear(&config);
         if (tsync_deliver_clean(plan, &o, &err) < 0) {
-                cli_error(st.id, &err);
+                frontend_error(st.id, &err);
                 r = -1;
         }
         /* A recording becomes its profile (record_stop.c), here or, for a
          * container the runtime wrapper started, at its delete (which sees
          * whether the runtime's delete succeeded, and says it in one line). */
-        if (!h->record_at_delete && cli_record_stop(plan, &o, st.id, st.bundle) < 0)
+        if (!h->record_at_delete && frontend_record_stop(plan, &o, st.id, st.bundle) < 0)
                 r = -1;
         return r < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
@@ -330,7 +332,7 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         struct tsync_err err = { 0 };
         struct tsync_request req = { 0 };
         if (tsync_request_from_annotations(config, TSYNC_FRONTEND_PRECREATE, &req, &err) < 0) {
-                cli_error("precreate", &err);
+                frontend_error("precreate", &err);
                 return -1;
         }
         req.delivery = TSYNC_DELIVERY_ARGS;
@@ -338,7 +340,7 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         _cleanup_free_ char *record_dir = NULL;
         if (req.record.output && tsync_record_new_dir_name(h->record_root, &record_dir, &err) < 0) {
                 tsync_request_clear(&req);
-                cli_error("precreate", &err);
+                frontend_error("precreate", &err);
                 return -1;
         }
         req.record_dir = record_dir;
@@ -352,9 +354,9 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
         int r = tsync_plan_prepare(config, &po, &p, &w, &err);
         tsync_request_clear(&req);
-        cli_warnings("precreate", &w);
+        frontend_warnings("precreate", &w);
         if (r < 0) {
-                cli_error("precreate", &err);
+                frontend_error("precreate", &err);
                 return -1;
         }
         const struct tsync_plan *plan = p.plan;
@@ -363,21 +365,21 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         if (r < 0 || tsync_json_write(config, false, &text, &len, &err) < 0) {
-                cli_error("precreate", &err);
+                frontend_error("precreate", &err);
                 /* A refused start keeps no recording directory (a fresh, empty one). */
                 if (plan->record.dir)
                         (void)rmdir(plan->record.dir);
                 return -1;
         }
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-                cli_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
+                frontend_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
                 if (plan->record.dir)
                         (void)rmdir(plan->record.dir);
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
-                cli_warn_replace("precreate", config, "exec");
-        cli_warn_plain_exec("precreate", plan->n_layers, plan->init.exec_once);
+                frontend_warn_replace("precreate", config, "exec");
+        frontend_warn_plain_exec("precreate", plan->n_layers, plan->init.exec_once);
         /* No container id yet: Podman's hostname is its short id, unless the user named one. */
         char where[128];
         const char *hostname = NULL;
@@ -386,7 +388,7 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
                 (void)snprintf(where, sizeof(where), "precreate (hostname %.64s)", hostname);
         else
                 (void)snprintf(where, sizeof(where), "precreate");
-        cli_log_applied(where, "applied", plan);
+        frontend_log_applied(where, "applied", plan);
         return 0;
 }
 
@@ -396,12 +398,12 @@ static int stage_precreate(const struct hook_opts *h)
         struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
         _cleanup_json_ struct tsync_json *config = NULL;
         if (tsync_json_parse_fd(STDIN_FILENO, &lim, &config, &err) < 0) {
-                cli_errorf("precreate", "the config on stdin: %s", err.msg);
+                frontend_errorf("precreate", "the config on stdin: %s", err.msg);
                 return CLI_EXIT_FAILED;
         }
         char init_path[PATH_MAX];
-        if (h->init ? !realpath(h->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
-                cli_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
+        if (h->init ? !realpath(h->init, init_path) : frontend_find_init(init_path, sizeof(init_path)) < 0) {
+                frontend_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
                 return CLI_EXIT_FAILED;
         }
         return precreate(h, config, init_path) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
@@ -420,14 +422,14 @@ int cmd_hook(int argc, char **argv)
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         char cache_buf[PATH_MAX], record_buf[PATH_MAX];
-        struct hook_opts h = { .cache_dir = cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
+        struct hook_opts h = { .cache_dir = frontend_default_cache_dir(cache_buf, sizeof(cache_buf)),
                                .state_root = TSYNC_STATE_ROOT,
-                               .record_root = cli_default_record_root(record_buf, sizeof(record_buf)) };
+                               .record_root = frontend_default_record_root(record_buf, sizeof(record_buf)) };
         bool no_cache = false;
         int opt;
 
         /* Engines hide a hook's stderr (Podman keeps only its exit status). */
-        cli_syslog_enable();
+        frontend_syslog_enable();
         if (argc < 2 || argv[1][0] == '-') {
                 if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
                         help(stdout);
@@ -439,7 +441,7 @@ int cmd_hook(int argc, char **argv)
         if (tsync_stage_from_name(argv[1], &h.stage) < 0) {
                 char stages[128];
                 tsync_stage_list(stages, sizeof(stages));
-                cli_errorf("hook", "'%s' is not a stage (%s)", argv[1], stages);
+                frontend_errorf("hook", "'%s' is not a stage (%s)", argv[1], stages);
                 return CLI_EXIT_USAGE;
         }
         optind = 2;
@@ -453,7 +455,7 @@ int cmd_hook(int argc, char **argv)
                         break;
                 case 'P':
                         if (h.n_profile_dirs == ARRAY_SIZE(h.profile_dirs)) {
-                                cli_errorf("hook", "at most %zu --profile-dir", ARRAY_SIZE(h.profile_dirs));
+                                frontend_errorf("hook", "at most %zu --profile-dir", ARRAY_SIZE(h.profile_dirs));
                                 return CLI_EXIT_USAGE;
                         }
                         h.profile_dirs[h.n_profile_dirs++] = optarg;
@@ -469,7 +471,7 @@ int cmd_hook(int argc, char **argv)
                         break;
                 case 'R':
                         if (optarg[0] != '/') {
-                                cli_errorf("hook", "--record-root %s: not an absolute path", optarg);
+                                frontend_errorf("hook", "--record-root %s: not an absolute path", optarg);
                                 return CLI_EXIT_USAGE;
                         }
                         h.record_root = optarg;
@@ -492,8 +494,8 @@ int cmd_hook(int argc, char **argv)
         if (no_cache)
                 h.cache_dir = NULL;
         if (h.n_profile_dirs == 0)
-                for (size_t i = 0; i < cli_n_default_profile_dirs; i++)
-                        h.profile_dirs[h.n_profile_dirs++] = cli_default_profile_dirs[i];
+                for (size_t i = 0; i < frontend_n_default_profile_dirs; i++)
+                        h.profile_dirs[h.n_profile_dirs++] = frontend_default_profile_dirs[i];
 
         switch (h.stage) {
         case TSYNC_STAGE_PRECREATE:

@@ -10,16 +10,16 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tsync/cache.h"
-#include "tsync/cleanup.h"
-#include "tsync/deliver.h"
-#include "tsync/exec_view.h"
-#include "tsync/fileio.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/prepare.h"
-#include "tsync/rewrite.h"
-#include "tsync/views.h"
+#include "frontend/prepare.h"
+#include "plan/deliver.h"
+#include "plan/exec_view.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "plan/views.h"
+#include "shared/cleanup.h"
+#include "translate/cache.h"
+#include "util/fileio.h"
+#include "util/json_build.h"
 
 static void help(FILE *f)
 {
@@ -97,25 +97,25 @@ static int read_config(const char *path, struct tsync_json **ret, mode_t *ret_mo
         struct tsync_err err = { 0 };
         struct stat st;
         if (lstat(path, &st) < 0) {
-                cli_errorf("inject", "%s: %s", path, strerror(errno));
+                frontend_errorf("inject", "%s: %s", path, strerror(errno));
                 return -1;
         }
         if (!S_ISREG(st.st_mode)) {
-                cli_errorf("inject", "%s: %s: refusing to read or replace it", path,
-                           S_ISLNK(st.st_mode)   ? "is a symbolic link"
-                           : S_ISDIR(st.st_mode) ? "is a directory"
-                                                 : "is not a regular file");
+                frontend_errorf("inject", "%s: %s: refusing to read or replace it", path,
+                                S_ISLNK(st.st_mode)   ? "is a symbolic link"
+                                : S_ISDIR(st.st_mode) ? "is a directory"
+                                                      : "is not a regular file");
                 return -1;
         }
         if (tsync_json_parse_file(path, TSYNC_CONFIG_LIMITS, ret, &err) < 0) {
-                cli_error("inject", &err);
+                frontend_error("inject", &err);
                 return -1;
         }
         *ret_mode = st.st_mode & 07777;
         return 0;
 }
 
-/* A bundle whose views a container holds (tsync/views.h): config.json is the
+/* A bundle whose views a container holds (plan/views.h): config.json is the
  * exec view then (or an edit of it), and what inject wrote from the plan is
  * lent.json. */
 static int read_held_config(int bundle_fd, const char *bundle, struct tsync_json **ret, mode_t *ret_mode,
@@ -131,7 +131,7 @@ static int read_held_config(int bundle_fd, const char *bundle, struct tsync_json
         if (r == 0)
                 r = tsync_json_parse(v.lent, v.lent_len, TSYNC_CONFIG_LIMITS, ret, &err);
         if (r < 0) {
-                cli_error("inject", &err);
+                frontend_error("inject", &err);
                 return -1;
         }
         *ret_mode = v.config_mode;
@@ -140,24 +140,24 @@ static int read_held_config(int bundle_fd, const char *bundle, struct tsync_json
 }
 
 /* The exec view's text (the same config with the original sets) and the
- * plan's summary, for the views (tsync/views.h). */
+ * plan's summary, for the views (plan/views.h). */
 static int views_text(const struct tsync_prepared *p, const struct tsync_json *config, char **ret_exec,
                       size_t *ret_exec_len, char **ret_summary, struct tsync_err *err)
 {
         _cleanup_json_ struct tsync_json *lent = NULL, *exec = tsync_json_copy(config);
         if (!exec)
                 return tsync_error(err, ENOMEM, "out of memory");
-        int r = tsync_rewrite_lent_capabilities(p->plan, &lent, err);
+        int r = tsync_exec_view_lent_capabilities(p->plan, &lent, err);
         if (r == 0)
                 r = tsync_exec_view_restore_lent(exec, p->plan, lent, NULL, err);
         if (r == 0)
                 r = tsync_json_write(exec, true, ret_exec, ret_exec_len, err);
-        if (r == 0 && !(*ret_summary = cli_applied_text(p->plan, lent, NULL)))
+        if (r == 0 && !(*ret_summary = frontend_applied_text(p->plan, lent, NULL)))
                 r = tsync_error(err, ENOMEM, "out of memory");
         return r;
 }
 
-/* Writes the rewritten config: with views (tsync/views.h) when the plan needs
+/* Writes the rewritten config: with views (plan/views.h) when the plan needs
  * our hooks for the exec view alone and the bundle's file system can
  * exchange two names; else config.json alone, and views of an earlier inject
  * go first (a crash between leaves the earlier config, which works without
@@ -208,13 +208,13 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         char init_path[PATH_MAX], self[PATH_MAX], config_path[PATH_MAX + 16];
         struct tsync_err err = { 0 };
 
-        if (io->init ? !realpath(io->init, init_path) : cli_find_init(init_path, sizeof(init_path)) < 0) {
-                cli_errorf("inject", "cannot find seccomp-tsync-init%s%s; give --init PATH", io->init ? " at " : "",
-                           io->init ? io->init : "");
+        if (io->init ? !realpath(io->init, init_path) : frontend_find_init(init_path, sizeof(init_path)) < 0) {
+                frontend_errorf("inject", "cannot find seccomp-tsync-init%s%s; give --init PATH",
+                                io->init ? " at " : "", io->init ? io->init : "");
                 return -1;
         }
-        if (cli_self_path(self, sizeof(self)) < 0) {
-                cli_errorf("inject", "cannot read /proc/self/exe: %s", strerror(errno));
+        if (frontend_self_path(self, sizeof(self)) < 0) {
+                frontend_errorf("inject", "cannot read /proc/self/exe: %s", strerror(errno));
                 return -1;
         }
         (void)snprintf(config_path, sizeof(config_path), "%s/config.json", bundle);
@@ -250,24 +250,24 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
         struct tsync_warnings w = { 0 };
         _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
         int r = tsync_plan_prepare(config, &po, &p, &w, &err);
-        cli_warnings(config_path, &w);
+        frontend_warnings(config_path, &w);
         if (r == 0)
                 r = tsync_plan_apply(config, &p, &ro, &err);
         if (r < 0) {
-                cli_error(config_path, &err);
+                frontend_error(config_path, &err);
                 return -1;
         }
         const struct tsync_plan *plan = p.plan;
         if (write_config(bundle_fd, bundle, &p, config, mode, &err) < 0) {
-                cli_error("inject", &err);
+                frontend_error("inject", &err);
                 return -1;
         }
         if (!files)
                 remove_old_files(bundle, state_dir);
         if (plan->mode == TSYNC_MODE_REPLACE)
-                cli_warn_replace(bundle, config, "runc exec");
-        cli_warn_plain_exec(bundle, plan->n_layers, plan->init.exec_once);
-        cli_log_applied(bundle, "applied", plan);
+                frontend_warn_replace(bundle, config, "runc exec");
+        frontend_warn_plain_exec(bundle, plan->n_layers, plan->init.exec_once);
+        frontend_log_applied(bundle, "applied", plan);
         return 0;
 }
 
@@ -275,7 +275,7 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
 {
         char bundle[PATH_MAX], state_dir[PATH_MAX + 32];
         if (!realpath(io->bundle_arg, bundle)) {
-                cli_errorf("inject", "%s: %s", io->bundle_arg, strerror(errno));
+                frontend_errorf("inject", "%s: %s", io->bundle_arg, strerror(errno));
                 return CLI_EXIT_FAILED;
         }
         (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
@@ -293,12 +293,12 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
         /* The hooks of a running container change config.json too (the exec view), under this lock. */
         _cleanup_close_ int lock = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (lock < 0 || flock(lock, LOCK_EX) < 0) {
-                cli_errorf("inject", "%s: cannot lock: %s", bundle, strerror(errno));
+                frontend_errorf("inject", "%s: cannot lock: %s", bundle, strerror(errno));
                 return CLI_EXIT_FAILED;
         }
         bool made_state_dir = req->delivery == TSYNC_DELIVERY_FILES && mkdir(state_dir, 0755) == 0;
         if (req->delivery == TSYNC_DELIVERY_FILES && !made_state_dir && errno != EEXIST) {
-                cli_errorf("inject", "%s: %s", state_dir, strerror(errno));
+                frontend_errorf("inject", "%s: %s", state_dir, strerror(errno));
                 return CLI_EXIT_FAILED;
         }
         if (inject_locked(io, req, lock, bundle, state_dir) == 0)
@@ -321,24 +321,24 @@ static int record_option(struct tsync_record_request *rec, int opt, const char *
         case 'i':
                 free(*slot);
                 if (!(*slot = strdup(arg))) {
-                        cli_errorf("inject", "out of memory");
+                        frontend_errorf("inject", "out of memory");
                         return CLI_EXIT_FAILED;
                 }
                 if (arg[0] != '/') {
-                        cli_errorf("inject", "--%s %s: not an absolute path", opt == 'r' ? "record" : "record-input",
-                                   arg);
+                        frontend_errorf("inject", "--%s %s: not an absolute path",
+                                        opt == 'r' ? "record" : "record-input", arg);
                         return CLI_EXIT_USAGE;
                 }
                 return -1;
         case 'F':
                 if (tsync_record_format_parse(arg, &rec->format) == 0)
                         return -1;
-                cli_errorf("inject", "--record-format %s: not oci or docker", arg);
+                frontend_errorf("inject", "--record-format %s: not oci or docker", arg);
                 return CLI_EXIT_USAGE;
         default:
                 if (tsync_record_errno_parse(arg, &rec->errno_ret) == 0)
                         return -1;
-                cli_errorf("inject", "--record-errno %s: not EPERM or ENOSYS", arg);
+                frontend_errorf("inject", "--record-errno %s: not EPERM or ENOSYS", arg);
                 return CLI_EXIT_USAGE;
         }
 }
@@ -347,7 +347,7 @@ static int record_options_check(struct tsync_request *req, bool no_hooks)
 {
         struct tsync_record_request *rec = &req->record;
         if (!rec->output && (rec->input || rec->format || rec->errno_ret)) {
-                cli_errorf("inject", "--record-input, --record-format and --record-errno go with --record OUT");
+                frontend_errorf("inject", "--record-input, --record-format and --record-errno go with --record OUT");
                 return CLI_EXIT_USAGE;
         }
         if (!rec->output)
@@ -356,11 +356,11 @@ static int record_options_check(struct tsync_request *req, bool no_hooks)
                 rec->errno_ret = EPERM;
         struct tsync_err err = { 0 };
         if (tsync_record_check_request(rec, req->init.exec, req->init.exec_once, &err) < 0) {
-                cli_error("inject", &err);
+                frontend_error("inject", &err);
                 return CLI_EXIT_USAGE;
         }
         if (no_hooks) {
-                cli_errorf("inject", "--no-hooks and --record: the recording is written by the poststop hook");
+                frontend_errorf("inject", "--no-hooks and --record: the recording is written by the poststop hook");
                 return CLI_EXIT_USAGE;
         }
         return -1;
@@ -389,15 +389,15 @@ int cmd_inject(int argc, char **argv)
         int opt, rc = -1;
 
         /* What inject wrote decides what a container gets: kept where it can be found later. */
-        cli_syslog_enable();
+        frontend_syslog_enable();
         while (rc < 0 && (opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
                 switch (opt) {
                 case 'p':
                         if (req.n_layers == TSYNC_MAX_LAYERS) {
-                                cli_errorf("inject", "at most %d layers", TSYNC_MAX_LAYERS);
+                                frontend_errorf("inject", "at most %d layers", TSYNC_MAX_LAYERS);
                                 rc = CLI_EXIT_FAILED;
                         } else if (!(layers[req.n_layers] = realpath(optarg, NULL))) {
-                                cli_errorf("inject", "--profile %s: %s", optarg, strerror(errno));
+                                frontend_errorf("inject", "--profile %s: %s", optarg, strerror(errno));
                                 rc = CLI_EXIT_FAILED;
                         } else {
                                 req.layers[req.n_layers] = layers[req.n_layers];
@@ -429,10 +429,10 @@ int cmd_inject(int argc, char **argv)
                 case 'O':
                         req.init.exec_once = TSYNC_EXEC_ONCE_DEFAULT_ERRNO;
                         if (optarg && tsync_exec_once_errno_parse(optarg, &req.init.exec_once) < 0) {
-                                cli_errorf("inject",
-                                           "--exec-once=%s: not an errno name (EPERM, EACCES, ...) or a number "
-                                           "from 1 to 4095",
-                                           optarg);
+                                frontend_errorf("inject",
+                                                "--exec-once=%s: not an errno name (EPERM, EACCES, ...) or a number "
+                                                "from 1 to 4095",
+                                                optarg);
                                 rc = CLI_EXIT_USAGE;
                         }
                         break;
@@ -453,14 +453,14 @@ int cmd_inject(int argc, char **argv)
                 }
         }
         if (rc < 0 && req.init.exec && req.init.exec_once) {
-                cli_errorf("inject", "--exec and --exec-once: exec once needs the init to stay and answer the "
-                                     "workload's execs, which --exec gives up");
+                frontend_errorf("inject", "--exec and --exec-once: exec once needs the init to stay and answer the "
+                                          "workload's execs, which --exec gives up");
                 rc = CLI_EXIT_USAGE;
         }
         if (rc < 0)
                 rc = record_options_check(&req, io.no_hooks);
         if (rc < 0 && io.no_hooks && io.at_start) {
-                cli_errorf("inject", "--no-hooks and --compile-at-start: compiling at start needs the hooks");
+                frontend_errorf("inject", "--no-hooks and --compile-at-start: compiling at start needs the hooks");
                 rc = CLI_EXIT_USAGE;
         }
         if (rc < 0 && optind + 1 != argc) {

@@ -1,6 +1,6 @@
 /* lockdown TARGET: adds layers to every task of a running container without
  * a restart (issue 26). The container is found as status finds it
- * (status_target.c); the run is hook/lib's (tsync_lockdown_run in
+ * (status_target.c); the run is hook/lockdown's (tsync_lockdown_run in
  * lockdown_tasks.c: judge, freeze, seize, thaw, inject, prove, detach);
  * here: options, compiling, and saying what the result holds. All or
  * nothing, said plainly: a task not covered is named and the run fails
@@ -20,14 +20,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "facts/runtimes.h"
+#include "lockdown/lockdown.h"
+#include "lockdown/lockdown_record.h"
+#include "plan/plan.h"
+#include "shared/cleanup.h"
 #include "status_cli.h"
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
-#include "tsync/lockdown.h"
-#include "tsync/lockdown_record.h"
-#include "tsync/plan.h"
-#include "tsync/quote.h"
-#include "tsync/runtimes.h"
+#include "util/fileio.h"
+#include "util/quote.h"
 
 static void help(FILE *f)
 {
@@ -86,18 +86,18 @@ static int compile(struct lockdown *l, char **names, size_t n_names, char **file
                 struct tsync_warnings w = { 0 };
                 struct tsync_err err = { 0 };
                 int r = tsync_plan_compile(&plan, &o, NULL, &l->progs[pass], &w, &err);
-                cli_warnings("lockdown", &w);
+                frontend_warnings("lockdown", &w);
                 if (r < 0) {
-                        cli_error("lockdown", &err);
+                        frontend_error("lockdown", &err);
                         return -1;
                 }
                 for (size_t i = 0; i < l->progs[pass].n; i++) {
                         const struct tsync_program *p = l->progs[pass].progs[i];
                         if (p->flags & SECCOMP_FILTER_FLAG_NEW_LISTENER || l->progs[pass].agent_host_path) {
-                                cli_errorf("lockdown",
-                                           "%s: a profile with a notify listener cannot be added to a "
-                                           "running container",
-                                           plan.layers[i]);
+                                frontend_errorf("lockdown",
+                                                "%s: a profile with a notify listener cannot be added to a "
+                                                "running container",
+                                                plan.layers[i]);
                                 return -1;
                         }
                         l->prog_name[l->n_prog] = plan.layers[i];
@@ -120,7 +120,7 @@ static void print_task(const struct lockdown *l, FILE *f, const struct tsync_loc
 static void say_error(const struct lockdown *l, const struct tsync_err *err)
 {
         _cleanup_free_ char *q = tsync_quote_dup(err->msg);
-        cli_errorf(l->t.what, "%s", q ? q : "out of memory");
+        frontend_errorf(l->t.what, "%s", q ? q : "out of memory");
 }
 
 /* What the watchdog does if lockdown dies with its layers in the record:
@@ -145,7 +145,7 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
                         l->parent = st->tasks[i].ppid;
         int r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err);
         if (r < 0) {
-                cli_error(l->t.what, &err);
+                frontend_error(l->t.what, &err);
                 return -1;
         }
         /* From here on, a lockdown that dies is undone by its watchdog. */
@@ -153,7 +153,7 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
             tsync_lockdown_watchdog_record(l->dog.sock, true) < 0) {
                 if (!err.msg[0])
                         (void)tsync_error(&err, EPIPE, "the watchdog did not answer");
-                cli_error(l->t.what, &err);
+                frontend_error(l->t.what, &err);
                 return -1;
         }
         struct tsync_lockdown_record now = { 0 };
@@ -177,7 +177,7 @@ static int record_begin(struct lockdown *l, const struct tsync_status *st)
                 free(now.layers[i].filter);
         }
         if (r < 0) {
-                cli_error(l->t.what, &err);
+                frontend_error(l->t.what, &err);
                 return -1;
         }
         l->recorded = true;
@@ -191,7 +191,7 @@ static void record_end(struct lockdown *l, int code)
         if (l->recorded && code != CLI_EXIT_OK) {
                 struct tsync_err err = { 0 };
                 if (tsync_lockdown_record_write(TSYNC_LOCKDOWN_ROOT, l->key, &l->before, &err) < 0)
-                        cli_error(l->t.what, &err);
+                        frontend_error(l->t.what, &err);
         }
         /* The record is final (the run's, or as found): the watchdog has
          * nothing left to undo, and ends. */
@@ -219,7 +219,7 @@ static int lock_container(struct lockdown *l, const struct tsync_status *st)
                 r = tsync_lockdown_record_lock(TSYNC_LOCKDOWN_ROOT, l->key, true, &l->lock, &err);
         }
         if (r < 0) {
-                cli_error(l->t.what, &err);
+                frontend_error(l->t.what, &err);
                 return -1;
         }
         return 0;
@@ -261,7 +261,7 @@ static enum podman_exec podman_exec_runtime(pid_t ppid, char *prog, size_t size)
         struct stat a, b;
         if (strcmp(base, PROGRAM "-runtime") == 0)
                 return PODMAN_EXEC_OURS;
-        if (cli_self_path(self, sizeof(self)) == 0 && strrchr(self, '/')) {
+        if (frontend_self_path(self, sizeof(self)) == 0 && strrchr(self, '/')) {
                 *strrchr(self, '/') = '\0';
                 (void)snprintf(beside, sizeof(beside), "%s/%s-runtime", self, PROGRAM);
                 if (stat(prog, &a) == 0 && stat(beside, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
@@ -325,12 +325,13 @@ static void or_kill(const struct lockdown *l, int pidfd, const struct tsync_stat
 {
         struct tsync_err err = { 0 };
         if (pidfd < 0) {
-                cli_errorf(l->t.what, "--or-kill: nothing was killed: %s",
-                           l->t.pid > 0 ? "its process could not be held (pidfd_open)" : "the container was not found");
+                frontend_errorf(l->t.what, "--or-kill: nothing was killed: %s",
+                                l->t.pid > 0 ? "its process could not be held (pidfd_open)"
+                                             : "the container was not found");
                 return;
         }
         if (tsync_lockdown_kill(pidfd, l->t.pid, st, &err) < 0) {
-                cli_errorf(l->t.what, "--or-kill: killing the container failed: %s", err.msg);
+                frontend_errorf(l->t.what, "--or-kill: killing the container failed: %s", err.msg);
                 return;
         }
         fprintf(stderr, "%s: %s: --or-kill: the container's processes were killed\n", PROGRAM, l->t.what);
@@ -449,7 +450,7 @@ int cmd_lockdown(int argc, char **argv)
         size_t n_names = 0, n_files = 0, n_dirs = 0;
         const char *dirs[TSYNC_MAX_LAYERS];
         char cache_buf[PATH_MAX];
-        const char *cache_dir = cli_default_cache_dir(cache_buf, sizeof(cache_buf));
+        const char *cache_dir = frontend_default_cache_dir(cache_buf, sizeof(cache_buf));
         int opt, code = CLI_EXIT_USAGE;
         _cleanup_free_ char *layer_arg = NULL;
         while ((opt = getopt_long(argc, argv, "p:l:h", options, NULL)) != -1) {
@@ -461,12 +462,12 @@ int cmd_lockdown(int argc, char **argv)
                 switch (opt) {
                 case 'p': {
                         if (n_files == TSYNC_MAX_LAYERS) {
-                                cli_errorf("--profile", "more than %d", TSYNC_MAX_LAYERS);
+                                frontend_errorf("--profile", "more than %d", TSYNC_MAX_LAYERS);
                                 goto out;
                         }
                         char *abs = realpath(optarg, NULL);
                         if (!abs) {
-                                cli_errorf(optarg, "%s", strerror(errno));
+                                frontend_errorf(optarg, "%s", strerror(errno));
                                 code = CLI_EXIT_FAILED;
                                 goto out;
                         }
@@ -477,13 +478,13 @@ int cmd_lockdown(int argc, char **argv)
                         free(layer_arg);
                         layer_arg = strdup(optarg);
                         if (!layer_arg) {
-                                cli_errorf("--layers", "out of memory");
+                                frontend_errorf("--layers", "out of memory");
                                 goto out;
                         }
                         n_names = 0;
                         for (char *s, *tok = strtok_r(layer_arg, ",", &s); tok; tok = strtok_r(NULL, ",", &s)) {
                                 if (n_names == TSYNC_MAX_LAYERS) {
-                                        cli_errorf("--layers", "more than %d", TSYNC_MAX_LAYERS);
+                                        frontend_errorf("--layers", "more than %d", TSYNC_MAX_LAYERS);
                                         goto out;
                                 }
                                 names[n_names++] = tok;
@@ -491,7 +492,7 @@ int cmd_lockdown(int argc, char **argv)
                         break;
                 case OPT_PROFILE_DIR:
                         if (n_dirs == TSYNC_MAX_LAYERS) {
-                                cli_errorf("--profile-dir", "more than %d", TSYNC_MAX_LAYERS);
+                                frontend_errorf("--profile-dir", "more than %d", TSYNC_MAX_LAYERS);
                                 goto out;
                         }
                         dirs[n_dirs++] = optarg;
@@ -520,12 +521,12 @@ int cmd_lockdown(int argc, char **argv)
         if (target_finish(&l.t, "lockdown", argc, argv, optind) < 0)
                 goto out;
         if (n_names + n_files == 0) {
-                cli_errorf("lockdown", "nothing to add: give --profile FILE or --layers NAMES");
+                frontend_errorf("lockdown", "nothing to add: give --profile FILE or --layers NAMES");
                 goto out;
         }
         if (n_dirs == 0)
-                for (size_t i = 0; i < cli_n_default_profile_dirs; i++)
-                        dirs[n_dirs++] = cli_default_profile_dirs[i];
+                for (size_t i = 0; i < frontend_n_default_profile_dirs; i++)
+                        dirs[n_dirs++] = frontend_default_profile_dirs[i];
         code = CLI_EXIT_FAILED;
         if (compile(&l, names, n_names, files, n_files, dirs, n_dirs, cache_dir) < 0)
                 goto out;

@@ -1,6 +1,6 @@
 /* oci-seccomp-tsync status TARGET: what protects a running container, task
  * by task. Finds the container's pid and config through its runtime or
- * engine (status_target.c), reads the kernel's view and decides (hook/lib/
+ * engine (status_target.c), reads the kernel's view and decides (hook/status/
  * status*.c), then prints: a table or JSON on stdout (status_print.c,
  * schema/status.schema.json), one line per shortfall on stderr, and an exit
  * code a script can act on. */
@@ -13,12 +13,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/cleanup.h"
+#include "status/status.h"
 #include "status_cli.h"
-#include "tsync/cleanup.h"
-#include "tsync/json.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
-#include "tsync/status.h"
+#include "util/json.h"
 
 /* status's own codes: documented in its help and the man page. */
 enum status_exit {
@@ -60,7 +60,7 @@ static void help(FILE *f)
 static void judge_init(const struct tsync_json *config, struct tsync_status *st)
 {
         char beside[PATH_MAX] = "";
-        (void)cli_find_init(beside, sizeof(beside));
+        (void)frontend_find_init(beside, sizeof(beside));
         const char *paths[] = { config ? tsync_rewrite_init_source(config) : NULL, beside };
         tsync_status_judge_init(st, paths, ARRAY_SIZE(paths));
 }
@@ -123,9 +123,10 @@ static void compare_plan(const struct target *t, const struct tsync_json *config
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         struct tsync_plan_programs progs = { 0 };
         struct tsync_warnings w = { 0 };
-        struct tsync_plan_paths o = { .profile_dirs = t->n_profile_dirs ? t->profile_dirs : cli_default_profile_dirs,
+        struct tsync_plan_paths o = { .profile_dirs =
+                                              t->n_profile_dirs ? t->profile_dirs : frontend_default_profile_dirs,
                                       .n_profile_dirs =
-                                              t->n_profile_dirs ? t->n_profile_dirs : cli_n_default_profile_dirs,
+                                              t->n_profile_dirs ? t->n_profile_dirs : frontend_n_default_profile_dirs,
                                       .state_root = TSYNC_STATE_ROOT };
         int r = tsync_plan_from_config(config, &plan, &err);
         if (r == 0)
@@ -145,39 +146,40 @@ static int status(struct target *t, bool json, bool programs)
         int r = 0;
         r = status_target_resolve(t, &err);
         if (r < 0) {
-                cli_error(t->what, &err);
+                frontend_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
         _cleanup_(tsync_status_clear) struct tsync_status st = { 0 };
         if (tsync_status_read(t->pid, &st, &err) < 0) {
-                cli_error(t->what, &err);
+                frontend_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
         /* An engine's pid is the container's own process: elsewhere than at
          * 1 in its namespace, the namespace is shared (a pod, --pid
          * container:...) and holds others' processes too. */
         if (strcmp(t->kind, "pid") != 0 && st.target_ns_pid != 1) {
-                cli_errorf(t->what,
-                           "its process (pid %d) is %d in its pid namespace, not 1: the namespace is shared (a pod?), "
-                           "so its processes cannot be told from the others'",
-                           (int)t->pid, (int)st.target_ns_pid);
+                frontend_errorf(
+                        t->what,
+                        "its process (pid %d) is %d in its pid namespace, not 1: the namespace is shared (a pod?), "
+                        "so its processes cannot be told from the others'",
+                        (int)t->pid, (int)st.target_ns_pid);
                 return STATUS_EXIT_UNKNOWN;
         }
         /* A pid alone: its runtime's state names its config, or nothing is
          * said about what it asked (never "asks nothing" unread). */
         if (!t->config_path && status_target_find_config(t, st.init_pid, &err) < 0) {
-                cli_error(t->what, &err);
+                frontend_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
         _cleanup_json_ struct tsync_json *config = NULL;
         if (tsync_json_parse_file(t->config_path, TSYNC_CONFIG_LIMITS, &config, &err) < 0) {
-                cli_error(t->what, &err);
+                frontend_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
         judge_init(config, &st);
         struct tsync_status_expect e;
         if (expectations(t, &st, &e, config, &err) < 0) {
-                cli_error(t->what, &err);
+                frontend_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
         /* The layers lockdown added: asked of every task on top of the rest. */
@@ -189,7 +191,7 @@ static int status(struct target *t, bool json, bool programs)
         if (r == 0 && geteuid() == 0)
                 r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, key, &rec, &err);
         if (r < 0) {
-                cli_error(t->what, &err);
+                frontend_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
         char sha[TSYNC_LOCKDOWN_MAX_LAYERS][65];
@@ -200,7 +202,7 @@ static int status(struct target *t, bool json, bool programs)
         e.n_lockdown = (unsigned)rec.n;
         /* A container that asks nothing of us is not stopped, not even for a moment. */
         if (programs && (e.plan || st.init_ours || rec.n) && tsync_status_compare_programs(&st) < 0) {
-                cli_errorf(t->what, "out of memory");
+                frontend_errorf(t->what, "out of memory");
                 return STATUS_EXIT_UNKNOWN;
         }
         if (!st.programs.compared && !st.programs.what[0])
@@ -217,7 +219,7 @@ static int status(struct target *t, bool json, bool programs)
         if (json) {
                 r = status_print_json(t, &st, &e, &rec, &shortfalls, v, code);
                 if (r < 0) {
-                        cli_errorf(t->what, "writing JSON: %s", strerror(-r));
+                        frontend_errorf(t->what, "writing JSON: %s", strerror(-r));
                         code = STATUS_EXIT_UNKNOWN;
                 }
         } else {
@@ -263,7 +265,7 @@ int cmd_status(int argc, char **argv)
                         break;
                 case OPT_PROFILE_DIR:
                         if (t.n_profile_dirs == TSYNC_MAX_LAYERS) {
-                                cli_errorf("--profile-dir", "more than %d", TSYNC_MAX_LAYERS);
+                                frontend_errorf("--profile-dir", "more than %d", TSYNC_MAX_LAYERS);
                                 return STATUS_EXIT_USAGE;
                         }
                         t.profile_dirs[t.n_profile_dirs++] = optarg;
@@ -279,11 +281,11 @@ int cmd_status(int argc, char **argv)
         if (target_finish(&t, "status", argc, argv, optind) < 0)
                 return STATUS_EXIT_USAGE;
         if (config && strcmp(t.kind, "pid") != 0) {
-                cli_errorf("status", "--config goes with --pid (the runtime or engine names the config)");
+                frontend_errorf("status", "--config goes with --pid (the runtime or engine names the config)");
                 return STATUS_EXIT_USAGE;
         }
         if (config && !(t.config_path = strdup(config))) {
-                cli_errorf("status", "out of memory");
+                frontend_errorf("status", "out of memory");
                 return STATUS_EXIT_UNKNOWN;
         }
         int code = status(&t, json, programs);

@@ -8,12 +8,12 @@
 #include <syslog.h>
 
 #include "cli.h"
-#include "tsync/cache.h"
-#include "tsync/caps.h"
-#include "tsync/cleanup.h"
-#include "tsync/json.h"
-#include "tsync/plain_exec.h"
-#include "tsync/plan.h"
+#include "facts/config_caps.h"
+#include "facts/plain_exec.h"
+#include "plan/plan.h"
+#include "shared/cleanup.h"
+#include "translate/cache.h"
+#include "util/json.h"
 
 int cli_input_option(struct cli_input *in, int opt, const char *arg)
 {
@@ -21,13 +21,13 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
         switch (opt) {
         case 'f':
                 if (tsync_format_parse(arg, &in->source.format) < 0) {
-                        cli_errorf("--format", "'%s' is not one of auto, config, oci, docker", arg);
+                        frontend_errorf("--format", "'%s' is not one of auto, config, oci, docker", arg);
                         return -1;
                 }
                 return 1;
         case 'C':
                 if (tsync_caps_parse_list(arg, &in->source.caps, &err) < 0) {
-                        cli_error("--caps", &err);
+                        frontend_error("--caps", &err);
                         return -1;
                 }
                 in->source.have_caps = true;
@@ -37,7 +37,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
                 return 1;
         case 'a':
                 if (tsync_arch_parse(arg, &in->compile.native_arch) < 0) {
-                        cli_errorf("--arch", "architecture '%s' is unknown", arg);
+                        frontend_errorf("--arch", "architecture '%s' is unknown", arg);
                         return -1;
                 }
                 in->source.native_arch = in->compile.native_arch;
@@ -99,7 +99,7 @@ static int caps_from_config(const char *path, uint64_t *ret, struct tsync_err *e
         struct tsync_warnings w = { 0 };
         if (r == 0)
                 r = tsync_caps_warn_ignored(caps, &w, err);
-        cli_warnings(path, &w);
+        frontend_warnings(path, &w);
         if (r < 0)
                 return tsync_error_prefix(err, "%s", path);
         return 0;
@@ -117,7 +117,7 @@ int cli_load(struct cli_input *in, const char *path, struct tsync_profile **ret,
         in->source.warnings = &in->warnings;
         int r = tsync_source_load(path, &in->source, ret, ret_info, err);
         if (!in->keep_warnings)
-                cli_warnings(path, &in->warnings);
+                frontend_warnings(path, &in->warnings);
         return r;
 }
 
@@ -129,14 +129,14 @@ int cli_load_compiled(struct cli_input *in, const char *cmd, const char *path, s
         struct tsync_source_info info;
         _cleanup_profile_ struct tsync_profile *p = NULL;
         if (cli_load(in, path, &p, &info, &err) < 0) {
-                cli_error(cmd, &err);
+                frontend_error(cmd, &err);
                 return -1;
         }
         const char *dir = in->no_cache ? NULL : in->cache_dir;
         int r = tsync_cache_compile(dir, p, &in->compile, info.caps, ret_prog, &w, &err);
-        cli_warnings(path, &w);
+        frontend_warnings(path, &w);
         if (r < 0) {
-                cli_error(path, &err);
+                frontend_error(path, &err);
                 return -1;
         }
         if (ret_profile)

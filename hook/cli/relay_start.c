@@ -1,4 +1,4 @@
-/* Starting createRuntime's relay (tsync/relay.h) as a process of its own
+/* Starting createRuntime's relay (agent/relay.h) as a process of its own
  * that outlives the hook: the runtime waits for the hook to exit and for its
  * stdout and stderr to close, and the relay waits for `start`. */
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent/relay.h"
 #include "cli.h"
-#include "tsync/relay.h"
 
 #include <sys/syscall.h>
 

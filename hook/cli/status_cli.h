@@ -8,10 +8,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "tsync/error.h"
-#include "tsync/lockdown_record.h"
-#include "tsync/plan.h"
-#include "tsync/status.h"
+#include "lockdown/lockdown_record.h"
+#include "plan/plan.h"
+#include "shared/error.h"
+#include "status/status.h"
 
 struct target {
         const char *what;    /* for messages: the ID, NAME or "pid N" */

@@ -8,11 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shared/cleanup.h"
 #include "status_cli.h"
-#include "tsync/cleanup.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/quote.h"
+#include "util/json.h"
+#include "util/json_build.h"
+#include "util/quote.h"
 
 static struct tsync_json *caps_json(const uint64_t *caps)
 {

@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "facts/runtimes.h"
+#include "shared/cleanup.h"
 #include "status_cli.h"
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
-#include "tsync/json.h"
-#include "tsync/runtimes.h"
+#include "util/fileio.h"
+#include "util/json.h"
 
 extern char **environ;
 
@@ -236,7 +236,7 @@ int target_option(struct target *t, int opt, const char *arg)
                 errno = 0;
                 long v = strtol(arg, &end, 10);
                 if (errno || end == arg || *end || v <= 0 || v > INT_MAX) {
-                        cli_errorf("--pid", "'%s' is not a process id", arg);
+                        frontend_errorf("--pid", "'%s' is not a process id", arg);
                         return -1;
                 }
                 t->pid = (pid_t)v;
@@ -272,12 +272,13 @@ int target_finish(struct target *t, const char *cmd, int argc, char **argv, int 
                         t->runtime = "runc";
         }
         if (t->n_given != 1 || optind != argc) {
-                cli_errorf(cmd, "give exactly one TARGET: --pid PID, [--runtime R] [--root DIR] ID, --podman NAME or "
+                frontend_errorf(cmd,
+                                "give exactly one TARGET: --pid PID, [--runtime R] [--root DIR] ID, --podman NAME or "
                                 "--docker NAME");
                 return -1;
         }
         if ((t->runtime || t->root) && strcmp(t->kind, "runtime") != 0) {
-                cli_errorf(cmd, "--runtime and --root go with an ID");
+                frontend_errorf(cmd, "--runtime and --root go with an ID");
                 return -1;
         }
         return 0;

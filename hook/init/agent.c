@@ -4,7 +4,7 @@
  * container's private tmpfs (--relay), for the init alone, and reaches the
  * agent from the host. Only once the relay answers that the agent has the
  * listener does the workload start: no workload ever runs under a filter
- * nobody answers. The conversation is in tsync/relay_proto.h.
+ * nobody answers. The conversation is in shared/relay_proto.h.
  *
  * The kernel takes one listener among a task's filters, so there is one agent
  * filter at most, and never beside exec-once (filters.c refuses both).
@@ -15,7 +15,7 @@
  * later calls (read for the proof, capset, close, execve, ...) to the agent, as
  * under runc, and only an agent holding the listener can answer them. Two calls
  * run before it does, sendmsg and close_range (TSYNC_CALL_HANDOVER in
- * tsync/init_calls.h): the route refuses a profile that notifies them. The
+ * shared/init_calls.h): the route refuses a profile that notifies them. The
  * listener's copy is closed before the init waits for anything: were it still
  * open, a relay or agent gone with the other copy would leave a notified call
  * waiting for ever, where the kernel now fails it (ENOSYS). */
@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "tsync/filterfile.h"
-#include "tsync/relay_proto.h"
+#include "shared/filterfile.h"
+#include "shared/relay_proto.h"
 
 static const char *relay_path;
 static bool agent; /* an agent filter: the relay takes its listener */

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tsync/cleanup.h"
-#include "tsync/errtext.h"
-#include "tsync/filterfile.h"
-#include "tsync/seccomp_flags.h"
+#include "shared/cleanup.h"
+#include "shared/errtext.h"
+#include "shared/filterfile.h"
+#include "shared/seccomp_flags.h"
 
 /* The kernel answers the flag probe this way when it got past the flag checks. */
 #define PROBE_PASSED EFAULT

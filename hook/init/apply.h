@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "tsync/capsets.h"
-#include "tsync/error.h"
+#include "shared/capsets.h"
+#include "shared/error.h"
 
 /* Threads a census can record; a process with more is refused (fail closed). */
 #define INIT_CENSUS_MAX 16384

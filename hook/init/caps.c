@@ -4,8 +4,8 @@
  * set first, then capset of permitted/effective/inheritable, then ambient.
  *
  * Three steps, before any filter: parse the options, read what the process
- * holds (capget and prctl through tsync/cap_kernel.h, /proc: read_held), and decide with the pure
- * tsync_init_caps_decide (hook/lib/init_caps.c, table-tested in
+ * holds (capget and prctl through shared/cap_kernel.h, /proc: read_held), and decide with the pure
+ * tsync_init_caps_decide (hook/shared/init_caps.c, table-tested in
  * tests/unit/test_init_caps.c), which checks everything the kernel could
  * refuse against its own rules. Then the per-thread acts below. */
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "tsync/cap_kernel.h"
-#include "tsync/capnames.h"
+#include "shared/cap_kernel.h"
+#include "shared/capnames.h"
 
 #define BIT(c) (UINT64_C(1) << (c))
 
@@ -32,7 +32,7 @@ const char *init_cap_name(int cap, char *buf, size_t size)
         return buf;
 }
 
-/* Exactly the names runc honours (tsync/capnames.h): the host left out every
+/* Exactly the names runc honours (shared/capnames.h): the host left out every
  * other entry, so anything else here did not come from a config through us. */
 static int parse_name(const char *name, size_t len, int *ret)
 {
@@ -138,7 +138,7 @@ static void warn_decided(const struct tsync_init_caps_warnings *w, int last_cap)
                                                          : "it must be permitted and inheritable");
 }
 
-/* Parse, read, decide (tsync/init_caps.h), then only what acting needs. */
+/* Parse, read, decide (shared/init_caps.h), then only what acting needs. */
 int init_caps_plan(const struct init_config *cfg, struct init_caps *ret, int *ret_exit)
 {
         struct tsync_init_caps_opts opts = {

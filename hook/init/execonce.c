@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "tsync/init_threads.h"
+#include "shared/init_threads.h"
 
 static void serve_listener(void);
 static struct init_worker supervisor = {

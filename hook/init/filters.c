@@ -1,6 +1,6 @@
 /* Reading the filter files: every one is read whole into a static buffer (or
- * decoded there from the base64 of --filter-data), decoded (tsync/filterfile.h)
- * and checked like the kernel would check it (tsync/bpf.h) before the first is
+ * decoded there from the base64 of --filter-data), decoded (shared/filterfile.h)
+ * and checked like the kernel would check it (shared/bpf.h) before the first is
  * applied, so a bad second file never leaves the process half filtered. */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "tsync/base64.h"
-#include "tsync/bpf.h"
-#include "tsync/cleanup.h"
-#include "tsync/filterfile.h"
+#include "shared/base64.h"
+#include "shared/bpf.h"
+#include "shared/cleanup.h"
+#include "shared/filterfile.h"
 
 /* One instruction more than the format allows, so that an oversized file is
  * seen as such rather than cut at the limit. uint64_t: 8-byte alignment, as

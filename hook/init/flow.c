@@ -19,9 +19,9 @@
 
 #include "apply.h"
 #include "init.h"
-#include "tsync/filterfile.h"
-#include "tsync/init_calls.h"
-#include "tsync/seccomp_flags.h"
+#include "shared/filterfile.h"
+#include "shared/init_calls.h"
+#include "shared/seccomp_flags.h"
 
 /* Static: no heap. */
 static struct init_config cfg;
@@ -218,7 +218,7 @@ static int flow(int argc, char **argv)
          * that denies clone (or getdents64) before our load cannot stop it. */
         if (cfg.exec)
                 init_signals_defaults();
-        else if (init_signals_start(cfg.pgroup) < 0)
+        else if (init_signals_start(cfg.pgroup, init_record_abandon) < 0)
                 return INIT_EXIT_CANNOT_EXEC;
         /* Beside the signal thread, before the load: TSYNC and the proofs see it. */
         if (cfg.exec_once && init_execonce_start(cfg.exec_once) < 0)
@@ -254,7 +254,7 @@ static int flow(int argc, char **argv)
                 if (code)
                         return code;
         }
-        /* From here on: only what the route needs (tsync/init_calls.h). The
+        /* From here on: only what the route needs (shared/init_calls.h). The
          * recording filter still needs a lent CAP_SYS_ADMIN, and from its load
          * on each call of this thread waits for the recorder's CONTINUE. */
         if (recording) {

@@ -1,5 +1,5 @@
 /* seccomp-tsync-init: what its parts share. Static binary, libc only
- * (capabilities by the kernel's interface, tsync/cap_kernel.h), no heap after start-up. Only this
+ * (capabilities by the kernel's interface, shared/cap_kernel.h), no heap after start-up. Only this
  * directory's code prints, one line at a time. */
 #pragma once
 
@@ -11,9 +11,9 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "tsync/capsets.h"
-#include "tsync/init_args.h"
-#include "tsync/init_caps.h"
+#include "shared/capsets.h"
+#include "shared/init_args.h"
+#include "shared/init_caps.h"
 
 #define INIT_PROGRAM     "seccomp-tsync-init"
 #define INIT_MAX_FILTERS TSYNC_INIT_MAX_FILTERS
@@ -75,7 +75,7 @@ void init_log(const char *what, const char *fmt, ...) __attribute__((format(prin
 void init_warn(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* msg is "<what>: <why>" already (a library's refusal, tsync_err's message). */
 void init_log_msg(const char *msg);
-/* The errno (or -errno) in glibc's words under any libc (tsync/errtext.h): never NULL, never allocating. */
+/* The errno (or -errno) in glibc's words under any libc (shared/errtext.h): never NULL, never allocating. */
 const char *init_strerror(int e);
 
 /* options.c: fills *cfg from argv. Returns -1 after printing (exit 121), 1
@@ -96,7 +96,7 @@ int init_filters_read(const struct init_config *cfg, struct init_filter *ret, si
 int init_open_no_symlinks(const char *path, int last_flags, mode_t mode);
 
 /* caps.c: the capability and NO_NEW_PRIVS plan, decided before the first
- * filter: the decision itself is tsync_init_caps_decide (tsync/init_caps.h,
+ * filter: the decision itself is tsync_init_caps_decide (shared/init_caps.h,
  * pure, table-tested); this adds what acting and proving need of the read. */
 struct init_caps {
         struct tsync_init_caps_plan plan; /* what to drop, set, raise, and every thread's end */
@@ -106,7 +106,7 @@ struct init_caps {
         bool no_ambient; /* the kernel has no ambient set (gVisor): no CapAmb either */
 };
 
-/* Parses the lists (exact names of tsync/capnames.h only) and checks the
+/* Parses the lists (exact names of shared/capnames.h only) and checks the
  * kernel will accept the transition; an ambient capability the kernel will not
  * raise is a warning, here. Prints and returns -1 (exit 121 for a bad name,
  * 123 otherwise, in *ret_exit). */
@@ -134,7 +134,7 @@ enum init_thread {
 };
 struct init_thread_def {
         const char *who;        /* in messages: "the <who> thread" */
-        const char *comm;       /* its name in /proc (tsync/init_threads.h); NULL: the process's */
+        const char *comm;       /* its name in /proc (shared/init_threads.h); NULL: the process's */
         const char *started_by; /* where, and when */
         bool probe;             /* the proof by effect (verify_probe.c) can ask it; else /proc's counts alone */
         bool record_filter;     /* loads the recording filter (no TSYNC): carries one filter more */
@@ -186,10 +186,11 @@ int init_proof_check(const struct init_proof *p, unsigned nfilters, bool recordi
 /* signals.c: the signal thread. init_signals_block blocks every signal in the
  * calling thread, first thing, so that none is lost or kills the init while it
  * sets up; the threads it creates inherit the mask. init_signals_start resets
- * every disposition to default and starts the signal thread. Both print and
- * return -1 on failure. */
+ * every disposition to default and starts the signal thread; on_main_death
+ * (or NULL) runs on it if the main thread dies before the workload runs, right
+ * before the init exits. Both print and return -1 on failure. */
 int init_signals_block(void);
-int init_signals_start(bool pgroup);
+int init_signals_start(bool pgroup, void (*on_main_death)(void));
 /* What init_signals_start does but the thread: in place (--exec) the init
  * starts no thread, since a runtime's profile may deny clone before our load;
  * signals that come meanwhile stay pending, blocked, and take their default
@@ -213,7 +214,7 @@ int init_signals_unblock(void);
 int init_signals_run(void (*fn)(void *arg), void *arg);
 pid_t init_signals_tid(void);
 
-/* agent.c: notify agents, through createRuntime's relay (tsync/relay_proto.h).
+/* agent.c: notify agents, through createRuntime's relay (shared/relay_proto.h).
  * init_agent_prepare: --relay (path) with an agent filter, or with a
  * recording filter and no --record FILE (record_file), and only then.
  * init_agent_connect, the last thing before the first filter: connects to the
@@ -287,7 +288,7 @@ void init_execonce_serve(int fd);
 void init_execonce_workload(pid_t pid);
 bool init_execonce_gave_up(void);
 
-/* record.c: the recorder (--record; the file's format in tsync/record.h).
+/* recorder.c: the recorder (--record; the file's format in shared/record_format.h).
  * init_record_prepare, before the first filter: with a recording filter
  * (which must come with --record, and --record with it; no filter may return
  * TRACE, which the recording's USER_NOTIF would override), asks the kernel

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "tsync/errtext.h"
+#include "shared/errtext.h"
 
 const char *init_strerror(int e)
 {

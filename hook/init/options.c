@@ -1,6 +1,6 @@
 /* The command line, in the style of catatonit and tini:
  *   seccomp-tsync-init [OPTIONS] -- CMD [ARG...]
- * The options, their repeats and conflicts are the rows of hook/lib/init_args.c
+ * The options, their repeats and conflicts are the rows of hook/shared/init_args.c
  * (the host writes them from the same table, status reads them back). Only the
  * syntax is checked here; the filter files and capability names are checked by
  * filters.c and caps.c, still before anything is applied. */
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "init.h"
-#include "tsync/error.h"
-#include "tsync/init_args.h"
+#include "shared/error.h"
+#include "shared/init_args.h"
 
 #ifndef TSYNC_VERSION
 #define TSYNC_VERSION "dev"

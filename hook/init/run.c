@@ -167,7 +167,7 @@ static int spawn_child(void *arg)
  * write-protected for a child that only execs, which in a process with two
  * threads also spares a TLB shootdown (about 0.8 ms of a start here; see
  * tests/bench/bench_init_start.sh). The public clone() makes the clone system
- * call, never clone3, so the route's table (tsync/init_calls.h) names it with
+ * call, never clone3, so the route's table (shared/init_calls.h) names it with
  * these flags. When it returns the child has exec'd or exited. */
 static pid_t spawn(struct spawn *sp)
 {

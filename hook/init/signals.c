@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "tsync/init_threads.h"
+#include "shared/init_threads.h"
 
 static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT };
 
@@ -40,6 +40,8 @@ static sem_t ready;
 #define RUN_WAIT_NS    (100 * 1000 * 1000)
 #define RUN_WAIT_TRIES 50
 static pid_t signal_tid;
+/* What a main thread dead before the workload ran leaves to undo (flow.c's choice). */
+static void (*main_died)(void);
 static void (*run_fn)(void *);
 static void *run_arg;
 static uint32_t run_done;
@@ -97,7 +99,8 @@ static void *signal_thread(void *arg)
                                          "the main thread (%d) died before the workload ran (a filter's "
                                          "KILL_THREAD action?): the init stops",
                                          (int)main_tid);
-                                init_record_abandon();
+                                if (main_died)
+                                        main_died();
                                 _exit(INIT_EXIT_KERNEL);
                         }
                         continue;
@@ -179,7 +182,7 @@ void init_signals_defaults(void)
         }
 }
 
-int init_signals_start(bool pgroup)
+int init_signals_start(bool pgroup, void (*on_main_death)(void))
 {
         pthread_attr_t attr;
         pthread_t thread;
@@ -187,6 +190,7 @@ int init_signals_start(bool pgroup)
 
         init_signals_defaults();
         group = pgroup;
+        main_died = on_main_death;
         main_pid = getpid();
         main_tid = gettid();
         __atomic_store_n(&main_alive, main_tid, __ATOMIC_RELEASE);

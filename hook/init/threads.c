@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "tsync/init_threads.h"
+#include "shared/init_threads.h"
 
 static pid_t main_tid(void)
 {
@@ -42,7 +42,7 @@ static const struct init_thread_def threads[INIT_THREAD_COUNT] = {
                                     .run = init_execonce_run },
         [INIT_THREAD_RECORDER] = { .who = "recorder",
                                    .comm = TSYNC_INIT_THREAD_RECORDER,
-                                   .started_by = "flow.c: init_record_start (record.c, worker.c), a recording filter",
+                                   .started_by = "flow.c: init_record_start (recorder.c, worker.c), a recording filter",
                                    .tid = init_record_tid,
                                    .run = init_record_run },
 };

@@ -8,7 +8,7 @@
  * get e. The init's threads are its main thread and the signal thread; any
  * other thread in /proc/self/task cannot be asked, and is a refusal.
  *
- * The filters are simulated (tsync/bpf.h) with the call's exact arguments and
+ * The filters are simulated (shared/bpf.h) with the call's exact arguments and
  * an instruction pointer of 0: a filter that reads the instruction pointer
  * (libseccomp never does) may be simulated wrongly, and then fails the proof. */
 #include <errno.h>
@@ -21,8 +21,8 @@
 
 #include "apply.h"
 #include "init.h"
-#include "tsync/bpf.h"
-#include "tsync/init_calls.h"
+#include "shared/bpf.h"
+#include "shared/init_calls.h"
 
 /* Candidates tried per filter before it is called unprovable. */
 #define TRIES_PER_FILTER 8

@@ -7,7 +7,7 @@
  * The main thread drives a worker through one futex word: idle, run a job,
  * or any later command, which the worker's serve() handles (and which
  * normally never returns). Only plain futex calls pass between the threads:
- * after the load they are in the route's table (tsync/init_calls.h).
+ * after the load they are in the route's table (shared/init_calls.h).
  *
  * Both serve their listener with the one loop here (init_listener_serve):
  * receive, let the listener decide, answer, and what the kernel's errors

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../front/front.h"
+#include "frontend/frontend.h"
 #include "runtime.h"
 
 static bool any(const struct rt_cmdline *cl, const char *const *names)
@@ -39,7 +39,7 @@ void rt_about(const struct rt_cmdline *cl, const char *runtime)
                        "  --cache-dir=DIR         the compiled-filter cache\n"
                        "  --no-cache              compile every time\n\n"
                        "The real runtime, %s:\n\n",
-                       RT_PROGRAM, RT_PROGRAM, RT_DEFAULT_CONF, cli_default_profile_dirs[0],
-                       cli_default_profile_dirs[1], runtime);
+                       RT_PROGRAM, RT_PROGRAM, RT_DEFAULT_CONF, frontend_default_profile_dirs[0],
+                       frontend_default_profile_dirs[1], runtime);
         fflush(stdout);
 }

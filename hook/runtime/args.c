@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../front/front.h"
+#include "facts/runtimes.h"
+#include "frontend/frontend.h"
 #include "runtime.h"
-#include "tsync/runtimes.h"
 
 /* create's and run's options that take a value. */
 static const char *const create_value_opts[] = { "bundle", "b", "console-socket", "pid-file", "preserve-fds", "config",
@@ -73,7 +73,7 @@ static bool in(const struct opt *o, const char *const *names)
         return false;
 }
 
-/* A global option of any runtime we read (tsync/runtimes.h): which one
+/* A global option of any runtime we read (facts/runtimes.h): which one
  * runs behind us, the command line does not say. */
 static bool global_opt(const struct opt *o, bool takes_value)
 {
@@ -109,7 +109,7 @@ static int our_option(const struct opt *o, const char *value, struct rt_settings
                 s->no_cache = false;
         } else if (is(o, "profile-dir")) {
                 if (s->n_profile_dirs == RT_MAX_DIRS) {
-                        cli_errorf("runtime: command line", "at most %d --profile-dir", RT_MAX_DIRS);
+                        frontend_errorf("runtime: command line", "at most %d --profile-dir", RT_MAX_DIRS);
                         return -1;
                 }
                 s->profile_dirs[s->n_profile_dirs++] = value;
@@ -224,7 +224,7 @@ static void parse_delete(struct rt_cmdline *cl)
 }
 
 /* state, kill, ps, events, pause, resume, update ID: only the id matters (the
- * runtime that created it answers, record.c). Every option of update takes a
+ * runtime that created it answers, creator.c). Every option of update takes a
  * value; of the others, ps's --format and events' --interval. */
 static void parse_inspect(struct rt_cmdline *cl)
 {
@@ -249,7 +249,7 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
 {
         struct rt_cmdline cl = { .command = -1, .process_arg = -1 };
         if (!(cl.argv = calloc((size_t)argc + 1, sizeof(*cl.argv)))) {
-                cli_errorf("runtime: command line", "out of memory");
+                frontend_errorf("runtime: command line", "out of memory");
                 return -1;
         }
         cl.argv[cl.argc++] = argv[0];
@@ -276,8 +276,8 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 /* Ours take "=value" only: a value in the next argument could be runc's command word. */
                 int r = o.long_form ? our_option(&o, o.value ? o.value : "", s) : 0;
                 if (r > 0 && !o.value) {
-                        cli_errorf("runtime: command line", "--%.*s needs a value: --%.*s=VALUE", (int)o.len, o.name,
-                                   (int)o.len, o.name);
+                        frontend_errorf("runtime: command line", "--%.*s needs a value: --%.*s=VALUE", (int)o.len,
+                                        o.name, (int)o.len, o.name);
                         r = -1;
                 }
                 if (r < 0) {
@@ -291,10 +291,10 @@ int rt_parse_cmdline(int argc, char **argv, struct rt_settings *s, struct rt_cmd
                 /* An option we do not know might take the next argument as its value, or
                  * not: the command word, and so whether to rewrite, would be a guess. */
                 if (!o.value && !global_opt(&o, true) && !global_opt(&o, false)) {
-                        cli_errorf("runtime: command line",
-                                   "'%s' is not a global option of runc 1.1 or crun 1.8 known to %s, which cannot "
-                                   "tell whether it takes the next argument: give it as %s=VALUE",
-                                   a, RT_PROGRAM, a);
+                        frontend_errorf("runtime: command line",
+                                        "'%s' is not a global option of runc 1.1 or crun 1.8 known to %s, which cannot "
+                                        "tell whether it takes the next argument: give it as %s=VALUE",
+                                        a, RT_PROGRAM, a);
                         rt_cmdline_clear(&cl);
                         return -1;
                 }

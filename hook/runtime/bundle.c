@@ -12,17 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../front/front.h"
+#include "facts/annotations.h"
+#include "frontend/frontend.h"
+#include "frontend/prepare.h"
+#include "plan/plan.h"
+#include "plan/plan_record.h"
+#include "plan/rewrite.h"
 #include "runtime.h"
-#include "tsync/annotations.h"
-#include "tsync/cache.h"
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/plan_record.h"
-#include "tsync/prepare.h"
-#include "tsync/rewrite.h"
+#include "shared/cleanup.h"
+#include "translate/cache.h"
+#include "util/fileio.h"
+#include "util/json_build.h"
 
 /* The runtime's own layers first, then the annotation's: every layer only
  * takes permissions away, so the container gets both. The runtime's mode, when
@@ -100,7 +100,7 @@ static int docker_init_subreaper(struct tsync_json *config, struct tsync_err *er
 static int find_hook(char *buf, size_t size)
 {
         char self[PATH_MAX];
-        if (cli_self_path(self, sizeof(self)) < 0)
+        if (frontend_self_path(self, sizeof(self)) < 0)
                 return -1;
         char *slash = strrchr(self, '/');
         if (!slash)
@@ -124,17 +124,17 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
 {
         struct tsync_err err = { 0 };
         char init_path[PATH_MAX], hook_path[PATH_MAX], cache_buf[PATH_MAX];
-        if (cli_find_init(init_path, sizeof(init_path)) < 0) {
-                cli_errorf(t->where, "cannot find seccomp-tsync-init beside %s or in ../libexec/oci-seccomp-tsync",
-                           RT_PROGRAM);
+        if (frontend_find_init(init_path, sizeof(init_path)) < 0) {
+                frontend_errorf(t->where, "cannot find seccomp-tsync-init beside %s or in ../libexec/oci-seccomp-tsync",
+                                RT_PROGRAM);
                 return -1;
         }
         struct tsync_plan_paths paths = {
                 .cache_dir = s->no_cache    ? NULL
                              : s->cache_dir ? s->cache_dir
-                                            : cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
-                .profile_dirs = s->n_profile_dirs ? s->profile_dirs : cli_default_profile_dirs,
-                .n_profile_dirs = s->n_profile_dirs ? s->n_profile_dirs : cli_n_default_profile_dirs,
+                                            : frontend_default_cache_dir(cache_buf, sizeof(cache_buf)),
+                .profile_dirs = s->n_profile_dirs ? s->profile_dirs : frontend_default_profile_dirs,
+                .n_profile_dirs = s->n_profile_dirs ? s->n_profile_dirs : frontend_n_default_profile_dirs,
                 .state_root = TSYNC_STATE_ROOT,
                 .bundle = t->bundle,
                 .record_root = TSYNC_RECORD_ROOT,
@@ -153,9 +153,9 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         int r = docker_init_subreaper(config, &err);
         if (r == 0)
                 r = tsync_plan_prepare(config, &po, &p, &w, &err);
-        cli_warnings(t->where, &w);
+        frontend_warnings(t->where, &w);
         if (r < 0) {
-                cli_error(t->where, &err);
+                frontend_error(t->where, &err);
                 return -1;
         }
         const struct tsync_plan *plan = p.plan;
@@ -174,7 +174,7 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         if (r >= 0)
                 r = tsync_write_atomic(t->config_path, text, len, t->mode, false, &err);
         if (r < 0) {
-                cli_error(t->where, &err);
+                frontend_error(t->where, &err);
                 /* A refused start keeps no recording directory (a fresh, empty one). */
                 if (plan->record.dir)
                         (void)rmdir(plan->record.dir);
@@ -182,8 +182,8 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
                 /* Exec'd processes through us carry the moved profile (exec.c). */
-                cli_warn_replace(t->where, config, "runc exec` or `crun exec` without `" RT_PROGRAM);
-        cli_log_applied(t->where, "applied", plan);
+                frontend_warn_replace(t->where, config, "runc exec` or `crun exec` without `" RT_PROGRAM);
+        frontend_log_applied(t->where, "applied", plan);
         return 0;
 }
 
@@ -242,7 +242,7 @@ static struct tsync_json *read_config(struct target *t, bool *ret_required)
                 *ret_required = true;
         if (r < 0) {
                 if (*ret_required)
-                        cli_error(t->where, &err);
+                        frontend_error(t->where, &err);
                 return NULL;
         }
         t->mode = st.st_mode & 07777;
@@ -273,7 +273,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         if (!realpath(cl->bundle ? cl->bundle : ".", t.bundle)) {
                 if (!asked)
                         return 0;
-                cli_errorf(t.where, "bundle %s: %s", cl->bundle ? cl->bundle : ".", strerror(errno));
+                frontend_errorf(t.where, "bundle %s: %s", cl->bundle ? cl->bundle : ".", strerror(errno));
                 return -1;
         }
         /* crun's --config is read from the bundle when relative. */
@@ -286,7 +286,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         _cleanup_close_ int lock = open(t.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (lock < 0 || flock(lock, LOCK_EX) < 0) {
                 /* Not even to look: whether it asks for us is unknown, so it does not run. */
-                cli_errorf(t.where, "%s: cannot lock: %s", t.bundle, strerror(errno));
+                frontend_errorf(t.where, "%s: cannot lock: %s", t.bundle, strerror(errno));
                 return -1;
         }
         bool required = asked;
@@ -301,7 +301,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
          * init (and a recording or notify agent) on it, and a refusal there
          * would fail the whole pod instead of the container that asked. Our
          * settings' layers are the node's, for every container: they stay.
-         * Only the running engine's mark counts (tsync/annotations.h). */
+         * Only the running engine's mark counts (facts/annotations.h). */
         char runner[64];
         runner_comm(runner, sizeof(runner));
         bool sandbox = tsync_annotations_sandbox(config, runner, cl->id) != NULL;
@@ -311,15 +311,15 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         struct tsync_err err = { 0 };
         bool asks = false;
         if (!sandbox && tsync_annotations_check(config, TSYNC_FRONTEND_RUNTIME, &asks, &err) < 0) {
-                cli_error(t.where, &err);
+                frontend_error(t.where, &err);
                 return -1;
         }
         if (!asked && !asks)
                 return 0;
         if (cl->config_file) {
                 /* The exec view and our hooks read BUNDLE/config.json. */
-                cli_errorf(t.where, "crun's --config %s: not supported by %s: use the bundle's config.json",
-                           cl->config_file, RT_PROGRAM);
+                frontend_errorf(t.where, "crun's --config %s: not supported by %s: use the bundle's config.json",
+                                cl->config_file, RT_PROGRAM);
                 return -1;
         }
         /* The settings' layers are names, as the annotations' are. */
@@ -340,7 +340,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         if (r == 0)
                 r = rewrite_config(s, &t, config, &req, strcmp(cl->argv[cl->command], "run") == 0, sandbox);
         else
-                cli_error(t.where, &err);
+                frontend_error(t.where, &err);
         tsync_request_clear(&req);
         return r;
 }

@@ -14,13 +14,13 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "../front/front.h"
+#include "frontend/frontend.h"
+#include "plan/plan.h"
+#include "plan/plan_record.h"
+#include "plan/record_place.h"
 #include "runtime.h"
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
-#include "tsync/plan.h"
-#include "tsync/plan_record.h"
-#include "tsync/record_place.h"
+#include "shared/cleanup.h"
+#include "util/fileio.h"
 
 /* A problem with the file: refused (strict), or, for a command that creates
  * nothing, a line left out and said in the system log alone (stderr is
@@ -30,15 +30,15 @@ static void complain(bool strict, const char *path, const char *fmt, ...)
 {
         va_list ap;
         va_start(ap, fmt);
-        _cleanup_free_ char *msg = cli_vformat(fmt, ap);
+        _cleanup_free_ char *msg = frontend_vformat(fmt, ap);
         va_end(ap);
         if (strict) {
-                cli_errorf(path, "%s", msg ? msg : fmt);
+                frontend_errorf(path, "%s", msg ? msg : fmt);
                 return;
         }
         _cleanup_free_ char *text = NULL;
         if (asprintf(&text, "%s: warning: %s (ignored: this command creates no container)", path, msg ? msg : fmt) >= 0)
-                cli_syslog(LOG_WARNING, text);
+                frontend_syslog(LOG_WARNING, text);
 }
 
 static char *trim(char *s)
@@ -113,7 +113,7 @@ static int read_text(const char *path, bool strict, struct rt_settings *s)
 }
 
 /* The record-dir, where pods name files that we write as root, apart from
- * every directory whose files we trust (tsync/record_place.h): a profile
+ * every directory whose files we trust (plan/record_place.h): a profile
  * directory (the configured ones and the system's, which an engine's hooks.d
  * may resolve from all the same), the cache, the record root, the state root. Checked at create and run; 0, or -1 after
  * saying why. */
@@ -123,9 +123,9 @@ static int check_record_dir(const char *path, const struct rt_settings *s)
                 return 0;
         char cache_buf[PATH_MAX];
         struct tsync_plan_paths paths = {
-                .cache_dir = s->cache_dir ? s->cache_dir : cli_default_cache_dir(cache_buf, sizeof(cache_buf)),
-                .profile_dirs = s->n_profile_dirs ? s->profile_dirs : cli_default_profile_dirs,
-                .n_profile_dirs = s->n_profile_dirs ? s->n_profile_dirs : cli_n_default_profile_dirs,
+                .cache_dir = s->cache_dir ? s->cache_dir : frontend_default_cache_dir(cache_buf, sizeof(cache_buf)),
+                .profile_dirs = s->n_profile_dirs ? s->profile_dirs : frontend_default_profile_dirs,
+                .n_profile_dirs = s->n_profile_dirs ? s->n_profile_dirs : frontend_n_default_profile_dirs,
                 .record_root = TSYNC_RECORD_ROOT,
         };
         struct tsync_record_place places[TSYNC_RECORD_PLACES_MAX];
@@ -136,9 +136,9 @@ static int check_record_dir(const char *path, const struct rt_settings *s)
         if (tsync_record_place_check(s->record_dir, what, places, n, true, &err) == 0)
                 return 0;
         if (s->record_dir_line)
-                cli_errorf(path, "line %u: %s", s->record_dir_line, err.msg);
+                frontend_errorf(path, "line %u: %s", s->record_dir_line, err.msg);
         else
-                cli_errorf("--record-dir", "%s", err.msg);
+                frontend_errorf("--record-dir", "%s", err.msg);
         return -1;
 }
 

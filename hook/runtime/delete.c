@@ -22,12 +22,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../front/front.h"
+#include "frontend/frontend.h"
+#include "plan/plan.h"
+#include "plan/plan_record.h"
+#include "plan/rewrite.h"
 #include "runtime.h"
-#include "tsync/cleanup.h"
-#include "tsync/plan.h"
-#include "tsync/plan_record.h"
-#include "tsync/rewrite.h"
+#include "shared/cleanup.h"
 
 /* The plan of a container of ours that records; NULL for anything else (not
  * ours, no recording, or a container the runtime does not know: then the
@@ -48,8 +48,9 @@ static struct tsync_plan *recording_plan(const char *runtime, const struct rt_cm
         if (r == 0)
                 r = tsync_plan_from_config(config, &plan, &err);
         if (r < 0) {
-                cli_errorf(cl->id, "warning: recording: cannot read the container's plan: %s: no profile is written",
-                           err.msg);
+                frontend_errorf(cl->id,
+                                "warning: recording: cannot read the container's plan: %s: no profile is written",
+                                err.msg);
                 return NULL;
         }
         if (!plan->record.req.output) {
@@ -68,18 +69,18 @@ int rt_run_child(const char *runtime, const struct rt_cmdline *cl)
         fflush(stderr);
         pid_t pid = fork();
         if (pid < 0) {
-                cli_errorf(cl->id, "fork: %s", strerror(errno));
+                frontend_errorf(cl->id, "fork: %s", strerror(errno));
                 return CLI_EXIT_FAILED;
         }
         if (pid == 0) {
                 execv(runtime, cl->argv);
-                cli_errorf(cl->id, "%s: cannot execute it: %s", runtime, strerror(errno));
+                frontend_errorf(cl->id, "%s: cannot execute it: %s", runtime, strerror(errno));
                 _exit(127);
         }
         int status;
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR) {
-                        cli_errorf(cl->id, "waitpid: %s", strerror(errno));
+                        frontend_errorf(cl->id, "waitpid: %s", strerror(errno));
                         return CLI_EXIT_FAILED;
                 }
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -90,7 +91,7 @@ int rt_delete(struct rt_cmdline *cl, const char *runtime, int *ret_status)
         if (!cl->deleting || !cl->id)
                 return 0;
         _cleanup_free_ char *bundle = NULL;
-        /* Our lines reach the engine's log too (log.c); the runtime's own
+        /* Our lines reach the engine's log too (log_file.c); the runtime's own
          * are its to write. */
         rt_log_begin(cl);
         _cleanup_plan_ struct tsync_plan *plan = recording_plan(runtime, cl, &bundle);
@@ -118,7 +119,7 @@ int rt_delete(struct rt_cmdline *cl, const char *runtime, int *ret_status)
         struct tsync_plan_paths paths = { .state_root = TSYNC_STATE_ROOT,
                                           .bundle = bundle,
                                           .record_root = TSYNC_RECORD_ROOT };
-        if (cli_record_stop(plan, &paths, cl->id, bundle) < 0)
+        if (frontend_record_stop(plan, &paths, cl->id, bundle) < 0)
                 *ret_status = CLI_EXIT_FAILED;
         rt_log_end(cl, *ret_status != 0);
         return 1;

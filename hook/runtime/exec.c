@@ -25,15 +25,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../front/front.h"
+#include "frontend/frontend.h"
+#include "lockdown/lockdown_record.h"
+#include "plan/exec_path.h"
+#include "plan/rewrite.h"
+#include "plan/views.h"
 #include "runtime.h"
-#include "tsync/cleanup.h"
-#include "tsync/exec_path.h"
-#include "tsync/fileio.h"
-#include "tsync/json_build.h"
-#include "tsync/lockdown_record.h"
-#include "tsync/rewrite.h"
-#include "tsync/views.h"
+#include "shared/cleanup.h"
+#include "util/fileio.h"
+#include "util/json_build.h"
 
 #define STATE_MAX_BYTES   (1u << 20)
 #define PROCESS_MAX_BYTES (4u << 20)
@@ -185,7 +185,7 @@ static int trusted(int fd, const char *path, bool dir, struct tsync_err *err)
 
 /* BUNDLE/config.json, read under the bundle's lock (shared: the hooks of a
  * running container change it under the exclusive one, see bundle.c). With
- * inject's views held by a running container (tsync/views.h) config.json is
+ * inject's views held by a running container (plan/views.h) config.json is
  * the exec view, and the config inject wrote is the views' lent.json. */
 int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err *err)
 {
@@ -310,7 +310,7 @@ static int rewrite(const char *runtime, struct rt_cmdline *cl, struct tsync_err 
         if (r == 0)
                 r = tsync_rewrite_exec(process, config, err);
         /* What the runtime will execute is checked in the container, not
-         * assumed from the config (tsync/exec_path.h): the config was
+         * assumed from the config (plan/exec_path.h): the config was
          * believed by tsync_rewrite_exec's check above. */
         if (r >= 0 && tsync_exec_path_check_config(pid, config, err) < 0)
                 return tsync_error_prefix(err, "exec: what the runtime would run for the process cannot be "
@@ -336,7 +336,7 @@ int rt_rewrite_exec(struct rt_cmdline *cl, const char *runtime)
                 return 0;
         struct tsync_err err = { 0 };
         if (rewrite(runtime, cl, &err) < 0) {
-                cli_error(cl->id, &err);
+                frontend_error(cl->id, &err);
                 return -1;
         }
         return 0;

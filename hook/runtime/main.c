@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../front/front.h"
+#include "frontend/frontend.h"
 #include "runtime.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -43,16 +43,17 @@ static int choose_runtime(const char *name, char *buf, size_t size)
 {
         int r = find_runtime(name, buf, size);
         if (r < 0) {
-                cli_errorf("runtime", "the real runtime '%s': %s (set runtime = PATH in %s, or --runtime=PATH)", name,
-                           r == -ENOENT ? "not found, or not an executable file" : strerror(-r), RT_DEFAULT_CONF);
+                frontend_errorf("runtime", "the real runtime '%s': %s (set runtime = PATH in %s, or --runtime=PATH)",
+                                name, r == -ENOENT ? "not found, or not an executable file" : strerror(-r),
+                                RT_DEFAULT_CONF);
                 return -1;
         }
         /* Installed as "runc" on PATH, we would call ourselves for ever. */
         struct stat me, it;
         if (stat("/proc/self/exe", &me) == 0 && stat(buf, &it) == 0 && me.st_dev == it.st_dev &&
             me.st_ino == it.st_ino) {
-                cli_errorf("runtime", "the real runtime '%s' (%s) is this program: name runc or crun by its path", name,
-                           buf);
+                frontend_errorf("runtime", "the real runtime '%s' (%s) is this program: name runc or crun by its path",
+                                name, buf);
                 return -1;
         }
         return 0;
@@ -83,7 +84,7 @@ int main(int argc, char **argv)
         struct rt_cmdline cl;
         char runtime[PATH_MAX];
         /* containerd's shim gives the runtime the container's stdio: the system log keeps our lines too. */
-        cli_syslog_enable();
+        frontend_syslog_enable();
         if (rt_parse_cmdline(argc, argv, &s, &cl) < 0)
                 return CLI_EXIT_USAGE;
         bool ours = cl.rewrite || cl.exec;
@@ -99,7 +100,7 @@ int main(int argc, char **argv)
         if (!creates)
                 r = 0;
         /* Who inspects or tears a container down: the runtime that created it
-         * (record.c), whatever runtime.conf says since. */
+         * (creator.c), whatever runtime.conf says since. */
         char recorded[PATH_MAX];
         int have = inspects(&cl) ? rt_record_read(&cl, recorded, sizeof(recorded)) : 0;
         if (r == 0)
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
                 rt_about(&cl, runtime);
                 cl.argv[0] = runtime;
                 execv(runtime, cl.argv);
-                cli_errorf("runtime", "%s: cannot execute it: %s", runtime, strerror(errno));
+                frontend_errorf("runtime", "%s: cannot execute it: %s", runtime, strerror(errno));
         }
         rt_cmdline_clear(&cl);
         rt_settings_clear(&s);

@@ -102,7 +102,7 @@ void rt_log_end(const struct rt_cmdline *cl, bool failed);
  * on stdout, before runtime prints its own (about.c). */
 void rt_about(const struct rt_cmdline *cl, const char *runtime);
 
-/* Which runtime created a container (record.c), kept by its --root and id.
+/* Which runtime created a container (creator.c), kept by its --root and id.
  * rt_record_write at create/run: 1 when written, 0 when there is nothing to
  * write (no id, rootless without XDG_RUNTIME_DIR, a live container of that id
  * keeps its own), or -1 after printing why (the container must not start: its

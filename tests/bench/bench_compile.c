@@ -40,13 +40,13 @@
 #include <unistd.h>
 
 #include "bench_common.h"
-#include "tsync/cache.h"
-#include "tsync/caps.h"
-#include "tsync/cleanup.h"
-#include "tsync/compile.h"
-#include "tsync/error.h"
-#include "tsync/json.h"
-#include "tsync/source.h"
+#include "facts/config_caps.h"
+#include "shared/cleanup.h"
+#include "shared/error.h"
+#include "translate/cache.h"
+#include "translate/compile.h"
+#include "translate/source.h"
+#include "util/json.h"
 
 #define PROG "bench_compile"
 

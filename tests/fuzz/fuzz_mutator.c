@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fuzz_steps.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);

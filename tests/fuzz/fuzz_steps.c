@@ -24,17 +24,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tsync/analysis.h"
-#include "tsync/bpf.h"
-#include "tsync/cleanup.h"
-#include "tsync/compile.h"
-#include "tsync/filterfile.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/profile.h"
-#include "tsync/rewrite.h"
-#include "tsync/source.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/bpf.h"
+#include "shared/cleanup.h"
+#include "shared/filterfile.h"
+#include "translate/analysis.h"
+#include "translate/compile.h"
+#include "translate/profile.h"
+#include "translate/source.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 enum fuzz_kernel_mode fuzz_kernel_mode = FUZZ_KERNEL_SAMPLED;
 struct fuzz_stats fuzz_stats;

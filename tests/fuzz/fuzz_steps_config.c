@@ -11,16 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tsync/bpf.h"
-#include "tsync/cleanup.h"
-#include "tsync/compile.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/prepare.h"
-#include "tsync/profile.h"
-#include "tsync/rewrite.h"
-#include "tsync/source.h"
+#include "frontend/prepare.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/bpf.h"
+#include "shared/cleanup.h"
+#include "translate/compile.h"
+#include "translate/profile.h"
+#include "translate/source.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 static char *text_of(const struct tsync_json *v)
 {

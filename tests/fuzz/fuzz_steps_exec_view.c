@@ -1,4 +1,4 @@
-/* The exec view's fast read (tsync_exec_view_scan, hook/lib/exec_view_scan.c)
+/* The exec view's fast read (tsync_exec_view_scan, hook/plan/exec_view_scan.c)
  * against the full parse it stands in for. Whenever the scan is sure of a text:
  * the full parse accepts the same bytes, finds the same spans, and has the same
  * annotations and process.capabilities; and each hook (createRuntime's restore,
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsync/cleanup.h"
-#include "tsync/exec_view.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
+#include "plan/exec_view.h"
+#include "plan/plan.h"
+#include "shared/cleanup.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 static const struct tsync_json *ev_caps_of(const struct tsync_json *c)
 {
@@ -49,7 +49,7 @@ static void ev_same_hook(const char *src, size_t len, const struct tsync_json *p
         const char *id = held && held->type == TSYNC_JSON_STRING && !start ? held->u.string.ptr : "fuzz-id";
         bool ca = true, cb = true;
         if (start) {
-                /* createRuntime writes only when something is lent (cli_exec_view_start). */
+                /* createRuntime writes only when something is lent (tsync_exec_view_start). */
                 ra = tsync_exec_view_lends(pa, &ea);
                 rb = tsync_exec_view_lends(pb, &eb);
                 ev_same_result("tsync_exec_view_lends", ra, &ea, rb, &eb);

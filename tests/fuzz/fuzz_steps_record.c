@@ -1,5 +1,5 @@
 /* The record target's steps (see fuzz_steps.h): any bytes as a record file
- * (tsync/record.h), which the workload can write to, then the profile poststop
+ * (record/record_file.h), which the workload can write to, then the profile poststop
  * makes of it.
  *
  * What must hold: a refusal carries its errno and a message; an accepted file
@@ -15,13 +15,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../hook/lib/record_internal.h"
+#include "../../hook/record/record_internal.h"
 #include "fuzz_steps.h"
-#include "tsync/cleanup.h"
-#include "tsync/compile.h"
-#include "tsync/json.h"
-#include "tsync/profile.h"
-#include "tsync/record.h"
+#include "record/record_file.h"
+#include "shared/cleanup.h"
+#include "translate/compile.h"
+#include "translate/profile.h"
+#include "util/json.h"
 
 static void record_set_freep(struct tsync_record_set **set)
 {

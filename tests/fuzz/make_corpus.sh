@@ -152,7 +152,7 @@ bad = bytearray(good); bad[40] ^= 1
 open(d + '/bad-checksum.bpf', 'wb').write(bytes(bad))
 EOF
 
-# Record files (tsync/record.h): x86_64 and its other ABIs, numbers without a
+# Record files (record/record_file.h): x86_64 and its other ABIs, numbers without a
 # name, a damaged one; busybox.rec is what `sh -c 'ls /; cat /etc/hostname'`
 # calls (test_record_profile.sh's record_of).
 mkdir -p "$out/fuzz_record"

@@ -258,7 +258,7 @@ _tsync_remove_container() {
                 runsc delete --force "${id}" >/dev/null 2>&1
                 ;;
         esac
-        # oci-seccomp-tsync-runtime's record of the runtime that created it (hook/runtime/record.c),
+        # oci-seccomp-tsync-runtime's record of the runtime that created it (hook/runtime/creator.c),
         # left when the container was deleted without it (its ids are unique to the test).
         local rec
         for rec in /run/oci-seccomp-tsync/runtime/*/"${id}"; do

@@ -27,7 +27,7 @@ assertOneLineError() {
         grep -q -- "$1" "$WORK/err" || fail "expected '$1' in: $(cat "$WORK/err")"
 }
 
-# One name per stage (hook/lib/stage.c): every hooks.d file we ship names one stage three times
+# One name per stage (hook/plan/stage.c): every hooks.d file we ship names one stage three times
 # (file name, "stages", the hook's argument) and the hook knows it; any other word is refused
 # with the list of stages.
 testHooksDFilesNameStagesTheHookKnows() {

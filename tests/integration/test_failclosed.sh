@@ -1220,7 +1220,7 @@ RT UnparseableConfigNamingUs "duplicate key 'ociVersion'" 'annotate io.oci-secco
 RT UnknownGlobalOption "'--foo' is not a global option of runc 1.1 or crun 1.8" 'RT_ARGS+=(--foo)'
 RT OurOptionWithoutValue "--layers needs a value: --layers=VALUE" 'RT_ARGS+=(--layers)'
 
-# fnv1a STRING: the directory the wrapper keeps the records of a --root's containers in (record.c).
+# fnv1a STRING: the directory the wrapper keeps the records of a --root's containers in (creator.c).
 fnv1a() {
         local h=-3750763034362895579 c i s=$1
         for ((i = 0; i < ${#s}; i++)); do

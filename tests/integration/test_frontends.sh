@@ -4,7 +4,7 @@
 # wrapper called directly (create, then start) and the wrapper under containerd (ctr run
 # --runc-binary, as a CRI runtime's BinaryName calls it). Each is honoured and proven in the
 # container, or refused with exactly one line and the workload never runs. The annotations'
-# table is hook/lib/annotations.c; what each front end does with each row is asserted here.
+# table is hook/facts/annotations.c; what each front end does with each row is asserted here.
 # The probe uses shell builtins only, since exec once forbids every later exec.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"

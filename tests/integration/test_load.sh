@@ -3,6 +3,7 @@
 # checking that it and every thread of the init are filtered; then nothing may be left: no filter
 # files, no cache temp files, no containers, no processes or zombies. And the thread-storm TSYNC
 # test 200 times over. Prints the figures (no assertion on time). About 3 minutes on 2 cores.
+# tests: alone: 200 containers in batches load the machine; a suite beside it would change its figures
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"

@@ -13,6 +13,7 @@
 #
 # The programs run in oneTimeSetUp, MEMCHECK_JOBS (default: the number of CPUs) at a time,
 # each for at most MEMCHECK_TIMEOUT seconds (default 780); each test judges one program.
+# tests: alone: it runs one valgrind per core already
 TOP=${TSYNC_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${TSYNC_BUILD:-$TOP/build}
 UNIT=$BUILD/tests/unit

@@ -168,7 +168,7 @@ no_agent_no_start() {
 
 # Our init on its own (issue 12, the init's half; issue 23: through the relay): a hand-made agent
 # filter (x86-64: getppid and mkdir to the agent) and tests/tools/fake_relay.py in the place of
-# createRuntime's relay, speaking hook/include/tsync/relay_proto.h without the pid check.
+# createRuntime's relay, speaking hook/shared/relay_proto.h without the pid check.
 # agent_filter FILE SOCKET META
 agent_filter() {
         python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent "$2" "$3" "$1" \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Recording (issue 13), the init's half: seccomp-tsync-init --record FILE with a recording filter
-# (listener 3, tsync/record.h) notes every (ABI, syscall) pair the workload makes, from every
+# (listener 3, record/record_file.h) notes every (ABI, syscall) pair the workload makes, from every
 # thread and every descendant, and nothing of its own; the workload behaves as it would without
 # it (same output, same status), and a workload killed with SIGKILL still leaves what it did.
 # The init runs as PID 1 of a new pid namespace (unshare), under the real kernel's seccomp, as in

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""fake_relay.py SOCKET AGENT STATE MODE: createRuntime's relay (hook/lib/relay.c)
+"""fake_relay.py SOCKET AGENT STATE MODE: createRuntime's relay (hook/agent/relay.c)
 as the init sees it, for running the init alone (no container, no pid check).
 Listens on SOCKET, prints "ready", takes one connection and follows the
-conversation of hook/include/tsync/relay_proto.h:
+conversation of hook/shared/relay_proto.h:
   relay   greet, take the listener and the metadata, hand them to the agent
           on AGENT with STATE (JSON) and the metadata first, answer OK
   refuse  greet, take the listener, answer REFUSED "the agent said no"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a filter file (the format of hook/include/tsync/filterfile.h) from
+"""Writes a filter file (the format of hook/shared/filterfile.h) from
 hand-made BPF, for tests that need a program no profile compiles to (one that
 reads the instruction pointer, say).
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """What HACKING.md names against the tree (tests/integration/test_hacking.sh).
 
-  hacking_names.py TOP layout   every .c and .h of hook/{lib,init,cli,runtime,front} named in
-                                its directory's entry of "## Layout" (cmd_X.c as X; *_internal.h
-                                are a module's own)
+  hacking_names.py TOP layout   every folder of hook/ has its entry (`hook/NAME/`) in "## Layout",
+                                and every .c and .h of the folder is named in it (cmd_X.c as X;
+                                *_internal.h are a module's own)
   hacking_names.py TOP files    every file name HACKING.md mentions (x.c, dir/x.sh, ...) exists
                                 somewhere in the tree
 
@@ -24,9 +24,13 @@ def layout(top, text):
         elif cur:
             entries[cur] += ' ' + line
     missing = []
-    for d in ('lib', 'init', 'cli', 'runtime', 'front'):
-        words = set(re.findall(r'[A-Za-z0-9_]+', entries.get('hook/%s/' % d, '')))
-        for f in sorted(os.listdir(os.path.join(top, 'hook', d))):
+    hook = os.path.join(top, 'hook')
+    for d in sorted(d for d in os.listdir(hook) if os.path.isdir(os.path.join(hook, d))):
+        if 'hook/%s/' % d not in entries:
+            missing.append('hook/%s/: no entry in the Layout' % d)
+            continue
+        words = set(re.findall(r'[A-Za-z0-9_]+', entries['hook/%s/' % d]))
+        for f in sorted(os.listdir(os.path.join(hook, d))):
             stem, ext = os.path.splitext(f)
             if ext not in ('.c', '.h') or stem.endswith('_internal'):
                 continue

@@ -1,4 +1,4 @@
-/* record_profile: a record file (tsync/record.h) into a profile, the way
+/* record_profile: a record file (record/record_file.h) into a profile, the way
  * poststop does it, for the integration suites.
  *
  *   record_profile [--format oci|docker] [--errno EPERM|ENOSYS] [--input PROFILE]
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
-#include "tsync/record.h"
+#include "record/record_file.h"
+#include "shared/cleanup.h"
+#include "util/fileio.h"
 
 static int fail(const char *where, const struct tsync_err *err)
 {

@@ -36,7 +36,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "tsync/cleanup.h"
+#include "shared/cleanup.h"
 
 #define PROG      "seccomp_agent"
 #define MAX_FDS   64

@@ -32,9 +32,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tsync/bpf.h"
-#include "tsync/cleanup.h"
-#include "tsync/error.h"
+#include "shared/bpf.h"
+#include "shared/cleanup.h"
+#include "shared/error.h"
 
 #define PROG           "seccomp_diff"
 #define X32_BIT        0x40000000u

@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tsync/cleanup.h"
+#include "shared/cleanup.h"
 
 #define PROG "seccomp_get_filter"
 

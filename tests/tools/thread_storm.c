@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "../../hook/init/apply.h"
-#include "tsync/filterfile.h"
+#include "shared/filterfile.h"
 
 #define MAX_SPAWNERS 1024
 #define BATCH        4

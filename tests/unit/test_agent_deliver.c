@@ -10,10 +10,10 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "agent/agent_deliver.h"
 #include "tap.h"
-#include "tsync/agent_deliver.h"
-#include "tsync/json.h"
 #include "unit.h"
+#include "util/json.h"
 
 static int check_config(const char *mounts, const char *listener, struct tsync_err *err)
 {

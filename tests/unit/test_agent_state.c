@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent_state.h"
 #include "tap.h"
-#include "tsync/agent_state.h"
-#include "tsync/json.h"
 #include "unit.h"
+#include "util/json.h"
 
 static void test_agent_state_has_runcs_shape(void)
 {

@@ -1,4 +1,4 @@
-/* The one annotation table (hook/lib/annotations.c) against what must agree
+/* The one annotation table (hook/facts/annotations.c) against what must agree
  * with it: the hooks.d `when` regexes (configs/hooks.d/NAME.json.in), the man
  * page's list (packaging/man/oci-seccomp-tsync.5.scd), the front-end matrix
  * (tests/integration/test_frontends.sh), and what each front end accepts,
@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts/annotations.h"
+#include "plan/plan.h"
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/annotations.h"
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
-#include "tsync/plan.h"
 #include "unit.h"
+#include "util/fileio.h"
 
 static const char *top(void)
 {

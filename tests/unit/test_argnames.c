@@ -1,4 +1,4 @@
-/* explain's argument names (hook/lib/argnames.c), held against libc's and the
+/* explain's argument names (hook/facts/argnames.c), held against libc's and the
  * kernel's headers, and the precedence rule across a stack of filters
  * (tsync_explain_stack) against the order of kernel/seccomp.c. */
 #include <errno.h>
@@ -12,10 +12,10 @@
 #include <sys/personality.h>
 #include <sys/socket.h>
 
+#include "facts/argnames.h"
+#include "facts/config_caps.h"
 #include "tap.h"
-#include "tsync/analysis.h"
-#include "tsync/argnames.h"
-#include "tsync/caps.h"
+#include "translate/analysis.h"
 
 static void check_format(const struct tsync_argtable *t, uint64_t v, const char *want)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/base64.h"
 #include "tap.h"
-#include "tsync/base64.h"
 
 #define MAX_LEN 300
 

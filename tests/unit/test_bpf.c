@@ -25,10 +25,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/bpf.h"
+#include "shared/cleanup.h"
+#include "shared/error.h"
 #include "tap.h"
-#include "tsync/bpf.h"
-#include "tsync/cleanup.h"
-#include "tsync/error.h"
 
 static void test_bpf_ret_name(void)
 {

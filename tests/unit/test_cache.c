@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/filterfile.h"
 #include "tap.h"
-#include "tsync/cache.h"
-#include "tsync/filterfile.h"
+#include "translate/cache.h"
 #include "unit.h"
 
 static char top[] = "/tmp/test_cache.XXXXXX";

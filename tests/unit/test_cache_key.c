@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shared/cleanup.h"
+#include "shared/seccomp_flags.h"
 #include "tap.h"
-#include "tsync/cache.h"
-#include "tsync/cleanup.h"
-#include "tsync/profile.h"
-#include "tsync/seccomp_flags.h"
+#include "translate/cache.h"
+#include "translate/profile.h"
 
 /* The number of arguments, up to 16 (parenthesised arguments count as one). */
 #define NARGS(...)                                                                            NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)

@@ -14,15 +14,15 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
+#include "facts/config_caps.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/cap_kernel.h"
+#include "shared/capnames.h"
+#include "shared/capsets.h"
 #include "tap.h"
-#include "tsync/cap_kernel.h"
-#include "tsync/capnames.h"
-#include "tsync/caps.h"
-#include "tsync/capsets.h"
-#include "tsync/json.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
 #include "unit.h"
+#include "util/json.h"
 
 #define BIT(c) ((uint64_t)1 << (c))
 
@@ -338,7 +338,7 @@ static void test_capsets_records_agree_with_proc_and_libcap(void)
         }
 }
 
-/* The init's reader (tsync/cap_kernel.h, no libcap) against libcap's, in the
+/* The init's reader (shared/cap_kernel.h, no libcap) against libcap's, in the
  * state the test above left (five different sets where we are root), and its
  * capset against libcap's reading of the result. */
 static void test_cap_kernel_reads_and_sets_as_libcap(void)

@@ -1,4 +1,4 @@
-/* Capability sets of hook/lib/caps.c: names a user types (--caps), runc's exact
+/* Capability sets of hook/facts/config_caps.c: names a user types (--caps), runc's exact
  * rule for a config's process.capabilities, the bounding set a runtime gives,
  * and runc's warning about the entries it ignores. The kernel's last
  * capability is read from /proc here, independently of libcap. */
@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "facts/config_caps.h"
+#include "shared/capnames.h"
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/capnames.h"
-#include "tsync/caps.h"
-#include "tsync/cleanup.h"
 #include "unit.h"
 
 #define BIT(n) ((uint64_t)1 << (n))

@@ -17,10 +17,10 @@
 
 #include "../static/probe.h"
 #include "fixture.h"
+#include "shared/bpf.h"
 #include "tap.h"
-#include "tsync/bpf.h"
-#include "tsync/compile.h"
-#include "tsync/source.h"
+#include "translate/compile.h"
+#include "translate/source.h"
 
 /* Whether int 0x80 reaches the kernel's i386 entry here (IA-32 emulation can be off). */
 static bool int80_probe(void)

@@ -1,11 +1,11 @@
-/* The init's errno words (hook/lib/errtext.c) are glibc's: each number glibc
+/* The init's errno words (hook/shared/errtext.c) are glibc's: each number glibc
  * describes, described alike; each it does not, "unknown error"; -e as e. The
  * init built with musl prints these, so its messages read as the hook's. */
 #include <stdbool.h>
 #include <string.h>
 
+#include "shared/errtext.h"
 #include "tap.h"
-#include "tsync/errtext.h"
 
 static void test_errtext_is_glibcs(void)
 {

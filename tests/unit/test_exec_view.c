@@ -1,4 +1,4 @@
-/* The exec view's text (tsync/exec_view.h): spliced into the text the config
+/* The exec view's text (plan/exec_view.h): spliced into the text the config
  * was parsed from, it must be the document, and a restore then a lend must
  * give back the very bytes; where no splice is possible, the whole document. */
 #include <errno.h>
@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/exec_view.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
 #include "tap.h"
-#include "tsync/exec_view.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
 #include "unit.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 /* One hook: parse src, restore (id) or lend, and the text to write; NULL on failure. */
 static char *hook_text(const char *src, bool start, const char *id, bool *ret_spliced)

@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/exec_view.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/exec_view.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
 #include "unit.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 static const struct tsync_json_limits *const lim = TSYNC_CONFIG_LIMITS;
 

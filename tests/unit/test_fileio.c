@@ -1,4 +1,4 @@
-/* The one rule for every file we write (tsync/fileio.h), on a real filesystem:
+/* The one rule for every file we write (util/fileio.h), on a real filesystem:
  * what is replaced, what is written in place, what is refused and left as it
  * was. Devices are made with mknod in the test's own directory. */
 #include <errno.h>
@@ -16,10 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/fileio.h"
 #include "unit.h"
+#include "util/fileio.h"
 
 static char top[] = "/tmp/test_fileio.XXXXXX";
 

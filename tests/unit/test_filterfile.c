@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/filterfile.h"
 #include "tap.h"
-#include "tsync/filterfile.h"
 
 #define TEST_ERRNO 42
 

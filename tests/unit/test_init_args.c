@@ -1,4 +1,4 @@
-/* The init's arguments (tsync/init_args.h): what the host writes for a plan
+/* The init's arguments (shared/init_args.h): what the host writes for a plan
  * (rewrite.c, through tsync_rewrite_process) is what the init's own parser
  * (hook/init/options.c, linked in) reads back, for many plans and for every
  * option of the table; every conflicting pair and every repeat of an option
@@ -14,17 +14,17 @@
 #include <unistd.h>
 
 #include "../../hook/init/init.h"
+#include "facts/config_caps.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/cleanup.h"
+#include "shared/error.h"
+#include "shared/init_args.h"
+#include "status/status.h"
 #include "tap.h"
-#include "tsync/caps.h"
-#include "tsync/cleanup.h"
-#include "tsync/error.h"
-#include "tsync/init_args.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
-#include "tsync/status.h"
 #include "unit.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 #define MAX_ARGS 96
 

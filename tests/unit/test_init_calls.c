@@ -12,12 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/cleanup.h"
+#include "shared/filterfile.h"
+#include "shared/init_calls.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/compile.h"
-#include "tsync/filterfile.h"
-#include "tsync/init_calls.h"
-#include "tsync/source.h"
+#include "translate/compile.h"
+#include "translate/source.h"
 
 /* A profile's JSON text, or "@path" for a file under the source tree. */
 static struct tsync_program *compile_text(const char *text)

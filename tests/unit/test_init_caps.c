@@ -1,4 +1,4 @@
-/* The init's capability decision (hook/lib/init_caps.c, tsync/init_caps.h): a
+/* The init's capability decision (hook/shared/init_caps.c, shared/init_caps.h): a
  * table of what the process holds (root or not, lent CAP_SYS_ADMIN and
  * CAP_SETPCAP or not, NO_NEW_PRIVS, ambient, securebits, gVisor's missing
  * ambient set and NoNewPrivs line) and what the init was asked, each row to
@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shared/init_caps.h"
 #include "tap.h"
-#include "tsync/init_caps.h"
 
 #define C(x)      (UINT64_C(1) << (x))
 #define CHOWN     C(CAP_CHOWN)

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/json.h"
 #include "unit.h"
+#include "util/json.h"
 
 static char tmpdir[] = "/tmp/test_json.XXXXXX";
 

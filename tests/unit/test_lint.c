@@ -1,4 +1,4 @@
-/* tsync_lint (hook/lib/lint.c): each kind of finding, its severity and its
+/* tsync_lint (hook/translate/lint.c): each kind of finding, its severity and its
  * words, on profiles compiled by the real libseccomp for x86_64; and a clean
  * profile that reports nothing. */
 #include <errno.h>
@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/analysis.h"
-#include "tsync/cleanup.h"
-#include "tsync/compile.h"
-#include "tsync/profile.h"
+#include "translate/analysis.h"
+#include "translate/compile.h"
+#include "translate/profile.h"
 #include "unit.h"
 
 struct expect {

@@ -1,4 +1,4 @@
-/* lockdown's record (hook/lib/lockdown_record.c): written and read back
+/* lockdown's record (hook/lockdown/lockdown_record.c): written and read back
  * whole, root-only or refused, its key from /proc, an empty record removes
  * the file, one lock a container; and the exec'd process's init arguments that carry its layers
  * (tsync_rewrite_exec_add: before the init's "--"). */
@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lockdown/lockdown_record.h"
+#include "plan/rewrite.h"
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/json_build.h"
-#include "tsync/lockdown_record.h"
-#include "tsync/rewrite.h"
-#include "tsync/sha256.h"
 #include "unit.h"
+#include "util/json_build.h"
+#include "util/sha256.h"
 
 static const struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, 0x7fff0000u) };
 static const struct sock_filter deny[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "facts/plain_exec.h"
 #include "tap.h"
-#include "tsync/plain_exec.h"
 #include "unit.h"
 
 int main(void)

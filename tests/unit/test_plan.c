@@ -1,4 +1,4 @@
-/* The plan module (hook/lib/plan.c, plan_filters.c) and delivery
+/* The plan module (hook/plan/plan.c, plan_filters.c) and delivery
  * (deliver.c): what the annotations ask, the plan's round trip through its
  * annotation, which filter is which, where filters may go, and what the
  * filter files hold. */
@@ -11,14 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plan/deliver.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/bpf.h"
+#include "shared/filterfile.h"
 #include "tap.h"
-#include "tsync/bpf.h"
-#include "tsync/deliver.h"
-#include "tsync/filterfile.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
 #include "unit.h"
+#include "util/json_build.h"
 
 /* The temporary directory the tests share, removed at exit. */
 static char tmp[] = "/tmp/test_plan.XXXXXX";

@@ -1,4 +1,4 @@
-/* A recording's host half (hook/lib/plan_record.c, and its parts of plan.c,
+/* A recording's host half (hook/plan/plan_record.c, and its parts of plan.c,
  * plan_filters.c, rewrite.c): the annotation's parser, the plan's round
  * trip, the recording filter, the rewrite and its undo, and the refusals. */
 #include <errno.h>
@@ -11,15 +11,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plan/plan.h"
+#include "plan/plan_record.h"
+#include "plan/record_place.h"
+#include "plan/rewrite.h"
+#include "shared/bpf.h"
+#include "shared/filterfile.h"
 #include "tap.h"
-#include "tsync/bpf.h"
-#include "tsync/filterfile.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/plan_record.h"
-#include "tsync/record_place.h"
-#include "tsync/rewrite.h"
 #include "unit.h"
+#include "util/json_build.h"
 
 /* The temporary directory the tests share, removed at exit. */
 static char tmp[] = "/tmp/test_plan_record.XXXXXX";
@@ -492,7 +492,7 @@ static void test_plan_keeps_no_replace(void)
         tsync_json_free(c2);
 }
 
-/* Where a recording may go (tsync/record_place.h): two directories overlap
+/* Where a recording may go (plan/record_place.h): two directories overlap
  * when one is, holds or lies inside the other, by path as far as it does not
  * exist and by device and inode where it does. */
 static void test_record_place(void)

@@ -1,5 +1,5 @@
 /* The host decision every front end takes through tsync_plan_prepare
- * (hook/lib/prepare.c): the route (in place, with a warning; refused when no
+ * (hook/frontend/prepare.c): the route (in place, with a warning; refused when no
  * workload could start), one listener among a process's filters, what a
  * recording is refused under, the front ends' own rules, and which of our
  * hooks the config needs. Real profiles compiled by libseccomp, no mocks. */
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "frontend/prepare.h"
 #include "tap.h"
-#include "tsync/prepare.h"
 #include "unit.h"
 
 static char tmp[] = "/tmp/test_prepare.XXXXXX";

@@ -12,11 +12,11 @@
 #include <sys/capability.h>
 #include <sys/utsname.h>
 
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/json.h"
-#include "tsync/profile.h"
-#include "tsync/source.h"
+#include "translate/profile.h"
+#include "translate/source.h"
+#include "util/json.h"
 
 #define SECCOMP_JSON    "/usr/share/containers/seccomp.json"
 #define CONTAINERS_CONF "/usr/share/containers/containers.conf"

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "tap.h"
-#include "tsync/json.h"
-#include "tsync/profile.h"
-#include "tsync/source.h"
+#include "translate/profile.h"
+#include "translate/source.h"
+#include "util/json.h"
 
 static struct tsync_profile *parse(const char *text, struct tsync_err *err)
 {

@@ -15,12 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/arches.h"
+#include "shared/cleanup.h"
+#include "shared/filterfile.h"
+#include "shared/seccomp_flags.h"
 #include "tap.h"
-#include "tsync/arches.h"
-#include "tsync/cleanup.h"
-#include "tsync/filterfile.h"
-#include "tsync/profile.h"
-#include "tsync/seccomp_flags.h"
+#include "translate/profile.h"
 
 static void test_profile_tables_arches(void)
 {
@@ -246,7 +246,7 @@ static int kernel_sees_arch(uint32_t audit)
         return WEXITSTATUS(status);
 }
 
-/* Every row of tsync/arches.h against libseccomp and the kernel: the short
+/* Every row of shared/arches.h against libseccomp and the kernel: the short
  * name resolves to the row's token (where this libseccomp knows it), the long
  * name is "SCMP_ARCH_" + the short one upper-cased, the audit value is the
  * token's but for x32 (x86_64's), the width and the companion are the

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "tsync/quote.h"
+#include "util/quote.h"
 
 /* The escaped text read back: the inverse a reader of our output applies. */
 static size_t unescape(const char *s, char *out)

@@ -1,4 +1,4 @@
-/* Recording (tsync/record.h): the record file's strict reader, the profile it
+/* Recording (record/record_file.h): the record file's strict reader, the profile it
  * becomes (exact bytes, both formats), merging a previous recording, and where
  * the profile may be written. */
 #include <errno.h>
@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../hook/lib/record_internal.h"
+#include "../../hook/record/record_internal.h"
+#include "record/record_file.h"
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/record.h"
 #include "unit.h"
 
 /* The temporary directory the tests share, removed at exit. */

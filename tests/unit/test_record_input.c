@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "record/record_file.h"
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/profile.h"
-#include "tsync/record.h"
-#include "tsync/source.h"
+#include "translate/profile.h"
+#include "translate/source.h"
 #include "unit.h"
 
 /* The temporary directory the tests share, removed at exit. */

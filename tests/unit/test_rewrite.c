@@ -4,16 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/exec_view.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/base64.h"
+#include "shared/cleanup.h"
+#include "shared/filterfile.h"
 #include "tap.h"
-#include "tsync/base64.h"
-#include "tsync/cleanup.h"
-#include "tsync/exec_view.h"
-#include "tsync/filterfile.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
 #include "unit.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 static int rewrite(struct tsync_json *config, bool replace, const char *const *layers, size_t n, bool by_name,
                    struct tsync_err *err)

@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/exec_view.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/cleanup.h"
+#include "shared/filterfile.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/exec_view.h"
-#include "tsync/filterfile.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
 #include "unit.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 static const char *base_config =
         "{\"ociVersion\": \"1.0.2\","

@@ -301,7 +301,7 @@ static void test_runtime_args_delete(void)
 }
 
 /* The commands that inspect and tear down: the id, past their options, names
- * the record of the runtime that created the container (record.c). */
+ * the record of the runtime that created the container (creator.c). */
 static void test_runtime_args_inspect_ids(void)
 {
         static const struct {

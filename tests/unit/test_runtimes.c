@@ -1,4 +1,4 @@
-/* The runtime table (tsync/runtimes.h), row by row: each record is whole and
+/* The runtime table (facts/runtimes.h), row by row: each record is whole and
  * consistent, its calls are calls libseccomp knows, its global options are
  * read by the wrapper's command-line parser, and they are exactly the real
  * program's (its --help, where it is installed). A new runtime's row passes
@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "../../hook/runtime/runtime.h"
+#include "facts/runtimes.h"
 #include "tap.h"
-#include "tsync/runtimes.h"
 
 static bool has(const char *const *list, const char *name)
 {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "tsync/sha256.h"
+#include "util/sha256.h"
 
 static void hex_of(const unsigned char md[32], char out[65])
 {

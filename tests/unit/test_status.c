@@ -1,4 +1,4 @@
-/* status's decision (hook/lib/status_decide.c): a table of what the kernel
+/* status's decision (hook/status/status_decide.c): a table of what the kernel
  * shows (tasks, their filters, NoNewPrivs, capabilities) against what the
  * container asked, each row to its verdict and shortfall lines; and what a
  * config (plan or annotations) and our init's command line ask. */
@@ -13,12 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "plan/plan.h"
+#include "shared/cleanup.h"
+#include "status/status.h"
 #include "tap.h"
-#include "tsync/cleanup.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/status.h"
 #include "unit.h"
+#include "util/json_build.h"
 
 #define KILL  (1ull << 5)  /* CAP_KILL */
 #define ADMIN (1ull << 21) /* CAP_SYS_ADMIN */

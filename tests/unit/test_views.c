@@ -1,11 +1,11 @@
-/* inject's prepared views (tsync/views.h): what inject writes, how the hooks
+/* inject's prepared views (plan/views.h): what inject writes, how the hooks
  * classify a bundle, the record and the exchange, and every state a crash can
  * leave, each repaired by the recorded container's stop. */
 #include <sys/stat.h>
 
-#include "tsync/fileio.h"
-#include "tsync/views.h"
+#include "plan/views.h"
 #include "unit.h"
+#include "util/fileio.h"
 
 static char top[] = "/tmp/test_views.XXXXXX";
 
@@ -168,7 +168,7 @@ static void crash_case(const char *name, bool record, bool exchanged)
                 r = tsync_views_hold(&v, path, "gone", &err);
         if (r == 0 && exchanged)
                 r = tsync_views_exchange(&v, path, &err);
-        /* poststop's steps (cli_views_stop): exchange back when exchanged, then drop the record. */
+        /* poststop's steps (tsync_views_stop): exchange back when exchanged, then drop the record. */
         if (r == 0 && state_of(fd, path, &v) == TSYNC_VIEWS_EXEC)
                 r = tsync_views_exchange(&v, path, &err);
         if (r == 0)

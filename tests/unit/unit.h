@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "facts/annotations.h"
+#include "plan/plan.h"
+#include "plan/rewrite.h"
+#include "shared/cleanup.h"
 #include "tap.h"
-#include "tsync/annotations.h"
-#include "tsync/cleanup.h"
-#include "tsync/json.h"
-#include "tsync/json_build.h"
-#include "tsync/plan.h"
-#include "tsync/rewrite.h"
+#include "util/json.h"
+#include "util/json_build.h"
 
 /* A runc-like config the rewrite tests start from: noNewPrivileges false (the
  * rewrite lends the init CAP_SYS_ADMIN), a user of its own, capabilities in
