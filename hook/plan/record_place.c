@@ -120,7 +120,7 @@ static int resolve(const char *dir, char **ret, size_t *ret_existing, struct tsy
 /* The device and inode of path's deepest existing directory and of each one
  * above it, walked by ".." (the way the kernel goes up, whatever the path
  * said). */
-static int walk_up(const char *path, size_t existing, struct place *p, struct tsync_err *err)
+static int walk_up(const char *path, size_t existing, bool stop_where_denied, struct place *p, struct tsync_err *err)
 {
         _cleanup_free_ char *top = strndup(path, existing);
         if (!top)
@@ -146,6 +146,8 @@ static int walk_up(const char *path, size_t existing, struct place *p, struct ts
                 }
                 p->chain[p->n++] = id;
                 int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (up < 0 && errno == EACCES && stop_where_denied)
+                        return 0; /* see place_read_ours */
                 if (up < 0)
                         return tsync_error(err, errno, "'%s': the directory above: %s", top, strerror(errno));
                 (void)close(fd);
@@ -153,16 +155,46 @@ static int walk_up(const char *path, size_t existing, struct place *p, struct ts
         }
 }
 
-static int place_read(const char *dir, struct place *p, struct tsync_err *err)
+static int place_read_as(const char *dir, bool stop_where_denied, struct place *p, struct tsync_err *err)
 {
         size_t existing = 0;
         *p = (struct place){ 0 };
         int r = resolve(dir, &p->path, &existing, err);
         if (r == 0)
-                r = walk_up(p->path, existing, p, err);
+                r = walk_up(p->path, existing, stop_where_denied, p, err);
         if (r < 0)
                 place_clear(p);
         return r;
+}
+
+static int place_read(const char *dir, struct place *p, struct tsync_err *err)
+{
+        return place_read_as(dir, false, p, err);
+}
+
+/* One of our directories as far as this process may look: a rootless hook
+ * cannot search the system's 0700 directories (/var/cache/oci-seccomp-tsync),
+ * and what it cannot search it cannot write into either, so where the look
+ * stops only the path, read lexically, and the directories already seen are
+ * compared. */
+static int place_read_ours(const char *dir, struct place *p, struct tsync_err *err)
+{
+        struct tsync_err inner = { 0 };
+        int r = place_read_as(dir, true, p, &inner);
+        if (r == 0 || inner.code != EACCES) {
+                if (r < 0)
+                        *err = inner;
+                return r;
+        }
+        *p = (struct place){ .path = malloc(PATH_MAX) };
+        if (!p->path)
+                return tsync_error(err, ENOMEM, "out of memory");
+        (void)strcpy(p->path, "/");
+        if (dir[0] != '/' || append_lexical(p->path, dir) < 0) {
+                place_clear(p);
+                return tsync_error(err, EINVAL, "'%.64s' is not an absolute path shorter than %d bytes", dir, PATH_MAX);
+        }
+        return 0;
 }
 
 static bool in_chain(const struct place *p, size_t from, struct dir_id id)
@@ -233,7 +265,7 @@ int tsync_record_place_check(const char *dir, const char *what, const struct tsy
                 struct place b;
                 if (!places[i].dir)
                         continue;
-                r = place_read(places[i].dir, &b, err);
+                r = place_read_ours(places[i].dir, &b, err);
                 if (r < 0) {
                         (void)tsync_error_prefix(err, "%s %s", places[i].what, places[i].dir);
                         break;

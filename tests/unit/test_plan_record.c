@@ -2,6 +2,7 @@
  * plan_filters.c, rewrite.c): the annotation's parser, the plan's round
  * trip, the recording filter, the rewrite and its undo, and the refusals. */
 #include <errno.h>
+#include <grp.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "plan/plan.h"
@@ -577,6 +579,55 @@ static void test_record_place(void)
                "test_record_output_beside_the_record_root_is_fine (%s)", err.msg);
 }
 
+/* A rootless hook cannot search the system's 0700 directories: where it cannot
+ * look, a place is compared by its path, and a destination of its own is
+ * still judged (rootless Podman's recordings). Run as nobody in a child. */
+static void test_record_place_where_the_user_cannot_look(void)
+{
+        char top[] = "/tmp/tsync-place-XXXXXX";
+        char ours[64], inner[64], open_dir[64], out[96];
+        if (!mkdtemp(top)) {
+                tap_ok(false, "test_record_place_where_the_user_cannot_look: mkdtemp");
+                return;
+        }
+        (void)snprintf(ours, sizeof(ours), "%s/ours", top);
+        (void)snprintf(inner, sizeof(inner), "%s/ours/inner", top);
+        (void)snprintf(open_dir, sizeof(open_dir), "%s/free", top);
+        bool setup = chmod(top, 0755) == 0 && mkdir(ours, 0700) == 0 && mkdir(inner, 0700) == 0 &&
+                     mkdir(open_dir, 0777) == 0 && chmod(open_dir, 0777) == 0;
+        tap_ok(setup, "test_record_place_where_the_user_cannot_look: setup");
+        /* Bit 0: a free destination passes; bit 1: one inside the unsearchable
+         * place is refused by its path; bit 2: the message names the place. */
+        pid_t pid = fork();
+        if (pid == 0) {
+                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+                        _exit(100);
+                const char *dirs[] = { ours };
+                struct tsync_plan_paths paths = { .profile_dirs = dirs, .n_profile_dirs = 1, .cache_dir = inner };
+                struct tsync_err err = { 0 };
+                int bits = 0;
+                (void)snprintf(out, sizeof(out), "%s/x.json", open_dir);
+                if (tsync_record_check_output_place(out, &paths, &err) == 0)
+                        bits |= 1;
+                else
+                        (void)fprintf(stderr, "# free: %s\n", err.msg);
+                (void)snprintf(out, sizeof(out), "%s/deeper/x.json", inner);
+                if (tsync_record_check_output_place(out, &paths, &err) < 0)
+                        bits |= 2;
+                if (strstr(err.msg, ours))
+                        bits |= 4;
+                _exit(bits);
+        }
+        int status = 0;
+        bool waited = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status);
+        int bits = waited ? WEXITSTATUS(status) : -1;
+        tap_ok(bits == 7, "test_record_place_a_user_who_cannot_search_our_directories_records_beside_them (%d)", bits);
+        (void)rmdir(inner);
+        (void)rmdir(ours);
+        (void)rmdir(open_dir);
+        (void)rmdir(top);
+}
+
 int main(void)
 {
         static void (*const tests[])(void) = {
@@ -588,6 +639,7 @@ int main(void)
                 test_owner_and_dirs,
                 test_record_check_paths_judges_the_input,
                 test_record_place,
+                test_record_place_where_the_user_cannot_look,
                 test_plan_keeps_no_replace,
         };
         return unit_main_in_tmpdir(tmp, tests, ARRAY_SIZE(tests));
