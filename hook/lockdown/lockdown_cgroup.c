@@ -16,19 +16,6 @@
 #include "shared/cleanup.h"
 #include "util/fileio.h"
 
-static void fclosep(FILE **f)
-{
-        if (*f)
-                (void)fclose(*f);
-}
-#define _cleanup_fclose_ _cleanup_(fclosep)
-
-static void closedirp(DIR **d)
-{
-        if (*d)
-                (void)closedir(*d);
-}
-
 /* Where a hierarchy is mounted in our mount namespace: cgroup2, or the v1
  * one with the freezer controller. Line by line up to the first match: a
  * host's mountinfo can run to thousands of lines. */
@@ -102,7 +89,7 @@ static int only_container(const char *dir, const struct container *c, int depth,
                         return tsync_error(err, EPERM, "%s holds pid %d, which is not in the container", dir, other);
         if (depth > 64)
                 return tsync_error(err, ELOOP, "%s: cgroups nested too deep", dir);
-        _cleanup_(closedirp) DIR *d = opendir(dir);
+        _cleanup_closedir_ DIR *d = opendir(dir);
         if (!d)
                 return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
         struct dirent *e;
@@ -309,7 +296,7 @@ static int add_tids(const char *dir, const char *file, pid_t **tids, size_t *n, 
                 (*tids)[(*n)++] = (pid_t)t;
         }
         /* Its sub-cgroups are frozen with it: their tasks are the container's too. */
-        _cleanup_(closedirp) DIR *d = opendir(dir);
+        _cleanup_closedir_ DIR *d = opendir(dir);
         if (!d)
                 return -errno;
         struct dirent *e;

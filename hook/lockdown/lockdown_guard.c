@@ -22,17 +22,11 @@
 #include "shared/cleanup.h"
 #include "status/status.h"
 
-static void closedirp(DIR **d)
-{
-        if (*d)
-                (void)closedir(*d);
-}
-
 int tsync_lockdown_listener_fd(pid_t pid, int *ret_fd)
 {
         char path[64];
         (void)snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-        _cleanup_(closedirp) DIR *d = opendir(path);
+        _cleanup_closedir_ DIR *d = opendir(path);
         if (!d)
                 return errno == ENOENT ? 0 : -errno;
         struct dirent *e;

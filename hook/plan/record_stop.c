@@ -24,11 +24,6 @@
 #include "shared/cleanup.h"
 #include "util/fileio.h"
 
-static void record_set_freep(struct tsync_record_set **s)
-{
-        tsync_record_set_free(*s);
-}
-
 /* The calls file's name in the recording's directory. */
 static const char *calls_name(void)
 {
@@ -109,7 +104,7 @@ static int make_profile(const struct tsync_plan *plan, const struct tsync_plan_p
         const struct tsync_plan_record *rec = &plan->record;
         _cleanup_free_ char *calls = NULL, *text = NULL;
         size_t len = 0, text_len = 0;
-        _cleanup_(record_set_freep) struct tsync_record_set *set = NULL;
+        _cleanup_record_set_ struct tsync_record_set *set = NULL;
         int r = read_calls(dfd, rec->dir, &calls, &len, err);
         if (r == -ENOENT || (r == 0 && len == 0))
                 return 1;

@@ -27,12 +27,6 @@ void tsync_record_set_free(struct tsync_record_set *set)
         free(set);
 }
 
-static void record_set_freep(struct tsync_record_set **set)
-{
-        tsync_record_set_free(*set);
-}
-#define _cleanup_record_set_ _cleanup_(record_set_freep)
-
 void tsync_names_clear(struct tsync_names *names)
 {
         for (size_t i = 0; i < names->n; i++)

@@ -42,6 +42,11 @@ struct tsync_record_request {
 struct tsync_record_set;
 
 void tsync_record_set_free(struct tsync_record_set *set);
+static inline void tsync_record_set_freep(struct tsync_record_set **set)
+{
+        tsync_record_set_free(*set);
+}
+#define _cleanup_record_set_ __attribute__((cleanup(tsync_record_set_freep)))
 
 /* Parses a record file's text strictly (the magic line, then lines as above,
  * every ABI one this machine's libseccomp knows). */

@@ -31,13 +31,6 @@
 
 #define RECORD_MAX 8192
 
-static void closedirp(DIR **d)
-{
-        if (*d)
-                closedir(*d);
-}
-#define _cleanup_closedir_ _cleanup_(closedirp)
-
 static int base_dir(char *buf, size_t size)
 {
         if (geteuid() == 0)

@@ -1,6 +1,8 @@
 /* Scope-bound cleanup helpers (gcc/clang cleanup attribute). Destructors accept NULL. */
 #pragma once
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -18,6 +20,20 @@ static inline void closep(int *fd)
                 (void)close(*fd);
 }
 #define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f)
+{
+        if (*f)
+                (void)fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+static inline void closedirp(DIR **d)
+{
+        if (*d)
+                (void)closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
 
 /* Hands ownership out of a cleanup-managed variable. */
 #define TAKE_PTR(p)                                                                                                    \

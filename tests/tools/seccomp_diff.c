@@ -96,17 +96,11 @@ static void arg_consts_free(struct arg_consts *c)
         }
 }
 
-static void fclosep(FILE **f)
-{
-        if (*f)
-                (void)fclose(*f);
-}
-
 static int load_program(const char *path, struct program *ret)
 {
         struct stat st;
 
-        _cleanup_(fclosep) FILE *f = fopen(path, "re");
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f || fstat(fileno(f), &st) < 0) {
                 fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
                 return -errno;
