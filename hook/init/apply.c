@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "shared/cleanup.h"
-#include "shared/errtext.h"
+#include "shared/errnos.h"
 #include "shared/filterfile.h"
 #include "shared/seccomp_flags.h"
 

@@ -75,7 +75,7 @@ void init_log(const char *what, const char *fmt, ...) __attribute__((format(prin
 void init_warn(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* msg is "<what>: <why>" already (a library's refusal, tsync_err's message). */
 void init_log_msg(const char *msg);
-/* The errno (or -errno) in glibc's words under any libc (shared/errtext.h): never NULL, never allocating. */
+/* The errno (or -errno) in glibc's words under any libc (shared/errnos.h): never NULL, never allocating. */
 const char *init_strerror(int e);
 
 /* options.c: fills *cfg from argv. Returns -1 after printing (exit 121), 1

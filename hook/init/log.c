@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "init.h"
-#include "shared/errtext.h"
+#include "shared/errnos.h"
 
 const char *init_strerror(int e)
 {

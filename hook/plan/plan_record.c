@@ -16,6 +16,7 @@
 #include "plan/plan.h"
 #include "shared/capsets.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/filterfile.h"
 #include "util/fileio.h"
 #include "util/json_build.h"
@@ -41,18 +42,16 @@ int tsync_record_request_copy(const struct tsync_record_request *src, struct tsy
 
 int tsync_record_errno_parse(const char *s, int *ret)
 {
-        if (strcmp(s, "EPERM") == 0)
-                *ret = EPERM;
-        else if (strcmp(s, "ENOSYS") == 0)
-                *ret = ENOSYS;
-        else
+        int e;
+        if (tsync_errno_from_name(s, TSYNC_ERRNO_NAMES_ALL, &e) < 0 || (e != EPERM && e != ENOSYS))
                 return -EINVAL;
+        *ret = e;
         return 0;
 }
 
 const char *tsync_record_errno_name(int e)
 {
-        return e == ENOSYS ? "ENOSYS" : "EPERM";
+        return tsync_errno_name(e == ENOSYS ? ENOSYS : EPERM);
 }
 
 int tsync_record_format_parse(const char *s, enum tsync_record_format *ret)

@@ -49,22 +49,31 @@ int tsync_error_prefix(struct tsync_err *err, const char *fmt, ...)
         return -err->code;
 }
 
+void *tsync_grow_vformat(void *list, size_t len, size_t size, char **ret_msg, const char *fmt, va_list ap)
+{
+        char *msg;
+        if (vasprintf(&msg, fmt, ap) < 0)
+                return NULL;
+        void *grown = realloc(list, (len + 1) * size);
+        if (!grown) {
+                free(msg);
+                return NULL;
+        }
+        *ret_msg = msg;
+        return grown;
+}
+
 int tsync_warn(struct tsync_warnings *w, const char *fmt, ...)
 {
         if (!w)
                 return 0;
-        char *msg = NULL;
+        char *msg;
         va_list ap;
         va_start(ap, fmt);
-        int n = vasprintf(&msg, fmt, ap);
+        char **grown = tsync_grow_vformat(w->msgs, w->len, sizeof(*grown), &msg, fmt, ap);
         va_end(ap);
-        if (n < 0)
+        if (!grown)
                 return -ENOMEM;
-        char **grown = realloc(w->msgs, (w->len + 1) * sizeof(*grown));
-        if (!grown) {
-                free(msg);
-                return -ENOMEM;
-        }
         grown[w->len++] = msg;
         w->msgs = grown;
         return 0;

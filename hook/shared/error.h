@@ -1,6 +1,7 @@
 /* Errors travel up as a negative errno plus a message that gains context on the way. */
 #pragma once
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define TSYNC_ERR_MSG_MAX 1024
@@ -15,6 +16,14 @@ int tsync_error(struct tsync_err *err, int code, const char *fmt, ...) __attribu
 
 /* Prepends "<prefix>: " to err->msg and returns -err->code. */
 int tsync_error_prefix(struct tsync_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* How every list of messages grows, whatever else its elements hold (struct
+ * tsync_warnings, a lint's findings): fmt formatted into a new message, and
+ * list, len elements of size bytes, reallocated to len + 1. Returns the grown
+ * list, whose element [len] the caller fills with *ret_msg; NULL when memory
+ * ran out, list and *ret_msg untouched. The host's: it allocates. */
+void *tsync_grow_vformat(void *list, size_t len, size_t size, char **ret_msg, const char *fmt, va_list ap)
+        __attribute__((format(printf, 5, 0)));
 
 /* A growing list of warnings: the library never prints, the CLI does. */
 struct tsync_warnings {

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <seccomp.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,15 +23,10 @@ __attribute__((format(printf, 3, 4))) static int add(struct tsync_lint *l, enum 
         char *msg;
         va_list ap;
         va_start(ap, fmt);
-        int n = vasprintf(&msg, fmt, ap);
+        struct tsync_finding *grown = tsync_grow_vformat(l->findings, l->len, sizeof(*grown), &msg, fmt, ap);
         va_end(ap);
-        if (n < 0)
+        if (!grown)
                 return -ENOMEM;
-        struct tsync_finding *grown = realloc(l->findings, (l->len + 1) * sizeof(*grown));
-        if (!grown) {
-                free(msg);
-                return -ENOMEM;
-        }
         grown[l->len++] = (struct tsync_finding){ sev, msg };
         l->findings = grown;
         if (sev == TSYNC_LINT_ERROR)

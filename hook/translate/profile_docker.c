@@ -26,32 +26,7 @@
 #include "profile_internal.h"
 #include "shared/capnames.h"
 #include "shared/cleanup.h"
-
-/* containers/common's errnoArch table: the names it accepts in "errno" and
- * "defaultErrno", no more (so a profile we take is one Podman takes). */
-/* clang-format off */
-#define E(x) { #x, x }
-/* clang-format on */
-static const struct {
-        const char *name;
-        int value;
-} errno_names[] = {
-        E(EPERM),           E(ENOENT),       E(ESRCH),           E(EIO),          E(ENXIO),       E(E2BIG),
-        E(ENOEXEC),         E(EBADF),        E(ECHILD),          E(EDEADLK),      E(ENOMEM),      E(EACCES),
-        E(EFAULT),          E(ENOTBLK),      E(EBUSY),           E(EEXIST),       E(EXDEV),       E(ENODEV),
-        E(ENOTDIR),         E(EISDIR),       E(EINVAL),          E(ENFILE),       E(EMFILE),      E(ENOTTY),
-        E(ETXTBSY),         E(EFBIG),        E(ENOSPC),          E(ESPIPE),       E(EROFS),       E(EMLINK),
-        E(EPIPE),           E(EDOM),         E(ERANGE),          E(EAGAIN),       E(EINPROGRESS), E(EALREADY),
-        E(ENOTSOCK),        E(EDESTADDRREQ), E(EMSGSIZE),        E(EPROTOTYPE),   E(ENOPROTOOPT), E(EPROTONOSUPPORT),
-        E(ESOCKTNOSUPPORT), E(EOPNOTSUPP),   E(EPFNOSUPPORT),    E(EAFNOSUPPORT), E(EADDRINUSE),  E(EADDRNOTAVAIL),
-        E(ENETDOWN),        E(ENETUNREACH),  E(ENETRESET),       E(ECONNABORTED), E(ECONNRESET),  E(ENOBUFS),
-        E(EISCONN),         E(ENOTCONN),     E(ESHUTDOWN),       E(ETOOMANYREFS), E(ETIMEDOUT),   E(ECONNREFUSED),
-        E(ELOOP),           E(ENAMETOOLONG), E(EHOSTDOWN),       E(EHOSTUNREACH), E(ENOTEMPTY),   E(EUSERS),
-        E(EDQUOT),          E(ESTALE),       E(EREMOTE),         E(ENOLCK),       E(ENOSYS),      E(EILSEQ),
-        E(ENOMEDIUM),       E(EMEDIUMTYPE),  E(EOVERFLOW),       E(ECANCELED),    E(EIDRM),       E(ENOMSG),
-        E(ENOTSUP),         E(EBADMSG),      E(ENOTRECOVERABLE), E(EOWNERDEAD),
-};
-#undef E
+#include "shared/errnos.h"
 
 /* Parses s[0..len) as a decimal number no larger than max, nothing else (Go's
  * strconv.ParseUint with base 10: no sign, no spaces, no "0x"). */
@@ -74,14 +49,14 @@ static int parse_decimal(const char *s, size_t len, uint64_t max, uint64_t *ret)
 
 int tsync_errno_parse(const char *s, uint64_t *ret)
 {
+        int e;
         if (parse_decimal(s, strlen(s), UINT32_MAX, ret) == 0)
                 return 0;
-        for (size_t i = 0; i < ARRAY_SIZE(errno_names); i++)
-                if (strcmp(s, errno_names[i].name) == 0) {
-                        *ret = (uint64_t)errno_names[i].value;
-                        return 0;
-                }
-        return -EINVAL;
+        /* containers/common's names, not every name: a profile we take is one Podman takes. */
+        if (tsync_errno_from_name(s, TSYNC_ERRNO_NAMES_COMMON, &e) < 0)
+                return -EINVAL;
+        *ret = (uint64_t)e;
+        return 0;
 }
 
 /* The action under action_key, its number under errno_ret_key, and the

@@ -36,6 +36,34 @@ static struct tsync_json *config_with(const char *process_extra, const char *ann
         return unit_parse(buf);
 }
 
+/* A recording's defaultErrnoRet: EPERM or ENOSYS by name, nothing else, even a
+ * name the errno table knows; written back as EPERM for any number but ENOSYS. */
+static void test_record_errno(void)
+{
+        static const struct {
+                const char *name;
+                int want; /* 0: refused */
+        } names[] = {
+                { "EPERM", EPERM }, { "ENOSYS", ENOSYS }, { "EACCES", 0 }, { "ENOTSUP", 0 }, { "eperm", 0 },
+                { "1", 0 },         { "38", 0 },          { "", 0 },       { "EFOO", 0 },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+                int e = -1;
+                int r = tsync_record_errno_parse(names[i].name, &e);
+                tap_ok(names[i].want ? r == 0 && e == names[i].want : r == -EINVAL && e == -1,
+                       "test_record_errno_'%s'_is_%s", names[i].name, names[i].want ? "taken" : "refused");
+        }
+        static const struct {
+                int e;
+                const char *name;
+        } back[] = {
+                { EPERM, "EPERM" }, { ENOSYS, "ENOSYS" }, { EACCES, "EPERM" }, { 0, "EPERM" }, { -ENOSYS, "EPERM" }
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(back); i++)
+                tap_ok(strcmp(tsync_record_errno_name(back[i].e), back[i].name) == 0,
+                       "test_record_errno_%d_is_written_%s", back[i].e, back[i].name);
+}
+
 static void test_annotation_parser(void)
 {
         static const struct {
@@ -631,6 +659,7 @@ static void test_record_place_where_the_user_cannot_look(void)
 int main(void)
 {
         static void (*const tests[])(void) = {
+                test_record_errno,
                 test_annotation_parser,
                 test_record_check_caps,
                 test_plan,
