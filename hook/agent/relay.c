@@ -20,6 +20,7 @@
 #include "plan/plan_record.h"
 #include "record/record_file.h"
 #include "shared/cleanup.h"
+#include "shared/fd_pass.h"
 #include "shared/filterfile.h"
 #include "shared/relay_proto.h"
 
@@ -214,25 +215,9 @@ static int send_all(int fd, const void *buf, size_t len)
 static int send_ready(int c, int record_fd)
 {
         char ready = TSYNC_RELAY_READY;
-        struct iovec iov = { &ready, 1 };
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } control;
-        memset(&control, 0, sizeof(control));
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-        if (record_fd >= 0) {
-                msg.msg_control = control.buf;
-                msg.msg_controllen = sizeof(control.buf);
-                struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-                cm->cmsg_level = SOL_SOCKET;
-                cm->cmsg_type = SCM_RIGHTS;
-                cm->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(cm), &record_fd, sizeof(int));
-        }
-        ssize_t n = sendmsg(c, &msg, MSG_NOSIGNAL);
+        ssize_t n = tsync_fd_send(c, &(struct iovec){ &ready, 1 }, 1, &record_fd, record_fd >= 0);
         if (n < 0)
-                return -errno;
+                return (int)n;
         return n == 1 ? 0 : -EPIPE;
 }
 
@@ -250,39 +235,18 @@ static int receive_listener(const struct tsync_relay *r, int c, char *meta, size
                         return tsync_error(err, -w, "waiting for the init: %s", strerror(-w));
                 if (w == 0)
                         return tsync_error(err, ESRCH, "the container's process died");
-                union {
-                        char buf[CMSG_SPACE(sizeof(int))];
-                        struct cmsghdr align;
-                } control;
-                struct iovec iov = got < sizeof(head) ? (struct iovec){ head + got, sizeof(head) - got }
-                                                      : (struct iovec){ meta + got - sizeof(head), want - got };
-                struct msghdr msg = { .msg_iov = &iov,
-                                      .msg_iovlen = 1,
-                                      .msg_control = control.buf,
-                                      .msg_controllen = sizeof(control.buf) };
-                ssize_t n = recvmsg(c, &msg, MSG_CMSG_CLOEXEC);
-                if (n < 0 && errno == EINTR)
-                        continue;
+                bool first = got == 0;
+                char *at = got < sizeof(head) ? head + got : meta + got - sizeof(head);
+                size_t room = got < sizeof(head) ? sizeof(head) - got : want - got;
+                /* The listener comes with the first bytes, and only then. */
+                size_t nfd = 0;
+                ssize_t n = tsync_fd_recv(c, at, room, &listener, first ? 1 : 0, &nfd);
+                if (n == -EPROTO)
+                        return tsync_error(err, EPROTO, "the init sent more than one descriptor");
                 if (n < 0)
-                        return tsync_error(err, errno, "reading the init's listener: %s", strerror(errno));
+                        return tsync_error(err, (int)-n, "reading the init's listener: %s", strerror((int)-n));
                 if (n == 0)
                         return tsync_error(err, EPIPE, "the init went away before it sent its listener");
-                for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-                        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-                                continue;
-                        size_t nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                        for (size_t i = 0; i < nfd; i++) {
-                                int fd;
-                                memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-                                if (listener < 0 && got == 0)
-                                        listener = fd;
-                                else
-                                        (void)close(fd);
-                        }
-                }
-                if (msg.msg_flags & MSG_CTRUNC)
-                        return tsync_error(err, EPROTO, "the init sent more than one descriptor");
-                bool first = got == 0;
                 got += (size_t)n;
                 if (first && head[0] != TSYNC_RELAY_LISTENER)
                         return tsync_error(err, EPROTO, "the init sent no listener");
@@ -324,26 +288,12 @@ static int hand_to_agent(const struct tsync_relay *r, const char *meta, size_t m
         if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
                 return tsync_error(err, errno, "%s: cannot reach the seccomp agent (listenerPath): %s", r->agent_path,
                                    strerror(errno));
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } control;
-        memset(&control, 0, sizeof(control));
-        struct iovec iov = { text, len };
-        struct msghdr msg = {
-                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof(control.buf)
-        };
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &listener, sizeof(int));
-        ssize_t sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
+        ssize_t sent = tsync_fd_send(sock, &(struct iovec){ text, len }, 1, &listener, 1);
         /* A short send on a blocking stream socket means the agent went away. */
         if (sent < 0 || (size_t)sent != len)
-                return tsync_error(err, sent < 0 ? errno : EPIPE,
+                return tsync_error(err, sent < 0 ? (int)-sent : EPIPE,
                                    "%s: cannot send the listener to the seccomp agent: %s", r->agent_path,
-                                   sent < 0 ? strerror(errno) : "short write");
+                                   sent < 0 ? strerror((int)-sent) : "short write");
         return 0;
 }
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "init.h"
+#include "shared/fd_pass.h"
 #include "shared/filterfile.h"
 #include "shared/relay_proto.h"
 
@@ -104,22 +105,13 @@ int init_agent_connect(void)
                 return INIT_EXIT_CANNOT_EXEC;
         }
         char ready = 0;
-        struct iovec iov = { .iov_base = &ready, .iov_len = 1 };
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } control;
-        struct msghdr msg = {
-                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof(control.buf)
-        };
-        ssize_t got = recvmsg(relay, &msg, MSG_CMSG_CLOEXEC);
-        int e = errno;
-        struct cmsghdr *c = got == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-                memcpy(&record_fd, CMSG_DATA(c), sizeof(int));
-        if (got != 1 || ready != TSYNC_RELAY_READY || (msg.msg_flags & MSG_CTRUNC)) {
+        size_t nfd = 0;
+        /* More than the record file, or other control data: not a greeting
+         * (-EPROTO). */
+        ssize_t got = tsync_fd_recv(relay, &ready, 1, &record_fd, 1, &nfd);
+        if (got != 1 || ready != TSYNC_RELAY_READY) {
                 init_log(path, "the relay %s; the workload is not started",
-                         got < 0    ? init_strerror(e)
+                         got < 0 && got != -EPROTO ? init_strerror((int)-got)
                          : got == 0 ? "closed the connection (it accepts the container's first process alone)"
                                     : "sent something else than its greeting");
                 return INIT_EXIT_CANNOT_EXEC;
@@ -148,22 +140,7 @@ int init_agent_send(const struct init_filter *f, int listener)
                 { .iov_base = head, .iov_len = sizeof(head) },
                 { .iov_base = (void *)f->agent_metadata, .iov_len = mlen },
         };
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } control;
-        memset(&control, 0, sizeof(control));
-        struct msghdr msg = {
-                .msg_iov = iov, .msg_iovlen = 2, .msg_control = control.buf, .msg_controllen = sizeof(control.buf)
-        };
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &listener, sizeof(int));
-
-        ssize_t sent = sendmsg(relay, &msg, MSG_NOSIGNAL);
-        int e = errno;
+        ssize_t sent = tsync_fd_send(relay, iov, 2, &listener, 1);
         /* Not close(): runc's own list of notified calls has it (see above). */
         /* Raw: musl (1.2.3) has no close_range wrapper; the same one syscall. */
         (void)syscall(SYS_close_range, (unsigned)listener, (unsigned)listener, 0);
@@ -171,7 +148,7 @@ int init_agent_send(const struct init_filter *f, int listener)
                 init_log(f->name,
                          "the relay went away before the seccomp agent had the listener (sending it: %s); the "
                          "workload is not started",
-                         sent < 0 ? init_strerror(e) : "short write");
+                         sent < 0 ? init_strerror((int)-sent) : "short write");
                 (void)close(relay);
                 return INIT_EXIT_CANNOT_EXEC;
         }

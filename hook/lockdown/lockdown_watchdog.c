@@ -16,6 +16,7 @@
 
 #include "lockdown/lockdown.h"
 #include "shared/cleanup.h"
+#include "shared/fd_pass.h"
 
 volatile sig_atomic_t tsync_lockdown_cancelled;
 
@@ -26,25 +27,13 @@ static int send_msg(int sock, char c, int fd)
 {
         if (sock < 0)
                 return 0;
-        struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-        if (fd >= 0) {
-                m.msg_control = u.buf;
-                m.msg_controllen = sizeof(u.buf);
-                struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-                h->cmsg_level = SOL_SOCKET;
-                h->cmsg_type = SCM_RIGHTS;
-                h->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(h), &fd, sizeof(int));
-        }
         /* The watchdog answers each message, so that lockdown freezes only
          * once the watchdog holds the descriptor. */
-        if (sendmsg(sock, &m, MSG_NOSIGNAL) != 1)
-                return -errno;
+        ssize_t sent = tsync_fd_send(sock, &(struct iovec){ &c, 1 }, 1, &fd, fd >= 0);
+        if (sent < 0)
+                return (int)sent;
+        if (sent != 1)
+                return -EPIPE;
         char ack;
         ssize_t n;
         do
@@ -68,25 +57,6 @@ int tsync_lockdown_watchdog_record(int sock, bool dirty)
         return send_msg(sock, dirty ? 'D' : 'C', -1);
 }
 
-static ssize_t recv_msg(int sock, char *c, int *fd)
-{
-        struct iovec iov = { .iov_base = c, .iov_len = 1 };
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-        ssize_t n;
-        do
-                n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
-        *fd = -1;
-        for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
-                if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
-                        memcpy(fd, CMSG_DATA(h), sizeof(int));
-        return n;
-}
-
 /* The child: one loop, then _exit. */
 static void __attribute__((noreturn)) watchdog(int sock, void (*undo)(void *), void *data)
 {
@@ -94,8 +64,12 @@ static void __attribute__((noreturn)) watchdog(int sock, void (*undo)(void *), v
         bool v1 = false, dirty = false;
         for (;;) {
                 char c;
-                int fd;
-                ssize_t n = recv_msg(sock, &c, &fd);
+                int fd = -1;
+                size_t nfd = 0;
+                /* Control data lockdown never sends (-EPROTO) end the loop as
+                 * lockdown's end would: the watchdog thaws and undoes, and
+                 * lockdown, never answered, stops. */
+                ssize_t n = tsync_fd_recv(sock, &c, 1, &fd, 1, &nfd);
                 if (n <= 0)
                         break; /* lockdown's end closed: it ended, however */
                 if (c == 'F' || c == 'f') {
