@@ -335,20 +335,11 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
                 frontend_error("precreate", &err);
                 return -1;
         }
-        req.delivery = TSYNC_DELIVERY_ARGS;
-        /* A recording waits in a directory of its own until poststop. */
-        _cleanup_free_ char *record_dir = NULL;
-        if (req.record.output && tsync_record_new_dir_name(h->record_root, &record_dir, &err) < 0) {
-                tsync_request_clear(&req);
-                frontend_error("precreate", &err);
-                return -1;
-        }
-        req.record_dir = record_dir;
         struct tsync_plan_paths o;
         plan_paths(h, NULL, &o);
         /* An engine's config: a plan in it is forged (tsync_rewrite_undo), our
-         * hooks are the engine's (hooks.d), the recording's directory goes
-         * under h->record_root. */
+         * hooks are the engine's (hooks.d), a recording waits for poststop in
+         * a directory of its own under h->record_root. */
         struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_PRECREATE, .req = &req, .paths = &o };
         struct tsync_warnings w = { 0 };
         _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
@@ -367,14 +358,12 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         if (r < 0 || tsync_json_write(config, false, &text, &len, &err) < 0) {
                 frontend_error("precreate", &err);
                 /* A refused start keeps no recording directory (a fresh, empty one). */
-                if (plan->record.dir)
-                        (void)rmdir(plan->record.dir);
+                tsync_prepared_abandon(&p);
                 return -1;
         }
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
                 frontend_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
-                if (plan->record.dir)
-                        (void)rmdir(plan->record.dir);
+                tsync_prepared_abandon(&p);
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)

@@ -86,7 +86,6 @@ struct inject_opts {
         bool no_cache;
         bool no_hooks;
         bool at_start;
-        const char *record_dir; /* BUNDLE/TSYNC_BUNDLE_RECORD when recording */
 };
 
 /* The bundle's config.json, read only when it is a regular file: a bundle may
@@ -255,11 +254,14 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                 r = tsync_plan_apply(config, &p, &ro, &err);
         if (r < 0) {
                 frontend_error(config_path, &err);
+                /* A refused inject leaves no recording directory it made. */
+                tsync_prepared_abandon(&p);
                 return -1;
         }
         const struct tsync_plan *plan = p.plan;
         if (write_config(bundle_fd, bundle, &p, config, mode, &err) < 0) {
                 frontend_error("inject", &err);
+                tsync_prepared_abandon(&p);
                 return -1;
         }
         if (!files)
@@ -279,17 +281,6 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
                 return CLI_EXIT_FAILED;
         }
         (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
-        /* A recording's directory: in the bundle, like the filter files. */
-        char record_dir[PATH_MAX + 32];
-        struct tsync_request with_dir = *req;
-        struct inject_opts iow = *io;
-        if (req->record.output) {
-                (void)snprintf(record_dir, sizeof(record_dir), "%s/%s", bundle, TSYNC_BUNDLE_RECORD);
-                with_dir.record_dir = record_dir;
-                iow.record_dir = access(record_dir, F_OK) == 0 ? NULL : record_dir;
-                req = &with_dir;
-                io = &iow;
-        }
         /* The hooks of a running container change config.json too (the exec view), under this lock. */
         _cleanup_close_ int lock = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (lock < 0 || flock(lock, LOCK_EX) < 0) {
@@ -303,12 +294,10 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
         }
         if (inject_locked(io, req, lock, bundle, state_dir) == 0)
                 return CLI_EXIT_OK;
-        /* A refused inject leaves the bundle as it found it. */
+        /* A refused inject leaves the bundle as it found it (the recording's
+         * directory too, when inject_locked made it: tsync_prepared_abandon). */
         if (made_state_dir)
                 (void)rmdir(state_dir);
-        /* ... and the recording's directory, if this inject made it empty. */
-        if (io->record_dir)
-                (void)rmdir(io->record_dir);
         return CLI_EXIT_FAILED;
 }
 

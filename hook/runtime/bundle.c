@@ -120,7 +120,7 @@ struct target {
 /* run: the command is `run` (which deletes inside the runtime, never through
  * our delete, which writes a recording). */
 static int rewrite_config(const struct rt_settings *s, const struct target *t, struct tsync_json *config,
-                          struct tsync_request *req, bool run, bool sandbox)
+                          const struct tsync_request *req, bool run, bool sandbox)
 {
         struct tsync_err err = { 0 };
         char init_path[PATH_MAX], hook_path[PATH_MAX], cache_buf[PATH_MAX];
@@ -139,9 +139,10 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 .bundle = t->bundle,
                 .record_root = TSYNC_RECORD_ROOT,
         };
-        req->delivery = TSYNC_DELIVERY_ARGS;
         /* Precreate's rewrite (an engine's config: a plan in it is forged)
-         * with our hooks in the config, and this host's record-dir. */
+         * with our hooks in the config, and this host's record-dir. A
+         * recording waits for our delete (delete.c) in a directory of its own
+         * under TSYNC_RECORD_ROOT. */
         struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_RUNTIME,
                                          .req = req,
                                          .paths = &paths,
@@ -176,8 +177,7 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         if (r < 0) {
                 frontend_error(t->where, &err);
                 /* A refused start keeps no recording directory (a fresh, empty one). */
-                if (plan->record.dir)
-                        (void)rmdir(plan->record.dir);
+                tsync_prepared_abandon(&p);
                 return -1;
         }
         if (plan->mode == TSYNC_MODE_REPLACE)
@@ -330,13 +330,8 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 r = tsync_request_from_annotations(config, TSYNC_FRONTEND_RUNTIME, &req, &err);
         if (r == 0)
                 r = merge_settings(s, sandbox ? NULL : config, names, &req, &err);
-        /* A recording waits in a directory of its own until our delete
-         * (delete.c); what it may write is prepare's to judge (the host's
+        /* What a recording may write is prepare's to judge (the host's
          * record-dir, never through `run`). */
-        _cleanup_free_ char *record_dir = NULL;
-        if (r == 0 && req.record.output)
-                r = tsync_record_new_dir_name(TSYNC_RECORD_ROOT, &record_dir, &err);
-        req.record_dir = record_dir;
         if (r == 0)
                 r = rewrite_config(s, &t, config, &req, strcmp(cl->argv[cl->command], "run") == 0, sandbox);
         else

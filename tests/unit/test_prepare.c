@@ -188,15 +188,12 @@ static void test_row(const struct row *row)
         struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
         struct tsync_json *c = config(row->nnp, row->extra);
-        char record_dir[512];
-        (void)snprintf(record_dir, sizeof(record_dir), "%s/0123456789abcdef0123456789abcdef", record_root);
         struct tsync_request req = { .layers_by_name = true,
                                      .n_layers = row->layer ? 1 : 0,
                                      .layers = { row->layer },
                                      .init = { .exec_once = row->exec_once },
                                      .delivery = row->files ? TSYNC_DELIVERY_FILES : TSYNC_DELIVERY_ARGS,
-                                     .record = { .output = (char *)row->record, .errno_ret = EPERM },
-                                     .record_dir = row->record ? record_dir : NULL };
+                                     .record = { .output = (char *)row->record, .errno_ret = EPERM } };
         const char *dirs[] = { profiles };
         struct tsync_plan_paths paths = { .profile_dirs = dirs,
                                           .n_profile_dirs = 1,
@@ -337,6 +334,85 @@ static void test_apply_hooks_per_front_end(void)
         }
 }
 
+/* A prepared config for the recording and views tests: nnp, a layer, a
+ * recording's output or NULL; 0 with *p filled, or -errno (err). */
+static int prepare_one(enum tsync_frontend fe, bool nnp, const char *record, struct tsync_prepared *p,
+                       struct tsync_err *err)
+{
+        struct tsync_warnings w = { 0 };
+        struct tsync_json *c = config(nnp, NULL);
+        struct tsync_request req = { .layers_by_name = true,
+                                     .n_layers = 1,
+                                     .layers = { "allow" },
+                                     /* An engine's filters go in the init's arguments whatever it asks. */
+                                     .delivery = TSYNC_DELIVERY_FILES,
+                                     .record = { .output = (char *)record, .errno_ret = EPERM } };
+        if (fe == TSYNC_FRONTEND_INJECT)
+                req.delivery = TSYNC_DELIVERY_ARGS;
+        const char *dirs[] = { profiles };
+        struct tsync_plan_paths paths = { .profile_dirs = dirs,
+                                          .n_profile_dirs = 1,
+                                          .state_root = "/run/oci-seccomp-tsync",
+                                          .bundle = fe == TSYNC_FRONTEND_PRECREATE ? NULL : bundle,
+                                          .record_root = record_root };
+        struct tsync_prepare_opts o = {
+                .fe = fe, .req = &req, .paths = &paths, .record_dir = fe == TSYNC_FRONTEND_RUNTIME ? "/tmp/rec" : NULL
+        };
+        int r = c ? tsync_plan_prepare(c, &o, p, &w, err) : -EINVAL;
+        tsync_warnings_clear(&w);
+        tsync_json_free(c);
+        return r;
+}
+
+static bool is_token(const char *s)
+{
+        return strlen(s) == 32 && strspn(s, "0123456789abcdef") == 32;
+}
+
+/* Where a recording leaves the container is prepare's to name: a fresh
+ * directory under the record root for an engine's container, the bundle's
+ * own for inject; a refused start removes it only when it is this run's. */
+static void test_record_dirs(void)
+{
+        (void)mkdir(record_root, 0700);
+        for (int fe = 0; fe < TSYNC_FRONTEND_COUNT; fe++) {
+                struct tsync_err err = { 0 };
+                struct tsync_prepared p = { 0 };
+                const char *out = fe == TSYNC_FRONTEND_RUNTIME ? "/tmp/rec/out.json" : "/tmp/out.json";
+                int r = prepare_one(fe, true, out, &p, &err);
+                const char *dir = r == 0 ? p.plan->record.dir : NULL;
+                char want[512];
+                (void)snprintf(want, sizeof(want), "%s/%s", fe == TSYNC_FRONTEND_INJECT ? bundle : record_root,
+                               fe == TSYNC_FRONTEND_INJECT ? TSYNC_BUNDLE_RECORD : "");
+                bool named = dir && strncmp(dir, want, strlen(want)) == 0 &&
+                             (fe == TSYNC_FRONTEND_INJECT ? dir[strlen(want)] == '\0' : is_token(dir + strlen(want)));
+                tap_ok(r == 0 && named && p.own_record_dir && p.plan->delivery == TSYNC_DELIVERY_ARGS,
+                       "test_prepare_names_the_recording_directory_of_%s (%s)", tsync_frontend_name(fe),
+                       r < 0 ? err.msg : dir);
+                /* What apply would have made, then a refused write. */
+                bool made = r == 0 && mkdir(dir, 0700) == 0;
+                if (r == 0)
+                        tsync_prepared_abandon(&p);
+                tap_ok(made && access(dir, F_OK) != 0, "test_prepare_abandon_removes_the_recording_directory_of_%s",
+                       tsync_frontend_name(fe));
+                if (r == 0)
+                        tsync_prepared_clear(&p);
+        }
+        /* inject's bundle keeps its directory for the next run: one already there is not inject's to remove. */
+        struct tsync_err err = { 0 };
+        struct tsync_prepared p = { 0 };
+        char dir[512];
+        (void)snprintf(dir, sizeof(dir), "%s/%s", bundle, TSYNC_BUNDLE_RECORD);
+        int r = mkdir(dir, 0700) < 0 ? -errno : prepare_one(TSYNC_FRONTEND_INJECT, true, "/tmp/out.json", &p, &err);
+        if (r == 0)
+                tsync_prepared_abandon(&p);
+        tap_ok(r == 0 && !p.own_record_dir && access(dir, F_OK) == 0,
+               "test_prepare_abandon_keeps_the_recording_directory_inject_found (%s)", r < 0 ? err.msg : "kept");
+        if (r == 0)
+                tsync_prepared_clear(&p);
+        (void)rmdir(dir);
+}
+
 int main(void)
 {
         if (setup() < 0) {
@@ -347,5 +423,6 @@ int main(void)
                 test_row(&rows[i]);
         test_apply_then_again();
         test_apply_hooks_per_front_end();
+        test_record_dirs();
         return tap_done();
 }
