@@ -156,8 +156,8 @@ static int views_text(const struct tsync_prepared *p, const struct tsync_json *c
         return r;
 }
 
-/* Writes the rewritten config: with views (plan/views.h) when the plan needs
- * our hooks for the exec view alone and the bundle's file system can
+/* Writes the rewritten config: with views (plan/views.h) when prepare says
+ * the plan may have them (p->views) and the bundle's file system can
  * exchange two names; else config.json alone, and views of an earlier inject
  * go first (a crash between leaves the earlier config, which works without
  * them). */
@@ -171,7 +171,7 @@ static int write_config(int bundle_fd, const char *bundle, const struct tsync_pr
         int r = tsync_json_write(config, true, &text, &len, err);
         if (r < 0)
                 return r;
-        int views = p->hooks == TSYNC_HOOK_EXEC_VIEW && !p->running;
+        int views = p->views;
         int had = tsync_views_present(bundle_fd);
         if (views)
                 views = tsync_views_supported(bundle_fd, bundle, err);

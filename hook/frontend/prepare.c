@@ -261,6 +261,7 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
                 tsync_plan_programs_clear(&progs);
                 return r;
         }
+        bool views = o->fe == TSYNC_FRONTEND_INJECT && hooks == TSYNC_HOOK_EXEC_VIEW && !running;
         *ret = (struct tsync_prepared){
                 .fe = o->fe,
                 .plan = TAKE_PTR(plan),
@@ -271,6 +272,7 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
                 .record_parent = record_parent,
                 .bundle = o->paths->bundle,
                 .own_record_dir = own_record_dir,
+                .views = views,
         };
         return 0;
 }

@@ -83,6 +83,11 @@ struct tsync_prepared {
         /* The recording's directory (plan->record.dir) is this run's: a fresh
          * name, or inject's bundle had none. tsync_prepared_abandon removes it. */
         bool own_record_dir;
+        /* inject may write its bundle with both views (plan/views.h): our hooks
+         * are there for the exec view alone, and no container of the config
+         * runs (whose hooks hold config.json as its exec view). Whether the
+         * bundle's file system can take them is the writer's to find out. */
+        bool views;
 };
 
 /* Takes the host decision for config (which it changes only by undoing an

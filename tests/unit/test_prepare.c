@@ -413,6 +413,34 @@ static void test_record_dirs(void)
         (void)rmdir(dir);
 }
 
+/* inject's views (plan/views.h) are decided with the hooks: for the exec
+ * view alone, and only for inject. */
+static void test_views(void)
+{
+        static const struct {
+                enum tsync_frontend fe;
+                bool nnp;
+                const char *record;
+                bool views;
+        } cases[] = {
+                { TSYNC_FRONTEND_INJECT, false, NULL, true },
+                { TSYNC_FRONTEND_INJECT, true, NULL, false },
+                { TSYNC_FRONTEND_INJECT, false, "/tmp/out.json", false },
+                { TSYNC_FRONTEND_RUNTIME, false, NULL, false },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_prepared p = { 0 };
+                int r = prepare_one(cases[i].fe, cases[i].nnp, cases[i].record, &p, &err);
+                tap_ok(r == 0 && p.views == cases[i].views, "test_prepare_views_of_%s_%s%s_%s (%s; hooks %#x)",
+                       tsync_frontend_name(cases[i].fe), cases[i].nnp ? "nnp" : "lent",
+                       cases[i].record ? "_recording" : "", cases[i].views ? "yes" : "no", r < 0 ? err.msg : "taken",
+                       r == 0 ? p.hooks : 0);
+                if (r == 0)
+                        tsync_prepared_clear(&p);
+        }
+}
+
 int main(void)
 {
         if (setup() < 0) {
@@ -424,5 +452,6 @@ int main(void)
         test_apply_then_again();
         test_apply_hooks_per_front_end();
         test_record_dirs();
+        test_views();
         return tap_done();
 }
