@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "frontend/prepare.h"
+#include "frontend/pipeline.h"
 #include "plan/deliver.h"
 #include "plan/exec_view.h"
 #include "plan/plan.h"
@@ -246,30 +246,14 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                                          .state_dir = state_dir,
                                          .paths = &paths,
                                          .flags = io->no_hooks ? TSYNC_PREPARE_NO_HOOKS : 0 };
-        struct tsync_warnings w = { 0 };
         _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
-        int r = tsync_plan_prepare(config, &po, &p, &w, &err);
-        frontend_warnings(config_path, &w);
-        if (r == 0)
-                r = tsync_plan_apply(config, &p, &ro, &err);
-        if (r < 0) {
-                frontend_error(config_path, &err);
-                /* A refused inject leaves no recording directory it made. */
-                tsync_prepared_abandon(&p);
+        if (frontend_prepare(config, &po, &ro, config_path, &p) < 0)
                 return -1;
-        }
-        const struct tsync_plan *plan = p.plan;
-        if (write_config(bundle_fd, bundle, &p, config, mode, &err) < 0) {
-                frontend_error("inject", &err);
-                tsync_prepared_abandon(&p);
-                return -1;
-        }
+        if (write_config(bundle_fd, bundle, &p, config, mode, &err) < 0)
+                return frontend_unwritten(&p, "inject", &err);
         if (!files)
                 remove_old_files(bundle, state_dir);
-        if (plan->mode == TSYNC_MODE_REPLACE)
-                frontend_warn_replace(bundle, config, "runc exec");
-        frontend_warn_plain_exec(bundle, plan->n_layers, plan->init.exec_once);
-        frontend_log_applied(bundle, "applied", plan);
+        frontend_written(&p, config, bundle);
         return 0;
 }
 
@@ -295,7 +279,7 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
         if (inject_locked(io, req, lock, bundle, state_dir) == 0)
                 return CLI_EXIT_OK;
         /* A refused inject leaves the bundle as it found it (the recording's
-         * directory too, when inject_locked made it: tsync_prepared_abandon). */
+         * directory, when this inject made it: frontend_prepare, frontend_unwritten). */
         if (made_state_dir)
                 (void)rmdir(state_dir);
         return CLI_EXIT_FAILED;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "facts/config_caps.h"
+#include "frontend/frontend.h"
 #include "frontend/prepare.h"
 #include "plan/exec_view.h"
 #include "plan/plan_record.h"
@@ -280,6 +281,11 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
 int tsync_plan_apply(struct tsync_json *config, const struct tsync_prepared *p, const struct tsync_rewrite_opts *ro,
                      struct tsync_err *err)
 {
+        /* The wrapper's hooks are the program beside it, looked for before
+         * anyone knew whether the config needs them. */
+        if (p->fe != TSYNC_FRONTEND_PRECREATE && p->hooks && !ro->hook_path)
+                return tsync_error(err, ENOENT, "%s, and the hook, %s, is not beside %s", tsync_prepared_hooks_why(p),
+                                   PROGRAM, tsync_frontend_name(p->fe));
         struct tsync_rewrite_opts o = *ro;
         o.from_engine = p->fe != TSYNC_FRONTEND_INJECT;
         o.progs = &p->progs;

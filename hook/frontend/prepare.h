@@ -4,7 +4,8 @@
  * and which of our hooks the config needs (tsync_plan_prepare); then the one
  * rewrite (tsync_plan_apply). What differs between the front ends is an
  * input here (struct tsync_prepare_opts), never a path of their own: they
- * read, prepare, print the warnings, apply and write. */
+ * read, call both through frontend_prepare (frontend/pipeline.h, which says
+ * the warnings and the error), and write. */
 #pragma once
 
 #include <stdbool.h>
@@ -108,7 +109,8 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
  * (tsync_plan_record_prepare), then tsync_rewrite_apply with p's programs
  * and running container. ro gives the host paths: the init, and our binary
  * with its hook options, added as hooks only when p->hooks says they are
- * needed and the front end adds them (never precreate's). */
+ * needed and the front end adds them (never precreate's); -ENOENT when they
+ * are needed and ro->hook_path is NULL (the wrapper found none beside it). */
 int tsync_plan_apply(struct tsync_json *config, const struct tsync_prepared *p, const struct tsync_rewrite_opts *ro,
                      struct tsync_err *err);
 

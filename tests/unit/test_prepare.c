@@ -414,8 +414,9 @@ static void test_record_dirs(void)
 }
 
 /* inject's views (plan/views.h) are decided with the hooks: for the exec
- * view alone, and only for inject. */
-static void test_views(void)
+ * view alone, and only for inject. The wrapper's hooks are the program
+ * beside it: needed and not found, apply says why they were needed. */
+static void test_views_and_missing_hook(void)
 {
         static const struct {
                 enum tsync_frontend fe;
@@ -439,6 +440,18 @@ static void test_views(void)
                 if (r == 0)
                         tsync_prepared_clear(&p);
         }
+        struct tsync_err err = { 0 };
+        struct tsync_prepared p = { 0 };
+        struct tsync_json *c = config(false, NULL);
+        struct tsync_rewrite_opts ro = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+        int r = prepare_one(TSYNC_FRONTEND_RUNTIME, false, NULL, &p, &err);
+        r = r ?: c ? tsync_plan_apply(c, &p, &ro, &err) : -EINVAL;
+        tap_ok(r == -ENOENT && strstr(err.msg, "the init is lent capabilities") &&
+                       strstr(err.msg, "and the hook, oci-seccomp-tsync, is not beside oci-seccomp-tsync-runtime"),
+               "test_prepare_apply_refuses_the_wrappers_hooks_it_cannot_find (%s)", r < 0 ? err.msg : "applied");
+        if (p.plan)
+                tsync_prepared_clear(&p);
+        tsync_json_free(c);
 }
 
 int main(void)
@@ -452,6 +465,6 @@ int main(void)
         test_apply_then_again();
         test_apply_hooks_per_front_end();
         test_record_dirs();
-        test_views();
+        test_views_and_missing_hook();
         return tap_done();
 }
