@@ -14,7 +14,7 @@
 #include "agent/agent_deliver.h"
 #include "agent/relay.h"
 #include "cli.h"
-#include "frontend/prepare.h"
+#include "frontend/pipeline.h"
 #include "plan/deliver.h"
 #include "plan/exec_view_bundle.h"
 #include "plan/plan.h"
@@ -335,60 +335,27 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
                 frontend_error("precreate", &err);
                 return -1;
         }
-        req.delivery = TSYNC_DELIVERY_ARGS;
-        /* A recording waits in a directory of its own until poststop. */
-        _cleanup_free_ char *record_dir = NULL;
-        if (req.record.output && tsync_record_new_dir_name(h->record_root, &record_dir, &err) < 0) {
-                tsync_request_clear(&req);
-                frontend_error("precreate", &err);
-                return -1;
-        }
-        req.record_dir = record_dir;
         struct tsync_plan_paths o;
         plan_paths(h, NULL, &o);
         /* An engine's config: a plan in it is forged (tsync_rewrite_undo), our
-         * hooks are the engine's (hooks.d), the recording's directory goes
-         * under h->record_root. */
+         * hooks are the engine's (hooks.d), a recording waits for poststop in
+         * a directory of its own under h->record_root. */
         struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_PRECREATE, .req = &req, .paths = &o };
-        struct tsync_warnings w = { 0 };
-        _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
-        int r = tsync_plan_prepare(config, &po, &p, &w, &err);
-        tsync_request_clear(&req);
-        frontend_warnings("precreate", &w);
-        if (r < 0) {
-                frontend_error("precreate", &err);
-                return -1;
-        }
-        const struct tsync_plan *plan = p.plan;
         struct tsync_rewrite_opts ro = { .init_path = init_path };
-        r = tsync_plan_apply(config, &p, &ro, &err);
+        _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
+        int r = frontend_prepare(config, &po, &ro, "precreate", &p);
+        tsync_request_clear(&req);
+        if (r < 0)
+                return -1;
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
-        if (r < 0 || tsync_json_write(config, false, &text, &len, &err) < 0) {
-                frontend_error("precreate", &err);
-                /* A refused start keeps no recording directory (a fresh, empty one). */
-                if (plan->record.dir)
-                        (void)rmdir(plan->record.dir);
-                return -1;
-        }
+        if (tsync_json_write(config, false, &text, &len, &err) < 0)
+                return frontend_unwritten(&p, "precreate", &err);
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-                frontend_errorf("precreate", "writing the config to stdout: %s", strerror(errno));
-                if (plan->record.dir)
-                        (void)rmdir(plan->record.dir);
-                return -1;
+                (void)tsync_error(&err, errno, "writing the config to stdout: %s", strerror(errno));
+                return frontend_unwritten(&p, "precreate", &err);
         }
-        if (plan->mode == TSYNC_MODE_REPLACE)
-                frontend_warn_replace("precreate", config, "exec");
-        frontend_warn_plain_exec("precreate", plan->n_layers, plan->init.exec_once);
-        /* No container id yet: Podman's hostname is its short id, unless the user named one. */
-        char where[128];
-        const char *hostname = NULL;
-        struct tsync_err ignored = { 0 };
-        if (tsync_json_str(tsync_json_get(config, "hostname"), "hostname", &hostname, &ignored) == 0 && *hostname)
-                (void)snprintf(where, sizeof(where), "precreate (hostname %.64s)", hostname);
-        else
-                (void)snprintf(where, sizeof(where), "precreate");
-        frontend_log_applied(where, "applied", plan);
+        frontend_written(&p, config, "precreate");
         return 0;
 }
 

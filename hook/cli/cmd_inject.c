@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "frontend/prepare.h"
+#include "frontend/pipeline.h"
 #include "plan/deliver.h"
 #include "plan/exec_view.h"
 #include "plan/plan.h"
@@ -86,7 +86,6 @@ struct inject_opts {
         bool no_cache;
         bool no_hooks;
         bool at_start;
-        const char *record_dir; /* BUNDLE/TSYNC_BUNDLE_RECORD when recording */
 };
 
 /* The bundle's config.json, read only when it is a regular file: a bundle may
@@ -157,8 +156,8 @@ static int views_text(const struct tsync_prepared *p, const struct tsync_json *c
         return r;
 }
 
-/* Writes the rewritten config: with views (plan/views.h) when the plan needs
- * our hooks for the exec view alone and the bundle's file system can
+/* Writes the rewritten config: with views (plan/views.h) when prepare says
+ * the plan may have them (p->views) and the bundle's file system can
  * exchange two names; else config.json alone, and views of an earlier inject
  * go first (a crash between leaves the earlier config, which works without
  * them). */
@@ -172,7 +171,7 @@ static int write_config(int bundle_fd, const char *bundle, const struct tsync_pr
         int r = tsync_json_write(config, true, &text, &len, err);
         if (r < 0)
                 return r;
-        int views = p->hooks == TSYNC_HOOK_EXEC_VIEW && !p->running;
+        int views = p->views;
         int had = tsync_views_present(bundle_fd);
         if (views)
                 views = tsync_views_supported(bundle_fd, bundle, err);
@@ -247,27 +246,14 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
                                          .state_dir = state_dir,
                                          .paths = &paths,
                                          .flags = io->no_hooks ? TSYNC_PREPARE_NO_HOOKS : 0 };
-        struct tsync_warnings w = { 0 };
         _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
-        int r = tsync_plan_prepare(config, &po, &p, &w, &err);
-        frontend_warnings(config_path, &w);
-        if (r == 0)
-                r = tsync_plan_apply(config, &p, &ro, &err);
-        if (r < 0) {
-                frontend_error(config_path, &err);
+        if (frontend_prepare(config, &po, &ro, config_path, &p) < 0)
                 return -1;
-        }
-        const struct tsync_plan *plan = p.plan;
-        if (write_config(bundle_fd, bundle, &p, config, mode, &err) < 0) {
-                frontend_error("inject", &err);
-                return -1;
-        }
+        if (write_config(bundle_fd, bundle, &p, config, mode, &err) < 0)
+                return frontend_unwritten(&p, "inject", &err);
         if (!files)
                 remove_old_files(bundle, state_dir);
-        if (plan->mode == TSYNC_MODE_REPLACE)
-                frontend_warn_replace(bundle, config, "runc exec");
-        frontend_warn_plain_exec(bundle, plan->n_layers, plan->init.exec_once);
-        frontend_log_applied(bundle, "applied", plan);
+        frontend_written(&p, config, bundle);
         return 0;
 }
 
@@ -279,17 +265,6 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
                 return CLI_EXIT_FAILED;
         }
         (void)snprintf(state_dir, sizeof(state_dir), "%s/%s", bundle, TSYNC_BUNDLE_STATE);
-        /* A recording's directory: in the bundle, like the filter files. */
-        char record_dir[PATH_MAX + 32];
-        struct tsync_request with_dir = *req;
-        struct inject_opts iow = *io;
-        if (req->record.output) {
-                (void)snprintf(record_dir, sizeof(record_dir), "%s/%s", bundle, TSYNC_BUNDLE_RECORD);
-                with_dir.record_dir = record_dir;
-                iow.record_dir = access(record_dir, F_OK) == 0 ? NULL : record_dir;
-                req = &with_dir;
-                io = &iow;
-        }
         /* The hooks of a running container change config.json too (the exec view), under this lock. */
         _cleanup_close_ int lock = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (lock < 0 || flock(lock, LOCK_EX) < 0) {
@@ -303,12 +278,10 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
         }
         if (inject_locked(io, req, lock, bundle, state_dir) == 0)
                 return CLI_EXIT_OK;
-        /* A refused inject leaves the bundle as it found it. */
+        /* A refused inject leaves the bundle as it found it (the recording's
+         * directory, when this inject made it: frontend_prepare, frontend_unwritten). */
         if (made_state_dir)
                 (void)rmdir(state_dir);
-        /* ... and the recording's directory, if this inject made it empty. */
-        if (io->record_dir)
-                (void)rmdir(io->record_dir);
         return CLI_EXIT_FAILED;
 }
 

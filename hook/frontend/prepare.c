@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "facts/config_caps.h"
+#include "frontend/frontend.h"
 #include "frontend/prepare.h"
 #include "plan/exec_view.h"
 #include "plan/plan_record.h"
@@ -161,6 +163,32 @@ static int check_programs(struct tsync_plan *plan, const struct tsync_plan_paths
         return r;
 }
 
+/* Where a recording leaves the container (plan_record.h): inject's bundle
+ * keeps BUNDLE/TSYNC_BUNDLE_RECORD for its next run, so only one this inject
+ * makes is its own; an engine's container gets a fresh one under parent, its
+ * own. *ret stays NULL without a recording, or for inject without a bundle
+ * (tsync_plan_new then refuses the recording). */
+static int record_dir_name(const struct tsync_prepare_opts *o, const char *parent, char **ret, bool *ret_own,
+                           struct tsync_err *err)
+{
+        *ret = NULL;
+        *ret_own = false;
+        if (!o->req->record.output)
+                return 0;
+        if (o->fe != TSYNC_FRONTEND_INJECT) {
+                *ret_own = true;
+                return tsync_record_new_dir_name(parent, ret, err);
+        }
+        if (!o->paths->bundle)
+                return 0;
+        if (asprintf(ret, "%s/%s", o->paths->bundle, TSYNC_BUNDLE_RECORD) < 0) {
+                *ret = NULL;
+                return tsync_error(err, ENOMEM, "out of memory");
+        }
+        *ret_own = access(*ret, F_OK) != 0;
+        return 0;
+}
+
 /* Which of our hooks the config needs, and what a front end without hooks refuses. */
 static int decide_hooks(const struct tsync_prepare_opts *o, const struct tsync_plan *plan,
                         const struct tsync_plan_programs *progs, unsigned *ret, struct tsync_err *err)
@@ -192,20 +220,34 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
                        struct tsync_warnings *w, struct tsync_err *err)
 {
         bool from_engine = o->fe != TSYNC_FRONTEND_INJECT;
-        bool files = o->req->delivery == TSYNC_DELIVERY_FILES;
-        _cleanup_free_ char *running = NULL;
+        /* inject's recording directory is in the bundle (plan_record.h). */
+        const char *record_parent = !from_engine            ? NULL
+                                    : o->paths->record_root ? o->paths->record_root
+                                                            : TSYNC_RECORD_ROOT;
+        _cleanup_free_ char *running = NULL, *record_dir = NULL;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         struct tsync_plan_programs progs = { 0 };
-        bool in_place = false;
+        bool in_place = false, own_record_dir = false;
         unsigned hooks = 0;
 
-        int r = o->flags & TSYNC_PREPARE_SANDBOX ? 0 : tsync_annotations_check(config, o->fe, NULL, err);
+        /* The request with what is ours to decide: an engine's filters travel
+         * in the init's arguments (nothing kept on the host), and a
+         * recording's directory is named here (named first: nothing is
+         * judged yet that its name could change). */
+        struct tsync_request req = *o->req;
+        if (from_engine)
+                req.delivery = TSYNC_DELIVERY_ARGS;
+        bool files = req.delivery == TSYNC_DELIVERY_FILES;
+        int r = record_dir_name(o, record_parent, &record_dir, &own_record_dir, err);
+        req.record_dir = record_dir;
+        if (r == 0 && !(o->flags & TSYNC_PREPARE_SANDBOX))
+                r = tsync_annotations_check(config, o->fe, NULL, err);
         if (r == 0)
                 r = check_record_request(o, err);
         if (r == 0)
                 r = tsync_rewrite_undo(config, from_engine, &running, err);
         if (r == 0)
-                r = tsync_plan_new(config, o->req, files ? o->state_dir : NULL, &plan, err);
+                r = tsync_plan_new(config, &req, files ? o->state_dir : NULL, &plan, err);
         /* A pod names a file in the node's record-dir, which may hold others'
          * recordings: never one replaced (docs/recording.md). */
         if (r == 0 && o->fe == TSYNC_FRONTEND_RUNTIME)
@@ -220,6 +262,7 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
                 tsync_plan_programs_clear(&progs);
                 return r;
         }
+        bool views = o->fe == TSYNC_FRONTEND_INJECT && hooks == TSYNC_HOOK_EXEC_VIEW && !running;
         *ret = (struct tsync_prepared){
                 .fe = o->fe,
                 .plan = TAKE_PTR(plan),
@@ -227,11 +270,10 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
                 .running = TAKE_PTR(running),
                 .in_place = in_place,
                 .hooks = hooks,
-                /* inject's recording directory is in the bundle (plan_record.h). */
-                .record_parent = o->fe == TSYNC_FRONTEND_INJECT ? NULL
-                                 : o->paths->record_root        ? o->paths->record_root
-                                                                : TSYNC_RECORD_ROOT,
+                .record_parent = record_parent,
                 .bundle = o->paths->bundle,
+                .own_record_dir = own_record_dir,
+                .views = views,
         };
         return 0;
 }
@@ -239,6 +281,11 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
 int tsync_plan_apply(struct tsync_json *config, const struct tsync_prepared *p, const struct tsync_rewrite_opts *ro,
                      struct tsync_err *err)
 {
+        /* The wrapper's hooks are the program beside it, looked for before
+         * anyone knew whether the config needs them. */
+        if (p->fe != TSYNC_FRONTEND_PRECREATE && p->hooks && !ro->hook_path)
+                return tsync_error(err, ENOENT, "%s, and the hook, %s, is not beside %s", tsync_prepared_hooks_why(p),
+                                   PROGRAM, tsync_frontend_name(p->fe));
         struct tsync_rewrite_opts o = *ro;
         o.from_engine = p->fe != TSYNC_FRONTEND_INJECT;
         o.progs = &p->progs;
@@ -260,6 +307,13 @@ int tsync_plan_apply(struct tsync_json *config, const struct tsync_prepared *p, 
         if (r == 0)
                 r = tsync_rewrite_apply(config, p->plan, &o, p->running, err);
         return r;
+}
+
+void tsync_prepared_abandon(const struct tsync_prepared *p)
+{
+        /* rmdir: only while empty, so never a recording a run left in it. */
+        if (p->own_record_dir && p->plan && p->plan->record.dir)
+                (void)rmdir(p->plan->record.dir);
 }
 
 void tsync_prepared_clear(struct tsync_prepared *p)

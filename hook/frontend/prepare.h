@@ -4,7 +4,8 @@
  * and which of our hooks the config needs (tsync_plan_prepare); then the one
  * rewrite (tsync_plan_apply). What differs between the front ends is an
  * input here (struct tsync_prepare_opts), never a path of their own: they
- * read, prepare, print the warnings, apply and write. */
+ * read, call both through frontend_prepare (frontend/pipeline.h, which says
+ * the warnings and the error), and write. */
 #pragma once
 
 #include <stdbool.h>
@@ -38,9 +39,13 @@ struct tsync_prepare_opts {
          * rewrite; precreate and the wrapper get an engine's config, where a
          * plan is forged); whether our hooks go into the config (inject, the
          * wrapper) or come from the engine's hooks directory (precreate); where
-         * a recording's directory is made (inject: the bundle's; else
+         * a recording's directory is made (inject: BUNDLE/TSYNC_BUNDLE_RECORD,
+         * kept for the bundle's next run; else a fresh one under
          * paths->record_root, TSYNC_RECORD_ROOT when NULL). */
         enum tsync_frontend fe;
+        /* What the user asked, as the front end read it (inject's options, the
+         * annotations). Its record_dir and, for an engine's front end, its
+         * delivery are prepare's to decide: whatever they hold is not read. */
         const struct tsync_request *req;
         /* TSYNC_DELIVERY_FILES (inject --compile-at-start): the bundle's state directory. */
         const char *state_dir;
@@ -76,6 +81,14 @@ struct tsync_prepared {
         /* Where the recording's directory goes (tsync_plan_record_prepare's parent_root). */
         const char *record_parent;
         const char *bundle;
+        /* The recording's directory (plan->record.dir) is this run's: a fresh
+         * name, or inject's bundle had none. tsync_prepared_abandon removes it. */
+        bool own_record_dir;
+        /* inject may write its bundle with both views (plan/views.h): our hooks
+         * are there for the exec view alone, and no container of the config
+         * runs (whose hooks hold config.json as its exec view). Whether the
+         * bundle's file system can take them is the writer's to find out. */
+        bool views;
 };
 
 /* Takes the host decision for config (which it changes only by undoing an
@@ -96,9 +109,15 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
  * (tsync_plan_record_prepare), then tsync_rewrite_apply with p's programs
  * and running container. ro gives the host paths: the init, and our binary
  * with its hook options, added as hooks only when p->hooks says they are
- * needed and the front end adds them (never precreate's). */
+ * needed and the front end adds them (never precreate's); -ENOENT when they
+ * are needed and ro->hook_path is NULL (the wrapper found none beside it). */
 int tsync_plan_apply(struct tsync_json *config, const struct tsync_prepared *p, const struct tsync_rewrite_opts *ro,
                      struct tsync_err *err);
+
+/* After a refused apply, or a config that could not be written: removes
+ * what tsync_plan_apply made on the host for it, the recording's directory
+ * when it is p's own (own_record_dir) and still empty. */
+void tsync_prepared_abandon(const struct tsync_prepared *p);
 
 void tsync_prepared_clear(struct tsync_prepared *p);
 

@@ -1,7 +1,7 @@
 /* create/run: the bundle's config.json, rewritten through the one entry
- * point inject and precreate use (tsync_plan_prepare, tsync_plan_apply),
- * with the filters in the init's arguments and our hooks only where the plan
- * needs them (exec view, agent, recording). */
+ * point inject and precreate use (frontend_prepare: tsync_plan_prepare,
+ * tsync_plan_apply), with the filters in the init's arguments and our hooks
+ * only where the plan needs them (exec view, agent, recording). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,7 +14,7 @@
 
 #include "facts/annotations.h"
 #include "frontend/frontend.h"
-#include "frontend/prepare.h"
+#include "frontend/pipeline.h"
 #include "plan/plan.h"
 #include "plan/plan_record.h"
 #include "plan/rewrite.h"
@@ -120,7 +120,7 @@ struct target {
 /* run: the command is `run` (which deletes inside the runtime, never through
  * our delete, which writes a recording). */
 static int rewrite_config(const struct rt_settings *s, const struct target *t, struct tsync_json *config,
-                          struct tsync_request *req, bool run, bool sandbox)
+                          const struct tsync_request *req, bool run, bool sandbox)
 {
         struct tsync_err err = { 0 };
         char init_path[PATH_MAX], hook_path[PATH_MAX], cache_buf[PATH_MAX];
@@ -139,51 +139,35 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
                 .bundle = t->bundle,
                 .record_root = TSYNC_RECORD_ROOT,
         };
-        req->delivery = TSYNC_DELIVERY_ARGS;
         /* Precreate's rewrite (an engine's config: a plan in it is forged)
-         * with our hooks in the config, and this host's record-dir. */
+         * with our hooks in the config, and this host's record-dir. A
+         * recording waits for our delete (delete.c) in a directory of its own
+         * under TSYNC_RECORD_ROOT. */
         struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_RUNTIME,
                                          .req = req,
                                          .paths = &paths,
                                          .flags = (run ? TSYNC_PREPARE_NO_DELETE : 0) |
                                                   (sandbox ? TSYNC_PREPARE_SANDBOX : 0),
                                          .record_dir = s->record_dir };
-        struct tsync_warnings w = { 0 };
-        _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
-        int r = docker_init_subreaper(config, &err);
-        if (r == 0)
-                r = tsync_plan_prepare(config, &po, &p, &w, &err);
-        frontend_warnings(t->where, &w);
-        if (r < 0) {
+        /* Our hooks, when the plan needs them, are the program beside us
+         * (without it, tsync_plan_apply says why they were needed). */
+        struct tsync_rewrite_opts ro = { .init_path = init_path,
+                                         .hook_path = find_hook(hook_path, sizeof(hook_path)) == 0 ? hook_path : NULL };
+        if (docker_init_subreaper(config, &err) < 0) {
                 frontend_error(t->where, &err);
                 return -1;
         }
-        const struct tsync_plan *plan = p.plan;
-        struct tsync_rewrite_opts ro = { .init_path = init_path };
-        if (p.hooks && find_hook(hook_path, sizeof(hook_path)) < 0)
-                r = tsync_error(&err, ENOENT, "%s, and the hook, %s, is not beside %s", tsync_prepared_hooks_why(&p),
-                                PROGRAM, RT_PROGRAM);
-        else if (p.hooks)
-                ro.hook_path = hook_path;
-        if (r >= 0)
-                r = tsync_plan_apply(config, &p, &ro, &err);
+        _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
+        if (frontend_prepare(config, &po, &ro, t->where, &p) < 0)
+                return -1;
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
-        if (r >= 0)
-                r = tsync_json_write(config, false, &text, &len, &err);
+        int r = tsync_json_write(config, false, &text, &len, &err);
         if (r >= 0)
                 r = tsync_write_atomic(t->config_path, text, len, t->mode, false, &err);
-        if (r < 0) {
-                frontend_error(t->where, &err);
-                /* A refused start keeps no recording directory (a fresh, empty one). */
-                if (plan->record.dir)
-                        (void)rmdir(plan->record.dir);
-                return -1;
-        }
-        if (plan->mode == TSYNC_MODE_REPLACE)
-                /* Exec'd processes through us carry the moved profile (exec.c). */
-                frontend_warn_replace(t->where, config, "runc exec` or `crun exec` without `" RT_PROGRAM);
-        frontend_log_applied(t->where, "applied", plan);
+        if (r < 0)
+                return frontend_unwritten(&p, t->where, &err);
+        frontend_written(&p, config, t->where);
         return 0;
 }
 
@@ -330,13 +314,8 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 r = tsync_request_from_annotations(config, TSYNC_FRONTEND_RUNTIME, &req, &err);
         if (r == 0)
                 r = merge_settings(s, sandbox ? NULL : config, names, &req, &err);
-        /* A recording waits in a directory of its own until our delete
-         * (delete.c); what it may write is prepare's to judge (the host's
+        /* What a recording may write is prepare's to judge (the host's
          * record-dir, never through `run`). */
-        _cleanup_free_ char *record_dir = NULL;
-        if (r == 0 && req.record.output)
-                r = tsync_record_new_dir_name(TSYNC_RECORD_ROOT, &record_dir, &err);
-        req.record_dir = record_dir;
         if (r == 0)
                 r = rewrite_config(s, &t, config, &req, strcmp(cl->argv[cl->command], "run") == 0, sandbox);
         else

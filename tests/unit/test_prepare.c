@@ -188,15 +188,12 @@ static void test_row(const struct row *row)
         struct tsync_err err = { 0 };
         struct tsync_warnings w = { 0 };
         struct tsync_json *c = config(row->nnp, row->extra);
-        char record_dir[512];
-        (void)snprintf(record_dir, sizeof(record_dir), "%s/0123456789abcdef0123456789abcdef", record_root);
         struct tsync_request req = { .layers_by_name = true,
                                      .n_layers = row->layer ? 1 : 0,
                                      .layers = { row->layer },
                                      .init = { .exec_once = row->exec_once },
                                      .delivery = row->files ? TSYNC_DELIVERY_FILES : TSYNC_DELIVERY_ARGS,
-                                     .record = { .output = (char *)row->record, .errno_ret = EPERM },
-                                     .record_dir = row->record ? record_dir : NULL };
+                                     .record = { .output = (char *)row->record, .errno_ret = EPERM } };
         const char *dirs[] = { profiles };
         struct tsync_plan_paths paths = { .profile_dirs = dirs,
                                           .n_profile_dirs = 1,
@@ -337,6 +334,126 @@ static void test_apply_hooks_per_front_end(void)
         }
 }
 
+/* A prepared config for the recording and views tests: nnp, a layer, a
+ * recording's output or NULL; 0 with *p filled, or -errno (err). */
+static int prepare_one(enum tsync_frontend fe, bool nnp, const char *record, struct tsync_prepared *p,
+                       struct tsync_err *err)
+{
+        struct tsync_warnings w = { 0 };
+        struct tsync_json *c = config(nnp, NULL);
+        struct tsync_request req = { .layers_by_name = true,
+                                     .n_layers = 1,
+                                     .layers = { "allow" },
+                                     /* An engine's filters go in the init's arguments whatever it asks. */
+                                     .delivery = TSYNC_DELIVERY_FILES,
+                                     .record = { .output = (char *)record, .errno_ret = EPERM } };
+        if (fe == TSYNC_FRONTEND_INJECT)
+                req.delivery = TSYNC_DELIVERY_ARGS;
+        const char *dirs[] = { profiles };
+        struct tsync_plan_paths paths = { .profile_dirs = dirs,
+                                          .n_profile_dirs = 1,
+                                          .state_root = "/run/oci-seccomp-tsync",
+                                          .bundle = fe == TSYNC_FRONTEND_PRECREATE ? NULL : bundle,
+                                          .record_root = record_root };
+        struct tsync_prepare_opts o = {
+                .fe = fe, .req = &req, .paths = &paths, .record_dir = fe == TSYNC_FRONTEND_RUNTIME ? "/tmp/rec" : NULL
+        };
+        int r = c ? tsync_plan_prepare(c, &o, p, &w, err) : -EINVAL;
+        tsync_warnings_clear(&w);
+        tsync_json_free(c);
+        return r;
+}
+
+static bool is_token(const char *s)
+{
+        return strlen(s) == 32 && strspn(s, "0123456789abcdef") == 32;
+}
+
+/* Where a recording leaves the container is prepare's to name: a fresh
+ * directory under the record root for an engine's container, the bundle's
+ * own for inject; a refused start removes it only when it is this run's. */
+static void test_record_dirs(void)
+{
+        (void)mkdir(record_root, 0700);
+        for (int fe = 0; fe < TSYNC_FRONTEND_COUNT; fe++) {
+                struct tsync_err err = { 0 };
+                struct tsync_prepared p = { 0 };
+                const char *out = fe == TSYNC_FRONTEND_RUNTIME ? "/tmp/rec/out.json" : "/tmp/out.json";
+                int r = prepare_one(fe, true, out, &p, &err);
+                const char *dir = r == 0 ? p.plan->record.dir : NULL;
+                char want[512];
+                (void)snprintf(want, sizeof(want), "%s/%s", fe == TSYNC_FRONTEND_INJECT ? bundle : record_root,
+                               fe == TSYNC_FRONTEND_INJECT ? TSYNC_BUNDLE_RECORD : "");
+                bool named = dir && strncmp(dir, want, strlen(want)) == 0 &&
+                             (fe == TSYNC_FRONTEND_INJECT ? dir[strlen(want)] == '\0' : is_token(dir + strlen(want)));
+                tap_ok(r == 0 && named && p.own_record_dir && p.plan->delivery == TSYNC_DELIVERY_ARGS,
+                       "test_prepare_names_the_recording_directory_of_%s (%s)", tsync_frontend_name(fe),
+                       r < 0 ? err.msg : dir);
+                /* What apply would have made, then a refused write. */
+                bool made = r == 0 && mkdir(dir, 0700) == 0;
+                if (r == 0)
+                        tsync_prepared_abandon(&p);
+                tap_ok(made && access(dir, F_OK) != 0, "test_prepare_abandon_removes_the_recording_directory_of_%s",
+                       tsync_frontend_name(fe));
+                if (r == 0)
+                        tsync_prepared_clear(&p);
+        }
+        /* inject's bundle keeps its directory for the next run: one already there is not inject's to remove. */
+        struct tsync_err err = { 0 };
+        struct tsync_prepared p = { 0 };
+        char dir[512];
+        (void)snprintf(dir, sizeof(dir), "%s/%s", bundle, TSYNC_BUNDLE_RECORD);
+        int r = mkdir(dir, 0700) < 0 ? -errno : prepare_one(TSYNC_FRONTEND_INJECT, true, "/tmp/out.json", &p, &err);
+        if (r == 0)
+                tsync_prepared_abandon(&p);
+        tap_ok(r == 0 && !p.own_record_dir && access(dir, F_OK) == 0,
+               "test_prepare_abandon_keeps_the_recording_directory_inject_found (%s)", r < 0 ? err.msg : "kept");
+        if (r == 0)
+                tsync_prepared_clear(&p);
+        (void)rmdir(dir);
+}
+
+/* inject's views (plan/views.h) are decided with the hooks: for the exec
+ * view alone, and only for inject. The wrapper's hooks are the program
+ * beside it: needed and not found, apply says why they were needed. */
+static void test_views_and_missing_hook(void)
+{
+        static const struct {
+                enum tsync_frontend fe;
+                bool nnp;
+                const char *record;
+                bool views;
+        } cases[] = {
+                { TSYNC_FRONTEND_INJECT, false, NULL, true },
+                { TSYNC_FRONTEND_INJECT, true, NULL, false },
+                { TSYNC_FRONTEND_INJECT, false, "/tmp/out.json", false },
+                { TSYNC_FRONTEND_RUNTIME, false, NULL, false },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct tsync_err err = { 0 };
+                struct tsync_prepared p = { 0 };
+                int r = prepare_one(cases[i].fe, cases[i].nnp, cases[i].record, &p, &err);
+                tap_ok(r == 0 && p.views == cases[i].views, "test_prepare_views_of_%s_%s%s_%s (%s; hooks %#x)",
+                       tsync_frontend_name(cases[i].fe), cases[i].nnp ? "nnp" : "lent",
+                       cases[i].record ? "_recording" : "", cases[i].views ? "yes" : "no", r < 0 ? err.msg : "taken",
+                       r == 0 ? p.hooks : 0);
+                if (r == 0)
+                        tsync_prepared_clear(&p);
+        }
+        struct tsync_err err = { 0 };
+        struct tsync_prepared p = { 0 };
+        struct tsync_json *c = config(false, NULL);
+        struct tsync_rewrite_opts ro = { .init_path = "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init" };
+        int r = prepare_one(TSYNC_FRONTEND_RUNTIME, false, NULL, &p, &err);
+        r = r ?: c ? tsync_plan_apply(c, &p, &ro, &err) : -EINVAL;
+        tap_ok(r == -ENOENT && strstr(err.msg, "the init is lent capabilities") &&
+                       strstr(err.msg, "and the hook, oci-seccomp-tsync, is not beside oci-seccomp-tsync-runtime"),
+               "test_prepare_apply_refuses_the_wrappers_hooks_it_cannot_find (%s)", r < 0 ? err.msg : "applied");
+        if (p.plan)
+                tsync_prepared_clear(&p);
+        tsync_json_free(c);
+}
+
 int main(void)
 {
         if (setup() < 0) {
@@ -347,5 +464,7 @@ int main(void)
                 test_row(&rows[i]);
         test_apply_then_again();
         test_apply_hooks_per_front_end();
+        test_record_dirs();
+        test_views_and_missing_hook();
         return tap_done();
 }
