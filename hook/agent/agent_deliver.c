@@ -140,7 +140,7 @@ int tsync_agent_check_dir(int dfd, const char *dir, struct stat *ret, struct tsy
         struct statfs sfs;
         struct stat st;
         if (fstatfs(dfd, &sfs) < 0 || fstat(dfd, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
+                return tsync_error_errno(err, "%s", dir);
         if (sfs.f_type != TMPFS_MAGIC)
                 return tsync_error(err, EPERM, "%s: not a tmpfs: refusing to put the relay's socket there", dir);
         /* Runtimes may give the tmpfs the mode of the directory it was mounted
@@ -187,7 +187,7 @@ int tsync_agent_open_dir(const struct tsync_json *oci_state, const struct tsync_
         _cleanup_close_ int pfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _cleanup_close_ int root = pfd < 0 ? -1 : openat(pfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root < 0)
-                return tsync_error(err, errno, "%s/root: %s", proc, strerror(errno));
+                return tsync_error_errno(err, "%s/root", proc);
         /* createRuntime runs before the container's pivot_root (the
          * runtime-spec's order; runc and crun keep it): the tmpfs is mounted
          * under the root directory, in the container's mount namespace. */
@@ -204,7 +204,7 @@ int tsync_agent_open_dir(const struct tsync_json *oci_state, const struct tsync_
          * directory or another mount: its id in the container's mountinfo. */
         struct statx stx;
         if (statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
-                return tsync_error(err, errno, "%s: cannot read its mount id: %s", point, strerror(errno));
+                return tsync_error_errno(err, "%s: cannot read its mount id", point);
         if (!(stx.stx_mask & STATX_MNT_ID))
                 return tsync_error(err, ENOSYS, "%s: this kernel gives no mount id (Linux 5.8)", point);
         _cleanup_free_ char *mountinfo = NULL;

@@ -123,12 +123,12 @@ int tsync_relay_open(const struct tsync_json *oci_state, const struct tsync_json
          * gone: the pidfd tells, for as long as the relay lives. */
         r.pidfd = (int)syscall(SYS_pidfd_open, r.pid, 0);
         if (r.pidfd < 0) {
-                e = tsync_error(err, errno, "the container's process %d: %s", (int)r.pid, strerror(errno));
+                e = tsync_error_errno(err, "the container's process %d", (int)r.pid);
                 goto out;
         }
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) {
-                e = tsync_error(err, errno, "the relay's socket: %s", strerror(errno));
+                e = tsync_error_errno(err, "the relay's socket");
                 goto out;
         }
         e = bind_in(r.dir_fd, fd, TSYNC_RELAY_NAME);
@@ -141,7 +141,7 @@ int tsync_relay_open(const struct tsync_json *oci_state, const struct tsync_json
         /* The init runs as process.user, who owns the tmpfs (its uid as the
          * host sees it, whatever user namespace the container has). */
         if (fchownat(r.dir_fd, TSYNC_RELAY_NAME, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 || listen(fd, 4) < 0) {
-                e = tsync_error(err, errno, "%s/%s: %s", point, TSYNC_RELAY_NAME, strerror(errno));
+                e = tsync_error_errno(err, "%s/%s", point, TSYNC_RELAY_NAME);
                 goto out;
         }
         *ret = r;
@@ -284,10 +284,9 @@ static int hand_to_agent(const struct tsync_relay *r, const char *meta, size_t m
                 return e;
         _cleanup_close_ int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (sock < 0)
-                return tsync_error(err, errno, "a socket for the agent: %s", strerror(errno));
+                return tsync_error_errno(err, "a socket for the agent");
         if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-                return tsync_error(err, errno, "%s: cannot reach the seccomp agent (listenerPath): %s", r->agent_path,
-                                   strerror(errno));
+                return tsync_error_errno(err, "%s: cannot reach the seccomp agent (listenerPath)", r->agent_path);
         ssize_t sent = tsync_fd_send(sock, &(struct iovec){ text, len }, 1, &listener, 1);
         /* A short send on a blocking stream socket means the agent went away. */
         if (sent < 0 || (size_t)sent != len)

@@ -147,7 +147,7 @@ static int open_views(const struct oci_state *st, int *ret_fd, struct tsync_err 
         if (r <= 0)
                 return r < 0 ? tsync_error(err, -r, "%s/%s: %s", st->bundle, TSYNC_BUNDLE_VIEWS, strerror(-r)) : 0;
         if (flock(fd, LOCK_EX) < 0)
-                return tsync_error(err, errno, "%s: cannot lock: %s", st->bundle, strerror(errno));
+                return tsync_error_errno(err, "%s: cannot lock", st->bundle);
         *ret_fd = TAKE_FD(fd);
         return 1;
 }
@@ -352,7 +352,7 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         if (tsync_json_write(config, false, &text, &len, &err) < 0)
                 return frontend_unwritten(&p, "precreate", &err);
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-                (void)tsync_error(&err, errno, "writing the config to stdout: %s", strerror(errno));
+                (void)tsync_error_errno(&err, "writing the config to stdout");
                 return frontend_unwritten(&p, "precreate", &err);
         }
         frontend_written(&p, config, "precreate");

@@ -52,7 +52,7 @@ int cli_relay_start(struct tsync_relay *r, struct tsync_err *err)
 {
         pid_t child = fork();
         if (child < 0)
-                return tsync_error(err, errno, "cannot start the relay: %s", strerror(errno));
+                return tsync_error_errno(err, "cannot start the relay");
         if (child == 0) {
                 /* Detached: no terminal, and not the runtime's child to wait for. */
                 if (setsid() < 0)
@@ -65,7 +65,7 @@ int cli_relay_start(struct tsync_relay *r, struct tsync_err *err)
         int status = 0;
         while (waitpid(child, &status, 0) < 0)
                 if (errno != EINTR)
-                        return tsync_error(err, errno, "cannot start the relay: %s", strerror(errno));
+                        return tsync_error_errno(err, "cannot start the relay");
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                 return tsync_error(err, ECHILD, "cannot start the relay: its first process failed");
         /* The relay owns the socket's name now: close without removing it. */

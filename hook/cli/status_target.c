@@ -100,7 +100,7 @@ static int run_capture(const char *const *argv, char **ret_out, char *errline, s
         int st;
         while (waitpid(pid, &st, 0) < 0)
                 if (errno != EINTR)
-                        return tsync_error(err, errno, "%s: waitpid: %s", argv[0], strerror(errno));
+                        return tsync_error_errno(err, "%s: waitpid", argv[0]);
         errline[0] = '\0';
         if (ebuf) {
                 size_t n = strlen(ebuf);
@@ -187,7 +187,7 @@ static int docker_config(struct target *t, const char *id, struct tsync_err *err
         (void)snprintf(parent, sizeof(parent), "/proc/%d/cwd", ppid);
         ssize_t n = readlink(parent, cwd, sizeof(cwd) - 1);
         if (n < 0)
-                return tsync_error(err, errno, "%s: %s", parent, strerror(errno));
+                return tsync_error_errno(err, "%s", parent);
         cwd[n] = '\0';
         const char *base = strrchr(cwd, '/');
         if (!base || strcmp(base + 1, id) != 0)

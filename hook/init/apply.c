@@ -167,7 +167,7 @@ int init_apply_status_open(pid_t tid, struct tsync_err *err)
         (void)snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
         int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
-                return tsync_error(err, errno, "cannot open %s: %s", path, errstr(errno));
+                return tsync_error_errno(err, "cannot open %s", path);
         return fd;
 }
 
@@ -202,7 +202,7 @@ static int open_taskdir(struct tsync_err *err)
 {
         int fd = openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return tsync_error(err, errno, "cannot open /proc/self/task: %s", errstr(errno));
+                return tsync_error_errno(err, "cannot open /proc/self/task");
         return fd;
 }
 
@@ -221,7 +221,7 @@ static int for_each_task(int taskdir,
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return tsync_error(err, errno, "cannot list /proc/self/task: %s", errstr(errno));
+                        return tsync_error_errno(err, "cannot list /proc/self/task");
                 }
                 if (n == 0)
                         return 0;
@@ -371,12 +371,12 @@ int init_apply_probe_flags(uint32_t flags, struct tsync_err *err)
                         return tsync_error(err, errno,
                                            "the kernel refuses flag SECCOMP_FILTER_FLAG_%s with TSYNC: %s%s", name,
                                            errstr(errno), hint);
-                return tsync_error(err, errno, "the kernel refuses flag bit %u with TSYNC: %s", bit, errstr(errno));
+                return tsync_error_errno(err, "the kernel refuses flag bit %u with TSYNC", bit);
         }
         if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC | flags, NULL) == 0)
                 return tsync_error(err, EPROTO, "the flag probe loaded a NULL program");
         if (errno != PROBE_PASSED)
-                return tsync_error(err, errno, "the kernel refuses flags 0x%x with TSYNC: %s", flags, errstr(errno));
+                return tsync_error_errno(err, "the kernel refuses flags 0x%x with TSYNC", flags);
         return 0;
 }
 

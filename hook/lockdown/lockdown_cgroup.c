@@ -82,7 +82,7 @@ static int only_container(const char *dir, const struct container *c, int depth,
         (void)snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
         _cleanup_fclose_ FILE *p = fopen(path, "re");
         if (!p)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         int other;
         while (fscanf(p, "%d", &other) == 1)
                 if (!in_container(c, other))
@@ -91,7 +91,7 @@ static int only_container(const char *dir, const struct container *c, int depth,
                 return tsync_error(err, ELOOP, "%s: cgroups nested too deep", dir);
         _cleanup_closedir_ DIR *d = opendir(dir);
         if (!d)
-                return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
+                return tsync_error_errno(err, "%s", dir);
         struct dirent *e;
         while ((e = readdir(d))) {
                 if (e->d_type != DT_DIR || e->d_name[0] == '.')
@@ -178,7 +178,7 @@ int tsync_lockdown_cgroup_find(pid_t pid, const pid_t *pids, size_t n_pids, stru
         char ns[64];
         (void)snprintf(ns, sizeof(ns), "/proc/%d/ns/pid", (int)pid);
         if (stat(ns, &c.ns) < 0)
-                return tsync_error(err, errno, "%s: %s", ns, strerror(errno));
+                return tsync_error_errno(err, "%s", ns);
         struct tsync_err e1 = { 0 }, e2 = { 0 };
         if (try_hierarchy(true, v1path, &c, ret, &e1) == 0 || try_hierarchy(false, v2path, &c, ret, &e2) == 0)
                 return 0;
@@ -236,7 +236,7 @@ int tsync_lockdown_freeze(struct tsync_lockdown_cgroup *cg, struct tsync_err *er
         (void)snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->v1 ? "freezer.state" : "cgroup.freeze");
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
         if (fd < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         /* The watchdog holds the descriptor before the cgroup is frozen: if
          * lockdown dies from here on, it thaws what lockdown froze. */
         int r = tsync_lockdown_watchdog_frozen(cg->watchdog, fd, cg->v1);
@@ -245,7 +245,7 @@ int tsync_lockdown_freeze(struct tsync_lockdown_cgroup *cg, struct tsync_err *er
                                    strerror(-r));
         cg->frozen = true;
         if (write(fd, cg->v1 ? "FROZEN" : "1", cg->v1 ? 6 : 1) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         /* cgroup.events is pollable (POLLPRI on change); freezer.state is
          * not: both are read again after a short sleep, up to 10 s. */
         for (int i = 0; i < TSYNC_LOCKDOWN_FREEZE_MS; i++) {

@@ -90,12 +90,12 @@ int tsync_lockdown_kill(int pidfd, pid_t pid, const struct tsync_status *st, str
 {
         /* The process named is still the one resolved: its pidfd says so. */
         if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
-                return errno == ESRCH ? 0 : tsync_error(err, errno, "pid %d: %s", (int)pid, strerror(errno));
+                return errno == ESRCH ? 0 : tsync_error_errno(err, "pid %d", (int)pid);
         char path[64];
         struct stat ns;
         (void)snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
         if (stat(path, &ns) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         /* Frozen first where the cgroup is the container's own: nothing
          * forks past the kill. */
         _cleanup_free_ pid_t *pids = calloc(st && st->n ? st->n : 1, sizeof(*pids));

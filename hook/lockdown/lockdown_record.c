@@ -53,7 +53,7 @@ static int check_private(int fd, const char *what, bool dir, struct tsync_err *e
 {
         struct stat st;
         if (fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", what, strerror(errno));
+                return tsync_error_errno(err, "%s", what);
         if (dir)
                 return tsync_check_private_dir(what, &st, err);
         if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
@@ -98,7 +98,7 @@ int tsync_lockdown_record_read(const char *root, const char *key, struct tsync_l
         if (dir < 0 && errno == ENOENT)
                 return 0;
         if (dir < 0)
-                return tsync_error(err, errno, "%s: %s", root, strerror(errno));
+                return tsync_error_errno(err, "%s", root);
         int r = check_private(dir, root, true, err);
         if (r < 0)
                 return r;
@@ -109,7 +109,7 @@ int tsync_lockdown_record_read(const char *root, const char *key, struct tsync_l
         if (fd < 0 && errno == ENOENT)
                 return 0;
         if (fd < 0)
-                return tsync_error(err, errno, "%s: %s", what, strerror(errno));
+                return tsync_error_errno(err, "%s", what);
         r = check_private(fd, what, false, err);
         if (r < 0)
                 return r;
@@ -234,13 +234,13 @@ static int open_root(const char *root, int *ret, struct tsync_err *err)
         if (slash && slash != parent) {
                 *slash = '\0';
                 if (mkdir(parent, 0755) < 0 && errno != EEXIST)
-                        return tsync_error(err, errno, "%s: %s", parent, strerror(errno));
+                        return tsync_error_errno(err, "%s", parent);
         }
         if (mkdir(root, 0700) < 0 && errno != EEXIST)
-                return tsync_error(err, errno, "%s: %s", root, strerror(errno));
+                return tsync_error_errno(err, "%s", root);
         _cleanup_close_ int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (dir < 0)
-                return tsync_error(err, errno, "%s: %s", root, strerror(errno));
+                return tsync_error_errno(err, "%s", root);
         int e = check_private(dir, root, true, err);
         if (e < 0)
                 return e;
@@ -255,7 +255,7 @@ int tsync_lockdown_record_write(const char *root, const char *key, const struct 
         (void)snprintf(path, sizeof(path), "%s/%s.json", root, key);
         if (r->n == 0) {
                 if (unlink(path) < 0 && errno != ENOENT)
-                        return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                        return tsync_error_errno(err, "%s", path);
                 return 0;
         }
         _cleanup_close_ int dir = -1;
@@ -293,7 +293,7 @@ int tsync_lockdown_record_lock(const char *root, const char *key, bool wait, int
         for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
                 _cleanup_close_ int fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
                 if (fd < 0)
-                        return tsync_error(err, errno, "%s: %s", what, strerror(errno));
+                        return tsync_error_errno(err, "%s", what);
                 e = check_private(fd, what, false, err);
                 if (e < 0)
                         return e;
@@ -302,12 +302,12 @@ int tsync_lockdown_record_lock(const char *root, const char *key, bool wait, int
                 if (e < 0 && errno == EWOULDBLOCK)
                         return tsync_error(err, EWOULDBLOCK, "%s: another lockdown of the container holds it", what);
                 if (e < 0)
-                        return tsync_error(err, errno, "%s: flock: %s", what, strerror(errno));
+                        return tsync_error_errno(err, "%s: flock", what);
                 /* Its holder removes the file before it lets go: the lock
                  * is ours only if the file is still the one at the path. */
                 struct stat held, now;
                 if (fstat(fd, &held) < 0)
-                        return tsync_error(err, errno, "%s: %s", what, strerror(errno));
+                        return tsync_error_errno(err, "%s", what);
                 if (fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == held.st_dev &&
                     now.st_ino == held.st_ino) {
                         *ret_fd = TAKE_FD(fd);

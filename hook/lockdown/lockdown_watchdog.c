@@ -103,7 +103,7 @@ int tsync_lockdown_watchdog_start(struct tsync_lockdown_watchdog *w, void (*undo
         w->sock = -1;
         w->pid = 0;
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-                return tsync_error(err, errno, "the watchdog's socket: %s", strerror(errno));
+                return tsync_error_errno(err, "the watchdog's socket");
         pid_t p = fork();
         if (p < 0) {
                 int e = errno;

@@ -52,11 +52,11 @@ int tsync_deliver_clean(const struct tsync_plan *plan, const struct tsync_plan_p
         if (dfd < 0) {
                 if (errno == ENOENT)
                         return 0;
-                return tsync_error(err, errno, "%s: %s", plan->state_dir, strerror(errno));
+                return tsync_error_errno(err, "%s", plan->state_dir);
         }
         DIR *d = fdopendir(dup(dfd));
         if (!d)
-                return tsync_error(err, errno, "%s: %s", plan->state_dir, strerror(errno));
+                return tsync_error_errno(err, "%s", plan->state_dir);
         int r = 0;
         for (struct dirent *e; (e = readdir(d));) {
                 if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
@@ -68,10 +68,10 @@ int tsync_deliver_clean(const struct tsync_plan *plan, const struct tsync_plan_p
                 if (errno == EISDIR && unlinkat(dfd, e->d_name, AT_REMOVEDIR) == 0)
                         continue;
                 if (r == 0)
-                        r = tsync_error(err, errno, "%s/%s: %s", plan->state_dir, e->d_name, strerror(errno));
+                        r = tsync_error_errno(err, "%s/%s", plan->state_dir, e->d_name);
         }
         closedir(d);
         if (r == 0 && kind == TSYNC_STATE_DIR_PRECREATE && rmdir(plan->state_dir) < 0 && errno != ENOENT)
-                r = tsync_error(err, errno, "%s: %s", plan->state_dir, strerror(errno));
+                r = tsync_error_errno(err, "%s", plan->state_dir);
         return r;
 }

@@ -45,11 +45,11 @@ static int check_namespaces(const char *proc, bool config_userns, struct tsync_e
         struct stat own, owner, parent, pid_user;
         char path[96];
         if (stat("/proc/self/ns/user", &own) < 0)
-                return tsync_error(err, errno, "/proc/self/ns/user: %s", strerror(errno));
+                return tsync_error_errno(err, "/proc/self/ns/user");
         (void)snprintf(path, sizeof(path), "%s/ns/mnt", proc);
         _cleanup_close_ int mnt = open(path, O_RDONLY | O_CLOEXEC);
         if (mnt < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         _cleanup_close_ int owner_fd = -EBADF;
         int r = ns_get(mnt, NS_GET_USERNS, &owner_fd, &owner);
         if (r < 0)
@@ -89,7 +89,7 @@ static int check_mount(int fd, const char *what, unsigned long fs_type, struct t
         struct statx stx;
         struct statfs sfs;
         if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx) < 0 || fstatfs(fd, &sfs) < 0)
-                return tsync_error(err, errno, "%s: %s", what, strerror(errno));
+                return tsync_error_errno(err, "%s", what);
         if (!(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
                 return tsync_error(err, EOPNOTSUPP, "%s: this kernel does not say whether it is a mount point", what);
         if (!(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
@@ -112,7 +112,7 @@ int tsync_exec_path_check(pid_t pid, const char *init_source, bool config_userns
         (void)snprintf(path, sizeof(path), "%s/root", proc);
         _cleanup_close_ int root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         _cleanup_close_ int dir = -EBADF, init = -EBADF;
         r = open_beneath(root, TSYNC_CONTAINER_DIR, true, &dir);
         if (r < 0)
@@ -128,9 +128,9 @@ int tsync_exec_path_check(pid_t pid, const char *init_source, bool config_userns
                 return r;
         struct stat in, host;
         if (fstat(init, &in) < 0)
-                return tsync_error(err, errno, "%s in the container: %s", TSYNC_CONTAINER_INIT, strerror(errno));
+                return tsync_error_errno(err, "%s in the container", TSYNC_CONTAINER_INIT);
         if (stat(init_source, &host) < 0)
-                return tsync_error(err, errno, "the init the config mounts, %s: %s", init_source, strerror(errno));
+                return tsync_error_errno(err, "the init the config mounts, %s", init_source);
         if (!S_ISREG(in.st_mode) || !same(&in, &host))
                 return tsync_error(err, EPERM, "%s in the container is not %s, the init the config mounts there",
                                    TSYNC_CONTAINER_INIT, init_source);

@@ -370,7 +370,7 @@ int tsync_plan_check_state_dir(const struct tsync_plan *plan, const struct tsync
                 return r;
         struct stat st;
         if (lstat(plan->state_dir, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", plan->state_dir, strerror(errno));
+                return tsync_error_errno(err, "%s", plan->state_dir);
         if (!S_ISDIR(st.st_mode))
                 return tsync_error(err, ENOTDIR, "%s: not a directory (a symlink?)", plan->state_dir);
         return tsync_check_private_dir(plan->state_dir, &st, err);

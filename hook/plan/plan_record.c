@@ -289,14 +289,14 @@ static int make_parents(const char *dir, const char *parent_root, struct tsync_e
         for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
                 *s = '\0';
                 if (mkdir(p, 0700) < 0 && errno != EEXIST)
-                        return tsync_error(err, errno, "%s: %s", p, strerror(errno));
+                        return tsync_error_errno(err, "%s", p);
                 *s = '/';
         }
         if (mkdir(p, 0700) < 0 && errno != EEXIST)
-                return tsync_error(err, errno, "%s: %s", p, strerror(errno));
+                return tsync_error_errno(err, "%s", p);
         struct stat st;
         if (lstat(parent_root, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", parent_root, strerror(errno));
+                return tsync_error_errno(err, "%s", parent_root);
         if (!S_ISDIR(st.st_mode))
                 return tsync_error(err, ENOTDIR, "%s: not a directory (a symlink?)", parent_root);
         return tsync_check_private_dir(parent_root, &st, err);
@@ -306,7 +306,7 @@ int tsync_record_check_dir(int fd, const char *dir, struct tsync_err *err)
 {
         struct stat st;
         if (fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
+                return tsync_error_errno(err, "%s", dir);
         /* Only root (the hook's user) may reach the record file: the
          * workload never gets a way to it, nor does anyone on the host. */
         if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
@@ -323,7 +323,7 @@ int tsync_record_make_dir(const char *dir, const char *parent_root, struct tsync
         if (r < 0)
                 return r;
         if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-                return tsync_error(err, errno, "%s: %s", dir, strerror(errno));
+                return tsync_error_errno(err, "%s", dir);
         _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return tsync_error(err, errno, "%s: %s", dir,

@@ -107,7 +107,7 @@ static int resolve(const char *dir, char **ret, size_t *ret_existing, struct tsy
                         return 0;
                 }
                 if (errno != ENOENT)
-                        return tsync_error(err, errno, "'%s': %s", dir, strerror(errno));
+                        return tsync_error_errno(err, "'%s'", dir);
                 /* Off with the last component; "/" itself always exists. */
                 while (cut > 0 && prefix[cut - 1] == '/')
                         cut--;
@@ -127,12 +127,12 @@ static int walk_up(const char *path, size_t existing, bool stop_where_denied, st
                 return tsync_error(err, ENOMEM, "out of memory");
         _cleanup_close_ int fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return tsync_error(err, errno, "'%s': %s", top, strerror(errno));
+                return tsync_error_errno(err, "'%s'", top);
         p->exists = path[existing] == '\0';
         for (;;) {
                 struct stat st;
                 if (fstat(fd, &st) < 0)
-                        return tsync_error(err, errno, "'%s': %s", top, strerror(errno));
+                        return tsync_error_errno(err, "'%s'", top);
                 struct dir_id id = { st.st_dev, st.st_ino };
                 if (p->n > 0 && p->chain[p->n - 1].dev == id.dev && p->chain[p->n - 1].ino == id.ino)
                         return 0; /* ".." of "/" is "/" */
@@ -149,7 +149,7 @@ static int walk_up(const char *path, size_t existing, bool stop_where_denied, st
                 if (up < 0 && errno == EACCES && stop_where_denied)
                         return 0; /* see place_read_ours */
                 if (up < 0)
-                        return tsync_error(err, errno, "'%s': the directory above: %s", top, strerror(errno));
+                        return tsync_error_errno(err, "'%s': the directory above", top);
                 (void)close(fd);
                 fd = up;
         }

@@ -76,7 +76,7 @@ int tsync_views_read(int bundle_fd, const char *bundle, struct tsync_views *v, s
         if (v->dir_fd < 0) {
                 if (errno == ENOENT)
                         return -ENOENT;
-                return tsync_error(err, errno, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(errno));
+                return tsync_error_errno(err, "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
         }
         struct stat st;
         int r = tsync_read_file_at(bundle_fd, "config.json", "config.json", TSYNC_READ_NOFOLLOW | TSYNC_READ_REGULAR,
@@ -153,8 +153,7 @@ int tsync_views_hold(struct tsync_views *v, const char *bundle, const char *id, 
 int tsync_views_release(struct tsync_views *v, const char *bundle, struct tsync_err *err)
 {
         if (unlinkat(v->dir_fd, TSYNC_VIEWS_RUNNING, 0) < 0 && errno != ENOENT)
-                return tsync_error(err, errno, "%s/%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, TSYNC_VIEWS_RUNNING,
-                                   strerror(errno));
+                return tsync_error_errno(err, "%s/%s/%s", bundle, TSYNC_BUNDLE_VIEWS, TSYNC_VIEWS_RUNNING);
         v->holder[0] = '\0';
         return 0;
 }
@@ -162,8 +161,7 @@ int tsync_views_release(struct tsync_views *v, const char *bundle, struct tsync_
 int tsync_views_exchange(struct tsync_views *v, const char *bundle, struct tsync_err *err)
 {
         if (renameat2(v->bundle_fd, "config.json", v->dir_fd, SWAP, RENAME_EXCHANGE) < 0)
-                return tsync_error(err, errno, "%s: exchanging config.json and %s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS,
-                                   SWAP, strerror(errno));
+                return tsync_error_errno(err, "%s: exchanging config.json and %s/%s", bundle, TSYNC_BUNDLE_VIEWS, SWAP);
         char *t = v->config;
         size_t n = v->config_len;
         v->config = v->swap;
@@ -179,10 +177,10 @@ int tsync_views_exchange(struct tsync_views *v, const char *bundle, struct tsync
 static int open_dir(int bundle_fd, const char *bundle, bool create, struct tsync_err *err)
 {
         if (create && mkdirat(bundle_fd, TSYNC_BUNDLE_VIEWS, 0755) < 0 && errno != EEXIST)
-                return tsync_error(err, errno, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(errno));
+                return tsync_error_errno(err, "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
         int fd = openat(bundle_fd, TSYNC_BUNDLE_VIEWS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
-                return tsync_error(err, errno, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(errno));
+                return tsync_error_errno(err, "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
         return fd;
 }
 
@@ -199,8 +197,7 @@ int tsync_views_supported(int bundle_fd, const char *bundle, struct tsync_err *e
         for (size_t i = 0; r == 0 && i < 2; i++) {
                 int fd = openat(dir, probe[i], O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
                 if (fd < 0)
-                        r = tsync_error(err, errno, "%s/%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, probe[i],
-                                        strerror(errno));
+                        r = tsync_error_errno(err, "%s/%s/%s", bundle, TSYNC_BUNDLE_VIEWS, probe[i]);
                 else
                         (void)close(fd);
         }
@@ -267,10 +264,9 @@ int tsync_views_remove(int bundle_fd, const char *bundle, struct tsync_err *err)
                 r = busy(bundle, v.holder, err);
         for (size_t i = 0; r == 0 && i < ARRAY_SIZE(files); i++)
                 if (unlinkat(v.dir_fd, files[i], 0) < 0 && errno != ENOENT)
-                        r = tsync_error(err, errno, "%s/%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, files[i],
-                                        strerror(errno));
+                        r = tsync_error_errno(err, "%s/%s/%s", bundle, TSYNC_BUNDLE_VIEWS, files[i]);
         if (r == 0 && unlinkat(bundle_fd, TSYNC_BUNDLE_VIEWS, AT_REMOVEDIR) < 0)
-                r = tsync_error(err, errno, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(errno));
+                r = tsync_error_errno(err, "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
         tsync_views_clear(&v);
         return r;
 }

@@ -51,7 +51,7 @@ static int under_rootfs(const char *path, const char *rootfs, bool *ret, struct 
                 return tsync_error(err, EINVAL, "rootfs '%s' is not an absolute path", rootfs);
         _cleanup_free_ char *canon = realpath(rootfs, NULL);
         if (!canon)
-                return tsync_error(err, errno, "rootfs '%s': %s", rootfs, strerror(errno));
+                return tsync_error_errno(err, "rootfs '%s'", rootfs);
         size_t n = strlen(canon);
         /* "//a//b" is "/a/b" here, as the walk below reads it. */
         _cleanup_free_ char *squeezed = malloc(strlen(path) + 1);
@@ -73,7 +73,7 @@ static int open_parent(const char *path, const char *name, struct tsync_err *err
 {
         _cleanup_close_ int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return tsync_error(err, errno, "/: %s", strerror(errno));
+                return tsync_error_errno(err, "/");
         for (const char *c = path;;) {
                 while (*c == '/')
                         c++;
@@ -106,7 +106,7 @@ static int open_parent(const char *path, const char *name, struct tsync_err *err
         /* Readable, for the directory's fsync after the rename. */
         int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
-                return tsync_error(err, errno, "'%s': its directory: %s", path, strerror(errno));
+                return tsync_error_errno(err, "'%s': its directory", path);
         return dfd;
 }
 
@@ -135,7 +135,7 @@ static int check(const char *path, unsigned flags, const char *rootfs, int *ret_
         struct stat st;
         bool exists = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
         if (!exists && (errno != ENOENT || !output))
-                return tsync_error(err, errno, "'%s': %s", path, strerror(errno));
+                return tsync_error_errno(err, "'%s'", path);
         if (exists && output && (flags & TSYNC_RECORD_NEW))
                 return tsync_error(err, EEXIST,
                                    "'%s' exists: a recording never replaces a file already in the record-dir "

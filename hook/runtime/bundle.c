@@ -209,8 +209,7 @@ static struct tsync_json *read_config(struct target *t, bool *ret_required)
         struct tsync_err err = { 0 };
         struct tsync_json *config = NULL;
         struct stat st;
-        int r = lstat(t->config_path, &st) < 0 ? tsync_error(&err, errno, "%s: %s", t->config_path, strerror(errno))
-                                               : 0;
+        int r = lstat(t->config_path, &st) < 0 ? tsync_error_errno(&err, "%s", t->config_path) : 0;
         if (r == 0 && !S_ISREG(st.st_mode))
                 r = tsync_error(&err, EINVAL, "%s: not a regular file: refusing to read or replace it", t->config_path);
         /* As precreate reads an engine's config. */

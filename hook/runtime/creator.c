@@ -113,14 +113,14 @@ static int make_private(const char *path, struct tsync_err *err)
                 char c = *p;
                 *p = '\0';
                 if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-                        return tsync_error(err, errno, "%s: %s", buf, strerror(errno));
+                        return tsync_error_errno(err, "%s", buf);
                 *p = c;
                 if (c == '\0')
                         break;
         }
         struct stat st;
         if (lstat(path, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         return tsync_check_private_dir(path, &st, err);
 }
 

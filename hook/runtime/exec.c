@@ -68,10 +68,10 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
         argv[n_globals + 2] = (char *)cl->id;
         _cleanup_close_ int errfd = memfd_create("oci-seccomp-tsync-state-stderr", MFD_CLOEXEC);
         if (errfd < 0)
-                return tsync_error(err, errno, "memfd_create: %s", strerror(errno));
+                return tsync_error_errno(err, "memfd_create");
         int fds[2];
         if (pipe2(fds, O_CLOEXEC) < 0)
-                return tsync_error(err, errno, "pipe: %s", strerror(errno));
+                return tsync_error_errno(err, "pipe");
         fflush(stderr);
         pid_t pid = fork();
         if (pid < 0) {
@@ -99,7 +99,7 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
         int status;
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
-                        return tsync_error(err, errno, "waitpid: %s", strerror(errno));
+                        return tsync_error_errno(err, "waitpid");
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                 char said[512];
                 last_line(errfd, said, sizeof(said));
@@ -172,7 +172,7 @@ static int trusted(int fd, const char *path, bool dir, struct tsync_err *err)
 {
         struct stat st;
         if (fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
                 return tsync_error(err, EINVAL, "%s: not a %s", path, dir ? "directory" : "regular file");
         if (st.st_uid != geteuid() || (st.st_mode & 022))
@@ -191,12 +191,12 @@ int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err
 {
         _cleanup_close_ int dir = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (dir < 0)
-                return tsync_error(err, errno, "bundle %s: %s", bundle, strerror(errno));
+                return tsync_error_errno(err, "bundle %s", bundle);
         int r = trusted(dir, bundle, true, err);
         if (r < 0)
                 return r;
         if (flock(dir, LOCK_SH) < 0)
-                return tsync_error(err, errno, "%s: cannot lock: %s", bundle, strerror(errno));
+                return tsync_error_errno(err, "%s: cannot lock", bundle);
         char path[PATH_MAX + 64];
         (void)snprintf(path, sizeof(path), "%s/config.json", bundle);
         int at = dir;
@@ -205,8 +205,7 @@ int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err
         if (tsync_views_held(dir)) {
                 (void)snprintf(path, sizeof(path), "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
                 views = openat(dir, TSYNC_BUNDLE_VIEWS, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-                r = views < 0 ? tsync_error(err, errno, "%s: %s", path, strerror(errno))
-                              : trusted(views, path, true, err);
+                r = views < 0 ? tsync_error_errno(err, "%s", path) : trusted(views, path, true, err);
                 if (r < 0)
                         return r;
                 (void)snprintf(path, sizeof(path), "%s/%s/lent.json", bundle, TSYNC_BUNDLE_VIEWS);
@@ -215,7 +214,7 @@ int rt_read_config(const char *bundle, struct tsync_json **ret, struct tsync_err
         }
         _cleanup_close_ int fd = openat(at, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
         if (fd < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         r = trusted(fd, path, false, err);
         if (r < 0)
                 return r;
@@ -238,18 +237,18 @@ static int process_memfd(const struct tsync_json *process, struct tsync_err *err
                 return r;
         _cleanup_close_ int fd = memfd_create("oci-seccomp-tsync-process", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd < 0)
-                return tsync_error(err, errno, "memfd_create: %s", strerror(errno));
+                return tsync_error_errno(err, "memfd_create");
         for (size_t done = 0; done < len;) {
                 ssize_t n = write(fd, text + done, len - done);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
-                        return tsync_error(err, errno, "writing the process file: %s", strerror(errno));
+                        return tsync_error_errno(err, "writing the process file");
                 done += (size_t)n;
         }
         if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0 ||
             lseek(fd, 0, SEEK_SET) < 0 || fcntl(fd, F_SETFD, 0) < 0)
-                return tsync_error(err, errno, "the process file: %s", strerror(errno));
+                return tsync_error_errno(err, "the process file");
         return TAKE_FD(fd);
 }
 

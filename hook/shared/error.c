@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/errnos.h"
+
 int tsync_error(struct tsync_err *err, int code, const char *fmt, ...)
 {
         if (code < 0)
@@ -17,6 +19,21 @@ int tsync_error(struct tsync_err *err, int code, const char *fmt, ...)
                 va_start(ap, fmt);
                 (void)vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
                 va_end(ap);
+                err->code = code;
+        }
+        return -code;
+}
+
+int tsync_error_errno(struct tsync_err *err, const char *fmt, ...)
+{
+        int e = errno, code = e > 0 ? e : EINVAL;
+        if (err) {
+                va_list ap;
+                va_start(ap, fmt);
+                int n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+                va_end(ap);
+                size_t at = n < 0 ? 0 : (size_t)n < sizeof(err->msg) ? (size_t)n : sizeof(err->msg) - 1;
+                (void)snprintf(err->msg + at, sizeof(err->msg) - at, ": %s", tsync_errtext(e));
                 err->code = code;
         }
         return -code;

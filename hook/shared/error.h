@@ -14,6 +14,10 @@ struct tsync_err {
 /* Records code and message in err (which may be NULL) and returns -code. */
 int tsync_error(struct tsync_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* tsync_error with errno, the message ending ": <errno in words>" (as
+ * tsync_errtext words it): the one way a failed call's errno is told. */
+int tsync_error_errno(struct tsync_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Prepends "<prefix>: " to err->msg and returns -err->code. */
 int tsync_error_prefix(struct tsync_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -200,7 +200,7 @@ static int check_dir(int dfd, const char *dir, struct tsync_err *err)
         struct stat st;
 
         if (fstat(dfd, &st) < 0)
-                return tsync_error(err, errno, "cache directory %s: %s", dir, strerror(errno));
+                return tsync_error_errno(err, "cache directory %s", dir);
         (void)snprintf(what, sizeof(what), "cache directory %s", dir);
         return tsync_check_private_dir(what, &st, err);
 }
@@ -247,10 +247,10 @@ int tsync_cache_load(const char *dir, const char *key, struct tsync_program **re
                         return tsync_error(err, ENOENT, "%s/%s: not in the cache", dir, name);
                 if (errno == ELOOP)
                         return bad_entry(dfd, dir, name, -1, "is a symbolic link", err);
-                return tsync_error(err, errno, "cache entry %s/%s: %s", dir, name, strerror(errno));
+                return tsync_error_errno(err, "cache entry %s/%s", dir, name);
         }
         if (fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "cache entry %s/%s: %s", dir, name, strerror(errno));
+                return tsync_error_errno(err, "cache entry %s/%s", dir, name);
         if (!S_ISREG(st.st_mode))
                 return bad_entry(dfd, dir, name, fd, "not a regular file", err);
         /* We write entries 0600 as ourselves; anything else was not written by us. */
@@ -326,12 +326,12 @@ static int open_cache_dir(const char *dir, struct tsync_err *err)
 
         if (lstat(dir, &st) < 0) {
                 if (errno != ENOENT)
-                        return tsync_error(err, errno, "cache directory %s: %s", dir, strerror(errno));
+                        return tsync_error_errno(err, "cache directory %s", dir);
                 r = mkdir_parents(dir);
                 if (r < 0)
                         return tsync_error(err, -r, "creating cache directory %s: %s", dir, strerror(-r));
                 if (lstat(dir, &st) < 0)
-                        return tsync_error(err, errno, "cache directory %s: %s", dir, strerror(errno));
+                        return tsync_error_errno(err, "cache directory %s", dir);
         }
         if (S_ISLNK(st.st_mode))
                 return tsync_error(err, ELOOP, "cache directory %s is a symbolic link", dir);
@@ -340,7 +340,7 @@ static int open_cache_dir(const char *dir, struct tsync_err *err)
         /* O_NOFOLLOW as well, and the checks on what was opened: it may have been swapped since lstat. */
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0)
-                return tsync_error(err, errno, "cache directory %s: %s", dir, strerror(errno));
+                return tsync_error_errno(err, "cache directory %s", dir);
         r = check_dir(dfd, dir, err);
         if (r < 0)
                 return r;

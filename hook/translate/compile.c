@@ -257,13 +257,13 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
 {
         _cleanup_close_ int fd = memfd_create("tsync-bpf", MFD_CLOEXEC);
         if (fd < 0)
-                return tsync_error(err, errno, "memfd_create: %s", strerror(errno));
+                return tsync_error_errno(err, "memfd_create");
         int rc = seccomp_export_bpf(ctx, fd);
         if (rc < 0)
                 return tsync_error(err, -rc, "libseccomp could not export the program: %s", strerror(-rc));
         struct stat st;
         if (fstat(fd, &st) < 0)
-                return tsync_error(err, errno, "fstat: %s", strerror(errno));
+                return tsync_error_errno(err, "fstat");
         size_t size = (size_t)st.st_size;
         if (size == 0 || size % sizeof(struct sock_filter) != 0)
                 return tsync_error(err, EIO, "libseccomp exported %zu bytes, not whole instructions", size);

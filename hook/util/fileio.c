@@ -97,16 +97,16 @@ static int write_in_place(int dfd, const char *path, const char *name, const str
         if (fd < 0) {
                 if (errno == ENXIO && S_ISFIFO(st->st_mode))
                         return tsync_error(err, ENXIO, "%s: a FIFO without a reader: refusing to wait for one", path);
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         }
         struct stat now;
         if (fstat(fd, &now) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         if ((now.st_mode & S_IFMT) != (st->st_mode & S_IFMT) || now.st_rdev != st->st_rdev)
                 return tsync_error(err, EAGAIN, "%s: replaced while being opened", path);
         int fl = fcntl(fd, F_GETFL);
         if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-                return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s", path);
         int r = tsync_write_allv(fd, iov, n);
         if (r < 0)
                 return tsync_error(err, -r, "%s: writing failed: %s", path, strerror(-r));
@@ -212,7 +212,7 @@ static int replace(int dfd, const char *path, const char *name, bool exists, con
         }
         /* The new name is durable once the directory is synced. */
         if ((flags & TSYNC_WRITE_DURABLE) && fsync(dfd) < 0)
-                return tsync_error(err, errno, "%s: fsync of its directory: %s", path, strerror(errno));
+                return tsync_error_errno(err, "%s: fsync of its directory", path);
         return 0;
 }
 
@@ -232,7 +232,7 @@ int tsync_write_atv(int dfd, const char *path, const char *name, const struct io
                 struct stat st;
                 bool exists = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
                 if (!exists && errno != ENOENT)
-                        return tsync_error(err, errno, "%s: %s", path, strerror(errno));
+                        return tsync_error_errno(err, "%s", path);
                 if (exists && (flags & TSYNC_WRITE_NEW))
                         return tsync_error(err, EEXIST, "%s: exists (%s): refusing to replace it", path,
                                            S_ISREG(st.st_mode) ? "a file" : kind_of(st.st_mode));
@@ -360,7 +360,7 @@ int tsync_read_all(int fd, size_t max, size_t size_hint, char **ret, size_t *ret
                 if (r < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return tsync_error(err, errno, "read failed: %s", strerror(errno));
+                        return tsync_error_errno(err, "read failed");
                 }
                 if (r == 0)
                         break;
