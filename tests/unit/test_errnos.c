@@ -14,6 +14,7 @@
 #include "plan/plan.h"
 #include "shared/cleanup.h"
 #include "shared/errnos.h"
+#include "shared/error.h"
 #include "tap.h"
 #include "translate/profile.h"
 
@@ -220,6 +221,30 @@ static void test_errnos_numbers_are_as_before(void)
         }
 }
 
+/* tsync_error_errno ends the message with errno in these words and keeps
+ * errno as the code, as the hand-spelt "...: %s", strerror(errno) did. */
+static void test_error_errno_ends_with_the_words(void)
+{
+        struct tsync_err err = { 0 };
+        char big[TSYNC_ERR_MSG_MAX + 16];
+        errno = ENOENT;
+        int r = tsync_error_errno(&err, "%s/%d", "x", 7);
+        tap_ok(r == -ENOENT && err.code == ENOENT && strcmp(err.msg, "x/7: No such file or directory") == 0,
+               "test_error_errno_ends_with_the_words (%d %s)", r, err.msg);
+        errno = EACCES;
+        tap_ok(tsync_error_errno(NULL, "nothing kept") == -EACCES, "test_error_errno_without_an_err");
+        errno = 0;
+        r = tsync_error_errno(&err, "y");
+        tap_ok(r == -EINVAL && err.code == EINVAL && strcmp(err.msg, "y: Success") == 0,
+               "test_error_errno_of_no_errno_is_einval (%d %s)", r, err.msg);
+        memset(big, 'a', sizeof(big) - 1);
+        big[sizeof(big) - 1] = '\0';
+        errno = EIO;
+        r = tsync_error_errno(&err, "%s", big);
+        tap_ok(r == -EIO && strlen(err.msg) == TSYNC_ERR_MSG_MAX - 1, "test_error_errno_cut_to_the_message_size (%zu)",
+               strlen(err.msg));
+}
+
 int main(void)
 {
         test_errnos_words_are_glibcs();
@@ -227,5 +252,6 @@ int main(void)
         test_errnos_common_names_are_as_before();
         test_errnos_unknown_names_are_refused();
         test_errnos_numbers_are_as_before();
+        test_error_errno_ends_with_the_words();
         return tap_done();
 }
