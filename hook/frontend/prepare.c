@@ -258,6 +258,10 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
                 r = check_programs(plan, o->paths, config, &progs, &in_place, w, err);
         if (r == 0)
                 r = decide_hooks(o, plan, &progs, &hooks, err);
+        /* Last, on the plan as decided (the route's --exec included): what
+         * the init would refuse on its command line alone. */
+        if (r == 0)
+                r = tsync_rewrite_check_init_args(plan, hooks & (TSYNC_HOOK_AGENT | TSYNC_HOOK_RECORD), err);
         if (r < 0) {
                 tsync_plan_programs_clear(&progs);
                 return r;

@@ -356,10 +356,6 @@ int init_record_prepare(const char *path, bool relay, const struct init_filter *
                 init_log("record", "--record is given, but no filter is a recording filter");
                 return INIT_EXIT_FILTER;
         }
-        if (found && path && relay) {
-                init_log(found->name, "--record and --relay: the recording's file is either named or the relay's");
-                return INIT_EXIT_FILTER;
-        }
         if (!path && !(found && relay)) {
                 if (found) {
                         init_log(found->name, "a recording filter, but --record is not given: nobody would answer "
@@ -368,7 +364,8 @@ int init_record_prepare(const char *path, bool relay, const struct init_filter *
                 }
                 return 0;
         }
-        /* Without a path the relay hands the file over (init_agent_connect). */
+        /* Without a path the relay hands the file over (init_agent_connect);
+         * the command line never has both (init_args.c). */
         if (!path)
                 path = "record";
         from_relay = relay;

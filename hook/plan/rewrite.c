@@ -311,16 +311,27 @@ static int append_arg(void *array, const char *arg)
         return tsync_json_append(array, tsync_json_new_string(arg));
 }
 
-/* The init's arguments for plan: its options by the table of init_args.c (the
- * init parses them with the same table and rules), then "--" and the
- * workload's own process.args. Each option's plan field is named by its row.
- * data: the plan's filters as --filter-data texts (TSYNC_DELIVERY_ARGS), n of
- * them. relay: the init reaches createRuntime's relay (a notify agent or a
- * recording). */
-static int init_args(const struct tsync_plan *plan, const char *const *data, size_t n_data, bool relay,
-                     struct tsync_json **ret, struct tsync_err *err)
+/* The init's options for plan, by the table of init_args.c (the init parses
+ * them with the same table and rules); each option's plan field is named by
+ * its row. data: the plan's filters as --filter-data texts
+ * (TSYNC_DELIVERY_ARGS), one for each; NULL: filter files' paths in their
+ * places (what the table checks is their number). relay: the init reaches
+ * createRuntime's relay (a notify agent or a recording). Points into b. */
+struct init_opts {
+        struct tsync_init_args args;
+        char paths[TSYNC_INIT_MAX_FILTERS][64];
+        struct cap_lists lists;
+};
+
+static void init_opts_free(struct init_opts *b)
 {
-        struct tsync_init_args opts = {
+        cap_lists_free(&b->lists);
+}
+
+static int init_opts(const struct tsync_plan *plan, const char *const *data, bool relay, struct init_opts *b,
+                     struct tsync_err *err)
+{
+        b->args = (struct tsync_init_args){
                 .exec = plan->init.exec,
                 .exec_once = plan->init.exec_once,
                 .no_new_privs = plan->no_new_privileges,
@@ -328,34 +339,64 @@ static int init_args(const struct tsync_plan *plan, const char *const *data, siz
                  * a recording's file comes from the relay too. */
                 .relay = relay ? TSYNC_CONTAINER_RELAY : NULL,
         };
-        char paths[TSYNC_INIT_MAX_FILTERS][64];
         size_t n = tsync_plan_filter_count(plan);
-        bool in_args = plan->delivery == TSYNC_DELIVERY_ARGS;
-        if (in_args && n_data != n)
-                return tsync_error(err, EINVAL, "process.args: %zu filters, %zu of them encoded", n, n_data);
+        bool in_args = data && plan->delivery == TSYNC_DELIVERY_ARGS;
         if (n > TSYNC_INIT_MAX_FILTERS)
                 return tsync_error(err, E2BIG, "process.args: %zu filters, more than the init takes (%d)", n,
                                    TSYNC_INIT_MAX_FILTERS);
         for (size_t i = 0; i < n; i++) {
-                (void)snprintf(paths[i], sizeof(paths[i]), TSYNC_CONTAINER_FILTERS "/%02zu.bpf", i);
-                opts.filters[opts.n_filters++] =
+                (void)snprintf(b->paths[i], sizeof(b->paths[i]), TSYNC_CONTAINER_FILTERS "/%02zu.bpf", i);
+                b->args.filters[b->args.n_filters++] =
                         in_args ? (struct tsync_init_filter_arg){ TSYNC_INIT_OPT_FILTER_DATA, data[i] }
-                                : (struct tsync_init_filter_arg){ TSYNC_INIT_OPT_FILTER, paths[i] };
+                                : (struct tsync_init_filter_arg){ TSYNC_INIT_OPT_FILTER, b->paths[i] };
         }
         /* Every set when the config has capabilities ("none" for an empty one):
          * a set not given is one the init leaves as it is. */
-        _cleanup_(cap_lists_free) struct cap_lists lists = { 0 };
         for (int s = 0; plan->capabilities && s < TSYNC_CAPSET_COUNT; s++) {
-                lists.text[s] = join_caps(tsync_json_get(plan->capabilities, tsync_capset(s)->json));
-                if (!lists.text[s])
+                b->lists.text[s] = join_caps(tsync_json_get(plan->capabilities, tsync_capset(s)->json));
+                if (!b->lists.text[s])
                         return tsync_error(err, ENOMEM, "out of memory");
-                opts.caps[s] = lists.text[s];
+                b->args.caps[s] = b->lists.text[s];
         }
+        return 0;
+}
+
+static int discard_arg(void *ctx, const char *arg)
+{
+        (void)ctx;
+        (void)arg;
+        return 0;
+}
+
+int tsync_rewrite_check_init_args(const struct tsync_plan *plan, bool relay, struct tsync_err *err)
+{
+        _cleanup_(init_opts_free) struct init_opts b = { 0 };
+        int r = init_opts(plan, NULL, relay, &b, err);
+        if (r == 0)
+                r = tsync_init_args_write(&b.args, discard_arg, NULL, err);
+        if (r == -EINVAL)
+                return tsync_error_prefix(err, "the init's command line");
+        return r;
+}
+
+/* The init's arguments for plan: its options (init_opts), then "--" and the
+ * workload's own process.args. data: n_data --filter-data texts, one for
+ * each of the plan's filters (TSYNC_DELIVERY_ARGS); relay: as init_opts's. */
+static int init_args(const struct tsync_plan *plan, const char *const *data, size_t n_data, bool relay,
+                     struct tsync_json **ret, struct tsync_err *err)
+{
+        size_t n = tsync_plan_filter_count(plan);
+        if (plan->delivery == TSYNC_DELIVERY_ARGS && n_data != n)
+                return tsync_error(err, EINVAL, "process.args: %zu filters, %zu of them encoded", n, n_data);
+        _cleanup_(init_opts_free) struct init_opts b = { 0 };
+        int r = init_opts(plan, data, relay, &b, err);
+        if (r < 0)
+                return r;
 
         _cleanup_json_ struct tsync_json *a = tsync_json_new_array();
-        int r = a ? append_arg(a, TSYNC_CONTAINER_INIT) : -ENOMEM;
+        r = a ? append_arg(a, TSYNC_CONTAINER_INIT) : -ENOMEM;
         if (r == 0) {
-                r = tsync_init_args_write(&opts, append_arg, a, err);
+                r = tsync_init_args_write(&b.args, append_arg, a, err);
                 if (r == -EINVAL)
                         return tsync_error_prefix(err, "the init's command line");
         }

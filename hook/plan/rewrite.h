@@ -44,6 +44,13 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
 int tsync_rewrite_apply(struct tsync_json *config, const struct tsync_plan *plan, const struct tsync_rewrite_opts *o,
                         const char *running, struct tsync_err *err);
 
+/* Whether the init would take the command line the rewrite writes for plan
+ * (relay: it reaches createRuntime's relay, for a notify agent or a
+ * recording): the table's rules (shared/init_args.h), so that a combination
+ * the init refuses on its command line alone is refused before anything is
+ * written. 0, or -EINVAL / -E2BIG with err naming the options. */
+int tsync_rewrite_check_init_args(const struct tsync_plan *plan, bool relay, struct tsync_err *err);
+
 /* An exec'd process (`runc exec --process FILE`) of a container of ours: its
  * process object runs through the init as the container's did. plan is the
  * exec'd process's own (tsync_plan_new of a config holding this process, with

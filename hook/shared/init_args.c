@@ -23,7 +23,19 @@ static const struct tsync_init_opt_def opts[TSYNC_INIT_OPT_COUNT] = {
         [TSYNC_INIT_OPT_EXEC_ONCE] = {
                 .name = "--exec-once", .kind = TSYNC_INIT_ARG_ERRNO, .member = MEMBER(exec_once),
                 .plan = "plan.init.exec_once",
-                .conflicts = { { TSYNC_INIT_OPT_EXEC, NULL, "the init must stay to answer the workload's execs" } },
+                .conflicts = {
+                        { TSYNC_INIT_OPT_EXEC, NULL, "the init must stay to answer the workload's execs" },
+                        /* The probe asks the main and signal threads only (verify_probe.c). */
+                        { TSYNC_INIT_OPT_VERIFY, "probe",
+                          "the supervisor thread can be proven only by /proc's Seccomp_filters counts, not by the "
+                          "probe" },
+                        /* The relay's only use is a filter with a listener of its own (an
+                         * agent's, or a recording's), which the init refuses beside the
+                         * exec-once filter whatever the files are (filters.c). */
+                        { TSYNC_INIT_OPT_RELAY, NULL,
+                          "the kernel allows one listener among a process's filters, and the relay is there for "
+                          "another (a notify agent's or a recording's)" },
+                },
         },
         [TSYNC_INIT_OPT_FILTER] = { .name = "--filter", .short_name = 'f', .kind = TSYNC_INIT_ARG_FILTER,
                                     .repeat = true, .plan = "the plan's filters (TSYNC_DELIVERY_FILES)" },
@@ -46,6 +58,10 @@ static const struct tsync_init_opt_def opts[TSYNC_INIT_OPT_COUNT] = {
                         { TSYNC_INIT_OPT_EXEC_ONCE, NULL, "the kernel allows one listener among a process's filters" },
                         { TSYNC_INIT_OPT_VERIFY, "probe",
                           "the recorder thread can be proven only by /proc's Seccomp_filters counts" },
+                        /* The relay serves an agent's filter or hands over a recording's
+                         * file: beside --record, the one is a second listener, the other a
+                         * second file. */
+                        { TSYNC_INIT_OPT_RELAY, NULL, "the recording's file is either named or the relay's" },
                 },
         },
         [TSYNC_INIT_OPT_PGROUP] = {
@@ -291,7 +307,12 @@ int tsync_init_args_parse(int argc, char *const *argv, unsigned flags, struct ts
         return 0;
 }
 
-/* A's values as the parser would check them (the init refuses more: option combinations, issue 36). */
+/* A's values as the parser would check them; every combination the init
+ * refuses on its command line alone is a conflict of the table
+ * (tsync_init_args_check). The init refuses more after parsing: what depends
+ * on its filter files, the kernel or what it holds, and two values left to
+ * their readers, capability names (caps.c) and --filter-data's base64
+ * (filters.c), which the host writes only from what it checked itself. */
 static int check_values(const struct tsync_init_args *a, struct tsync_err *err)
 {
         if (a->n_filters > TSYNC_INIT_MAX_FILTERS)

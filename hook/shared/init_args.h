@@ -67,7 +67,7 @@ struct tsync_init_opt_def {
         const char *choices; /* CHOICE: the accepted values, ", "-separated, in messages as they are */
         bool nonempty;       /* TEXT: "" is refused */
         const char *plan;    /* where the host's writer takes it (rewrite.c init_args); NULL: never written */
-        struct tsync_init_conflict conflicts[4];
+        struct tsync_init_conflict conflicts[5]; /* ended by the first without why */
 };
 
 /* One filter of the command line: its option (FILTER or FILTER_DATA) and text. */

@@ -449,6 +449,11 @@ I ExecOnceWithoutCapabilities "exec once: process.capabilities is absent, so the
 # allows one listener among a process's filters: exec once cannot be added in layer mode.
 I ExecOnceBesideTheRuntimesNotifyProfile "linux.seccomp has SCMP_ACT_NOTIFY rules, so the runtime loads it with a notification listener, and the kernel allows one listener among a process's filters: exec once cannot be added to it" \
         'tsync_json_edit "$W/b/config.json" ".linux.seccomp = {defaultAction: \"SCMP_ACT_ALLOW\", listenerPath: \"/run/agent.sock\", syscalls: [{names: [\"mkdir\"], action: \"SCMP_ACT_NOTIFY\"}]}"' '--exec-once'
+# Nor beside a notify layer: its agent's listener comes through --relay, which the init refuses
+# beside --exec-once (issue 36: inject wrote that command line, and every start failed).
+I ExecOnceBesideANotifyLayer "the init's command line: --exec-once cannot be combined with --relay: the kernel allows one listener among a process's filters" \
+        'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": [{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$W/n.json"' \
+        '--exec-once --profile "$W/n.json"'
 # One home per decision (issue 16): the rewrite's refusals name their JSON path.
 I ConfigHookStageNotAList "hooks.poststop: expected array, got object" 'tsync_json_edit "$W/b/config.json" ".hooks.poststop = {}"' '--compile-at-start --profile "$GOOD"'
 I ConfigHooksNotAnObject "hooks: expected object, got array" 'tsync_json_edit "$W/b/config.json" ".hooks = []"' '--compile-at-start --profile "$GOOD"'
@@ -785,6 +790,7 @@ C ExecAnnotationNotAString "annotations.io.oci-seccomp-tsync.exec: expected stri
 C MisspeltAnnotation "annotations.io.oci-seccomp-tsync.exe: not an annotation of oci-seccomp-tsync" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exe\"] = \"once\""'
 C ExecOnceLayerDeniesTheSupervisor "exec-once needs the init to supervise the workload" 'J "{\"names\": [\"ioctl\"], \"action\": \"SCMP_ACT_ERRNO\"}" >"$W/profiles/deny-ioctl.json"; annotated deny-ioctl | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
 C ExecOnceWithSysPtrace "exec once: process.capabilities.inheritable has CAP_SYS_PTRACE" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\" | .process.capabilities.inheritable = [\"CAP_SYS_PTRACE\"]"'
+C ExecOnceBesideANotifyLayer "the init's command line: --exec-once cannot be combined with --relay: the kernel allows one listener among a process's filters" 'echo "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"listenerPath\": \"/run/a.sock\", \"syscalls\": [{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" >"$W/profiles/notify.json"; annotated notify | jq -c ".annotations[\"io.oci-seccomp-tsync.exec\"] = \"once\""'
 C ForgedRunningRecord "annotations.io.oci-seccomp-tsync.running: set by oci-seccomp-tsync itself" 'annotated good | jq -c ".annotations[\"io.oci-seccomp-tsync.running\"] = \"x\""'
 # The hook's own start (issue 15, wip-hookstart): the runtime's own profile, which precreate compiles
 # to judge the init's calls, goes through the cache too, with the same refusals, named as such.
@@ -967,13 +973,18 @@ N AgentTrailerOnAnotherListener 122 "\$W/f.bpf: bad filter file: a trailer, but 
 N AgentRelayAbsent 126 "\$W/none.sock: cannot reach the relay of the createRuntime hook, which hands the seccomp agent (listenerPath) its listener: No such file or directory; the workload is not started" 'agent_file "$W/f.bpf" /r' '-f "$W/f.bpf" --relay "$W/none.sock"'
 N AgentWithoutRelay 122 "\$W/f.bpf: the filter has an agent's listener (listenerPath), but --relay is not given" 'agent_file "$W/f.bpf" /r' '-f "$W/f.bpf"'
 N RelayWithoutAgent 122 "agent: --relay is given, but no filter needs it (an agent's listener, or a recording without --record)" ':' '-f "$SUITE/good.bpf" --relay "$W/r.sock"'
-N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" /r' '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --relay "$W/r.sock"'
+# --relay beside --exec-once is refused on the command line (issue 36: the table's conflict, which
+# the host checks before writing); the two listeners' files alone are refused as they are read.
+N AgentBesideExecOnce 122 "\$W/f.bpf: a second filter with a listener (the first is \$W/e.bpf): the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" /r' '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf"'
+N ExecOnceWithRelay 121 "command line: --exec-once cannot be combined with --relay: the kernel allows one listener among a process's filters" 'exec_once_file 1 0x7fc00000 "$W/e.bpf"; agent_file "$W/f.bpf" /r' '--exec-once 1 -f "$W/e.bpf" -f "$W/f.bpf" --relay "$W/r.sock"'
 # The hand-over's two calls run before the agent holds the listener (every later one it answers).
 N AgentNotifyOnSendmsg 126 "touch: cannot be started: the filters answer sendmsg with USER_NOTIF, and the init needs it to send the relay the seccomp agent's listener" \
         'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,46 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
 N AgentNotifyOnCloseRange 126 "touch: cannot be started: the filters answer close_range with USER_NOTIF, and the init needs it to close its copy of the agent's listener" \
         'python3 "$TSYNC_TOP/tests/tools/filter_file.py" --agent /r m "$W/f.bpf" 0x20,0,0,0 0x15,0,1,436 0x06,0,0,0x7fc00000 0x06,0,0,0x7fff0000' '-f "$W/f.bpf" --relay "$W/r.sock"'
-N ExecOnceProbeProof 125 "exec-once: the supervisor thread can be proven only by /proc's Seccomp_filters counts" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 $NO_PTRACE -f "$SUITE/good.bpf" -f "$W/f.bpf"'
+# The probe cannot ask the supervisor thread: --verify probe is refused on the command line (issue
+# 36), where the host's writer sees it too; a kernel without the counts stays flow.c's (125).
+N ExecOnceProbeProof 121 "command line: --exec-once cannot be combined with --verify probe: the supervisor thread can be proven only by /proc's Seccomp_filters counts, not by the probe" 'exec_once_file 1 0x7fc00000 "$W/f.bpf"' '--verify probe --exec-once 1 $NO_PTRACE -f "$SUITE/good.bpf" -f "$W/f.bpf"'
 # issue 23: the init refuses CAP_SYS_PTRACE in any set the workload would start with, given or
 # kept from the runtime (here: the host's root, whose bounding set has it). The rows above that
 # get past the capability plan run with $NO_PTRACE.
@@ -994,7 +1005,8 @@ N RecordEmptyPath 121 "command line: --record needs a file name" 'record_file "$
 N RecordWithoutItsFilter 122 "record: --record is given, but no filter is a recording filter" ':' '-f "$SUITE/good.bpf" --record "$W/calls"'
 N RecordFilterWithoutTheOption 122 "\$W/r.bpf: a recording filter, but --record is not given: nobody would answer its notifications" 'record_file "$W/r.bpf"' '-f "$SUITE/good.bpf" -f "$W/r.bpf"'
 N RecordTwoRecordingFilters 122 "\$W/s.bpf: a second filter with a listener (the first is \$W/r.bpf)" 'record_file "$W/r.bpf"; cp "$W/r.bpf" "$W/s.bpf"' '-f "$W/r.bpf" -f "$W/s.bpf" --record "$W/calls"'
-N RecordBesideAnAgent 122 "\$W/r.bpf: a second filter with a listener (the first is \$W/f.bpf)" 'record_file "$W/r.bpf"; agent_file "$W/f.bpf" /r' '-f "$W/f.bpf" -f "$W/r.bpf" --relay "$W/r.sock" --record "$W/calls"'
+N RecordBesideAnAgent 122 "\$W/r.bpf: a second filter with a listener (the first is \$W/f.bpf)" 'record_file "$W/r.bpf"; agent_file "$W/f.bpf" /r' '-f "$W/f.bpf" -f "$W/r.bpf" --record "$W/calls"'
+N RecordWithRelay 121 "command line: --record cannot be combined with --relay: the recording's file is either named or the relay's" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --relay "$W/r.sock" --record "$W/calls"'
 N RecordRelayAbsent 126 "\$W/none.sock: cannot reach the relay of the createRuntime hook, which hands the recording its file: No such file or directory; the workload is not started" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" --relay "$W/none.sock"'
 N RecordFilterNotLast 122 "\$W/r.bpf: the recording filter must be the last filter" 'record_file "$W/r.bpf"' '-f "$W/r.bpf" -f "$SUITE/good.bpf" --record "$W/calls"'
 N RecordBesideTrace 122 "\$W/t.bpf: instruction 2 returns SECCOMP_RET_TRACE, which cannot be recorded" 'record_file "$W/r.bpf"; python3 "$TSYNC_TOP/tests/tools/filter_file.py" "$W/t.bpf" 0x20,0,0,0 0x15,0,1,110 0x06,0,0,0x7ff00000 0x06,0,0,0x7fff0000' '-f "$W/t.bpf" -f "$W/r.bpf" --record "$W/calls"'

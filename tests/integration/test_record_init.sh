@@ -251,8 +251,8 @@ testARecordingWithNeitherRecordNorRelayAndWithBothIsRefused() {
         assertEquals "neither: $(cat "$T/err")" 122 "$rc"
         assertContains "$(cat "$T/err")" "a recording filter, but --record is not given"
         in_pidns "$INIT" -f "$T/rec.bpf" --record "$T/calls" --relay "$T/relay.sock" -- /bin/true
-        assertEquals "both: $(cat "$T/err")" 122 "$rc"
-        assertContains "$(cat "$T/err")" "--relay is given, but no filter needs it"
+        assertEquals "both: $(cat "$T/err")" 121 "$rc"
+        assertContains "$(cat "$T/err")" "--record cannot be combined with --relay"
 }
 
 # Under a real runtime, whose own linux.seccomp is in place before the init starts: a bundle

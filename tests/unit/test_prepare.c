@@ -112,6 +112,16 @@ static const struct row rows[] = {
           .extra = "\"linux\": {\"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\", " NOTIFY_RULES "}}",
           .exec_once = EPERM,
           .refusal = "the kernel allows one listener among a process's filters: exec once cannot be added to it" },
+        /* The init's command line would be --exec-once with --relay, which it
+         * refuses whatever the filters (the kernel's one listener): refused here,
+         * by the same table (shared/init_args.c), before anything is written. */
+        { .name = "test_prepare_refuses_exec_once_beside_a_notify_agents_layer",
+          .fe = TSYNC_FRONTEND_INJECT,
+          .nnp = true,
+          .layer = "agent",
+          .exec_once = EPERM,
+          .refusal = "the init's command line: --exec-once cannot be combined with --relay: the kernel allows one "
+                     "listener among a process's filters" },
         { .name = "test_prepare_refuses_a_recording_beside_the_runtimes_notify_listener",
           .fe = TSYNC_FRONTEND_PRECREATE,
           .nnp = true,
