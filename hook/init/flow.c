@@ -165,7 +165,7 @@ static int flow(int argc, char **argv)
                 init_log("dumpable", "cannot make the init non-dumpable: %s", init_strerror(errno));
                 return INIT_EXIT_PRIVS;
         }
-        if (init_signals_block() < 0)
+        if (init_sigmask_block() < 0)
                 return INIT_EXIT_CANNOT_EXEC;
         r = init_parse_options(argc, argv, &cfg);
         if (r != 0)

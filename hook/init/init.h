@@ -183,13 +183,21 @@ int init_proof_prepare(struct init_proof *ret, bool list, const struct init_caps
 int init_proof_check(const struct init_proof *p, unsigned nfilters, bool recording, const struct init_caps *caps,
                      bool every_thread);
 
-/* signals.c: the signal thread. init_signals_block blocks every signal in the
- * calling thread, first thing, so that none is lost or kills the init while it
- * sets up; the threads it creates inherit the mask. init_signals_start resets
- * every disposition to default and starts the signal thread; on_main_death
- * (or NULL) runs on it if the main thread dies before the workload runs, right
- * before the init exits. Both print and return -1 on failure. */
-int init_signals_block(void);
+/* sigmask.c: the init's signal mask. init_sigmask_block blocks every signal
+ * in the calling thread: the main thread first thing, so that none is lost or
+ * kills the init while it sets up, and each worker again (worker.c), as a new
+ * thread gets libc's own unblocked. init_sigmask_unblock unblocks every
+ * signal in the calling thread, for the workload. Both print and return -1 on
+ * failure: the workload must not start with signals blocked. */
+int init_sigmask_block(void);
+int init_sigmask_unblock(void);
+
+/* signals.c: the signal thread, a worker (worker.c) that waits for signals
+ * between its jobs and forwards them to the workload (the main thread reaps:
+ * run.c). init_signals_start resets every disposition to default and starts
+ * the signal thread; on_main_death (or NULL) runs on it if the main thread
+ * dies before the workload runs, right before the init exits. Prints and
+ * returns -1 on failure. */
 int init_signals_start(bool pgroup, void (*on_main_death)(void));
 /* What init_signals_start does but the thread: in place (--exec) the init
  * starts no thread, since a runtime's profile may deny clone before our load;
@@ -204,13 +212,11 @@ void init_signals_workload(pid_t pid);
  * before are re-raised there. They take their default action once the mask
  * is cleared, as they would have on a workload that has not started yet. */
 void init_signals_handoff(void);
-/* Every signal unblocked in the calling thread (for the workload). Prints and
- * returns -1 on failure: the workload must not start with signals blocked. */
-int init_signals_unblock(void);
 
-/* Runs fn(arg) on the signal thread and waits for it to return (5 s at most),
- * so that the probe can be made by that thread too. Prints and returns -1 if
- * the thread does not answer. init_signals_tid: its TID once started, else 0. */
+/* Runs fn(arg) on the signal thread and waits for it to return (5 s at most,
+ * init_worker_run), so that the probe can be made by that thread too. Prints
+ * and returns -1 if the thread does not answer. init_signals_tid: its TID
+ * once started, else 0. */
 int init_signals_run(void (*fn)(void *arg), void *arg);
 pid_t init_signals_tid(void);
 
@@ -230,7 +236,8 @@ int init_agent_connect(void);
 int init_agent_record_fd(void);
 int init_agent_send(const struct init_filter *f, int listener);
 
-/* worker.c: a thread that runs jobs for the main thread, then serves a
+/* worker.c: a thread that runs jobs for the main thread: the signal thread,
+ * which waits for signals in between, and the threads that then serve a
  * listener (the exec-once supervisor, the recorder). init_worker_start starts
  * it (prints and returns -1); init_worker_run runs fn(arg) on it and waits
  * (5 s at most; prints and returns -1); init_worker_command hands it
@@ -241,7 +248,16 @@ struct init_worker {
         const char *what;        /* the messages' subject: "exec-once" */
         const char *thread_what; /* "the supervisor thread" */
         const char *thread_name; /* its name in /proc: "tsync-exec-once" */
-        void (*serve)(void);     /* for any command past INIT_WORKER_RUN */
+        void (*serve)(void);     /* for any command past INIT_WORKER_RUN; NULL: jobs only */
+        /* Idle other than on the command word (the signal thread's signals):
+         * waits once and returns true to look at the command again, false to
+         * end the thread. A job then wakes it with wake_signal, sent with
+         * tgkill to pid (the process's, so that no getpid is made after the
+         * load); both are set by its owner before init_worker_start, as a
+         * real-time signal's number is known only at run time. */
+        bool (*idle)(void);
+        int wake_signal;
+        pid_t pid;
         uint32_t command;
         void (*run_fn)(void *arg);
         void *run_arg;

@@ -91,7 +91,7 @@ int init_resolve(const char *cmd, char *ret_path, size_t size)
 
 int init_exec(const char *path, char **argv)
 {
-        if (init_signals_unblock() < 0)
+        if (init_sigmask_unblock() < 0)
                 return INIT_EXIT_CANNOT_EXEC;
         execve(path, argv, environ);
         return not_runnable(path, errno);

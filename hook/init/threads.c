@@ -31,7 +31,8 @@ static const struct init_thread_def threads[INIT_THREAD_COUNT] = {
                                .tid = main_tid },
         [INIT_THREAD_SIGNALS] = { .who = "signal",
                                   .comm = TSYNC_INIT_THREAD_SIGNALS,
-                                  .started_by = "flow.c: init_signals_start (signals.c), unless in place (--exec)",
+                                  .started_by =
+                                          "flow.c: init_signals_start (signals.c, worker.c), unless in place (--exec)",
                                   .probe = true,
                                   .tid = init_signals_tid,
                                   .run = init_signals_run },

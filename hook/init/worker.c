@@ -1,17 +1,26 @@
-/* A worker thread of the init: the exec-once supervisor and the recorder.
+/* A worker thread of the init: the signal thread, the exec-once supervisor
+ * and the recorder, every thread of the init but the main one.
  *
- * Both are started before the first filter (TSYNC and the proofs must see
- * every thread the init will ever have), both make their capability
- * transition on their own thread when the main thread asks (init_worker_run,
- * as the signal thread does), and both then take over a listener for good.
- * The main thread drives a worker through one futex word: idle, run a job,
- * or any later command, which the worker's serve() handles (and which
- * normally never returns). Only plain futex calls pass between the threads:
- * after the load they are in the route's table (shared/init_calls.h).
+ * All are started before the first filter (TSYNC and the proofs must see
+ * every thread the init will ever have), and all make their capability
+ * transition on their own thread when the main thread asks (init_worker_run;
+ * the probe's calls too, on the signal thread). The main thread drives a
+ * worker through one futex word: idle, run a job, or any later command,
+ * which the worker's serve() handles (and which normally never returns).
+ * Only plain futex calls pass between the threads: after the load they are
+ * in the route's table (shared/init_calls.h); the signal thread's wake-up,
+ * a tgkill, comes after the load only for the probe (--help lists it).
  *
- * Both serve their listener with the one loop here (init_listener_serve):
- * receive, let the listener decide, answer, and what the kernel's errors
- * mean; each listener brings only its decision and its way of giving up. */
+ * The signal thread is idle in its own way: it waits for signals, not on the
+ * word, from its start on (so that it forwards and watches the main thread
+ * while the others set up), and takes jobs only. Its idle() is one such wait;
+ * a job wakes it with a signal (wake_signal, by tgkill) rather than the
+ * futex, and then runs through the same loop as any other.
+ *
+ * The supervisor and the recorder serve their listener with the one loop
+ * here (init_listener_serve): receive, let the listener decide, answer, and
+ * what the kernel's errors mean; each listener brings only its decision and
+ * its way of giving up. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <linux/seccomp.h>
@@ -42,15 +51,20 @@ static void *worker_thread(void *arg)
 {
         struct init_worker *w = arg;
 
-        /* libc's own signals came unblocked with the thread; named by itself (signals.c). */
-        (void)init_signals_block();
+        /* libc's own signals came unblocked with the thread (sigmask.c). */
+        (void)init_sigmask_block();
+        /* Named by itself: prctl(PR_SET_NAME) under either libc (musl names
+         * another thread with open, not openat, which a profile may lack). */
         (void)pthread_setname_np(pthread_self(), w->thread_name);
         __atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
         (void)sem_post(&w->ready);
         for (;;) {
                 uint32_t c = __atomic_load_n(&w->command, __ATOMIC_ACQUIRE);
                 if (c == INIT_WORKER_IDLE) {
-                        (void)init_futex_wait(&w->command, INIT_WORKER_IDLE, NULL);
+                        if (!w->idle)
+                                (void)init_futex_wait(&w->command, INIT_WORKER_IDLE, NULL);
+                        else if (!w->idle())
+                                return NULL;
                 } else if (c == INIT_WORKER_RUN) {
                         w->run_fn(w->run_arg);
                         __atomic_store_n(&w->command, INIT_WORKER_IDLE, __ATOMIC_RELEASE);
@@ -72,6 +86,7 @@ int init_worker_start(struct init_worker *w)
                 init_log(w->what, "sem_init: %s", init_strerror(errno));
                 return -1;
         }
+        /* A job, a wait and a kill need little stack; the default is 8 MiB of address space. */
         (void)pthread_attr_init(&attr);
         (void)pthread_attr_setstacksize(&attr, 64 * 1024);
         int r = pthread_create(&thread, &attr, worker_thread, w);
@@ -82,7 +97,7 @@ int init_worker_start(struct init_worker *w)
         }
         while (sem_wait(&w->ready) < 0 && errno == EINTR)
                 ;
-        return init_signals_block();
+        return init_sigmask_block();
 }
 
 pid_t init_worker_tid(struct init_worker *w)
@@ -107,7 +122,17 @@ int init_worker_run(struct init_worker *w, void (*fn)(void *arg), void *arg)
         w->run_fn = fn;
         w->run_arg = arg;
         __atomic_store_n(&w->run_done, 0, __ATOMIC_RELAXED);
-        init_worker_command(w, INIT_WORKER_RUN);
+        if (!w->wake_signal) {
+                init_worker_command(w, INIT_WORKER_RUN);
+        } else {
+                __atomic_store_n(&w->command, INIT_WORKER_RUN, __ATOMIC_RELEASE);
+                /* The worker reads the command once this signal ends its wait. */
+                if (syscall(SYS_tgkill, w->pid, tid, w->wake_signal) < 0) {
+                        init_log(w->what, "cannot ask %s (%d): tgkill: %s", w->thread_what, (int)tid,
+                                 init_strerror(errno));
+                        return -1;
+                }
+        }
         for (int i = 0; i < RUN_WAIT_TRIES; i++) {
                 struct timespec ts = { .tv_sec = 0, .tv_nsec = RUN_WAIT_NS };
                 if (__atomic_load_n(&w->run_done, __ATOMIC_ACQUIRE))
