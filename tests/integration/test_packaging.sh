@@ -9,6 +9,7 @@
 # Every scons run happens in a copy of the tree (its tracked and untracked,
 # not ignored files), so that PREFIX changes never rebuild the build/ that
 # `scons check` is running from.
+# tests: alone: the .deb it installs puts hooks.d files in /usr/share/containers/oci/hooks.d, which every Podman run beside it would call
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 TOP=$TSYNC_TOP
