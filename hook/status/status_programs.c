@@ -222,6 +222,20 @@ static int read_stopped(pid_t tid, struct prog **ret, size_t *ret_n, char *why, 
         return r;
 }
 
+/* Whether a task whose programs could not be read has ended since: gone, or
+ * a zombie not yet reaped, which PTRACE_SEIZE refuses with EPERM and tgkill
+ * still finds (a workload forking short-lived children meets it often on a
+ * loaded machine). The state is the kernel's; a live task traced by another
+ * tracer, also EPERM, is none of these and stays unread. */
+static bool task_ended(pid_t pid, pid_t tid)
+{
+        if (syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH)
+                return true;
+        struct tsync_status_task now;
+        int r = tsync_status_read_task(pid, tid, &now);
+        return r == -ENOENT || (r == 0 && now.dead);
+}
+
 /* What stop_reader's child sends per task, then each program as its length
  * (uint32_t) and its instructions. */
 struct record {
@@ -457,7 +471,7 @@ static int read_tasks(struct tsync_status *st, struct prog **ret_kernel, size_t 
                 if (k == 0 && t->tid != st->init_pid)
                         continue; /* PID 1's main thread is not among the tasks read (gone meanwhile) */
                 /* A task that ended since /proc was read runs nothing any more. */
-                if (k > 0 && out[k].err == -ESRCH && syscall(SYS_tgkill, t->pid, t->tid, 0) < 0 && errno == ESRCH) {
+                if (k > 0 && (out[k].err == -ESRCH || out[k].err == -EPERM) && task_ended(t->pid, t->tid)) {
                         t->dead = true;
                         continue;
                 }

@@ -4,12 +4,15 @@
  * config (plan or annotations) and our init's command line ask. */
 #include <errno.h>
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -583,9 +586,62 @@ static void test_proc_stat(void)
         (void)prctl(PR_SET_NAME, "tsync-unit");
 }
 
+/* Waits until pid has ended, leaving it a zombie (WNOWAIT). */
+static int siginfo_wait_exit(pid_t pid)
+{
+        siginfo_t si;
+        return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+}
+
+/* A task that ends between /proc's list and the read of its programs is
+ * gone, not unread: a zombie not yet reaped, which PTRACE_SEIZE refuses with
+ * EPERM while tgkill still finds it (a workload that forks short-lived
+ * children, test_hostile's testStatusReadsAContainerWhoseTasksComeAndGo). */
+static void test_compare_programs_skips_a_task_that_became_a_zombie(void)
+{
+        pid_t init = fork();
+        if (init == 0) {
+                struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+                struct sock_fprog prog = { .len = 1, .filter = allow };
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+                        _exit(1);
+                for (;;)
+                        pause();
+        }
+        pid_t zombie = fork();
+        if (zombie == 0)
+                _exit(0);
+        struct tsync_status_task tasks[2] = { 0 };
+        struct stat exe = { 0 };
+        char path[64];
+        (void)snprintf(path, sizeof(path), "/proc/%d/exe", (int)init);
+        /* As /proc was read: the zombie still alive then. */
+        for (int i = 0; i < 100 && tsync_status_read_task(init, init, &tasks[0]) == 0 && tasks[0].seccomp != 2; i++)
+                (void)usleep(10000);
+        tasks[1] = (struct tsync_status_task){ .pid = zombie, .tid = zombie, .filters = -1, .expected = -1 };
+        (void)siginfo_wait_exit(zombie);
+        struct tsync_status st = { .init_pid = init, .tasks = tasks, .n = 2 };
+        bool setup = init > 0 && zombie > 0 && tasks[0].seccomp == 2 && stat(path, &exe) == 0;
+        st.init_exe_known = true;
+        st.init_dev = exe.st_dev;
+        st.init_ino = exe.st_ino;
+        int r = setup ? tsync_status_compare_programs(&st) : -1;
+        tap_ok(r == 0 && tasks[0].chain == TSYNC_CHAIN_READ && tasks[1].dead && tasks[1].chain != TSYNC_CHAIN_FAILED,
+               "test_status_a_task_that_became_a_zombie_is_gone_not_unread (setup %d, r %d, init chain %d, zombie "
+               "dead %d chain %d: %s)",
+               setup, r, tasks[0].chain, tasks[1].dead, tasks[1].chain, tasks[1].why);
+        st.tasks = NULL;
+        st.n = 0;
+        tsync_status_clear(&st);
+        (void)kill(init, SIGKILL);
+        (void)waitpid(init, NULL, 0);
+        (void)waitpid(zombie, NULL, 0);
+}
+
 int main(void)
 {
         test_read_task();
+        test_compare_programs_skips_a_task_that_became_a_zombie();
         test_proc_stat();
         for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
                 run_row(&rows[i]);
