@@ -110,59 +110,60 @@ struct docker_filter {
         unsigned kernel, minor; /* minKernel "5.8": kernel 5, minor 8 (moby calls the second number Major) */
 };
 
+static int add_filter_cap(const char *s, const char *at, void *ctx, struct tsync_err *err)
+{
+        uint64_t *caps = ctx;
+        /* Upstream compares these strings with the runtime-spec's bounding set,
+         * which is spelt "CAP_SYS_ADMIN"; another spelling would never match there,
+         * and a name libcap does not know cannot be in our bit mask. Both are
+         * refused rather than treated as "not held": a typo in a profile should be
+         * loud, not quietly change which syscalls a container gets. */
+        bool canonical = strncmp(s, "CAP_", 4) == 0 && s[4] != '\0';
+        for (const char *p = s; canonical && *p; p++)
+                canonical = (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+        if (!canonical)
+                return tsync_error(err, EINVAL, "%s: capability '%s' is not of the form 'CAP_NAME'", at, s);
+        int c = tsync_capname_lookup(s, strlen(s));
+        if (c < 0)
+                return tsync_error(err, EINVAL, "%s: capability '%s' is unknown", at, s);
+        *caps |= (uint64_t)1 << c;
+        return 0;
+}
+
 static int parse_filter_caps(const struct tsync_json *v, const char *path, uint64_t *ret, struct tsync_err *err)
 {
         uint64_t caps = 0;
-        int r = tsync_json_expect(v, path, TSYNC_JSON_ARRAY, err);
+        int r = tsync_parse_strings(v, path, add_filter_cap, &caps, err);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < v->u.array.len; i++) {
-                char at[TSYNC_PATH_MAX];
-                const char *s;
-                int c;
-                bool canonical;
-
-                tsync_path(at, "%s[%zu]", path, i);
-                r = tsync_json_str(v->u.array.items[i], at, &s, err);
-                if (r < 0)
-                        return r;
-                /* Upstream compares these strings with the runtime-spec's bounding set,
-                 * which is spelt "CAP_SYS_ADMIN"; another spelling would never match there,
-                 * and a name libcap does not know cannot be in our bit mask. Both are
-                 * refused rather than treated as "not held": a typo in a profile should be
-                 * loud, not quietly change which syscalls a container gets. */
-                canonical = strncmp(s, "CAP_", 4) == 0 && s[4] != '\0';
-                for (const char *p = s; canonical && *p; p++)
-                        canonical = (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
-                if (!canonical)
-                        return tsync_error(err, EINVAL, "%s: capability '%s' is not of the form 'CAP_NAME'", at, s);
-                c = tsync_capname_lookup(s, strlen(s));
-                if (c < 0)
-                        return tsync_error(err, EINVAL, "%s: capability '%s' is unknown", at, s);
-                caps |= (uint64_t)1 << c;
-        }
         *ret = caps;
+        return 0;
+}
+
+struct arches_seen {
+        const char *native;
+        struct docker_filter *f;
+};
+
+static int note_filter_arch(const char *s, const char *at, void *ctx, struct tsync_err *err)
+{
+        (void)at;
+        (void)err;
+        struct arches_seen *seen = ctx;
+        /* Names we do not know are kept, not refused: profiles are shared
+         * across machines and name ports this libseccomp may not have. */
+        if (seen->native && strcmp(s, seen->native) == 0)
+                seen->f->native_listed = true;
         return 0;
 }
 
 static int parse_filter_arches(const struct tsync_json *v, const char *path, const char *native,
                                struct docker_filter *f, struct tsync_err *err)
 {
-        int r = tsync_json_expect(v, path, TSYNC_JSON_ARRAY, err);
+        struct arches_seen seen = { native, f };
+        int r = tsync_parse_strings(v, path, note_filter_arch, &seen, err);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < v->u.array.len; i++) {
-                char at[TSYNC_PATH_MAX];
-                const char *s;
-                tsync_path(at, "%s[%zu]", path, i);
-                r = tsync_json_str(v->u.array.items[i], at, &s, err);
-                if (r < 0)
-                        return r;
-                /* Names we do not know are kept, not refused: profiles are shared
-                 * across machines and name ports this libseccomp may not have. */
-                if (native && strcmp(s, native) == 0)
-                        f->native_listed = true;
-        }
         f->has_arches = v->u.array.len > 0;
         return 0;
 }

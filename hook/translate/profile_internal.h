@@ -17,6 +17,12 @@
  * ERRNO, the 16 bits of SECCOMP_RET_DATA for TRACE), naming the field at path. */
 int tsync_check_action_data(enum tsync_act kind, uint64_t v, const char *path, struct tsync_err *err);
 
+/* Reads the array of strings at path, each string by each (at: its path,
+ * "path[i]", for messages); the first error stops it. */
+int tsync_parse_strings(const struct tsync_json *array, const char *path,
+                        int (*each)(const char *s, const char *at, void *ctx, struct tsync_err *err), void *ctx,
+                        struct tsync_err *err);
+
 /* Formats a JSON path for messages into buf (TSYNC_PATH_MAX bytes). */
 void tsync_path(char buf[TSYNC_PATH_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -185,11 +185,9 @@ int tsync_profile_add_arch(struct tsync_profile *p, uint32_t arch)
         return 0;
 }
 
-/* Reads the array of strings at path into p, each string (at: its path, for
- * messages) by add. */
-static int parse_strings(const struct tsync_json *array, const char *path, struct tsync_profile *p,
-                         int (*add)(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err),
-                         struct tsync_err *err)
+int tsync_parse_strings(const struct tsync_json *array, const char *path,
+                        int (*each)(const char *s, const char *at, void *ctx, struct tsync_err *err), void *ctx,
+                        struct tsync_err *err)
 {
         int r = tsync_json_expect(array, path, TSYNC_JSON_ARRAY, err);
         for (size_t i = 0; r >= 0 && i < array->u.array.len; i++) {
@@ -198,13 +196,14 @@ static int parse_strings(const struct tsync_json *array, const char *path, struc
                 tsync_path(at, "%s[%zu]", path, i);
                 r = tsync_json_str(array->u.array.items[i], at, &s, err);
                 if (r >= 0)
-                        r = add(s, at, p, err);
+                        r = each(s, at, ctx, err);
         }
         return r < 0 ? r : 0;
 }
 
-static int add_arch(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err)
+static int add_arch(const char *s, const char *at, void *ctx, struct tsync_err *err)
 {
+        struct tsync_profile *p = ctx;
         uint32_t token;
         if (tsync_arch_parse(s, &token) < 0)
                 return tsync_error(err, EINVAL, "%s: architecture '%s' is unknown", at, s);
@@ -216,11 +215,12 @@ static int add_arch(const char *s, const char *at, struct tsync_profile *p, stru
 int tsync_parse_arches(const struct tsync_json *arches, const char *path, struct tsync_profile *p,
                        struct tsync_err *err)
 {
-        return parse_strings(arches, path, p, add_arch, err);
+        return tsync_parse_strings(arches, path, add_arch, p, err);
 }
 
-static int add_flag(const char *s, const char *at, struct tsync_profile *p, struct tsync_err *err)
+static int add_flag(const char *s, const char *at, void *ctx, struct tsync_err *err)
 {
+        struct tsync_profile *p = ctx;
         uint32_t bit;
         if (tsync_flag_parse(s, &bit) < 0)
                 return tsync_error(err, EINVAL, "%s: flag '%s' is unknown", at, s);
@@ -230,7 +230,7 @@ static int add_flag(const char *s, const char *at, struct tsync_profile *p, stru
 
 int tsync_parse_flags(const struct tsync_json *flags, const char *path, struct tsync_profile *p, struct tsync_err *err)
 {
-        return parse_strings(flags, path, p, add_flag, err);
+        return tsync_parse_strings(flags, path, add_flag, p, err);
 }
 
 void tsync_rule_clear(struct tsync_rule *r)
