@@ -154,7 +154,8 @@ static int add_mount(struct tsync_json *mounts, const char *source, const char *
  * made, so the mount points under it are made first. */
 static int add_dir_tmpfs(struct tsync_json *mounts)
 {
-        const char *o[] = { "ro", "nosuid", "nodev", "noexec", "size=" TSYNC_CONTAINER_DIR_TMPFS_SIZE, "mode=0755" };
+        static const char size[] = "size=" TSYNC_CONTAINER_DIR_TMPFS_SIZE;
+        const char *o[] = { "ro", "nosuid", "nodev", "noexec", size, "mode=0755" };
         return append_mount(mounts, TSYNC_CONTAINER_DIR, "tmpfs", "tmpfs", o, ARRAY_SIZE(o));
 }
 
