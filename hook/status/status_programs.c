@@ -231,9 +231,16 @@ static bool task_ended(pid_t pid, pid_t tid)
 {
         if (syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH)
                 return true;
-        struct tsync_status_task now;
-        int r = tsync_status_read_task(pid, tid, &now);
-        return r == -ENOENT || (r == 0 && now.dead);
+        char path[64];
+        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r = tsync_read_file_at(AT_FDCWD, path, NULL, 0, 4096, &text, &len, NULL, NULL);
+        if (r == -ENOENT || r == -ESRCH)
+                return true;
+        /* The state follows the command name's last ')', whatever the name holds. */
+        const char *close = r == 0 ? strrchr(text, ')') : NULL;
+        return close && (close[1] == ' ') && (close[2] == 'Z' || close[2] == 'X');
 }
 
 /* What stop_reader's child sends per task, then each program as its length
