@@ -190,9 +190,10 @@ static int place_read_ours(const char *dir, struct place *p, struct tsync_err *e
         if (!p->path)
                 return tsync_error(err, ENOMEM, "out of memory");
         (void)strcpy(p->path, "/");
-        if (dir[0] != '/' || append_lexical(p->path, dir) < 0) {
+        /* resolve refused a relative or overlong path before any EACCES. */
+        if (append_lexical(p->path, dir) < 0) {
                 place_clear(p);
-                return tsync_error(err, EINVAL, "'%.64s' is not an absolute path shorter than %d bytes", dir, PATH_MAX);
+                return tsync_error(err, ENAMETOOLONG, "'%.64s...' is too long", dir);
         }
         return 0;
 }
