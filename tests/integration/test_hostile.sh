@@ -1644,8 +1644,7 @@ pod_delete() {
         timeout 60 "$RUNTIME" --runtime-config="$C/rec.conf" delete "$1" >"$C/$1.delete" 2>&1
         rc=$?
         LISTED=$(runc list -q | grep -cx "$1")
-        runc delete --force "$1" >/dev/null 2>&1
-        _tsync_unregister runc "$1"
+        _tsync_stop runc "$1"
         dir=$(cat "$C/$1.recdir" 2>/dev/null)
         case "$dir" in /var/lib/oci-seccomp-tsync/record/[0-9a-f]*) rm -rf -- "$dir" ;; esac
 }
@@ -1659,8 +1658,7 @@ pod_record() {
                 pod_end "$1" || fail "$1: the workload never ended: $(cat "$C/$1.start")"
                 pod_delete "$1"
         else
-                runc delete --force "$1" >/dev/null 2>&1
-                _tsync_unregister runc "$1"
+                _tsync_stop runc "$1"
         fi
         rc=$created
 }
@@ -1685,8 +1683,7 @@ layer_still_denies() {
         chmod 0600 "$C/layer.conf"
         _tsync_register runc "$id"
         "$RUNTIME" --runtime-config="$C/layer.conf" run -b "$C/lb" "$id" </dev/null >"$C/layer.out" 2>&1
-        runc delete --force "$id" >/dev/null 2>&1
-        _tsync_unregister runc "$id"
+        _tsync_stop runc "$id"
         assertEquals "a container under the layer still cannot mkdir: $(cat "$C/layer.out")" denied \
                 "$(grep -E '^(made|denied)$' "$C/layer.out")"
 }
