@@ -265,33 +265,6 @@ static int write_all(int fd, const void *buf, size_t len)
         return 0;
 }
 
-static _Noreturn void reader_child(int fd, const pid_t *tids, size_t n, pid_t parent)
-{
-        /* Ends with status (also when status ended before this was set):
-         * its tracees are let go with it. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-                _exit(1);
-        for (size_t i = 0; i < n; i++) {
-                struct record rec = { 0 };
-                struct prog *p = NULL;
-                size_t np = 0;
-                int r = read_stopped(tids[i], &p, &np, rec.why, sizeof(rec.why));
-                rec.err = r;
-                rec.n = r < 0 ? 0 : (uint32_t)np;
-                int w = write_all(fd, &rec, sizeof(rec));
-                for (size_t k = 0; w == 0 && k < rec.n; k++) {
-                        uint32_t len = (uint32_t)p[k].len;
-                        w = write_all(fd, &len, sizeof(len));
-                        if (w == 0)
-                                w = write_all(fd, p[k].insns, len * sizeof(*p[k].insns));
-                }
-                progs_free(p, np);
-                if (w < 0)
-                        _exit(1);
-        }
-        _exit(0);
-}
-
 static int64_t now_ms(void)
 {
         struct timespec ts;
@@ -378,47 +351,95 @@ static void chain_clear(struct chain_out *o)
         o->n = 0;
 }
 
-/* Reads the programs of tids[0..n) into out, each task given its deadline:
- * a task that misses it (or makes the child fail) gets -ETIMEDOUT (-EIO) and
- * the child is killed, which detaches it; the next task goes to a new child.
- * -ENOMEM only. */
-static int stop_reader(const pid_t *tids, size_t n, struct chain_out *out)
+/* One task to read: its tid, its place in st->tasks, what was read. */
+struct task_read {
+        pid_t tid;
+        size_t task;
+        struct chain_out out;
+};
+
+static void task_reads_free(struct task_read *reads, size_t n)
+{
+        for (size_t k = 0; reads && k < n; k++)
+                chain_clear(&reads[k].out);
+        free(reads);
+}
+
+/* The child's exit status: 0 when every task's record was sent. */
+static int reader_child(int fd, const struct task_read *reads, size_t n, pid_t parent)
+{
+        /* Ends with status (also when status ended before this was set):
+         * its tracees are let go with it. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+                return 1;
+        for (size_t i = 0; i < n; i++) {
+                struct record rec = { 0 };
+                struct prog *p = NULL;
+                size_t np = 0;
+                int r = read_stopped(reads[i].tid, &p, &np, rec.why, sizeof(rec.why));
+                rec.err = r;
+                rec.n = r < 0 ? 0 : (uint32_t)np;
+                int w = write_all(fd, &rec, sizeof(rec));
+                for (size_t k = 0; w == 0 && k < rec.n; k++) {
+                        uint32_t len = (uint32_t)p[k].len;
+                        w = write_all(fd, &len, sizeof(len));
+                        if (w == 0)
+                                w = write_all(fd, p[k].insns, len * sizeof(*p[k].insns));
+                }
+                progs_free(p, np);
+                if (w < 0)
+                        return 1;
+        }
+        return 0;
+}
+
+/* Reads the programs of reads[0..n) into their out, each task given its
+ * deadline: a task that misses it (or makes the child fail) gets -ETIMEDOUT
+ * (-EIO) and the child is killed, which detaches it; the next task goes to a
+ * new child. -ENOMEM only. */
+static int stop_reader(struct task_read *reads, size_t n)
 {
         size_t i = 0;
         while (i < n) {
                 int fds[2];
                 if (pipe2(fds, O_CLOEXEC) < 0) {
                         for (; i < n; i++) {
-                                out[i].err = -errno;
-                                (void)snprintf(out[i].why, sizeof(out[i].why), "pipe: %s", strerror(errno));
+                                reads[i].out.err = -errno;
+                                (void)snprintf(reads[i].out.why, sizeof(reads[i].out.why), "pipe: %s", strerror(errno));
                         }
                         return 0;
                 }
                 pid_t self = getpid(), child = fork();
                 if (child == 0) {
                         (void)close(fds[0]);
-                        reader_child(fds[1], tids + i, n - i, self);
+                        int status = reader_child(fds[1], reads + i, n - i, self);
+                        /* This copy of the parent's blocks is the child's to
+                         * free: the caller's pointers to them may live in
+                         * registers the child reuses, and memcheck then calls
+                         * them lost at its exit (test_memcheck). */
+                        task_reads_free(reads, n);
+                        _exit(status);
                 }
                 (void)close(fds[1]);
                 _cleanup_close_ int fd = fds[0];
                 if (child < 0) {
                         int e = errno;
                         for (; i < n; i++) {
-                                out[i].err = -e;
-                                (void)snprintf(out[i].why, sizeof(out[i].why), "fork: %s", strerror(e));
+                                reads[i].out.err = -e;
+                                (void)snprintf(reads[i].out.why, sizeof(reads[i].out.why), "fork: %s", strerror(e));
                         }
                         return 0;
                 }
                 int r = 0;
                 for (; i < n; i++) {
-                        r = read_record(fd, &out[i]);
+                        r = read_record(fd, &reads[i].out);
                         if (r < 0)
                                 break;
                 }
                 if (r < 0) {
-                        chain_clear(&out[i]);
-                        out[i].err = r == -ENOMEM ? -ENOMEM : r == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
-                        (void)snprintf(out[i].why, sizeof(out[i].why), "%s",
+                        chain_clear(&reads[i].out);
+                        reads[i].out.err = r == -ENOMEM ? -ENOMEM : r == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
+                        (void)snprintf(reads[i].out.why, sizeof(reads[i].out.why), "%s",
                                        r == -ETIMEDOUT ? "it did not stop within the deadline (in vfork? frozen?), "
                                                          "so it was let go"
                                                        : "the reader failed");
@@ -450,46 +471,43 @@ static int matched(const struct prog *ref, size_t n_ref, const struct prog *chai
  * and matched. 0 when PID 1's were read, else -errno with why; -ENOMEM. */
 static int read_tasks(struct tsync_status *st, struct prog **ret_kernel, size_t *ret_n, char *why, size_t size)
 {
-        _cleanup_free_ pid_t *tids = calloc(st->n + 1, sizeof(*tids));
-        _cleanup_free_ size_t *at = calloc(st->n + 1, sizeof(*at));
-        struct chain_out *out = calloc(st->n + 1, sizeof(*out));
-        if (!tids || !at || !out) {
-                free(out);
+        struct task_read *reads = calloc(st->n + 1, sizeof(*reads));
+        if (!reads)
                 return -ENOMEM;
-        }
         size_t n = 0;
-        tids[n++] = st->init_pid;
+        reads[n++].tid = st->init_pid;
         for (size_t i = 0; i < st->n; i++) {
                 struct tsync_status_task *t = &st->tasks[i];
                 t->chain = TSYNC_CHAIN_NOT_READ;
                 if (t->dead)
                         continue;
                 if (t->tid == st->init_pid) {
-                        at[0] = i;
+                        reads[0].task = i;
                         continue;
                 }
-                at[n] = i;
-                tids[n++] = t->tid;
+                reads[n].task = i;
+                reads[n++].tid = t->tid;
         }
-        int r = stop_reader(tids, n, out);
-        struct chain_out *init = &out[0];
+        int r = stop_reader(reads, n);
+        struct chain_out *init = &reads[0].out;
         for (size_t k = 0; r == 0 && k < n; k++) {
-                struct tsync_status_task *t = &st->tasks[at[k]];
+                struct tsync_status_task *t = &st->tasks[reads[k].task];
+                const struct chain_out *out = &reads[k].out;
                 if (k == 0 && t->tid != st->init_pid)
                         continue; /* PID 1's main thread is not among the tasks read (gone meanwhile) */
                 /* A task that ended since /proc was read runs nothing any more. */
-                if (k > 0 && (out[k].err == -ESRCH || out[k].err == -EPERM) && task_ended(t->pid, t->tid)) {
+                if (k > 0 && (out->err == -ESRCH || out->err == -EPERM) && task_ended(t->pid, t->tid)) {
                         t->dead = true;
                         continue;
                 }
-                if (out[k].err < 0 || init->err < 0) {
+                if (out->err < 0 || init->err < 0) {
                         t->chain = TSYNC_CHAIN_FAILED;
                         (void)snprintf(t->why, sizeof(t->why), "%s",
-                                       out[k].err < 0 ? out[k].why : "PID 1's programs were not read");
+                                       out->err < 0 ? out->why : "PID 1's programs were not read");
                         continue;
                 }
                 t->chain = TSYNC_CHAIN_READ;
-                t->matched = matched(init->p, init->n, out[k].p, out[k].n);
+                t->matched = matched(init->p, init->n, out->p, out->n);
         }
         if (r == 0 && init->err < 0) {
                 (void)snprintf(why, size, "%s", init->why);
@@ -500,9 +518,7 @@ static int read_tasks(struct tsync_status *st, struct prog **ret_kernel, size_t 
                 init->p = NULL;
                 init->n = 0;
         }
-        for (size_t k = 0; k < n; k++)
-                chain_clear(&out[k]);
-        free(out);
+        task_reads_free(reads, n);
         return r;
 }
 
