@@ -30,6 +30,8 @@
 #include "util/fileio.h"
 
 #define RECORD_MAX 8192
+/* Times a record is written again after its directory vanished under it. */
+#define RECORD_WRITE_TRIES 8
 
 static int base_dir(char *buf, size_t size)
 {
@@ -122,6 +124,15 @@ static int make_private(const char *path, struct tsync_err *err)
         if (lstat(path, &st) < 0)
                 return tsync_error_errno(err, "%s", path);
         return tsync_check_private_dir(path, &st, err);
+}
+
+/* Whether DIR is gone, or (with was) is no longer that directory. */
+static bool vanished(const char *dir, const struct stat *was)
+{
+        struct stat now;
+        if (lstat(dir, &now) < 0)
+                return errno == ENOENT;
+        return !was || now.st_dev != was->st_dev || now.st_ino != was->st_ino;
 }
 
 /* Where a runtime we know (facts/runtimes.h, by its program's name) keeps
@@ -220,9 +231,21 @@ int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
                 frontend_errorf(cl->id, "recording which runtime created it: %s", strerror(ENOMEM));
                 return -1;
         }
-        r = make_private(dir, &err);
-        if (r == 0)
-                r = tsync_write_atomic(file, text, (size_t)len, 0600, false, &err);
+        /* Another create beside this one prunes a directory it finds empty,
+         * which may be ours between its mkdir and our write (the kernel then
+         * answers ENOENT or EPERM): while the directory written into is no
+         * longer there, it is made again. */
+        for (int tries = 0;; tries++) {
+                err = (struct tsync_err){ 0 };
+                struct stat before;
+                r = make_private(dir, &err);
+                if (r == 0 && lstat(dir, &before) < 0)
+                        r = tsync_error_errno(&err, "%s", dir);
+                if (r == 0)
+                        r = tsync_write_atomic(file, text, (size_t)len, 0600, false, &err);
+                if (r == 0 || tries == RECORD_WRITE_TRIES || !vanished(dir, r == -ENOENT ? NULL : &before))
+                        break;
+        }
         if (r < 0) {
                 frontend_errorf(cl->id, "recording which runtime created it: %s", err.msg);
                 return -1;

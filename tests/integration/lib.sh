@@ -271,6 +271,16 @@ _tsync_remove_container() {
         return 0
 }
 
+# fnv1a STRING: the directory the wrapper keeps the records of a --root's containers in (creator.c).
+fnv1a() {
+        local h=-3750763034362895579 c i s=$1
+        for ((i = 0; i < ${#s}; i++)); do
+                printf -v c '%d' "'${s:i:1}"
+                h=$(((h ^ c) * 1099511628211))
+        done
+        printf '%016x' "$h"
+}
+
 # What run_, start_, stop_ and _pid of runc and crun share; RT names the runtime (for the
 # registry), COMMAND... runs it (runc, or crun_cmd).
 

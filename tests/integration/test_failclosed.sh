@@ -1232,15 +1232,6 @@ RT UnparseableConfigNamingUs "duplicate key 'ociVersion'" 'annotate io.oci-secco
 RT UnknownGlobalOption "'--foo' is not a global option of runc 1.1 or crun 1.8" 'RT_ARGS+=(--foo)'
 RT OurOptionWithoutValue "--layers needs a value: --layers=VALUE" 'RT_ARGS+=(--layers)'
 
-# fnv1a STRING: the directory the wrapper keeps the records of a --root's containers in (creator.c).
-fnv1a() {
-        local h=-3750763034362895579 c i s=$1
-        for ((i = 0; i < ${#s}; i++)); do
-                printf -v c '%d' "'${s:i:1}"
-                h=$(((h ^ c) * 1099511628211))
-        done
-        printf '%016x' "$h"
-}
 # issue 25: the runtime that creates a container is recorded for its teardown; no record, no create.
 RT RecordNotWritable "recording which runtime created it: /run/oci-seccomp-tsync/runtime/" 'mkdir -p "$W/root"
         RT_ARGS+=(--root "$W/root") && mkdir -p -m 0777 "/run/oci-seccomp-tsync/runtime/$(fnv1a "$W/root")"

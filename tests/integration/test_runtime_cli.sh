@@ -482,4 +482,26 @@ testCrunAsTheRealRuntimeRunsTheLayer() {
         grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "mkdir allowed: $(cat "$TSYNC_TMP/out")"
 }
 
+# Creates side by side under one --root (a node starting many pods): each prunes the records of
+# containers its runtime no longer holds, and their directory once empty, which may be the one
+# another create is about to write into. Every create must still keep its record. A runtime that
+# creates nothing makes every record stale, so that each create prunes the others'.
+testCreatesSideBySideInOneRootEachKeepTheirRecord() {
+        mkdir -p "$TSYNC_TMP/bin" "$TSYNC_TMP/root" && printf '#!/bin/sh\nexit 0\n' >"$TSYNC_TMP/bin/nothing" &&
+                chmod 0755 "$TSYNC_TMP/bin/nothing" || fail "setup"
+        bundle "$TSYNC_TMP/b" true || fail "bundle"
+        printf 'runtime = %s\n' "$TSYNC_TMP/bin/nothing" >"$TSYNC_TMP/runtime.conf"
+        local round i
+        for round in $(seq 60); do
+                for i in $(seq 8); do
+                        ours --root "$TSYNC_TMP/root" create --bundle "$TSYNC_TMP/b" "$ID-$round-$i" \
+                                </dev/null >/dev/null 2>>"$TSYNC_TMP/err" &
+                done
+                wait
+        done
+        rm -rf "/run/oci-seccomp-tsync/runtime/$(fnv1a "$TSYNC_TMP/root")"
+        rmdir /run/oci-seccomp-tsync/runtime 2>/dev/null
+        assertEquals "creates that failed" "" "$(cat "$TSYNC_TMP/err")"
+}
+
 . shunit2
