@@ -5,8 +5,7 @@ C unit tests (build/tests/unit/test_*) speak TAP; each 'ok'/'not ok' line is one
 Integration suites (tests/integration/test_*.sh) are shunit2; each test function is one test.
 A test binary or suite that crashes, or whose output has no result lines, counts as a failure.
 
-Suites may run side by side, --jobs at a time (default 1 until a whole run side by side is
-measured here): each cleans up only what
+Suites run side by side, --jobs at a time (default: the machine's cores): each cleans up only what
 it made and names what it starts uniquely. A suite that must have the host to itself says so in a
 comment among its first lines, `# tests: alone: <why>`; those run one at a time after the others.
 Each suite's line is printed when it ends; the slowest of the last run (build/test-times.json)
@@ -188,8 +187,8 @@ def main():
     ap.add_argument('--build', default=os.path.join(TOP, 'build'))
     ap.add_argument('--timeout', type=int, default=900)
     ap.add_argument('--only', help='run only tests whose path contains this')
-    ap.add_argument('-j', '--jobs', type=int, default=int(os.environ.get('TSYNC_TEST_JOBS') or 1),
-                    help='suites run side by side (default: TSYNC_TEST_JOBS, else 1: not yet measured side by side)')
+    ap.add_argument('-j', '--jobs', type=int, default=int(os.environ.get('TSYNC_TEST_JOBS') or os.cpu_count() or 1),
+                    help='suites run side by side (default: TSYNC_TEST_JOBS, else the number of cores)')
     ap.add_argument('-v', '--verbose', action='store_true')
     args = ap.parse_args()
 
