@@ -3,13 +3,12 @@
  * These are the keys each format defines: the runtime-spec's linux.seccomp,
  * and the Docker/containers-common profile (moby's profiles/seccomp and
  * containers/common's pkg/seccomp types). */
-#include <ctype.h>
 #include <errno.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "profile_internal.h"
 #include "shared/cleanup.h"
+#include "util/nearest.h"
 
 struct keyset {
         const char *const *keys;
@@ -29,50 +28,6 @@ static const char *const docker_rule[] = { "name", "names",   "action",   "errno
 static const char *const docker_filter[] = { "caps", "arches", "minKernel" };
 static const char *const docker_arch_map[] = { "architecture", "subArchitectures" };
 
-/* Case-insensitive edit distance, capped: only small ones matter here. */
-static size_t distance(const char *a, const char *b)
-{
-        size_t la = strlen(a), lb = strlen(b);
-        size_t row[64];
-
-        if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row))
-                return SIZE_MAX;
-        for (size_t j = 0; j <= lb; j++)
-                row[j] = j;
-        for (size_t i = 1; i <= la; i++) {
-                size_t diag = row[0];
-                row[0] = i;
-                for (size_t j = 1; j <= lb; j++) {
-                        size_t up = row[j];
-                        size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-                        size_t best = diag + cost;
-                        if (up + 1 < best)
-                                best = up + 1;
-                        if (row[j - 1] + 1 < best)
-                                best = row[j - 1] + 1;
-                        row[j] = best;
-                        diag = up;
-                }
-        }
-        return row[lb];
-}
-
-/* The known key closest to key, if close enough to be a slip. */
-static const char *closest(const char *key, struct keyset set)
-{
-        const char *best = NULL;
-        size_t best_d = SIZE_MAX;
-        for (size_t i = 0; i < set.n; i++) {
-                size_t d = distance(key, set.keys[i]);
-                if (d < best_d) {
-                        best_d = d;
-                        best = set.keys[i];
-                }
-        }
-        size_t len = strlen(key);
-        return best_d <= (len <= 4 ? 1u : 2u) ? best : NULL;
-}
-
 struct walk {
         bool warn;
         const char *prefix; /* "" or "linux.seccomp" */
@@ -83,7 +38,7 @@ struct walk {
 static int unknown(const struct walk *k, const char *path, const char *key, struct keyset set)
 {
         char at[TSYNC_PATH_MAX], hint[TSYNC_PATH_MAX] = "";
-        const char *near = closest(key, set);
+        const char *near = tsync_nearest_word(key, set.keys, set.n);
 
         if (near)
                 tsync_path(hint, " (did you mean '%s'?)", near);

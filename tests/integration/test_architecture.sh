@@ -40,11 +40,13 @@ testEachCheckFailsOnATreeThatBreaksIt() {
         assertEquals "includes: each break named: $(cat "$t/out")" 4 "$(wc -l <"$t/out")"
         assertContains "$(cat "$t/out")" 'hook/init/log.c: includes "translate/profile.h": init may use only shared'
         cp "$t/hook/plan/plan.c" "$t/hook/lockdown/plan.c"
+        local n_util
+        n_util=$(find "$t/hook/util" -maxdepth 1 -name '*.c' | wc -l)
         for i in $(seq 30); do : >"$t/hook/util/extra_$i.c"; done
         python3 "$CHECK" "$t" names >"$t/out"
         assertEquals "names: exit status" 1 $?
         assertContains "$(cat "$t/out")" "hook/lockdown/plan.c and hook/plan/plan.c: one name for two files"
-        assertContains "$(cat "$t/out")" "hook/util/: 35 .c files, more than 25"
+        assertContains "$(cat "$t/out")" "hook/util/: $((n_util + 30)) .c files, more than 25"
         rm -rf "$t"
 }
 
