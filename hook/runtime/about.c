@@ -35,11 +35,12 @@ void rt_about(const struct rt_cmdline *cl, const char *runtime)
                        "  --mode=layer|replace    layer mode (default) or replace mode\n"
                        "  --runtime=PATH          the real runtime: a path, or a name in PATH (default runc)\n"
                        "  --runtime-config=FILE   the config file (default %s)\n"
+                       "  --node-conf=FILE        the node's policy (default %s)\n"
                        "  --profile-dir=DIR       where layer names are looked up (repeatable; default %s, then %s)\n"
                        "  --cache-dir=DIR         the compiled-filter cache\n"
                        "  --no-cache              compile every time\n\n"
                        "The real runtime, %s:\n\n",
-                       RT_PROGRAM, RT_PROGRAM, RT_DEFAULT_CONF, frontend_default_profile_dirs[0],
+                       RT_PROGRAM, RT_PROGRAM, RT_DEFAULT_CONF, TSYNC_NODE_CONF, frontend_default_profile_dirs[0],
                        frontend_default_profile_dirs[1], runtime);
         fflush(stdout);
 }

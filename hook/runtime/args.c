@@ -102,6 +102,8 @@ static int our_option(const struct opt *o, const char *value, struct rt_settings
                 s->runtime = value;
         else if (is(o, "runtime-config"))
                 s->conf = value;
+        else if (is(o, "node-conf"))
+                s->node_conf = value;
         else if (is(o, "record-dir"))
                 s->record_dir = value;
         else if (is(o, "cache-dir")) {

@@ -24,10 +24,21 @@
 #include "util/fileio.h"
 #include "util/json_build.h"
 
-/* The runtime's own layers first, then the annotation's: every layer only
- * takes permissions away, so the container gets both. The runtime's mode, when
- * it names one, must agree with the annotation's. */
-static int merge_settings(const struct rt_settings *s, const struct tsync_json *config, char *names,
+/* Whether a layer of this name is among layers[0..n). */
+static bool listed(const char *const *layers, size_t n, const char *name)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(layers[i], name) == 0)
+                        return true;
+        return false;
+}
+
+/* The node's layers (node.conf), the runtime's own, then the annotation's:
+ * every layer only takes permissions away, so the container gets them all,
+ * each name once. The runtime's mode, when it names one, must agree with the
+ * annotation's. n_node: how many of the node's layers this container gets
+ * (none when node.conf leaves it out). */
+static int merge_settings(const struct rt_settings *s, size_t n_node, const struct tsync_json *config, char *names,
                           struct tsync_request *req, struct tsync_err *err)
 {
         if (s->mode) {
@@ -43,6 +54,8 @@ static int merge_settings(const struct rt_settings *s, const struct tsync_json *
         const char *theirs[TSYNC_MAX_LAYERS];
         size_t n_theirs = req->n_layers, n = 0;
         memcpy(theirs, req->layers, sizeof(theirs));
+        for (size_t i = 0; i < n_node; i++)
+                req->layers[n++] = s->node.layers[i];
         char *save = NULL;
         for (char *t = names ? strtok_r(names, ",;: \t", &save) : NULL; t; t = strtok_r(NULL, ",;: \t", &save)) {
                 if (!tsync_layer_name_valid(t))
@@ -50,15 +63,55 @@ static int merge_settings(const struct rt_settings *s, const struct tsync_json *
                                            "runtime option layers: '%s' is not a profile name (letters, digits, "
                                            "'_', '-', '.'; no paths)",
                                            t);
+                if (listed(req->layers, n, t))
+                        continue;
                 if (n == TSYNC_MAX_LAYERS)
                         return tsync_error(err, E2BIG, "at most %d layers", TSYNC_MAX_LAYERS);
                 req->layers[n++] = t;
         }
-        if (n + n_theirs > TSYNC_MAX_LAYERS)
-                return tsync_error(err, E2BIG, "the runtime's %zu layers and annotations.%s's %zu: at most %d", n,
-                                   TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
-        memcpy(req->layers + n, theirs, n_theirs * sizeof(*theirs));
-        req->n_layers = n + n_theirs;
+        size_t ours = n;
+        for (size_t i = 0; i < n_theirs; i++) {
+                if (listed(req->layers, ours, theirs[i]))
+                        continue;
+                if (n == TSYNC_MAX_LAYERS)
+                        return tsync_error(err, E2BIG,
+                                           "the node's and the runtime's %zu layers and annotations.%s's %zu: at most %d",
+                                           ours, TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
+                req->layers[n++] = theirs[i];
+        }
+        req->n_layers = n;
+        return 0;
+}
+
+static const char *annotation(const struct tsync_json *config, const char *key)
+{
+        const struct tsync_json *v = tsync_json_get(tsync_json_get(config, "annotations"), key);
+        return v && v->type == TSYNC_JSON_STRING ? v->u.string.ptr : NULL;
+}
+
+/* How many of the node's layers the container gets: all, or none when
+ * node.conf leaves it out (said once, with its reason). A Kubernetes
+ * container is also named as its pod's author knows it, from the CRI's
+ * annotations (NAMESPACE/POD/CONTAINER; a pod's sandbox NAMESPACE/POD). */
+static size_t node_layers(const struct rt_settings *s, const struct tsync_json *config, const struct rt_cmdline *cl)
+{
+        if (!s->node.n_layers)
+                return 0;
+        const char *ns = annotation(config, "io.kubernetes.cri.sandbox-namespace"),
+                   *pod = annotation(config, "io.kubernetes.cri.sandbox-name"),
+                   *name = annotation(config, "io.kubernetes.cri.container-name");
+        const struct tsync_node_exclude *x = NULL;
+        if (ns && pod) {
+                _cleanup_free_ char *k8s = NULL;
+                if (asprintf(&k8s, "%s/%s%s%s", ns, pod, name ? "/" : "", name ? name : "") >= 0)
+                        x = tsync_node_policy_excluded(&s->node, "kubernetes", cl->id, k8s);
+        }
+        if (!x)
+                x = tsync_node_policy_excluded(&s->node, NULL, cl->id, NULL);
+        if (!x)
+                return s->node.n_layers;
+        rt_warn(cl, "left out of the node's layers by %s, line %u: %s", s->node_conf ? s->node_conf : TSYNC_NODE_CONF,
+                x->line, x->reason);
         return 0;
 }
 
@@ -251,8 +304,10 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         struct target t = { .where = cl->id ? cl->id : "runtime" };
         /* Our settings ask when they name layers or replace mode; mode
          * layer alone adds nothing (it only refuses an annotation asking to
-         * replace), so a container that asks nothing else runs as it is. */
-        bool asked = s->layers || (s->mode && strcmp(s->mode, tsync_mode_name(TSYNC_MODE_LAYER)) != 0);
+         * replace), so a container that asks nothing else runs as it is.
+         * The node's layers ask until node.conf is seen to leave it out. */
+        bool replace = s->mode && strcmp(s->mode, tsync_mode_name(TSYNC_MODE_LAYER)) != 0;
+        bool asked = s->layers || s->node.n_layers || replace;
         if (!realpath(cl->bundle ? cl->bundle : ".", t.bundle)) {
                 if (!asked)
                         return 0;
@@ -297,7 +352,8 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 frontend_error(t.where, &err);
                 return -1;
         }
-        if (!asked && !asks)
+        size_t n_node = node_layers(s, config, cl);
+        if (!s->layers && !n_node && !replace && !asks)
                 return 0;
         if (cl->config_file) {
                 /* The exec view and our hooks read BUNDLE/config.json. */
@@ -312,7 +368,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         if (r == 0 && !sandbox)
                 r = tsync_request_from_annotations(config, TSYNC_FRONTEND_RUNTIME, &req, &err);
         if (r == 0)
-                r = merge_settings(s, sandbox ? NULL : config, names, &req, &err);
+                r = merge_settings(s, n_node, sandbox ? NULL : config, names, &req, &err);
         /* What a recording may write is prepare's to judge (the host's
          * record-dir, never through `run`). */
         if (r == 0)

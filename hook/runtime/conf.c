@@ -197,4 +197,16 @@ void rt_settings_clear(struct rt_settings *s)
 {
         free(s->conf_text);
         s->conf_text = NULL;
+        tsync_node_policy_clear(&s->node);
+}
+
+int rt_read_node_conf(struct rt_settings *s)
+{
+        struct tsync_err err = { 0 };
+        const char *path = s->node_conf ? s->node_conf : TSYNC_NODE_CONF;
+        if (tsync_node_policy_read(path, &s->node, &err) < 0) {
+                frontend_errorf("node policy", "%s", err.msg);
+                return -1;
+        }
+        return 0;
 }

@@ -99,6 +99,9 @@ int main(int argc, char **argv)
         bool conf_broken = r < 0;
         if (!creates)
                 r = 0;
+        /* The node's policy decides what a new container gets: a bad one refuses it. */
+        if (r == 0 && cl.rewrite)
+                r = rt_read_node_conf(&s);
         /* Who inspects or tears a container down: the runtime that created it
          * (creator.c), whatever runtime.conf says since. */
         char recorded[PATH_MAX];

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "node/node_conf.h"
+
 #define RT_PROGRAM      "oci-seccomp-tsync-runtime"
 #define RT_DEFAULT_CONF "/etc/oci-seccomp-tsync/runtime.conf"
 #define RT_MAX_DIRS     8
@@ -27,10 +29,18 @@ struct rt_settings {
         unsigned record_dir_line; /* record-dir's line in the config file (0: the command line's) */
         const char *conf;         /* the config file named by --runtime-config, or NULL */
         char *conf_text;          /* owned: the config file's text, which its values point into */
+        const char *node_conf;    /* --node-conf, or NULL: TSYNC_NODE_CONF */
+        /* The node's policy (node/node_conf.h), read for create and run only:
+         * its layers come before this runtime's own. */
+        struct tsync_node_policy node;
 };
 
-/* Frees what rt_read_conf read (the strings of s that came from the file). */
+/* Frees what rt_read_conf and rt_read_node_conf read. */
 void rt_settings_clear(struct rt_settings *s);
+
+/* The node's policy into s->node (--node-conf, else TSYNC_NODE_CONF; none
+ * when that file does not exist): 0, or -1 after saying why in one line. */
+int rt_read_node_conf(struct rt_settings *s);
 
 /* runc's (and crun's) command line, as far as we need to know it. */
 struct rt_cmdline {

@@ -20,10 +20,16 @@ tearDown() {
         tsync_test_end
 }
 
-# ours ARGS...: the runtime with this test's config file, profiles and cache.
+# ours ARGS...: the runtime with this test's config file, node policy (none unless a test writes
+# it: never the host's), profiles and cache.
 ours() {
-        "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$PROFILES" \
-                --cache-dir="$TSYNC_TMP/cache" "$@"
+        "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --node-conf="$TSYNC_TMP/node.conf" \
+                --profile-dir="$PROFILES" --cache-dir="$TSYNC_TMP/cache" "$@"
+}
+
+# node_conf LINE...: this test's node policy (node.conf), root's alone.
+node_conf() {
+        printf '%s\n' "$@" >"$TSYNC_TMP/node.conf" && chmod 0644 "$TSYNC_TMP/node.conf"
 }
 
 # bundle DIR SCRIPT: runc spec's config running `sh -c SCRIPT`, threads_probe in the rootfs.
@@ -502,6 +508,56 @@ testCreatesSideBySideInOneRootEachKeepTheirRecord() {
         rm -rf "/run/oci-seccomp-tsync/runtime/$(fnv1a "$TSYNC_TMP/root")"
         rmdir /run/oci-seccomp-tsync/runtime 2>/dev/null
         assertEquals "creates that failed" "" "$(cat "$TSYNC_TMP/err")"
+}
+
+# issue 37: the node's layers (node.conf) go to every container the wrapper creates, before the
+# runtime's own and the annotation's, each name once.
+testTheNodesLayersComeFirstAndEachNameOnce() {
+        bundle "$TSYNC_TMP/b" 'grep -E "^Seccomp_filters" /proc/self/status; mkdir /tmp/d; /bin/threads_probe -n 1 getcwd' ||
+                fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" \
+                '.annotations["io.oci-seccomp-tsync.layers"] = "deny-getcwd,deny-mkdir"' || fail "edit"
+        node_conf "# the node's" "layers = deny-mkdir"
+        run_ours "$ID" "$TSYNC_TMP/b" --layers=deny-getcwd,deny-mkdir
+        out="$TSYNC_TMP/$ID.out"
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        grep -q "^Seccomp_filters:.2$" "$out" || fail "filters: $(cat "$out")"
+        grep -q "Disk quota exceeded" "$TSYNC_TMP/$ID.err" || fail "mkdir allowed: $(cat "$TSYNC_TMP/$ID.err")"
+        assertEquals "threads where getcwd was not denied" "" \
+                "$(grep '^tid=' "$out" | grep -v 'call=getcwd rc=-1 errno=123' || true)"
+        assertEquals "layers in the plan" '["deny-mkdir","deny-getcwd"]' \
+                "$(jq -c '.annotations["io.oci-seccomp-tsync.plan"] | fromjson | .layers' "$TSYNC_TMP/b/config.json")"
+}
+
+testAContainerTheNodeLeavesOutRunsAsItIsAndSaysWhy() {
+        bundle "$TSYNC_TMP/b" 'mkdir /tmp/d && echo made' || fail "bundle"
+        cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/before.json"
+        node_conf "layers = deny-mkdir" "exclude = $ID: the test's reason (ticket #7)"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        assertEquals "made" "$(cat "$TSYNC_TMP/$ID.out")"
+        assertEquals "oci-seccomp-tsync: $ID: warning: left out of the node's layers by $TSYNC_TMP/node.conf, line 2: the test's reason (ticket #7)" \
+                "$(cat "$TSYNC_TMP/$ID.err")"
+        cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "config.json was changed"
+}
+
+# A bad policy never means "no policy": create is refused in one line naming the file, the line and
+# the fix, and nothing is created; the runtime's other commands still reach it.
+testABadNodePolicyRefusesCreateInOneLine() {
+        bundle "$TSYNC_TMP/b" 'echo ran' || fail "bundle"
+        node_conf "layers = deny-mkdir" "layer = deny-getcwd"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertNotEquals 0 "$rc"
+        assertEquals "oci-seccomp-tsync: node policy: $TSYNC_TMP/node.conf: line 2: 'layer' is not a setting (layers, no-new-privs, exclude): did you mean 'layers'?" \
+                "$(cat "$TSYNC_TMP/$ID.err")"
+        assertEquals "ran anyway" "" "$(cat "$TSYNC_TMP/$ID.out")"
+        node_conf "layers = deny-mkdir" && chmod 0664 "$TSYNC_TMP/node.conf"
+        run_ours "$ID" "$TSYNC_TMP/b"
+        assertNotEquals 0 "$rc"
+        assertEquals 1 "$(wc -l <"$TSYNC_TMP/$ID.err")"
+        assertContains "$(cat "$TSYNC_TMP/$ID.err")" "node.conf: owned by uid 0 with mode 0664: "
+        assertEquals "ran anyway" "" "$(cat "$TSYNC_TMP/$ID.out")"
+        ours list >/dev/null 2>"$TSYNC_TMP/err" || fail "list refused over the node's policy: $(cat "$TSYNC_TMP/err")"
 }
 
 . shunit2
