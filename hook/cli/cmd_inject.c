@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "frontend/pipeline.h"
+#include "node/node_conf.h"
 #include "plan/deliver.h"
 #include "plan/exec_view.h"
 #include "plan/plan.h"
@@ -53,6 +54,10 @@ static void help(FILE *f)
                 "                        --exec. The annotation io.oci-seccomp-tsync.exec=once[:ERRNO] asks\n"
                 "                        for it under Podman and oci-seccomp-tsync-runtime; inject refuses\n"
                 "                        a config that carries it (or any annotation a user sets for us)\n"
+                "      --node-conf FILE  the node's policy (default %s, which may be absent): its layers\n"
+                "                        come first, found by name in the profile directories\n"
+                "      --profile-dir DIR where the node's layer names are looked up (repeatable; default\n"
+                "                        %s, then %s)\n"
                 "      --record OUT      record the calls the workload makes (every thread, child and ABI) and\n"
                 "                        write them at the container's end as a profile to OUT (an absolute\n"
                 "                        host path, outside the container's rootfs); the bundle keeps the\n"
@@ -65,7 +70,8 @@ static void help(FILE *f)
                 "                        or ../libexec/oci-seccomp-tsync/)\n"
                 "      --cache-dir DIR   where the hook keeps compiled filters (default %s)\n"
                 "      --no-cache        the hook compiles every time\n",
-                PROGRAM, TSYNC_CACHE_DEFAULT_DIR);
+                PROGRAM, TSYNC_NODE_CONF, frontend_default_profile_dirs[0], frontend_default_profile_dirs[1],
+                TSYNC_CACHE_DEFAULT_DIR);
 }
 
 /* Filters in the init's arguments: filter files an earlier
@@ -81,6 +87,9 @@ static void remove_old_files(const char *bundle, const char *state_dir)
 
 struct inject_opts {
         const char *bundle_arg;
+        const char *node_conf; /* --node-conf, or NULL: TSYNC_NODE_CONF */
+        const char *profile_dirs[TSYNC_MAX_LAYERS];
+        size_t n_profile_dirs;
         const char *init;
         const char *cache_dir;
         bool no_cache;
@@ -285,6 +294,68 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
         return CLI_EXIT_FAILED;
 }
 
+/* The node's layers (node.conf) go first, each profile once: resolved in
+ * the profile directories to the absolute paths inject's layers are, and
+ * said in one line, since inject's user did not name them. layers[] holds
+ * what req->layers points at. -1, or an exit code after saying why. */
+static int add_node_layers(const struct inject_opts *io, struct tsync_request *req, char **layers)
+{
+        const char *path = io->node_conf ? io->node_conf : TSYNC_NODE_CONF;
+        _cleanup_(tsync_node_policy_clear) struct tsync_node_policy node = { 0 };
+        struct tsync_err err = { 0 };
+        if (tsync_node_policy_read(path, &node, &err) < 0) {
+                frontend_errorf("node policy", "%s", err.msg);
+                return CLI_EXIT_FAILED;
+        }
+        if (!node.n_layers)
+                return -1;
+        struct tsync_plan_paths o = {
+                .profile_dirs = io->n_profile_dirs ? io->profile_dirs : frontend_default_profile_dirs,
+                .n_profile_dirs = io->n_profile_dirs ? io->n_profile_dirs : frontend_n_default_profile_dirs,
+        };
+        char *all[TSYNC_MAX_LAYERS * 2] = { NULL };
+        size_t n = 0;
+        int rc = -1;
+        for (size_t i = 0; rc < 0 && i < node.n_layers; i++) {
+                _cleanup_free_ char *found = NULL;
+                if (tsync_layer_find(&o, node.layers[i], &found, &err) < 0) {
+                        frontend_errorf("node policy", "%s: %s", path, err.msg);
+                        rc = CLI_EXIT_FAILED;
+                } else if (!(all[n++] = realpath(found, NULL))) {
+                        frontend_errorf("node policy", "%s: %s", found, strerror(errno));
+                        rc = CLI_EXIT_FAILED;
+                }
+        }
+        size_t n_node = n;
+        for (size_t i = 0; rc < 0 && i < req->n_layers; i++) {
+                bool seen = false;
+                for (size_t k = 0; k < n_node; k++)
+                        seen = seen || strcmp(all[k], layers[i]) == 0;
+                char *own = TAKE_PTR(layers[i]);
+                if (seen)
+                        free(own);
+                else
+                        all[n++] = own;
+        }
+        if (rc < 0 && n > TSYNC_MAX_LAYERS) {
+                frontend_errorf("inject", "the node's %zu layers and %zu of --profile: at most %d", n_node, n - n_node,
+                                TSYNC_MAX_LAYERS);
+                rc = CLI_EXIT_FAILED;
+        }
+        if (rc < 0) {
+                for (size_t i = 0; i < n; i++)
+                        req->layers[i] = layers[i] = TAKE_PTR(all[i]);
+                req->n_layers = n;
+                fprintf(stderr, "%s: inject: the node's layers (%s) come first:", PROGRAM, path);
+                for (size_t i = 0; i < node.n_layers; i++)
+                        fprintf(stderr, "%s %s", i ? "," : "", node.layers[i]);
+                fputc('\n', stderr);
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+                free(all[i]);
+        return rc;
+}
+
 /* --record and its companions: -1 when taken, else an exit code. */
 static int record_option(struct tsync_record_request *rec, int opt, const char *arg)
 {
@@ -354,6 +425,8 @@ int cmd_inject(int argc, char **argv)
                                                  { "record-input", required_argument, NULL, 'i' },
                                                  { "record-format", required_argument, NULL, 'F' },
                                                  { "record-errno", required_argument, NULL, 'e' },
+                                                 { "node-conf", required_argument, NULL, 'n' },
+                                                 { "profile-dir", required_argument, NULL, 'P' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         struct tsync_request req = { .delivery = TSYNC_DELIVERY_ARGS };
@@ -379,6 +452,16 @@ int cmd_inject(int argc, char **argv)
                         break;
                 case 'R':
                         req.mode = TSYNC_MODE_REPLACE;
+                        break;
+                case 'n':
+                        io.node_conf = optarg;
+                        break;
+                case 'P':
+                        if (io.n_profile_dirs == TSYNC_MAX_LAYERS) {
+                                frontend_errorf("inject", "at most %d --profile-dir", TSYNC_MAX_LAYERS);
+                                rc = CLI_EXIT_USAGE;
+                        } else
+                                io.profile_dirs[io.n_profile_dirs++] = optarg;
                         break;
                 case 'I':
                         io.init = optarg;
@@ -440,6 +523,8 @@ int cmd_inject(int argc, char **argv)
                 help(stderr);
                 rc = CLI_EXIT_USAGE;
         }
+        if (rc < 0)
+                rc = add_node_layers(&io, &req, layers);
         if (rc < 0) {
                 io.bundle_arg = argv[optind];
                 rc = inject(&io, &req);

@@ -159,6 +159,12 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
 /* Checks a layer name from an annotation: [A-Za-z0-9_.-], not starting with '.', at most 64 bytes. */
 bool tsync_layer_name_valid(const char *name);
 
+/* The profile a layer name names: NAME.json (or NAME) in the first of
+ * o->profile_dirs that has it, a regular file, never a symbolic link, into
+ * *ret_path (malloc'd). -ENOENT naming every directory looked in. */
+struct tsync_plan_paths;
+int tsync_layer_find(const struct tsync_plan_paths *o, const char *name, char **ret_path, struct tsync_err *err);
+
 /* The filters the init applies, in order: in replace mode the moved
  * linux.seccomp, then the layers, then the exec-once filter when asked for,
  * then the recording filter (never with exec once).

@@ -20,7 +20,7 @@
 #include "translate/source.h"
 #include "util/fileio.h"
 
-static int open_named_layer(const struct tsync_plan_paths *o, const char *name, char **ret_path, struct tsync_err *err)
+int tsync_layer_find(const struct tsync_plan_paths *o, const char *name, char **ret_path, struct tsync_err *err)
 {
         if (!tsync_layer_name_valid(name))
                 return tsync_error(err, EINVAL, "layer '%s': not a profile name (letters, digits, '_', '-', '.')",
@@ -70,7 +70,7 @@ static int load_layer(const struct tsync_plan *plan, size_t i, const struct tsyn
         const char *name = plan->layers[i];
         int r;
         if (plan->layers_by_name) {
-                r = open_named_layer(o, name, &path, err);
+                r = tsync_layer_find(o, name, &path, err);
                 if (r < 0)
                         return r;
         } else if (name[0] != '/') {

@@ -74,9 +74,10 @@ static int merge_settings(const struct rt_settings *s, size_t n_node, const stru
                 if (listed(req->layers, ours, theirs[i]))
                         continue;
                 if (n == TSYNC_MAX_LAYERS)
-                        return tsync_error(err, E2BIG,
-                                           "the node's and the runtime's %zu layers and annotations.%s's %zu: at most %d",
-                                           ours, TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
+                        return tsync_error(
+                                err, E2BIG,
+                                "the node's and the runtime's %zu layers and annotations.%s's %zu: at most %d", ours,
+                                TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
                 req->layers[n++] = theirs[i];
         }
         req->n_layers = n;

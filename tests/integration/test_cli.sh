@@ -169,6 +169,39 @@ testReplaceModeSaysWhatRunsWithoutTheProfile() {
                 "$WORK/err" || fail "$(cat "$WORK/err")"
 }
 
+# issue 37: inject adds the node's layers (node.conf), found by name in the profile directories,
+# before its --profile ones and each profile once, and says so; a bad policy refuses inject in one
+# line and leaves the bundle as it was.
+testInjectAddsTheNodesLayersFirstAndSaysSo() {
+        mkdir -p "$WORK/b/rootfs" && runc spec --bundle "$WORK/b" || fail "runc spec"
+        cp "$WORK/b/config.json" "$WORK/config.json"
+        local p=$WORK/p c
+        mkdir "$p" && cp "$TOP/configs/profiles/deny-ptrace.json" "$p/" || fail "profiles"
+        for c in mkdir getcwd; do
+                printf '{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["%s"], "action": "SCMP_ACT_ERRNO"}]}\n' \
+                        "$c" >"$p/deny-$c.json"
+        done
+        printf '%s\n' "layers = deny-mkdir, deny-ptrace" >"$WORK/node.conf" && chmod 0644 "$WORK/node.conf"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --node-conf "$WORK/node.conf" \
+                --profile-dir "$p" -p "$p/deny-getcwd.json" -p "$p/deny-ptrace.json" "$WORK/b"
+        assertEquals "inject: $(cat "$WORK/err")" 0 "$rc"
+        assertEquals "oci-seccomp-tsync: inject: the node's layers ($WORK/node.conf) come first: deny-mkdir, deny-ptrace" \
+                "$(grep "node's layers" "$WORK/err")"
+        assertEquals "[\"$p/deny-mkdir.json\",\"$p/deny-ptrace.json\",\"$p/deny-getcwd.json\"]" \
+                "$(jq -c '.annotations["io.oci-seccomp-tsync.plan"] | fromjson | .layers' "$WORK/b/config.json")"
+        cp "$WORK/config.json" "$WORK/b/config.json"
+        printf '%s\n' "layers = deny-mkdir" "no-new-privs = maybe" >"$WORK/node.conf"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --node-conf "$WORK/node.conf" \
+                --profile-dir "$p" "$WORK/b"
+        assertOneLineError "^oci-seccomp-tsync: node policy: $WORK/node.conf: line 2: no-new-privs: 'maybe' is neither set nor refuse"
+        cmp -s "$WORK/config.json" "$WORK/b/config.json" || fail "a refused inject changed the config"
+        printf '%s\n' "layers = no-such-layer" >"$WORK/node.conf"
+        run inject --init "$BUILD/bin/seccomp-tsync-init" --no-cache --node-conf "$WORK/node.conf" \
+                --profile-dir "$p" "$WORK/b"
+        assertOneLineError "node policy: $WORK/node.conf: layer 'no-such-layer': no such profile in $p"
+        cmp -s "$WORK/config.json" "$WORK/b/config.json" || fail "a refused inject changed the config"
+}
+
 testCrunsFailUnknownSyscallAnnotationIsHonoured() {
         # crun refuses a profile with an unknown syscall name when the config carries
         # run.oci.seccomp_fail_unknown_syscall (any value but "0"); so do we, for what we compile.
