@@ -15,6 +15,8 @@
 #include "agent/relay.h"
 #include "cli.h"
 #include "frontend/pipeline.h"
+#include "node/node_conf.h"
+#include "node/node_layers.h"
 #include "plan/deliver.h"
 #include "plan/exec_view_bundle.h"
 #include "plan/plan.h"
@@ -37,6 +39,7 @@ struct hook_opts {
         const char *init;
         bool no_sync;
         const char *record_root; /* precreate's recording directories (plan_record.h) */
+        const char *node_conf;   /* precreate: the node's policy (--node-conf), or NULL: TSYNC_NODE_CONF */
         bool record_at_delete;   /* poststop: the runtime wrapper's delete writes the recording */
 };
 
@@ -66,10 +69,13 @@ static void help(FILE *f)
                 "                     %s wait for poststop (default %s; a rootless\n"
                 "                     engine's: ~/.local/share/oci-seccomp-tsync/record)\n"
                 "  --record-at-delete poststop: leave the recording to %s's delete, which\n"
-                "                     writes it once the runtime has deleted the container (it adds this)\n\n"
+                "                     writes it once the runtime has deleted the container (it adds this)\n"
+                "  --node-conf FILE   precreate: the node's policy (default %s, which may be absent):\n"
+                "                     its layers come first, before the annotation's\n\n"
                 "The annotations precreate reads (see oci-seccomp-tsync(5)):\n",
                 PROGRAM, TSYNC_CACHE_DEFAULT_DIR, frontend_default_profile_dirs[0], frontend_default_profile_dirs[1],
-                TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD, TSYNC_RECORD_ROOT, "oci-seccomp-tsync-runtime");
+                TSYNC_STATE_ROOT, TSYNC_ANNOTATION_RECORD, TSYNC_RECORD_ROOT, "oci-seccomp-tsync-runtime",
+                TSYNC_NODE_CONF);
         /* From the one table, so that help and parser never disagree. */
         for (size_t i = 0; i < tsync_annotation_count; i++) {
                 const struct tsync_annotation_def *a = &tsync_annotation_table[i];
@@ -322,6 +328,29 @@ static int stage_poststop(const struct hook_opts *h)
         return r < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
+/* Whether an annotation of the config is under our prefix (one that asks,
+ * one misspelt, or a plan, which only we may write). */
+static bool names_us(const struct tsync_json *config)
+{
+        const struct tsync_json *a = tsync_json_get(config, "annotations");
+        size_t n = strlen(TSYNC_ANNOTATION_PREFIX);
+        for (size_t i = 0; a && a->type == TSYNC_JSON_OBJECT && i < a->u.object.len; i++)
+                if (strncmp(a->u.object.keys[i], TSYNC_ANNOTATION_PREFIX, n) == 0)
+                        return true;
+        return false;
+}
+
+static int write_stdout(const struct tsync_json *config, struct tsync_err *err)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        if (tsync_json_write(config, false, &text, &len, err) < 0)
+                return -1;
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+                return tsync_error_errno(err, "writing the config to stdout");
+        return 0;
+}
+
 /* Precreate once the config is read and the init found. The filters travel
  * in the init's arguments, so nothing is kept on the host: the createRuntime
  * and poststop stages (hooks.d files too) only keep the exec view, and
@@ -331,8 +360,26 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
 {
         struct tsync_err err = { 0 };
         struct tsync_request req = { 0 };
-        if (tsync_request_from_annotations(config, TSYNC_FRONTEND_PRECREATE, &req, &err) < 0) {
+        /* The node's layers go to every container: Podman gives the hook
+         * neither the container's name nor its id, so no exclude line can
+         * name it here. */
+        _cleanup_(tsync_node_policy_clear) struct tsync_node_policy node = { 0 };
+        if (tsync_node_policy_read(h->node_conf ? h->node_conf : TSYNC_NODE_CONF, &node, &err) < 0) {
+                frontend_errorf("node policy", "%s", err.msg);
+                return -1;
+        }
+        /* Under a hooks.d entry that runs for every container (the node's,
+         * docs/node-policy.md): one that asks nothing of us goes on as it is. */
+        if (!node.n_layers && !names_us(config)) {
+                if (write_stdout(config, &err) == 0)
+                        return 0;
                 frontend_error("precreate", &err);
+                return -1;
+        }
+        if (tsync_request_from_annotations(config, TSYNC_FRONTEND_PRECREATE, &req, &err) < 0 ||
+            tsync_node_layers_prepend(&req, node.layers, node.n_layers, &err) < 0) {
+                frontend_error("precreate", &err);
+                tsync_request_clear(&req);
                 return -1;
         }
         struct tsync_plan_paths o;
@@ -347,14 +394,8 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         tsync_request_clear(&req);
         if (r < 0)
                 return -1;
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
-        if (tsync_json_write(config, false, &text, &len, &err) < 0)
+        if (write_stdout(config, &err) < 0)
                 return frontend_unwritten(&p, "precreate", &err);
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-                (void)tsync_error_errno(&err, "writing the config to stdout");
-                return frontend_unwritten(&p, "precreate", &err);
-        }
         frontend_written(&p, config, "precreate");
         return 0;
 }
@@ -386,6 +427,7 @@ int cmd_hook(int argc, char **argv)
                                                  { "no-sync", no_argument, NULL, 'Y' },
                                                  { "record-root", required_argument, NULL, 'R' },
                                                  { "record-at-delete", no_argument, NULL, 'A' },
+                                                 { "node-conf", required_argument, NULL, 'n' },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         char cache_buf[PATH_MAX], record_buf[PATH_MAX];
@@ -445,6 +487,9 @@ int cmd_hook(int argc, char **argv)
                         break;
                 case 'A':
                         h.record_at_delete = true;
+                        break;
+                case 'n':
+                        h.node_conf = optarg;
                         break;
                 case 'h':
                         help(stdout);

@@ -15,6 +15,7 @@
 #include "facts/annotations.h"
 #include "frontend/frontend.h"
 #include "frontend/pipeline.h"
+#include "node/node_layers.h"
 #include "plan/plan.h"
 #include "plan/plan_record.h"
 #include "plan/rewrite.h"
@@ -54,8 +55,6 @@ static int merge_settings(const struct rt_settings *s, size_t n_node, const stru
         const char *theirs[TSYNC_MAX_LAYERS];
         size_t n_theirs = req->n_layers, n = 0;
         memcpy(theirs, req->layers, sizeof(theirs));
-        for (size_t i = 0; i < n_node; i++)
-                req->layers[n++] = s->node.layers[i];
         char *save = NULL;
         for (char *t = names ? strtok_r(names, ",;: \t", &save) : NULL; t; t = strtok_r(NULL, ",;: \t", &save)) {
                 if (!tsync_layer_name_valid(t))
@@ -74,14 +73,12 @@ static int merge_settings(const struct rt_settings *s, size_t n_node, const stru
                 if (listed(req->layers, ours, theirs[i]))
                         continue;
                 if (n == TSYNC_MAX_LAYERS)
-                        return tsync_error(
-                                err, E2BIG,
-                                "the node's and the runtime's %zu layers and annotations.%s's %zu: at most %d", ours,
-                                TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
+                        return tsync_error(err, E2BIG, "the runtime's %zu layers and annotations.%s's %zu: at most %d",
+                                           ours, TSYNC_ANNOTATION_LAYERS, n_theirs, TSYNC_MAX_LAYERS);
                 req->layers[n++] = theirs[i];
         }
         req->n_layers = n;
-        return 0;
+        return tsync_node_layers_prepend(req, s->node.layers, n_node, err);
 }
 
 static const char *annotation(const struct tsync_json *config, const char *key)

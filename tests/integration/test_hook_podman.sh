@@ -45,6 +45,33 @@ prun() {
         rc=$?
 }
 
+# issue 37: the node's hooks.d entry (packaging/examples/hooks.d-node-precreate.json, copied over the
+# packaged one by name) runs precreate for every container: the node's layers (node.conf) go to a
+# container that asks nothing; without a policy a container goes on as it is; a bad policy stops it.
+testTheNodesHooksDEntryGivesEveryContainerTheNodesLayers() {
+        local node="$TSYNC_TMP/hooks.d" bindir
+        bindir=$(cd "$TSYNC_BUILD/bin" && pwd)
+        cp -r "$HOOKS" "$node" || fail "hooks"
+        sed "s|@BINDIR@|$bindir|" "$TSYNC_TOP/packaging/examples/hooks.d-node-precreate.json.in" |
+                jq --arg p "$SUITE_TMP/profiles" --arg c "$SUITE_TMP/cache" --arg n "$TSYNC_TMP/node.conf" \
+                        '.hook.args += ["--profile-dir", $p, "--cache-dir", $c, "--node-conf", $n]' \
+                        >"$node/oci-seccomp-tsync-precreate.json" || fail "the node's entry"
+        printf 'layers = deny-mkdir\n' >"$TSYNC_TMP/node.conf" && chmod 0644 "$TSYNC_TMP/node.conf"
+        HOOKS=$node prun -- "$PROBE"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "mkdir allowed: $(cat "$TSYNC_TMP/out")"
+        assertEquals "init threads without the node's layer" "" "$(init_threads_without "$TSYNC_TMP/out" 2)"
+        rm -f "$TSYNC_TMP/node.conf"
+        HOOKS=$node prun -- 'grep -E "^Seccomp_filters" /proc/self/status; cat /proc/1/comm; mkdir /tmp/made && echo made'
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        assertEquals "no policy: as Podman alone runs it" "$(printf 'Seccomp_filters:\t1\nsh\nmade')" \
+                "$(cat "$TSYNC_TMP/out")"
+        printf 'layers = deny-mkdir\nlayers = deny-mkdir\n' >"$TSYNC_TMP/node.conf" && chmod 0644 "$TSYNC_TMP/node.conf"
+        HOOKS=$node prun -- 'echo ran'
+        assertNotEquals "a bad policy let the container run" 0 "$rc"
+        assertEquals "ran anyway" "" "$(cat "$TSYNC_TMP/out")"
+}
+
 testAnnotationAddsALayerOnTopOfPodmansProfile() {
         prun --annotation io.oci-seccomp-tsync.layers=deny-mkdir -- "$PROBE"
         assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
