@@ -87,11 +87,27 @@ static const char *annotation(const struct tsync_json *config, const char *key)
         return v && v->type == TSYNC_JSON_STRING ? v->u.string.ptr : NULL;
 }
 
+/* Whether containerd's shim runs us (runner: its comm), by the row of
+ * containerd's sandbox mark (facts/annotations.h). */
+static bool run_by_containerd(const char *runner)
+{
+        for (size_t i = 0; i < tsync_sandbox_mark_count; i++) {
+                const struct tsync_sandbox_mark *m = &tsync_sandbox_marks[i];
+                if (strcmp(m->engine, "containerd") == 0 && strncmp(runner, m->runner, strlen(m->runner)) == 0)
+                        return true;
+        }
+        return false;
+}
+
 /* How many of the node's layers the container gets: all, or none when
  * node.conf leaves it out (said once, with its reason). A Kubernetes
  * container is also named as its pod's author knows it, from the CRI's
- * annotations (NAMESPACE/POD/CONTAINER; a pod's sandbox NAMESPACE/POD). */
-static size_t node_layers(const struct rt_settings *s, const struct tsync_json *config, const struct rt_cmdline *cl)
+ * annotations (NAMESPACE/POD/CONTAINER; a pod's sandbox NAMESPACE/POD), when
+ * containerd's shim runs us: containerd sets them after the pod's own, so a
+ * pod cannot claim another's name; another engine (CRI-O) passes a pod's
+ * annotations of those names as they are, so there the id alone counts. */
+static size_t node_layers(const struct rt_settings *s, const struct tsync_json *config, const struct rt_cmdline *cl,
+                          const char *runner)
 {
         if (!s->node.n_layers)
                 return 0;
@@ -99,7 +115,7 @@ static size_t node_layers(const struct rt_settings *s, const struct tsync_json *
                    *pod = annotation(config, "io.kubernetes.cri.sandbox-name"),
                    *name = annotation(config, "io.kubernetes.cri.container-name");
         const struct tsync_node_exclude *x = NULL;
-        if (ns && pod) {
+        if (ns && pod && run_by_containerd(runner)) {
                 _cleanup_free_ char *k8s = NULL;
                 if (asprintf(&k8s, "%s/%s%s%s", ns, pod, name ? "/" : "", name ? name : "") >= 0)
                         x = tsync_node_policy_excluded(&s->node, "kubernetes", cl->id, k8s);
@@ -350,7 +366,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
                 frontend_error(t.where, &err);
                 return -1;
         }
-        size_t n_node = node_layers(s, config, cl);
+        size_t n_node = node_layers(s, config, cl, runner);
         if (!s->layers && !n_node && !replace && !asks)
                 return 0;
         if (cl->config_file) {
