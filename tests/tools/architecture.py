@@ -19,7 +19,7 @@ import sys
 
 # A folder uses only the folders before it. The programs come last: cli and runtime take any
 # folder of the library but never each other; the init is a program of its own that links shared.
-ORDER = ['shared', 'util', 'facts', 'translate', 'record', 'plan', 'agent', 'status', 'lockdown', 'frontend']
+ORDER = ['shared', 'util', 'facts', 'translate', 'record', 'plan', 'agent', 'status', 'lockdown', 'node', 'frontend']
 PROGRAMS = {'cli': ORDER, 'runtime': ORDER, 'init': ['shared']}
 MAX_FILES = 25
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
