@@ -93,6 +93,10 @@ int tsync_node_find(const struct tsync_node_find_opts *o, struct tsync_node_cont
 
 void tsync_node_containers_free(struct tsync_node_container *c, size_t n);
 
+/* Whether c's init still runs: the pid is there, alive, and started when it
+ * did when it was found (a container that stopped since is gone). */
+bool tsync_node_container_runs(const struct tsync_node_container *c);
+
 /* The engine's name as the output says it ("runc", ..., "kubernetes"). */
 const char *tsync_node_engine_name(enum tsync_node_engine e);
 const char *tsync_node_state_name(enum tsync_node_state s);

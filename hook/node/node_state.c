@@ -19,6 +19,7 @@
 #include "status/status.h"
 #include "util/fileio.h"
 #include "util/json.h"
+#include "util/quote.h"
 
 /* runc's state.json holds the whole config (Podman's: 34 KB here). */
 #define STATE_MAX (1u << 20)
@@ -285,6 +286,14 @@ static char *config_path(const char *bundle, const char *id, pid_t ppid)
         return asprintf(&path, "%s/config.json", cwd) < 0 ? NULL : path;
 }
 
+bool tsync_node_container_runs(const struct tsync_node_container *c)
+{
+        char state;
+        unsigned long long start;
+        pid_t ppid;
+        return proc_stat(c->pid, &state, &start, &ppid) == 0 && state != 'Z' && state != 'X' && start == c->start_time;
+}
+
 /* The parsed state believed: the pid is the process the state recorded, and
  * the root's owner's. 1 believed, 0 skipped (a warning unless stopped). */
 static int believe(const char *where, uid_t owner, const struct tsync_node_state_file *s, char *ret_state,
@@ -320,8 +329,10 @@ static int believe(const char *where, uid_t owner, const struct tsync_node_state
 int tsync_node_state_read(int root_fd, const char *root, uid_t owner, const char *id, struct tsync_node_container *c,
                           struct tsync_warnings *w)
 {
-        char where[PATH_MAX];
-        (void)snprintf(where, sizeof(where), "%s/%s", root, id);
+        /* The id is the name the root's writer chose: quoted for a terminal. */
+        char where[PATH_MAX + TSYNC_QUOTED_MAX(NAME_MAX)], qid[TSYNC_QUOTED_MAX(NAME_MAX) + 1];
+        (void)tsync_quote(qid, sizeof(qid), id, strlen(id));
+        (void)snprintf(where, sizeof(where), "%s/%s", root, qid);
         _cleanup_close_ int dir = openat(root_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
         /* O_DIRECTORY is checked first: a link is ENOTDIR, as a file is. */
@@ -350,8 +361,12 @@ int tsync_node_state_read(int root_fd, const char *root, uid_t owner, const char
                 (void)tsync_error_prefix(&err, "%s", f == TSYNC_NODE_FORMAT_RUNC ? "state.json" : "status");
         if (r == -ENOMEM)
                 return r;
+        char qmsg[TSYNC_QUOTED_MAX(sizeof(err.msg)) + 1];
         if (r < 0)
-                return tsync_warn(w, "%s: %s: skipped", where, err.msg) < 0 ? -ENOMEM : 0;
+                return tsync_warn(w, "%s: %s: skipped", where,
+                                  (tsync_quote(qmsg, sizeof(qmsg), err.msg, strlen(err.msg)), qmsg)) < 0
+                               ? -ENOMEM
+                               : 0;
         if (!s.bundle || s.bundle[0] != '/')
                 return tsync_warn(w, "%s: names no absolute bundle: skipped", where) < 0 ? -ENOMEM : 0;
         /* crun keeps the config it ran with beside its status: its annotations
