@@ -92,9 +92,14 @@ static char *json_string(const struct tsync_json *v)
                        : NULL;
 }
 
-/* Docker 20.10's bundle (EXEC_ROOT/containerd/daemon/io.containerd.runtime.v2.task/moby/ID)
- * links its work directory into the data root (DATA_ROOT/containerd/daemon/...),
- * whose containers/ID/config.v2.json names the container ("/NAME"). */
+/* Docker's data root by default. */
+static const char *const docker_data_root = "/var/lib/docker";
+
+/* Docker 20.10's bundle, with the containerd it runs itself
+ * (EXEC_ROOT/containerd/daemon/io.containerd.runtime.v2.task/moby/ID), links
+ * its work directory into the data root (DATA_ROOT/containerd/daemon/...),
+ * whose containers/ID/config.v2.json names the container ("/NAME"); with the
+ * node's containerd, the data root is the default one. */
 static char *docker_name(const struct tsync_node_container *c)
 {
         static const char tail[] = "/containerd/daemon/io.containerd.runtime.v2.task/";
@@ -102,13 +107,15 @@ static char *docker_name(const struct tsync_node_container *c)
         if (snprintf(work, sizeof(work), "%s/work", c->bundle) >= (int)sizeof(work))
                 return NULL;
         ssize_t n = readlink(work, target, sizeof(target) - 1);
-        if (n <= 0)
-                return NULL;
-        target[n] = '\0';
-        char *at = strstr(target, tail);
-        if (!at || target[0] != '/')
-                return NULL;
-        *at = '\0';
+        char *at = NULL;
+        if (n > 0) {
+                target[n] = '\0';
+                at = strstr(target, tail);
+        }
+        if (at && target[0] == '/')
+                *at = '\0';
+        else
+                (void)snprintf(target, sizeof(target), "%s", docker_data_root);
         char path[PATH_MAX];
         if (snprintf(path, sizeof(path), "%s/containers/%s/config.v2.json", target, c->id) >= (int)sizeof(path))
                 return NULL;
@@ -177,10 +184,18 @@ static int take(struct scan *s, int root_fd, const char *root, uid_t owner, cons
                 c.name = docker_name(&c);
         else if (!c.name && c.engine == TSYNC_NODE_PODMAN)
                 c.name = podman_name(s, &c);
-        if (!c.root || (ns && !c.namespace) ||
-            (s->n == s->cap && !(s->c = reallocarray(s->c, s->cap = s->cap * 2 + 8, sizeof(*s->c))))) {
+        if (!c.root || (ns && !c.namespace)) {
                 container_clear(&c);
                 return -ENOMEM;
+        }
+        if (s->n == s->cap) {
+                struct tsync_node_container *grown = reallocarray(s->c, s->cap * 2 + 8, sizeof(*s->c));
+                if (!grown) {
+                        container_clear(&c);
+                        return -ENOMEM;
+                }
+                s->c = grown;
+                s->cap = s->cap * 2 + 8;
         }
         s->c[s->n++] = c;
         return 0;
@@ -191,10 +206,20 @@ static int by_name(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void names_free(char **names, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
+        free(names);
+}
+
 /* The entries of the directory open as fd, sorted (a stable output), at
- * most ENTRIES_MAX; fd is the caller's. */
+ * most ENTRIES_MAX; fd stays the caller's. 0 (none when it cannot be read),
+ * or -ENOMEM. */
 static int entries(int fd, const char *where, char ***ret, size_t *ret_n, struct tsync_warnings *w)
 {
+        *ret = NULL;
+        *ret_n = 0;
         int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
         if (dup_fd < 0)
                 return 0;
@@ -212,14 +237,18 @@ static int entries(int fd, const char *where, char ***ret, size_t *ret_n, struct
                         (void)tsync_warn(w, "%s: more than %d entries: the rest not read", where, ENTRIES_MAX);
                         break;
                 }
-                char **grown = n % 64 == 0 ? reallocarray(names, n + 64, sizeof(*names)) : names;
-                if (!grown || !(grown[n] = strdup(e->d_name))) {
-                        for (size_t i = 0; i < n; i++)
-                                free(grown ? grown[i] : names[i]);
-                        free(grown ? grown : names);
+                if (n % 64 == 0) {
+                        char **grown = reallocarray(names, n + 64, sizeof(*names));
+                        if (!grown) {
+                                names_free(names, n);
+                                return -ENOMEM;
+                        }
+                        names = grown;
+                }
+                if (!(names[n] = strdup(e->d_name))) {
+                        names_free(names, n);
                         return -ENOMEM;
                 }
-                names = grown;
                 n++;
         }
         if (n)
@@ -227,13 +256,6 @@ static int entries(int fd, const char *where, char ***ret, size_t *ret_n, struct
         *ret = names;
         *ret_n = n;
         return 0;
-}
-
-static void names_free(char **names, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                free(names[i]);
-        free(names);
 }
 
 /* A directory of the root's, open without following a symbolic link, and

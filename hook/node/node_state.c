@@ -383,8 +383,17 @@ int tsync_node_state_read(int root_fd, const char *root, uid_t owner, const char
         r = believe(where, owner, &s, &pstate, &ppid, w);
         if (r <= 0)
                 return r;
-        struct stat fifo;
+        struct stat fifo, cfg;
         char *path = config_path(s.bundle, id, ppid);
+        /* A user's state names a config status will read as root: only one
+         * of the user's own. */
+        if (path && owner != 0 && stat(path, &cfg) == 0 && cfg.st_uid != owner) {
+                free(path);
+                return tsync_warn(w, "%s: its config is owned by uid %u, not by the root's owner (uid %u): skipped",
+                                  where, (unsigned)cfg.st_uid, (unsigned)owner) < 0
+                               ? -ENOMEM
+                               : 0;
+        }
         *c = (struct tsync_node_container){
                 .engine = s.manager && strcmp(s.manager, "libpod") == 0 ? TSYNC_NODE_PODMAN
                           : f == TSYNC_NODE_FORMAT_RUNC                 ? TSYNC_NODE_RUNC

@@ -132,7 +132,7 @@ testContainerdsNamespacesSayKubernetesAndContainerd() {
         assertEquals "kubernetes k8s.io app $ID-pod team not-asked" \
                 "$(of "$ID-k8s" '"\(.engine) \(.namespace) \(.name) \(.pod) \(.pod_namespace) \(.verdict)"')"
         all --only-roots --containerd-root "/proc/$CONTAINERD_PID/root/run/containerd/runc"
-        assertTrue "k8s: $(cat "$T/out")" "grep -qE '^kubernetes .* not-asked +team/$ID-pod/app \\($ID-k8s' '$T/out'"
+        assertTrue "k8s: $(cat "$T/out")" "grep -qE '^kubernetes .* not-asked +team/$ID-pod/app \\(tsync-all-' '$T/out'"
         assertTrue "ctr: $(cat "$T/out")" "grep -qE '^containerd .* not-asked +$ID-ctr$' '$T/out'"
 }
 

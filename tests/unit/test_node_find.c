@@ -367,6 +367,42 @@ static void test_node_find_a_users_root(void)
                "test_node_find_does_not_believe_a_users_root_naming_roots_process");
         tsync_node_containers_free(c, n);
         tsync_warnings_clear(&w);
+        /* The user's own process, but a config that is not the user's. */
+        pid_t users = fork();
+        if (users == 0) {
+                if (setgid(65534) == 0 && setuid(65534) == 0)
+                        for (;;)
+                                (void)pause();
+                _exit(1);
+        }
+        usleep(100000);
+        char bundle[4400], config[4500];
+        (void)snprintf(bundle, sizeof(bundle), "%s/user/bundle", unit_tmp);
+        (void)mkdirs("%s", bundle);
+        (void)snprintf(config, sizeof(config), "%s/config.json", bundle);
+        put(config, "{}");
+        runc_state(root, "users", users, start_of(users), bundle, NULL);
+        (void)snprintf(cmd, sizeof(cmd), "chown -R 65534 '%s/user' && chown 0 '%s'", unit_tmp, config);
+        tap_ok(system(cmd) == 0, "chown");
+        (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s/mine'", root);
+        (void)system(cmd);
+        r = tsync_node_find(&o, &c, &n, &w, &err);
+        tap_ok(r == 0 && n == 0 && warned(&w, "/users", "its config is owned by uid 0"),
+               "test_node_find_does_not_take_a_users_state_naming_roots_config");
+        tsync_node_containers_free(c, n);
+        tsync_warnings_clear(&w);
+        (void)snprintf(cmd, sizeof(cmd), "chown 65534 '%s'", config);
+        tap_ok(system(cmd) == 0, "chown");
+        r = tsync_node_find(&o, &c, &n, &w, &err);
+        tap_ok(r == 0 && n == 1 && c[0].pid == users && c[0].owner == 65534,
+               "test_node_find_believes_a_users_root_for_the_users_process (%zu)", n);
+        tsync_node_containers_free(c, n);
+        tsync_warnings_clear(&w);
+        (void)kill(users, SIGKILL);
+        (void)waitpid(users, NULL, 0);
+        (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s/users'", root);
+        (void)system(cmd);
+        runc_state(root, "mine", kids[0], starts[0], "/b", NULL);
         /* The same entry, owned by root in a root of root's, is believed. */
         (void)snprintf(cmd, sizeof(cmd), "chown -R 0 '%s/user'", unit_tmp);
         tap_ok(system(cmd) == 0, "chown back");
