@@ -20,23 +20,34 @@
 #include "status_cli.h"
 #include "util/json.h"
 
-/* status's own codes: documented in its help and the man page. */
-enum status_exit {
-        STATUS_EXIT_PROTECTED = 0,
-        STATUS_EXIT_SHORT = 1, /* some task carries less than asked, or nothing of ours ran although asked */
-        STATUS_EXIT_USAGE = 2,
-        STATUS_EXIT_NOT_ASKED = 3, /* the container asks nothing of oci-seccomp-tsync */
-        STATUS_EXIT_UNKNOWN = 4,   /* the container or its processes could not be read */
-};
+/* The roots --all may be pointed at, beside or instead of the node's. */
+#define ALL_ROOTS_MAX 16
 
 static void help(FILE *f)
 {
         fprintf(f,
                 "Usage: %s status [OPTIONS] TARGET\n"
+                "       %s status --all [OPTIONS] [--root DIR]... [--containerd-root DIR]... [--only-roots]\n"
                 "Says what protects a running container, task by task: whether its PID 1 is our init, which\n"
                 "seccomp filters every thread of every process carries against what its plan (or its\n"
                 "annotations) asked, NoNewPrivs and capabilities against the config's, the exec-once\n"
                 "supervisor and the recorder. Processes are those of the container's pid namespace.\n\n" TARGET_HELP
+                "\n"
+                "Every container of the node:\n"
+                "      --all             every running, paused or created container whose runtime keeps its\n"
+                "                        state where we look, judged as one TARGET is, one line each (engine,\n"
+                "                        state, pid, our init or not, verdict, name or id): runc's and crun's\n"
+                "                        roots (/run/runc, /run/crun; Podman's too), containerd's\n"
+                "                        (/run/containerd/runc/NAMESPACE: k8s.io is Kubernetes', moby\n"
+                "                        Docker's), Docker's (/run/docker/runtime-runc), the roots the runtime\n"
+                "                        wrapper's records name, rootless users' (/run/user/UID/runc, crun).\n"
+                "                        An entry is believed only when its pid started when it says; what\n"
+                "                        is not believed is one warning line on stderr\n"
+                "      --root DIR        with --all: also a runtime's state root DIR (DIR/ID); repeatable\n"
+                "      --containerd-root DIR\n"
+                "                        with --all: also a containerd shim's root DIR (DIR/NAMESPACE/ID);\n"
+                "                        repeatable\n"
+                "      --only-roots      with --all: only the roots given, not the node's\n"
                 "\n"
                 "Options:\n"
                 "      --config FILE     with --pid: its config.json (without, what our init was told, less\n"
@@ -51,192 +62,51 @@ static void help(FILE *f)
                 "Exit status: 0 every task carries what was asked; 1 something carries less (one line per\n"
                 "shortfall on stderr), or the container asked for oci-seccomp-tsync and our init never ran\n"
                 "(\"unprotected\": hooks.d not found, or not our runtime wrapper); 2 bad command line; 3 the\n"
-                "container asks nothing of oci-seccomp-tsync; 4 the container could not be read.\n",
-                PROGRAM);
-}
-
-/* PID 1 is our init when the file it runs is, by device and inode, one the
- * host delivered: the config's init mount, or the init installed beside us. */
-static void judge_init(const struct tsync_json *config, struct tsync_status *st)
-{
-        char beside[PATH_MAX] = "";
-        (void)frontend_find_init(beside, sizeof(beside));
-        const char *paths[] = { config ? tsync_rewrite_init_source(config) : NULL, beside };
-        tsync_status_judge_init(st, paths, ARRAY_SIZE(paths));
-}
-
-/* What our init was told, against what the config's plan asked: the command
- * line is PID 1's to write (an init exec'd again with other arguments), so
- * it never decides; a difference is a finding. */
-static void cmdline_against_plan(const struct tsync_status *st, struct tsync_status_expect *e)
-{
-        _cleanup_free_ char *cmdline = NULL;
-        size_t len = 0;
-        struct tsync_err err = { 0 };
-        struct tsync_status_expect c;
-        if (status_read_cmdline(st->init_pid, &cmdline, &len) < 0 ||
-            tsync_status_expect_from_cmdline(cmdline, len, &c, &err) < 0) {
-                (void)snprintf(e->disagree, sizeof(e->disagree), "it is not one our init would run with");
-                return;
-        }
-        if (c.n_tsync + c.record != e->n_tsync + e->record)
-                (void)snprintf(e->disagree, sizeof(e->disagree), "%u filter%s, the plan %u", c.n_tsync + c.record,
-                               c.n_tsync + c.record == 1 ? "" : "s", e->n_tsync + e->record);
-        else if (c.exec_once != e->exec_once || c.in_place != e->in_place || c.no_new_privs != e->no_new_privs)
-                (void)snprintf(e->disagree, sizeof(e->disagree), "exec once, --exec or NoNewPrivs not as the plan's");
-}
-
-/* What the container asked: its config's plan or annotations. Our init's
- * command line only where the config has no plan although our init runs
- * (an engine may keep the config it wrote before the hooks rewrote it). */
-static int expectations(const struct target *t, const struct tsync_status *st, struct tsync_status_expect *e,
-                        const struct tsync_json *config, struct tsync_err *err)
-{
-        int r = tsync_status_expect_from_config(config, e, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "%s", t->config_path);
-        if (e->plan && st->init_ours && !e->in_place)
-                cmdline_against_plan(st, e);
-        if (e->plan || !st->init_ours)
-                return 0;
-        _cleanup_free_ char *cmdline = NULL;
-        size_t len = 0;
-        r = status_read_cmdline(st->init_pid, &cmdline, &len);
-        if (r < 0)
-                return tsync_error(err, -r, "pid %d: cmdline: %s", (int)st->init_pid, strerror(-r));
-        struct tsync_status_expect from_init;
-        r = tsync_status_expect_from_cmdline(cmdline, len, &from_init, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "pid %d", (int)st->init_pid);
-        /* The runtime's own filter is known from the config. */
-        from_init.baseline_known = e->baseline_known;
-        from_init.baseline = e->baseline;
-        *e = from_init;
-        return 0;
-}
-
-/* The plan's filters compiled now (no cache: nothing of the host changes)
- * against PID 1's programs; a plan that does not compile says why. */
-static void compare_plan(const struct target *t, const struct tsync_json *config, struct tsync_status *st)
-{
-        struct tsync_err err = { 0 };
-        _cleanup_plan_ struct tsync_plan *plan = NULL;
-        struct tsync_plan_programs progs = { 0 };
-        struct tsync_warnings w = { 0 };
-        struct tsync_plan_paths o = { .profile_dirs =
-                                              t->n_profile_dirs ? t->profile_dirs : frontend_default_profile_dirs,
-                                      .n_profile_dirs =
-                                              t->n_profile_dirs ? t->n_profile_dirs : frontend_n_default_profile_dirs,
-                                      .state_root = TSYNC_STATE_ROOT };
-        int r = tsync_plan_from_config(config, &plan, &err);
-        if (r == 0)
-                r = tsync_plan_compile(plan, &o, NULL, &progs, &w, &err);
-        tsync_warnings_clear(&w);
-        if (r < 0)
-                (void)snprintf(st->programs.drift_what, sizeof(st->programs.drift_what), "not compiled: %.130s",
-                               err.msg);
-        else
-                tsync_status_compare_plan(st, plan, &progs);
-        tsync_plan_programs_clear(&progs);
+                "container asks nothing of oci-seccomp-tsync; 4 the container could not be read.\n"
+                "With --all: 0 every container carries what it asked, or asks nothing of us, or stopped\n"
+                "while it was read; 1 some container is short, unprotected, unverified or could not be\n"
+                "read; 2 bad command line; 4 the node's state roots could not be read.\n",
+                PROGRAM, PROGRAM);
 }
 
 static int status(struct target *t, bool json, bool programs)
 {
         struct tsync_err err = { 0 };
-        int r = 0;
-        r = status_target_resolve(t, &err);
-        if (r < 0) {
+        _cleanup_(status_result_clear) struct status_result res = { 0 };
+        if (status_judge(t, programs, &res, &err) < 0) {
                 frontend_error(t->what, &err);
                 return STATUS_EXIT_UNKNOWN;
         }
-        _cleanup_(tsync_status_clear) struct tsync_status st = { 0 };
-        if (tsync_status_read(t->pid, &st, &err) < 0) {
-                frontend_error(t->what, &err);
-                return STATUS_EXIT_UNKNOWN;
-        }
-        /* An engine's pid is the container's own process: elsewhere than at
-         * 1 in its namespace, the namespace is shared (a pod, --pid
-         * container:...) and holds others' processes too. */
-        if (strcmp(t->kind, "pid") != 0 && st.target_ns_pid != 1) {
-                frontend_errorf(
-                        t->what,
-                        "its process (pid %d) is %d in its pid namespace, not 1: the namespace is shared (a pod?), "
-                        "so its processes cannot be told from the others'",
-                        (int)t->pid, (int)st.target_ns_pid);
-                return STATUS_EXIT_UNKNOWN;
-        }
-        /* A pid alone: its runtime's state names its config, or nothing is
-         * said about what it asked (never "asks nothing" unread). */
-        if (!t->config_path && status_target_find_config(t, st.init_pid, &err) < 0) {
-                frontend_error(t->what, &err);
-                return STATUS_EXIT_UNKNOWN;
-        }
-        _cleanup_json_ struct tsync_json *config = NULL;
-        if (tsync_json_parse_file(t->config_path, TSYNC_CONFIG_LIMITS, &config, &err) < 0) {
-                frontend_error(t->what, &err);
-                return STATUS_EXIT_UNKNOWN;
-        }
-        judge_init(config, &st);
-        struct tsync_status_expect e;
-        if (expectations(t, &st, &e, config, &err) < 0) {
-                frontend_error(t->what, &err);
-                return STATUS_EXIT_UNKNOWN;
-        }
-        /* The layers lockdown added: asked of every task on top of the rest. */
-        _cleanup_(tsync_lockdown_record_clear) struct tsync_lockdown_record rec = { 0 };
-        char key[64];
-        /* lockdown's records are root's: another user's status reads none
-         * (and says so in the table). */
-        r = geteuid() == 0 ? tsync_lockdown_record_key(st.init_pid, key, sizeof(key), &err) : 0;
-        if (r == 0 && geteuid() == 0)
-                r = tsync_lockdown_record_read(TSYNC_LOCKDOWN_ROOT, key, &rec, &err);
-        if (r < 0) {
-                frontend_error(t->what, &err);
-                return STATUS_EXIT_UNKNOWN;
-        }
-        char sha[TSYNC_LOCKDOWN_MAX_LAYERS][65];
-        for (size_t i = 0; i < rec.n; i++)
-                memcpy(sha[i], rec.layers[i].sha256, sizeof(sha[i]));
-        st.added_sha256 = (const char(*)[65])sha;
-        st.n_added = rec.n;
-        e.n_lockdown = (unsigned)rec.n;
-        /* A container that asks nothing of us is not stopped, not even for a moment. */
-        if (programs && (e.plan || st.init_ours || rec.n) && tsync_status_compare_programs(&st) < 0) {
-                frontend_errorf(t->what, "out of memory");
-                return STATUS_EXIT_UNKNOWN;
-        }
-        if (!st.programs.compared && !st.programs.what[0])
-                (void)snprintf(st.programs.what, sizeof(st.programs.what), "%s",
-                               !programs ? "--no-programs" : "no plan of ours runs in it");
-        if (st.programs.compared && e.plan)
-                compare_plan(t, config, &st);
-        struct tsync_warnings shortfalls = { 0 };
-        enum tsync_verdict v = tsync_status_decide(&st, &e, &shortfalls);
-        int code = v == TSYNC_VERDICT_PROTECTED    ? STATUS_EXIT_PROTECTED
-                   : v == TSYNC_VERDICT_NOT_ASKED  ? STATUS_EXIT_NOT_ASKED
-                   : v == TSYNC_VERDICT_UNVERIFIED ? STATUS_EXIT_UNKNOWN
-                                                   : STATUS_EXIT_SHORT;
+        int code = res.code;
         if (json) {
-                r = status_print_json(t, &st, &e, &rec, &shortfalls, v, code);
+                int r = status_print_json(t, &res.st, &res.e, &res.rec, &res.shortfalls, res.v, code);
                 if (r < 0) {
                         frontend_errorf(t->what, "writing JSON: %s", strerror(-r));
                         code = STATUS_EXIT_UNKNOWN;
                 }
         } else {
-                status_print_text(t, &st, &e, &rec, v);
+                status_print_text(t, &res.st, &res.e, &res.rec, res.v);
         }
         (void)fflush(stdout);
-        for (size_t i = 0; i < shortfalls.len; i++)
-                fprintf(stderr, "%s: %s: %s%s\n", PROGRAM, t->what,
-                        v == TSYNC_VERDICT_UNPROTECTED ? "UNPROTECTED: " : "", shortfalls.msgs[i]);
-        tsync_warnings_clear(&shortfalls);
+        status_print_shortfalls(t->what, &res);
         return code;
 }
 
 int cmd_status(int argc, char **argv)
 {
-        enum { OPT_CONFIG = TARGET_OPT_END, OPT_JSON, OPT_NO_PROGRAMS, OPT_PROFILE_DIR };
+        enum {
+                OPT_CONFIG = TARGET_OPT_END,
+                OPT_JSON,
+                OPT_NO_PROGRAMS,
+                OPT_PROFILE_DIR,
+                OPT_ALL,
+                OPT_CONTAINERD_ROOT,
+                OPT_ONLY_ROOTS
+        };
         static const struct option options[] = { TARGET_OPTIONS,
+                                                 { "all", no_argument, NULL, OPT_ALL },
+                                                 { "containerd-root", required_argument, NULL, OPT_CONTAINERD_ROOT },
+                                                 { "only-roots", no_argument, NULL, OPT_ONLY_ROOTS },
                                                  { "config", required_argument, NULL, OPT_CONFIG },
                                                  { "json", no_argument, NULL, OPT_JSON },
                                                  { "no-programs", no_argument, NULL, OPT_NO_PROGRAMS },
@@ -245,9 +115,26 @@ int cmd_status(int argc, char **argv)
                                                  {} };
         struct target t = { .kind = NULL };
         const char *config = NULL;
-        bool json = false, programs = true;
+        bool json = false, programs = true, all = false, only_roots = false;
+        /* --all's roots: every --root (a TARGET's --root is the last of them), every --containerd-root. */
+        struct tsync_node_root roots[ALL_ROOTS_MAX];
+        size_t n_roots = 0, n_runtime_roots = 0;
         int opt;
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                if (opt == TARGET_OPT_ROOT || opt == OPT_CONTAINERD_ROOT) {
+                        if (n_roots == ALL_ROOTS_MAX) {
+                                frontend_errorf("status", "more than %d roots", ALL_ROOTS_MAX);
+                                return STATUS_EXIT_USAGE;
+                        }
+                        roots[n_roots++] = (struct tsync_node_root){
+                                .path = optarg,
+                                .layout = opt == TARGET_OPT_ROOT ? TSYNC_NODE_LAYOUT_RUNTIME
+                                                                 : TSYNC_NODE_LAYOUT_NAMESPACES,
+                        };
+                        n_runtime_roots += opt == TARGET_OPT_ROOT;
+                        if (opt == OPT_CONTAINERD_ROOT)
+                                continue;
+                }
                 int taken = target_option(&t, opt, optarg);
                 if (taken < 0)
                         return STATUS_EXIT_USAGE;
@@ -256,6 +143,12 @@ int cmd_status(int argc, char **argv)
                 switch (opt) {
                 case OPT_CONFIG:
                         config = optarg;
+                        break;
+                case OPT_ALL:
+                        all = true;
+                        break;
+                case OPT_ONLY_ROOTS:
+                        only_roots = true;
                         break;
                 case OPT_JSON:
                         json = true;
@@ -277,6 +170,27 @@ int cmd_status(int argc, char **argv)
                         help(stderr);
                         return STATUS_EXIT_USAGE;
                 }
+        }
+        if (all) {
+                if (t.n_given || optind < argc || t.runtime || config) {
+                        frontend_errorf("status", "--all takes no TARGET, --runtime or --config");
+                        return STATUS_EXIT_USAGE;
+                }
+                if (only_roots && n_roots == 0) {
+                        frontend_errorf("status", "--only-roots needs --root or --containerd-root");
+                        return STATUS_EXIT_USAGE;
+                }
+                struct status_all_opts o = {
+                        .json = json,
+                        .programs = programs,
+                        .like = &t,
+                        .find = { .roots = roots, .n_roots = n_roots, .only_roots = only_roots },
+                };
+                return status_all(&o);
+        }
+        if (n_roots > n_runtime_roots || only_roots) {
+                frontend_errorf("status", "--containerd-root and --only-roots go with --all");
+                return STATUS_EXIT_USAGE;
         }
         if (target_finish(&t, "status", argc, argv, optind) < 0)
                 return STATUS_EXIT_USAGE;

@@ -9,13 +9,24 @@
 #include <sys/types.h>
 
 #include "lockdown/lockdown_record.h"
+#include "node/node_find.h"
 #include "plan/plan.h"
 #include "shared/error.h"
 #include "status/status.h"
 
+/* status's own codes: documented in its help and the man page. */
+enum status_exit {
+        STATUS_EXIT_PROTECTED = 0,
+        STATUS_EXIT_SHORT = 1, /* some task carries less than asked, or nothing of ours ran although asked */
+        STATUS_EXIT_USAGE = 2,
+        STATUS_EXIT_NOT_ASKED = 3, /* the container asks nothing of oci-seccomp-tsync */
+        STATUS_EXIT_UNKNOWN = 4,   /* the container or its processes could not be read */
+};
+
 struct target {
         const char *what;    /* for messages: the ID, NAME or "pid N" */
-        const char *kind;    /* "pid", "runtime", "podman", "docker" */
+        const char *kind;    /* "pid", "runtime", "podman", "docker"; "node": found by status --all (pid and
+                                config known) */
         const char *runtime; /* kind runtime */
         const char *root;
         pid_t pid;
@@ -84,3 +95,58 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
 int status_print_json(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
                       const struct tsync_lockdown_record *rec, const struct tsync_warnings *shortfalls,
                       enum tsync_verdict v, int code);
+
+/* One container judged (status_judge.c): what status says of it. */
+struct status_result {
+        struct tsync_status st;
+        struct tsync_status_expect e;
+        struct tsync_lockdown_record rec; /* the layers lockdown added */
+        char sha[TSYNC_LOCKDOWN_MAX_LAYERS][65];
+        struct tsync_warnings shortfalls;
+        enum tsync_verdict v;
+        int code; /* status's exit code for it alone */
+};
+void status_result_clear(struct status_result *res);
+
+/* Finds t's pid and config (status_target_resolve; a pid alone, its
+ * runtime's state), reads the kernel's view of its tasks, decides what it
+ * asked and judges it, programs included unless !programs (PID 1 is stopped
+ * for a moment). res must stay where it is while it is used (st points into
+ * it). 0, or -errno with err: the container could not be read. */
+int status_judge(struct target *t, bool programs, struct status_result *res, struct tsync_err *err);
+
+/* The shortfalls on stderr, one line each, as "PROGRAM: what: ...". */
+void status_print_shortfalls(const char *what, const struct status_result *res);
+
+/* The JSON document of one container's status (schema/status.schema.json),
+ * or NULL when memory ran out. */
+struct tsync_json *status_json(const struct target *t, const struct tsync_status *st,
+                               const struct tsync_status_expect *e, const struct tsync_lockdown_record *rec,
+                               const struct tsync_warnings *shortfalls, enum tsync_verdict v, int code);
+
+/* status --all (status_all.c): every container tsync_node_find finds, each
+ * judged by status_judge. */
+struct status_all_opts {
+        bool json, programs;
+        const struct target *like; /* its profile directories */
+        struct tsync_node_find_opts find;
+};
+/* 0: every container protected or asking nothing of us (or gone while it
+ * was read); 1: some container short, unprotected, unverified or unreadable;
+ * 4: the node's roots could not be read. */
+int status_all(const struct status_all_opts *o);
+
+/* One container of status --all (status_print.c). judged: res and verdict
+ * hold; else verdict is "gone" or "unknown". */
+struct status_all_row {
+        const struct tsync_node_container *c;
+        const char *what; /* its name, else its id (Kubernetes': NAMESPACE/POD/NAME) */
+        const struct target *t;
+        const struct status_result *res; /* NULL: not judged */
+        const char *verdict;
+        const char *error; /* why it was not judged, or NULL */
+};
+void status_print_all_header(void);
+void status_print_all_row(const struct status_all_row *row);
+/* The row as an object appended to arr (schema/status-all.schema.json). 0 or -ENOMEM. */
+int status_all_json_append(struct tsync_json *arr, const struct status_all_row *row);

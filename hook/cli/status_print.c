@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "shared/cleanup.h"
 #include "status_cli.h"
 #include "util/json.h"
@@ -87,14 +88,14 @@ static struct tsync_json *lockdown_json(const struct tsync_status *st, const str
         return o;
 }
 
-int status_print_json(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
-                      const struct tsync_lockdown_record *rec, const struct tsync_warnings *shortfalls,
-                      enum tsync_verdict v, int code)
+struct tsync_json *status_json(const struct target *t, const struct tsync_status *st,
+                               const struct tsync_status_expect *e, const struct tsync_lockdown_record *rec,
+                               const struct tsync_warnings *shortfalls, enum tsync_verdict v, int code)
 {
         int r = 0;
-        _cleanup_json_ struct tsync_json *doc = tsync_json_new_object();
+        struct tsync_json *doc = tsync_json_new_object();
         if (!doc)
-                return -ENOMEM;
+                return NULL;
         struct tsync_json *target = tsync_json_new_object();
         set(doc, "target", target, &r);
         if (r == 0) {
@@ -173,8 +174,21 @@ int status_print_json(const struct target *t, const struct tsync_status *st, con
                 r = tsync_json_append(lines, tsync_json_new_string(shortfalls->msgs[i]));
         set(doc, "verdict", tsync_json_new_string(tsync_verdict_name(v)), &r);
         set(doc, "exit", tsync_json_new_u64((uint64_t)code), &r);
-        if (r < 0)
-                return r;
+        if (r < 0) {
+                tsync_json_free(doc);
+                return NULL;
+        }
+        return doc;
+}
+
+int status_print_json(const struct target *t, const struct tsync_status *st, const struct tsync_status_expect *e,
+                      const struct tsync_lockdown_record *rec, const struct tsync_warnings *shortfalls,
+                      enum tsync_verdict v, int code)
+{
+        _cleanup_json_ struct tsync_json *doc = status_json(t, st, e, rec, shortfalls, v, code);
+        if (!doc)
+                return -ENOMEM;
+        int r;
         _cleanup_free_ char *text = NULL;
         size_t len;
         struct tsync_err err = { 0 };
@@ -274,4 +288,73 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                 [TSYNC_VERDICT_UNVERIFIED] = "UNVERIFIED: the counts agree, but some tasks' programs were not read",
         };
         printf("\nverdict:   %s\n", said[v]);
+}
+
+void status_print_shortfalls(const char *what, const struct status_result *res)
+{
+        for (size_t i = 0; i < res->shortfalls.len; i++)
+                fprintf(stderr, "%s: %s: %s%s\n", PROGRAM, what,
+                        res->v == TSYNC_VERDICT_UNPROTECTED ? "UNPROTECTED: " : "", res->shortfalls.msgs[i]);
+}
+
+void status_print_all_header(void)
+{
+        printf("%-10s %-7s %8s  %-4s  %-11s  %s\n", "ENGINE", "STATE", "PID", "INIT", "VERDICT", "CONTAINER");
+}
+
+void status_print_all_row(const struct status_all_row *row)
+{
+        const struct tsync_node_container *c = row->c;
+        /* Names and ids are what the engines' and runtimes' files say: quoted. */
+        char what[TSYNC_QUOTED_MAX(512) + 1], id[TSYNC_QUOTED_MAX(64) + 1] = "";
+        (void)tsync_quote(what, sizeof(what), row->what, strlen(row->what));
+        if (strcmp(row->what, c->id) != 0)
+                (void)tsync_quote(id, sizeof(id), c->id, strnlen(c->id, 12));
+        printf("%-10s %-7s %8d  %-4s  %-11s  %s%s%s%s\n", tsync_node_engine_name(c->engine),
+               tsync_node_state_name(c->state), (int)c->pid,
+               !row->res                ? "?"
+               : row->res->st.init_ours ? "ours"
+                                        : "-",
+               row->verdict, what, id[0] ? " (" : "", id, id[0] ? ")" : "");
+}
+
+static struct tsync_json *string_or_null(const char *s)
+{
+        return s ? tsync_json_new_string(s) : int_or_null(-1);
+}
+
+int status_all_json_append(struct tsync_json *arr, const struct status_all_row *row)
+{
+        const struct tsync_node_container *c = row->c;
+        struct tsync_json *o = tsync_json_new_object();
+        int r = o ? tsync_json_append(arr, o) : -ENOMEM;
+        set(o, "engine", tsync_json_new_string(tsync_node_engine_name(c->engine)), &r);
+        set(o, "id", tsync_json_new_string(c->id), &r);
+        set(o, "name", string_or_null(c->name), &r);
+        set(o, "namespace", string_or_null(c->namespace), &r);
+        set(o, "pod", string_or_null(c->pod), &r);
+        set(o, "pod_namespace", string_or_null(c->pod_namespace), &r);
+        set(o, "runtime", tsync_json_new_string(c->format == TSYNC_NODE_FORMAT_RUNC ? "runc" : "crun"), &r);
+        set(o, "root", tsync_json_new_string(c->root), &r);
+        set(o, "owner", tsync_json_new_u64((uint64_t)c->owner), &r);
+        set(o, "state", tsync_json_new_string(tsync_node_state_name(c->state)), &r);
+        set(o, "pid", tsync_json_new_u64((uint64_t)c->pid), &r);
+        set(o, "start_time", tsync_json_new_u64(c->start_time), &r);
+        set(o, "bundle", tsync_json_new_string(c->bundle), &r);
+        set(o, "config", tsync_json_new_string(c->config), &r);
+        if (row->res)
+                set(o, "init_ours", tsync_json_new_bool(row->res->st.init_ours), &r);
+        else
+                set(o, "init_ours", int_or_null(-1), &r);
+        set(o, "verdict", tsync_json_new_string(row->verdict), &r);
+        set(o, "error", string_or_null(row->error), &r);
+        struct tsync_json *doc = NULL;
+        if (row->res && r == 0) {
+                const struct status_result *res = row->res;
+                doc = status_json(row->t, &res->st, &res->e, &res->rec, &res->shortfalls, res->v, res->code);
+                if (!doc)
+                        r = -ENOMEM;
+        }
+        set(o, "status", row->res ? doc : int_or_null(-1), &r);
+        return r;
 }

@@ -16,7 +16,8 @@ TSYNC_TOOLS=${TSYNC_TOOLS:-$TSYNC_BUILD/tests/tools}
 TSYNC_BUSYBOX=${TSYNC_BUSYBOX:-/bin/busybox}
 TSYNC_APPLETS="sh sleep cat mkdir ls touch echo"
 TSYNC_TMP=${TSYNC_TMP:-}
-# "runtime id" pairs of the containers to remove at tsync_test_end.
+# "runtime id" pairs of the containers to remove at tsync_test_end; the runtime runc, crun, runsc,
+# or runc:ROOT / crun:ROOT for a state root of the test's own.
 TSYNC_CONTAINERS=()
 
 tsync_log() {
@@ -256,6 +257,14 @@ _tsync_remove_container() {
         runsc)
                 runsc kill "${id}" KILL >/dev/null 2>&1
                 runsc delete --force "${id}" >/dev/null 2>&1
+                ;;
+        runc:/* | crun:/*)
+                # RUNTIME:ROOT, a container of a state root of the test's own (--root ROOT).
+                local root=${runtime#*:} cmd=(runc)
+                [ "${runtime%%:*}" = crun ] && cmd=(crun_cmd)
+                "${cmd[@]}" --root "${root}" resume "${id}" >/dev/null 2>&1
+                "${cmd[@]}" --root "${root}" kill "${id}" KILL >/dev/null 2>&1
+                "${cmd[@]}" --root "${root}" delete --force "${id}" >/dev/null 2>&1
                 ;;
         esac
         # oci-seccomp-tsync-runtime's record of the runtime that created it (hook/runtime/creator.c),

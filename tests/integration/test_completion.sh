@@ -76,7 +76,7 @@ docker" "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" inject --re
         assertEquals "docker" "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" check --format d)"
         # Options in the left column beside a TARGET's words too.
         out=$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" status --)
-        for opt in --pid --runtime --root --podman --docker --json; do
+        for opt in --pid --runtime --root --podman --docker --json --all --containerd-root --only-roots; do
                 echo "$out" | grep -qx -- "$opt" || fail "status: no $opt in: $out"
         done
         assertEquals "crun" "$(complete_words oci-seccomp-tsync "$BIN/oci-seccomp-tsync" status --runtime c)"

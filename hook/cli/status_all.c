@@ -1,0 +1,123 @@
+/* oci-seccomp-tsync status --all: every container on the node (hook/node's
+ * tsync_node_find), each judged as `status TARGET` judges one
+ * (status_judge.c), one line each or one JSON array, and one exit status for
+ * the node. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "node/node_find.h"
+#include "shared/cleanup.h"
+#include "status_cli.h"
+#include "util/json.h"
+#include "util/json_build.h"
+
+/* What one container counted for the summary line. */
+enum tally { TALLY_PROTECTED, TALLY_NOT_ASKED, TALLY_SHORT, TALLY_UNKNOWN, TALLY_GONE, TALLY_COUNT };
+
+/* How the container is named in lines: its engine's name, Kubernetes' with
+ * its pod, else its id. */
+static char *display_name(const struct tsync_node_container *c)
+{
+        char *s = NULL;
+        if (c->engine == TSYNC_NODE_KUBERNETES && c->pod && c->pod_namespace)
+                return asprintf(&s, "%s/%s/%s", c->pod_namespace, c->pod, c->name ? c->name : c->id) < 0 ? NULL : s;
+        return strdup(c->name ? c->name : c->id);
+}
+
+/* One container judged and said; its tally. */
+static enum tally one(const struct status_all_opts *o, const struct tsync_node_container *c, struct tsync_json *arr,
+                      int *ret_r)
+{
+        _cleanup_free_ char *what = display_name(c);
+        struct target t = *o->like;
+        t.what = what ? what : c->id;
+        t.kind = "node";
+        t.runtime = c->format == TSYNC_NODE_FORMAT_RUNC ? "runc" : "crun";
+        t.root = c->root;
+        t.pid = c->pid;
+        t.config_path = strdup(c->config);
+        struct status_all_row row = { .c = c, .what = t.what, .t = &t };
+        struct tsync_err err = { 0 };
+        _cleanup_(status_result_clear) struct status_result res = { 0 };
+        enum tally tally;
+        if (!t.config_path) {
+                (void)tsync_error(&err, ENOMEM, "out of memory");
+                row.verdict = "unknown";
+                row.error = err.msg;
+                tally = TALLY_UNKNOWN;
+        } else if (status_judge(&t, o->programs, &res, &err) < 0) {
+                /* A container that stopped while it was read was running
+                 * when found: said, not a failure. */
+                bool gone = !tsync_node_container_runs(c);
+                row.verdict = gone ? "gone" : "unknown";
+                row.error = err.msg;
+                tally = gone ? TALLY_GONE : TALLY_UNKNOWN;
+                if (!gone)
+                        frontend_error(t.what, &err);
+        } else if (res.code != STATUS_EXIT_PROTECTED && res.code != STATUS_EXIT_NOT_ASKED &&
+                   !tsync_node_container_runs(c)) {
+                /* Its tasks died under the read: what is missing is no shortfall. */
+                row.verdict = "gone";
+                row.error = "it stopped while it was read";
+                tally = TALLY_GONE;
+        } else {
+                row.res = &res;
+                row.verdict = tsync_verdict_name(res.v);
+                tally = res.code == STATUS_EXIT_PROTECTED   ? TALLY_PROTECTED
+                        : res.code == STATUS_EXIT_NOT_ASKED ? TALLY_NOT_ASKED
+                        : res.code == STATUS_EXIT_SHORT     ? TALLY_SHORT
+                                                            : TALLY_UNKNOWN;
+        }
+        if (o->json && *ret_r == 0)
+                *ret_r = status_all_json_append(arr, &row);
+        else if (!o->json)
+                status_print_all_row(&row);
+        (void)fflush(stdout);
+        if (row.res)
+                status_print_shortfalls(t.what, &res);
+        free(t.config_path);
+        return tally;
+}
+
+int status_all(const struct status_all_opts *o)
+{
+        struct tsync_node_container *c = NULL;
+        size_t n = 0;
+        struct tsync_warnings w = { 0 };
+        struct tsync_err err = { 0 };
+        if (tsync_node_find(&o->find, &c, &n, &w, &err) < 0) {
+                frontend_warnings("status --all", &w);
+                frontend_error("status --all", &err);
+                return STATUS_EXIT_UNKNOWN;
+        }
+        /* What was not believed is said first: the lines below are what was. */
+        frontend_warnings("status --all", &w);
+        _cleanup_json_ struct tsync_json *arr = o->json ? tsync_json_new_array() : NULL;
+        int r = o->json && !arr ? -ENOMEM : 0;
+        size_t tally[TALLY_COUNT] = { 0 };
+        if (!o->json)
+                status_print_all_header();
+        for (size_t i = 0; i < n; i++)
+                tally[one(o, &c[i], arr, &r)]++;
+        tsync_node_containers_free(c, n);
+        if (o->json && r == 0) {
+                _cleanup_free_ char *text = NULL;
+                size_t len;
+                r = tsync_json_write(arr, true, &text, &len, &err);
+                if (r == 0)
+                        printf("%s\n", text);
+        }
+        if (r < 0) {
+                frontend_errorf("status --all", "writing JSON: %s", strerror(-r));
+                return STATUS_EXIT_UNKNOWN;
+        }
+        if (!o->json)
+                printf("\n%zu container%s: %zu protected, %zu not asking for us, %zu short or unprotected, %zu "
+                       "unverified or unreadable, %zu gone while read\n",
+                       n, n == 1 ? "" : "s", tally[TALLY_PROTECTED], tally[TALLY_NOT_ASKED], tally[TALLY_SHORT],
+                       tally[TALLY_UNKNOWN], tally[TALLY_GONE]);
+        return tally[TALLY_SHORT] || tally[TALLY_UNKNOWN] ? STATUS_EXIT_SHORT : STATUS_EXIT_PROTECTED;
+}
