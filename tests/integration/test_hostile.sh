@@ -891,6 +891,67 @@ testOnlyTheRunningEnginesSandboxMarkCountsAndNodeLayersAreNeverSkipped() {
         markRuns
 }
 
+# node_run RUNNER ANNOTATIONS: as mark_run, the layer named by a node policy ($C/node.conf) that
+# leaves out the pod prod/db-0 by its Kubernetes name.
+node_run() {
+        local runner=$1 annotations=$2
+        tsync_probe_bundle "$C/b" /bin/busybox sh -c 'mkdir /tmp/m 2>/dev/null && echo mkdir=ok || echo mkdir=denied' ||
+                return 1
+        tsync_json_edit "$C/b/config.json" ".annotations = ($annotations)" --arg id "$ID" || return 1
+        mkdir -p "$C/profiles" && cp "$PROFILES/deny-mkdir.json" "$C/profiles/" || return 1
+        mkdir -p "$C/bin" && ln -sf "$(command -v bash)" "$C/bin/$runner" || return 1
+        printf '%s\n' "layers = deny-mkdir" "exclude = kubernetes/prod/db-0: reviewed" >"$C/node.conf" &&
+                chmod 0644 "$C/node.conf" || return 1
+        _tsync_register "$RT" "$ID"
+        : >"$C/runtime.conf"
+        # shellcheck disable=SC2016 # the inner shell's; "exit" keeps it from exec'ing the wrapper itself
+        "$C/bin/$runner" -c '"$@"; exit $?' "$runner" "$RUNTIME" --runtime-config="$C/runtime.conf" \
+                --node-conf="$C/node.conf" --profile-dir="$C/profiles" --cache-dir="$T/cache" run -b "$C/b" "$ID" \
+                </dev/null >"$T/$ID.log" 2>&1
+        rc=$?
+}
+
+# issue 37: a pod (under CRI-O, which passes a pod's annotations as they are, or any engine but
+# containerd) claims the Kubernetes name of a pod node.conf leaves out, to run without the node's
+# layers. Only under containerd's shim, which sets those names after the pod's own, does the name
+# count.
+testAPodCannotClaimTheNameOfAPodTheNodeLeavesOut() {
+        local RT=runc USR=0 runner
+        C=$T/node-$RT
+        mkdir -p "$C"
+        local names='{"io.kubernetes.cri.sandbox-namespace": "prod", "io.kubernetes.cri.sandbox-name": "db-0",
+                "io.kubernetes.cri.container-name": "db", "io.kubernetes.cri.container-type": "container"}'
+        for runner in conmon bash; do
+                ID=$(tsync_unique_id "hostile-node")
+                node_run "$runner" "$names" || fail "$runner: start"
+                echo "  run by $runner: $(tr '\n' ' ' <"$T/$ID.log")"
+                assertEquals "run by $runner: the node's layer: $(cat "$T/$ID.log")" "mkdir=denied" \
+                        "$(lines '^mkdir=' "$T/$ID.log")"
+        done
+        ID=$(tsync_unique_id "hostile-node")
+        node_run containerd-shim-runc-v2 "$names" || fail "containerd: start"
+        assertEquals "under containerd's shim the pod is left out: $(cat "$T/$ID.log")" "mkdir=ok" \
+                "$(lines '^mkdir=' "$T/$ID.log")"
+        assertContains "the reason is said" "$(cat "$T/$ID.log")" "left out of the node's layers by $C/node.conf, line 2: reviewed"
+}
+
+# A config that names a plan of ours (forged: only our rewrite writes one) while the node names no
+# layers: precreate, run by the node's hooks.d entry for every container, still judges it and
+# refuses; it is never handed back as if it asked nothing.
+testPrecreateNeverHandsBackAForgedPlanAsAConfigThatAsksNothing() {
+        mkdir -p "$T/b/rootfs" && runc spec --bundle "$T/b" || fail "runc spec"
+        tsync_json_edit "$T/b/config.json" \
+                '.annotations["io.oci-seccomp-tsync.plan"] = "{\"version\":1,\"mode\":\"layer\",\"layers\":[]}"' ||
+                fail "edit"
+        "$OCI" hook precreate --init "$INIT" --no-cache --node-conf "$T/no-node.conf" <"$T/b/config.json" \
+                >"$T/out" 2>"$T/err"
+        rc=$?
+        echo "  $(cat "$T/err")"
+        assertNotEquals "a forged plan went through: $(cat "$T/err")" 0 "$rc"
+        assertEquals "nothing on stdout for the runtime" "" "$(cat "$T/out")"
+        assertContains "$(cat "$T/err")" "annotations.io.oci-seccomp-tsync.plan: set by oci-seccomp-tsync itself"
+}
+
 # (exec path: end)
 #
 #
