@@ -48,6 +48,8 @@ static void help(FILE *f)
                 "                        with --all: also a containerd shim's root DIR (DIR/NAMESPACE/ID);\n"
                 "                        repeatable\n"
                 "      --only-roots      with --all: only the roots given, not the node's\n"
+                "      --node-conf FILE  with --all: the node's policy (default %s, which may be\n"
+                "                        absent): each container must carry its layers unless it leaves it out\n"
                 "\n"
                 "Options:\n"
                 "      --config FILE     with --pid: its config.json (without, what our init was told, less\n"
@@ -64,9 +66,10 @@ static void help(FILE *f)
                 "(\"unprotected\": hooks.d not found, or not our runtime wrapper); 2 bad command line; 3 the\n"
                 "container asks nothing of oci-seccomp-tsync; 4 the container could not be read.\n"
                 "With --all: 0 every container carries what it asked, or asks nothing of us, or stopped\n"
-                "while it was read; 1 some container is short, unprotected, unverified or could not be\n"
-                "read; 2 bad command line; 4 the node's state roots could not be read.\n",
-                PROGRAM, PROGRAM);
+                "while it was read, and carries the node's layers unless node.conf leaves it out; 1 some\n"
+                "container is short, unprotected, unverified or could not be read, or lacks the node's\n"
+                "layers; 2 bad command line; 4 the node's state roots or its policy could not be read.\n",
+                PROGRAM, PROGRAM, TSYNC_NODE_CONF);
 }
 
 static int status(struct target *t, bool json, bool programs)
@@ -101,12 +104,14 @@ int cmd_status(int argc, char **argv)
                 OPT_PROFILE_DIR,
                 OPT_ALL,
                 OPT_CONTAINERD_ROOT,
-                OPT_ONLY_ROOTS
+                OPT_ONLY_ROOTS,
+                OPT_NODE_CONF
         };
         static const struct option options[] = { TARGET_OPTIONS,
                                                  { "all", no_argument, NULL, OPT_ALL },
                                                  { "containerd-root", required_argument, NULL, OPT_CONTAINERD_ROOT },
                                                  { "only-roots", no_argument, NULL, OPT_ONLY_ROOTS },
+                                                 { "node-conf", required_argument, NULL, OPT_NODE_CONF },
                                                  { "config", required_argument, NULL, OPT_CONFIG },
                                                  { "json", no_argument, NULL, OPT_JSON },
                                                  { "no-programs", no_argument, NULL, OPT_NO_PROGRAMS },
@@ -114,7 +119,7 @@ int cmd_status(int argc, char **argv)
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         struct target t = { .kind = NULL };
-        const char *config = NULL;
+        const char *config = NULL, *node_conf = NULL;
         bool json = false, programs = true, all = false, only_roots = false;
         /* --all's roots: every --root (a TARGET's --root is the last of them), every --containerd-root. */
         struct tsync_node_root roots[ALL_ROOTS_MAX];
@@ -149,6 +154,9 @@ int cmd_status(int argc, char **argv)
                         break;
                 case OPT_ONLY_ROOTS:
                         only_roots = true;
+                        break;
+                case OPT_NODE_CONF:
+                        node_conf = optarg;
                         break;
                 case OPT_JSON:
                         json = true;
@@ -185,11 +193,12 @@ int cmd_status(int argc, char **argv)
                         .programs = programs,
                         .like = &t,
                         .find = { .roots = roots, .n_roots = n_roots, .only_roots = only_roots },
+                        .node_conf = node_conf,
                 };
                 return status_all(&o);
         }
-        if (n_roots > n_runtime_roots || only_roots) {
-                frontend_errorf("status", "--containerd-root and --only-roots go with --all");
+        if (n_roots > n_runtime_roots || only_roots || node_conf) {
+                frontend_errorf("status", "--containerd-root, --only-roots and --node-conf go with --all");
                 return STATUS_EXIT_USAGE;
         }
         if (target_finish(&t, "status", argc, argv, optind) < 0)

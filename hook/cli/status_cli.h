@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "lockdown/lockdown_record.h"
+#include "node/node_conf.h"
 #include "node/node_find.h"
 #include "plan/plan.h"
 #include "shared/error.h"
@@ -130,11 +131,24 @@ struct status_all_opts {
         bool json, programs;
         const struct target *like; /* its profile directories */
         struct tsync_node_find_opts find;
+        const char *node_conf; /* --node-conf, or NULL: TSYNC_NODE_CONF */
 };
 /* 0: every container protected or asking nothing of us (or gone while it
- * was read); 1: some container short, unprotected, unverified or unreadable;
- * 4: the node's roots could not be read. */
+ * was read), and carrying the node's layers (node.conf) unless it leaves the
+ * container out; 1: some container short, unprotected, unverified or
+ * unreadable, or without the node's layers; 4: the node's roots or its
+ * policy could not be read. */
 int status_all(const struct status_all_opts *o);
+
+/* One container against the node's layers. */
+struct status_all_node {
+        size_t n;                                  /* the node's layers; 0: no policy to judge by */
+        char *const *names;                        /* their names */
+        const char *conf;                          /* node.conf's path */
+        const struct tsync_node_exclude *left_out; /* the line that leaves it out, or NULL */
+        bool read;                                 /* PID 1's programs were read */
+        size_t held;                               /* how many of them PID 1 holds, in order */
+};
 
 /* One container of status --all (status_print.c). judged: res and verdict
  * hold; else verdict is "gone" or "unknown". */
@@ -145,6 +159,7 @@ struct status_all_row {
         const struct status_result *res; /* NULL: not judged */
         const char *verdict;
         const char *error; /* why it was not judged, or NULL */
+        const struct status_all_node *node;
 };
 void status_print_all_header(void);
 void status_print_all_row(const struct status_all_row *row);

@@ -316,6 +316,48 @@ void status_print_all_row(const struct status_all_row *row)
                : row->res->st.init_ours ? "ours"
                                         : "-",
                row->verdict, what, id[0] ? " (" : "", id, id[0] ? ")" : "");
+        /* The node's layers, under the line: the reason is root's text (node.conf), shown as written. */
+        const struct status_all_node *n = row->node;
+        if (!n)
+                return;
+        if (n->left_out)
+                printf("    the node's layers: left out by %s, line %u: %s\n", n->conf, n->left_out->line,
+                       n->left_out->reason);
+        else if (!n->read)
+                printf("    the node's layers: not verified (its programs were not read)\n");
+        else if (n->held < n->n)
+                printf("    the node's layers: MISSING: it holds %zu of the %zu (%s): oci-seccomp-tsync lockdown adds "
+                       "them\n",
+                       n->held, n->n, n->conf);
+        else
+                printf("    the node's layers: carried (%zu)\n", n->n);
+}
+
+/* The node's layers against one container, or null when no policy names any. */
+static struct tsync_json *node_json(const struct status_all_node *n)
+{
+        if (!n)
+                return int_or_null(-1);
+        struct tsync_json *o = tsync_json_new_object(), *names = tsync_json_new_array(), *left = NULL;
+        int r = o && names ? 0 : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < n->n; i++)
+                r = tsync_json_append(names, tsync_json_new_string(n->names[i]));
+        if (n->left_out) {
+                left = tsync_json_new_object();
+                r = r == 0 && left ? 0 : -ENOMEM;
+                set(left, "line", tsync_json_new_u64(n->left_out->line), &r);
+                set(left, "reason", tsync_json_new_string(n->left_out->reason), &r);
+        }
+        set(o, "conf", tsync_json_new_string(n->conf), &r);
+        set(o, "layers", names, &r);
+        set(o, "read", tsync_json_new_bool(n->read), &r);
+        set(o, "held", tsync_json_new_u64(n->held), &r);
+        set(o, "left_out", left ? left : int_or_null(-1), &r);
+        if (r < 0) {
+                tsync_json_free(o);
+                return NULL;
+        }
+        return o;
 }
 
 static struct tsync_json *string_or_null(const char *s)
@@ -356,5 +398,9 @@ int status_all_json_append(struct tsync_json *arr, const struct status_all_row *
                         r = -ENOMEM;
         }
         set(o, "status", row->res ? doc : int_or_null(-1), &r);
+        struct tsync_json *node = r == 0 ? node_json(row->node) : NULL;
+        if (r == 0 && !node)
+                r = -ENOMEM;
+        set(o, "node", node, &r);
         return r;
 }

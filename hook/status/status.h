@@ -187,6 +187,14 @@ int tsync_status_compare_programs(struct tsync_status *st);
  * sets st->programs.plan_compared and drift. */
 struct tsync_plan;
 struct tsync_plan_programs;
+/* How many of progs[0..n), in order, PID 1's programs hold, each after the
+ * one before it (the node's layers: added at the start among the plan's, or
+ * by lockdown on top, with the container's own between them). 0 when
+ * tsync_status_compare_programs read nothing; every other task is held to
+ * PID 1's programs by that comparison. */
+struct tsync_program;
+size_t tsync_status_programs_held(const struct tsync_status *st, const struct tsync_program *const *progs, size_t n);
+
 /* Frees the kernel's programs kept in c (tsync_status_clear does it). */
 void tsync_status_programs_free(struct tsync_status_programs *c);
 void tsync_status_compare_plan(struct tsync_status *st, const struct tsync_plan *plan,

@@ -610,6 +610,17 @@ void tsync_status_programs_free(struct tsync_status_programs *c)
         c->n_kernel = 0;
 }
 
+size_t tsync_status_programs_held(const struct tsync_status *st, const struct tsync_program *const *progs, size_t n)
+{
+        const struct tsync_status_programs *c = &st->programs;
+        size_t k = 0;
+        for (size_t j = 0; c->compared && j < c->n_kernel && k < n; j++)
+                if (c->kernel[j].len == progs[k]->len &&
+                    memcmp(c->kernel[j].insns, progs[k]->insns, progs[k]->len * sizeof(*progs[k]->insns)) == 0)
+                        k++;
+        return k;
+}
+
 void tsync_status_compare_plan(struct tsync_status *st, const struct tsync_plan *plan,
                                const struct tsync_plan_programs *progs)
 {

@@ -263,6 +263,45 @@ testTheExitStatusIsOneWhenAnyContainerCarriesLessThanItAsked() {
         assertEquals "unverified: $(cat "$T/out")" 1 "$rc"
 }
 
+# issue 37: the node's layers (node.conf) judged on every container: carried where PID 1 holds
+# them (here by inject), MISSING where it does not (exit 1), left out with its line's reason; a
+# policy that cannot be read is exit 4 in one line, never "no policy".
+testTheNodesLayersAreJudgedOnEveryContainer() {
+        bundle "$T/a" sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/a" || fail "inject"
+        start_in "$R" "$ID-ours" "$T/a" || fail "start ours"
+        bundle "$T/p" sleep 300 || fail "bundle"
+        start_in "$R" "$ID-plain" "$T/p" || fail "start plain"
+        start_in "$R" "$ID-out" "$T/p" || fail "start left out"
+        printf '%s\n' "layers = deny-mkdir" "exclude = $ID-out: reviewed (ticket #9)" >"$T/node.conf" &&
+                chmod 0644 "$T/node.conf"
+        json_all --only-roots --root "$R" --node-conf "$T/node.conf" --profile-dir "$PROFILES"
+        assertEquals "$(cat "$T/err")" 1 "$rc"
+        assertEquals "ours carries it" "1 1 true null" \
+                "$(of "$ID-ours" '"\(.node.layers | length) \(.node.held) \(.node.read) \(.node.left_out)"')"
+        assertEquals "plain lacks it" "0 null" "$(of "$ID-plain" '"\(.node.held) \(.node.left_out)"')"
+        assertEquals "left out, with its line and reason" "2 reviewed (ticket #9)" \
+                "$(of "$ID-out" '"\(.node.left_out.line) \(.node.left_out.reason)"')"
+        all --only-roots --root "$R" --node-conf "$T/node.conf" --profile-dir "$PROFILES"
+        assertEquals 1 "$rc"
+        assertEquals "$(cat "$T/out")" "    the node's layers: carried (1)" \
+                "$(grep -A1 " $ID-ours\$" "$T/out" | sed -n 2p)"
+        assertEquals "$(cat "$T/out")" \
+                "    the node's layers: MISSING: it holds 0 of the 1 ($T/node.conf): oci-seccomp-tsync lockdown adds them" \
+                "$(grep -A1 " $ID-plain\$" "$T/out" | sed -n 2p)"
+        assertEquals "$(cat "$T/out")" "    the node's layers: left out by $T/node.conf, line 2: reviewed (ticket #9)" \
+                "$(grep -A1 " $ID-out\$" "$T/out" | sed -n 2p)"
+        _tsync_stop "runc:$R" "$ID-plain"
+        all --only-roots --root "$R" --node-conf "$T/node.conf" --profile-dir "$PROFILES"
+        assertEquals "every container carries them or is left out: $(cat "$T/out")" 0 "$rc"
+        printf '%s\n' "layers = deny-mkdir" "exclude = $ID-out" >"$T/node.conf"
+        all --only-roots --root "$R" --node-conf "$T/node.conf" --profile-dir "$PROFILES"
+        assertEquals "a bad policy" 4 "$rc"
+        assertEquals "oci-seccomp-tsync: node policy: $T/node.conf: line 2: exclude needs a reason: exclude = NAME: WHY" \
+                "$(cat "$T/err")"
+        assertEquals "nothing judged" "" "$(cat "$T/out")"
+}
+
 testBadCommandLinesAreRefused() {
         all "$ID"
         assertEquals "a TARGET beside --all" 2 "$rc"
