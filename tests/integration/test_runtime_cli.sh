@@ -93,13 +93,10 @@ testTheRuntimesLayersHoldOnEveryThreadOfInitAndWorkload() {
                         "$TSYNC_TMP/b/config.json")"
 }
 
-testAnnotationLayersComeAfterTheRuntimesOwn() {
-        bundle "$TSYNC_TMP/b" 'grep -E "^Seccomp_filters" /proc/self/status; mkdir /tmp/d; /bin/threads_probe -n 1 getcwd' ||
-                fail "bundle"
-        tsync_json_edit "$TSYNC_TMP/b/config.json" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-getcwd"' ||
-                fail "edit"
-        run_ours "$ID" "$TSYNC_TMP/b" --layers=deny-mkdir
-        out="$TSYNC_TMP/$ID.out"
+# mkdir_and_getcwd_denied: run_ours's container ran with two layers, deny-mkdir then deny-getcwd,
+# each holding on its threads.
+mkdir_and_getcwd_denied() {
+        local out="$TSYNC_TMP/$ID.out"
         assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
         grep -q "^Seccomp_filters:.2$" "$out" || fail "filters: $(cat "$out")"
         grep -q "Disk quota exceeded" "$TSYNC_TMP/$ID.err" || fail "mkdir allowed: $(cat "$TSYNC_TMP/$ID.err")"
@@ -107,6 +104,15 @@ testAnnotationLayersComeAfterTheRuntimesOwn() {
                 "$(grep '^tid=' "$out" | grep -v 'call=getcwd rc=-1 errno=123' || true)"
         assertEquals "layers in the plan" '["deny-mkdir","deny-getcwd"]' \
                 "$(jq -c '.annotations["io.oci-seccomp-tsync.plan"] | fromjson | .layers' "$TSYNC_TMP/b/config.json")"
+}
+
+testAnnotationLayersComeAfterTheRuntimesOwn() {
+        bundle "$TSYNC_TMP/b" 'grep -E "^Seccomp_filters" /proc/self/status; mkdir /tmp/d; /bin/threads_probe -n 1 getcwd' ||
+                fail "bundle"
+        tsync_json_edit "$TSYNC_TMP/b/config.json" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-getcwd"' ||
+                fail "edit"
+        run_ours "$ID" "$TSYNC_TMP/b" --layers=deny-mkdir
+        mkdir_and_getcwd_denied
 }
 
 testGlobalOptionsBeforeTheCommandReachRuncAndCreateStartStateDelete() {
@@ -519,14 +525,7 @@ testTheNodesLayersComeFirstAndEachNameOnce() {
                 '.annotations["io.oci-seccomp-tsync.layers"] = "deny-getcwd,deny-mkdir"' || fail "edit"
         node_conf "# the node's" "layers = deny-mkdir"
         run_ours "$ID" "$TSYNC_TMP/b" --layers=deny-getcwd,deny-mkdir
-        out="$TSYNC_TMP/$ID.out"
-        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
-        grep -q "^Seccomp_filters:.2$" "$out" || fail "filters: $(cat "$out")"
-        grep -q "Disk quota exceeded" "$TSYNC_TMP/$ID.err" || fail "mkdir allowed: $(cat "$TSYNC_TMP/$ID.err")"
-        assertEquals "threads where getcwd was not denied" "" \
-                "$(grep '^tid=' "$out" | grep -v 'call=getcwd rc=-1 errno=123' || true)"
-        assertEquals "layers in the plan" '["deny-mkdir","deny-getcwd"]' \
-                "$(jq -c '.annotations["io.oci-seccomp-tsync.plan"] | fromjson | .layers' "$TSYNC_TMP/b/config.json")"
+        mkdir_and_getcwd_denied
 }
 
 testAContainerTheNodeLeavesOutRunsAsItIsAndSaysWhy() {
