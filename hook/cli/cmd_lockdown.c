@@ -23,6 +23,7 @@
 #include "facts/runtimes.h"
 #include "lockdown/lockdown.h"
 #include "lockdown/lockdown_record.h"
+#include "node/node_conf.h"
 #include "plan/plan.h"
 #include "shared/cleanup.h"
 #include "status_cli.h"
@@ -46,11 +47,14 @@ static void help(FILE *f)
                 "                         profiles, then %s/share/oci-seccomp-tsync/profiles)\n"
                 "      --set-no-new-privs set NO_NEW_PRIVS first in processes that have neither it nor\n"
                 "                         CAP_SYS_ADMIN (setuid programs then stop gaining privilege);\n"
-                "                         without it such a container is refused\n"
+                "                         without it (or the node's no-new-privs = set) such a container\n"
+                "                         is refused\n"
+                "      --node-conf FILE   the node's policy (default %s, which may be absent): its\n"
+                "                         no-new-privs = set acts as --set-no-new-privs\n"
                 "      --or-kill          if any task could not be covered, kill the container\n"
                 "      --cache-dir DIR    reuse and keep compiled programs in DIR\n"
                 "      --no-cache         compile afresh\n",
-                PROGRAM, TSYNC_PREFIX);
+                PROGRAM, TSYNC_PREFIX, TSYNC_NODE_CONF);
 }
 
 struct lockdown {
@@ -434,7 +438,7 @@ static int lockdown(struct lockdown *l)
 
 int cmd_lockdown(int argc, char **argv)
 {
-        enum { OPT_PROFILE_DIR = TARGET_OPT_END, OPT_NNP, OPT_OR_KILL, OPT_CACHE, OPT_NO_CACHE };
+        enum { OPT_PROFILE_DIR = TARGET_OPT_END, OPT_NNP, OPT_OR_KILL, OPT_CACHE, OPT_NO_CACHE, OPT_NODE_CONF };
         static const struct option options[] = { TARGET_OPTIONS,
                                                  { "profile", required_argument, NULL, 'p' },
                                                  { "layers", required_argument, NULL, 'l' },
@@ -443,6 +447,7 @@ int cmd_lockdown(int argc, char **argv)
                                                  { "or-kill", no_argument, NULL, OPT_OR_KILL },
                                                  { "cache-dir", required_argument, NULL, OPT_CACHE },
                                                  { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+                                                 { "node-conf", required_argument, NULL, OPT_NODE_CONF },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         struct lockdown l = { .t = { .kind = NULL }, .lock = -1, .dog = { .sock = -1 } };
@@ -451,6 +456,9 @@ int cmd_lockdown(int argc, char **argv)
         const char *dirs[TSYNC_MAX_LAYERS];
         char cache_buf[PATH_MAX];
         const char *cache_dir = frontend_default_cache_dir(cache_buf, sizeof(cache_buf));
+        const char *node_conf = NULL;
+        /* Before any goto: the cleanup runs at out. */
+        _cleanup_(tsync_node_policy_clear) struct tsync_node_policy node = { 0 };
         int opt, code = CLI_EXIT_USAGE;
         _cleanup_free_ char *layer_arg = NULL;
         while ((opt = getopt_long(argc, argv, "p:l:h", options, NULL)) != -1) {
@@ -509,6 +517,9 @@ int cmd_lockdown(int argc, char **argv)
                 case OPT_NO_CACHE:
                         cache_dir = NULL;
                         break;
+                case OPT_NODE_CONF:
+                        node_conf = optarg;
+                        break;
                 case 'h':
                         help(stdout);
                         code = CLI_EXIT_OK;
@@ -528,6 +539,15 @@ int cmd_lockdown(int argc, char **argv)
                 for (size_t i = 0; i < frontend_n_default_profile_dirs; i++)
                         dirs[n_dirs++] = frontend_default_profile_dirs[i];
         code = CLI_EXIT_FAILED;
+        /* What the node wants for a process that cannot take a filter as it
+         * is; a policy that cannot be read is never "no policy". */
+        struct tsync_err err = { 0 };
+        if (tsync_node_policy_read(node_conf ? node_conf : TSYNC_NODE_CONF, &node, &err) < 0) {
+                frontend_errorf("node policy", "%s", err.msg);
+                goto out;
+        }
+        if (node.nnp == TSYNC_NODE_NNP_SET)
+                l.set_nnp = true;
         if (compile(&l, names, n_names, files, n_files, dirs, n_dirs, cache_dir) < 0)
                 goto out;
         code = lockdown(&l);

@@ -90,6 +90,26 @@ testARuncContainerUnderAStormIsLockedDownOnEveryTask() {
         stop_runc "$ID"
 }
 
+# issue 37: the node's policy says what it wants for such a process: no-new-privs = set acts as
+# --set-no-new-privs; a policy that cannot be read refuses before anything is touched.
+testTheNodesNoNewPrivsSetActsAsSetNoNewPrivs() {
+        bundle false || fail "bundle"
+        start_runc "$ID" "$T/b" || fail "start"
+        pid=$(runc_pid "$ID")
+        printf '%s\n' "no-new-privs = sett" >"$T/node.conf" && chmod 0644 "$T/node.conf"
+        lockdown --no-cache --pid "$pid" --node-conf "$T/node.conf" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals 1 "$rc"
+        assertEquals "oci-seccomp-tsync: node policy: $T/node.conf: line 1: no-new-privs: 'sett' is neither set nor refuse: no-new-privs = set, or refuse" \
+                "$(cat "$T/err")"
+        assert_untouched "a refused run touched tasks" '$3 != 0 || $4 != 0'
+        printf '%s\n' "no-new-privs = set" >"$T/node.conf"
+        lockdown --no-cache --pid "$pid" --node-conf "$T/node.conf" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertEquals "1" "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$pid/status")"
+        check_denied
+        stop_runc "$ID"
+}
+
 testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         bundle false || fail "bundle"
         start_runc "$ID" "$T/b" || fail "start"
