@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "frontend/pipeline.h"
 #include "node/node_conf.h"
+#include "node/node_layers.h"
 #include "plan/deliver.h"
 #include "plan/exec_view.h"
 #include "plan/plan.h"
@@ -294,11 +295,11 @@ static int inject(const struct inject_opts *io, const struct tsync_request *req)
         return CLI_EXIT_FAILED;
 }
 
-/* The node's layers (node.conf) go first, each profile once: resolved in
- * the profile directories to the absolute paths inject's layers are, and
- * said in one line, since inject's user did not name them. layers[] holds
- * what req->layers points at. -1, or an exit code after saying why. */
-static int add_node_layers(const struct inject_opts *io, struct tsync_request *req, char **layers)
+/* The node's layers (node.conf) go first, each profile once: found by
+ * name in the profile directories, as absolute paths (what inject's layers
+ * are) into node_paths, which must outlive req, and said in one line, since
+ * inject's user did not name them. -1, or an exit code after saying why. */
+static int add_node_layers(const struct inject_opts *io, struct tsync_request *req, char **node_paths)
 {
         const char *path = io->node_conf ? io->node_conf : TSYNC_NODE_CONF;
         _cleanup_(tsync_node_policy_clear) struct tsync_node_policy node = { 0 };
@@ -307,53 +308,32 @@ static int add_node_layers(const struct inject_opts *io, struct tsync_request *r
                 frontend_errorf("node policy", "%s", err.msg);
                 return CLI_EXIT_FAILED;
         }
-        if (!node.n_layers)
-                return -1;
         struct tsync_plan_paths o = {
                 .profile_dirs = io->n_profile_dirs ? io->profile_dirs : frontend_default_profile_dirs,
                 .n_profile_dirs = io->n_profile_dirs ? io->n_profile_dirs : frontend_n_default_profile_dirs,
         };
-        char *all[TSYNC_MAX_LAYERS * 2] = { NULL };
-        size_t n = 0;
-        int rc = -1;
-        for (size_t i = 0; rc < 0 && i < node.n_layers; i++) {
+        for (size_t i = 0; i < node.n_layers; i++) {
                 _cleanup_free_ char *found = NULL;
                 if (tsync_layer_find(&o, node.layers[i], &found, &err) < 0) {
                         frontend_errorf("node policy", "%s: %s", path, err.msg);
-                        rc = CLI_EXIT_FAILED;
-                } else if (!(all[n++] = realpath(found, NULL))) {
+                        return CLI_EXIT_FAILED;
+                }
+                if (!(node_paths[i] = realpath(found, NULL))) {
                         frontend_errorf("node policy", "%s: %s", found, strerror(errno));
-                        rc = CLI_EXIT_FAILED;
+                        return CLI_EXIT_FAILED;
                 }
         }
-        size_t n_node = n;
-        for (size_t i = 0; rc < 0 && i < req->n_layers; i++) {
-                bool seen = false;
-                for (size_t k = 0; k < n_node; k++)
-                        seen = seen || strcmp(all[k], layers[i]) == 0;
-                char *own = TAKE_PTR(layers[i]);
-                if (seen)
-                        free(own);
-                else
-                        all[n++] = own;
+        if (tsync_node_layers_prepend(req, node_paths, node.n_layers, &err) < 0) {
+                frontend_error("inject", &err);
+                return CLI_EXIT_FAILED;
         }
-        if (rc < 0 && n > TSYNC_MAX_LAYERS) {
-                frontend_errorf("inject", "the node's %zu layers and %zu of --profile: at most %d", n_node, n - n_node,
-                                TSYNC_MAX_LAYERS);
-                rc = CLI_EXIT_FAILED;
-        }
-        if (rc < 0) {
-                for (size_t i = 0; i < n; i++)
-                        req->layers[i] = layers[i] = TAKE_PTR(all[i]);
-                req->n_layers = n;
+        if (node.n_layers) {
                 fprintf(stderr, "%s: inject: the node's layers (%s) come first:", PROGRAM, path);
                 for (size_t i = 0; i < node.n_layers; i++)
                         fprintf(stderr, "%s %s", i ? "," : "", node.layers[i]);
                 fputc('\n', stderr);
         }
-        for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-                free(all[i]);
-        return rc;
+        return -1;
 }
 
 /* --record and its companions: -1 when taken, else an exit code. */
@@ -431,7 +411,8 @@ int cmd_inject(int argc, char **argv)
                                                  {} };
         struct tsync_request req = { .delivery = TSYNC_DELIVERY_ARGS };
         struct inject_opts io = { 0 };
-        char *layers[TSYNC_MAX_LAYERS] = { NULL };
+        /* What req.layers points at: --profile's files, the node's layers. */
+        char *layers[TSYNC_MAX_LAYERS] = { NULL }, *node_paths[TSYNC_MAX_LAYERS] = { NULL };
         int opt, rc = -1;
 
         /* What inject wrote decides what a container gets: kept where it can be found later. */
@@ -524,13 +505,15 @@ int cmd_inject(int argc, char **argv)
                 rc = CLI_EXIT_USAGE;
         }
         if (rc < 0)
-                rc = add_node_layers(&io, &req, layers);
+                rc = add_node_layers(&io, &req, node_paths);
         if (rc < 0) {
                 io.bundle_arg = argv[optind];
                 rc = inject(&io, &req);
         }
-        for (size_t i = 0; i < req.n_layers; i++)
+        for (size_t i = 0; i < TSYNC_MAX_LAYERS; i++) {
                 free(layers[i]);
+                free(node_paths[i]);
+        }
         tsync_record_request_clear(&req.record);
         return rc;
 }

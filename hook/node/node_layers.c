@@ -8,8 +8,6 @@ int tsync_node_layers_prepend(struct tsync_request *req, char *const *node, size
 {
         if (n_node == 0)
                 return 0;
-        if (req->n_layers && !req->layers_by_name)
-                return tsync_error(err, EINVAL, "the node's layers are names, the container's are files");
         const char *rest[TSYNC_MAX_LAYERS];
         size_t n_rest = 0;
         for (size_t i = 0; i < req->n_layers; i++) {
@@ -26,6 +24,5 @@ int tsync_node_layers_prepend(struct tsync_request *req, char *const *node, size
                 req->layers[i] = node[i];
         memcpy(req->layers + n_node, rest, n_rest * sizeof(*rest));
         req->n_layers = n_node + n_rest;
-        req->layers_by_name = true;
         return 0;
 }
