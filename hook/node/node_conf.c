@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "shared/cleanup.h"
+#include "util/conf_line.h"
 #include "util/fileio.h"
 #include "util/nearest.h"
 #include "util/quote.h"
@@ -57,23 +58,13 @@ static const char *shown(char buf[SHOWN_SIZE], const char *s)
         return buf;
 }
 
-static char *trim(char *s)
-{
-        while (*s == ' ' || *s == '\t')
-                s++;
-        size_t n = strlen(s);
-        while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-                s[--n] = '\0';
-        return s;
-}
-
 /* A value that cannot hold '#' ends at one: the rest is a comment. */
 static char *uncomment(char *value)
 {
         char *hash = strchr(value, '#');
         if (hash)
                 *hash = '\0';
-        return trim(value);
+        return tsync_trim(value);
 }
 
 static int set_layers(struct reader *rd, char *value)
@@ -92,7 +83,7 @@ static int set_layers(struct reader *rd, char *value)
                 char *comma = strchr(next, ',');
                 if (comma)
                         *comma = '\0';
-                char *name = trim(next);
+                char *name = tsync_trim(next);
                 next = comma ? comma + 1 : NULL;
                 if (!*name)
                         return fail(rd, EINVAL, "layers: an empty name: separate the names with one comma each");
@@ -205,7 +196,7 @@ static int add_exclude(struct reader *rd, char *value)
         if (!colon)
                 return fail(rd, EINVAL, "exclude needs a reason: " EXCLUDE_FORM);
         *colon = '\0';
-        const char *target = trim(value), *reason = trim(colon + 1);
+        const char *target = tsync_trim(value), *reason = tsync_trim(colon + 1);
         if (!*target)
                 return fail(rd, EINVAL, "exclude names no container: " EXCLUDE_FORM);
         if (!*reason)
@@ -244,14 +235,12 @@ static int read_line(struct reader *rd, char *line)
 {
         char a[SHOWN_SIZE];
 
-        char *t = trim(line);
-        if (*t == '\0' || *t == '#')
+        char *key, *value;
+        int kv = tsync_conf_line(line, &key, &value);
+        if (kv == 0)
                 return 0;
-        char *eq = strchr(t, '=');
-        if (!eq)
+        if (kv < 0)
                 return fail(rd, EINVAL, "expected 'key = value' (" SETTINGS ")");
-        *eq = '\0';
-        char *key = trim(t), *value = trim(eq + 1);
         if (strcmp(key, "layers") == 0)
                 return set_layers(rd, value);
         if (strcmp(key, "no-new-privs") == 0)

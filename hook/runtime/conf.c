@@ -20,6 +20,7 @@
 #include "plan/record_place.h"
 #include "runtime.h"
 #include "shared/cleanup.h"
+#include "util/conf_line.h"
 #include "util/fileio.h"
 
 /* A problem with the file: refused (strict), or, for a command that creates
@@ -39,16 +40,6 @@ static void complain(bool strict, const char *path, const char *fmt, ...)
         _cleanup_free_ char *text = NULL;
         if (asprintf(&text, "%s: warning: %s (ignored: this command creates no container)", path, msg ? msg : fmt) >= 0)
                 frontend_syslog(LOG_WARNING, text);
-}
-
-static char *trim(char *s)
-{
-        while (*s == ' ' || *s == '\t')
-                s++;
-        size_t n = strlen(s);
-        while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-                s[--n] = '\0';
-        return s;
 }
 
 /* One setting; the command line's (already in s) wins. */
@@ -160,17 +151,15 @@ int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_setti
                 if (nl)
                         *nl = '\0';
                 n++;
-                char *t = trim(line);
-                if (*t == '\0' || *t == '#')
+                char *key, *value;
+                int kv = tsync_conf_line(line, &key, &value);
+                if (kv == 0)
                         continue;
-                char *eq = strchr(t, '=');
-                if (!eq) {
+                if (kv < 0) {
                         complain(strict, path, "line %u: expected 'key = value'", n);
                         r = -1;
                         continue;
                 }
-                *eq = '\0';
-                char *key = trim(t), *value = trim(eq + 1);
                 int e = conf_set(s, dirs_given, key, value);
                 if (e == 0 && s->record_dir == value)
                         s->record_dir_line = n;
