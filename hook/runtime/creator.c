@@ -126,13 +126,13 @@ static int make_private(const char *path, struct tsync_err *err)
         return tsync_check_private_dir(path, &st, err);
 }
 
-/* Whether DIR is gone, or (with was) is no longer that directory. */
+/* Whether DIR is gone, or is no longer the directory was. */
 static bool vanished(const char *dir, const struct stat *was)
 {
         struct stat now;
         if (lstat(dir, &now) < 0)
                 return errno == ENOENT;
-        return !was || now.st_dev != was->st_dev || now.st_ino != was->st_ino;
+        return now.st_dev != was->st_dev || now.st_ino != was->st_ino;
 }
 
 /* Where a runtime we know (facts/runtimes.h, by its program's name) keeps
@@ -238,12 +238,16 @@ int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
         for (int tries = 0;; tries++) {
                 err = (struct tsync_err){ 0 };
                 struct stat before;
+                bool made = false; /* before holds the directory written into */
                 r = make_private(dir, &err);
                 if (r == 0 && lstat(dir, &before) < 0)
                         r = tsync_error_errno(&err, "%s", dir);
+                else if (r == 0)
+                        made = true;
                 if (r == 0)
                         r = tsync_write_atomic(file, text, (size_t)len, 0600, false, &err);
-                if (r == 0 || tries == RECORD_WRITE_TRIES || !vanished(dir, r == -ENOENT ? NULL : &before))
+                bool again = r == -ENOENT || (made && vanished(dir, &before));
+                if (r == 0 || tries == RECORD_WRITE_TRIES || !again)
                         break;
         }
         if (r < 0) {
