@@ -374,6 +374,21 @@ int tsync_lockdown_call_interrupt(struct tsync_lockdown_call *c)
         return ptrace(PTRACE_INTERRUPT, c->tid, NULL, NULL) < 0 ? -errno : 0;
 }
 
+/* Whether SIGTRAP is pending for thread tid alone (a single step's is). */
+static bool trap_pending(pid_t pid, pid_t tid)
+{
+        char path[80], line[128];
+        (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+        FILE *f = fopen(path, "re");
+        unsigned long long pending = 0;
+        bool found = false;
+        while (f && !found && fgets(line, sizeof(line), f))
+                found = sscanf(line, "SigPnd: %llx", &pending) == 1;
+        if (f)
+                (void)fclose(f);
+        return pending & (1ULL << (SIGTRAP - 1));
+}
+
 /* A call that missed its deadline (waiting on a listener, a lock, a task we
  * hold) is never left as it is: PTRACE_INTERRUPT makes the kernel abandon
  * the wait (the call returns -ERESTART*) for a ptrace stop, where the
@@ -386,6 +401,16 @@ int tsync_lockdown_call_unwind(struct tsync_lockdown_call *c, const char *what)
         int st = 0;
         if (e == 0)
                 e = wait_stop_for(c->tid, &st, TSYNC_LOCKDOWN_UNWIND_MS, false);
+        /* The interrupted call left the kernel single-stepping, which queued
+         * a SIGTRAP behind the interrupt's stop: taken at its own delivery
+         * stop, which comes before any of the task's code runs and whose
+         * signal the detach drops; left pending, it would kill the task once
+         * let go. */
+        if (e == 0 && st >> 16 == PTRACE_EVENT_STOP && trap_pending(c->pid, c->tid)) {
+                e = ptrace(PTRACE_CONT, c->tid, NULL, NULL) < 0 ? -errno : 0;
+                if (e == 0)
+                        e = wait_stop_for(c->tid, &st, TSYNC_LOCKDOWN_UNWIND_MS, false);
+        }
         if (e == -ESRCH) {
                 (void)snprintf(c->why, sizeof(c->why), "%s; it ended meanwhile", what);
                 return -ESRCH;

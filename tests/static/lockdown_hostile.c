@@ -21,6 +21,11 @@
  *                                   a new io_uring_setup, printing
  *                                   "hostile uring-mkdirat res=R" and
  *                                   "hostile uring-setup errno=E"
+ *   lockdown_hostile stall          seccomp() goes to a listener no one
+ *                                   serves (held by the process itself), so
+ *                                   an injected call never returns; then
+ *                                   echoes each byte of stdin plus one
+ *                                   (tests/unit/test_lockdown_unwind.c)
  * Static (it runs in any root filesystem). x86_64. */
 #include <errno.h>
 #include <fcntl.h>
@@ -218,6 +223,19 @@ int main(int argc, char **argv)
                 forever();
         } else if (strcmp(mode, "uring") == 0) {
                 return uring();
+        } else if (strcmp(mode, "stall") == 0) {
+                if (load(SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER) < 0) {
+                        printf("hostile ERROR listener errno=%d\n", errno);
+                        return 1;
+                }
+                printf("hostile stall ready\n");
+                unsigned char c;
+                while (read(0, &c, 1) == 1) {
+                        c++;
+                        if (write(1, &c, 1) != 1)
+                                return 1;
+                }
+                return 0;
         }
         printf("hostile ERROR unknown mode %s\n", mode);
         return 2;
