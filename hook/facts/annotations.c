@@ -107,6 +107,15 @@ const struct tsync_sandbox_mark *tsync_annotations_sandbox(const struct tsync_js
         return NULL;
 }
 
+const struct tsync_sandbox_mark *tsync_annotations_pod(const struct tsync_json *config)
+{
+        const struct tsync_json *annotations = tsync_json_get(config, "annotations");
+        for (size_t i = 0; i < tsync_sandbox_mark_count; i++)
+                if (tsync_json_get(annotations, tsync_sandbox_marks[i].name))
+                        return &tsync_sandbox_marks[i];
+        return NULL;
+}
+
 const struct tsync_annotation_def *tsync_annotation_find(const char *name)
 {
         for (size_t i = 0; i < tsync_annotation_count; i++)

@@ -109,3 +109,8 @@ int tsync_annotations_check(const struct tsync_json *config, enum tsync_frontend
  * container, the pause's included: the mark never skips them. */
 const struct tsync_sandbox_mark *tsync_annotations_sandbox(const struct tsync_json *config, const char *runner_comm,
                                                            const char *id);
+
+/* The engine whose pod mark (its container-type annotation, any value) the
+ * config carries, or NULL: a pod's container, whose author is not the node's
+ * user. A config may forge a mark, which only makes it held to a pod's rules. */
+const struct tsync_sandbox_mark *tsync_annotations_pod(const struct tsync_json *config);

@@ -248,9 +248,13 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
                 r = tsync_rewrite_undo(config, from_engine, &running, err);
         if (r == 0)
                 r = tsync_plan_new(config, &req, files ? o->state_dir : NULL, &plan, err);
-        /* A pod names a file in the node's record-dir, which may hold others'
-         * recordings: never one replaced (docs/recording.md). */
-        if (r == 0 && o->fe == TSYNC_FRONTEND_RUNTIME)
+        /* A pod names a file in a directory that may hold others' recordings
+         * (the wrapper's record-dir; any path under a pod engine's precreate):
+         * never one replaced (docs/recording.md). A Podman user's own
+         * container, marked by no pod engine, names the user's own file. */
+        bool pod = o->fe == TSYNC_FRONTEND_RUNTIME ||
+                   (o->fe == TSYNC_FRONTEND_PRECREATE && tsync_annotations_pod(config) != NULL);
+        if (r == 0 && pod)
                 plan->record.no_replace = plan->record.req.output != NULL;
         if (r == 0)
                 r = tsync_plan_check_state_dir(plan, o->paths, err);
