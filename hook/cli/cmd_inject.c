@@ -250,7 +250,9 @@ static int inject_locked(const struct inject_opts *io, const struct tsync_reques
          * at the config's write) leaves the cache as it found it; createRuntime
          * fills it for filter files. Its request is the options': an
          * annotation asking for us is refused (tsync_annotations_check). */
-        struct tsync_plan_paths paths = { .state_root = TSYNC_STATE_ROOT, .bundle = bundle };
+        struct tsync_plan_paths paths = { .state_root = TSYNC_STATE_ROOT,
+                                          .bundle = bundle,
+                                          .hooks_cache_dir = io->no_cache ? NULL : io->cache_dir };
         struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_INJECT,
                                          .req = req,
                                          .state_dir = state_dir,

@@ -178,9 +178,10 @@ struct tsync_plan_paths {
         const char *cache_dir;           /* NULL: no cache */
         const char *const *profile_dirs; /* where layers named by annotation are looked up, in order */
         size_t n_profile_dirs;
-        const char *state_root;  /* precreate's per-container directories live here */
-        const char *bundle;      /* the container's bundle (inject keeps its directory there) */
-        const char *record_root; /* precreate's recording directories live here (NULL: TSYNC_RECORD_ROOT) */
+        const char *state_root;      /* precreate's per-container directories live here */
+        const char *bundle;          /* the container's bundle (inject keeps its directory there) */
+        const char *record_root;     /* precreate's recording directories live here (NULL: TSYNC_RECORD_ROOT) */
+        const char *hooks_cache_dir; /* the cache our hooks will use when not cache_dir (inject's --cache-dir) */
 };
 
 /* Loads filter k of the plan with Docker-format capability conditions judged

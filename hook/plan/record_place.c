@@ -294,10 +294,12 @@ int tsync_record_place_check(const char *dir, const char *what, const struct tsy
 size_t tsync_record_places(const struct tsync_plan_paths *paths, struct tsync_record_place *ret)
 {
         size_t n = 0;
-        for (size_t i = 0; paths && i < paths->n_profile_dirs && n < TSYNC_RECORD_PLACES_MAX - 7; i++)
+        for (size_t i = 0; paths && i < paths->n_profile_dirs && n < TSYNC_RECORD_PLACES_MAX - 8; i++)
                 ret[n++] = (struct tsync_record_place){ paths->profile_dirs[i], "the profile directory" };
         if (paths && paths->cache_dir)
                 ret[n++] = (struct tsync_record_place){ paths->cache_dir, "the cache directory" };
+        if (paths && paths->hooks_cache_dir)
+                ret[n++] = (struct tsync_record_place){ paths->hooks_cache_dir, "the cache directory" };
         if (paths && paths->record_root)
                 ret[n++] = (struct tsync_record_place){ paths->record_root, "the record root" };
         ret[n++] = (struct tsync_record_place){ TSYNC_PROFILE_DIR_ETC, "the profile directory" };

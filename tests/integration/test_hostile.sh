@@ -1911,6 +1911,26 @@ testInjectNeverRecordsWhereWeReadOurOwnFiles() {
         done
 }
 
+# inject --cache-dir names the cache its hooks will trust: --record into it (or a directory
+# inside it) is refused before anything is written, as for the default cache.
+testInjectNeverRecordsIntoTheCacheItsHooksUse() {
+        local p id
+        C=$T/inject-cache-rec
+        mkdir -p "$C/cache/sub" || fail "setup"
+        for p in "$C/cache/x.json" "$C/cache/sub/x.json"; do
+                id=$(tsync_unique_id hostile-inject-rec)
+                make_bundle "$C/b" true || fail "bundle"
+                cp "$C/b/config.json" "$C/before.json"
+                inject --cache-dir "$C/cache" --record "$p" "$C/b" >"$C/inject.out" 2>&1
+                assertNotEquals "--record $p: inject went through" 0 "$?"
+                one_refusal "--record $p" "$C/inject.out" "the cache directory $C/cache"
+                echo "  --record $p: $(cat "$C/inject.out")"
+                assertTrue "--record $p: the config is untouched" "cmp -s $C/before.json $C/b/config.json"
+                assertFalse "--record $p: written" "[ -e $p ]"
+                rm -rf "$C/b"
+        done
+}
+
 # Podman (precreate, poststop): the annotation names the node's layer, or a file in the cache.
 # Refused before the workload runs; both keep what they held.
 podmanRecordsIntoTrustedPlaces() {
@@ -1938,6 +1958,57 @@ testUnderPodmanARecordingIntoAProfileDirOrTheCacheIsRefused() {
         RT=podman USR=0 ID=$(tsync_unique_id hostile-podman-rec) C=$T/podman-rec
         mkdir -p "$C" && make_rootfs "$C/rootfs" "$HOSTILE" || fail "rootfs"
         podmanRecordsIntoTrustedPlaces
+        podman_clean
+        RT=runc
+}
+
+# A pod engine's container (CRI-O's marks, which CRI-O sets on every container of a pod; CRI-O is
+# not on this machine, so real Podman carries them, through the same hooks.d precreate and
+# poststop): the pod's author names the path, so a file already there is refused before the
+# workload runs, and one raced into place before poststop is never replaced. A Podman user's own
+# container, with no pod mark, records over the user's own file as before.
+podmanPodRecordingNeverReplaces() {
+        local marks=(--annotation io.kubernetes.cri-o.ContainerType=container
+                --annotation "io.kubernetes.cri-o.SandboxID=$ID") rd=$C/rd id2
+        podman_hooks || fail "hooks.d"
+        mkdir -p "$rd" && echo '{"another": "pod"}' >"$rd/other.json" && cp "$rd/other.json" "$C/other.orig"
+        prun "$ID" --rm "${marks[@]}" --annotation "io.oci-seccomp-tsync.record=of:$rd/other.json" -- supervisor
+        assertNotEquals "$(what): a pod's recording over another's profile: the start went through" 0 "$rc"
+        assertEquals "$(what): the workload ran" "" "$(lines '^door=' "$C/$ID.out")"
+        assertContains "$(what): why: $(cat "$C/$ID.err")" "$(cat "$C/$ID.err")" "hook precreate"
+        assertTrue "$(what): the other pod's profile keeps its bytes" "cmp -s $C/other.orig $rd/other.json"
+        echo "  $(what) existing: $(tr '\n' ';' <"$C/$ID.err" | head -c 300)"
+
+        # Raced: free at the start, taken by another pod's profile before poststop writes.
+        id2=$(tsync_unique_id hostile-podman-rec)
+        rm -f "$C/rootfs/tmp/go"
+        podman --hooks-dir "$C/hooks.d" run -d --name "$id2" --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" "${marks[@]}" \
+                --annotation "io.oci-seccomp-tsync.record=of:$rd/raced.json" --rootfs "$C/rootfs" \
+                /bin/sh -c 'while [ ! -e /tmp/go ]; do sleep 0.1; done; mkdir /tmp/d' >"$C/$id2.out" 2>&1
+        assertEquals "$(what): the raced pod's start: $(cat "$C/$id2.out")" 0 "$?"
+        echo '{"another": "pod"}' >"$rd/raced.json"
+        touch "$C/rootfs/tmp/go"
+        podman wait "$id2" >/dev/null 2>&1
+        podman rm -f "$id2" >/dev/null 2>&1
+        assertEquals "$(what): the raced file keeps the other pod's bytes" '{"another": "pod"}' "$(cat "$rd/raced.json")"
+
+        # A Podman user's own container: its own file, replaced by its new recording.
+        id2=$(tsync_unique_id hostile-podman-rec)
+        prun "$id2" --rm --annotation "io.oci-seccomp-tsync.record=of:$rd/other.json" -- supervisor
+        assertEquals "$(what): a user's own container: $(cat "$C/$id2.err")" 0 "$rc"
+        assertFalse "$(what): a user's own container records over its own file" "cmp -s $C/other.orig $rd/other.json"
+}
+
+testUnderAPodEnginesPrecreateARecordingNeverReplacesAFile() {
+        podman_clean
+        command -v podman >/dev/null || {
+                fail "podman is not installed"
+                return
+        }
+        RT=podman USR=0 ID=$(tsync_unique_id hostile-podman-rec) C=$T/podman-pod-rec
+        mkdir -p "$C" && make_rootfs "$C/rootfs" "$HOSTILE" || fail "rootfs"
+        podmanPodRecordingNeverReplaces
         podman_clean
         RT=runc
 }
