@@ -21,7 +21,7 @@ enum tally { TALLY_PROTECTED, TALLY_NOT_ASKED, TALLY_SHORT, TALLY_UNKNOWN, TALLY
 
 /* How the container is named in lines: its engine's name, Kubernetes' with
  * its pod, else its id. */
-static char *display_name(const struct tsync_node_container *c)
+char *node_display_name(const struct tsync_node_container *c)
 {
         char *s = NULL;
         if (c->engine == TSYNC_NODE_KUBERNETES && c->pod && c->pod_namespace)
@@ -75,8 +75,7 @@ static int node_policy_load(const struct status_all_opts *o, struct node_policy 
         return 0;
 }
 
-/* Which exclude line, if any, leaves c out, by the names its engine gives it. */
-static const struct tsync_node_exclude *left_out(const struct node_policy *np, const struct tsync_node_container *c)
+const struct tsync_node_exclude *node_left_out(const struct tsync_node_policy *p, const struct tsync_node_container *c)
 {
         const char *engine = tsync_node_engine_name(c->engine);
         if (c->engine == TSYNC_NODE_KUBERNETES && c->pod && c->pod_namespace) {
@@ -84,16 +83,16 @@ static const struct tsync_node_exclude *left_out(const struct node_policy *np, c
                 if (asprintf(&k8s, "%s/%s%s%s", c->pod_namespace, c->pod, c->name ? "/" : "", c->name ? c->name : "") <
                     0)
                         return NULL;
-                return tsync_node_policy_excluded(&np->policy, engine, c->id, k8s);
+                return tsync_node_policy_excluded(p, engine, c->id, k8s);
         }
-        return tsync_node_policy_excluded(&np->policy, engine, c->id, c->name);
+        return tsync_node_policy_excluded(p, engine, c->id, c->name);
 }
 
 /* One container judged and said; its tally. */
 static enum tally one(const struct status_all_opts *o, const struct node_policy *np,
                       const struct tsync_node_container *c, struct tsync_json *arr, int *ret_r)
 {
-        _cleanup_free_ char *what = display_name(c);
+        _cleanup_free_ char *what = node_display_name(c);
         struct target t = *o->like;
         t.what = what ? what : c->id;
         t.kind = "node";
@@ -138,7 +137,7 @@ static enum tally one(const struct status_all_opts *o, const struct node_policy 
         struct status_all_node node = { .n = np->progs.n,
                                         .names = np->policy.layers,
                                         .conf = np->conf,
-                                        .left_out = np->progs.n ? left_out(np, c) : NULL };
+                                        .left_out = np->progs.n ? node_left_out(&np->policy, c) : NULL };
         if (row.res && node.n) {
                 row.node = &node;
                 /* A container that asks nothing of us had its programs left

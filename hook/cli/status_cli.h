@@ -140,6 +140,14 @@ struct status_all_opts {
  * policy could not be read. */
 int status_all(const struct status_all_opts *o);
 
+/* How a container of the node is named in lines (status --all, lockdown
+ * --all): its engine's name, Kubernetes' with its pod, else its id. NULL:
+ * out of memory. */
+char *node_display_name(const struct tsync_node_container *c);
+/* Which exclude line of the node's policy, if any, leaves c out, by the
+ * names its engine gives it. */
+const struct tsync_node_exclude *node_left_out(const struct tsync_node_policy *p, const struct tsync_node_container *c);
+
 /* One container against the node's layers. */
 struct status_all_node {
         size_t n;                                  /* the node's layers; 0: no policy to judge by */

@@ -118,7 +118,9 @@ testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         lockdown --no-cache --pid "$pid" --profile "$PROFILES/deny-mkdir.json"
         assertEquals 1 "$rc"
         assertContains "$(cat "$T/err")" "neither NO_NEW_PRIVS nor CAP_SYS_ADMIN"
-        assertContains "$(cat "$T/err")" "pid $pid tid $pid (lockdown_probe)"
+        # One line for the container, with the fix, not one a thread (issue 37).
+        assertEquals "one line: $(cat "$T/err")" 1 "$(grep -c . "$T/err")"
+        assertContains "$(cat "$T/err")" "give --set-no-new-privs"
         assert_untouched "a refused run touched tasks" '$3 != 0 || $4 != 0'
         lockdown --no-cache --pid "$pid" --set-no-new-privs --profile "$PROFILES/deny-mkdir.json"
         assertEquals "$(cat "$T/err")" 0 "$rc"

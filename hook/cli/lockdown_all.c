@@ -1,0 +1,380 @@
+/* oci-seccomp-tsync lockdown --all: the node's layers (node.conf) added to
+ * every running container the node's state roots name (hook/node's
+ * tsync_node_find), each one that does not carry them yet.
+ *
+ * Each container is taken in a child of its own that runs the one-container
+ * path (lockdown_container: its own tracer, freeze, watchdog, record and lock,
+ * so the all-or-nothing promise of `lockdown TARGET` holds for each), at most
+ * o->jobs at once: one that stalls to its deadlines holds up only its own
+ * slot. A child's lines go to a memfd of its own, shown only when it was not
+ * covered; its outcome comes back through shared memory, so that the parent
+ * says one line per container, in the order found. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lockdown_cli.h"
+#include "node/node_conf.h"
+#include "node/node_find.h"
+#include "shared/cleanup.h"
+#include "status_cli.h"
+#include "util/json.h"
+#include "util/json_build.h"
+#include "util/quote.h"
+
+static const char *const kind_names[LOCKDOWN_OUTCOME_COUNT] = {
+        [LOCKDOWN_COVERED] = "covered",
+        [LOCKDOWN_ALREADY] = "already covered",
+        [LOCKDOWN_REFUSED] = "refused",
+        [LOCKDOWN_INCOMPLETE] = "incomplete",
+        [LOCKDOWN_GONE] = "gone",
+        [LOCKDOWN_WOULD_COVER] = "would cover",
+        [LOCKDOWN_WOULD_REFUSE] = "would be refused",
+};
+/* --json's names. */
+static const char *const kind_keys[LOCKDOWN_OUTCOME_COUNT] = {
+        [LOCKDOWN_COVERED] = "covered",
+        [LOCKDOWN_ALREADY] = "already",
+        [LOCKDOWN_REFUSED] = "refused",
+        [LOCKDOWN_INCOMPLETE] = "incomplete",
+        [LOCKDOWN_GONE] = "gone",
+        [LOCKDOWN_WOULD_COVER] = "would-cover",
+        [LOCKDOWN_WOULD_REFUSE] = "would-refuse",
+};
+
+/* One container of the run. */
+struct slot {
+        const struct tsync_node_container *c;
+        char *what;
+        const struct tsync_node_exclude *left_out;
+        bool skipped;     /* not taken: left out, paused or not started (detail says) */
+        char detail[256]; /* why it was not taken */
+        pid_t child;      /* 0: not started or reaped */
+        int out;          /* the child's lines (a memfd), -1 when none */
+        int code;         /* its exit status, once reaped */
+};
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+        stop_sig = sig;
+}
+
+/* The child: one container, as `lockdown TARGET` would take it. */
+static void __attribute__((noreturn)) child(struct lockdown *l, struct slot *s, struct lockdown_outcome *out)
+{
+        (void)dup2(s->out, STDOUT_FILENO);
+        (void)dup2(s->out, STDERR_FILENO);
+        /* Its own signal handling: a SIGINT or SIGTERM forwarded by the
+         * parent (or from the terminal) unwinds its run. */
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        (void)sigaction(SIGINT, &dfl, NULL);
+        (void)sigaction(SIGTERM, &dfl, NULL);
+        (void)sigaction(SIGHUP, &dfl, NULL);
+        l->outcome = out;
+        l->t.what = s->what;
+        l->t.kind = "node";
+        l->t.runtime = s->c->format == TSYNC_NODE_FORMAT_RUNC ? "runc" : "crun";
+        l->t.root = s->c->root;
+        l->t.pid = s->c->pid;
+        l->t.config_path = s->c->config ? strdup(s->c->config) : NULL;
+        l->lock = -1;
+        l->dog = (struct tsync_lockdown_watchdog){ .sock = -1 };
+        if (!tsync_node_container_runs(s->c)) {
+                out->kind = LOCKDOWN_GONE;
+                (void)snprintf(out->detail, sizeof(out->detail), "it stopped before it was taken");
+                _exit(CLI_EXIT_OK);
+        }
+        int code = lockdown_container(l);
+        (void)fflush(stdout);
+        (void)fflush(stderr);
+        _exit(code);
+}
+
+static int start(struct lockdown *l, struct slot *s, struct lockdown_outcome *out)
+{
+        s->out = memfd_create("lockdown-all", MFD_CLOEXEC);
+        if (s->out < 0)
+                return -errno;
+        out->kind = LOCKDOWN_REFUSED;
+        (void)snprintf(out->detail, sizeof(out->detail), "its lockdown ended without a word (exit status unknown)");
+        (void)fflush(stdout);
+        (void)fflush(stderr);
+        s->child = fork();
+        if (s->child < 0)
+                return -errno;
+        if (s->child == 0)
+                child(l, s, out);
+        return 0;
+}
+
+/* Waits for any child of the run; forwards a stop signal to every one. */
+static struct slot *reap(struct slot *slots, size_t n, size_t *running)
+{
+        for (;;) {
+                int st;
+                pid_t p = waitpid(-1, &st, 0);
+                if (p < 0 && errno == EINTR) {
+                        for (size_t i = 0; stop_sig && i < n; i++)
+                                if (slots[i].child > 0)
+                                        (void)kill(slots[i].child, stop_sig);
+                        continue;
+                }
+                if (p < 0)
+                        return NULL;
+                for (size_t i = 0; i < n; i++)
+                        if (slots[i].child == p) {
+                                slots[i].child = 0;
+                                slots[i].code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+                                (*running)--;
+                                return &slots[i];
+                        }
+        }
+}
+
+/* A child that was not covered: its own lines, on stderr, as it said them. */
+static void show_lines(const struct slot *s)
+{
+        if (s->out < 0)
+                return;
+        char buf[4096];
+        off_t at = 0;
+        ssize_t r;
+        while ((r = pread(s->out, buf, sizeof(buf), at)) > 0) {
+                (void)fwrite(buf, 1, (size_t)r, stderr);
+                at += r;
+        }
+}
+
+static const char *engine_of(const struct slot *s)
+{
+        return tsync_node_engine_name(s->c->engine);
+}
+
+static void print_row(const struct lockdown *l, const struct slot *s, const struct lockdown_outcome *out)
+{
+        /* Names and details may carry text a container's engine took from
+         * its author (a pod's names, a comm in a refusal): quoted. */
+        _cleanup_free_ char *what = tsync_quote_dup(s->what);
+        _cleanup_free_ char *detail = tsync_quote_dup(s->skipped ? s->detail : out->detail);
+        const char *kind = s->left_out  ? "left out"
+                           : s->skipped ? (l->dry_run ? "would be refused" : "refused")
+                                        : kind_names[out->kind];
+        printf("%s (%s %.12s): %s%s%s%s\n", what ? what : "?", engine_of(s), s->c->id, kind,
+               detail && detail[0] ? ": " : "", detail ? detail : "", out->killed ? "; killed (--or-kill)" : "");
+}
+
+static int json_row(struct tsync_json *arr, const struct lockdown *l, const struct slot *s,
+                    const struct lockdown_outcome *out)
+{
+        struct tsync_json *o = tsync_json_new_object();
+        if (!o)
+                return -ENOMEM;
+        const char *kind = s->left_out  ? "left-out"
+                           : s->skipped ? (l->dry_run ? "would-refuse" : "refused")
+                                        : kind_keys[out->kind];
+        int r = tsync_json_set(o, "name", tsync_json_new_string(s->what));
+        if (r == 0)
+                r = tsync_json_set(o, "id", tsync_json_new_string(s->c->id));
+        if (r == 0)
+                r = tsync_json_set(o, "engine", tsync_json_new_string(engine_of(s)));
+        if (r == 0)
+                r = tsync_json_set(o, "pid", tsync_json_new_u64((uint64_t)s->c->pid));
+        if (r == 0)
+                r = tsync_json_set(o, "result", tsync_json_new_string(kind));
+        if (r == 0)
+                r = tsync_json_set(o, "detail", tsync_json_new_string(s->skipped ? s->detail : out->detail));
+        if (r == 0 && s->left_out)
+                r = tsync_json_set(o, "line", tsync_json_new_u64(s->left_out->line));
+        if (r == 0)
+                r = tsync_json_set(o, "killed", tsync_json_new_bool(out->killed));
+        if (r < 0) {
+                tsync_json_free(o);
+                return r;
+        }
+        return tsync_json_append(arr, o);
+}
+
+/* Which of the summary's counts an outcome is. */
+enum tally { T_COVERED, T_ALREADY, T_LEFT_OUT, T_NOT_COVERED, T_GONE, T_COUNT };
+
+static enum tally tally_of(const struct slot *s, const struct lockdown_outcome *out)
+{
+        if (s->left_out)
+                return T_LEFT_OUT;
+        if (s->skipped)
+                return T_NOT_COVERED;
+        switch (out->kind) {
+        case LOCKDOWN_COVERED:
+        case LOCKDOWN_WOULD_COVER:
+                return T_COVERED;
+        case LOCKDOWN_ALREADY:
+                return T_ALREADY;
+        case LOCKDOWN_GONE:
+                return T_GONE;
+        default:
+                return T_NOT_COVERED;
+        }
+}
+
+/* What is decided without a child: left out by the node's policy, paused
+ * (lockdown never thaws what someone else froze), created and not started
+ * (its workload has not run; taken once it runs). */
+static void judge_first(const struct lockdown_all_opts *o, struct slot *s)
+{
+        s->left_out = node_left_out(o->policy, s->c);
+        if (s->left_out) {
+                s->skipped = true;
+                (void)snprintf(s->detail, sizeof(s->detail), "%s, line %u: %s", o->node_conf, s->left_out->line,
+                               s->left_out->reason);
+        } else if (s->c->state == TSYNC_NODE_PAUSED) {
+                s->skipped = true;
+                (void)snprintf(s->detail, sizeof(s->detail),
+                               "paused: lockdown never thaws a container someone else froze; resume it and run "
+                               "lockdown --all again");
+        } else if (s->c->state == TSYNC_NODE_CREATED) {
+                s->skipped = true;
+                (void)snprintf(s->detail, sizeof(s->detail),
+                               "created, not started: run lockdown --all again once it runs");
+        }
+}
+
+int lockdown_all(struct lockdown *l, const struct lockdown_all_opts *o)
+{
+        struct tsync_node_container *c = NULL;
+        size_t n = 0;
+        struct tsync_warnings w = { 0 };
+        struct tsync_err err = { 0 };
+        if (tsync_node_find(&o->find, &c, &n, &w, &err) < 0) {
+                frontend_warnings("lockdown --all", &w);
+                frontend_error("lockdown --all", &err);
+                return CLI_EXIT_FAILED;
+        }
+        frontend_warnings("lockdown --all", &w);
+        struct slot *slots = calloc(n ? n : 1, sizeof(*slots));
+        /* Shared with the children, which fill their own. */
+        size_t map_len = (n ? n : 1) * sizeof(struct lockdown_outcome);
+        struct lockdown_outcome *outs = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (!slots || outs == MAP_FAILED) {
+                free(slots);
+                tsync_node_containers_free(c, n);
+                frontend_errorf("lockdown --all", "out of memory");
+                return CLI_EXIT_FAILED;
+        }
+        struct sigaction sa = { .sa_handler = on_stop }, old[3];
+        (void)sigemptyset(&sa.sa_mask);
+        (void)sigaction(SIGINT, &sa, &old[0]);
+        (void)sigaction(SIGTERM, &sa, &old[1]);
+        (void)sigaction(SIGHUP, &sa, &old[2]);
+        int r = 0;
+        size_t running = 0, next = 0;
+        for (size_t i = 0; i < n; i++) {
+                slots[i] = (struct slot){ .c = &c[i], .what = node_display_name(&c[i]), .out = -1 };
+                if (!slots[i].what)
+                        r = -ENOMEM;
+                else
+                        judge_first(o, &slots[i]);
+        }
+        /* Containers taken at most o->jobs at once, in the order found. */
+        while (r == 0 && (next < n || running)) {
+                while (!stop_sig && next < n && running < o->jobs) {
+                        struct slot *s = &slots[next];
+                        struct lockdown_outcome *out = &outs[next++];
+                        if (s->skipped)
+                                continue;
+                        int e = start(l, s, out);
+                        if (e < 0) {
+                                out->kind = LOCKDOWN_REFUSED;
+                                (void)snprintf(out->detail, sizeof(out->detail), "its lockdown could not start: %s",
+                                               strerror(-e));
+                                continue;
+                        }
+                        running++;
+                }
+                if (stop_sig && next < n) {
+                        for (; next < n; next++)
+                                if (!slots[next].skipped) {
+                                        outs[next].kind = LOCKDOWN_REFUSED;
+                                        (void)snprintf(outs[next].detail, sizeof(outs[next].detail),
+                                                       "not taken: lockdown --all was stopped (signal %d)",
+                                                       (int)stop_sig);
+                                }
+                }
+                if (running && !reap(slots, n, &running))
+                        break;
+        }
+        (void)sigaction(SIGINT, &old[0], NULL);
+        (void)sigaction(SIGTERM, &old[1], NULL);
+        (void)sigaction(SIGHUP, &old[2], NULL);
+
+        size_t tally[T_COUNT] = { 0 };
+        _cleanup_json_ struct tsync_json *arr = o->json ? tsync_json_new_array() : NULL;
+        if (o->json && !arr)
+                r = -ENOMEM;
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                tally[tally_of(&slots[i], &outs[i])]++;
+                if (o->json)
+                        r = json_row(arr, l, &slots[i], &outs[i]);
+                else
+                        print_row(l, &slots[i], &outs[i]);
+                if (tally_of(&slots[i], &outs[i]) == T_NOT_COVERED)
+                        show_lines(&slots[i]);
+        }
+        if (o->json && r == 0) {
+                _cleanup_json_ struct tsync_json *top = tsync_json_new_object();
+                _cleanup_free_ char *text = NULL;
+                size_t len;
+                struct tsync_json *layers = tsync_json_new_array();
+                for (size_t i = 0; layers && i < o->policy->n_layers && r == 0; i++)
+                        r = tsync_json_append(layers, tsync_json_new_string(o->policy->layers[i]));
+                if (r < 0 || !top || !layers) {
+                        tsync_json_free(layers);
+                        r = -ENOMEM;
+                } else {
+                        r = tsync_json_set(top, "layers", layers);
+                }
+                if (r == 0)
+                        r = tsync_json_set(top, "dryRun", tsync_json_new_bool(l->dry_run));
+                if (r == 0)
+                        r = tsync_json_set(top, "containers", TAKE_PTR(arr));
+                _cleanup_json_ struct tsync_json *sum = r == 0 ? tsync_json_new_object() : NULL;
+                static const char *const keys[T_COUNT] = { "covered", "already", "leftOut", "notCovered", "gone" };
+                if (r == 0 && !sum)
+                        r = -ENOMEM;
+                for (size_t k = 0; r == 0 && k < T_COUNT; k++)
+                        r = tsync_json_set(sum, keys[k], tsync_json_new_u64(tally[k]));
+                if (r == 0)
+                        r = tsync_json_set(top, "summary", TAKE_PTR(sum));
+                if (r == 0)
+                        r = tsync_json_write(top, true, &text, &len, &err);
+                if (r == 0)
+                        printf("%s\n", text);
+        }
+        for (size_t i = 0; i < n; i++) {
+                free(slots[i].what);
+                if (slots[i].out >= 0)
+                        (void)close(slots[i].out);
+        }
+        free(slots);
+        (void)munmap(outs, map_len);
+        tsync_node_containers_free(c, n);
+        if (r < 0) {
+                frontend_errorf("lockdown --all", "%s", strerror(-r));
+                return CLI_EXIT_FAILED;
+        }
+        if (!o->json)
+                printf("\n%zu container%s: %zu %s, %zu already covered, %zu left out, %zu not covered, %zu gone\n", n,
+                       n == 1 ? "" : "s", tally[T_COVERED], l->dry_run ? "would be covered" : "covered",
+                       tally[T_ALREADY], tally[T_LEFT_OUT], tally[T_NOT_COVERED], tally[T_GONE]);
+        /* --dry-run changed nothing: a container it would cover is not covered yet. */
+        bool short_ = tally[T_NOT_COVERED] || (l->dry_run && tally[T_COVERED]);
+        return short_ ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}

@@ -1,0 +1,74 @@
+/* lockdown's command (cmd_lockdown.c: one container) and lockdown --all
+ * (lockdown_all.c: every container of the node, each in a child of its own
+ * running the one-container path). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lockdown/lockdown.h"
+#include "plan/plan.h"
+#include "status_cli.h"
+
+/* What one container's run came to, as lockdown --all reports it. */
+enum lockdown_outcome_kind {
+        LOCKDOWN_COVERED,      /* every task proven to carry the layers */
+        LOCKDOWN_ALREADY,      /* PID 1 and every task carry them already: nothing done */
+        LOCKDOWN_REFUSED,      /* nothing was changed */
+        LOCKDOWN_INCOMPLETE,   /* some tasks may carry part of the layers */
+        LOCKDOWN_GONE,         /* it stopped before it was taken */
+        LOCKDOWN_WOULD_COVER,  /* --dry-run */
+        LOCKDOWN_WOULD_REFUSE, /* --dry-run */
+        LOCKDOWN_OUTCOME_COUNT,
+};
+
+struct lockdown_outcome {
+        enum lockdown_outcome_kind kind;
+        bool killed; /* --or-kill killed the container */
+        char detail[1024];
+};
+
+struct lockdown {
+        struct target t;
+        struct tsync_plan_programs progs[2]; /* --layers's, then --profile's */
+        const struct tsync_program *prog[TSYNC_MAX_LAYERS * 2];
+        const char *prog_name[TSYNC_MAX_LAYERS * 2]; /* the layer's name or file, for the record */
+        size_t n_prog;
+        bool set_nnp, or_kill;
+        /* lockdown --all's: a container that carries every layer already is
+         * left as it is; --dry-run judges and changes nothing. */
+        bool only_missing, dry_run;
+        struct lockdown_outcome *outcome; /* NULL: one container, said on the terminal alone */
+        /* The container's lockdown record (lockdown_record.h): as found, and
+         * whether ours, with the new layers, was written (record_begin). */
+        char key[64];
+        int lock; /* the container's lockdown lock (tsync_lockdown_record_lock), -1 when not held */
+        struct tsync_lockdown_record before;
+        bool recorded;
+        bool init_ours; /* PID 1 is our init: the runtime wrapper can give exec'd processes the layers */
+        pid_t parent;   /* the target process's parent (host pid), as status read it */
+        /* Thaws and puts the record back should lockdown die (lockdown_guard.c). */
+        struct tsync_lockdown_watchdog dog;
+};
+
+/* One container, l->t resolved or to be resolved: the run, --or-kill, the
+ * record made final. A CLI_EXIT_* code. */
+int lockdown_container(struct lockdown *l);
+
+/* lockdown --all's default for --jobs, and its most roots. */
+#define LOCKDOWN_ALL_JOBS      4
+#define LOCKDOWN_ALL_ROOTS_MAX 16
+
+struct lockdown_all_opts {
+        bool json;
+        unsigned jobs; /* containers taken at once */
+        struct tsync_node_find_opts find;
+        const char *node_conf;
+        const struct tsync_node_policy *policy;
+};
+
+/* lockdown --all: l holds the node's layers compiled and the options; every
+ * container found is taken in a child of its own (at most o->jobs at once),
+ * one line each, a summary. 0 every container covered, already covered,
+ * left out or gone; 1 any other. */
+int lockdown_all(struct lockdown *l, const struct lockdown_all_opts *o);
