@@ -316,6 +316,18 @@ void status_print_all_row(const struct status_all_row *row)
                : row->res->st.init_ours ? "ours"
                                         : "-",
                row->verdict, what, id[0] ? " (" : "", id, id[0] ? ")" : "");
+        /* A ring's requests are not system calls: no layer reaches them, and
+         * only a restart ends the ring (docs/lockdown.md). */
+        for (size_t i = 0; row->res && i < row->res->st.n; i++) {
+                const struct tsync_status_task *k = &row->res->st.tasks[i];
+                if (k->pid != k->tid || k->io_uring_fd < 0 || k->dead)
+                        continue;
+                char comm[TSYNC_QUOTED_MAX(sizeof(k->comm)) + 1];
+                (void)tsync_quote(comm, sizeof(comm), k->comm, strlen(k->comm));
+                printf("    io_uring: pid %d (%s) holds a ring (fd %d): its requests pass no seccomp filter; restart "
+                       "the container to cover it fully\n",
+                       (int)k->pid, comm, k->io_uring_fd);
+        }
         /* The node's layers, under the line: the reason is root's text (node.conf), shown as written. */
         const struct status_all_node *n = row->node;
         if (!n)

@@ -302,6 +302,28 @@ testTheNodesLayersAreJudgedOnEveryContainer() {
         assertEquals "nothing judged" "" "$(cat "$T/out")"
 }
 
+# A process holding an io_uring ring: its requests are not system calls, so no layer reaches them;
+# the line says which process and that a restart covers it (issue 37).
+testAProcessHoldingAnIoUringRingIsFlagged() {
+        local hostile=$TSYNC_BUILD/tests/static/lockdown_hostile
+        tsync_need_built "$hostile"
+        make_rootfs "$T/u/rootfs" "$hostile" && make_bundle "$T/u" /bin/lockdown_hostile uring &&
+                tsync_json_edit "$T/u/config.json" '.process.capabilities.ambient = [] | del(.linux.seccomp)' ||
+                fail "bundle"
+        start_in "$R" "$ID-uring" "$T/u" || fail "start"
+        engine_wait 10 grep -q "hostile uring ready" "$TSYNC_TMP/$ID-uring.log"
+        local pid
+        pid=$(runc --root "$R" state "$ID-uring" | jq .pid)
+        all --only-roots --root "$R"
+        assertContains "$(cat "$T/out")" "io_uring: pid $pid (lockdown_hostil) holds a ring (fd "
+        assertContains "$(cat "$T/out")" "restart the container to cover it fully"
+        # It asks nothing of us and no policy names layers: flagged, not a shortfall.
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        json_all --only-roots --root "$R"
+        assertEquals "--json: the task's ring" "true" \
+                "$(of "$ID-uring" "[.status.tasks[] | select(.pid == $pid) | .io_uring_fd >= 0] | any")"
+}
+
 testBadCommandLinesAreRefused() {
         all "$ID"
         assertEquals "a TARGET beside --all" 2 "$rc"
