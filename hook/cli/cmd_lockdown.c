@@ -22,7 +22,7 @@ static void help(FILE *f)
 {
         fprintf(f,
                 "Usage: %s lockdown [OPTIONS] (--profile FILE | --layers NAMES)... TARGET\n"
-                "       %s lockdown --all [--dry-run] [--json] [--jobs N] [--or-kill] [--node-conf FILE]\n"
+                "       %s lockdown --all [--dry-run | --json | --watch] [--jobs N] [--or-kill] [--node-conf FILE]\n"
                 "                 [--root DIR]... [--containerd-root DIR]... [--only-roots]\n"
                 "Adds the layers to every thread of every process of a running container, without a restart:\n"
                 "its cgroup is frozen, every task taken under ptrace, one thread of each process made to load\n"
@@ -55,7 +55,12 @@ static void help(FILE *f)
                 "      --jobs N           containers taken at once (default %d, at most 64)\n"
                 "      --root DIR         also a runtime's state root DIR (DIR/ID); repeatable\n"
                 "      --containerd-root DIR  also a containerd shim's root DIR (DIR/NAMESPACE/ID); repeatable\n"
-                "      --only-roots       only the roots given, not the node's\n",
+                "      --only-roots       only the roots given, not the node's\n"
+                "      --watch            keep at it: a pass again whenever node.conf or a profile directory\n"
+                "                         changes (read and compiled again first; a policy that cannot be read\n"
+                "                         keeps the layers in force) or a state root gains a container (inotify;\n"
+                "                         a pass each minute all the same); each action in the system log;\n"
+                "                         until SIGINT, SIGTERM or SIGHUP (exit 0)\n",
                 PROGRAM, PROGRAM, TSYNC_PREFIX, TSYNC_NODE_CONF, LOCKDOWN_ALL_JOBS);
 }
 
@@ -94,6 +99,53 @@ static int compile(struct lockdown *l, char **names, size_t n_names, char **file
         return 0;
 }
 
+/* What the watch needs to read the policy again. */
+struct reload_ctx {
+        struct tsync_node_policy *node; /* in force; replaced by a new one that compiles */
+        const char *node_conf;
+        const char *const *dirs;
+        size_t n_dirs;
+        const char *cache_dir;
+        bool set_nnp; /* --set-no-new-privs was given */
+};
+
+/* node.conf again, and its layers compiled: in force only when both work,
+ * so that a policy half written or broken keeps what was in force (said). */
+static int reload(void *ctx, struct lockdown *l, struct lockdown_all_opts *o)
+{
+        struct reload_ctx *rc = ctx;
+        struct tsync_node_policy next = { 0 };
+        struct tsync_err err = { 0 };
+        if (tsync_node_policy_read(rc->node_conf, &next, &err) < 0 || !next.n_layers) {
+                if (!err.msg[0])
+                        (void)tsync_error(&err, EINVAL, "%s names no layers", rc->node_conf);
+                frontend_errorf("lockdown --watch", "%s; %s", err.msg,
+                                l->n_prog ? "the layers in force stay" : "waiting for it to name layers");
+                tsync_node_policy_clear(&next);
+                return -1;
+        }
+        struct lockdown nl = { .n_prog = 0 };
+        if (compile(&nl, next.layers, next.n_layers, NULL, 0, rc->dirs, rc->n_dirs, rc->cache_dir) < 0) {
+                frontend_errorf("lockdown --watch", "%s: its layers do not compile; the layers in force stay",
+                                rc->node_conf);
+                tsync_plan_programs_clear(&nl.progs[0]);
+                tsync_node_policy_clear(&next);
+                return -1;
+        }
+        tsync_plan_programs_clear(&l->progs[0]);
+        tsync_plan_programs_clear(&l->progs[1]);
+        l->progs[0] = nl.progs[0];
+        l->progs[1] = (struct tsync_plan_programs){ 0 };
+        memcpy(l->prog, nl.prog, sizeof(l->prog));
+        memcpy(l->prog_name, nl.prog_name, sizeof(l->prog_name));
+        l->n_prog = nl.n_prog;
+        l->set_nnp = rc->set_nnp || next.nnp == TSYNC_NODE_NNP_SET;
+        tsync_node_policy_clear(rc->node);
+        *rc->node = next;
+        o->policy = rc->node;
+        return 0;
+}
+
 int cmd_lockdown(int argc, char **argv)
 {
         enum {
@@ -109,6 +161,7 @@ int cmd_lockdown(int argc, char **argv)
                 OPT_JOBS,
                 OPT_CONTAINERD_ROOT,
                 OPT_ONLY_ROOTS,
+                OPT_WATCH,
         };
         static const struct option options[] = { TARGET_OPTIONS,
                                                  { "profile", required_argument, NULL, 'p' },
@@ -125,6 +178,7 @@ int cmd_lockdown(int argc, char **argv)
                                                  { "jobs", required_argument, NULL, OPT_JOBS },
                                                  { "containerd-root", required_argument, NULL, OPT_CONTAINERD_ROOT },
                                                  { "only-roots", no_argument, NULL, OPT_ONLY_ROOTS },
+                                                 { "watch", no_argument, NULL, OPT_WATCH },
                                                  { "help", no_argument, NULL, 'h' },
                                                  {} };
         struct lockdown l = { .t = { .kind = NULL }, .lock = -1, .dog = { .sock = -1 } };
@@ -138,7 +192,7 @@ int cmd_lockdown(int argc, char **argv)
         _cleanup_(tsync_node_policy_clear) struct tsync_node_policy node = { 0 };
         int opt, code = CLI_EXIT_USAGE;
         _cleanup_free_ char *layer_arg = NULL;
-        bool all = false, json = false, only_roots = false;
+        bool all = false, json = false, only_roots = false, watch = false, set_nnp_given = false;
         unsigned jobs = LOCKDOWN_ALL_JOBS;
         /* --all's roots, as status --all takes them: every --root, every --containerd-root. */
         struct tsync_node_root roots[LOCKDOWN_ALL_ROOTS_MAX];
@@ -202,7 +256,7 @@ int cmd_lockdown(int argc, char **argv)
                         dirs[n_dirs++] = optarg;
                         break;
                 case OPT_NNP:
-                        l.set_nnp = true;
+                        l.set_nnp = set_nnp_given = true;
                         break;
                 case OPT_OR_KILL:
                         l.or_kill = true;
@@ -227,6 +281,9 @@ int cmd_lockdown(int argc, char **argv)
                         break;
                 case OPT_ONLY_ROOTS:
                         only_roots = true;
+                        break;
+                case OPT_WATCH:
+                        watch = true;
                         break;
                 case OPT_JOBS: {
                         char *end;
@@ -257,11 +314,18 @@ int cmd_lockdown(int argc, char **argv)
                         frontend_errorf("lockdown", "--only-roots needs --root or --containerd-root");
                         goto out;
                 }
-        } else if (n_roots > n_runtime_roots || only_roots || l.dry_run || json || jobs != LOCKDOWN_ALL_JOBS) {
+                if (watch && (l.dry_run || json)) {
+                        frontend_errorf("lockdown", "--watch keeps the node covered: not with --dry-run or --json");
+                        goto out;
+                }
+        } else if (n_roots > n_runtime_roots || only_roots || l.dry_run || json || watch || jobs != LOCKDOWN_ALL_JOBS) {
                 frontend_errorf("lockdown",
-                                "--containerd-root, --only-roots, --dry-run, --json and --jobs go with --all");
+                                "--containerd-root, --only-roots, --dry-run, --json, --jobs and --watch go with --all");
                 goto out;
         }
+        /* The watch says every action in the system log, from its first line on. */
+        if (watch)
+                frontend_syslog_enable();
         if (!all && target_finish(&l.t, "lockdown", argc, argv, optind) < 0)
                 goto out;
         if (!all && n_names + n_files == 0) {
@@ -282,7 +346,13 @@ int cmd_lockdown(int argc, char **argv)
         if (node.nnp == TSYNC_NODE_NNP_SET)
                 l.set_nnp = true;
         if (all) {
-                if (!node.n_layers) {
+                /* The watch waits for a policy that names layers (a node's
+                 * DaemonSet may start it before the policy is in place). */
+                if (!node.n_layers && watch) {
+                        frontend_warnf("lockdown --watch", "%s names no layers (%s): waiting for it to",
+                                       node_conf ? node_conf : TSYNC_NODE_CONF,
+                                       node.present ? "no layers line" : "it does not exist");
+                } else if (!node.n_layers) {
                         frontend_errorf("lockdown --all", "%s names no layers: nothing to add (%s)",
                                         node_conf ? node_conf : TSYNC_NODE_CONF,
                                         node.present ? "write layers = NAME[,NAME...]" : "it does not exist");
@@ -303,7 +373,18 @@ int cmd_lockdown(int argc, char **argv)
                         .node_conf = node_conf ? node_conf : TSYNC_NODE_CONF,
                         .policy = &node,
                 };
-                code = lockdown_all(&l, &o);
+                if (watch) {
+                        struct reload_ctx rc = { .node = &node,
+                                                 .node_conf = o.node_conf,
+                                                 .dirs = dirs,
+                                                 .n_dirs = n_dirs,
+                                                 .cache_dir = cache_dir,
+                                                 .set_nnp = set_nnp_given };
+                        o.quiet = true;
+                        code = lockdown_watch(&l, &o, dirs, n_dirs, reload, &rc);
+                } else {
+                        code = lockdown_all(&l, &o);
+                }
         } else {
                 code = lockdown_container(&l);
         }

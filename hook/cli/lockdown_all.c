@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syslog.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "node/node_conf.h"
 #include "node/node_find.h"
 #include "shared/cleanup.h"
+#include "status/status.h"
 #include "status_cli.h"
 #include "util/json.h"
 #include "util/json_build.h"
@@ -55,6 +57,7 @@ struct slot {
         char *what;
         const struct tsync_node_exclude *left_out;
         bool skipped;     /* not taken: left out, paused or not started (detail says) */
+        bool self;        /* the container lockdown --all runs in: left out */
         char detail[256]; /* why it was not taken */
         pid_t child;      /* 0: not started or reaped */
         int out;          /* the child's lines (a memfd), -1 when none */
@@ -159,17 +162,19 @@ static const char *engine_of(const struct slot *s)
         return tsync_node_engine_name(s->c->engine);
 }
 
-static void print_row(const struct lockdown *l, const struct slot *s, const struct lockdown_outcome *out)
+static void row_line(const struct lockdown *l, const struct slot *s, const struct lockdown_outcome *out, char *line,
+                     size_t size)
 {
         /* Names and details may carry text a container's engine took from
          * its author (a pod's names, a comm in a refusal): quoted. */
         _cleanup_free_ char *what = tsync_quote_dup(s->what);
         _cleanup_free_ char *detail = tsync_quote_dup(s->skipped ? s->detail : out->detail);
-        const char *kind = s->left_out  ? "left out"
-                           : s->skipped ? (l->dry_run ? "would be refused" : "refused")
-                                        : kind_names[out->kind];
-        printf("%s (%s %.12s): %s%s%s%s\n", what ? what : "?", engine_of(s), s->c->id, kind,
-               detail && detail[0] ? ": " : "", detail ? detail : "", out->killed ? "; killed (--or-kill)" : "");
+        const char *kind = s->left_out || s->self ? "left out"
+                           : s->skipped           ? (l->dry_run ? "would be refused" : "refused")
+                                                  : kind_names[out->kind];
+        (void)snprintf(line, size, "%s (%s %.12s): %s%s%s%s", what ? what : "?", engine_of(s), s->c->id, kind,
+                       detail && detail[0] ? ": " : "", detail ? detail : "",
+                       out->killed ? "; killed (--or-kill)" : "");
 }
 
 static int json_row(struct tsync_json *arr, const struct lockdown *l, const struct slot *s,
@@ -178,9 +183,9 @@ static int json_row(struct tsync_json *arr, const struct lockdown *l, const stru
         struct tsync_json *o = tsync_json_new_object();
         if (!o)
                 return -ENOMEM;
-        const char *kind = s->left_out  ? "left-out"
-                           : s->skipped ? (l->dry_run ? "would-refuse" : "refused")
-                                        : kind_keys[out->kind];
+        const char *kind = s->left_out || s->self ? "left-out"
+                           : s->skipped           ? (l->dry_run ? "would-refuse" : "refused")
+                                                  : kind_keys[out->kind];
         int r = tsync_json_set(o, "name", tsync_json_new_string(s->what));
         if (r == 0)
                 r = tsync_json_set(o, "id", tsync_json_new_string(s->c->id));
@@ -208,7 +213,7 @@ enum tally { T_COVERED, T_ALREADY, T_LEFT_OUT, T_NOT_COVERED, T_GONE, T_COUNT };
 
 static enum tally tally_of(const struct slot *s, const struct lockdown_outcome *out)
 {
-        if (s->left_out)
+        if (s->left_out || s->self)
                 return T_LEFT_OUT;
         if (s->skipped)
                 return T_NOT_COVERED;
@@ -225,13 +230,38 @@ static enum tally tally_of(const struct slot *s, const struct lockdown_outcome *
         }
 }
 
+/* Whether pid is this process or one of its ancestors: the container the
+ * watch itself runs in (a node's DaemonSet), whose freeze would freeze it. */
+static bool runs_us(pid_t pid)
+{
+        pid_t p = getpid();
+        for (int depth = 0; p > 1 && depth < 64; depth++) {
+                if (p == pid)
+                        return true;
+                _cleanup_free_ char *line = NULL;
+                const char *fields = NULL;
+                struct tsync_err err = { 0 };
+                int ppid;
+                /* state, then ppid, past the comm */
+                if (tsync_proc_stat_read(p, &line, &fields, &err) < 0 || sscanf(fields, " %*c %d", &ppid) != 1)
+                        return false;
+                p = (pid_t)ppid;
+        }
+        return false;
+}
+
 /* What is decided without a child: left out by the node's policy, paused
  * (lockdown never thaws what someone else froze), created and not started
  * (its workload has not run; taken once it runs). */
 static void judge_first(const struct lockdown_all_opts *o, struct slot *s)
 {
         s->left_out = node_left_out(o->policy, s->c);
-        if (s->left_out) {
+        if (!s->left_out && runs_us(s->c->pid)) {
+                s->skipped = s->self = true;
+                (void)snprintf(s->detail, sizeof(s->detail),
+                               "lockdown --all runs in it: a freeze of it would stop lockdown itself (a node's "
+                               "DaemonSet: leave it out in node.conf to say so)");
+        } else if (s->left_out) {
                 s->skipped = true;
                 (void)snprintf(s->detail, sizeof(s->detail), "%s, line %u: %s", o->node_conf, s->left_out->line,
                                s->left_out->reason);
@@ -247,13 +277,50 @@ static void judge_first(const struct lockdown_all_opts *o, struct slot *s)
         }
 }
 
+static void strings_free(char **v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
+void lockdown_all_seen_clear(struct lockdown_all_seen *s)
+{
+        strings_free(s->roots, s->n_roots);
+        strings_free(s->said, s->n_said);
+        *s = (struct lockdown_all_seen){ 0 };
+}
+
+/* Whether the last pass said line of container id (quiet). */
+static bool said_before(const struct lockdown_all_seen *seen, const char *key)
+{
+        for (size_t i = 0; seen && i < seen->n_said; i++)
+                if (strcmp(seen->said[i], key) == 0)
+                        return true;
+        return false;
+}
+
 int lockdown_all(struct lockdown *l, const struct lockdown_all_opts *o)
+{
+        return lockdown_all_pass(l, o, NULL);
+}
+
+int lockdown_all_pass(struct lockdown *l, const struct lockdown_all_opts *o, struct lockdown_all_seen *seen)
 {
         struct tsync_node_container *c = NULL;
         size_t n = 0;
         struct tsync_warnings w = { 0 };
         struct tsync_err err = { 0 };
-        if (tsync_node_find(&o->find, &c, &n, &w, &err) < 0) {
+        struct tsync_node_find_opts find = o->find;
+        if (seen) {
+                strings_free(seen->roots, seen->n_roots);
+                seen->roots = NULL;
+                seen->n_roots = 0;
+                seen->created = false;
+                find.ret_roots = &seen->roots;
+                find.ret_n_roots = &seen->n_roots;
+        }
+        if (tsync_node_find(&find, &c, &n, &w, &err) < 0) {
                 frontend_warnings("lockdown --all", &w);
                 frontend_error("lockdown --all", &err);
                 return CLI_EXIT_FAILED;
@@ -282,7 +349,22 @@ int lockdown_all(struct lockdown *l, const struct lockdown_all_opts *o)
                         r = -ENOMEM;
                 else
                         judge_first(o, &slots[i]);
+                if (seen && c[i].state == TSYNC_NODE_CREATED && !slots[i].left_out)
+                        seen->created = true;
         }
+        /* The pod it runs in (its sandbox, the DaemonSet's other containers)
+         * shares the node's pid namespace or its own: none of it is taken. */
+        for (size_t i = 0; r == 0 && i < n; i++)
+                if (slots[i].self && c[i].engine == TSYNC_NODE_KUBERNETES && c[i].pod && c[i].pod_namespace)
+                        for (size_t k = 0; k < n; k++)
+                                if (!slots[k].self && !slots[k].left_out && c[k].engine == TSYNC_NODE_KUBERNETES &&
+                                    c[k].pod && c[k].pod_namespace && strcmp(c[k].pod, c[i].pod) == 0 &&
+                                    strcmp(c[k].pod_namespace, c[i].pod_namespace) == 0) {
+                                        slots[k].skipped = slots[k].self = true;
+                                        (void)snprintf(slots[k].detail, sizeof(slots[k].detail),
+                                                       "lockdown --all runs in its pod (%s/%s)", c[k].pod_namespace,
+                                                       c[k].pod);
+                                }
         /* Containers taken at most o->jobs at once, in the order found. */
         while (r == 0 && (next < n || running)) {
                 while (!stop_sig && next < n && running < o->jobs) {
@@ -319,14 +401,42 @@ int lockdown_all(struct lockdown *l, const struct lockdown_all_opts *o)
         _cleanup_json_ struct tsync_json *arr = o->json ? tsync_json_new_array() : NULL;
         if (o->json && !arr)
                 r = -ENOMEM;
+        char **said = NULL;
+        size_t n_said = 0, n_new = 0;
+        if (o->quiet && n && !(said = calloc(n, sizeof(*said))))
+                r = -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++) {
-                tally[tally_of(&slots[i], &outs[i])]++;
-                if (o->json)
+                enum tally t = tally_of(&slots[i], &outs[i]);
+                tally[t]++;
+                char line[2048], *key = NULL;
+                if (!o->json)
+                        row_line(l, &slots[i], &outs[i], line, sizeof(line));
+                if (o->json) {
                         r = json_row(arr, l, &slots[i], &outs[i]);
-                else
-                        print_row(l, &slots[i], &outs[i]);
-                if (tally_of(&slots[i], &outs[i]) == T_NOT_COVERED)
+                } else if (!o->quiet) {
+                        printf("%s\n", line);
+                } else if (t == T_COVERED || t == T_NOT_COVERED || slots[i].self) {
+                        /* The watch says a line once, and again only when it changes. */
+                        if (asprintf(&key, "%s\t%s", slots[i].c->id, line) < 0) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        if (!said_before(seen, key)) {
+                                printf("%s\n", line);
+                                frontend_syslog(t == T_COVERED ? LOG_INFO : LOG_WARNING, line);
+                                n_new++;
+                        }
+                        said[n_said++] = key;
+                }
+                if (t == T_NOT_COVERED && (!o->quiet || !key || !said_before(seen, key)))
                         show_lines(&slots[i]);
+        }
+        if (seen) {
+                strings_free(seen->said, seen->n_said);
+                seen->said = said;
+                seen->n_said = n_said;
+        } else {
+                strings_free(said, n_said);
         }
         if (o->json && r == 0) {
                 _cleanup_json_ struct tsync_json *top = tsync_json_new_object();
@@ -370,10 +480,17 @@ int lockdown_all(struct lockdown *l, const struct lockdown_all_opts *o)
                 frontend_errorf("lockdown --all", "%s", strerror(-r));
                 return CLI_EXIT_FAILED;
         }
-        if (!o->json)
-                printf("\n%zu container%s: %zu %s, %zu already covered, %zu left out, %zu not covered, %zu gone\n", n,
-                       n == 1 ? "" : "s", tally[T_COVERED], l->dry_run ? "would be covered" : "covered",
-                       tally[T_ALREADY], tally[T_LEFT_OUT], tally[T_NOT_COVERED], tally[T_GONE]);
+        if (!o->json && (!o->quiet || n_new)) {
+                char sum[256];
+                (void)snprintf(sum, sizeof(sum),
+                               "%zu container%s: %zu %s, %zu already covered, %zu left out, %zu not covered, %zu gone",
+                               n, n == 1 ? "" : "s", tally[T_COVERED], l->dry_run ? "would be covered" : "covered",
+                               tally[T_ALREADY], tally[T_LEFT_OUT], tally[T_NOT_COVERED], tally[T_GONE]);
+                printf("%s%s\n", o->quiet ? "lockdown --all: " : "\n", sum);
+                if (o->quiet)
+                        frontend_syslog(tally[T_NOT_COVERED] ? LOG_WARNING : LOG_INFO, sum);
+        }
+        (void)fflush(stdout);
         /* --dry-run changed nothing: a container it would cover is not covered yet. */
         bool short_ = tally[T_NOT_COVERED] || (l->dry_run && tally[T_COVERED]);
         return short_ ? CLI_EXIT_FAILED : CLI_EXIT_OK;

@@ -61,6 +61,9 @@ int lockdown_container(struct lockdown *l);
 
 struct lockdown_all_opts {
         bool json;
+        /* --watch: a pass says only what it did (not containers already
+         * covered, left out or gone), each line in the system log too. */
+        bool quiet;
         unsigned jobs; /* containers taken at once */
         struct tsync_node_find_opts find;
         const char *node_conf;
@@ -72,3 +75,32 @@ struct lockdown_all_opts {
  * one line each, a summary. 0 every container covered, already covered,
  * left out or gone; 1 any other. */
 int lockdown_all(struct lockdown *l, const struct lockdown_all_opts *o);
+
+/* What a pass saw, for the watch: a container created and not started yet
+ * (to look again soon), and the roots scanned (see tsync_node_find_opts). */
+struct lockdown_all_seen {
+        bool created;
+        char **roots;
+        size_t n_roots;
+        /* The lines the last pass said (quiet), each "ID\tLINE": a pass
+         * says again only what changed. */
+        char **said;
+        size_t n_said;
+};
+void lockdown_all_seen_clear(struct lockdown_all_seen *s);
+
+/* lockdown --all with what it saw in *seen (may be NULL). */
+int lockdown_all_pass(struct lockdown *l, const struct lockdown_all_opts *o, struct lockdown_all_seen *seen);
+
+/* Reads node.conf again and compiles its layers into l (on success only:
+ * a policy that cannot be read keeps the layers in force); 0 or -1 (said). */
+typedef int (*lockdown_reload_fn)(void *ctx, struct lockdown *l, struct lockdown_all_opts *o);
+
+/* lockdown --all --watch (lockdown_watch.c): a pass, then another whenever
+ * node.conf or a profile directory changes (reload first) or a state root
+ * gains or loses a container (inotify; a pass every WATCH_RESCAN_S seconds
+ * all the same, for roots that appear later), until SIGINT, SIGTERM or
+ * SIGHUP: 0. Each action goes to the system log. */
+#define LOCKDOWN_WATCH_RESCAN_S 60
+int lockdown_watch(struct lockdown *l, struct lockdown_all_opts *o, const char *const *profile_dirs, size_t n_dirs,
+                   lockdown_reload_fn reload, void *ctx);

@@ -64,12 +64,15 @@ __attribute__((format(printf, 3, 4))) static void outcome(const struct lockdown 
         va_end(ap);
 }
 
-/* Whether every live task carries every layer of l already, in order (PID 1
- * holds them, every other task holds all of PID 1's programs): 1 yes, 0 no,
- * -1 when the programs could not be read (why). */
-static int carries_all(const struct lockdown *l, struct tsync_status *st, char *why, size_t size)
+/* lockdown --all: l's layers cut down to those some live task lacks, in
+ * their order (a layer every task holds already is not added again, so a
+ * pass after a policy grew adds only what is new): how many are left, or -1
+ * when the programs could not be read (why). */
+static int keep_missing(struct lockdown *l, struct tsync_status *st, char *why, size_t size)
 {
-        if (!st->programs.compared && tsync_status_compare_programs(st) < 0) {
+        st->want = l->prog;
+        st->n_want = l->n_prog;
+        if (tsync_status_compare_programs(st) < 0) {
                 (void)snprintf(why, size, "out of memory");
                 return -1;
         }
@@ -77,14 +80,21 @@ static int carries_all(const struct lockdown *l, struct tsync_status *st, char *
                 (void)snprintf(why, size, "%s", st->programs.what);
                 return -1;
         }
-        if (tsync_status_programs_held(st, l->prog, l->n_prog) < l->n_prog)
-                return 0;
+        uint32_t everyone = l->n_prog >= 32 ? ~0u : (1u << l->n_prog) - 1;
         for (size_t i = 0; i < st->n; i++) {
                 const struct tsync_status_task *k = &st->tasks[i];
-                if (!k->dead && (k->chain != TSYNC_CHAIN_READ || (size_t)k->matched < st->programs.n_kernel))
-                        return 0;
+                /* A task whose programs could not be read lacks them all, for all we know. */
+                if (!k->dead)
+                        everyone &= k->chain == TSYNC_CHAIN_READ ? k->holds : 0;
         }
-        return 1;
+        size_t n = 0;
+        for (size_t j = 0; j < l->n_prog; j++)
+                if (!(everyone & (1u << j))) {
+                        l->prog[n] = l->prog[j];
+                        l->prog_name[n++] = l->prog_name[j];
+                }
+        l->n_prog = n;
+        return (int)n;
 }
 
 /* Tasks the kernel would refuse a filter (neither NO_NEW_PRIVS nor
@@ -351,7 +361,8 @@ static int run(struct lockdown *l, int pidfd, struct tsync_status *st)
         }
         if (l->only_missing) {
                 char why[256];
-                int c = carries_all(l, st, why, sizeof(why));
+                size_t asked = l->n_prog;
+                int c = keep_missing(l, st, why, sizeof(why));
                 if (c < 0) {
                         frontend_errorf(l->t.what,
                                         "its filters could not be read to tell whether it carries the "
@@ -361,8 +372,8 @@ static int run(struct lockdown *l, int pidfd, struct tsync_status *st)
                                 "its filters could not be read to tell whether it carries the layers: %s", why);
                         return CLI_EXIT_FAILED;
                 }
-                if (c > 0) {
-                        outcome(l, LOCKDOWN_ALREADY, "every task carries the %zu layer(s)", l->n_prog);
+                if (c == 0) {
+                        outcome(l, LOCKDOWN_ALREADY, "every task carries the %zu layer(s)", asked);
                         return CLI_EXIT_OK;
                 }
         }

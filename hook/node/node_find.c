@@ -461,7 +461,12 @@ int tsync_node_find(const struct tsync_node_find_opts *o, struct tsync_node_cont
                 r = scan_root(&s, o->roots[i].path, o->roots[i].layout);
         if (r == 0 && !(o && o->only_roots))
                 r = node_roots(&s);
-        names_free(s.roots, s.n_roots);
+        if (r == 0 && o && o->ret_roots) {
+                *o->ret_roots = s.roots;
+                *o->ret_n_roots = s.n_roots;
+        } else {
+                names_free(s.roots, s.n_roots);
+        }
         tsync_json_free(s.podman);
         free(s.podman_path);
         if (r < 0) {

@@ -79,6 +79,10 @@ struct tsync_node_find_opts {
         size_t n_roots;
         /* Only those: not the node's own roots. */
         bool only_roots;
+        /* When set: every root scanned, there or not (malloc'd, each and
+         * the array the caller's), which a watch watches. */
+        char ***ret_roots;
+        size_t *ret_n_roots;
 };
 
 /* Every running, paused or created container of the roots, each once (the

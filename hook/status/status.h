@@ -71,6 +71,7 @@ struct tsync_status_task {
          * could not be read (why, from the kernel: ours). */
         enum tsync_status_chain chain;
         int matched;
+        uint32_t holds; /* bit j: its chain holds st->want[j] */
         char why[96];
         /* Set by tsync_status_decide. */
         enum tsync_status_role role;
@@ -106,6 +107,8 @@ struct tsync_status_programs {
         int added_differ;
 };
 
+struct tsync_program;
+
 /* What the kernel shows of a container. */
 struct tsync_status {
         pid_t init_pid; /* host pid of the namespace's PID 1 */
@@ -128,6 +131,11 @@ struct tsync_status {
          * program, oldest first). */
         const char (*added_sha256)[65];
         size_t n_added;
+        /* Set by the caller before tsync_status_compare_programs: programs
+         * (at most 32) each read task is searched for, anywhere in its
+         * chain (lockdown --all: which layers each task lacks); holds. */
+        const struct tsync_program *const *want;
+        size_t n_want;
 };
 void tsync_status_clear(struct tsync_status *s);
 

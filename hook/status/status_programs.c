@@ -467,6 +467,21 @@ static int matched(const struct prog *ref, size_t n_ref, const struct prog *chai
         return (int)k;
 }
 
+/* Which of st->want the chain holds, anywhere in it. */
+static uint32_t holds(const struct tsync_status *st, const struct chain_out *out)
+{
+        uint32_t bits = 0;
+        for (size_t j = 0; j < st->n_want && j < 32; j++)
+                for (size_t i = 0; i < out->n; i++)
+                        if (out->p[i].len == st->want[j]->len &&
+                            memcmp(out->p[i].insns, st->want[j]->insns, st->want[j]->len * sizeof(*out->p[i].insns)) ==
+                                    0) {
+                                bits |= 1u << j;
+                                break;
+                        }
+        return bits;
+}
+
 /* Every live task's programs, PID 1's main thread's first, into *ret_kernel; the others' chain
  * and matched. 0 when PID 1's were read, else -errno with why; -ENOMEM. */
 static int read_tasks(struct tsync_status *st, struct prog **ret_kernel, size_t *ret_n, char *why, size_t size)
@@ -508,6 +523,7 @@ static int read_tasks(struct tsync_status *st, struct prog **ret_kernel, size_t 
                 }
                 t->chain = TSYNC_CHAIN_READ;
                 t->matched = matched(init->p, init->n, out->p, out->n);
+                t->holds = holds(st, out);
         }
         if (r == 0 && init->err < 0) {
                 (void)snprintf(why, size, "%s", init->why);

@@ -61,6 +61,8 @@ EOF
         # As a node adds it, with the wrapper's path filled in.
         sed "s|^\( *BinaryName = \).*|\1\"$SUITE_DIR/runtime\"|" "$EXAMPLES/containerd-cri.toml" >>"$SUITE_DIR/config.toml"
         make_rootfs "$SUITE_DIR/busybox" "$THREADS" >/dev/null || return 1
+        # The node-policy DaemonSet's watch runs the node's program through chroot (examples).
+        ln -sf busybox "$SUITE_DIR/busybox/bin/chroot" || return 1
         mkdir -p "$SUITE_DIR/pause"
         cp "$CATATONIT" "$SUITE_DIR/pause/pause"
         "$CRI_PYTHON" "$CRI_TOOL" image "$SUITE_DIR/busybox" "$BUSYBOX_IMAGE" "$SUITE_DIR/busybox.tar" \
@@ -424,6 +426,87 @@ testThePodsOtherContainersAreUntouchedUnlessAsked() {
         local bundle="$SUITE_DIR/state/io.containerd.runtime.v2.task/$NS/$plain"
         assertEquals "the other's config, as containerd holds it" \
                 "$(ctr_cmd -n "$NS" containers info --spec "$plain" | jq -S .)" "$(jq -S . "$bundle/config.json")"
+}
+
+
+# pid_of ID: the host pid of container ID's process (containerd's task list).
+pid_of() {
+        ctr_cmd -n "$NS" task ls | awk -v id="$1" '$1 == id { print $2 }'
+}
+
+# filters_of PID: its Seccomp_filters, read on the host (a container not under our init refuses a
+# wrapper's exec once lockdown added layers: its exec'd process could not carry them).
+filters_of() {
+        awk '/^Seccomp_filters:/ { print $2 }' "/proc/$1/status"
+}
+
+# The node's policy across a cluster (packaging/examples/kubernetes-node-policy.yaml): its watch
+# container runs as a privileged host-PID pod, through chroot into the node's files, as the
+# DaemonSet runs it; it covers the other pods' containers, and a change of node.conf reaches them
+# within 10 s. The watch's own container is left out (a freeze of it would stop the watch).
+testTheNodePolicyDaemonSetsWatchCoversThePodsAndAPolicyChange() {
+        local ds watch_cmd app app_pid
+        ds=$("$CRI_PYTHON" -c 'import json, sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] == "DaemonSet":
+        print(json.dumps(d))' "$TSYNC_TOP/packaging/examples/kubernetes-node-policy.yaml.in") || fail "the example"
+        mapfile -t watch_cmd < <(jq -r '.spec.template.spec.containers[] | select(.name == "watch") | .command[]' \
+                <<<"$ds" | sed "s|@BINDIR@|$TSYNC_BUILD/bin|")
+        assertEquals "the example's watch" "chroot /host $TSYNC_BUILD/bin/oci-seccomp-tsync lockdown --all --watch" \
+                "${watch_cmd[*]}"
+        assertEquals "host PID" true "$(jq -r .spec.template.spec.hostPID <<<"$ds")"
+        mkdir -p "$TSYNC_TMP/etc" && cp "$PROFILES/deny-mkdir.json" "$PROFILES/deny-getcwd.json" "$TSYNC_TMP/etc/" || fail "setup"
+        # A kubelet's container keeps NO_NEW_PRIVS unset: the example's policy sets it.
+        printf 'layers = deny-mkdir\nno-new-privs = set\n' >"$TSYNC_TMP/etc/node.conf" && chmod 0600 "$TSYNC_TMP/etc/node.conf"
+
+        # The other pod first: it runs before the watch does.
+        run_pod app '{}' || fail "RunPodSandbox: $(cat "$TSYNC_TMP/err")"
+        create app "$RUNTIME_DEFAULT" '{}' sleep 3600 || fail "CreateContainer: $(cat "$TSYNC_TMP/err")"
+        app=$CID
+        start "$app" || fail "StartContainer: $(cat "$TSYNC_TMP/err")"
+        app_pid=$(pid_of "$app")
+        assertEquals "before the watch" "$BASELINE" "$(filters_of "$app_pid")"
+
+        # The watch's pod: privileged, the node's pid namespace, the node's / at /host. This
+        # containerd keeps its runc root in a /run of its own, reached through its /proc entry.
+        local sc out
+        sc=$(sandbox_config node-policy '{}' | jq -c '.linux.securityContext.privileged = true
+                | .linux.securityContext.namespaceOptions.pid = "NODE"')
+        out=$(jq -cn --argjson c "$sc" --arg h "$HANDLER" '{config: $c, runtimeHandler: $h}' |
+                cri RunPodSandbox 2>"$TSYNC_TMP/err") || fail "RunPodSandbox (watch): $(cat "$TSYNC_TMP/err")"
+        local wpod wcid
+        wpod=$(jq -r .podSandboxId <<<"$out")
+        PODS+=("$wpod")
+        out=$(jq -cn --arg pod "$wpod" --argjson sc "$sc" --arg image "$BUSYBOX_IMAGE" \
+                --argjson cmd "$(json_array "${watch_cmd[@]}" --only-roots \
+                        --containerd-root "/proc/$CONTAINERD_PID/root/run/containerd/runc" \
+                        --node-conf "$TSYNC_TMP/etc/node.conf" --profile-dir "$TSYNC_TMP/etc" \
+                        --cache-dir "$TSYNC_TMP/cache")" \
+                '{podSandboxId: $pod, sandboxConfig: $sc,
+                  config: {metadata: {name: "watch"}, image: {image: $image}, command: $cmd, logPath: "watch.log",
+                           mounts: [{containerPath: "/host", hostPath: "/"}],
+                           linux: {securityContext: {privileged: true,
+                                                     namespaceOptions: {network: "NODE", pid: "NODE"}}}}}' |
+                cri CreateContainer 2>"$TSYNC_TMP/err") || fail "CreateContainer (watch): $(cat "$TSYNC_TMP/err")"
+        wcid=$(jq -r .containerId <<<"$out")
+        start "$wcid" || fail "StartContainer (watch): $(cat "$TSYNC_TMP/err")"
+        local log=$TSYNC_TMP/logs/node-policy/watch.log
+        engine_wait 10 sh -c "[ \"\$(awk '/^Seccomp_filters:/ { print \$2 }' /proc/$app_pid/status)\" = $((BASELINE + 1)) ]" ||
+                fail "the other pod's container within 10 s: $(cat "$log")"
+        assertEquals "the app's container carries the node's layer" "$((BASELINE + 1))" "$(filters_of "$app_pid")"
+        assertContains "the watch's own container is left out: $(cat "$log")" "$(cat "$log")" "lockdown --all runs in it"
+        assertContains "and its pod's sandbox: $(cat "$log")" "$(cat "$log")" "lockdown --all runs in its pod (tsync-test/node-policy)"
+        assertNotContains "nothing else refused: $(cat "$log")" "$(cat "$log")" "): refused: "
+        assertEquals "the watch runs" CONTAINER_RUNNING "$(state "$wcid")"
+
+        # The policy changes on the node (what the DaemonSet's policy container writes).
+        printf 'layers = deny-mkdir, deny-getcwd\nno-new-privs = set\n' >"$TSYNC_TMP/etc/node.conf.new" &&
+                chmod 0600 "$TSYNC_TMP/etc/node.conf.new" && mv "$TSYNC_TMP/etc/node.conf.new" "$TSYNC_TMP/etc/node.conf"
+        engine_wait 10 sh -c "[ \"\$(awk '/^Seccomp_filters:/ { print \$2 }' /proc/$app_pid/status)\" = $((BASELINE + 2)) ]" ||
+                fail "the policy's change within 10 s: $(cat "$log")"
+        assertEquals "the new layer alone was added" "$((BASELINE + 2))" "$(filters_of "$app_pid")"
+        echo "{\"containerId\": \"$wcid\", \"timeout\": 10}" | cri StopContainer >/dev/null || fail "StopContainer"
+        assertContains "the watch ended on SIGTERM: $(tail -3 "$log")" "$(cat "$log")" "lockdown --watch: stopped (signal 15)"
 }
 
 . shunit2

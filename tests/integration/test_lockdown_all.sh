@@ -2,7 +2,8 @@
 # `oci-seccomp-tsync lockdown --all`: the node's layers (node.conf) added to every running container
 # the node's state roots name, each one that does not carry them yet. Real runc containers in a
 # state root of the test's own (--only-roots --root), running lockdown_probe (several processes,
-# many threads each, blocked in every kind of call): each one covered once, a second run adds
+# many threads each: blocked in every kind of call under storms where the layer's effect is
+# checked, idle elsewhere, which costs the machine nothing): each one covered once, a second run adds
 # nothing; exclude lines, paused and not-started containers said and left as they are; a default
 # container (noNewPrivileges false, no CAP_SYS_ADMIN) refused in one line with the fix, and covered
 # under no-new-privs = set; --dry-run changes nothing; --or-kill kills only the container that
@@ -116,9 +117,9 @@ testEveryContainerIsCoveredOnceAndASecondRunAddsNothing() {
 }
 
 testLeftOutPausedAndNotStartedAreSaidAndLeftAsTheyAre() {
-        container out true /bin/lockdown_probe || fail "container out"
-        container paused true /bin/lockdown_probe || fail "container paused"
-        container ok true /bin/lockdown_probe || fail "container ok"
+        container out true /bin/lockdown_probe -i -t 4 || fail "container out"
+        container paused true /bin/lockdown_probe -i -t 4 || fail "container paused"
+        container ok true /bin/lockdown_probe -i -t 4 || fail "container ok"
         runc --root "$R" pause "$ID-paused" || fail "pause"
         mkdir -p "$T/b-new/rootfs" && make_bundle "$T/b-new" /bin/lockdown_probe &&
                 tsync_json_edit "$T/b-new/config.json" 'del(.linux.seccomp) | .root.path = $r' --arg r "$T/rootfs" ||
@@ -142,7 +143,7 @@ testLeftOutPausedAndNotStartedAreSaidAndLeftAsTheyAre() {
 # Podman's and Docker's default: noNewPrivileges false and no CAP_SYS_ADMIN, so the kernel takes no
 # filter until NO_NEW_PRIVS is set. Said once for the container with the fix, not once a thread.
 testADefaultContainerIsRefusedInOneLineWithTheFix() {
-        container dflt false /bin/lockdown_probe -p 2 || fail "container"
+        container dflt false /bin/lockdown_probe -i -p 2 -t 4 || fail "container"
         all
         assertEquals "$(cat "$T/out" "$T/err")" 1 "$rc"
         assertContains "$(line dflt)" "refused: "
@@ -199,9 +200,95 @@ testADefaultPodmanContainerIsCoveredUnderTheNodesPolicy() {
         podman --runtime-flag "root=$R" rm -f -t 0 "$ID-pm" >/dev/null 2>&1
 }
 
+# node.conf grows a layer: the next pass adds only the new one (no layer twice).
+testAPolicyThatGrowsAddsOnlyTheNewLayer() {
+        cp "$PROFILES/deny-getcwd.json" "$T/profiles/" || fail "profile"
+        container a true /bin/lockdown_probe -i -p 2 -t 4 || fail "container"
+        all
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        node_conf "layers = deny-mkdir, deny-getcwd"
+        all
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(line a)" ": covered: 1 layer(s) added to "
+        assertEquals "every task carries the two layers, each once" "2 " "$(filters a)"
+        all
+        assertContains "$(line a)" "already covered: every task carries the 2 layer(s)"
+}
+
+# watch_start: lockdown --all --watch over $R in the background, its lines in $T/watch.out, the
+# system log's datagrams in $T/watch.log (a socket of the test's own); $WATCH its pid.
+watch_start() {
+        python3 -c "$CATCH" "$T/log.sock" "$T/watch.log" "$OCI" lockdown --all --watch --only-roots --root "$R" \
+                --node-conf "$T/node.conf" --profile-dir "$T/profiles" >"$T/watch.out" 2>&1 &
+        WATCH=$!
+        wait_for 10 grep -q "lockdown --watch: watching" "$T/watch.out" || fail "the watch did not start"
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds, at most SECONDS.
+wait_for() {
+        local end=$((SECONDS + $1))
+        shift
+        until "$@"; do
+                [ "$SECONDS" -lt "$end" ] || return 1
+                sleep 0.1
+        done
+}
+
+# Binds SOCK, runs the command with TSYNC_SYSLOG_SOCKET=SOCK, and appends every datagram it
+# receives to OUT, one a line, until the command ends (as test_syslog.sh does).
+CATCH='
+import os, select, signal, socket, subprocess, sys
+sock_path, out_path, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sock_path)
+p = subprocess.Popen(cmd, env=dict(os.environ, TSYNC_SYSLOG_SOCKET=sock_path))
+signal.signal(signal.SIGTERM, lambda *a: p.send_signal(signal.SIGTERM))
+with open(out_path, "ab", buffering=0) as out:
+    while True:
+        done = p.poll() is not None
+        while select.select([s], [], [], 0 if done else 0.2)[0]:
+            out.write(s.recv(65536) + b"\n")
+        if done:
+            break
+os.unlink(sock_path)
+sys.exit(p.returncode)
+'
+
+# The watch covers a container that appears, and every task of every container within 10 s of a
+# change of the policy; a policy that cannot be read keeps the layers in force; SIGTERM ends it
+# with 0. Each action is in the system log.
+testTheWatchCoversNewContainersAndPolicyChanges() {
+        cp "$PROFILES/deny-getcwd.json" "$T/profiles/" || fail "profile"
+        container a true /bin/lockdown_probe -i -t 4 || fail "container a"
+        watch_start
+        wait_for 10 grep -q "^$ID-a (runc .*: covered: " "$T/watch.out" || fail "a: $(cat "$T/watch.out")"
+        container b true /bin/lockdown_probe -i -p 2 -t 4 || fail "container b"
+        wait_for 10 grep -q "^$ID-b (runc .*: covered: " "$T/watch.out" ||
+                fail "a new container within 10 s: $(cat "$T/watch.out")"
+        assertEquals "b: every task" "1 " "$(filters b)"
+        node_conf "layers = deny-mkdir, deny-getcwd"
+        wait_for 10 sh -c "[ \"\$(grep -c ': covered: 1 layer(s) added' '$T/watch.out')\" -ge 2 ]" ||
+                fail "the policy's change within 10 s: $(cat "$T/watch.out")"
+        wait_for 5 sh -c "[ \"\$(grep -c ': covered: ' '$T/watch.out')\" -ge 4 ]"
+        assertEquals "a: both layers, each once" "2 " "$(filters a)"
+        assertEquals "b: both layers, each once" "2 " "$(filters b)"
+        node_conf "layers = deny-mkdir, no-such-layer"
+        wait_for 10 grep -q "the layers in force stay" "$T/watch.out" ||
+                fail "a broken policy is said: $(cat "$T/watch.out")"
+        assertEquals "a: the layers in force stay" "2 " "$(filters a)"
+        kill -TERM "$WATCH"
+        wait "$WATCH"
+        assertEquals "SIGTERM ends the watch with 0: $(tail -3 "$T/watch.out")" 0 "$?"
+        assertContains "$(cat "$T/watch.out")" "lockdown --watch: stopped (signal 15)"
+        assertContains "the system log: $(cat "$T/watch.log")" "$(cat "$T/watch.log")" "$ID-b (runc "
+        assertContains "$(cat "$T/watch.log")" "the layers in force stay"
+        assertEquals "no line about a container already covered: $(cat "$T/watch.out")" "" \
+                "$(grep '): already covered' "$T/watch.out")"
+}
+
 testADryRunChangesNothing() {
-        container a true /bin/lockdown_probe || fail "container a"
-        container d false /bin/lockdown_probe || fail "container d"
+        container a true /bin/lockdown_probe -i -t 4 || fail "container a"
+        container d false /bin/lockdown_probe -i -t 4 || fail "container d"
         json_all --dry-run
         assertEquals "exit 1: nothing is covered yet: $(cat "$T/err")" 1 "$rc"
         assertEquals "true" "$(jq .dryRun "$T/out")"
@@ -216,8 +303,8 @@ testADryRunChangesNothing() {
 }
 
 testOrKillKillsOnlyTheContainerThatCouldNotBeCovered() {
-        container good true /bin/lockdown_probe || fail "container good"
-        container bad false /bin/lockdown_probe || fail "container bad"
+        container good true /bin/lockdown_probe -i -t 4 || fail "container good"
+        container bad false /bin/lockdown_probe -i -t 4 || fail "container bad"
         all --or-kill
         assertEquals "$(cat "$T/out" "$T/err")" 1 "$rc"
         assertContains "$(line bad)" "; killed (--or-kill)"
@@ -232,7 +319,7 @@ testAContainerThatStallsHoldsUpNoOther() {
         container stall true /bin/lockdown_hostile vfork || fail "container stall"
         local n
         for n in a b c; do
-                container "$n" true /bin/lockdown_probe || fail "container $n"
+                container "$n" true /bin/lockdown_probe -i -t 4 || fail "container $n"
         done
         all --jobs 2
         assertEquals "$(cat "$T/out" "$T/err")" 1 "$rc"
@@ -246,7 +333,7 @@ testAContainerThatStallsHoldsUpNoOther() {
 }
 
 testAPolicyThatCannotBeReadIsNeverNoPolicy() {
-        container a true /bin/lockdown_probe || fail "container"
+        container a true /bin/lockdown_probe -i -t 4 || fail "container"
         node_conf "layers = deny-mkdir" "no-new-privs = maybe"
         all
         assertEquals "a bad node.conf: $(cat "$T/err")" 1 "$rc"
@@ -260,6 +347,23 @@ testAPolicyThatCannotBeReadIsNeverNoPolicy() {
         all
         assertEquals "writable by others: $(cat "$T/err")" 1 "$rc"
         assertEquals "nothing changed" "0 " "$(filters a)"
+}
+
+# The unit the packages ship (examples/oci-seccomp-tsync-lockdown.service) is one systemd takes, and
+# it runs the watch the test above drives.
+testTheShippedSystemdUnitRunsTheWatch() {
+        command -v systemd-analyze >/dev/null || {
+                fail "systemd-analyze is not installed"
+                return
+        }
+        mkdir -p "$T/units" || fail "setup"
+        sed "s|@BINDIR@|$TSYNC_BUILD/bin|g" "$TSYNC_TOP/packaging/examples/oci-seccomp-tsync-lockdown.service.in" \
+                >"$T/units/oci-seccomp-tsync-lockdown.service" || fail "unit"
+        # The man page is the installed package's: its Documentation= line alone may fail here.
+        systemd-analyze verify "$T/units/oci-seccomp-tsync-lockdown.service" 2>&1 | grep -v "Command 'man " >"$T/verify"
+        assertEquals "systemd-analyze verify: $(cat "$T/verify")" "" "$(cat "$T/verify")"
+        assertEquals "ExecStart=$TSYNC_BUILD/bin/oci-seccomp-tsync lockdown --all --watch" \
+                "$(grep '^ExecStart=' "$T/units/oci-seccomp-tsync-lockdown.service")"
 }
 
 testBadCommandLinesAreRefused() {
