@@ -81,11 +81,17 @@ static int keep_missing(struct lockdown *l, struct tsync_status *st, char *why, 
                 return -1;
         }
         uint32_t everyone = l->n_prog >= 32 ? ~0u : (1u << l->n_prog) - 1;
+        const struct tsync_status_task *unread = NULL;
+        size_t n_unread = 0;
         for (size_t i = 0; i < st->n; i++) {
                 const struct tsync_status_task *k = &st->tasks[i];
-                /* A task whose programs could not be read lacks them all, for all we know. */
-                if (!k->dead)
-                        everyone &= k->chain == TSYNC_CHAIN_READ ? k->holds : 0;
+                if (k->dead)
+                        continue;
+                if (k->chain == TSYNC_CHAIN_READ) {
+                        everyone &= k->holds;
+                } else if (n_unread++ == 0) {
+                        unread = k;
+                }
         }
         size_t n = 0;
         for (size_t j = 0; j < l->n_prog; j++)
@@ -93,6 +99,14 @@ static int keep_missing(struct lockdown *l, struct tsync_status *st, char *why, 
                         l->prog[n] = l->prog[j];
                         l->prog_name[n++] = l->prog_name[j];
                 }
+        /* Every task read holds them all: a task that could not be read
+         * (one that would not stop in time) is not known to lack them, and
+         * adding them all again would stack them on every other task. */
+        if (n == 0 && unread) {
+                (void)snprintf(why, size, "%zu task(s) could not be read (pid %d tid %d: %s)", n_unread,
+                               (int)unread->pid, (int)unread->tid, unread->why);
+                return -1;
+        }
         l->n_prog = n;
         return (int)n;
 }
@@ -450,12 +464,16 @@ static int run(struct lockdown *l, int pidfd, struct tsync_status *st)
         if (!res.touched && nnp_failed == res.n_failed) {
                 nnp = nnp_failed;
                 nnp_procs = nnp_failed_procs;
+                /* The first task named, its comm quoted: the container chose it. */
+                char comm[TSYNC_QUOTED_MAX(sizeof(res.failed[0].comm)) + 1];
+                (void)tsync_quote(comm, sizeof(comm), res.failed[0].comm, strlen(res.failed[0].comm));
                 fprintf(stderr,
-                        "%s: %s: lockdown refused: %zu task(s) of %zu process(es) have neither NO_NEW_PRIVS nor "
-                        "CAP_SYS_ADMIN (Podman's and Docker's default), and the kernel takes no filter from them: "
-                        "give --set-no-new-privs (or set no-new-privs = set in %s) to set it first; nothing was "
-                        "changed\n",
-                        PROGRAM, l->t.what, nnp, nnp_procs, TSYNC_NODE_CONF);
+                        "%s: %s: lockdown refused: %zu task(s) of %zu process(es) (pid %d tid %d (%s) the first) have "
+                        "neither NO_NEW_PRIVS nor CAP_SYS_ADMIN (Podman's and Docker's default), and the kernel takes "
+                        "no filter from them: give --set-no-new-privs (or set no-new-privs = set in %s) to set it "
+                        "first; nothing was changed\n",
+                        PROGRAM, l->t.what, nnp, nnp_procs, (int)res.failed[0].pid, (int)res.failed[0].tid, comm,
+                        TSYNC_NODE_CONF);
                 outcome(l, LOCKDOWN_REFUSED,
                         "%zu task(s) of %zu process(es) have neither NO_NEW_PRIVS nor CAP_SYS_ADMIN (Podman's and "
                         "Docker's default): no-new-privs = set in node.conf, or --set-no-new-privs, sets it first; "

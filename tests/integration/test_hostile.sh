@@ -1263,7 +1263,7 @@ testControlBytesFromTheContainerNeverReachLockdownsOutputRaw() {
         assertEquals "ctrl: raw control bytes" 0 "$(cat "$T/out" "$T/err" | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')"
         assertEquals "ctrl: a forged line" "" "$(grep '^forged' "$T/out" "$T/err")"
         assertTrue "ctrl: the task named on one line: $(cat "$T/err")" \
-                "grep -qE '^oci-seccomp-tsync: $ID: pid $pid tid $pid \\(.*forged.*\\): ' '$T/err'"
+                "grep -qE '^oci-seccomp-tsync: $ID: lockdown refused: .*\\(pid $pid tid $pid \\(.*forged.*\\) the first\\)' '$T/err'"
         ld_end
 }
 
