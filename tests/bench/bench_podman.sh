@@ -7,6 +7,9 @@
 #   layer      --annotation io.oci-seccomp-tsync.layers=deny-mkdir: precreate compiles
 #              (cache hit after the warm-up) and puts the filter in the init's arguments,
 #              createRuntime and poststop run from hooks.d, our init is PID 1
+#   node       the node's hooks.d entry in place of the packaged precreate file
+#              (examples/hooks.d-node-precreate.json: it fires for every container), no
+#              node.conf and no annotation: what the node's entry costs a start without a policy
 #   layer-b    (with -b BUILD) the same with the hooks of another build directory (e.g. one
 #              from another commit), so that two builds are compared in one interleaved run
 # One untimed warm-up round, then N rounds (default 10) in an order rotated from round to
@@ -17,7 +20,7 @@ set -uo pipefail
 . "$(dirname "$0")/benchlib.sh"
 
 ROUNDS=10
-MODES="plain init layer"
+MODES="plain init node layer"
 
 OTHER=
 bench_args "$@"
@@ -44,6 +47,11 @@ if [ -n "$OTHER" ]; then
                 done
         fi
 fi
+# The node's entry (docs/node-policy.md), with the test's arguments and a node.conf that is not there.
+cp -r "$T/hooks.d" "$T/hooks-node.d" || die "hooks.d"
+jq --arg n "$T/no-node.conf" '.when = {"always": true} | .hook.args += ["--node-conf", $n]' \
+        "$T/hooks.d/oci-seccomp-tsync-precreate.json" >"$T/hooks-node.d/oci-seccomp-tsync-precreate.json" ||
+        die "the node's entry"
 make_rootfs "$T/rootfs" || die "rootfs"
 
 # time_run MODE: how long one `podman run` took, in ms.
@@ -52,6 +60,7 @@ time_run() {
         case "$1" in
         init) opts=(--init) ;;
         layer) opts=(--annotation io.oci-seccomp-tsync.layers=deny-mkdir) ;;
+        node) hooks=$T/hooks-node.d ;;
         layer-b) opts=(--annotation io.oci-seccomp-tsync.layers=deny-mkdir) hooks=$T/hooks-b.d ;;
         esac
         t0=$EPOCHREALTIME
@@ -78,6 +87,7 @@ echo
 echo "differences of medians, ms:"
 echo "  --init, catatonit as PID 1 (init - plain): $(sub "${MED[init]}" "${MED[plain]}")"
 echo "  our annotation, a layer (layer - plain):   $(sub "${MED[layer]}" "${MED[plain]}")"
+echo "  the node's entry, no policy (node - plain): $(sub "${MED[node]}" "${MED[plain]}")"
 if [ -n "$OTHER" ]; then
         echo "  the same, hooks of $OTHER (layer-b - plain): $(sub "${MED[layer-b]}" "${MED[plain]}")"
 fi
