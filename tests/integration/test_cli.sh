@@ -75,7 +75,8 @@ testHookNoSyncLeavesOutTheExecViewsFsyncAndOnlyTheHooksDFilesPassIt() {
                         # shellcheck disable=SC2086 # opt is one word or none
                         "$WORK/runc" -f -e trace=fsync,fdatasync,syncfs,sync_file_range -o "$WORK/trace" \
                                 "$OCI" hook "$stage" ${opt#views} <"$WORK/state" >"$WORK/out" 2>"$WORK/err"
-                        assertEquals "$stage $opt: $(cat "$WORK/err")" 0 "$?"
+                        last_rc=$?
+                        assertEquals "$stage $opt: $(cat "$WORK/err")" 0 "$last_rc"
                         n=$(grep -c 'sync' "$WORK/trace")
                         if [ -z "$opt" ]; then
                                 assertEquals "$stage: syncs (the new text only: see CRASHES in oci-seccomp-tsync(1))" 1 "$n"
@@ -745,10 +746,12 @@ testMissingFile() {
 testSchemasAcceptShippedFiles() {
         python3 "$TOP/tests/tools/validate_json.py" "$TOP/schema/oci-seccomp.schema.json" "$TOP"/configs/profiles/*.json \
                 "$FIXTURES"/*.json >"$WORK/out" 2>&1
-        assertEquals "$(cat "$WORK/out")" 0 $?
+        last_rc=$?
+        assertEquals "$(cat "$WORK/out")" 0 "$last_rc"
         python3 "$TOP/tests/tools/validate_json.py" "$TOP/schema/docker-seccomp.schema.json" \
                 /usr/share/containers/seccomp.json >"$WORK/out" 2>&1
-        assertEquals "$(cat "$WORK/out")" 0 $?
+        last_rc=$?
+        assertEquals "$(cat "$WORK/out")" 0 "$last_rc"
 }
 
 testSchemaRejectsAnUnknownAction() {
@@ -828,7 +831,8 @@ testPrecreateWarnsOnceAboutPlainRuntimeExec() {
         jq -c '.annotations = {"io.oci-seccomp-tsync.layers": "layer"}' "$WORK/b/config.json" |
                 "$OCI" hook precreate --state-root "$WORK/run" --profile-dir "$WORK/profiles" \
                         --cache-dir "$WORK/cache" >"$WORK/out" 2>"$WORK/err"
-        assertEquals "precreate: $(cat "$WORK/err")" 0 "$?"
+        last_rc=$?
+        assertEquals "precreate: $(cat "$WORK/err")" 0 "$last_rc"
         assertPlainExecWarnedAsExpected "precreate" "$WORK/err"
 }
 

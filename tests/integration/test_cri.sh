@@ -236,7 +236,8 @@ testThePodOfTheExamplesRunsUnderOurInitWithItsLayersOnEveryThread() {
         pid=$(ctr_cmd -n "$NS" task ls | awk -v id="$CID" '$1 == id { print $2 }')
         "$TSYNC_BUILD/bin/oci-seccomp-tsync" status --pid "$pid" --config "$bundle/config.json" \
                 --profile-dir "$TSYNC_TOP/configs/profiles" >"$TSYNC_TMP/status" 2>&1
-        assertEquals "status of the pod's container: $(cat "$TSYNC_TMP/status")" 0 $?
+        last_rc=$?
+        assertEquals "status of the pod's container: $(cat "$TSYNC_TMP/status")" 0 "$last_rc"
         assertContains "status: $(cat "$TSYNC_TMP/status")" "$(cat "$TSYNC_TMP/status")" \
                 "$n_layers of ours on every thread"
         assertContains "status: $(cat "$TSYNC_TMP/status")" "$(cat "$TSYNC_TMP/status")" \

@@ -70,7 +70,8 @@ testTheFrontPageDemoRuns() {
         grep -qxF './tools/install-deps.sh && scons && ./tools/demo.sh' "$TSYNC_TOP/README.md" ||
                 fail "README.md no longer shows the demo's command: change this test with it"
         timeout -s KILL 600 "$TSYNC_TOP/tools/demo.sh" >"$TSYNC_TMP/demo" 2>&1
-        assertEquals "$(tail -20 "$TSYNC_TMP/demo")" 0 "$?"
+        last_rc=$?
+        assertEquals "$(tail -20 "$TSYNC_TMP/demo")" 0 "$last_rc"
         assertTrue "a thread of the layered run whose getcwd went through: $(cat "$TSYNC_TMP/demo")" \
                 "[ $(grep -c 'getcwd: errno 123' "$TSYNC_TMP/demo") -ge 6 ]"
         grep -q ': 0 differences' "$TSYNC_TMP/demo" || fail "translation differs from runc's: $(cat "$TSYNC_TMP/demo")"

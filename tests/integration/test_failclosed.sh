@@ -700,7 +700,8 @@ testCompileWithASwappedCacheEntryRebuildsIt() {
         echo '{"defaultAction": "SCMP_ACT_ALLOW"}' >"$W/weak.json"
         strong=$(swap_entries "$GOOD" "$W/weak.json") || fail "setup"
         "$OCI" compile --cache-dir "$W/cache" "$GOOD" -o "$W/out.bpf" 2>"$W/err"
-        assertEquals "exit status: $(cat "$W/err")" 0 $?
+        last_rc=$?
+        assertEquals "exit status: $(cat "$W/err")" 0 "$last_rc"
         cmp -s "$W/strong.bpf" "$W/out.bpf" || fail "the swapped entry's program was returned"
         cmp -s "$W/weak.entry" "$W/cache/$strong" && fail "the swapped entry was left in place"
         "$OCI" compile --cache-dir "$W/cache" "$GOOD" -o "$W/again.bpf" || fail "compile from the repaired entry"
@@ -855,7 +856,8 @@ testInjectRefusesACommandLineExecveWouldNotTake() {
         cp "$W/b/config.json" "$W/before.json"
         id=$(tsync_unique_id fc-e2big)
         run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
-        assertEquals "runc alone: $(cat "$W/err")" 0 $?
+        last_rc=$?
+        assertEquals "runc alone: $(cat "$W/err")" 0 "$last_rc"
         assertEquals "runc alone" ran "$(cat "$W/b/rootfs/tmp/marker" 2>/dev/null)"
         rm -f "$W/b/rootfs/tmp/marker"
 
@@ -866,9 +868,11 @@ testInjectRefusesACommandLineExecveWouldNotTake() {
         assertTrue "config.json changed" "cmp -s $W/before.json $W/b/config.json"
 
         timeout -s KILL 30 "$OCI" inject --cache-dir "$W/cache" --profile "$GOOD" "$W/b" >"$W/out" 2>"$W/err"
-        assertEquals "inject of a small layer: $(cat "$W/err")" 0 $?
+        last_rc=$?
+        assertEquals "inject of a small layer: $(cat "$W/err")" 0 "$last_rc"
         run_runc "$id" "$W/b" >"$W/out" 2>"$W/err"
-        assertEquals "runc with the small layer: $(cat "$W/err")" 0 $?
+        last_rc=$?
+        assertEquals "runc with the small layer: $(cat "$W/err")" 0 "$last_rc"
         assertEquals "runc with the small layer" ran "$(cat "$W/b/rootfs/tmp/marker" 2>/dev/null)"
 }
 
@@ -1155,7 +1159,8 @@ testRuncDeleteWithAnUnreadableConfigReportsItAndStillDeletes() {
         runc_create "$id"
         echo garbage >"$W/b/config.json"
         runc delete "$id" >"$W/out" 2>"$W/err"
-        assertEquals "runc delete: $(cat "$W/err")" 0 $?
+        last_rc=$?
+        assertEquals "runc delete: $(cat "$W/err")" 0 "$last_rc"
         assertEquals "lines of ours in: $(cat "$W/err")" 1 "$(grep -o 'oci-seccomp-tsync: ' "$W/err" | wc -l)"
         grep -qF "oci-seccomp-tsync: $id: $W/b/config.json: (root): invalid JSON" "$W/err" || fail "$(cat "$W/err")"
         assertEquals "container left" "" "$(runc list -q | grep -x "$id")"
@@ -1170,7 +1175,8 @@ testRuncDeleteWorksWhenTheBundleIsGoneBeforePoststop() {
         runc_create "$id"
         mv "$W/b/config.json" "$W/b/config.json.moved"
         runc delete --force "$id" >"$W/out" 2>"$W/err"
-        assertEquals "runc delete: $(cat "$W/err")" 0 $?
+        last_rc=$?
+        assertEquals "runc delete: $(cat "$W/err")" 0 "$last_rc"
         assertEquals "poststop said something: $(cat "$W/err")" "" "$(grep 'oci-seccomp-tsync' "$W/err")"
         assertEquals "container left" "" "$(runc list -q | grep -x "$id")"
         _tsync_unregister runc "$id"

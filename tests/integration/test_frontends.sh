@@ -273,7 +273,8 @@ testAnEmptyBundleIsTheCurrentDirectory() {
                         fail "bundle"
                 _tsync_register runc "$ID"
                 (cd "$b" && eval "\"$SUITE_DIR/runtime\" run $spelling $ID") </dev/null >"$TSYNC_TMP/$ID.out" 2>&1
-                assertEquals "$spelling: $(cat "$TSYNC_TMP/$ID.out")" 0 "$?"
+                last_rc=$?
+                assertEquals "$spelling: $(cat "$TSYNC_TMP/$ID.out")" 0 "$last_rc"
                 grep -qx pid1=init "$TSYNC_TMP/$ID.out" || fail "$spelling: not our init: $(cat "$TSYNC_TMP/$ID.out")"
                 grep -qx exec=126 "$TSYNC_TMP/$ID.out" || fail "$spelling: exec once not applied"
         done

@@ -1986,7 +1986,8 @@ podmanPodRecordingNeverReplaces() {
                 --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" "${marks[@]}" \
                 --annotation "io.oci-seccomp-tsync.record=of:$rd/raced.json" --rootfs "$C/rootfs" \
                 /bin/sh -c 'while [ ! -e /tmp/go ]; do sleep 0.1; done; mkdir /tmp/d' >"$C/$id2.out" 2>&1
-        assertEquals "$(what): the raced pod's start: $(cat "$C/$id2.out")" 0 "$?"
+        last_rc=$?
+        assertEquals "$(what): the raced pod's start: $(cat "$C/$id2.out")" 0 "$last_rc"
         echo '{"another": "pod"}' >"$rd/raced.json"
         touch "$C/rootfs/tmp/go"
         podman wait "$id2" >/dev/null 2>&1

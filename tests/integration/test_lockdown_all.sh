@@ -15,6 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 . "$HERE/hooklib.sh"
 . "$HERE/lockdownlib.sh"
+. "$HERE/enginelib.sh"
 
 SCHEMA=$TSYNC_TOP/schema/lockdown-all.schema.json
 HOSTILE=$TSYNC_BUILD/tests/static/lockdown_hostile
@@ -24,6 +25,7 @@ oneTimeSetUp() {
 }
 
 oneTimeTearDown() {
+        engine_stop_all
         command -v podman >/dev/null &&
                 podman ps -aq --filter label=tsync-test=$$ | xargs -r podman rm -f -t 0 >/dev/null 2>&1
         return 0
@@ -291,12 +293,40 @@ testTheWatchCoversNewContainersAndPolicyChanges() {
         assertEquals "a: the layers in force stay" "2 " "$(filters a)"
         kill -TERM "$WATCH"
         wait "$WATCH"
-        assertEquals "SIGTERM ends the watch with 0: $(tail -3 "$T/watch.out")" 0 "$?"
+        rc=$?
+        assertEquals "SIGTERM ends the watch with 0: $(tail -3 "$T/watch.out")" 0 "$rc"
         assertContains "$(cat "$T/watch.out")" "lockdown --watch: stopped (signal 15)"
         assertContains "the system log: $(cat "$T/watch.log")" "$(cat "$T/watch.log")" "$ID-b (runc "
         assertContains "$(cat "$T/watch.log")" "the layers in force stay"
         assertEquals "no line about a container already covered: $(cat "$T/watch.out")" "" \
                 "$(grep '): already covered' "$T/watch.out")"
+}
+
+# The same on Docker's default container (noNewPrivileges false, Docker's default capabilities and
+# seccomp profile), found in the runc root of the suite's own dockerd.
+testADefaultDockerContainerIsCoveredUnderTheNodesPolicy() {
+        mkdir -p "$T/d" || fail "setup"
+        docker_start "$T/d" || fail "dockerd did not start"
+        engine_image_tar "$T/rootfs" | docker_cmd import - "tsync-ld-all-$$" >/dev/null || fail "docker import"
+        docker_cmd run -d --network none --name "$ID-dk" "tsync-ld-all-$$" /bin/lockdown_probe -i -p 2 -t 4 \
+                >"$T/dk.out" 2>&1 || fail "docker run: $(cat "$T/dk.out")"
+        local id pid before
+        id=$(docker_cmd inspect -f '{{.Id}}' "$ID-dk")
+        pid=$(docker_cmd inspect -f '{{.State.Pid}}' "$ID-dk")
+        record_of "$pid"
+        assertEquals "Docker's default: no NO_NEW_PRIVS" 0 "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$pid/status")"
+        sleep 0.5
+        before=$(all_tasks "$pid" | awk '{print $3}' | sort -u)
+        node_conf "layers = deny-mkdir" "no-new-privs = set"
+        timeout 120 "$OCI" lockdown --all --only-roots --containerd-root "$T/d/exec/runtime-runc" \
+                --node-conf "$T/node.conf" --profile-dir "$T/profiles" >"$T/out" 2>"$T/err"
+        rc=$?
+        assertEquals "$(cat "$T/out" "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "$ID-dk (docker ${id:0:12}): covered: "
+        all_tasks "$pid" >"$T/after"
+        assertEquals "every task carries the layer over Docker's profile: $(cat "$T/after")" "$((before + 1))" \
+                "$(awk '{print $3}' "$T/after" | sort -u)"
+        docker_cmd rm -f "$ID-dk" >/dev/null 2>&1
 }
 
 testADryRunChangesNothing() {

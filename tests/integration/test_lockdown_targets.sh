@@ -118,7 +118,8 @@ testARuncContainerIsJudgedByItsRecordAndAPlainExecIsNamed() {
 
         # A plain runc exec: no wrapper, no layer; status names it.
         runc exec "$ID" /bin/mkdir /tmp/plain >"$T/exec.out" 2>&1
-        assertEquals "a plain exec is not covered: $(cat "$T/exec.out")" 0 "$?"
+        last_rc=$?
+        assertEquals "a plain exec is not covered: $(cat "$T/exec.out")" 0 "$last_rc"
         runc exec -d "$ID" /bin/sleep 300 >"$T/exec.out" 2>&1 || fail "runc exec -d: $(cat "$T/exec.out")"
         json_status "$ID"
         assertEquals "$(cat "$T/serr")" 1 "$src"
@@ -229,7 +230,8 @@ testAPodmanContainerIsLockedDownByName() {
         assertContains "what podman exec gets: $(cat "$T/out")" "$(cat "$T/out")" "$ID: \`podman exec\` runs \`"
         assertContains "$(cat "$T/out")" "runc exec\` itself (conmon's runtime), not through oci-seccomp-tsync-runtime: the processes it starts will not carry the added layers"
         podman exec "$ID" /bin/mkdir /tmp/exec >"$T/exec.out" 2>&1
-        assertEquals "podman exec's mkdir: $(cat "$T/exec.out")" 0 "$?"
+        last_rc=$?
+        assertEquals "podman exec's mkdir: $(cat "$T/exec.out")" 0 "$last_rc"
         assertTrue "made by the exec'd process" "[ -d /proc/$pid/root/tmp/exec ]"
         podman exec "$ID" /bin/sh -c 'grep Seccomp_filters /proc/self/status' >"$T/exec.out" 2>&1
         assertContains "the exec'd process: Podman's profile only" "$(cat "$T/exec.out")" "Seccomp_filters:	0"
@@ -297,7 +299,8 @@ testADockerContainerIsLockedDownByNameAndItsExecsCarryTheLayer() {
         before=$(awk 'NR == 1 {print $3}' "$T/before")
         assertEquals "one count before: $(cat "$T/before")" "" "$(awk -v n="$before" '$3 != n' "$T/before")"
         docker_cmd exec "$ID" /bin/mkdir /tmp/before >"$T/exec.out" 2>&1
-        assertEquals "mkdir before the lockdown: $(cat "$T/exec.out")" 0 "$?"
+        last_rc=$?
+        assertEquals "mkdir before the lockdown: $(cat "$T/exec.out")" 0 "$last_rc"
         # lockdown and status run where dockerd (and so the wrapper) sees /run: its own tmpfs here
         # (enginelib.sh), the host's anywhere else. The record goes with that tmpfs.
         mkdir -p "$T/bin" && ln -s "$DOCKER_CLIENT" "$T/bin/docker"

@@ -97,10 +97,12 @@ testARecordedProfileChecksWithNoErrorsInBothFormats() {
         "$TOOL" "$T/calls" >"$T/oci.json" || fail "oci profile" || return
         "$TOOL" --format docker "$T/calls" >"$T/docker.json" || fail "docker profile" || return
         "$OCI" check "$T/oci.json" >"$T/check.out" 2>&1
-        assertEquals "check oci: $(cat "$T/check.out")" 0 $?
+        last_rc=$?
+        assertEquals "check oci: $(cat "$T/check.out")" 0 "$last_rc"
         assertTrue "0 errors, 0 warnings" "grep -q '0 errors, 0 warnings' '$T/check.out'"
         "$OCI" check --caps none "$T/docker.json" >"$T/check.out" 2>&1
-        assertEquals "check docker: $(cat "$T/check.out")" 0 $?
+        last_rc=$?
+        assertEquals "check docker: $(cat "$T/check.out")" 0 "$last_rc"
         assertTrue "0 errors, 0 warnings" "grep -q '0 errors, 0 warnings' '$T/check.out'"
         # The init can supervise under it: its calls after the load are in the profile.
         assertTrue "init supervises" "grep -q 'init: supervises the workload' '$T/check.out'"
@@ -240,7 +242,8 @@ testAProfileIsNotWrittenIntoTheRootfsOrThroughASymlink() {
         assertTrue "names the link: $(cat "$T/err")" "grep -q \"'$T/link' is a symbolic link\" '$T/err'"
         assertFalse "nothing written" "[ -e '$T/real/p.json' ]"
         "$TOOL" --rootfs "$T/b/rootfs" --output "$T/real/p.json" "$T/calls" 2>"$T/err"
-        assertEquals "$(cat "$T/err")" 0 $?
+        last_rc=$?
+        assertEquals "$(cat "$T/err")" 0 "$last_rc"
         assertEquals "0644" "$(stat -c %04a "$T/real/p.json")"
 }
 

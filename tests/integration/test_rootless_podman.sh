@@ -217,7 +217,8 @@ testWithoutHomeTheCacheIsInThePasswdHome() {
         # Not exec'd: the hook's parent is this shell, running as the user (whose cache it picks).
         (cd / && runuser -u "$RL_USER" -- sh -c '"$1" hook precreate --profile-dir "$2" --state-root "$3" <"$4" >"$5"' \
                 sh "$OCI_RL" "$SUITE_TMP/profiles" "$work/run" "$work/in" "$work/out") 2>"$TSYNC_TMP/err"
-        assertEquals "precreate: $(cat "$TSYNC_TMP/err")" 0 "$?"
+        last_rc=$?
+        assertEquals "precreate: $(cat "$TSYNC_TMP/err")" 0 "$last_rc"
         assertEquals "precreate said more than warnings: $(cat "$TSYNC_TMP/err")" "" \
                 "$(grep -v '^oci-seccomp-tsync: precreate: warning: ' "$TSYNC_TMP/err")"
         jq -e .process.args "$work/out" >/dev/null || fail "precreate wrote no config"

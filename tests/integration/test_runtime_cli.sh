@@ -316,7 +316,8 @@ testABrokenConfigFileRefusesCreateButLetsTheContainerBeStoppedByItsRuntime() {
         # ... but the running container is still the runtime's (the file's own line) to stop, with clean output.
         : >"$TSYNC_TMP/calls"
         ours "${g[@]}" state "$ID" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
-        assertEquals "state: $(cat "$TSYNC_TMP/err")" 0 $?
+        last_rc=$?
+        assertEquals "state: $(cat "$TSYNC_TMP/err")" 0 "$last_rc"
         assertEquals "" "$(cat "$TSYNC_TMP/err")"
         assertEquals "running" "$(jq -r .status "$TSYNC_TMP/out")"
         ours "${g[@]}" ps "$ID" >/dev/null 2>"$TSYNC_TMP/err" || fail "ps: $(cat "$TSYNC_TMP/err")"
@@ -376,7 +377,8 @@ testABrokenConfigFileStillReachesTheRuntimeThatCreatedTheContainer() {
         # Broken whole (others may write it): nothing of it is read, runc on PATH would be the fallback.
         chmod g+w "$TSYNC_TMP/runtime.conf"
         ours --root "$TSYNC_TMP/root" state "$ID" >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
-        assertEquals "state: $(cat "$TSYNC_TMP/err")" 0 $?
+        last_rc=$?
+        assertEquals "state: $(cat "$TSYNC_TMP/err")" 0 "$last_rc"
         assertEquals "" "$(cat "$TSYNC_TMP/err")"
         assertEquals "running" "$(jq -r .status "$TSYNC_TMP/out")"
         stop_by "$ID"
@@ -488,7 +490,8 @@ testCrunAsTheRealRuntimeRunsTheLayer() {
         tsync_in_cgroup2 "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" --profile-dir="$PROFILES" --no-cache \
                 --runtime="$(command -v crun)" --layers=deny-mkdir --cgroup-manager=disabled \
                 run --bundle "$TSYNC_TMP/b" "$ID" </dev/null >"$TSYNC_TMP/out" 2>"$TSYNC_TMP/err"
-        assertEquals "$(cat "$TSYNC_TMP/err")" 0 $?
+        last_rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$last_rc"
         assertTrue "no init threads listed" "grep -q '^init ' $TSYNC_TMP/out"
         assertEquals "init threads without the layer" "" "$(init_threads_without "$TSYNC_TMP/out" 1)"
         grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "mkdir allowed: $(cat "$TSYNC_TMP/out")"

@@ -180,7 +180,8 @@ testWithoutALoggerStderrAloneHasTheLineAndNothingElseChanges() {
         cmp -s "$TSYNC_TMP/before.json" "$TSYNC_TMP/b/config.json" || fail "config.json was changed"
         TSYNC_SYSLOG_SOCKET="$TSYNC_TMP/nobody-listens" "$OCI" inject --cache-dir "$TSYNC_TMP/cache" \
                 --profile "$TSYNC_TMP/profiles/deny-mkdir.json" "$TSYNC_TMP/b" 2>"$TSYNC_TMP/err"
-        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$?"
+        last_rc=$?
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$last_rc"
         assertEquals "" "$(grep -vF "$PLAIN_EXEC" "$TSYNC_TMP/err")"
 }
 
