@@ -159,7 +159,6 @@ int cmd_lockdown(int argc, char **argv)
                 OPT_DRY_RUN,
                 OPT_JSON,
                 OPT_JOBS,
-                OPT_CONTAINERD_ROOT,
                 OPT_ONLY_ROOTS,
                 OPT_WATCH,
         };
@@ -176,7 +175,6 @@ int cmd_lockdown(int argc, char **argv)
                                                  { "dry-run", no_argument, NULL, OPT_DRY_RUN },
                                                  { "json", no_argument, NULL, OPT_JSON },
                                                  { "jobs", required_argument, NULL, OPT_JOBS },
-                                                 { "containerd-root", required_argument, NULL, OPT_CONTAINERD_ROOT },
                                                  { "only-roots", no_argument, NULL, OPT_ONLY_ROOTS },
                                                  { "watch", no_argument, NULL, OPT_WATCH },
                                                  { "help", no_argument, NULL, 'h' },
@@ -194,24 +192,7 @@ int cmd_lockdown(int argc, char **argv)
         _cleanup_free_ char *layer_arg = NULL;
         bool all = false, json = false, only_roots = false, watch = false, set_nnp_given = false;
         unsigned jobs = LOCKDOWN_ALL_JOBS;
-        /* --all's roots, as status --all takes them: every --root, every --containerd-root. */
-        struct tsync_node_root roots[LOCKDOWN_ALL_ROOTS_MAX];
-        size_t n_roots = 0, n_runtime_roots = 0;
         while ((opt = getopt_long(argc, argv, "p:l:h", options, NULL)) != -1) {
-                if (opt == TARGET_OPT_ROOT || opt == OPT_CONTAINERD_ROOT) {
-                        if (n_roots == LOCKDOWN_ALL_ROOTS_MAX) {
-                                frontend_errorf("lockdown", "more than %d roots", LOCKDOWN_ALL_ROOTS_MAX);
-                                goto out;
-                        }
-                        roots[n_roots++] = (struct tsync_node_root){
-                                .path = optarg,
-                                .layout = opt == TARGET_OPT_ROOT ? TSYNC_NODE_LAYOUT_RUNTIME
-                                                                 : TSYNC_NODE_LAYOUT_NAMESPACES,
-                        };
-                        n_runtime_roots += opt == TARGET_OPT_ROOT;
-                        if (opt == OPT_CONTAINERD_ROOT)
-                                continue;
-                }
                 int taken = target_option(&l.t, opt, optarg);
                 if (taken < 0)
                         goto out;
@@ -310,7 +291,7 @@ int cmd_lockdown(int argc, char **argv)
                                                     "TARGET, --runtime, --layers or --profile");
                         goto out;
                 }
-                if (only_roots && n_roots == 0) {
+                if (only_roots && l.t.n_roots == 0) {
                         frontend_errorf("lockdown", "--only-roots needs --root or --containerd-root");
                         goto out;
                 }
@@ -318,7 +299,8 @@ int cmd_lockdown(int argc, char **argv)
                         frontend_errorf("lockdown", "--watch keeps the node covered: not with --dry-run or --json");
                         goto out;
                 }
-        } else if (n_roots > n_runtime_roots || only_roots || l.dry_run || json || watch || jobs != LOCKDOWN_ALL_JOBS) {
+        } else if (l.t.n_roots > l.t.n_runtime_roots || only_roots || l.dry_run || json || watch ||
+                   jobs != LOCKDOWN_ALL_JOBS) {
                 frontend_errorf("lockdown",
                                 "--containerd-root, --only-roots, --dry-run, --json, --jobs and --watch go with --all");
                 goto out;
@@ -369,7 +351,7 @@ int cmd_lockdown(int argc, char **argv)
                 struct lockdown_all_opts o = {
                         .json = json,
                         .jobs = jobs,
-                        .find = { .roots = roots, .n_roots = n_roots, .only_roots = only_roots },
+                        .find = { .roots = l.t.roots, .n_roots = l.t.n_roots, .only_roots = only_roots },
                         .node_conf = node_conf ? node_conf : TSYNC_NODE_CONF,
                         .policy = &node,
                 };

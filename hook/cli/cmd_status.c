@@ -20,9 +20,6 @@
 #include "status_cli.h"
 #include "util/json.h"
 
-/* The roots --all may be pointed at, beside or instead of the node's. */
-#define ALL_ROOTS_MAX 16
-
 static void help(FILE *f)
 {
         fprintf(f,
@@ -103,13 +100,11 @@ int cmd_status(int argc, char **argv)
                 OPT_NO_PROGRAMS,
                 OPT_PROFILE_DIR,
                 OPT_ALL,
-                OPT_CONTAINERD_ROOT,
                 OPT_ONLY_ROOTS,
                 OPT_NODE_CONF
         };
         static const struct option options[] = { TARGET_OPTIONS,
                                                  { "all", no_argument, NULL, OPT_ALL },
-                                                 { "containerd-root", required_argument, NULL, OPT_CONTAINERD_ROOT },
                                                  { "only-roots", no_argument, NULL, OPT_ONLY_ROOTS },
                                                  { "node-conf", required_argument, NULL, OPT_NODE_CONF },
                                                  { "config", required_argument, NULL, OPT_CONFIG },
@@ -121,25 +116,8 @@ int cmd_status(int argc, char **argv)
         struct target t = { .kind = NULL };
         const char *config = NULL, *node_conf = NULL;
         bool json = false, programs = true, all = false, only_roots = false;
-        /* --all's roots: every --root (a TARGET's --root is the last of them), every --containerd-root. */
-        struct tsync_node_root roots[ALL_ROOTS_MAX];
-        size_t n_roots = 0, n_runtime_roots = 0;
         int opt;
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-                if (opt == TARGET_OPT_ROOT || opt == OPT_CONTAINERD_ROOT) {
-                        if (n_roots == ALL_ROOTS_MAX) {
-                                frontend_errorf("status", "more than %d roots", ALL_ROOTS_MAX);
-                                return STATUS_EXIT_USAGE;
-                        }
-                        roots[n_roots++] = (struct tsync_node_root){
-                                .path = optarg,
-                                .layout = opt == TARGET_OPT_ROOT ? TSYNC_NODE_LAYOUT_RUNTIME
-                                                                 : TSYNC_NODE_LAYOUT_NAMESPACES,
-                        };
-                        n_runtime_roots += opt == TARGET_OPT_ROOT;
-                        if (opt == OPT_CONTAINERD_ROOT)
-                                continue;
-                }
                 int taken = target_option(&t, opt, optarg);
                 if (taken < 0)
                         return STATUS_EXIT_USAGE;
@@ -184,7 +162,7 @@ int cmd_status(int argc, char **argv)
                         frontend_errorf("status", "--all takes no TARGET, --runtime or --config");
                         return STATUS_EXIT_USAGE;
                 }
-                if (only_roots && n_roots == 0) {
+                if (only_roots && t.n_roots == 0) {
                         frontend_errorf("status", "--only-roots needs --root or --containerd-root");
                         return STATUS_EXIT_USAGE;
                 }
@@ -192,12 +170,12 @@ int cmd_status(int argc, char **argv)
                         .json = json,
                         .programs = programs,
                         .like = &t,
-                        .find = { .roots = roots, .n_roots = n_roots, .only_roots = only_roots },
+                        .find = { .roots = t.roots, .n_roots = t.n_roots, .only_roots = only_roots },
                         .node_conf = node_conf,
                 };
                 return status_all(&o);
         }
-        if (n_roots > n_runtime_roots || only_roots || node_conf) {
+        if (t.n_roots > t.n_runtime_roots || only_roots || node_conf) {
                 frontend_errorf("status", "--containerd-root, --only-roots and --node-conf go with --all");
                 return STATUS_EXIT_USAGE;
         }

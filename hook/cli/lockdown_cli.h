@@ -55,9 +55,8 @@ struct lockdown {
  * record made final. A CLI_EXIT_* code. */
 int lockdown_container(struct lockdown *l);
 
-/* lockdown --all's default for --jobs, and its most roots. */
-#define LOCKDOWN_ALL_JOBS      4
-#define LOCKDOWN_ALL_ROOTS_MAX 16
+/* lockdown --all's default for --jobs. */
+#define LOCKDOWN_ALL_JOBS 4
 
 struct lockdown_all_opts {
         bool json;

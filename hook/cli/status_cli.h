@@ -24,6 +24,9 @@ enum status_exit {
         STATUS_EXIT_UNKNOWN = 4,   /* the container or its processes could not be read */
 };
 
+/* The most state roots --all takes from the command line. */
+#define TARGET_ROOTS_MAX 16
+
 struct target {
         const char *what;    /* for messages: the ID, NAME or "pid N" */
         const char *kind;    /* "pid", "runtime", "podman", "docker"; "node": found by status --all (pid and
@@ -35,6 +38,10 @@ struct target {
         const char *profile_dirs[TSYNC_MAX_LAYERS]; /* where the plan's layer names are (--profile-dir) */
         size_t n_profile_dirs;
         int n_given; /* TARGETs given (exactly one is taken) */
+        /* --all's state roots: every --root (a TARGET's --root is the last
+         * of them) and every --containerd-root, in the order given. */
+        struct tsync_node_root roots[TARGET_ROOTS_MAX];
+        size_t n_roots, n_runtime_roots;
 };
 
 /* The options that name a TARGET, for a command's getopt_long table; its own
@@ -45,6 +52,7 @@ enum {
         TARGET_OPT_ROOT,
         TARGET_OPT_PODMAN,
         TARGET_OPT_DOCKER,
+        TARGET_OPT_CONTAINERD_ROOT, /* --all's alone */
         TARGET_OPT_END,
 };
 /* clang-format off */
@@ -53,7 +61,8 @@ enum {
         { "runtime", required_argument, NULL, TARGET_OPT_RUNTIME },     \
         { "root", required_argument, NULL, TARGET_OPT_ROOT },           \
         { "podman", required_argument, NULL, TARGET_OPT_PODMAN },       \
-        { "docker", required_argument, NULL, TARGET_OPT_DOCKER }
+        { "docker", required_argument, NULL, TARGET_OPT_DOCKER },       \
+        { "containerd-root", required_argument, NULL, TARGET_OPT_CONTAINERD_ROOT }
 /* clang-format on */
 
 /* The TARGET paragraph of a command's --help. */

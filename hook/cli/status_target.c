@@ -249,7 +249,20 @@ int target_option(struct target *t, int opt, const char *arg)
                 t->runtime = arg;
                 return 1;
         case TARGET_OPT_ROOT:
-                t->root = arg;
+        case TARGET_OPT_CONTAINERD_ROOT:
+                if (t->n_roots == TARGET_ROOTS_MAX) {
+                        frontend_errorf(opt == TARGET_OPT_ROOT ? "--root" : "--containerd-root", "more than %d roots",
+                                        TARGET_ROOTS_MAX);
+                        return -1;
+                }
+                t->roots[t->n_roots++] = (struct tsync_node_root){
+                        .path = arg,
+                        .layout = opt == TARGET_OPT_ROOT ? TSYNC_NODE_LAYOUT_RUNTIME : TSYNC_NODE_LAYOUT_NAMESPACES,
+                };
+                if (opt == TARGET_OPT_ROOT) {
+                        t->n_runtime_roots++;
+                        t->root = arg;
+                }
                 return 1;
         case TARGET_OPT_PODMAN:
         case TARGET_OPT_DOCKER:

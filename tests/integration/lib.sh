@@ -520,3 +520,26 @@ capture_runc_filter() {
         fi
         echo "${count}"
 }
+
+# python3 -c "$TSYNC_SYSLOG_CATCH" SOCK OUT CMD...: binds the datagram socket SOCK, runs CMD with
+# TSYNC_SYSLOG_SOCKET=SOCK (SIGTERM passed on to it), and appends every datagram it receives to
+# OUT, one a line, until CMD ends; exits with CMD's status. No host journald is read.
+# shellcheck disable=SC2016,SC2034 # python's text; the suites that source this use it
+TSYNC_SYSLOG_CATCH='
+import os, select, signal, socket, subprocess, sys
+sock_path, out_path, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sock_path)
+p = subprocess.Popen(cmd, env=dict(os.environ, TSYNC_SYSLOG_SOCKET=sock_path))
+signal.signal(signal.SIGTERM, lambda *a: p.send_signal(signal.SIGTERM))
+with open(out_path, "ab", buffering=0) as out:
+    while True:
+        done = p.poll() is not None
+        while select.select([s], [], [], 0 if done else 0.2)[0]:
+            out.write(s.recv(65536) + b"\n")
+        if done:
+            break
+s.close()
+os.unlink(sock_path)
+sys.exit(p.returncode)
+'

@@ -233,8 +233,8 @@ testAPolicyThatGrowsAddsOnlyTheNewLayer() {
 # watch_start: lockdown --all --watch over $R in the background, its lines in $T/watch.out, the
 # system log's datagrams in $T/watch.log (a socket of the test's own); $WATCH its pid.
 watch_start() {
-        python3 -c "$CATCH" "$T/log.sock" "$T/watch.log" "$OCI" lockdown --all --watch --only-roots --root "$R" \
-                --node-conf "$T/node.conf" --profile-dir "$T/profiles" >"$T/watch.out" 2>&1 &
+        python3 -c "$TSYNC_SYSLOG_CATCH" "$T/log.sock" "$T/watch.log" "$OCI" lockdown --all --watch --only-roots \
+                --root "$R" --node-conf "$T/node.conf" --profile-dir "$T/profiles" >"$T/watch.out" 2>&1 &
         WATCH=$!
         wait_for 10 grep -q "lockdown --watch: watching" "$T/watch.out" || fail "the watch did not start"
 }
@@ -249,25 +249,6 @@ wait_for() {
         done
 }
 
-# Binds SOCK, runs the command with TSYNC_SYSLOG_SOCKET=SOCK, and appends every datagram it
-# receives to OUT, one a line, until the command ends (as test_syslog.sh does).
-CATCH='
-import os, select, signal, socket, subprocess, sys
-sock_path, out_path, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sock_path)
-p = subprocess.Popen(cmd, env=dict(os.environ, TSYNC_SYSLOG_SOCKET=sock_path))
-signal.signal(signal.SIGTERM, lambda *a: p.send_signal(signal.SIGTERM))
-with open(out_path, "ab", buffering=0) as out:
-    while True:
-        done = p.poll() is not None
-        while select.select([s], [], [], 0 if done else 0.2)[0]:
-            out.write(s.recv(65536) + b"\n")
-        if done:
-            break
-os.unlink(sock_path)
-sys.exit(p.returncode)
-'
 
 # The watch covers a container that appears, and every task of every container within 10 s of a
 # change of the policy; a policy that cannot be read keeps the layers in force; SIGTERM ends it

@@ -120,7 +120,10 @@ testARuncContainerIsJudgedByItsRecordAndAPlainExecIsNamed() {
         runc exec "$ID" /bin/mkdir /tmp/plain >"$T/exec.out" 2>&1
         last_rc=$?
         assertEquals "a plain exec is not covered: $(cat "$T/exec.out")" 0 "$last_rc"
-        runc exec -d "$ID" /bin/sleep 300 >"$T/exec.out" 2>&1 || fail "runc exec -d: $(cat "$T/exec.out")"
+        runc exec -d --pid-file "$T/exec.pid" "$ID" /bin/sleep 300 >"$T/exec.out" 2>&1 ||
+                fail "runc exec -d: $(cat "$T/exec.out")"
+        # Judged once it runs sleep, not while it is still runc's init.
+        tsync_wait_exec "$(cat "$T/exec.pid")" || fail "the exec'd sleep never ran"
         json_status "$ID"
         assertEquals "$(cat "$T/serr")" 1 "$src"
         assertEquals "short" "$(jq -r .verdict "$T/sout")"
@@ -236,7 +239,11 @@ testAPodmanContainerIsLockedDownByName() {
         podman exec "$ID" /bin/sh -c 'grep Seccomp_filters /proc/self/status' >"$T/exec.out" 2>&1
         assertContains "the exec'd process: Podman's profile only" "$(cat "$T/exec.out")" "Seccomp_filters:	0"
         podman exec -d "$ID" /bin/sleep 300 >"$T/exec.out" 2>&1 || fail "podman exec -d: $(cat "$T/exec.out")"
-        json_status --podman "$ID"
+        # Judged once it runs sleep: podman exec -d may return while it is still runc's init.
+        local tries=50
+        while json_status --podman "$ID" && ! grep -q "(sleep, " "$T/serr" && [ $((tries -= 1)) -gt 0 ]; do
+                sleep 0.1
+        done
         assertEquals "$(cat "$T/serr")" 1 "$src"
         assertContains "$(cat "$T/serr")" "(sleep, other): 0 seccomp filters, 1 asked (0 of the plan's + 1 added by lockdown)"
         podman rm -f -t 0 "$ID" >/dev/null 2>&1

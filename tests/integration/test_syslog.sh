@@ -10,27 +10,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/hooklib.sh"
 RUNTIME="$TSYNC_BUILD/bin/oci-seccomp-tsync-runtime"
 
-# Binds SOCK, runs the command with TSYNC_SYSLOG_SOCKET=SOCK, and appends
-# every datagram it receives to OUT, one a line, until the command is done.
-# shellcheck disable=SC2016
-CATCH='
-import os, select, socket, subprocess, sys
-sock_path, out_path, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sock_path)
-p = subprocess.Popen(cmd, env=dict(os.environ, TSYNC_SYSLOG_SOCKET=sock_path))
-with open(out_path, "ab") as out:
-    while True:
-        done = p.poll() is not None
-        while select.select([s], [], [], 0 if done else 0.2)[0]:
-            out.write(s.recv(65536) + b"\n")
-        if done:
-            break
-s.close()
-os.unlink(sock_path)
-sys.exit(p.returncode)
-'
-
 oneTimeSetUp() {
         command -v python3 >/dev/null || fail "python3 is needed (tools/install-deps.sh)"
 }
@@ -53,7 +32,7 @@ tearDown() {
 
 # logged CMD...: CMD with the test's socket bound; its status in $rc, stdout and stderr in cmd.out, cmd.err.
 logged() {
-        python3 -c "$CATCH" "$SOCK" "$LOG" "$@" </dev/null >"$TSYNC_TMP/cmd.out" 2>"$TSYNC_TMP/cmd.err"
+        python3 -c "$TSYNC_SYSLOG_CATCH" "$SOCK" "$LOG" "$@" </dev/null >"$TSYNC_TMP/cmd.out" 2>"$TSYNC_TMP/cmd.err"
         rc=$?
 }
 
