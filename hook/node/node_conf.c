@@ -67,15 +67,25 @@ static char *uncomment(char *value)
         return tsync_trim(value);
 }
 
+/* A key that may be given once: true (said in rd's error) when it was
+ * given before, else its line is noted in *first. */
+static bool given_twice(struct reader *rd, unsigned *first, const char *key)
+{
+        if (*first) {
+                (void)fail(rd, EINVAL, "%s is given twice (first on line %u): keep one %s line", key, *first, key);
+                return true;
+        }
+        *first = rd->line;
+        return false;
+}
+
 static int set_layers(struct reader *rd, char *value)
 {
         struct tsync_node_policy *p = rd->p;
         char a[SHOWN_SIZE];
 
-        if (rd->layers_line)
-                return fail(rd, EINVAL, "layers is given twice (first on line %u): keep one layers line",
-                            rd->layers_line);
-        rd->layers_line = rd->line;
+        if (given_twice(rd, &rd->layers_line, "layers"))
+                return -EINVAL;
         value = uncomment(value);
         if (!*value)
                 return fail(rd, EINVAL, "layers is empty: name the profiles (layers = NAME, NAME) or remove the line");
@@ -110,10 +120,8 @@ static int set_nnp(struct reader *rd, char *value)
 {
         char a[SHOWN_SIZE];
 
-        if (rd->nnp_line)
-                return fail(rd, EINVAL, "no-new-privs is given twice (first on line %u): keep one no-new-privs line",
-                            rd->nnp_line);
-        rd->nnp_line = rd->line;
+        if (given_twice(rd, &rd->nnp_line, "no-new-privs"))
+                return -EINVAL;
         value = uncomment(value);
         if (strcmp(value, "set") == 0)
                 rd->p->nnp = TSYNC_NODE_NNP_SET;
