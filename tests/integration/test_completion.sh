@@ -112,6 +112,19 @@ testTheRuntimesLayersAreTheProfileNamesOfItsDirectories() {
                 "$(complete_words oci-seccomp-tsync-runtime "$rt" --profile-dir="$TSYNC_TMP/profiles" --layers=READ)"
 }
 
+testLockdownsLayersAreTheProfileNamesOfItsDirectories() {
+        local oci="$BIN/oci-seccomp-tsync" lockdown_help_dirs
+        assertEquals "deny-namespaces
+deny-ptrace" "$(complete_words oci-seccomp-tsync "$oci" lockdown --profile-dir "$TSYNC_TMP/profiles" --layers deny)"
+        assertEquals "deny-ptrace,pod" \
+                "$(complete_words oci-seccomp-tsync "$oci" lockdown --profile-dir "$TSYNC_TMP/profiles" \
+                        --profile-dir "$TSYNC_TMP/more" --layers deny-ptrace,p)"
+        # No --profile-dir: the directories lockdown's --help names (the first is /etc's).
+        lockdown_help_dirs=$("$oci" lockdown --help | tr '\n' ' ' | sed -E 's#/ +#/#g; s/ +/ /g' |
+                sed -n 's/.*--profile-dir DIR where names are looked up (repeatable; default \([^,]*\), then \([^)]*\)).*/\1 \2/p')
+        assertEquals "/etc/oci-seccomp-tsync/profiles" "${lockdown_help_dirs%% *}"
+}
+
 testTheRuntimesDefaultProfileDirectoriesAreItsOwn() {
         # What --help names is what the completion reads when no --profile-dir is given.
         "$BIN/oci-seccomp-tsync-runtime" --help >"$TSYNC_TMP/help"
