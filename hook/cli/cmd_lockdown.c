@@ -376,5 +376,6 @@ out:
         tsync_plan_programs_clear(&l.progs[0]);
         tsync_plan_programs_clear(&l.progs[1]);
         free(l.t.config_path);
+        free(l.t.config_shown);
         return code;
 }

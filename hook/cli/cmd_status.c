@@ -191,5 +191,6 @@ int cmd_status(int argc, char **argv)
         }
         int code = status(&t, json, programs);
         free(t.config_path);
+        free(t.config_shown);
         return code;
 }

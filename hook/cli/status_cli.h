@@ -34,7 +34,9 @@ struct target {
         const char *runtime; /* kind runtime */
         const char *root;
         pid_t pid;
-        char *config_path;                          /* owned; NULL: none known */
+        char *config_path;  /* owned; NULL: none known */
+        char *config_shown; /* owned; the config's path as its runtime names it, when config_path
+                               reaches it another way (through /proc: Docker's shim's bundle) */
         const char *profile_dirs[TSYNC_MAX_LAYERS]; /* where the plan's layer names are (--profile-dir) */
         size_t n_profile_dirs;
         int n_given; /* TARGETs given (exactly one is taken) */

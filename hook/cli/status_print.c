@@ -204,7 +204,10 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
 {
         printf("container: %s (%s%s%s, pid %d)\n", t->what, t->kind, t->runtime ? " " : "",
                t->runtime ? t->runtime : "", (int)t->pid);
-        printf("config:    %s\n", t->config_path ? t->config_path : "(none: what our init was told)");
+        if (t->config_shown)
+                printf("config:    %s (read through %s)\n", t->config_shown, t->config_path);
+        else
+                printf("config:    %s\n", t->config_path ? t->config_path : "(none: what our init was told)");
         /* PID 1's exe path and every comm are the container's bytes. */
         char q[TSYNC_QUOTED_MAX(sizeof(st->init_exe)) + 1];
         (void)tsync_quote(q, sizeof(q), st->init_exe, strlen(st->init_exe));
@@ -237,8 +240,11 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                 printf("programs:  read; PID 1's filter files were not (%s)\n",
                        (tsync_quote(q, sizeof(q), st->programs.what, strlen(st->programs.what)), q));
         else if (st->programs.compared && st->programs.differ < 0)
-                printf("programs:  PID 1's %zu filter%s of ours are the programs of its filter files\n", st->programs.n,
-                       st->programs.n == 1 ? "" : "s");
+                if (st->programs.n == 1)
+                        printf("programs:  PID 1's filter from us is the program its filter file holds\n");
+                else
+                        printf("programs:  PID 1's %zu filters from us are the programs its filter files hold\n",
+                               st->programs.n);
         else if (st->programs.compared)
                 printf("programs:  PID 1's filter %d (%s) differs from its file\n", st->programs.differ,
                        (tsync_quote(q, sizeof(q), st->programs.what, strlen(st->programs.what)), q));
@@ -259,7 +265,8 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                 printf("lockdown:  %s (sha256 %.16s), added %s\n", rec->layers[i].name, rec->layers[i].sha256, when);
         }
         if (rec->n && st->programs.compared && st->programs.added_differ < 0)
-                printf("lockdown:  PID 1's newest %zu program%s are these layers\n", rec->n, rec->n == 1 ? "" : "s");
+                printf("lockdown:  %s\n", rec->n == 1 ? "PID 1's newest program is this layer"
+                                                      : "PID 1's newest programs are these layers, in order");
         else if (rec->n && st->programs.compared)
                 printf("lockdown:  PID 1's program for layer %d is not the one the record names\n",
                        st->programs.added_differ);

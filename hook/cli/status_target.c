@@ -197,7 +197,8 @@ static int docker_config(struct target *t, const char *id, struct tsync_err *err
                                    ppid, cwd);
         /* Through /proc: the bundle may lie in the engine's own mount
          * namespace (a dockerd with a /run of its own). */
-        if (asprintf(&t->config_path, "%s/config.json", parent) < 0)
+        if (asprintf(&t->config_path, "%s/config.json", parent) < 0 ||
+            asprintf(&t->config_shown, "%s/config.json", cwd) < 0)
                 return tsync_error(err, ENOMEM, "out of memory");
         return 0;
 }

@@ -368,6 +368,13 @@ testADockerContainerIsFoundByName() {
         assertEquals "Docker's profile + the layer on every task" "" "$(tasks_without 2)"
         assertEquals "plan" "$(jq -r .asked.source "$T/out")"
         assertEquals "true null" "$(jq -r '.programs | "\(.plan_compared) \(.drift)"' "$T/out")"
+        # The text names the bundle's config by its real path, and how it was read.
+        PATH="$T/bin:$PATH" DOCKER_HOST="unix://$DOCKER_SOCK" "$OCI" status --docker "$ID" --profile-dir "$PROFILES" \
+                >"$T/text" 2>&1
+        assertTrue "config: $(grep '^config:' "$T/text")" \
+                "grep -qE '^config: +/.*/$(docker_cmd inspect -f '{{.Id}}' "$ID")/config.json \\(read through /proc/[0-9]+/cwd/config.json\\)$' '$T/text'"
+        assertTrue "programs: $(grep '^programs:' "$T/text")" \
+                "grep -qx \"programs:  PID 1's filter from us is the program its filter file holds\" '$T/text'"
         docker_cmd rm -f "$ID" >/dev/null 2>&1
         engine_stop "$DOCKER_PID"
         engine_stop_all
