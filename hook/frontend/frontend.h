@@ -65,7 +65,7 @@ void frontend_warn_replace(const char *where, const struct tsync_json *config, c
  * once, and where Yama does not stop it the workload can take them over
  * (facts/plain_exec.h): one warning, said where the user decides (inject,
  * check, precreate), never by the runtime wrapper, whose execs pass the init. */
-void frontend_warn_plain_exec(const char *where, size_t n_layers, int exec_once);
+size_t frontend_warn_plain_exec(const char *where, size_t n_layers, int exec_once);
 
 /* Where our parts are (paths.c): /proc/self/exe, and the static init found
  * beside it or in ../libexec/oci-seccomp-tsync. */

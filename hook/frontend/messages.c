@@ -94,12 +94,14 @@ void frontend_warn_replace(const char *where, const struct tsync_json *config, c
                      where, hooks->u.array.len, hooks->u.array.len == 1 ? "" : "s", hooks->u.array.len == 1 ? "s" : "");
 }
 
-void frontend_warn_plain_exec(const char *where, size_t n_layers, int exec_once)
+size_t frontend_warn_plain_exec(const char *where, size_t n_layers, int exec_once)
 {
         struct tsync_warnings w = { 0 };
         /* -ENOMEM only: a warning lost to it changes nothing the container gets. */
         (void)tsync_warn_plain_exec(n_layers, exec_once, TSYNC_YAMA_PTRACE_SCOPE, &w);
+        size_t n = w.len;
         frontend_warnings(where, &w);
+        return n;
 }
 
 /* A recording's end, said: the work is tsync_record_stop's (hook/plan/record_stop.c). */
