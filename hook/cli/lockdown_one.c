@@ -47,9 +47,6 @@ static void say_error(const struct lockdown *l, const struct tsync_err *err)
         frontend_errorf(l->t.what, "%s", q ? q : "out of memory");
 }
 
-/* How lockdown_tasks.c says a task cannot take a filter as it is. */
-#define NNP_WHY "neither NO_NEW_PRIVS nor CAP_SYS_ADMIN"
-
 /* The container's outcome for lockdown --all (l->outcome: shared with the
  * parent); nothing for a lockdown of one container. */
 __attribute__((format(printf, 3, 4))) static void outcome(const struct lockdown *l, enum lockdown_outcome_kind kind,
@@ -111,16 +108,16 @@ static int keep_missing(struct lockdown *l, struct tsync_status *st, char *why, 
         return (int)n;
 }
 
-/* Tasks the kernel would refuse a filter (neither NO_NEW_PRIVS nor
- * CAP_SYS_ADMIN) when NO_NEW_PRIVS is not to be set: how many, and of how
- * many processes. */
-static size_t without_nnp(const struct lockdown *l, const struct tsync_status *st, size_t *ret_procs)
+/* st's live tasks, all or only those the kernel takes no filter from as
+ * they are (tsync_lockdown_takes_no_filter): how many, and of how many
+ * processes (tasks come in process order). */
+static size_t live_tasks(const struct tsync_status *st, bool only_no_filter, size_t *ret_procs)
 {
         size_t n = 0, procs = 0;
         pid_t last = 0;
-        for (size_t i = 0; !l->set_nnp && i < st->n; i++) {
+        for (size_t i = 0; i < st->n; i++) {
                 const struct tsync_status_task *k = &st->tasks[i];
-                if (k->dead || k->no_new_privs || (k->caps[TSYNC_CAPSET_EFFECTIVE] & (1ULL << 21)))
+                if (k->dead || (only_no_filter && !tsync_lockdown_takes_no_filter(k)))
                         continue;
                 n++;
                 procs += k->pid != last;
@@ -391,16 +388,9 @@ static int run(struct lockdown *l, int pidfd, struct tsync_status *st)
                         return CLI_EXIT_OK;
                 }
         }
-        size_t nnp_procs, nnp = without_nnp(l, st, &nnp_procs);
         if (l->dry_run) {
-                size_t procs = 0, live = 0;
-                pid_t last = 0;
-                for (size_t i = 0; i < st->n; i++)
-                        if (!st->tasks[i].dead) {
-                                live++;
-                                procs += st->tasks[i].pid != last;
-                                last = st->tasks[i].pid;
-                        }
+                size_t nnp_procs = 0, procs, live = live_tasks(st, false, &procs);
+                size_t nnp = l->set_nnp ? 0 : live_tasks(st, true, &nnp_procs);
                 if (nnp)
                         outcome(l, LOCKDOWN_WOULD_REFUSE,
                                 "%zu task(s) of %zu process(es) have neither NO_NEW_PRIVS nor CAP_SYS_ADMIN "
@@ -455,15 +445,13 @@ static int run(struct lockdown *l, int pidfd, struct tsync_status *st)
         size_t named = tsync_lockdown_result_tasks(&res);
         /* Every task refused a filter for want of NO_NEW_PRIVS (a default
          * Podman or Docker container): one line, with the fix. */
-        size_t nnp_failed = 0, nnp_failed_procs = 0;
+        size_t nnp = 0, nnp_procs = 0;
         for (size_t i = 0; i < res.n_failed; i++)
-                if (strncmp(res.failed[i].why, NNP_WHY, strlen(NNP_WHY)) == 0) {
-                        nnp_failed++;
-                        nnp_failed_procs += i == 0 || res.failed[i].pid != res.failed[i - 1].pid;
+                if (res.failed[i].no_nnp) {
+                        nnp++;
+                        nnp_procs += i == 0 || res.failed[i].pid != res.failed[i - 1].pid;
                 }
-        if (!res.touched && nnp_failed == res.n_failed) {
-                nnp = nnp_failed;
-                nnp_procs = nnp_failed_procs;
+        if (!res.touched && nnp == res.n_failed) {
                 /* The first task named, its comm quoted: the container chose it. */
                 char comm[TSYNC_QUOTED_MAX(sizeof(res.failed[0].comm)) + 1];
                 (void)tsync_quote(comm, sizeof(comm), res.failed[0].comm, strlen(res.failed[0].comm));

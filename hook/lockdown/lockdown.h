@@ -191,7 +191,14 @@ struct tsync_lockdown_task {
         pid_t pid, tid; /* host */
         char comm[17];
         char why[224];
+        bool no_nnp; /* refused as tsync_lockdown_takes_no_filter says: setting NO_NEW_PRIVS is the fix */
 };
+
+/* Whether the kernel takes no filter from task k as it is: neither
+ * NO_NEW_PRIVS nor CAP_SYS_ADMIN (Podman's and Docker's default), until
+ * NO_NEW_PRIVS is set in it. */
+struct tsync_status_task;
+bool tsync_lockdown_takes_no_filter(const struct tsync_status_task *k);
 
 struct tsync_lockdown_req {
         pid_t pid;            /* any process of the container */

@@ -78,8 +78,7 @@ static void name_task(struct tsync_lockdown_task **list, size_t *n, const struct
                 abort(); /* a few hundred bytes: nothing sensible is left to do */
         *list = l;
         struct tsync_lockdown_task *t = &l[(*n)++];
-        t->pid = k->pid;
-        t->tid = k->tid;
+        *t = (struct tsync_lockdown_task){ .pid = k->pid, .tid = k->tid };
         (void)snprintf(t->comm, sizeof(t->comm), "%s", k->comm);
         va_list ap;
         va_start(ap, fmt);
@@ -137,9 +136,14 @@ static struct held *find_held(struct run *r, pid_t tid)
         return NULL;
 }
 
+bool tsync_lockdown_takes_no_filter(const struct tsync_status_task *k)
+{
+        return !k->no_new_privs && !(k->caps[TSYNC_CAPSET_EFFECTIVE] & (1ULL << CAP_SYS_ADMIN_BIT));
+}
+
 static bool needs_nnp(const struct run *r, const struct tsync_status_task *k)
 {
-        return r->req->set_nnp && !k->no_new_privs && !(k->caps[TSYNC_CAPSET_EFFECTIVE] & (1ULL << CAP_SYS_ADMIN_BIT));
+        return r->req->set_nnp && tsync_lockdown_takes_no_filter(k);
 }
 
 /* Everything that would stop us, judged before anything is touched, and
@@ -165,11 +169,12 @@ static void judge(struct run *r, const struct tsync_status *st, bool frozen)
                              "agent's, its own) would send the injected seccomp() to a task lockdown holds "
                              "stopped: refused before anything is frozen",
                              fd);
-                if (!k->no_new_privs && !(k->caps[TSYNC_CAPSET_EFFECTIVE] & (1ULL << CAP_SYS_ADMIN_BIT)) &&
-                    !r->req->set_nnp)
+                if (tsync_lockdown_takes_no_filter(k) && !r->req->set_nnp) {
                         FAIL(r, k,
                              "neither NO_NEW_PRIVS nor CAP_SYS_ADMIN: the kernel takes no filter from it "
                              "(--set-no-new-privs sets NO_NEW_PRIVS first)");
+                        r->res->failed[r->res->n_failed - 1].no_nnp = true;
+                }
         }
 }
 
