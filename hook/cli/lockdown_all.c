@@ -11,6 +11,7 @@
  * says one line per container, in the order found. */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static const char *const kind_names[LOCKDOWN_OUTCOME_COUNT] = {
         [LOCKDOWN_REFUSED] = "refused",
         [LOCKDOWN_INCOMPLETE] = "incomplete",
         [LOCKDOWN_GONE] = "gone",
+        [LOCKDOWN_LEFT_OUT] = "left out",
         [LOCKDOWN_WOULD_COVER] = "would cover",
         [LOCKDOWN_WOULD_REFUSE] = "would be refused",
 };
@@ -47,6 +49,7 @@ static const char *const kind_keys[LOCKDOWN_OUTCOME_COUNT] = {
         [LOCKDOWN_REFUSED] = "refused",
         [LOCKDOWN_INCOMPLETE] = "incomplete",
         [LOCKDOWN_GONE] = "gone",
+        [LOCKDOWN_LEFT_OUT] = "left-out",
         [LOCKDOWN_WOULD_COVER] = "would-cover",
         [LOCKDOWN_WOULD_REFUSE] = "would-refuse",
 };
@@ -56,12 +59,10 @@ struct slot {
         const struct tsync_node_container *c;
         char *what;
         const struct tsync_node_exclude *left_out;
-        bool skipped;     /* not taken: left out, paused or not started (detail says) */
-        bool self;        /* the container lockdown --all runs in: left out */
-        char detail[256]; /* why it was not taken */
-        pid_t child;      /* 0: not started or reaped */
-        int out;          /* the child's lines (a memfd), -1 when none */
-        int code;         /* its exit status, once reaped */
+        bool skipped; /* not taken (its outcome says why): left out, paused or not started */
+        bool self;    /* the container (or pod) lockdown --all runs in: left out */
+        pid_t child;  /* 0: not started or reaped */
+        int out;      /* the child's lines (a memfd), -1 when none */
 };
 
 static volatile sig_atomic_t stop_sig;
@@ -119,8 +120,9 @@ static int start(struct lockdown *l, struct slot *s, struct lockdown_outcome *ou
         return 0;
 }
 
-/* Waits for any child of the run; forwards a stop signal to every one. */
-static struct slot *reap(struct slot *slots, size_t n, size_t *running)
+/* Waits for any child of the run (false: none is left); forwards a stop
+ * signal to every one. */
+static bool reap(struct slot *slots, size_t n, size_t *running)
 {
         for (;;) {
                 int st;
@@ -132,13 +134,12 @@ static struct slot *reap(struct slot *slots, size_t n, size_t *running)
                         continue;
                 }
                 if (p < 0)
-                        return NULL;
+                        return false;
                 for (size_t i = 0; i < n; i++)
                         if (slots[i].child == p) {
                                 slots[i].child = 0;
-                                slots[i].code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
                                 (*running)--;
-                                return &slots[i];
+                                return true;
                         }
         }
 }
@@ -162,30 +163,22 @@ static const char *engine_of(const struct slot *s)
         return tsync_node_engine_name(s->c->engine);
 }
 
-static void row_line(const struct lockdown *l, const struct slot *s, const struct lockdown_outcome *out, char *line,
-                     size_t size)
+static void row_line(const struct slot *s, const struct lockdown_outcome *out, char *line, size_t size)
 {
         /* Names and details may carry text a container's engine took from
          * its author (a pod's names, a comm in a refusal): quoted. */
         _cleanup_free_ char *what = tsync_quote_dup(s->what);
-        _cleanup_free_ char *detail = tsync_quote_dup(s->skipped ? s->detail : out->detail);
-        const char *kind = s->left_out || s->self ? "left out"
-                           : s->skipped           ? (l->dry_run ? "would be refused" : "refused")
-                                                  : kind_names[out->kind];
-        (void)snprintf(line, size, "%s (%s %.12s): %s%s%s%s", what ? what : "?", engine_of(s), s->c->id, kind,
-                       detail && detail[0] ? ": " : "", detail ? detail : "",
+        _cleanup_free_ char *detail = tsync_quote_dup(out->detail);
+        (void)snprintf(line, size, "%s (%s %.12s): %s%s%s%s", what ? what : "?", engine_of(s), s->c->id,
+                       kind_names[out->kind], detail && detail[0] ? ": " : "", detail ? detail : "",
                        out->killed ? "; killed (--or-kill)" : "");
 }
 
-static int json_row(struct tsync_json *arr, const struct lockdown *l, const struct slot *s,
-                    const struct lockdown_outcome *out)
+static int json_row(struct tsync_json *arr, const struct slot *s, const struct lockdown_outcome *out)
 {
         struct tsync_json *o = tsync_json_new_object();
         if (!o)
                 return -ENOMEM;
-        const char *kind = s->left_out || s->self ? "left-out"
-                           : s->skipped           ? (l->dry_run ? "would-refuse" : "refused")
-                                                  : kind_keys[out->kind];
         int r = tsync_json_set(o, "name", tsync_json_new_string(s->what));
         if (r == 0)
                 r = tsync_json_set(o, "id", tsync_json_new_string(s->c->id));
@@ -194,9 +187,9 @@ static int json_row(struct tsync_json *arr, const struct lockdown *l, const stru
         if (r == 0)
                 r = tsync_json_set(o, "pid", tsync_json_new_u64((uint64_t)s->c->pid));
         if (r == 0)
-                r = tsync_json_set(o, "result", tsync_json_new_string(kind));
+                r = tsync_json_set(o, "result", tsync_json_new_string(kind_keys[out->kind]));
         if (r == 0)
-                r = tsync_json_set(o, "detail", tsync_json_new_string(s->skipped ? s->detail : out->detail));
+                r = tsync_json_set(o, "detail", tsync_json_new_string(out->detail));
         if (r == 0 && s->left_out)
                 r = tsync_json_set(o, "line", tsync_json_new_u64(s->left_out->line));
         if (r == 0)
@@ -211,12 +204,8 @@ static int json_row(struct tsync_json *arr, const struct lockdown *l, const stru
 /* Which of the summary's counts an outcome is. */
 enum tally { T_COVERED, T_ALREADY, T_LEFT_OUT, T_NOT_COVERED, T_GONE, T_COUNT };
 
-static enum tally tally_of(const struct slot *s, const struct lockdown_outcome *out)
+static enum tally tally_of(const struct lockdown_outcome *out)
 {
-        if (s->left_out || s->self)
-                return T_LEFT_OUT;
-        if (s->skipped)
-                return T_NOT_COVERED;
         switch (out->kind) {
         case LOCKDOWN_COVERED:
         case LOCKDOWN_WOULD_COVER:
@@ -225,6 +214,8 @@ static enum tally tally_of(const struct slot *s, const struct lockdown_outcome *
                 return T_ALREADY;
         case LOCKDOWN_GONE:
                 return T_GONE;
+        case LOCKDOWN_LEFT_OUT:
+                return T_LEFT_OUT;
         default:
                 return T_NOT_COVERED;
         }
@@ -250,30 +241,40 @@ static bool runs_us(pid_t pid)
         return false;
 }
 
-/* What is decided without a child: left out by the node's policy, paused
- * (lockdown never thaws what someone else froze), created and not started
- * (its workload has not run; taken once it runs). */
-static void judge_first(const struct lockdown_all_opts *o, struct slot *s)
+/* What is decided without a child, into out: left out by the node's
+ * policy or because lockdown --all runs in it, paused (lockdown never thaws
+ * what someone else froze), created and not started (its workload has not
+ * run; taken once it runs). */
+__attribute__((format(printf, 4, 5))) static void skip(struct slot *s, struct lockdown_outcome *out,
+                                                       enum lockdown_outcome_kind kind, const char *fmt, ...)
 {
+        s->skipped = true;
+        out->kind = kind;
+        va_list ap;
+        va_start(ap, fmt);
+        (void)vsnprintf(out->detail, sizeof(out->detail), fmt, ap);
+        va_end(ap);
+}
+
+static void judge_first(const struct lockdown *l, const struct lockdown_all_opts *o, struct slot *s,
+                        struct lockdown_outcome *out)
+{
+        enum lockdown_outcome_kind refused = l->dry_run ? LOCKDOWN_WOULD_REFUSE : LOCKDOWN_REFUSED;
         s->left_out = node_left_out(o->policy, s->c);
         if (!s->left_out && runs_us(s->c->pid)) {
-                s->skipped = s->self = true;
-                (void)snprintf(s->detail, sizeof(s->detail),
-                               "lockdown --all runs in it: a freeze of it would stop lockdown itself (a node's "
-                               "DaemonSet: leave it out in node.conf to say so)");
+                s->self = true;
+                skip(s, out, LOCKDOWN_LEFT_OUT,
+                     "lockdown --all runs in it: a freeze of it would stop lockdown itself (a node's DaemonSet: "
+                     "leave it out in node.conf to say so)");
         } else if (s->left_out) {
-                s->skipped = true;
-                (void)snprintf(s->detail, sizeof(s->detail), "%s, line %u: %s", o->node_conf, s->left_out->line,
-                               s->left_out->reason);
+                skip(s, out, LOCKDOWN_LEFT_OUT, "%s, line %u: %s", o->node_conf, s->left_out->line,
+                     s->left_out->reason);
         } else if (s->c->state == TSYNC_NODE_PAUSED) {
-                s->skipped = true;
-                (void)snprintf(s->detail, sizeof(s->detail),
-                               "paused: lockdown never thaws a container someone else froze; resume it and run "
-                               "lockdown --all again");
+                skip(s, out, refused,
+                     "paused: lockdown never thaws a container someone else froze; resume it and run lockdown --all "
+                     "again");
         } else if (s->c->state == TSYNC_NODE_CREATED) {
-                s->skipped = true;
-                (void)snprintf(s->detail, sizeof(s->detail),
-                               "created, not started: run lockdown --all again once it runs");
+                skip(s, out, refused, "created, not started: run lockdown --all again once it runs");
         }
 }
 
@@ -348,7 +349,7 @@ int lockdown_all_pass(struct lockdown *l, const struct lockdown_all_opts *o, str
                 if (!slots[i].what)
                         r = -ENOMEM;
                 else
-                        judge_first(o, &slots[i]);
+                        judge_first(l, o, &slots[i], &outs[i]);
                 if (seen && c[i].state == TSYNC_NODE_CREATED && !slots[i].left_out)
                         seen->created = true;
         }
@@ -360,10 +361,9 @@ int lockdown_all_pass(struct lockdown *l, const struct lockdown_all_opts *o, str
                                 if (!slots[k].self && !slots[k].left_out && c[k].engine == TSYNC_NODE_KUBERNETES &&
                                     c[k].pod && c[k].pod_namespace && strcmp(c[k].pod, c[i].pod) == 0 &&
                                     strcmp(c[k].pod_namespace, c[i].pod_namespace) == 0) {
-                                        slots[k].skipped = slots[k].self = true;
-                                        (void)snprintf(slots[k].detail, sizeof(slots[k].detail),
-                                                       "lockdown --all runs in its pod (%s/%s)", c[k].pod_namespace,
-                                                       c[k].pod);
+                                        slots[k].self = true;
+                                        skip(&slots[k], &outs[k], LOCKDOWN_LEFT_OUT,
+                                             "lockdown --all runs in its pod (%s/%s)", c[k].pod_namespace, c[k].pod);
                                 }
         /* Containers taken at most o->jobs at once, in the order found. */
         while (r == 0 && (next < n || running)) {
@@ -406,13 +406,13 @@ int lockdown_all_pass(struct lockdown *l, const struct lockdown_all_opts *o, str
         if (o->quiet && n && !(said = calloc(n, sizeof(*said))))
                 r = -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++) {
-                enum tally t = tally_of(&slots[i], &outs[i]);
+                enum tally t = tally_of(&outs[i]);
                 tally[t]++;
                 char line[2048], *key = NULL;
                 if (!o->json)
-                        row_line(l, &slots[i], &outs[i], line, sizeof(line));
+                        row_line(&slots[i], &outs[i], line, sizeof(line));
                 if (o->json) {
-                        r = json_row(arr, l, &slots[i], &outs[i]);
+                        r = json_row(arr, &slots[i], &outs[i]);
                 } else if (!o->quiet) {
                         printf("%s\n", line);
                 } else if (t == T_COVERED || t == T_NOT_COVERED || slots[i].self) {

@@ -17,6 +17,7 @@ enum lockdown_outcome_kind {
         LOCKDOWN_REFUSED,      /* nothing was changed */
         LOCKDOWN_INCOMPLETE,   /* some tasks may carry part of the layers */
         LOCKDOWN_GONE,         /* it stopped before it was taken */
+        LOCKDOWN_LEFT_OUT,     /* not taken: node.conf's exclude, or the container lockdown --all runs in */
         LOCKDOWN_WOULD_COVER,  /* --dry-run */
         LOCKDOWN_WOULD_REFUSE, /* --dry-run */
         LOCKDOWN_OUTCOME_COUNT,
