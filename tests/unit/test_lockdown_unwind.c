@@ -187,15 +187,23 @@ static bool runs_on(struct stalled *s)
         return back[0] == 'b';
 }
 
+/* The stalling task started and held as lockdown holds one; false (a
+ * failed check named test, the task ended) when it could not be. */
+static bool stalled_and_held(struct stalled *s, struct snapshot *before, const char *test)
+{
+        if (stall_start(s) == 0 && hold(s->pid, before) == 0)
+                return true;
+        tap_ok(0, "%s: the stalling task could not be held", test);
+        stall_end(s);
+        return false;
+}
+
 static void test_lockdown_unwind_a_call_past_its_deadline(void)
 {
         struct stalled s = { .pid = -1, .in = -1, .out = -1 };
         struct snapshot before = { 0 }, after = { 0 };
-        if (stall_start(&s) < 0 || hold(s.pid, &before) < 0) {
-                tap_ok(0, "test_lockdown_unwind_a_call_past_its_deadline: the stalling task could not be held");
-                stall_end(&s);
+        if (!stalled_and_held(&s, &before, "test_lockdown_unwind_a_call_past_its_deadline"))
                 return;
-        }
         int held = 0, st = 0;
         struct tsync_lockdown_call c;
         int r = tsync_lockdown_call_start(&c, s.pid, s.pid, allow, 1, 0, false, &held);
@@ -230,11 +238,8 @@ static void test_lockdown_unwind_a_cancelled_run(void)
 {
         struct stalled s = { .pid = -1, .in = -1, .out = -1 };
         struct snapshot before = { 0 }, after = { 0 };
-        if (stall_start(&s) < 0 || hold(s.pid, &before) < 0) {
-                tap_ok(0, "test_lockdown_unwind_a_cancelled_run: the stalling task could not be held");
-                stall_end(&s);
+        if (!stalled_and_held(&s, &before, "test_lockdown_unwind_a_cancelled_run"))
                 return;
-        }
         /* As SIGINT reaches lockdown's handler while the call waits. */
         struct sigaction sa = { .sa_handler = cancel };
         (void)sigaction(SIGALRM, &sa, NULL);
