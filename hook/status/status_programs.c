@@ -52,6 +52,13 @@ static void progs_free(struct prog *p, size_t n)
         free(p);
 }
 
+/* Whether two programs are the same, instruction for instruction (the
+ * kernel returns a program exactly as it was loaded). */
+static bool same_program(const struct sock_filter *a, size_t a_len, const struct sock_filter *b, size_t b_len)
+{
+        return a_len == b_len && memcmp(a, b, a_len * sizeof(*a)) == 0;
+}
+
 /* Filter file text (a container path or base64) to its program. */
 static int load_file(pid_t init, const char *opt, const char *arg, struct prog *ret, char *why, size_t size)
 {
@@ -461,8 +468,7 @@ static int matched(const struct prog *ref, size_t n_ref, const struct prog *chai
 {
         size_t k = 0;
         for (size_t j = 0; j < n && k < n_ref; j++)
-                if (chain[j].len == ref[k].len &&
-                    memcmp(chain[j].insns, ref[k].insns, ref[k].len * sizeof(*ref[k].insns)) == 0)
+                if (same_program(chain[j].insns, chain[j].len, ref[k].insns, ref[k].len))
                         k++;
         return (int)k;
 }
@@ -473,9 +479,7 @@ static uint32_t holds(const struct tsync_status *st, const struct chain_out *out
         uint32_t bits = 0;
         for (size_t j = 0; j < st->n_want && j < 32; j++)
                 for (size_t i = 0; i < out->n; i++)
-                        if (out->p[i].len == st->want[j]->len &&
-                            memcmp(out->p[i].insns, st->want[j]->insns, st->want[j]->len * sizeof(*out->p[i].insns)) ==
-                                    0) {
+                        if (same_program(out->p[i].insns, out->p[i].len, st->want[j]->insns, st->want[j]->len)) {
                                 bits |= 1u << j;
                                 break;
                         }
@@ -604,7 +608,7 @@ int tsync_status_compare_programs(struct tsync_status *st)
                 c->n = n_files;
                 for (size_t k = 0; k < n_files && c->differ < 0; k++) {
                         const struct prog *a = &kernel[base + k], *b = &files[k];
-                        if (a->len != b->len || memcmp(a->insns, b->insns, a->len * sizeof(*a->insns)) != 0) {
+                        if (!same_program(a->insns, a->len, b->insns, b->len)) {
                                 c->differ = (int)k;
                                 (void)snprintf(c->what, sizeof(c->what), "%s", labels[k]);
                         }
@@ -631,8 +635,7 @@ size_t tsync_status_programs_held(const struct tsync_status *st, const struct ts
         const struct tsync_status_programs *c = &st->programs;
         size_t k = 0;
         for (size_t j = 0; c->compared && j < c->n_kernel && k < n; j++)
-                if (c->kernel[j].len == progs[k]->len &&
-                    memcmp(c->kernel[j].insns, progs[k]->insns, progs[k]->len * sizeof(*progs[k]->insns)) == 0)
+                if (same_program(c->kernel[j].insns, c->kernel[j].len, progs[k]->insns, progs[k]->len))
                         k++;
         return k;
 }
@@ -654,7 +657,7 @@ void tsync_status_compare_plan(struct tsync_status *st, const struct tsync_plan 
         for (size_t k = 0; k < n; k++) {
                 const struct prog *a = &c->kernel[base + k];
                 const struct tsync_program *b = progs->progs[progs->n_baseline + k];
-                if (a->len != b->len || memcmp(a->insns, b->insns, a->len * sizeof(*a->insns)) != 0) {
+                if (!same_program(a->insns, a->len, b->insns, b->len)) {
                         c->drift = (int)k;
                         tsync_plan_filter_label(plan, k, c->drift_what, sizeof(c->drift_what));
                         return;
