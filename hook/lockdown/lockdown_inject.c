@@ -27,6 +27,8 @@
 #include "lockdown/lockdown.h"
 #include "shared/bpf.h"
 #include "shared/cleanup.h"
+#include "status/status.h"
+#include "util/fileio.h"
 
 #ifndef PTRACE_SECCOMP_GET_FILTER
 #define PTRACE_SECCOMP_GET_FILTER 0x420c
@@ -377,16 +379,15 @@ int tsync_lockdown_call_interrupt(struct tsync_lockdown_call *c)
 /* Whether SIGTRAP is pending for thread tid alone (a single step's is). */
 static bool trap_pending(pid_t pid, pid_t tid)
 {
-        char path[80], line[128];
+        char path[80];
         (void)snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-        FILE *f = fopen(path, "re");
+        _cleanup_free_ char *text = NULL;
+        size_t len;
         unsigned long long pending = 0;
-        bool found = false;
-        while (f && !found && fgets(line, sizeof(line), f))
-                found = sscanf(line, "SigPnd: %llx", &pending) == 1;
-        if (f)
-                (void)fclose(f);
-        return pending & (1ULL << (SIGTRAP - 1));
+        if (tsync_read_file_at(AT_FDCWD, path, NULL, 0, TSYNC_STATUS_FILE_MAX, &text, &len, NULL, NULL) < 0)
+                return false;
+        const char *at = strstr(text, "\nSigPnd:");
+        return at && sscanf(at, "\nSigPnd: %llx", &pending) == 1 && (pending & (1ULL << (SIGTRAP - 1)));
 }
 
 /* A call that missed its deadline (waiting on a listener, a lock, a task we
