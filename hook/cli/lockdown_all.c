@@ -229,14 +229,8 @@ static bool runs_us(pid_t pid)
         for (int depth = 0; p > 1 && depth < 64; depth++) {
                 if (p == pid)
                         return true;
-                _cleanup_free_ char *line = NULL;
-                const char *fields = NULL;
-                struct tsync_err err = { 0 };
-                int ppid;
-                /* state, then ppid, past the comm */
-                if (tsync_proc_stat_read(p, &line, &fields, &err) < 0 || sscanf(fields, " %*c %d", &ppid) != 1)
+                if (tsync_proc_parent(p, &p, NULL) < 0)
                         return false;
-                p = (pid_t)ppid;
         }
         return false;
 }

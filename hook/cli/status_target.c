@@ -176,15 +176,11 @@ static int resolve_runtime(struct target *t, struct tsync_err *err)
 static int docker_config(struct target *t, const char *id, struct tsync_err *err)
 {
         char parent[32], cwd[PATH_MAX];
-        _cleanup_free_ char *line = NULL;
-        const char *fields = NULL;
-        int r = tsync_proc_stat_read(t->pid, &line, &fields, err);
+        pid_t ppid = 0;
+        int r = tsync_proc_parent(t->pid, &ppid, err);
         if (r < 0)
                 return r;
-        int ppid = 0;
-        if (sscanf(fields, " %*c %d", &ppid) != 1 || ppid <= 0)
-                return tsync_error(err, EIO, "/proc/%d/stat: no parent", (int)t->pid);
-        (void)snprintf(parent, sizeof(parent), "/proc/%d/cwd", ppid);
+        (void)snprintf(parent, sizeof(parent), "/proc/%d/cwd", (int)ppid);
         ssize_t n = readlink(parent, cwd, sizeof(cwd) - 1);
         if (n < 0)
                 return tsync_error_errno(err, "%s", parent);
@@ -194,7 +190,7 @@ static int docker_config(struct target *t, const char *id, struct tsync_err *err
                 return tsync_error(err, ENOENT,
                                    "the container's parent (pid %d, its shim) runs in %s, not in a bundle named by the "
                                    "container's id",
-                                   ppid, cwd);
+                                   (int)ppid, cwd);
         /* Through /proc: the bundle may lie in the engine's own mount
          * namespace (a dockerd with a /run of its own). */
         if (asprintf(&t->config_path, "%s/config.json", parent) < 0 ||

@@ -104,12 +104,8 @@ static const struct binary *sandbox_of(pid_t pid, const struct binary *bins, siz
 
 static pid_t parent_of(pid_t pid)
 {
-        _cleanup_free_ char *line = NULL;
-        const char *fields = NULL;
-        int ppid = 0;
-        if (tsync_proc_stat_read(pid, &line, &fields, NULL) < 0 || sscanf(fields, " %*c %d", &ppid) != 1)
-                return 0;
-        return (pid_t)ppid;
+        pid_t ppid = 0;
+        return tsync_proc_parent(pid, &ppid, NULL) == 0 ? ppid : 0;
 }
 
 static int refuse(const struct binary *b, pid_t pid, struct tsync_err *err)

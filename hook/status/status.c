@@ -59,6 +59,21 @@ int tsync_proc_stat_read(pid_t pid, char **ret_line, const char **ret_fields, st
         return 0;
 }
 
+int tsync_proc_parent(pid_t pid, pid_t *ret, struct tsync_err *err)
+{
+        _cleanup_free_ char *line = NULL;
+        const char *fields = NULL;
+        int ppid = 0;
+        int r = tsync_proc_stat_read(pid, &line, &fields, err);
+        if (r < 0)
+                return r;
+        /* the state, then the parent */
+        if (sscanf(fields, " %*c %d", &ppid) != 1 || ppid <= 0)
+                return err ? tsync_error(err, EIO, "/proc/%d/stat: no parent", (int)pid) : -EIO;
+        *ret = (pid_t)ppid;
+        return 0;
+}
+
 int tsync_status_read_task(pid_t pid, pid_t tid, struct tsync_status_task *t)
 {
         char path[64];

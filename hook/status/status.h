@@ -149,6 +149,8 @@ void tsync_status_clear(struct tsync_status *s);
  * state first, then the numbers. -errno, with err (may be NULL) naming the
  * file; -EIO when there is no ")". */
 int tsync_proc_stat_read(pid_t pid, char **ret_line, const char **ret_fields, struct tsync_err *err);
+/* pid's parent, from /proc/PID/stat: 0, or -errno with err (may be NULL) naming the file. */
+int tsync_proc_parent(pid_t pid, pid_t *ret, struct tsync_err *err);
 
 /* Parses one task's status file (/proc/PID/task/TID/status; pid may be
  * any task of its process: t->pid is its Tgid). -ENOENT when it is gone.
