@@ -236,19 +236,8 @@ watch_start() {
         python3 -c "$TSYNC_SYSLOG_CATCH" "$T/log.sock" "$T/watch.log" "$OCI" lockdown --all --watch --only-roots \
                 --root "$R" --node-conf "$T/node.conf" --profile-dir "$T/profiles" >"$T/watch.out" 2>&1 &
         WATCH=$!
-        wait_for 10 grep -q "lockdown --watch: watching" "$T/watch.out" || fail "the watch did not start"
+        engine_wait 10 grep -q "lockdown --watch: watching" "$T/watch.out" || fail "the watch did not start"
 }
-
-# wait_for SECONDS CMD...: until CMD succeeds, at most SECONDS.
-wait_for() {
-        local end=$((SECONDS + $1))
-        shift
-        until "$@"; do
-                [ "$SECONDS" -lt "$end" ] || return 1
-                sleep 0.1
-        done
-}
-
 
 # The watch covers a container that appears, and every task of every container within 10 s of a
 # change of the policy; a policy that cannot be read keeps the layers in force; SIGTERM ends it
@@ -257,19 +246,19 @@ testTheWatchCoversNewContainersAndPolicyChanges() {
         cp "$PROFILES/deny-getcwd.json" "$T/profiles/" || fail "profile"
         container a true /bin/lockdown_probe -i -t 4 || fail "container a"
         watch_start
-        wait_for 10 grep -q "^$ID-a (runc .*: covered: " "$T/watch.out" || fail "a: $(cat "$T/watch.out")"
+        engine_wait 10 grep -q "^$ID-a (runc .*: covered: " "$T/watch.out" || fail "a: $(cat "$T/watch.out")"
         container b true /bin/lockdown_probe -i -p 2 -t 4 || fail "container b"
-        wait_for 10 grep -q "^$ID-b (runc .*: covered: " "$T/watch.out" ||
+        engine_wait 10 grep -q "^$ID-b (runc .*: covered: " "$T/watch.out" ||
                 fail "a new container within 10 s: $(cat "$T/watch.out")"
         assertEquals "b: every task" "1 " "$(filters b)"
         node_conf "layers = deny-mkdir, deny-getcwd"
-        wait_for 10 sh -c "[ \"\$(grep -c ': covered: 1 layer(s) added' '$T/watch.out')\" -ge 2 ]" ||
+        engine_wait 10 sh -c "[ \"\$(grep -c ': covered: 1 layer(s) added' '$T/watch.out')\" -ge 2 ]" ||
                 fail "the policy's change within 10 s: $(cat "$T/watch.out")"
-        wait_for 5 sh -c "[ \"\$(grep -c ': covered: ' '$T/watch.out')\" -ge 4 ]"
+        engine_wait 5 sh -c "[ \"\$(grep -c ': covered: ' '$T/watch.out')\" -ge 4 ]"
         assertEquals "a: both layers, each once" "2 " "$(filters a)"
         assertEquals "b: both layers, each once" "2 " "$(filters b)"
         node_conf "layers = deny-mkdir, no-such-layer"
-        wait_for 10 grep -q "the layers in force stay" "$T/watch.out" ||
+        engine_wait 10 grep -q "the layers in force stay" "$T/watch.out" ||
                 fail "a broken policy is said: $(cat "$T/watch.out")"
         assertEquals "a: the layers in force stay" "2 " "$(filters a)"
         kill -TERM "$WATCH"
