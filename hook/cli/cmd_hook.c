@@ -172,6 +172,7 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_st
                 frontend_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
+        frontend_log_subject(st->id);
         int r = open_views(st, ret_views, &err);
         if (r != 0) {
                 if (r < 0)
@@ -356,7 +357,7 @@ static int write_stdout(const struct tsync_json *config, struct tsync_err *err)
  * and poststop stages (hooks.d files too) only keep the exec view, and
  * createRuntime refuses a config without a plan (an engine that does not run
  * precreate must not start the container without its filters). */
-static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *init_path)
+static int precreate(const struct hook_opts *h, struct tsync_json *config, const char *init_path, const char *where)
 {
         struct tsync_err err = { 0 };
         struct tsync_request req = { 0 };
@@ -373,12 +374,12 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         if (!node.n_layers && !names_us(config)) {
                 if (write_stdout(config, &err) == 0)
                         return 0;
-                frontend_error("precreate", &err);
+                frontend_error(where, &err);
                 return -1;
         }
         if (tsync_request_from_annotations(config, TSYNC_FRONTEND_PRECREATE, &req, &err) < 0 ||
             tsync_node_layers_prepend(&req, node.layers, node.n_layers, &err) < 0) {
-                frontend_error("precreate", &err);
+                frontend_error(where, &err);
                 tsync_request_clear(&req);
                 return -1;
         }
@@ -390,13 +391,13 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         struct tsync_prepare_opts po = { .fe = TSYNC_FRONTEND_PRECREATE, .req = &req, .paths = &o };
         struct tsync_rewrite_opts ro = { .init_path = init_path };
         _cleanup_(tsync_prepared_clear) struct tsync_prepared p = { 0 };
-        int r = frontend_prepare(config, &po, &ro, "precreate", &p);
+        int r = frontend_prepare(config, &po, &ro, where, &p);
         tsync_request_clear(&req);
         if (r < 0)
                 return -1;
         if (write_stdout(config, &err) < 0)
-                return frontend_unwritten(&p, "precreate", &err);
-        frontend_written(&p, config, "precreate");
+                return frontend_unwritten(&p, where, &err);
+        frontend_written(&p, config, where);
         return 0;
 }
 
@@ -409,12 +410,25 @@ static int stage_precreate(const struct hook_opts *h)
                 frontend_errorf("precreate", "the config on stdin: %s", err.msg);
                 return CLI_EXIT_FAILED;
         }
+        /* No container id yet at precreate: Podman's hostname is its short
+         * id, unless the user named one. Every line names it. */
+        char where[128];
+        const char *hostname = NULL;
+        if (tsync_json_str(tsync_json_get(config, "hostname"), "hostname", &hostname, &err) == 0 && *hostname)
+                (void)snprintf(where, sizeof(where), "precreate (hostname %.64s)", hostname);
+        else
+                (void)snprintf(where, sizeof(where), "precreate");
+        /* The user's --hostname: one line, whatever it holds. */
+        for (char *c = where; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        *c = '?';
+        frontend_log_subject(where);
         char init_path[PATH_MAX];
         if (h->init ? !realpath(h->init, init_path) : frontend_find_init(init_path, sizeof(init_path)) < 0) {
-                frontend_errorf("precreate", "cannot find seccomp-tsync-init; give --init PATH");
+                frontend_errorf(where, "cannot find seccomp-tsync-init; give --init PATH");
                 return CLI_EXIT_FAILED;
         }
-        return precreate(h, config, init_path) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
+        return precreate(h, config, init_path, where) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
 }
 
 int cmd_hook(int argc, char **argv)
@@ -438,7 +452,7 @@ int cmd_hook(int argc, char **argv)
         int opt;
 
         /* Engines hide a hook's stderr (Podman keeps only its exit status). */
-        frontend_syslog_enable();
+        frontend_syslog_enable(FRONTEND_SYSLOG_SAY_UNREACHABLE);
         if (argc < 2 || argv[1][0] == '-') {
                 if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
                         help(stdout);

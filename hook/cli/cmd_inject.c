@@ -418,7 +418,7 @@ int cmd_inject(int argc, char **argv)
         int opt, rc = -1;
 
         /* What inject wrote decides what a container gets: kept where it can be found later. */
-        frontend_syslog_enable();
+        frontend_syslog_enable(0);
         while (rc < 0 && (opt = getopt_long(argc, argv, "p:h", options, NULL)) != -1) {
                 switch (opt) {
                 case 'p':
@@ -506,6 +506,10 @@ int cmd_inject(int argc, char **argv)
                 help(stderr);
                 rc = CLI_EXIT_USAGE;
         }
+        /* Every line logged from here on names the container's bundle. */
+        char subject[PATH_MAX];
+        if (rc < 0)
+                frontend_log_subject(realpath(argv[optind], subject) ? subject : argv[optind]);
         if (rc < 0)
                 rc = add_node_layers(&io, &req, node_paths);
         if (rc < 0) {

@@ -307,7 +307,7 @@ int cmd_lockdown(int argc, char **argv)
         }
         /* The watch says every action in the system log, from its first line on. */
         if (watch)
-                frontend_syslog_enable();
+                frontend_syslog_enable(0);
         if (!all && target_finish(&l.t, "lockdown", argc, argv, optind) < 0)
                 goto out;
         if (!all && n_names + n_files == 0) {

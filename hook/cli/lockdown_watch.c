@@ -125,7 +125,7 @@ int lockdown_watch(struct lockdown *l, struct lockdown_all_opts *o, const char *
         (void)sigaction(SIGINT, &sa, NULL);
         (void)sigaction(SIGTERM, &sa, NULL);
         (void)sigaction(SIGHUP, &sa, NULL);
-        frontend_syslog_enable();
+        frontend_syslog_enable(0);
         char line[512];
         (void)snprintf(line, sizeof(line), "lockdown --watch: watching the node's containers for %s's %zu layer(s)",
                        o->node_conf, l->n_prog);

@@ -35,7 +35,17 @@ void frontend_warnf(const char *where, const char *fmt, ...) __attribute__((form
  * errors at LOG_ERR, warnings at LOG_WARNING. The socket is /dev/log, or
  * $TSYNC_SYSLOG_SOCKET (empty: none); without a logger stderr alone has it. */
 #define CLI_SYSLOG_SOCKET_ENV "TSYNC_SYSLOG_SOCKET"
-void frontend_syslog_enable(void);
+/* FRONTEND_SYSLOG_SAY_UNREACHABLE: a process whose stderr an engine may hide
+ * (the hook stages, the runtime wrapper) says once on stderr when a line
+ * cannot reach the logger (no socket, no one bound to it); never for an
+ * empty $TSYNC_SYSLOG_SOCKET, nor for a full queue. */
+enum { FRONTEND_SYSLOG_SAY_UNREACHABLE = 1 << 0 };
+void frontend_syslog_enable(unsigned flags);
+/* The container every logged line names (the id, or what stands for it
+ * before there is one: precreate's hostname, inject's bundle): a line that
+ * does not begin with "SUBJECT:" gets "SUBJECT: " in front, in the system
+ * log only. NULL or "": none. */
+void frontend_log_subject(const char *subject);
 /* One message (text: what follows "oci-seccomp-tsync: ") at a LOG_* priority. */
 void frontend_syslog(int priority, const char *text);
 struct tsync_plan;

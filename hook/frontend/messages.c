@@ -16,8 +16,9 @@
  * called, to the system log (syslog.c): text is what follows "PROGRAM: ". */
 static void say(int priority, const char *text)
 {
-        fprintf(stderr, "%s: %s\n", PROGRAM, text);
+        /* The logger first: where there is none, that is said before the line. */
         frontend_syslog(priority, text);
+        fprintf(stderr, "%s: %s\n", PROGRAM, text);
 }
 
 static void sayf(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

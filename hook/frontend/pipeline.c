@@ -57,15 +57,5 @@ void frontend_written(const struct tsync_prepared *p, const struct tsync_json *c
                 warn_replace(p->fe, config, where);
         if (p->fe != TSYNC_FRONTEND_RUNTIME)
                 frontend_warn_plain_exec(where, plan->n_layers, plan->init.exec_once);
-        /* No container id yet at precreate: Podman's hostname is its short
-         * id, unless the user named one. */
-        char named[128];
-        const char *hostname = NULL;
-        struct tsync_err ignored = { 0 };
-        if (p->fe == TSYNC_FRONTEND_PRECREATE &&
-            tsync_json_str(tsync_json_get(config, "hostname"), "hostname", &hostname, &ignored) == 0 && *hostname) {
-                (void)snprintf(named, sizeof(named), "%s (hostname %.64s)", where, hostname);
-                where = named;
-        }
         frontend_log_applied(where, "applied", plan);
 }

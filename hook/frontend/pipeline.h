@@ -27,6 +27,5 @@ int frontend_unwritten(const struct tsync_prepared *p, const char *where, const 
  * where, in this order, replace mode's warnings (frontend_warn_replace,
  * naming the exec that passes by the init under p->fe), a plain exec's
  * (frontend_warn_plain_exec; never the wrapper's, whose execs pass the
- * init), then the system log's line (frontend_log_applied; precreate, with no
- * container id yet, names the config's hostname). */
+ * init), then the system log's line (frontend_log_applied). */
 void frontend_written(const struct tsync_prepared *p, const struct tsync_json *config, const char *where);

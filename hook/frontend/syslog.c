@@ -7,6 +7,7 @@
  * bind their own) and may block on a full socket: a container's start must
  * never wait for a logger. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,23 +29,66 @@
 #define SYSLOG_IDENT          "oci-seccomp-tsync"
 #define SYSLOG_MAX_BYTES      8192
 
-static bool enabled;
+/* The logger's state, the one mutable global HACKING allows: whether lines
+ * go to the system log, whether an unreachable one is said (and was), and the
+ * container every line names. */
+static struct {
+        bool enabled;
+        bool say_unreachable;
+        bool said_unreachable;
+        char subject[PATH_MAX + 64];
+} logger;
 
-void frontend_syslog_enable(void)
+void frontend_syslog_enable(unsigned flags)
 {
-        enabled = true;
+        logger.enabled = true;
+        logger.say_unreachable = flags & FRONTEND_SYSLOG_SAY_UNREACHABLE;
+}
+
+void frontend_log_subject(const char *subject)
+{
+        (void)snprintf(logger.subject, sizeof(logger.subject), "%s", subject ? subject : "");
+}
+
+/* A line that does not begin with the subject gets it in front: on a busy
+ * host every line must be matched to its container. A path under it (inject's
+ * bundle/config.json) names it already. */
+static bool names_subject(const char *text)
+{
+        size_t n = strlen(logger.subject);
+        return n == 0 || (strncmp(text, logger.subject, n) == 0 && (text[n] == ':' || text[n] == '/'));
+}
+
+/* Once a process, on stderr: where no logger listens, a line sent to it is
+ * lost, and an engine that hides stderr leaves nothing at all. A full queue
+ * (a logger that is there) is not this. */
+static void say_unreachable(const char *path, int e)
+{
+        if (!logger.say_unreachable || logger.said_unreachable || e == EAGAIN || e == ENOBUFS || e == EINTR)
+                return;
+        logger.said_unreachable = true;
+        fprintf(stderr, "%s: %s%swarning: no system log at %s (%s): these lines reach stderr alone\n", PROGRAM,
+                logger.subject, *logger.subject ? ": " : "", path, strerror(e));
 }
 
 void frontend_syslog(int priority, const char *text)
 {
-        if (!enabled)
+        if (!logger.enabled)
                 return;
         const char *path = getenv(CLI_SYSLOG_SOCKET_ENV);
         if (!path)
                 path = SYSLOG_DEFAULT_SOCKET;
         struct sockaddr_un addr = { .sun_family = AF_UNIX };
-        if (!*path || strlen(path) >= sizeof(addr.sun_path))
+        /* Empty: the user said no logger. */
+        if (!*path)
                 return;
+        /* Errors saved around logging: a caller may still read errno. */
+        int saved = errno;
+        if (strlen(path) >= sizeof(addr.sun_path)) {
+                say_unreachable(path, ENAMETOOLONG);
+                errno = saved;
+                return;
+        }
         memcpy(addr.sun_path, path, strlen(path) + 1);
         /* RFC 3164, as glibc's syslog(3) writes it and journald and rsyslog read it. */
         char stamp[32], msg[SYSLOG_MAX_BYTES];
@@ -52,17 +96,20 @@ void frontend_syslog(int priority, const char *text)
         struct tm tm;
         if (!localtime_r(&now, &tm) || strftime(stamp, sizeof(stamp), "%b %e %T", &tm) == 0)
                 return;
-        int n = snprintf(msg, sizeof(msg), "<%d>%s %s[%d]: %s", LOG_DAEMON | priority, stamp, SYSLOG_IDENT,
-                         (int)getpid(), text);
+        bool named = names_subject(text);
+        int n = snprintf(msg, sizeof(msg), "<%d>%s %s[%d]: %s%s%s", LOG_DAEMON | priority, stamp, SYSLOG_IDENT,
+                         (int)getpid(), named ? "" : logger.subject, named ? "" : ": ", text);
         if (n < 0)
                 return;
         size_t len = (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1;
-        /* Errors saved around logging: a caller may still read errno. */
-        int saved = errno;
+        /* One datagram, one line: what a config or a path holds forges no other. */
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char)msg[i] < 0x20)
+                        msg[i] = ' ';
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         /* No logger (no /dev/log in a container, a full queue): stderr still has the line. */
-        if (fd >= 0)
-                (void)sendto(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)&addr, sizeof(addr));
+        if (fd < 0 || sendto(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)&addr, sizeof(addr)) < 0)
+                say_unreachable(path, errno);
         errno = saved;
 }
 
@@ -133,7 +180,7 @@ char *frontend_applied_text(const struct tsync_plan *plan, const struct tsync_js
 
 void frontend_log_text(const char *where, const char *what, const char *text)
 {
-        if (!enabled || !text)
+        if (!logger.enabled || !text)
                 return;
         _cleanup_free_ char *line = NULL;
         if (asprintf(&line, "%s: %s: %s", where, what, text) >= 0)
@@ -149,7 +196,7 @@ static void log_applied(const char *where, const char *what, const struct tsync_
 
 void frontend_log_applied(const char *where, const char *what, const struct tsync_plan *plan)
 {
-        if (!enabled)
+        if (!logger.enabled)
                 return;
         _cleanup_json_ struct tsync_json *lent = NULL;
         struct tsync_err err = { 0 };
@@ -160,6 +207,6 @@ void frontend_log_applied(const char *where, const char *what, const struct tsyn
 void frontend_log_applied_lent(const char *where, const char *what, const struct tsync_plan *plan,
                                const struct tsync_json *lent)
 {
-        if (enabled)
+        if (logger.enabled)
                 log_applied(where, what, plan, lent, NULL);
 }

@@ -84,10 +84,11 @@ int main(int argc, char **argv)
         struct rt_cmdline cl;
         char runtime[PATH_MAX];
         /* containerd's shim gives the runtime the container's stdio: the system log keeps our lines too. */
-        frontend_syslog_enable();
+        frontend_syslog_enable(0);
         if (rt_parse_cmdline(argc, argv, &s, &cl) < 0)
                 return CLI_EXIT_USAGE;
         bool ours = cl.rewrite || cl.exec;
+        frontend_log_subject(cl.id);
         if (ours)
                 rt_log_begin(&cl);
         /* A broken config file refuses what creates a container, never its

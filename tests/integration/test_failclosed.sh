@@ -741,8 +741,11 @@ annotated() {
                 '.annotations = {"io.oci-seccomp-tsync.layers": $l, "io.oci-seccomp-tsync.mode": $m}' "$W/spec/config.json"
 }
 
+# The line names the container by its hostname (runc spec's "runc") once the config could be read.
 assert_precreate_refused() {
-        assert_refused "oci-seccomp-tsync: precreate: " "$1" 1
+        assert_refused "oci-seccomp-tsync: precreate" "$1" 1
+        [[ $(cat "$W/err") =~ ^oci-seccomp-tsync:\ precreate(\ \(hostname\ runc\))?:\  ]] ||
+                fail "not precreate's line: $(cat "$W/err")"
         assertEquals "config written to stdout" "" "$(cat "$W/out")"
         assert_no_filters "$W/run" # no state directory left
         assert_no_temp "$W"
@@ -804,7 +807,7 @@ testHookPrecreateWithAFullCache() {
         for i in 1 2 3 4 5; do touch "$W/full/i$i" 2>/dev/null || break; done
         mkdir -p "$W/profiles" && cp "$GOOD" "$W/profiles/good.json"
         annotated good | precreate --cache-dir "$W/full"
-        assert_refused "oci-seccomp-tsync: precreate: " "No space left on device" 1
+        assert_refused "oci-seccomp-tsync: precreate (hostname runc): " "No space left on device" 1
         assertEquals "config written to stdout" "" "$(cat "$W/out")"
         assert_no_temp "$W/full"
 }

@@ -220,7 +220,7 @@ testWithoutHomeTheCacheIsInThePasswdHome() {
         last_rc=$?
         assertEquals "precreate: $(cat "$TSYNC_TMP/err")" 0 "$last_rc"
         assertEquals "precreate said more than warnings: $(cat "$TSYNC_TMP/err")" "" \
-                "$(grep -v '^oci-seccomp-tsync: precreate: warning: ' "$TSYNC_TMP/err")"
+                "$(grep -v '^oci-seccomp-tsync: precreate (hostname runc): warning: ' "$TSYNC_TMP/err")"
         jq -e .process.args "$work/out" >/dev/null || fail "precreate wrote no config"
         assertNotEquals "no entry of the user's in $cache" "" "$(find "$cache" -name '*.bpf' -user "$RL_UID" 2>/dev/null)"
 }

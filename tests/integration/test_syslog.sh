@@ -30,9 +30,10 @@ tearDown() {
         tsync_test_end
 }
 
-# logged CMD...: CMD with the test's socket bound; its status in $rc, stdout and stderr in cmd.out, cmd.err.
+# logged CMD...: CMD with the test's socket bound, stdin $LOGGED_IN (else none); its status in $rc,
+# stdout and stderr in cmd.out, cmd.err.
 logged() {
-        python3 -c "$TSYNC_SYSLOG_CATCH" "$SOCK" "$LOG" "$@" </dev/null >"$TSYNC_TMP/cmd.out" 2>"$TSYNC_TMP/cmd.err"
+        python3 -c "$TSYNC_SYSLOG_CATCH" "$SOCK" "$LOG" "$@" <"${LOGGED_IN:-/dev/null}" >"$TSYNC_TMP/cmd.out" 2>"$TSYNC_TMP/cmd.err"
         rc=$?
 }
 
@@ -71,7 +72,9 @@ testARefusedPodmanStartLeavesItsOneLineInTheSystemLog() {
         prun --annotation io.oci-seccomp-tsync.layers=no-such-layer
         assertNotEquals "podman run was refused" 0 "$rc"
         assertEquals "" "$(cat "$TSYNC_TMP/cmd.out")"
-        assertEquals "$ERR precreate: layer 'no-such-layer': no such profile in $TSYNC_TMP/profiles" "$(log_lines)"
+        # No container id yet at precreate: the line names Podman's hostname, its short id.
+        assertEquals "$ERR precreate (hostname $ID): layer 'no-such-layer': no such profile in $TSYNC_TMP/profiles" \
+                "$(log_lines)"
 }
 
 testAnAppliedPodmanStartLogsItsPlanAtPrecreateAndWithItsIdAtCreateRuntime() {
@@ -162,6 +165,83 @@ testWithoutALoggerStderrAloneHasTheLineAndNothingElseChanges() {
         last_rc=$?
         assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$last_rc"
         assertEquals "" "$(grep -vF "$PLAIN_EXEC" "$TSYNC_TMP/err")"
+}
+
+# precreate CONFIG-EDIT [SOCKET]: the hook's precreate run by hand on the bundle's config, edited by
+# jq, as logged runs it; with SOCKET, no one listens: that is its TSYNC_SYSLOG_SOCKET.
+precreate() {
+        jq -c "$1" "$TSYNC_TMP/b/config.json" >"$TSYNC_TMP/in.json" || return 1
+        local cmd=("$OCI" hook precreate --init "$INIT" --profile-dir "$TSYNC_TMP/profiles"
+                --cache-dir "$TSYNC_TMP/cache" --node-conf "$TSYNC_TMP/node.conf" --state-root "$TSYNC_TMP/run")
+        if [ $# -lt 2 ]; then
+                LOGGED_IN=$TSYNC_TMP/in.json logged "${cmd[@]}"
+                return 0
+        fi
+        TSYNC_SYSLOG_SOCKET=$2 "${cmd[@]}" <"$TSYNC_TMP/in.json" >"$TSYNC_TMP/cmd.out" 2>"$TSYNC_TMP/cmd.err"
+        rc=$?
+}
+
+testEveryLineLoggedForAContainerNamesIt() {
+        make_bundle "$TSYNC_TMP/b" /bin/sh -c 'echo ran' || fail "bundle"
+        # A node policy that cannot be read: its line is said before any front end knows more.
+        printf 'no-such-setting = 1\n' >"$TSYNC_TMP/node.conf"
+        chmod 600 "$TSYNC_TMP/node.conf"
+        precreate '.hostname = "web-1"'
+        assertNotEquals "precreate refused" 0 "$rc"
+        local why
+        why=$(sed -n 's/^oci-seccomp-tsync: //p' "$TSYNC_TMP/cmd.err")
+        assertEquals "node policy: " "${why:0:13}"
+        assertEquals "$ERR precreate (hostname web-1): $why" "$(log_lines)"
+        # A hostname cannot make two lines of one.
+        : >"$LOG"
+        precreate '.hostname = "a\n<27>forged"'
+        assertNotEquals 0 "$rc"
+        assertEquals 1 "$(wc -l <"$LOG")"
+        assertEquals 1 "$(wc -l <"$TSYNC_TMP/cmd.err")"
+        log_lines | grep -qF "$ERR precreate (hostname a?<27>forged): " || fail "$(cat "$LOG")"
+
+        # inject: lines that name no path of the bundle get the bundle in front.
+        : >"$LOG"
+        logged "$OCI" inject --node-conf "$TSYNC_TMP/node.conf" --profile-dir "$TSYNC_TMP/profiles" "$TSYNC_TMP/b"
+        assertNotEquals "inject refused" 0 "$rc"
+        why=$(sed -n 's/^oci-seccomp-tsync: //p' "$TSYNC_TMP/cmd.err")
+        assertEquals "node policy: " "${why:0:13}"
+        assertEquals "$ERR $TSYNC_TMP/b: $why" "$(log_lines)"
+
+        # The runtime wrapper: the container's id.
+        : >"$LOG"
+        printf 'no-such-setting = 1\n' >"$TSYNC_TMP/runtime.conf"
+        logged "$RUNTIME" --runtime-config="$TSYNC_TMP/runtime.conf" run -b "$TSYNC_TMP/b" "$ID"
+        assertNotEquals "the wrapper refused" 0 "$rc"
+        why=$(sed -n 's/^oci-seccomp-tsync: //p' "$TSYNC_TMP/cmd.err")
+        assertEquals "$TSYNC_TMP/runtime.conf: " "${why:0:$((${#TSYNC_TMP} + 15))}"
+        assertEquals "$ERR $ID: $why" "$(log_lines)"
+}
+
+testWithoutALoggerTheHookSaysSoOnceOnStderr() {
+        make_bundle "$TSYNC_TMP/b" /bin/sh -c 'echo ran' || fail "bundle"
+        : >"$TSYNC_TMP/node.conf"
+        chmod 600 "$TSYNC_TMP/node.conf"
+        local gone="$TSYNC_TMP/nobody-listens" none
+        none="oci-seccomp-tsync: precreate (hostname web-1): warning: no system log at $gone (No such file or directory): these lines reach stderr alone"
+        # Replace mode: two warnings and the plan's line, none of them sent; said once, first.
+        precreate '.hostname = "web-1" | .linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW"}
+                | .annotations = {"io.oci-seccomp-tsync.mode": "replace"}' "$gone"
+        assertEquals "$(cat "$TSYNC_TMP/cmd.err")" 0 "$rc"
+        assertEquals "$none" "$(sed -n 1p "$TSYNC_TMP/cmd.err")"
+        assertEquals 1 "$(grep -c "no system log" "$TSYNC_TMP/cmd.err")"
+        grep -q "^oci-seccomp-tsync: precreate (hostname web-1): replace mode: " "$TSYNC_TMP/cmd.err" ||
+                fail "$(cat "$TSYNC_TMP/cmd.err")"
+        # A refusal: the warning, then the refusal's line, last.
+        precreate '.hostname = "web-1" | .annotations = {"io.oci-seccomp-tsync.layers": "no-such-layer"}' "$gone"
+        assertNotEquals 0 "$rc"
+        assertEquals "$none
+oci-seccomp-tsync: precreate (hostname web-1): layer 'no-such-layer': no such profile in $TSYNC_TMP/profiles" \
+                "$(cat "$TSYNC_TMP/cmd.err")"
+        # An empty TSYNC_SYSLOG_SOCKET says no logger is wanted: nothing about it.
+        precreate '.hostname = "web-1" | .annotations = {"io.oci-seccomp-tsync.layers": "no-such-layer"}' ""
+        assertNotEquals 0 "$rc"
+        assertEquals 0 "$(grep -c "no system log" "$TSYNC_TMP/cmd.err")"
 }
 
 testCommandsThatDecideNothingForAContainerLogNothing() {
