@@ -383,6 +383,8 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
                 tsync_request_clear(&req);
                 return -1;
         }
+        /* Podman hides this hook's stderr: the init says replace mode's warning on the container's. */
+        req.init.warn_replace = req.mode == TSYNC_MODE_REPLACE;
         struct tsync_plan_paths o;
         plan_paths(h, NULL, &o);
         /* An engine's config: a plan in it is forged (tsync_rewrite_undo), our

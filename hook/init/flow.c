@@ -201,6 +201,10 @@ static int flow(int argc, char **argv)
         code = choose_route(n);
         if (code)
                 return code;
+        /* Before any filter, which might not let a write through. */
+        if (cfg.warn_replace)
+                init_warn("replace mode", "linux.seccomp applies only to this container's init and its children; "
+                                          "processes an engine's exec starts (podman exec) run without it");
         /* Decided to start: the relay learns it (and hands a recording's
          * file over), the agent nothing yet. */
         code = init_agent_connect();

@@ -66,6 +66,7 @@ struct init_config {
         const char *relay;  /* --relay SOCKET: createRuntime's relay, for a notify agent */
         const char *record; /* --record FILE: where the recorder appends the workload's calls */
         bool pgroup;
+        bool warn_replace; /* --warn-replace: replace mode's warning on stderr before the filters */
         enum init_verify verify;
         char **cmd; /* NULL-terminated */
 };

@@ -90,6 +90,9 @@ static void help(FILE *f)
                    "                        that returns TRACE (the recording would hide the call from the\n"
                    "                        tracer)\n"
                    "  -g, --pgroup          run CMD in its own process group and signal the whole group\n"
+                   "      --warn-replace    say on stderr, before the first filter, that in replace mode\n"
+                   "                        processes an engine's exec starts run without linux.seccomp\n"
+                   "                        (the precreate hook's, whose own stderr Podman hides)\n"
                    "      --verify HOW      how to prove every thread carries the filters: auto (default):\n"
                    "                        /proc's Seccomp_filters counts where the kernel shows them, else\n"
                    "                        the probe; proc: the counts only; probe: the probe, and the counts\n"
@@ -188,6 +191,7 @@ int init_parse_options(int argc, char **argv, struct init_config *cfg)
         cfg->relay = a.relay;
         cfg->record = a.record;
         cfg->pgroup = a.pgroup;
+        cfg->warn_replace = a.warn_replace;
         cfg->verify = !a.verify || strcmp(a.verify, "auto") == 0 ? INIT_VERIFY_AUTO
                       : strcmp(a.verify, "proc") == 0            ? INIT_VERIFY_PROC
                                                                  : INIT_VERIFY_PROBE;

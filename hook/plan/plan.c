@@ -344,6 +344,8 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
                 r = tsync_json_set(o, "exec", tsync_json_new_bool(true));
         if (r == 0 && p->init.exec_once)
                 r = tsync_json_set(o, "execOnce", tsync_json_new_u64((uint64_t)p->init.exec_once));
+        if (r == 0 && p->init.warn_replace)
+                r = tsync_json_set(o, "warnReplace", tsync_json_new_bool(true));
         if (r == 0 && p->delivery == TSYNC_DELIVERY_ARGS)
                 r = tsync_json_set(o, "delivery", tsync_json_new_string("args"));
         if (r == 0 && p->state_dir)
@@ -449,6 +451,15 @@ int tsync_plan_from_config(const struct tsync_json *config, struct tsync_plan **
                 if (p->init.exec)
                         return tsync_error(err, EINVAL, "plan.execOnce: set together with plan.exec");
                 p->init.exec_once = (int)e;
+        }
+        /* Absent when not asked for (and in plans written before it was). */
+        const struct tsync_json *warn_replace = tsync_json_get(o, "warnReplace");
+        if (warn_replace) {
+                r = tsync_json_bool(warn_replace, "plan.warnReplace", &p->init.warn_replace, err);
+                if (r < 0)
+                        return r;
+                if (p->init.warn_replace && p->mode != TSYNC_MODE_REPLACE)
+                        return tsync_error(err, EINVAL, "plan.warnReplace: set in %s mode", mode);
         }
         /* Absent in plans written before the filters could travel in arguments. */
         const struct tsync_json *delivery = tsync_json_get(o, "delivery");

@@ -66,6 +66,10 @@ struct tsync_init_opts {
          * last (tsync_plan_filter_count) and --exec-once ERRNO to the init's
          * arguments. Never with exec. */
         int exec_once;
+        /* Replace mode's warning said by the init on the container's stderr,
+         * before the workload runs (--warn-replace): precreate's, whose own
+         * stderr Podman hides. */
+        bool warn_replace;
 };
 
 /* How the compiled filters reach the init. */

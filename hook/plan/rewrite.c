@@ -335,6 +335,7 @@ static int init_opts(const struct tsync_plan *plan, const char *const *data, boo
         b->args = (struct tsync_init_args){
                 .exec = plan->init.exec,
                 .exec_once = plan->init.exec_once,
+                .warn_replace = plan->init.warn_replace,
                 .no_new_privs = plan->no_new_privileges,
                 /* The init reaches createRuntime's relay, never the agent itself;
                  * a recording's file comes from the relay too. */

@@ -77,6 +77,10 @@ static const struct tsync_init_opt_def opts[TSYNC_INIT_OPT_COUNT] = {
         /* Before the relay (issue 23) the init read the agent's state from a file. */
         [TSYNC_INIT_OPT_AGENT_STATE] = { .name = "--agent-state", .kind = TSYNC_INIT_ARG_TEXT, .retired = true,
                                          .member = MEMBER(agent_state) },
+        /* The engine hides a hook's stderr (Podman): replace mode's warning
+         * reaches the user on the container's own. */
+        [TSYNC_INIT_OPT_WARN_REPLACE] = { .name = "--warn-replace", .kind = TSYNC_INIT_ARG_FLAG,
+                                          .member = MEMBER(warn_replace), .plan = "plan.init.warn_replace" },
 };
 
 const struct tsync_init_opt_def *tsync_init_opt(enum tsync_init_opt o)

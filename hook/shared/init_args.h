@@ -36,6 +36,7 @@ enum tsync_init_opt {
         TSYNC_INIT_OPT_HELP,
         TSYNC_INIT_OPT_VERSION,
         TSYNC_INIT_OPT_AGENT_STATE,
+        TSYNC_INIT_OPT_WARN_REPLACE,
         TSYNC_INIT_OPT_COUNT,
 };
 
@@ -89,6 +90,7 @@ struct tsync_init_args {
         const char *relay;
         const char *record;
         bool pgroup;
+        bool warn_replace;
         const char *verify;      /* "auto", "proc", "probe"; NULL: not given (auto) */
         const char *agent_state; /* retired (before the relay): read only */
         char *const *cmd;        /* CMD [ARG...], NULL-terminated (the parser's output; unused by the writer) */

@@ -125,6 +125,13 @@ testReplaceModeByAnnotationEnforcesTheSeccompOption() {
         assertEquals "$plain_filters" "$(grep '^Seccomp_filters' "$TSYNC_TMP/out")"
         grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "$(cat "$TSYNC_TMP/out")"
         assertEquals "" "$(init_threads_without "$TSYNC_TMP/out" 1)"
+        # Podman hides the hook's stderr: the warning reaches the user on the container's, once.
+        assertEquals "seccomp-tsync-init: replace mode: warning: linux.seccomp applies only to this container's init and its children; processes an engine's exec starts (podman exec) run without it" \
+                "$(cat "$TSYNC_TMP/err")"
+        # Layer mode says nothing of it.
+        prun --annotation io.oci-seccomp-tsync.layers=deny-mkdir -- ':'
+        assertEquals 0 "$rc"
+        assertEquals "" "$(cat "$TSYNC_TMP/err")"
 }
 
 testLayerNameThatEscapesTheProfileDirectoryIsRefused() {

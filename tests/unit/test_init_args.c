@@ -129,6 +129,7 @@ static void case_random(struct case_plan *c)
         if (rnd(2)) {
                 p->mode = TSYNC_MODE_REPLACE;
                 p->seccomp = tsync_json_new_object();
+                p->init.warn_replace = rnd(2);
         }
         size_t fixed = (p->seccomp ? 1 : 0) + (p->init.exec_once ? 1 : 0);
         p->n_layers = rnd((unsigned)(TSYNC_INIT_MAX_FILTERS - fixed + 1));
@@ -212,6 +213,8 @@ static bool init_reads_plan(const struct case_plan *c, const struct init_config 
                         return snprintf(why, size, "%s: '%s', the plan's '%s'", tsync_capset(s)->json,
                                         cfg->caps[s] ? cfg->caps[s] : "(none given)", want ? want : "(none)") < 0;
         }
+        if (cfg->warn_replace != p->init.warn_replace)
+                return snprintf(why, size, "warn-replace %d/%d", cfg->warn_replace, p->init.warn_replace) < 0;
         if (cfg->no_new_privs != p->no_new_privileges || cfg->allow_nnp || cfg->pgroup || cfg->relay || cfg->record ||
             cfg->verify != INIT_VERIFY_AUTO)
                 return snprintf(why, size, "an option the plan did not ask for") < 0;
@@ -411,6 +414,7 @@ static void test_init_args_every_option_round_trips(void)
                 in.relay = rnd(2) ? texts[rnd(ARRAY_SIZE(texts))] : NULL;
                 in.record = rnd(4) == 0 ? "/rec" : NULL;
                 in.pgroup = rnd(4) == 0;
+                in.warn_replace = rnd(2);
                 static const char *const how[] = { NULL, "auto", "proc", "probe" };
                 in.verify = how[rnd(4)];
 

@@ -111,13 +111,14 @@ static void test_round_trip(void)
                                      .layers_by_name = true,
                                      .layers = { "deny-ptrace", "x.v2" },
                                      .n_layers = 2,
-                                     .init = { .exec = true } };
+                                     .init = { .exec = true, .warn_replace = true } };
         struct tsync_plan *plan = NULL, *back = NULL;
         char *text = NULL;
         int r = tsync_plan_new(c, &req, "/run/oci-seccomp-tsync/00112233445566778899aabbccddeeff", &plan, &err);
         r = r ?: tsync_plan_to_json(plan, &text, &err);
         r = r ?: annotate_and_read(c, text, &back, &err);
         tap_ok(r == 0 && back->mode == plan->mode && back->layers_by_name && back->init.exec &&
+                       back->init.warn_replace &&
                        strcmp(back->state_dir, plan->state_dir) == 0 && back->n_layers == 2 &&
                        strcmp(back->layers[1], "x.v2") == 0 && tsync_json_equal(back->args, plan->args, NULL, 0) &&
                        tsync_json_equal(back->capabilities, plan->capabilities, NULL, 0) && back->no_new_privileges &&
@@ -159,6 +160,9 @@ static void test_round_trip(void)
                   "an_unknown_mode" },
                 { "\"exec\":true", "\"exec\":\"yes\"", "plan.exec", "an_exec_not_a_bool" },
                 { "\"layers\":[", "\"layers\":3,\"x\":[", "plan.layers", "layers_not_an_array" },
+                { "\"warnReplace\":true", "\"warnReplace\":1", "plan.warnReplace", "a_warn_replace_not_a_bool" },
+                { "\"mode\":\"replace\"", "\"mode\":\"layer\"", "plan.warnReplace: set in layer mode",
+                  "a_warn_replace_in_layer_mode" },
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
                 refused_after_edit(c, text, bad[i].from, bad[i].to, bad[i].want, bad[i].name);
