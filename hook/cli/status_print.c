@@ -224,6 +224,11 @@ void status_print_text(const struct target *t, const struct tsync_status *st, co
                 if (e->no_new_privs)
                         printf(", noNewPrivileges");
                 printf("%s\n", e->have_caps ? ", the config's capabilities" : "");
+                /* Layers only take away: without the runtime's own profile under
+                 * them, everything they do not name is allowed. */
+                if (e->baseline_known && e->baseline == 0 && !e->replace)
+                        printf("baseline:  none: the config has no linux.seccomp, so the layers are all there is "
+                               "(give the runtime its profile: ctr run --seccomp; no seccomp=unconfined)\n");
         } else if (e->asked) {
                 (void)tsync_quote(q, sizeof(q), e->asked_by ? e->asked_by : "?",
                                   strlen(e->asked_by ? e->asked_by : "?"));

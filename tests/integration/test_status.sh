@@ -90,6 +90,30 @@ testARuncContainerWithALayerIsProtectedOnEveryTask() {
         assertContains "$(cat "$T/out")" "verdict:   protected"
 }
 
+# A layer only takes away: a container whose config has no linux.seccomp carries the layer alone
+# (ctr run without --seccomp), which status says rather than let "protected" stand for more.
+testAContainerWithoutTheRuntimesProfileIsSaidToHaveNoBaseline() {
+        bundle sleep 300 || fail "bundle"
+        status_no_baseline="baseline:  none: the config has no linux.seccomp"
+        tsync_json_edit "$T/b/config.json" 'del(.linux.seccomp)' || fail "edit"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        status "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertContains "$(cat "$T/out")" "$status_no_baseline"
+        assertContains "$(cat "$T/out")" "asked:     from the plan: 0 runtime filter + 1 of ours"
+        json_status "$ID"
+        assertEquals 0 "$(jq -r .asked.runtime_filters "$T/out")"
+        # With the runtime's profile under the layer, nothing is said of it.
+        _tsync_stop runc "$ID"
+        bundle sleep 300 || fail "bundle"
+        inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
+        start_runc "$ID" "$T/b" || fail "start"
+        status "$ID"
+        assertEquals "$(cat "$T/err")" 0 "$rc"
+        assertNotContains "$(cat "$T/out")" "baseline:"
+}
+
 testACrunContainerWithALayerIsProtectedOnEveryTask() {
         bundle sh -c 'sleep 300 & wait' || fail "bundle"
         inject --profile "$PROFILES/deny-mkdir.json" "$T/b" || fail "inject"
