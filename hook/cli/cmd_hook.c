@@ -59,7 +59,9 @@ static void help(FILE *f)
                 "                     $XDG_CACHE_HOME/oci-seccomp-tsync or ~/.cache/oci-seccomp-tsync;\n"
                 "                     rootless Podman's hooks run as the user, in its namespace)\n"
                 "  --no-cache         compile every time\n"
-                "  --profile-dir DIR  where layer names are looked up (repeatable; default %s, then %s)\n"
+                "  --profile-dir DIR  where layer names are looked up (repeatable; default %s, then %s;\n"
+                "                     a rootless engine's hooks then also look in the user's\n"
+                "                     ~/.config/oci-seccomp-tsync/profiles, or $XDG_CONFIG_HOME's)\n"
                 "  --state-root DIR   per-container filter directories an older precreate made (default %s)\n"
                 "  --init PATH        the static seccomp-tsync-init to mount (precreate)\n"
                 "  --no-sync          createRuntime, poststop: rewrite config.json for the exec view without\n"
@@ -521,9 +523,14 @@ int cmd_hook(int argc, char **argv)
         }
         if (no_cache)
                 h.cache_dir = NULL;
-        if (h.n_profile_dirs == 0)
+        char user_profiles[PATH_MAX];
+        if (h.n_profile_dirs == 0) {
                 for (size_t i = 0; i < frontend_n_default_profile_dirs; i++)
                         h.profile_dirs[h.n_profile_dirs++] = frontend_default_profile_dirs[i];
+                const char *mine = frontend_user_profile_dir(user_profiles, sizeof(user_profiles));
+                if (mine)
+                        h.profile_dirs[h.n_profile_dirs++] = mine;
+        }
 
         switch (h.stage) {
         case TSYNC_STAGE_PRECREATE:

@@ -94,6 +94,13 @@ const char *frontend_default_cache_dir(char *buf, size_t size);
 const char *frontend_default_record_root(char *buf, size_t size);
 extern const char *const frontend_default_profile_dirs[];
 extern const size_t frontend_n_default_profile_dirs;
+/* A rootless engine's hooks (anyone but root of the parent user namespace)
+ * also look in the user's own profile directory, after the system's:
+ * $XDG_CONFIG_HOME/oci-seccomp-tsync/profiles, else
+ * ~/.config/oci-seccomp-tsync/profiles (in buf); NULL for root, or when the
+ * user has no home to tell. After the system's, so that a name the system
+ * has (a node.conf layer) is always the system's profile. */
+const char *frontend_user_profile_dir(char *buf, size_t size);
 
 struct tsync_plan_paths;
 /* poststop, or the wrapper's delete (messages.c): the plan's recording,

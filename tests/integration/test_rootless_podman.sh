@@ -264,6 +264,44 @@ testRootlessRecordingWritesTheProfile() {
                 "find /var/lib/oci-seccomp-tsync/record -user $RL_UID 2>/dev/null | grep -q ."
 }
 
+# A rootless user's own profiles (issue 39): the hooks as packaged, with no --profile-dir, look in the
+# system's directories, then in ~/.config/oci-seccomp-tsync/profiles: the user's recording becomes a
+# layer by name, without root. The system's directories come first, so a name the system has (a
+# node.conf layer) is never the user's file.
+testTheUsersOwnRecordingIsALayerByName() {
+        local out=$SUITE_TMP/rec-mine mine=$RL_HOME/.config/oci-seccomp-tsync/profiles hooks=$SUITE_TMP/hooks-default f
+        mkdir -p "$out" "$hooks" && chown "$RL_USER:" "$out" || fail "mkdir"
+        for f in "$HOOKS"/*.json; do
+                jq '.hook.args |= (index("--profile-dir") as $i | if $i then .[:$i] + .[$i + 2:] else . end)' "$f" \
+                        >"$hooks/${f##*/}" || fail "hooks.d"
+        done
+        chmod -R a+rX "$hooks"
+        local script='ls / >/dev/null; echo mine-ok'
+        HOOKS=$hooks urun --annotation "io.oci-seccomp-tsync.record=of:$out/mine.json" -- "$script"
+        assertEquals "recording: $(cat "$TSYNC_TMP/err")" 0 "$rc"
+        for i in $(seq 100); do [ -s "$out/mine.json" ] && break; sleep 0.1; done
+        assertTrue "the recording is written" "[ -s $out/mine.json ]"
+        # Not there yet: the error names every directory looked in, the user's last (precreate by
+        # hand, as the user: Podman hides the hook's stderr).
+        local spec=$SUITE_TMP/mine-spec
+        mkdir -p "$spec" && runc spec --rootless --bundle "$spec" && chown -R "$RL_USER:" "$spec" || fail "runc spec"
+        (cd / && runuser -u "$RL_USER" -- env -i HOME="$RL_HOME" sh -c \
+                'jq -c ".annotations = {\"io.oci-seccomp-tsync.layers\": \"mine\"}" "$1" | "$2" hook precreate' \
+                sh "$spec/config.json" "$OCI_RL") >/dev/null 2>"$TSYNC_TMP/err"
+        grep -qE "layer 'mine': no such profile in /etc/oci-seccomp-tsync/profiles, /[^ ]+/share/oci-seccomp-tsync/profiles or $mine\$" \
+                "$TSYNC_TMP/err" || fail "$(cat "$TSYNC_TMP/err")"
+        runuser -u "$RL_USER" -- sh -c 'mkdir -p "$1" && cp "$2" "$1/mine.json"' sh "$mine" "$out/mine.json" ||
+                fail "the user's copy"
+        HOOKS=$hooks urun --annotation io.oci-seccomp-tsync.layers=mine -- "$script; mkdir /tmp/x"
+        assertContains "the recorded workload runs under its own recording: $(cat "$TSYNC_TMP/err")" \
+                "$(cat "$TSYNC_TMP/out")" "mine-ok"
+        assertNotEquals "mkdir, which the recording never saw, is denied" 0 "$rc"
+        assertContains "$(cat "$TSYNC_TMP/err")" "Operation not permitted"
+        # Without the layer, Podman's profile lets mkdir through.
+        HOOKS=$hooks urun -- "mkdir /tmp/x && echo made"
+        assertEquals "$(cat "$TSYNC_TMP/err")" "made" "$(cat "$TSYNC_TMP/out")"
+}
+
 # A notify agent (issue 12): the user's own agent on a socket of the user's, a layer naming it by
 # annotation; the state reaches the agent through the createRuntime hook, run in the user's namespace.
 # ustart_agent DIR: the agent, as the test user, on DIR/agent.sock; its pid in AGENT_PID.
