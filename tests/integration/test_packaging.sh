@@ -379,7 +379,8 @@ testInstallPutsExactlyTheExpectedFilesWithTheirModes() {
                 assertEquals "$f" "$mode" "$(stat -c %a "$root$f")"
         done < <(expected_files /usr)
         # The manifest (outside DESTDIR) lists exactly what was installed.
-        assertEquals "$(expected_files /usr | sed "s|^|$root|")" "$(grep "^$root/" "$SRC/build/install-manifest.txt" | sort)"
+        assertEquals "$(expected_files /usr | sed "s|^|$root|")" \
+                "$(grep "^$root/" "$SRC/build/install-manifest.txt" | grep -v '/$' | sort)"
         # The hooks.d files name the installed program, not DESTDIR or the build tree.
         python3 "$VALIDATE" "$HOOKS_SCHEMA" "$root"/usr/share/containers/oci/hooks.d/*.json >"$TSYNC_TMP/out" 2>&1
         rc=$?
@@ -437,6 +438,30 @@ testUninstallLeavesOtherFilesAlone() {
                 "$(files_under "$root")"
         assertFalse "our directory" "[ -e $root/usr/share/oci-seccomp-tsync ]"
         assertFalse "our libexec directory" "[ -e $root/usr/libexec/oci-seccomp-tsync ]"
+}
+
+# Without DESTDIR (an install on the host, as `scons install` into /usr/local is): uninstall removes
+# the directories the install made once empty, and none that was there before, even empty.
+testUninstallRemovesTheDirectoriesItMadeAndNoOther() {
+        local p=$SUITE_TMP/pfx
+        rm -rf "$p"
+        mkdir -p "$p/bin" "$p/share/man/man1" "$p/share/bash-completion/completions"
+        echo x >"$p/share/man/man1/someone-else.1"
+        scons_in_copy install PREFIX="$p" || fail "scons install"
+        assertTrue "installed" "[ -x $p/bin/oci-seccomp-tsync ]"
+        assertEquals "the directories it made, in the manifest" \
+                "$(printf '%s/\n' "$p/libexec" "$p/libexec/oci-seccomp-tsync" "$p/share/containers" \
+                        "$p/share/containers/oci" "$p/share/containers/oci/hooks.d" "$p/share/man/man5" \
+                        "$p/share/oci-seccomp-tsync" "$p/share/oci-seccomp-tsync/examples" \
+                        "$p/share/oci-seccomp-tsync/profiles" | sort)" \
+                "$(grep "^$p/.*/\$" "$SRC/build/install-manifest.txt" | sort)"
+        scons_in_copy uninstall PREFIX="$p" || fail "scons uninstall"
+        assertEquals "what was there before, and nothing else" \
+                "$(printf '%s\n' ./bin ./share ./share/bash-completion ./share/bash-completion/completions ./share/man \
+                        ./share/man/man1 ./share/man/man1/someone-else.1)" \
+                "$(cd "$p" && find . -mindepth 1 | sort)"
+        assertEquals "the manifest keeps nothing under it" "" "$(grep -s "^$p/" "$SRC/build/install-manifest.txt")"
+        rm -rf "$p"
 }
 
 testInstallUnderAnotherPrefixNamesThatPrefixEverywhere() {
