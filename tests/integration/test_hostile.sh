@@ -832,6 +832,75 @@ testUnderPodmanAMisspeltKeyOfOursIsRefusedNeverIgnored() {
         each_podman podmanMisspeltKey
 }
 
+# Issue 39: a user's own profile directory (~/.config/oci-seccomp-tsync/profiles) is looked in by a
+# rootless engine's hooks only, after the system's: a user who puts a file there named like a layer
+# of the node's (one that denies nothing, or here one that is not even JSON) never replaces it; the
+# hook run as root never reads the user's directory at all.
+testAUsersOwnProfileNeverShadowsTheSystemsLayer() {
+        local dir=$T/shadow name="tsync-hostile-$$" sys=/etc/oci-seccomp-tsync/profiles made=
+        # nobody reads the test's files: its temp dir may be passed through.
+        mkdir -p "$dir/home/.config/oci-seccomp-tsync/profiles" && chmod -R 0755 "$dir" && chmod 0711 "$T" || fail "mkdir"
+        [ -d "$sys" ] || { mkdir -p "$sys" && made=$sys; }
+        cp "$PROFILES/deny-mkdir.json" "$sys/$name.json" || fail "the system's profile"
+        echo "not json: the user's file" >"$dir/home/.config/oci-seccomp-tsync/profiles/$name.json"
+        printf 'layers = %s\n' "$name" >"$dir/node.conf" && chmod 0644 "$dir/node.conf"
+        runc spec --bundle "$dir" && chmod 0644 "$dir/config.json" || fail "runc spec"
+        local u
+        for u in nobody root; do
+                (cd / && runuser -u "$u" -- env -i HOME="$dir/home" "$OCI" hook precreate --init "$INIT" \
+                        --node-conf "$dir/node.conf" --no-cache <"$dir/config.json" >"$dir/$u.out" 2>"$dir/$u.err")
+                rc=$?
+                echo "  as $u, a node layer the user's directory also names: rc=$rc $(head -c 160 "$dir/$u.err")"
+                assertEquals "as $u: the system's layer, not the user's file: $(cat "$dir/$u.err")" 0 "$rc"
+                jq -e '.process.args | index("--filter-data")' "$dir/$u.out" >/dev/null ||
+                        fail "as $u: no filter in the init's arguments: $(head -c 300 "$dir/$u.out")"
+        done
+        # A name only the user's directory has: as root, never found there.
+        echo '{"defaultAction": "SCMP_ACT_ALLOW"}' >"$dir/home/.config/oci-seccomp-tsync/profiles/only-mine.json"
+        jq -c '.annotations = {"io.oci-seccomp-tsync.layers": "only-mine"}' "$dir/config.json" |
+                env -i HOME="$dir/home" "$OCI" hook precreate --init "$INIT" --node-conf "$dir/node.conf" --no-cache \
+                        >/dev/null 2>"$dir/root-only.err"
+        assertNotEquals "root's hook read a user's profile" 0 "$?"
+        assertContains "$(cat "$dir/root-only.err")" "layer 'only-mine': no such profile in $sys"
+        assertNotContains "$(cat "$dir/root-only.err")" ".config"
+        rm -f "$sys/$name.json"
+        [ -n "$made" ] && rmdir "$made" /etc/oci-seccomp-tsync 2>/dev/null
+        return 0
+}
+
+# Issue 39: precreate's lines name the container by the hostname its user chose (Podman passes a
+# newline through, and runc sets it): a hostname that carries a syslog header forges no line of
+# ours in the system log, refused or applied.
+testUnderPodmanAHostnameForgesNoLineInTheSystemLog() {
+        C=$T/podman-hostname
+        mkdir -p "$C"
+        make_rootfs "$C/rootfs" "$HOSTILE" || fail "rootfs"
+        podman_hooks || fail "hooks.d"
+        cp "$PROFILES/deny-mkdir.json" "$C/profiles/" || fail "profile"
+        local f sock=$C/log.sock log=$C/log layers forged
+        for f in "$C/hooks.d"/*.json; do
+                tsync_json_edit "$f" '.hook.env = ["TSYNC_SYSLOG_SOCKET=" + $s]' --arg s "$sock" || fail "hooks.d env"
+        done
+        forged=$(printf 'x
+<27>Dec  7 00:00:00 oci-seccomp-tsync[1]: evil: forged
+')
+        : >"$log"
+        for layers in no-such-layer deny-mkdir; do
+                python3 -c "$TSYNC_SYSLOG_CATCH" "$sock" "$log" podman --hooks-dir "$C/hooks.d" run --rm --runtime runc \
+                        --label tsync-test=$$ --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" \
+                        --hostname "$forged" --annotation "io.oci-seccomp-tsync.layers=$layers" --rootfs "$C/rootfs" \
+                        /bin/hostile_probe supervisor </dev/null >"$C/$layers.out" 2>"$C/$layers.err"
+                echo "  hostname with a syslog header, layers=$layers: rc=$? $(tr '\n' ';' <"$C/$layers.err" | head -c 160)"
+        done
+        # One datagram a line (the catcher ends each with a newline): every line is ours, none forged.
+        assertNotEquals "nothing was logged" 0 "$(wc -l <"$log")"
+        assertEquals "a line that is not a datagram's header: $(cat -A "$log")" "" \
+                "$(grep -vE '^<[0-9]+>[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} oci-seccomp-tsync\[[0-9]+\]: ' "$log")"
+        assertEquals "a forged line: $(cat -A "$log")" "" "$(grep -F ': evil: forged' "$log" | grep -vF 'precreate (hostname x?<27>')"
+        grep -qF "precreate (hostname x?<27>Dec  7 00:00:00 oci-seccomp-tsync[1]: evil: forged?): layer 'no-such-layer'" "$log" ||
+                fail "the refusal does not name the hostname as it was, made one line: $(cat -A "$log")"
+}
+
 # mark_run RUNNER ANNOTATIONS_JSON: through the wrapper (runc) with the node layer deny-mkdir (its
 # --layers: the node's own), run by a program whose comm is RUNNER (as containerd's shim or conmon
 # runs the runtime): a container whose annotations (jq, $id its id) claim to be a pod's sandbox and
