@@ -4,7 +4,7 @@ set -eu
 export DEBIAN_FRONTEND=noninteractive
 packages="
   gcc libc6-dev pkg-config scons musl-tools
-  libseccomp-dev libyajl-dev libcap-dev
+  libseccomp-dev libyajl-dev libcap-dev seccomp
   python3 python3-jsonschema jq shunit2
   busybox-static runc crun runsc podman golang-github-containers-common uidmap
   scdoc groff-base man-db bash-completion git build-essential dpkg-dev debhelper lintian rpm

@@ -153,6 +153,13 @@ int cmd_check(int argc, char **argv)
                 return CLI_EXIT_FAILED;
         }
         uint32_t native = in.compile.native_arch ? in.compile.native_arch : seccomp_arch_native();
+        bool foreign = native != seccomp_arch_native();
+        /* Another machine's architecture: the names it lacks are said. */
+        if (foreign && tsync_compile_check_arch_names(profile, native, &in.warnings, &err) < 0) {
+                tsync_warnings_clear(&in.warnings);
+                frontend_error(path, &err);
+                return CLI_EXIT_FAILED;
+        }
         struct tsync_lint lint = { 0 };
         if (tsync_lint(profile, prog, native, in.compile.strict, &lint, &err) < 0) {
                 tsync_warnings_clear(&in.warnings);
@@ -188,15 +195,23 @@ int cmd_check(int argc, char **argv)
                 }
         }
         char with_nnp[1536], without_nnp[1536];
-        /* Notify on a call the init makes after its load would wait for an agent
-         * without its listener: for a notify profile, an error of the profile. */
-        if (describe_route(prog, listener, false, with_nnp, sizeof(with_nnp)) == 1 && listener != TSYNC_LISTENER_NONE)
-                lint.errors++;
-        (void)describe_route(prog, listener, true, without_nnp, sizeof(without_nnp));
-        printf("%s: init: %s\n", path, with_nnp);
-        if (strcmp(with_nnp, without_nnp) != 0)
-                printf("%s: init, with noNewPrivileges false: %s\n", path, without_nnp);
-        lint.errors += describe_recording(path, prog);
+        /* The init's calls are this machine's: a program for another is not
+         * judged by them (issue 38: the init on that machine, its own). */
+        if (foreign) {
+                printf("%s: init: not judged for %s (the init's calls known here are %s's)\n", path,
+                       tsync_arch_name(native), tsync_arch_name(seccomp_arch_native()));
+        } else {
+                /* Notify on a call the init makes after its load would wait for an agent
+                 * without its listener: for a notify profile, an error of the profile. */
+                if (describe_route(prog, listener, false, with_nnp, sizeof(with_nnp)) == 1 &&
+                    listener != TSYNC_LISTENER_NONE)
+                        lint.errors++;
+                (void)describe_route(prog, listener, true, without_nnp, sizeof(without_nnp));
+                printf("%s: init: %s\n", path, with_nnp);
+                if (strcmp(with_nnp, without_nnp) != 0)
+                        printf("%s: init, with noNewPrivileges false: %s\n", path, without_nnp);
+                lint.errors += describe_recording(path, prog);
+        }
         /* Not a finding of the profile's: counted apart, so that the count
          * stays the profile's and the line still says one was given. */
         size_t host = warn_plain_exec(path, info.format);

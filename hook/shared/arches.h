@@ -84,6 +84,14 @@ static inline const struct tsync_arch_def *tsync_arches(size_t *n_ret)
         return arches;
 }
 
+/* Whether a program for the architecture of this AUDIT_ARCH_* value (a
+ * token's audit) is big-endian: its instructions, and the seccomp_data its
+ * loads read (s390x, ppc64, mips, ...). */
+static inline int tsync_audit_big_endian(uint32_t audit)
+{
+        return !(audit & __AUDIT_ARCH_LE);
+}
+
 /* The row of a libseccomp token, or NULL. */
 static inline const struct tsync_arch_def *tsync_arch_by_token(uint32_t token)
 {

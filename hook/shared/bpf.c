@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/arches.h"
 #include "shared/cleanup.h"
 
 _Static_assert(sizeof(struct tsync_bpf_input) == sizeof(struct seccomp_data),
@@ -285,12 +286,17 @@ int tsync_bpf_simulate(const struct sock_filter *prog, size_t len, const struct 
                 return r;
 
         /* The kernel reads 32-bit words straight out of its seccomp_data in
-         * host byte order; building the same struct reproduces that. */
+         * its own byte order; building the same struct reproduces that. A
+         * big-endian architecture's (a program compiled for s390x) is built
+         * big-endian, and each word read back from it: its args[N].lo is
+         * the word after .hi. */
+        bool swap = tsync_audit_big_endian(in->arch) != tsync_audit_big_endian(TSYNC_NATIVE_AUDIT_ARCH);
         memset(&sd, 0, sizeof(sd));
-        sd.nr = in->nr;
-        sd.arch = in->arch;
-        sd.instruction_pointer = in->instruction_pointer;
-        memcpy(sd.args, in->args, sizeof(sd.args));
+        sd.nr = swap ? (int)__builtin_bswap32((uint32_t)in->nr) : in->nr;
+        sd.arch = swap ? __builtin_bswap32(in->arch) : in->arch;
+        sd.instruction_pointer = swap ? __builtin_bswap64(in->instruction_pointer) : in->instruction_pointer;
+        for (size_t i = 0; i < 6; i++)
+                sd.args[i] = swap ? __builtin_bswap64(in->args[i]) : in->args[i];
 
         /* Validation guarantees forward jumps within the program and a final
          * return, so pc stays in range and the loop ends. */
@@ -303,6 +309,8 @@ int tsync_bpf_simulate(const struct sock_filter *prog, size_t len, const struct 
                         switch (BPF_MODE(f->code)) {
                         case BPF_ABS:
                                 memcpy(&a, (const unsigned char *)&sd + f->k, sizeof(a));
+                                if (swap)
+                                        a = __builtin_bswap32(a);
                                 if (f->k >= offsetof(struct seccomp_data, instruction_pointer))
                                         read_args = true;
                                 break;

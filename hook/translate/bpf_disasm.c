@@ -96,15 +96,13 @@ static void track_arch(const struct sock_filter *prog, size_t len, enum a_state 
         }
 }
 
-/* Names the 32-bit word of seccomp_data at offset k, as the kernel's host-
- * order load sees it. */
-static void data_name(uint32_t k, char *buf, size_t size)
+/* Names the 32-bit word of seccomp_data at offset k, as the kernel's load
+ * sees it on an architecture of that byte order (big: the high half of a
+ * 64-bit field comes first). */
+static void data_name(uint32_t k, bool big, char *buf, size_t size)
 {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        static const char *const half[2] = { "lo", "hi" };
-#else
-        static const char *const half[2] = { "hi", "lo" };
-#endif
+        static const char *const little[2] = { "lo", "hi" }, *const bigs[2] = { "hi", "lo" };
+        const char *const *half = big ? bigs : little;
         if (k >= sizeof(struct seccomp_data) || (k & 3))
                 (void)snprintf(buf, size, "%u", k);
         else if (k == offsetof(struct seccomp_data, nr))
@@ -179,7 +177,7 @@ static const char *size_suffix(uint16_t size)
 
 /* Formats one instruction (without index and newline) into buf; returns
  * false for an encoding that has no mnemonic. */
-static bool format_insn(const struct sock_filter *f, size_t pc, enum a_state a, char *buf, size_t size)
+static bool format_insn(const struct sock_filter *f, size_t pc, enum a_state a, bool big, char *buf, size_t size)
 {
         uint16_t code = f->code;
         char name[32], mnem[8];
@@ -194,7 +192,7 @@ static bool format_insn(const struct sock_filter *f, size_t pc, enum a_state a, 
                 switch (BPF_MODE(code)) {
                 case BPF_ABS:
                         if (BPF_SIZE(code) == BPF_W)
-                                data_name(f->k, name, sizeof(name));
+                                data_name(f->k, big, name, sizeof(name));
                         else
                                 (void)snprintf(name, sizeof(name), "%u", f->k);
                         (void)snprintf(buf, size, "%-3s [%s]", mnem, name);
@@ -324,12 +322,20 @@ int tsync_bpf_disassemble(const struct sock_filter *prog, size_t len, FILE *out)
         if (!states)
                 return -ENOMEM;
         track_arch(prog, len, states);
+        /* A filter holds one byte order (libseccomp refuses to mix them): that
+         * of the first architecture it compares against, else this machine's. */
+        bool big = tsync_audit_big_endian(TSYNC_NATIVE_AUDIT_ARCH);
+        for (size_t pc = 0; pc < len; pc++)
+                if (states[pc] == A_ARCH && prog[pc].code == (BPF_JMP | BPF_JEQ | BPF_K) && arch_name(prog[pc].k)) {
+                        big = tsync_audit_big_endian(prog[pc].k);
+                        break;
+                }
 
         for (size_t pc = 0; pc < len; pc++) {
                 const struct sock_filter *f = &prog[pc];
                 char line[128];
 
-                if (!code_is_canonical(f->code) || !format_insn(f, pc, states[pc], line, sizeof(line)))
+                if (!code_is_canonical(f->code) || !format_insn(f, pc, states[pc], big, line, sizeof(line)))
                         (void)snprintf(line, sizeof(line), "unknown code 0x%04x jt %u jf %u k 0x%x", f->code, f->jt,
                                        f->jf, f->k);
                 if (fprintf(out, "%04zu: %s\n", pc, line) < 0)

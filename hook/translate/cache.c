@@ -95,6 +95,9 @@ int tsync_cache_key(const struct tsync_profile *p, const struct tsync_compile_op
         key_number(&s, "libseccomp api", seccomp_api_get());
         key_field(&s, TSYNC_VERSION, strlen(TSYNC_VERSION));
         key_number(&s, "filter file", TSYNC_FILTER_VERSION);
+        /* The compiler's own generation: 2 since a foreign --arch's rules are
+         * added by this machine's numbers (before, its entries were wrong). */
+        key_number(&s, "compiler", 2);
         tsync_sha256_final(&s, md);
 
         for (unsigned i = 0; i < 32; i++) {

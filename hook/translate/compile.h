@@ -47,8 +47,15 @@ int tsync_compile_check_names(const struct tsync_profile *p, const struct tsync_
 bool tsync_compile_has_stub(const struct tsync_profile *p);
 long tsync_compile_highest_named(const struct tsync_profile *p, uint32_t arch);
 
+/* One warning naming every syscall of p that architecture arch (SCMP_ARCH_*)
+ * does not have, which a program for it leaves out (none: no warning).
+ * tsync_compile says it for an architecture not this machine's. */
+int tsync_compile_check_arch_names(const struct tsync_profile *p, uint32_t arch, struct tsync_warnings *warnings,
+                                   struct tsync_err *err);
+
 /* The SCMP_ACT_* value an action compiles to (compare actions with it). */
 uint32_t tsync_compile_action(struct tsync_action a);
 
 /* AUDIT_ARCH_* for a SCMP_ARCH_* token, 0 if unknown. */
 uint32_t tsync_audit_arch(uint32_t scmp_arch);
+

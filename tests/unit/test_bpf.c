@@ -1133,9 +1133,44 @@ static void test_bpf_kernel_skipped(void)
 
 #endif
 
+/* A big-endian architecture's seccomp_data, as its kernel lays it out: a program for s390x reads
+ * args[0]'s low half at offset 20 (the word after the high half), its nr and arch whole; and the
+ * disassembler names the halves so. */
+static void test_bpf_simulate_big_endian_data(void)
+{
+        const struct sock_filter prog[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),                /* arch */
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_S390X, 0, 5),
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),                /* nr */
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 303, 0, 3),
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 20),               /* args[0]: its low half there */
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x20000, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct tsync_bpf_input in = { .nr = 303, .arch = AUDIT_ARCH_S390X, .args = { 0x20000 } };
+        struct tsync_bpf_result res = { 0 };
+        struct tsync_err err = { 0 };
+        int r = tsync_bpf_simulate(prog, ARRAY_SIZE(prog), &in, &res, &err);
+        tap_ok(r == 0 && res.ret == (SECCOMP_RET_ERRNO | 1), "test_bpf_simulate_reads_a_big_endian_args_low_half (%#x %s)",
+               res.ret, err.msg);
+        in.args[0] = 0x2000000000000ULL; /* the same bits in the high half: not a match */
+        r = tsync_bpf_simulate(prog, ARRAY_SIZE(prog), &in, &res, &err);
+        tap_ok(r == 0 && res.ret == SECCOMP_RET_ALLOW, "test_bpf_simulate_keeps_a_big_endian_high_half_apart (%#x)",
+               res.ret);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        bool named = f && tsync_bpf_disassemble(prog, ARRAY_SIZE(prog), f) == 0 && fclose(f) == 0 &&
+                     strstr(text, "ld  [args[0].lo]") && strstr(text, "; s390x");
+        tap_ok(named, "test_bpf_disassemble_names_a_big_endian_programs_halves");
+        free(text);
+}
+
 int main(void)
 {
         test_bpf_ret_name();
+        test_bpf_simulate_big_endian_data();
         test_bpf_disassemble();
         test_bpf_simulate_counts();
         if (kernel_tests_setup() < 0) {
