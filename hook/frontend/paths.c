@@ -125,8 +125,8 @@ const char *frontend_user_profile_dir(char *buf, size_t size)
         uid_t owner = parent_uid();
         if (owner == 0)
                 return NULL;
-        return user_dir(owner, "XDG_CONFIG_HOME", "oci-seccomp-tsync/profiles", ".config/oci-seccomp-tsync/profiles", buf,
-                        size);
+        return user_dir(owner, "XDG_CONFIG_HOME", "oci-seccomp-tsync/profiles", ".config/oci-seccomp-tsync/profiles",
+                        buf, size);
 }
 
 const char *frontend_default_record_root(char *buf, size_t size)

@@ -108,7 +108,8 @@ void frontend_syslog(int priority, const char *text)
                         msg[i] = ' ';
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         /* No logger (no /dev/log in a container, a full queue): stderr still has the line. */
-        if (fd < 0 || sendto(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)&addr, sizeof(addr)) < 0)
+        if (fd < 0 ||
+            sendto(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)&addr, sizeof(addr)) < 0)
                 say_unreachable(path, errno);
         errno = saved;
 }

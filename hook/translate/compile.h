@@ -58,4 +58,3 @@ uint32_t tsync_compile_action(struct tsync_action a);
 
 /* AUDIT_ARCH_* for a SCMP_ARCH_* token, 0 if unknown. */
 uint32_t tsync_audit_arch(uint32_t scmp_arch);
-

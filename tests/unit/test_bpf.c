@@ -1139,11 +1139,11 @@ static void test_bpf_kernel_skipped(void)
 static void test_bpf_simulate_big_endian_data(void)
 {
         const struct sock_filter prog[] = {
-                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),                /* arch */
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4), /* arch */
                 BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_S390X, 0, 5),
-                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),                /* nr */
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0), /* nr */
                 BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 303, 0, 3),
-                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 20),               /* args[0]: its low half there */
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 20), /* args[0]: its low half there */
                 BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x20000, 0, 1),
                 BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
                 BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
@@ -1152,8 +1152,8 @@ static void test_bpf_simulate_big_endian_data(void)
         struct tsync_bpf_result res = { 0 };
         struct tsync_err err = { 0 };
         int r = tsync_bpf_simulate(prog, ARRAY_SIZE(prog), &in, &res, &err);
-        tap_ok(r == 0 && res.ret == (SECCOMP_RET_ERRNO | 1), "test_bpf_simulate_reads_a_big_endian_args_low_half (%#x %s)",
-               res.ret, err.msg);
+        tap_ok(r == 0 && res.ret == (SECCOMP_RET_ERRNO | 1),
+               "test_bpf_simulate_reads_a_big_endian_args_low_half (%#x %s)", res.ret, err.msg);
         in.args[0] = 0x2000000000000ULL; /* the same bits in the high half: not a match */
         r = tsync_bpf_simulate(prog, ARRAY_SIZE(prog), &in, &res, &err);
         tap_ok(r == 0 && res.ret == SECCOMP_RET_ALLOW, "test_bpf_simulate_keeps_a_big_endian_high_half_apart (%#x)",

@@ -108,8 +108,8 @@ static char *joined(const struct tsync_warnings *w)
 
 /* What prog does with name on the architecture of row: 0 and *ret the action, 1 when the
  * architecture lacks it, -1 when it cannot be run (said in why). */
-static int run_name(const struct tsync_program *prog, const struct tsync_arch_def *row, const char *name,
-                    uint32_t *ret, char *why, size_t size)
+static int run_name(const struct tsync_program *prog, const struct tsync_arch_def *row, const char *name, uint32_t *ret,
+                    char *why, size_t size)
 {
         int nr = seccomp_syscall_resolve_name_arch(row->token, name);
         struct tsync_bpf_input in = { .nr = nr, .arch = row->audit };
@@ -214,8 +214,9 @@ int main(void)
                all.n);
         static const char podman[] = "/usr/share/containers/seccomp.json";
         if (access(podman, R_OK) == 0)
-                tap_ok(names_from_file(podman, &all) == 0, "test_compile_arches_reads_containers_commons_profile "
-                                                           "(%zu names in all)",
+                tap_ok(names_from_file(podman, &all) == 0,
+                       "test_compile_arches_reads_containers_commons_profile "
+                       "(%zu names in all)",
                        all.n);
         else
                 tap_skip("no /usr/share/containers/seccomp.json (containers-common)",
@@ -241,10 +242,11 @@ int main(void)
                 fprintf(nf, "%s\n", all.v[i]);
         bool have_names = nf && fclose(nf) == 0;
         const char *preload = getenv("LD_PRELOAD");
-        const char *no_ref = !have_names                                    ? "cannot write the names' file"
-                             : access("/usr/bin/scmp_sys_resolver", X_OK) != 0 ? "no scmp_sys_resolver (apt-get install seccomp)"
-                             : preload && strstr(preload, "vgpreload")         ? "under valgrind (thousands of processes)"
-                                                                               : NULL;
+        const char *no_ref = !have_names ? "cannot write the names' file"
+                             : access("/usr/bin/scmp_sys_resolver", X_OK) != 0
+                                     ? "no scmp_sys_resolver (apt-get install seccomp)"
+                             : preload && strstr(preload, "vgpreload") ? "under valgrind (thousands of processes)"
+                                                                       : NULL;
 
         size_t n;
         const struct tsync_arch_def *rows = tsync_arches(&n);
@@ -267,7 +269,8 @@ int main(void)
                         continue;
                 }
                 bool ok = judge(deny, &all, row, SECCOMP_RET_ERRNO | 1, &absent, why, sizeof(why));
-                tap_ok(ok, "test_compile_arches_%s_denies_every_name_it_has_and_says_the_rest (%zu names, %zu lacking) %s",
+                tap_ok(ok,
+                       "test_compile_arches_%s_denies_every_name_it_has_and_says_the_rest (%zu names, %zu lacking) %s",
                        row->name, all.n, absent, why);
                 why[0] = '\0';
                 ok = judge(allow, &all, row, SECCOMP_RET_ALLOW, &absent_allow, why, sizeof(why));
@@ -286,7 +289,8 @@ int main(void)
                 for (size_t i = 0; ref && i < all.n; i++) {
                         int ours = seccomp_syscall_resolve_name_arch(row->token, all.v[i]);
                         if (ours != ref[i] && differ++ == 0)
-                                (void)snprintf(why, sizeof(why), "%s: %d, scmp_sys_resolver %d", all.v[i], ours, ref[i]);
+                                (void)snprintf(why, sizeof(why), "%s: %d, scmp_sys_resolver %d", all.v[i], ours,
+                                               ref[i]);
                 }
                 tap_ok(ref && differ == 0, "test_compile_arches_%s_numbers_are_scmp_sys_resolvers (%zu differ) %s",
                        row->name, differ, ref ? why : "(it could not be run)");

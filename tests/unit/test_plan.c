@@ -118,9 +118,9 @@ static void test_round_trip(void)
         r = r ?: tsync_plan_to_json(plan, &text, &err);
         r = r ?: annotate_and_read(c, text, &back, &err);
         tap_ok(r == 0 && back->mode == plan->mode && back->layers_by_name && back->init.exec &&
-                       back->init.warn_replace &&
-                       strcmp(back->state_dir, plan->state_dir) == 0 && back->n_layers == 2 &&
-                       strcmp(back->layers[1], "x.v2") == 0 && tsync_json_equal(back->args, plan->args, NULL, 0) &&
+                       back->init.warn_replace && strcmp(back->state_dir, plan->state_dir) == 0 &&
+                       back->n_layers == 2 && strcmp(back->layers[1], "x.v2") == 0 &&
+                       tsync_json_equal(back->args, plan->args, NULL, 0) &&
                        tsync_json_equal(back->capabilities, plan->capabilities, NULL, 0) && back->no_new_privileges &&
                        tsync_json_equal(back->seccomp, plan->seccomp, NULL, 0) && back->fail_unknown_syscall,
                "test_plan_survives_its_annotation_field_by_field (%s)", err.msg);
