@@ -318,9 +318,15 @@ int cmd_lockdown(int argc, char **argv)
                 for (size_t i = 0; i < frontend_n_default_profile_dirs; i++)
                         dirs[n_dirs++] = frontend_default_profile_dirs[i];
         code = CLI_EXIT_FAILED;
+        struct tsync_err err = { 0 };
+        /* A machine the injection is not written for: refused before the
+         * node's policy, the layers or any container is read. */
+        if (tsync_lockdown_supported(&err) < 0) {
+                frontend_error("lockdown", &err);
+                goto out;
+        }
         /* What the node wants for a process that cannot take a filter as it
          * is; a policy that cannot be read is never "no policy". */
-        struct tsync_err err = { 0 };
         if (tsync_node_policy_read(node_conf ? node_conf : TSYNC_NODE_CONF, &node, &err) < 0) {
                 frontend_errorf("node policy", "%s", err.msg);
                 goto out;

@@ -5,7 +5,7 @@
  * interrupt); one thread of each process runs seccomp(TSYNC) with the program
  * written into its own stack (syscall injection, registers and memory
  * restored exactly); every task is checked to carry it before it is let go.
- * Nothing here prints. x86_64 only. */
+ * Nothing here prints. x86_64 only (tsync_lockdown_supported). */
 #pragma once
 
 #include <linux/filter.h>
@@ -50,6 +50,12 @@ int tsync_lockdown_cgroup_tids(const struct tsync_lockdown_cgroup *cg, pid_t **r
 int tsync_lockdown_cgroup_procs(pid_t pid, pid_t **ret, size_t *n, struct tsync_err *err);
 /* Thaws it if we froze it. */
 int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err);
+
+/* Whether lockdown runs on this machine: its syscall injection (registers,
+ * the syscall instruction, the restart rules) is written for x86_64 alone.
+ * 0, or -EOPNOTSUPP with err naming the machine, for tsync_lockdown_run and
+ * the CLI to refuse before anything is read or touched. */
+int tsync_lockdown_supported(struct tsync_err *err);
 
 /* Seizes tid and, with interrupt, asks it to stop (PTRACE_SEIZE +
  * PTRACE_INTERRUPT). A task in a frozen cgroup takes the stop once thawed,

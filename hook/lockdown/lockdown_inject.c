@@ -6,7 +6,9 @@
  * exactly afterwards. When the thread was stopped inside an interrupted
  * system call, its saved orig_rax and -ERESTART* rax are restored too, so the
  * kernel restarts that call when the thread resumes, as after any stop.
- * The way CRIU's compel does it, written anew. x86_64 only. */
+ * The way CRIU's compel does it, written anew. x86_64 only: on any other
+ * machine tsync_lockdown_supported refuses, by name, before anything is
+ * touched, and every entry point below answers -EOPNOTSUPP. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "lockdown/lockdown.h"
+#include "shared/arches.h"
 #include "shared/bpf.h"
 #include "shared/cleanup.h"
 #include "status/status.h"
@@ -35,6 +38,12 @@
 #endif
 
 #if defined(__x86_64__)
+
+int tsync_lockdown_supported(struct tsync_err *err)
+{
+        (void)err;
+        return 0;
+}
 
 /* The System V ABI's red zone: the stopped code may keep data there. */
 #define RED_ZONE 128
@@ -515,17 +524,48 @@ int tsync_lockdown_check_calls(pid_t tid, unsigned flags, bool set_nnp, char *wh
 
 #else
 
+/* This machine's name (uname -m), from the architectures' table. */
+static const char *machine(void)
+{
+#ifdef TSYNC_NATIVE_AUDIT_ARCH
+        const struct tsync_arch_def *a = tsync_arch_by_audit(TSYNC_NATIVE_AUDIT_ARCH);
+        if (a)
+                return a->kernel_name;
+#endif
+        return "this architecture";
+}
+
+static int unsupported(char *why, size_t size)
+{
+        (void)snprintf(why, size, "not supported on %s yet: the syscall injection is written for x86_64 only",
+                       machine());
+        return -EOPNOTSUPP;
+}
+
+int tsync_lockdown_supported(struct tsync_err *err)
+{
+        char why[128];
+        int r = unsupported(why, sizeof(why));
+        return tsync_error(err, -r, "%s", why);
+}
+
+/* Never reached (tsync_lockdown_run refuses first); here so that nothing
+ * built for this machine can seize or inject. */
 int tsync_lockdown_seize(pid_t tid, bool interrupt, char *why, size_t size)
 {
         (void)tid, (void)interrupt;
-        (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
-        return -EOPNOTSUPP;
+        return unsupported(why, size);
 }
 
 int tsync_lockdown_wait_stop(pid_t tid, int timeout_ms, char *why, size_t size)
 {
         (void)tid, (void)timeout_ms;
-        (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
+        return unsupported(why, size);
+}
+
+int tsync_lockdown_wait_stops(const pid_t *tids, int *ret, size_t n, int timeout_ms)
+{
+        (void)tids, (void)ret, (void)n, (void)timeout_ms;
         return -EOPNOTSUPP;
 }
 
@@ -538,23 +578,20 @@ int tsync_lockdown_call_start(struct tsync_lockdown_call *c, pid_t pid, pid_t ti
                               size_t len, unsigned flags, bool set_nnp, int *held_sig)
 {
         (void)pid, (void)tid, (void)insns, (void)len, (void)flags, (void)set_nnp, (void)held_sig;
-        (void)snprintf(c->why, sizeof(c->why), "lockdown supports x86_64 hosts only");
-        return -EOPNOTSUPP;
+        return unsupported(c->why, sizeof(c->why));
 }
 
 int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status)
 {
         (void)status;
-        (void)snprintf(c->why, sizeof(c->why), "lockdown supports x86_64 hosts only");
-        return -EOPNOTSUPP;
+        return unsupported(c->why, sizeof(c->why));
 }
 
 int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns, size_t len, unsigned flags,
                           bool set_nnp, long *ret, int *held_sig, char *why, size_t size)
 {
         (void)pid, (void)tid, (void)insns, (void)len, (void)flags, (void)set_nnp, (void)ret, (void)held_sig;
-        (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
-        return -EOPNOTSUPP;
+        return unsupported(why, size);
 }
 
 int tsync_lockdown_call_interrupt(struct tsync_lockdown_call *c)
@@ -565,15 +602,14 @@ int tsync_lockdown_call_interrupt(struct tsync_lockdown_call *c)
 
 int tsync_lockdown_call_unwind(struct tsync_lockdown_call *c, const char *what)
 {
-        (void)snprintf(c->why, sizeof(c->why), "%s", what);
-        return -EOPNOTSUPP;
+        (void)what;
+        return unsupported(c->why, sizeof(c->why));
 }
 
 int tsync_lockdown_check_calls(pid_t tid, unsigned flags, bool set_nnp, char *why, size_t size)
 {
         (void)tid, (void)flags, (void)set_nnp;
-        (void)snprintf(why, size, "lockdown supports x86_64 hosts only");
-        return -EOPNOTSUPP;
+        return unsupported(why, size);
 }
 
 #endif

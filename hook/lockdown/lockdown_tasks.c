@@ -548,6 +548,8 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
 {
         *ret = (struct tsync_lockdown_result){ 0 };
         struct run r = { .req = req, .res = ret };
+        if (tsync_lockdown_supported(err) < 0)
+                return -err->code;
         /* The CLI asked before its record; asked again for every caller. */
         if (tsync_lockdown_check_sandbox(req->pid, err) < 0)
                 return -err->code;

@@ -4,7 +4,9 @@
  * the task is put back exactly as it was (registers, signal mask, the stack
  * below it), carries no new filter, and runs on as before once let go. The
  * task is tests/static/lockdown_hostile's `stall`, run natively (exec'd: a
- * valgrind'ed parent traces a real process). Needs ptrace of a child. */
+ * valgrind'ed parent traces a real process). Needs ptrace of a child.
+ * On any machine but x86_64 lockdown refuses by name instead, before it
+ * reads or touches anything: that refusal is what is tested there. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +22,8 @@
 
 #include "lockdown/lockdown.h"
 #include "tap.h"
+
+#if defined(__x86_64__)
 
 #define STACK_BYTES 8192
 
@@ -262,9 +266,36 @@ static void test_lockdown_unwind_a_cancelled_run(void)
         stall_end(&s);
 }
 
+#endif
+
+/* The injection is written for x86_64: elsewhere the whole run is refused,
+ * by name, before any task is read, frozen or seized. */
+static void test_lockdown_refuses_a_machine_its_injection_is_not_written_for(void)
+{
+        struct tsync_err err = { 0 };
+        int r = tsync_lockdown_supported(&err);
+#if defined(__x86_64__)
+        tap_ok(r == 0, "test_lockdown_runs_on_x86_64 (%s)", r < 0 ? err.msg : "supported");
+#else
+        tap_ok(r == -EOPNOTSUPP && strstr(err.msg, "not supported on ") &&
+                       strstr(err.msg, ": the syscall injection is written for x86_64 only"),
+               "test_lockdown_refuses_this_machine_by_name (%s)", err.msg);
+        struct tsync_lockdown_req req = { .pid = getpid(), .pidfd = -1, .watchdog = -1 };
+        struct tsync_lockdown_result res;
+        err = (struct tsync_err){ 0 };
+        r = tsync_lockdown_run(&req, &res, &err);
+        tap_ok(r == -EOPNOTSUPP && !res.touched && strstr(err.msg, "not supported on "),
+               "test_lockdown_run_refuses_before_it_touches_anything (%d: %s)", r, err.msg);
+        tsync_lockdown_result_clear(&res);
+#endif
+}
+
 int main(void)
 {
+        test_lockdown_refuses_a_machine_its_injection_is_not_written_for();
+#if defined(__x86_64__)
         test_lockdown_unwind_a_call_past_its_deadline();
         test_lockdown_unwind_a_cancelled_run();
+#endif
         return tap_done();
 }
