@@ -25,6 +25,9 @@
 /* Whether int 0x80 reaches the kernel's i386 entry here (IA-32 emulation can be off). */
 static bool int80_probe(void)
 {
+#if !defined(__x86_64__)
+        return false; /* the i386 ABI is x86_64's companion alone */
+#else
         pid_t pid = fork();
         if (pid == 0) {
                 /* Without IA-32 emulation int 0x80 faults; die of it plainly, not in a sanitizer's handler. */
@@ -35,6 +38,7 @@ static bool int80_probe(void)
         }
         int status;
         return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+#endif
 }
 
 static bool int80_works(void)
@@ -60,8 +64,10 @@ static int kernel_errno(const struct tsync_program *prog, uint32_t abi, int nr, 
                     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) == 0) {
                         long r;
                         if (abi == SCMP_ARCH_X86) {
+#if defined(__x86_64__)
                                 r = probe_int80(nr, (long)args[0], (long)args[1], (long)args[2]);
                                 result = r < 0 && r > -4096 ? (int)-r : 0;
+#endif
                         } else {
                                 r = syscall(nr, args[0], args[1], args[2], args[3], args[4], args[5]);
                                 result = r < 0 ? errno : 0;
@@ -101,7 +107,9 @@ static void run_table(const char *name)
         }
         struct tsync_program *prog = NULL;
         struct tsync_warnings w = { 0 };
-        struct tsync_compile_opts co = { 0 };
+        /* The tables are x86_64's (a profile without architectures gets the native ABI alone):
+         * compiled for x86_64 on whatever machine runs them. */
+        struct tsync_compile_opts co = { .native_arch = SCMP_ARCH_X86_64 };
         if (!tap_ok(tsync_compile(p, &co, &prog, &w, &err) == 0, "test_compile_%s_compiles", name)) {
                 tap_diag("%s", err.msg);
                 tsync_warnings_clear(&w);
@@ -160,6 +168,11 @@ static void run_table(const char *name)
         tsync_profile_free(p);
 }
 
+static int x86_64_nr(const char *name)
+{
+        return seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
+}
+
 /* The OCI profile fixtures/rel, or NULL after a failed TAP line naming test. */
 static struct tsync_profile *load_fixture(const char *rel, const char *test)
 {
@@ -203,7 +216,8 @@ static void test_compile_plain_allowed_syscalls_never_read_arguments(void)
         if (!p)
                 return;
         struct tsync_program *prog = NULL;
-        struct tsync_compile_opts co = { 0 };
+        /* x86_64's program and numbers, on whatever machine runs it. */
+        struct tsync_compile_opts co = { .native_arch = SCMP_ARCH_X86_64 };
         if (tsync_compile(p, &co, &prog, NULL, &err) < 0) {
                 tap_ok(0, "test_compile_plain_allowed_syscalls_never_read_arguments: compile: %s", err.msg);
                 tsync_profile_free(p);
@@ -217,7 +231,8 @@ static void test_compile_plain_allowed_syscalls_never_read_arguments(void)
                         bad++;
                         continue;
                 }
-                bool conditional = nr == __NR_clone || nr == __NR_socket || nr == __NR_socketpair || nr == __NR_lseek;
+                bool conditional = nr == x86_64_nr("clone") || nr == x86_64_nr("socket") ||
+                                   nr == x86_64_nr("socketpair") || nr == x86_64_nr("lseek");
                 if (!conditional && res.read_args)
                         bad++;
                 if (conditional && !res.read_args)
