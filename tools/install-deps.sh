@@ -34,7 +34,7 @@ arm64)
         dpkg --print-foreign-architectures | grep -qx arm64 || { dpkg --add-architecture arm64 && apt-get update -qq; }
         packages="$packages
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross crossbuild-essential-arm64
-  libseccomp-dev:arm64 libyajl-dev:arm64 libcap-dev:arm64 musl-dev:arm64 linux-libc-dev:arm64
+  libc6-dev:arm64 libseccomp-dev:arm64 libyajl-dev:arm64 libcap-dev:arm64 musl-dev:arm64 linux-libc-dev:arm64
   qemu-user-static
 "
         ;;
