@@ -148,6 +148,25 @@ tsync_json_array() {
         echo "${arr}"
 }
 
+# tsync_copy_tree DIR: the files of this checkout that git would commit, in a git index of their own
+# (`scons dist` lists them with git ls-files).
+tsync_copy_tree() {
+        local dir=$1
+        mkdir -p "$dir"
+        if git -C "$TSYNC_TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+                # (a tracked file deleted in the work tree is not copied)
+                (cd "$TSYNC_TOP" && git ls-files -co --exclude-standard -z |
+                        while IFS= read -r -d '' f; do
+                                if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
+                        done | xargs -0 cp -P --parents -t "$dir") || return 1
+        else
+                tar -C "$TSYNC_TOP" --exclude=./build --exclude=./.sconsign.dblite -cf - . | tar -C "$dir" -xf - || return 1
+        fi
+        # A commit, as in a clone: `scons dist` and scdoc take their timestamps from it.
+        (cd "$dir" && git init -q && git add -A &&
+                git -c user.name=test -c user.email=test@invalid commit -q -m "a copy of the tree") || return 1
+}
+
 # True if FILE is an executable with no ELF interpreter (so it runs in a bare rootfs).
 _tsync_is_static() {
         local out

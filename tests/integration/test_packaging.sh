@@ -25,7 +25,7 @@ oneTimeSetUp() {
         SRC="$SUITE_TMP/src"
         DEB=
         VERSION=$(sed -n "s/^VERSION = '\(.*\)'$/\1/p" "$TOP/SConstruct")
-        copy_tree "$SRC" || return 1
+        tsync_copy_tree "$SRC" || return 1
         # Built once, with the prefix the packages use; the install tests then only copy.
         scons_in_copy installable PREFIX=/usr || return 1
 }
@@ -41,25 +41,6 @@ setUp() {
 
 tearDown() {
         tsync_test_end
-}
-
-# copy_tree DIR: the files of this checkout that git would commit, in a git index of their own
-# (`scons dist` lists them with git ls-files).
-copy_tree() {
-        local dir=$1
-        mkdir -p "$dir"
-        if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-                # (a tracked file deleted in the work tree is not copied)
-                (cd "$TOP" && git ls-files -co --exclude-standard -z |
-                        while IFS= read -r -d '' f; do
-                                if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
-                        done | xargs -0 cp -P --parents -t "$dir") || return 1
-        else
-                tar -C "$TOP" --exclude=./build --exclude=./.sconsign.dblite -cf - . | tar -C "$dir" -xf - || return 1
-        fi
-        # A commit, as in a clone: `scons dist` and scdoc take their timestamps from it.
-        (cd "$dir" && git init -q && git add -A &&
-                git -c user.name=test -c user.email=test@invalid commit -q -m "packaging test") || return 1
 }
 
 # scons_in_copy ARGS...: scons in the copy; the output goes to $SUITE_TMP/scons.log, shown on failure.
