@@ -279,25 +279,45 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
         return 0;
 }
 
-int tsync_compile_check_names(const struct tsync_profile *p, const struct tsync_compile_opts *opts,
-                              struct tsync_warnings *warnings, struct tsync_err *err)
+/* Whether a profile's name is one to list (the predicates below). */
+typedef bool (*name_pick_fn)(uint32_t arch, const char *name);
+
+/* The names of p that pick() takes, as "'name' (origin), ..." in *ret (NULL when none). */
+static int names_list(const struct tsync_profile *p, uint32_t arch, name_pick_fn pick, char **ret, size_t *ret_count,
+                      struct tsync_err *err)
 {
-        uint32_t native = opts && opts->native_arch ? opts->native_arch : seccomp_arch_native();
-        bool strict = opts && opts->strict;
         _cleanup_free_ char *list = NULL;
         size_t list_len = 0, count = 0;
         FILE *f = open_memstream(&list, &list_len);
         if (!f)
                 return tsync_error(err, ENOMEM, "out of memory");
         for (size_t i = 0; i < p->n_rules; i++)
-                for (size_t j = 0; j < p->rules[i].n_names; j++) {
-                        const char *name = p->rules[i].names[j];
-                        if (seccomp_syscall_resolve_name_arch(native, name) != __NR_SCMP_ERROR)
-                                continue;
-                        fprintf(f, "%s'%s' (%s)", count++ ? ", " : "", name, p->rules[i].origin);
-                }
+                for (size_t j = 0; j < p->rules[i].n_names; j++)
+                        if (pick(arch, p->rules[i].names[j]))
+                                fprintf(f, "%s'%s' (%s)", count++ ? ", " : "", p->rules[i].names[j],
+                                        p->rules[i].origin);
         if (fclose(f) != 0)
                 return tsync_error(err, ENOMEM, "out of memory");
+        *ret = count ? TAKE_PTR(list) : NULL;
+        *ret_count = count;
+        return 0;
+}
+
+static bool name_unknown(uint32_t arch, const char *name)
+{
+        return seccomp_syscall_resolve_name_arch(arch, name) == __NR_SCMP_ERROR;
+}
+
+int tsync_compile_check_names(const struct tsync_profile *p, const struct tsync_compile_opts *opts,
+                              struct tsync_warnings *warnings, struct tsync_err *err)
+{
+        uint32_t native = opts && opts->native_arch ? opts->native_arch : seccomp_arch_native();
+        bool strict = opts && opts->strict;
+        _cleanup_free_ char *list = NULL;
+        size_t count = 0;
+        int rc = names_list(p, native, name_unknown, &list, &count, err);
+        if (rc < 0)
+                return rc;
         if (count == 0)
                 return 0;
         if (strict)
@@ -317,29 +337,25 @@ int tsync_compile_check_names(const struct tsync_profile *p, const struct tsync_
  * does not have at all (-10000 and less). */
 #define PSEUDO_ABSENT_BELOW (-300)
 
+/* A name arch lacks: libseccomp knows it (else tsync_compile_check_names says so), arch has no
+ * number for it, and it is not a socket or IPC call arch makes through its multiplexer. */
+static bool name_absent(uint32_t arch, const char *name)
+{
+        int nr = seccomp_syscall_resolve_name_arch(arch, name);
+        if (nr == __NR_SCMP_ERROR || nr >= 0)
+                return false;
+        return nr < PSEUDO_ABSENT_BELOW ||
+               seccomp_syscall_resolve_name_arch(arch, nr > -200 ? "socketcall" : "ipc") < 0;
+}
+
 int tsync_compile_check_arch_names(const struct tsync_profile *p, uint32_t arch, struct tsync_warnings *warnings,
                                    struct tsync_err *err)
 {
         _cleanup_free_ char *list = NULL;
-        size_t list_len = 0, count = 0;
-        FILE *f = open_memstream(&list, &list_len);
-        if (!f)
-                return tsync_error(err, ENOMEM, "out of memory");
-        for (size_t i = 0; i < p->n_rules; i++)
-                for (size_t j = 0; j < p->rules[i].n_names; j++) {
-                        const char *name = p->rules[i].names[j];
-                        int nr = seccomp_syscall_resolve_name_arch(arch, name);
-                        /* Unknown to libseccomp altogether: tsync_compile_check_names says so. */
-                        if (nr == __NR_SCMP_ERROR || nr >= 0)
-                                continue;
-                        /* A socket or IPC call, made through the multiplexer where the architecture has one. */
-                        if (nr >= PSEUDO_ABSENT_BELOW &&
-                            seccomp_syscall_resolve_name_arch(arch, nr > -200 ? "socketcall" : "ipc") >= 0)
-                                continue;
-                        fprintf(f, "%s'%s' (%s)", count++ ? ", " : "", name, p->rules[i].origin);
-                }
-        if (fclose(f) != 0)
-                return tsync_error(err, ENOMEM, "out of memory");
+        size_t count = 0;
+        int rc = names_list(p, arch, name_absent, &list, &count, err);
+        if (rc < 0)
+                return rc;
         if (count > 0 && tsync_warn(warnings, "left out %zu syscall name%s %s does not have: %s", count,
                                     count == 1 ? "" : "s", tsync_arch_name(arch), list) < 0)
                 return tsync_error(err, ENOMEM, "out of memory");
