@@ -269,21 +269,17 @@ static bool jump_taken(uint16_t op, uint32_t a, uint32_t operand)
         }
 }
 
-int tsync_bpf_simulate(const struct sock_filter *prog, size_t len, const struct tsync_bpf_input *in,
-                       struct tsync_bpf_result *ret, struct tsync_err *err)
+int tsync_bpf_simulate_valid(const struct sock_filter *prog, size_t len, const struct tsync_bpf_input *in,
+                             struct tsync_bpf_result *ret, struct tsync_err *err)
 {
         struct seccomp_data sd;
         uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
         size_t pc = 0, executed = 0;
         bool read_args = false, done = false;
         uint32_t result = 0;
-        int r;
 
         if (!in || !ret)
                 return tsync_error(err, EINVAL, "no input or no result given");
-        r = tsync_bpf_validate(prog, len, err);
-        if (r < 0)
-                return r;
 
         /* The kernel reads 32-bit words straight out of its seccomp_data in
          * its own byte order; building the same struct reproduces that. A
@@ -387,6 +383,15 @@ int tsync_bpf_simulate(const struct sock_filter *prog, size_t len, const struct 
         ret->executed = executed;
         ret->read_args = read_args;
         return 0;
+}
+
+int tsync_bpf_simulate(const struct sock_filter *prog, size_t len, const struct tsync_bpf_input *in,
+                       struct tsync_bpf_result *ret, struct tsync_err *err)
+{
+        int r = tsync_bpf_validate(prog, len, err);
+        if (r < 0)
+                return r;
+        return tsync_bpf_simulate_valid(prog, len, in, ret, err);
 }
 
 void tsync_bpf_ret_name(uint32_t ret, char *buf, size_t size)

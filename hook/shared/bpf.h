@@ -30,6 +30,12 @@ struct tsync_bpf_result {
 int tsync_bpf_simulate(const struct sock_filter *prog, size_t len, const struct tsync_bpf_input *in,
                        struct tsync_bpf_result *ret, struct tsync_err *err);
 
+/* The same for a prog tsync_bpf_validate accepted: a caller that runs one
+ * program on many inputs validates it once (the validation walks the whole
+ * program; a run, one path through it). */
+int tsync_bpf_simulate_valid(const struct sock_filter *prog, size_t len, const struct tsync_bpf_input *in,
+                             struct tsync_bpf_result *ret, struct tsync_err *err);
+
 /* Checks prog statically the way the kernel's seccomp_check_filter and
  * bpf_check_classic do: length 1..BPF_MAXINSNS, known opcodes, loads within
  * seccomp_data and 4-byte aligned, jumps in range, ends with a return. */

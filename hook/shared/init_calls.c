@@ -275,7 +275,7 @@ static int answer_of(const struct tsync_stack_prog *progs, size_t n, long nr, co
                 in.args[i] = args[i];
         for (size_t i = 0; i < n; i++) {
                 struct tsync_bpf_result res;
-                int r = tsync_bpf_simulate(progs[i].insns, progs[i].len, &in, &res, err);
+                int r = tsync_bpf_simulate_valid(progs[i].insns, progs[i].len, &in, &res, err);
                 if (r < 0)
                         return tsync_error_prefix(err, "filter %zu", i + 1);
                 /* Answered (the supervisor's one CONTINUE, the agent's answer,
@@ -383,6 +383,10 @@ int tsync_init_route(const struct tsync_stack_prog *progs, size_t n, size_t n_be
         const struct tsync_init_call *supervise, *in_place;
         uint32_t supervise_action = SECCOMP_RET_ALLOW, in_place_action = SECCOMP_RET_ALLOW;
 
+        /* Each program once here, not at each of the many calls judged. */
+        for (size_t i = 0; i < n; i++)
+                if (tsync_bpf_validate(progs[i].insns, progs[i].len, err) < 0)
+                        return tsync_error_prefix(err, "filter %zu", i + 1);
         int r = first_refused(progs, n, n_before, caps_after, TSYNC_ROUTE_SUPERVISE, &supervise, &supervise_action,
                               err);
         if (r < 0)
