@@ -399,6 +399,12 @@ static int precreate(const struct hook_opts *h, struct tsync_json *config, const
         tsync_request_clear(&req);
         if (r < 0)
                 return -1;
+        /* The engine put its hooks.d createRuntime entry in the config before
+         * this stage: a plan that needs nothing of it (nothing lent, no relay)
+         * spares the start that hook's run. An engine that never runs
+         * precreate keeps it, and it refuses the config without a plan. */
+        if (p.hooks == 0)
+                tsync_rewrite_drop_hooks(config);
         if (write_stdout(config, &err) < 0)
                 return frontend_unwritten(&p, where, &err);
         frontend_written(&p, config, where);

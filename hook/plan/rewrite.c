@@ -53,6 +53,30 @@ static bool is_our_mount(const struct tsync_json *m)
         return *p == '\0' || *p == '/';
 }
 
+void tsync_rewrite_drop_hooks(struct tsync_json *config)
+{
+        /* Backwards: a stage list that held only our hook goes (it was ours), and
+         * removing it moves only the stages already done. */
+        struct tsync_json *hooks = tsync_json_get_mut(config, "hooks");
+        for (size_t s = hooks && hooks->type == TSYNC_JSON_OBJECT ? hooks->u.object.len : 0; s-- > 0;) {
+                struct tsync_json *list = hooks->u.object.values[s];
+                if (list->type != TSYNC_JSON_ARRAY)
+                        continue;
+                size_t kept = 0, before = list->u.array.len;
+                for (size_t i = 0; i < list->u.array.len; i++) {
+                        struct tsync_json *h = list->u.array.items[i];
+                        if (is_our_hook(h)) {
+                                tsync_json_free(h);
+                                continue;
+                        }
+                        list->u.array.items[kept++] = h;
+                }
+                list->u.array.len = kept;
+                if (kept == 0 && before > 0)
+                        tsync_json_remove(hooks, hooks->u.object.keys[s]);
+        }
+}
+
 /* Undoes an earlier rewrite from the plan it left: back come what the rewrite
  * changed (args, capabilities, the moved seccomp section) and out go our
  * mounts, hooks and annotations. Whether the plan may be believed is decided
@@ -92,26 +116,7 @@ static int restore(struct tsync_json *config, const struct tsync_plan *plan, str
                 }
                 mounts->u.array.len = kept;
         }
-        /* Backwards: a stage list that held only our hook goes (it was ours), and
-         * removing it moves only the stages already done. */
-        struct tsync_json *hooks = tsync_json_get_mut(config, "hooks");
-        for (size_t s = hooks && hooks->type == TSYNC_JSON_OBJECT ? hooks->u.object.len : 0; s-- > 0;) {
-                struct tsync_json *list = hooks->u.object.values[s];
-                if (list->type != TSYNC_JSON_ARRAY)
-                        continue;
-                size_t kept = 0, before = list->u.array.len;
-                for (size_t i = 0; i < list->u.array.len; i++) {
-                        struct tsync_json *h = list->u.array.items[i];
-                        if (is_our_hook(h)) {
-                                tsync_json_free(h);
-                                continue;
-                        }
-                        list->u.array.items[kept++] = h;
-                }
-                list->u.array.len = kept;
-                if (kept == 0 && before > 0)
-                        tsync_json_remove(hooks, hooks->u.object.keys[s]);
-        }
+        tsync_rewrite_drop_hooks(config);
         struct tsync_json *annotations = tsync_json_get_mut(config, "annotations");
         tsync_json_remove(annotations, TSYNC_ANNOTATION_PLAN);
         tsync_json_remove(annotations, TSYNC_ANNOTATION_RUNNING);

@@ -37,6 +37,10 @@ struct tsync_rewrite_opts {
  * stopped (its exec view is kept), or NULL. Nothing changes without a plan. */
 int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_running, struct tsync_err *err);
 
+/* Removes our hooks from every stage of config.hooks (a stage that held only
+ * ours goes). */
+void tsync_rewrite_drop_hooks(struct tsync_json *config);
+
 /* Rewrites config (carrying no plan) for plan (tsync_plan_new of it): the
  * init with the filters mounted beside it, the init's arguments, lent
  * capabilities, our hooks, the plan annotation. running: from

@@ -15,9 +15,10 @@
 #   hooks1    podman plus one (createRuntime)
 #   layer-nh  inject's bundle, nothing lent (noNewPrivileges true, `inject --no-hooks`)
 #   layer     inject's bundle, capabilities lent (createRuntime and poststop exchange its views)
-#   pre-nh    an engine's config: Podman's with io.oci-seccomp-tsync.layers=deny-mkdir through
-#             `oci-seccomp-tsync hook precreate` (once), plus the createRuntime hook the hooks.d
-#             file adds (--no-sync), written anew before every start; noNewPrivileges true
+#   pre-nh    an engine's config: Podman's with io.oci-seccomp-tsync.layers=deny-mkdir and the
+#             createRuntime hook the hooks.d file adds (--no-sync), through `oci-seccomp-tsync hook
+#             precreate` (once; it drops that hook where nothing needs it), written anew before
+#             every start; noNewPrivileges true
 #   pre       the same with Podman's noNewPrivileges (capabilities lent)
 #   wrap-nh   `oci-seccomp-tsync-runtime --layers=deny-mkdir run` of Podman's config (written anew
 #             before every start), which rewrites it and execs the runtime; noNewPrivileges true
@@ -83,13 +84,14 @@ whole_bundles() {
         cp "$T/podman/config.json" "$T/wrap.fresh.json" || die "cannot copy the config"
         jq '.process.noNewPrivileges = true' "$T/podman/config.json" >"$T/wrap-nh.fresh.json" || die "jq failed"
         # Podman's config asks for the layer, with noNewPrivileges as Podman's (pre) or true (pre-nh).
+        # Podman adds the hooks.d createRuntime entry before precreate runs (which keeps it only
+        # where the plan needs it), as here.
         for m in pre pre-nh; do
-                jq '.annotations["io.oci-seccomp-tsync.layers"] = "deny-mkdir"' "$T/wrap${m#pre}.fresh.json" |
+                jq --argjson h "$hook" '.annotations["io.oci-seccomp-tsync.layers"] = "deny-mkdir" |
+                        .hooks.createRuntime += [$h]' "$T/wrap${m#pre}.fresh.json" |
                         "$OCI" hook precreate --init "$INIT" --profile-dir "$T/profiles" --cache-dir "$T/cache" \
-                                >"$T/$m.precreate.json" 2>"$T/precreate.err" ||
+                                >"$T/$m.fresh.json" 2>"$T/precreate.err" ||
                         die "hook precreate failed: $(tail -n 3 "$T/precreate.err")"
-                jq --argjson h "$hook" '.hooks.createRuntime += [$h]' "$T/$m.precreate.json" >"$T/$m.fresh.json" ||
-                        die "jq failed"
         done
 }
 whole_bundles

@@ -193,6 +193,37 @@ podman_parity() {
         assertEquals 6 "$(wc -l <"$TSYNC_TMP/plain.caps")"
 }
 
+# issue 40: Podman puts the hooks.d createRuntime entry in the config before precreate runs, so
+# precreate takes it out when the plan needs nothing of it (nothing lent, no agent, no recording):
+# the start runs one process less. Lent capabilities keep it (the exec view takes them back).
+testPrecreateDropsTheCreateRuntimeHookOnlyWhenNothingNeedsIt() {
+        local name=tsync-nohook-$$ hooks
+        # ours_in NAME: our hooks' stages in the config Podman gave the runtime.
+        ours_in() {
+                jq -r '.hooks // {} | to_entries[] | select(any(.value[]; .args[0] == "oci-seccomp-tsync")) | .key' \
+                        "$(podman inspect --format '{{.OCIConfigPath}}' "$1")"
+        }
+        podman --hooks-dir "$HOOKS" run -d --name "$name" --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --security-opt no-new-privileges \
+                --annotation io.oci-seccomp-tsync.layers=deny-mkdir --rootfs "$ROOTFS" /bin/sleep 60 >/dev/null ||
+                fail "podman run -d"
+        hooks=$(ours_in "$name")
+        assertEquals "nothing lent: our hooks in the config" "" "$hooks"
+        assertEquals "the layer applies without the hook" "Seccomp_filters: 2" \
+                "$(podman exec "$name" /bin/grep -E '^Seccomp_filters:' /proc/1/status | tr '\t' ' ')"
+        podman rm -f "$name" >/dev/null
+        prun --security-opt no-new-privileges --annotation io.oci-seccomp-tsync.layers=deny-mkdir -- "$PROBE"
+        assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
+        grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "mkdir allowed: $(cat "$TSYNC_TMP/out")"
+        assertEquals "" "$(init_threads_without "$TSYNC_TMP/out" 2)"
+        podman --hooks-dir "$HOOKS" run -d --name "$name" --runtime runc --label tsync-test=$$ \
+                --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+                --annotation io.oci-seccomp-tsync.layers=deny-mkdir --rootfs "$ROOTFS" /bin/sleep 60 >/dev/null ||
+                fail "podman run -d"
+        assertEquals "capabilities lent: our hooks in the config" "createRuntime" "$(ours_in "$name")"
+        podman rm -f "$name" >/dev/null
+}
+
 testCapabilitiesMatchAPlainPodmanRunForRoot() {
         podman_parity
 }
