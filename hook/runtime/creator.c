@@ -149,7 +149,10 @@ static const char *default_root(const char *runtime, char *buf, size_t size)
 }
 
 /* Records whose container its runtime no longer holds (ROOT/ID gone) are
- * removed: a delete that did not come through us (runc delete by hand). */
+ * removed: a delete that did not come through us (runc delete by hand, or
+ * the runtime's own at the end of a `run`). At a delete, never a create: it
+ * reads every record of the node, and a start must not cost more the more
+ * containers run. */
 static void prune(const char *base)
 {
         _cleanup_closedir_ DIR *d = opendir(base);
@@ -198,7 +201,7 @@ static void prune(const char *base)
 
 int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
 {
-        char dir[PATH_MAX], file[PATH_MAX], base[PATH_MAX];
+        char dir[PATH_MAX], file[PATH_MAX];
         struct tsync_err err = { 0 };
         int r = record_path(cl, dir, file);
         if (r == -ENOENT)
@@ -223,15 +226,13 @@ int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
         if (root && snprintf(state, sizeof(state), "%s/%s", root, cl->id) < (int)sizeof(state) &&
             lstat(state, &st) == 0)
                 return 0;
-        if (base_dir(base, sizeof(base)) == 0)
-                prune(base);
         _cleanup_free_ char *text = NULL;
         int len = asprintf(&text, "%s\n%s\n", abs, state_root(cl));
         if (len < 0) {
                 frontend_errorf(cl->id, "recording which runtime created it: %s", strerror(ENOMEM));
                 return -1;
         }
-        /* Another create beside this one prunes a directory it finds empty,
+        /* A delete beside this create prunes a directory it finds empty,
          * which may be ours between its mkdir and our write (the kernel then
          * answers ENOENT or EPERM): while the directory written into is no
          * longer there, it is made again. */
@@ -299,4 +300,7 @@ void rt_record_remove(const struct rt_cmdline *cl)
                 return;
         if (unlink(file) == 0)
                 rmdir(dir); /* fails while other containers of this root have theirs */
+        char base[PATH_MAX];
+        if (base_dir(base, sizeof(base)) == 0)
+                prune(base);
 }

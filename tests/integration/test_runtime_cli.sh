@@ -497,26 +497,47 @@ testCrunAsTheRealRuntimeRunsTheLayer() {
         grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "mkdir allowed: $(cat "$TSYNC_TMP/out")"
 }
 
-# Creates side by side under one --root (a node starting many pods): each prunes the records of
-# containers its runtime no longer holds, and their directory once empty, which may be the one
-# another create is about to write into. Every create must still keep its record. A runtime that
-# creates nothing makes every record stale, so that each create prunes the others'.
-testCreatesSideBySideInOneRootEachKeepTheirRecord() {
+# Creates and deletes side by side under one --root (a node starting and stopping many pods): each
+# delete prunes the records of containers its runtime no longer holds, and their directory once
+# empty, which may be the one a create is about to write into. Every create must still keep its
+# record. A runtime that creates nothing makes every record stale, so that each delete prunes all.
+testCreatesAndDeletesSideBySideInOneRootEachCreateKeepsItsRecord() {
         mkdir -p "$TSYNC_TMP/bin" "$TSYNC_TMP/root" && printf '#!/bin/sh\nexit 0\n' >"$TSYNC_TMP/bin/nothing" &&
                 chmod 0755 "$TSYNC_TMP/bin/nothing" || fail "setup"
         bundle "$TSYNC_TMP/b" true || fail "bundle"
         printf 'runtime = %s\n' "$TSYNC_TMP/bin/nothing" >"$TSYNC_TMP/runtime.conf"
         local round i
         for round in $(seq 60); do
-                for i in $(seq 8); do
+                for i in $(seq 4); do
                         ours --root "$TSYNC_TMP/root" create --bundle "$TSYNC_TMP/b" "$ID-$round-$i" \
                                 </dev/null >/dev/null 2>>"$TSYNC_TMP/err" &
+                        ours --root "$TSYNC_TMP/root" delete "$ID-$((round - 1))-$i" </dev/null >/dev/null 2>>"$TSYNC_TMP/err" &
                 done
                 wait
         done
         rm -rf "/run/oci-seccomp-tsync/runtime/$(fnv1a "$TSYNC_TMP/root")"
         rmdir /run/oci-seccomp-tsync/runtime 2>/dev/null
-        assertEquals "creates that failed" "" "$(cat "$TSYNC_TMP/err")"
+        assertEquals "creates or deletes that failed" "" "$(cat "$TSYNC_TMP/err")"
+}
+
+# issue 40: a create reads no other container's record (its cost must not grow with the node's
+# containers); a delete prunes the records whose container the runtime no longer holds (here: every
+# one, the runtime keeps nothing), so that a `run`, whose end the runtime deletes, leaves none for long.
+testStaleRecordsArePrunedAtADeleteNotAtACreate() {
+        mkdir -p "$TSYNC_TMP/bin" "$TSYNC_TMP/root" && printf '#!/bin/sh\nexit 0\n' >"$TSYNC_TMP/bin/nothing" &&
+                chmod 0755 "$TSYNC_TMP/bin/nothing" || fail "setup"
+        bundle "$TSYNC_TMP/b" true || fail "bundle"
+        printf 'runtime = %s\n' "$TSYNC_TMP/bin/nothing" >"$TSYNC_TMP/runtime.conf"
+        local dir id
+        dir=/run/oci-seccomp-tsync/runtime/$(fnv1a "$TSYNC_TMP/root")
+        for id in "$ID-a" "$ID-b" "$ID-c"; do
+                ours --root "$TSYNC_TMP/root" create --bundle "$TSYNC_TMP/b" "$id" </dev/null >/dev/null 2>>"$TSYNC_TMP/err"
+        done
+        assertEquals "$(cat "$TSYNC_TMP/err")" "$ID-a $ID-b $ID-c" "$(cd "$dir" && echo *)"
+        ours --root "$TSYNC_TMP/root" delete "$ID-c" </dev/null >/dev/null 2>>"$TSYNC_TMP/err"
+        assertEquals "$(cat "$TSYNC_TMP/err")" "" "$(cat "$TSYNC_TMP/err")"
+        assertFalse "stale records left after a delete: $(ls -A "$dir" 2>&1)" "[ -e $dir ]"
+        rmdir /run/oci-seccomp-tsync/runtime 2>/dev/null || :
 }
 
 # issue 37: the node's layers (node.conf) go to every container the wrapper creates, before the
