@@ -26,11 +26,23 @@ _Static_assert(sizeof(struct seccomp_data) == 64, "seccomp_data is 64 bytes");
  * whether seccomp_check_filter then allows it (its smaller whitelist: no
  * packet loads other than word-sized LD ABS, no LDX MSH and no modulo). One
  * row per opcode, so that the two lists cannot drift apart, while the error
- * message can still say which check refused. */
+ * message can still say which check refused. The opcodes libseccomp's
+ * programs are made of come first: opcode_find looks at every instruction of
+ * a program each time one is validated. */
 static const struct bpf_opcode {
         uint16_t code;
         bool seccomp;
 } opcodes[] = {
+        { BPF_JMP | BPF_JEQ | BPF_K, true },
+        { BPF_LD | BPF_W | BPF_ABS, true },
+        { BPF_RET | BPF_K, true },
+        { BPF_JMP | BPF_JGE | BPF_K, true },
+        { BPF_JMP | BPF_JGT | BPF_K, true },
+        { BPF_JMP | BPF_JSET | BPF_K, true },
+        { BPF_JMP | BPF_JA, true },
+        { BPF_ALU | BPF_AND | BPF_K, true },
+        { BPF_LD | BPF_MEM, true },
+        { BPF_ST, true },
         { BPF_ALU | BPF_ADD | BPF_K, true },
         { BPF_ALU | BPF_ADD | BPF_X, true },
         { BPF_ALU | BPF_SUB | BPF_K, true },
@@ -41,7 +53,6 @@ static const struct bpf_opcode {
         { BPF_ALU | BPF_DIV | BPF_X, true },
         { BPF_ALU | BPF_MOD | BPF_K, false },
         { BPF_ALU | BPF_MOD | BPF_X, false },
-        { BPF_ALU | BPF_AND | BPF_K, true },
         { BPF_ALU | BPF_AND | BPF_X, true },
         { BPF_ALU | BPF_OR | BPF_K, true },
         { BPF_ALU | BPF_OR | BPF_X, true },
@@ -52,7 +63,6 @@ static const struct bpf_opcode {
         { BPF_ALU | BPF_RSH | BPF_K, true },
         { BPF_ALU | BPF_RSH | BPF_X, true },
         { BPF_ALU | BPF_NEG, true },
-        { BPF_LD | BPF_W | BPF_ABS, true },
         { BPF_LD | BPF_H | BPF_ABS, false },
         { BPF_LD | BPF_B | BPF_ABS, false },
         { BPF_LD | BPF_W | BPF_LEN, true },
@@ -60,25 +70,17 @@ static const struct bpf_opcode {
         { BPF_LD | BPF_H | BPF_IND, false },
         { BPF_LD | BPF_B | BPF_IND, false },
         { BPF_LD | BPF_IMM, true },
-        { BPF_LD | BPF_MEM, true },
         { BPF_LDX | BPF_W | BPF_LEN, true },
         { BPF_LDX | BPF_B | BPF_MSH, false },
         { BPF_LDX | BPF_IMM, true },
         { BPF_LDX | BPF_MEM, true },
-        { BPF_ST, true },
         { BPF_STX, true },
         { BPF_MISC | BPF_TAX, true },
         { BPF_MISC | BPF_TXA, true },
-        { BPF_RET | BPF_K, true },
         { BPF_RET | BPF_A, true },
-        { BPF_JMP | BPF_JA, true },
-        { BPF_JMP | BPF_JEQ | BPF_K, true },
         { BPF_JMP | BPF_JEQ | BPF_X, true },
-        { BPF_JMP | BPF_JGE | BPF_K, true },
         { BPF_JMP | BPF_JGE | BPF_X, true },
-        { BPF_JMP | BPF_JGT | BPF_K, true },
         { BPF_JMP | BPF_JGT | BPF_X, true },
-        { BPF_JMP | BPF_JSET | BPF_K, true },
         { BPF_JMP | BPF_JSET | BPF_X, true },
 };
 

@@ -1,7 +1,12 @@
 /* SHA-256 against the FIPS 180-4 / NIST example vectors, then against
- * coreutils' sha256sum on random data of lengths around the block boundaries. */
+ * coreutils' sha256sum on random data of lengths around the block boundaries,
+ * then the CPU's SHA instructions (where used) against the portable rounds. */
 #include <errno.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,10 +143,65 @@ static void test_sha256_matches_sha256sum(void)
         free(buf);
 }
 
+/* The fast path (the CPU's SHA instructions) and the portable rounds agree
+ * on random messages of every length up to a few blocks, fed whole and in
+ * pieces; where the CPU has them (CPUID), the fast path is the one taken, so
+ * that this compares two implementations. */
+static void test_sha256_fast_path_matches_portable(void)
+{
+        bool sha = false;
+#if defined(__x86_64__)
+        /* The CPU as this program sees it (valgrind's own CPUID has no SHA). */
+        unsigned eax, ebx, ecx, edx;
+        bool sse41 = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_1);
+        sha = sse41 && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & bit_SHA);
+#endif
+#if defined(__x86_64__) && defined(__GLIBC__)
+        tap_ok(tsync_sha256_accelerated() == sha, "test_sha256_fast_path_taken_where_the_cpu_has_it (SHA %s)",
+               sha ? "yes: the two paths compared below" : "no: the portable rounds alone");
+#else
+        tap_ok(!tsync_sha256_accelerated(), "test_sha256_portable_alone_off_x86_64_glibc (SHA %s)", sha ? "yes" : "no");
+#endif
+        unsigned char msg[300];
+        unsigned seed = 12345;
+        size_t bad = 0;
+        for (size_t len = 0; len <= sizeof(msg); len++) {
+                for (size_t i = 0; i < len; i++)
+                        msg[i] = (unsigned char)((seed = seed * 1103515245u + 12345u) >> 16);
+                struct tsync_sha256 fast, slow, pieces;
+                unsigned char a[32], b[32], c[32];
+                tsync_sha256_init(&fast);
+                tsync_sha256_init_portable(&slow);
+                tsync_sha256_init(&pieces);
+                tsync_sha256_update(&fast, msg, len);
+                tsync_sha256_update(&slow, msg, len);
+                for (size_t at = 0; at < len; at += 7)
+                        tsync_sha256_update(&pieces, msg + at, len - at < 7 ? len - at : 7);
+                tsync_sha256_final(&fast, a);
+                tsync_sha256_final(&slow, b);
+                tsync_sha256_final(&pieces, c);
+                if (memcmp(a, b, 32) != 0 || memcmp(a, c, 32) != 0)
+                        bad++;
+        }
+        tap_ok(bad == 0, "test_sha256_fast_path_matches_portable: %zu of %zu lengths differ", bad, sizeof(msg) + 1);
+
+        /* The portable rounds alone still give the NIST digest. */
+        static const char abc[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        struct tsync_sha256 s;
+        unsigned char md[32];
+        char out[65];
+        tsync_sha256_init_portable(&s);
+        tsync_sha256_update(&s, "abc", 3);
+        tsync_sha256_final(&s, md);
+        hex_of(md, out);
+        tap_ok(strcmp(out, abc) == 0, "test_sha256_portable_vector_abc: %s", out);
+}
+
 int main(void)
 {
         test_sha256_vectors();
         test_sha256_million_a();
         test_sha256_matches_sha256sum();
+        test_sha256_fast_path_matches_portable();
         return tap_done();
 }
