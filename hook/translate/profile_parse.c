@@ -154,11 +154,16 @@ int tsync_parse_names(const struct tsync_json *names, const char *path, char ***
         if (!out)
                 return tsync_error(err, ENOMEM, "%s: out of memory", path);
         for (size_t i = 0; i < n && r >= 0; i++) {
-                char at[TSYNC_PATH_MAX];
                 const char *s;
+                /* A profile names hundreds: the JSON path, only for a message,
+                 * is made when there is one to give. */
+                struct tsync_err quiet = { 0 };
+                if (tsync_json_str(names->u.array.items[i], NULL, &s, &quiet) == 0 && (out[i] = strdup(s)))
+                        continue;
+                char at[TSYNC_PATH_MAX];
                 tsync_path(at, "%s[%zu]", path, i);
                 r = tsync_json_str(names->u.array.items[i], at, &s, err);
-                if (r >= 0 && !(out[i] = strdup(s)))
+                if (r >= 0)
                         r = tsync_error(err, ENOMEM, "%s: out of memory", at);
         }
         if (r < 0) {

@@ -94,7 +94,7 @@ static const struct {
         { "name_not_string",
           "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\", 7], \"action\": "
           "\"SCMP_ACT_ERRNO\"}]}",
-          "syscalls[0].names[1]" },
+          "syscalls[0].names[1]: expected string, got number" },
         { "name_with_nul",
           "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"re\\u0000ad\"], \"action\": "
           "\"SCMP_ACT_ERRNO\"}]}",
