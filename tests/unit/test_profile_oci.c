@@ -188,6 +188,12 @@ static void test_profile_oci_canonical_ignores_layout(void)
                  tsync_profile_canonical(b, &tb, &lb) == 0 && tsync_profile_canonical(c, &tc, &lc) == 0;
         tap_ok(ok && la == lb && memcmp(ta, tb, la) == 0, "test_profile_oci_canonical_ignores_key_order_and_spaces");
         tap_ok(ok && (la != lc || memcmp(ta, tc, la) != 0), "test_profile_oci_canonical_sees_a_changed_name");
+        /* The text itself, as every cache key so far was made from it: a change
+         * of form would leave every cached program unused. */
+        static const char want[] = "tsync-profile-1\ndefault 3 1\narches\nflags 0\nlistener -;-;\n"
+                                   "rule 5 0 names 5:reade; args\n";
+        tap_ok(ok && lc == strlen(want) && memcmp(tc, want, lc) == 0,
+               "test_profile_oci_canonical_text_is_unchanged: %.*s", ok ? (int)lc : 0, ok ? tc : "");
         free(ta);
         free(tb);
         free(tc);
