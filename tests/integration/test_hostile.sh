@@ -832,6 +832,35 @@ testUnderPodmanAMisspeltKeyOfOursIsRefusedNeverIgnored() {
         each_podman podmanMisspeltKey
 }
 
+# Issue 40: precreate takes Podman's createRuntime entry out of a config whose plan needs nothing of
+# it. A Podman user hopes for that while the init is lent CAP_SYS_ADMIN (noNewPrivileges false, the
+# default), so that `podman exec` reads the lent sets from config.json: the hook stays, and an exec'd
+# process holds what it holds beside a container without us, never CAP_SYS_ADMIN.
+podmanExecAfterPrecreate() {
+        local name=$ID-exec plain=$ID-plain ours theirs n
+        podman_hooks || fail "hooks.d"
+        cp "$PROFILES/deny-mkdir.json" "$C/profiles/" || fail "profile"
+        for n in "$name" "$plain"; do
+                local ann=()
+                [ "$n" = "$name" ] && ann=(--annotation io.oci-seccomp-tsync.layers=deny-mkdir)
+                podman --hooks-dir "$C/hooks.d" run -d --name "$n" --runtime runc --label tsync-test=$$ \
+                        --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "${PODMAN_CAPS[@]}" --user "$USR:$USR" \
+                        "${ann[@]}" --rootfs "$C/rootfs" /bin/sleep 60 >/dev/null 2>"$C/$n.err" ||
+                        fail "$(what): podman run -d $n: $(cat "$C/$n.err")"
+        done
+        ours=$(podman exec "$name" /bin/grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status)
+        theirs=$(podman exec "$plain" /bin/grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status)
+        echo "  $(what): exec'd process: $(echo "$ours" | tr '\n\t' '; ')"
+        assertEquals "$(what): an exec'd process's capabilities beside a plain container's" "$theirs" "$ours"
+        assertContains "$(what): the config lost its createRuntime hook" \
+                "$(jq -c '.hooks.createRuntime // []' "$(podman inspect --format '{{.OCIConfigPath}}' "$name")")" \
+                '"oci-seccomp-tsync","hook","createRuntime"'
+}
+
+testUnderPodmanAnExecdProcessIsNeverLentWhatTheInitWas() {
+        each_podman podmanExecAfterPrecreate
+}
+
 # Issue 39: a user's own profile directory (~/.config/oci-seccomp-tsync/profiles) is looked in by a
 # rootless engine's hooks only, after the system's: a user who puts a file there named like a layer
 # of the node's (one that denies nothing, or here one that is not even JSON) never replaces it; the
