@@ -31,11 +31,13 @@ arm64)
         # musl-dev:arm64 brings /usr/lib/aarch64-linux-musl/musl-gcc.specs, which the cross gcc
         # drives as musl-gcc drives the host's (SConstruct's musl_init). binutils-aarch64-linux-gnu
         # comes with the compiler; the host's readelf and nm read aarch64 ELF files as well.
+        # qemu-system-arm (qemu-system-aarch64) boots Debian's arm64 kernel for
+        # test_aarch64_vm.sh, which fetches that kernel and busybox-static:arm64 itself.
         dpkg --print-foreign-architectures | grep -qx arm64 || { dpkg --add-architecture arm64 && apt-get update -qq; }
         packages="$packages
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross crossbuild-essential-arm64
   libc6-dev:arm64 libseccomp-dev:arm64 libyajl-dev:arm64 libcap-dev:arm64 musl-dev:arm64 linux-libc-dev:arm64
-  qemu-user-static
+  qemu-user-static qemu-system-arm
 "
         ;;
 *) echo "install-deps: --arch $arch: only arm64 is built besides the host's architecture" >&2; exit 2 ;;
