@@ -148,6 +148,18 @@ tsync_json_array() {
         echo "${arr}"
 }
 
+# tsync_need_packaging_tools: dpkg-buildpackage, dh and lintian are here, or the test is skipped
+# with the one missing named (status 1).
+tsync_need_packaging_tools() {
+        local tool
+        for tool in dpkg-buildpackage dh lintian; do
+                command -v $tool >/dev/null && continue
+                startSkipping
+                fail "$tool is not installed (apt-get install dpkg-dev debhelper lintian)"
+                return 1
+        done
+}
+
 # tsync_copy_tree DIR: the files of this checkout that git would commit, in a git index of their own
 # (`scons dist` lists them with git ls-files).
 tsync_copy_tree() {

@@ -105,16 +105,10 @@ testLockdownRefusesAarch64ByNameInOneLine() {
 
 testTheArm64DebianPackageBuildsAndLintianFindsNoErrors() {
         need_cross || return 0
-        local tool
-        for tool in dpkg-buildpackage dh lintian; do
-                command -v $tool >/dev/null || {
-                        startSkipping
-                        fail "$tool is not installed (apt-get install dpkg-dev debhelper lintian)"
-                        return
-                }
-        done
+        tsync_need_packaging_tools || return 0
         "$SRC/packaging/build-deb.sh" --arch arm64 "$SUITE_TMP/debs" >"$TSYNC_TMP/out" 2>&1
-        assertEquals "$(tail -40 "$TSYNC_TMP/out")" 0 $?
+        local rc=$?
+        assertEquals "$(tail -40 "$TSYNC_TMP/out")" 0 "$rc"
         local deb="$SUITE_TMP/debs/${PKG}_${VERSION}-1_arm64.deb"
         assertTrue "no $deb" "[ -f $deb ]" || return
         assertEquals "its Architecture" arm64 "$(dpkg-deb -f "$deb" Architecture)"
