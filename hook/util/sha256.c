@@ -106,25 +106,6 @@ __attribute__((target("sha,sse4.1"))) static void compress_ni(uint32_t h[8], con
 }
 #endif
 
-static void compress_block(const struct tsync_sha256 *s, uint32_t h[8], const unsigned char block[64])
-{
-#ifdef SHA256_NI
-        if (!s->portable && CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSE4_1)) {
-                compress_ni(h, block);
-                return;
-        }
-#else
-        (void)s;
-#endif
-        compress(h, block);
-}
-
-void tsync_sha256_init_portable(struct tsync_sha256 *s)
-{
-        tsync_sha256_init(s);
-        s->portable = true;
-}
-
 bool tsync_sha256_accelerated(void)
 {
 #ifdef SHA256_NI
@@ -132,6 +113,24 @@ bool tsync_sha256_accelerated(void)
 #else
         return false;
 #endif
+}
+
+/* One block into s->h, by the path tsync_sha256_init chose. */
+static void compress_block(struct tsync_sha256 *s, const unsigned char block[64])
+{
+#ifdef SHA256_NI
+        if (s->fast) {
+                compress_ni(s->h, block);
+                return;
+        }
+#endif
+        compress(s->h, block);
+}
+
+void tsync_sha256_init_portable(struct tsync_sha256 *s)
+{
+        tsync_sha256_init(s);
+        s->fast = false;
 }
 
 void tsync_sha256_init(struct tsync_sha256 *s)
@@ -142,7 +141,7 @@ void tsync_sha256_init(struct tsync_sha256 *s)
         memcpy(s->h, iv, sizeof(iv));
         s->total = 0;
         s->used = 0;
-        s->portable = false;
+        s->fast = tsync_sha256_accelerated();
 }
 
 void tsync_sha256_update(struct tsync_sha256 *s, const void *data, size_t len)
@@ -160,11 +159,11 @@ void tsync_sha256_update(struct tsync_sha256 *s, const void *data, size_t len)
                 len -= n;
                 if (s->used < sizeof(s->buf))
                         return;
-                compress_block(s, s->h, s->buf);
+                compress_block(s, s->buf);
                 s->used = 0;
         }
         for (; len >= 64; p += 64, len -= 64)
-                compress_block(s, s->h, p);
+                compress_block(s, p);
         if (len > 0) {
                 memcpy(s->buf, p, len);
                 s->used = len;
@@ -179,13 +178,13 @@ void tsync_sha256_final(struct tsync_sha256 *s, unsigned char out[32])
         s->buf[s->used++] = 0x80;
         if (s->used > 56) {
                 memset(s->buf + s->used, 0, sizeof(s->buf) - s->used);
-                compress_block(s, s->h, s->buf);
+                compress_block(s, s->buf);
                 s->used = 0;
         }
         memset(s->buf + s->used, 0, 56 - s->used);
         for (unsigned i = 0; i < 8; i++)
                 s->buf[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
-        compress_block(s, s->h, s->buf);
+        compress_block(s, s->buf);
 
         for (unsigned i = 0; i < 8; i++) {
                 out[4 * i] = (unsigned char)(s->h[i] >> 24);

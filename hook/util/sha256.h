@@ -9,7 +9,7 @@ struct tsync_sha256 {
         uint64_t total;
         unsigned char buf[64];
         size_t used;
-        bool portable; /* tsync_sha256_init_portable */
+        bool fast; /* the CPU's SHA instructions (tsync_sha256_accelerated), unless _init_portable */
 };
 
 void tsync_sha256_init(struct tsync_sha256 *s);
