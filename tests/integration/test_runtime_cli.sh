@@ -497,15 +497,21 @@ testCrunAsTheRealRuntimeRunsTheLayer() {
         grep -q "mkdir: .*Disk quota exceeded" "$TSYNC_TMP/out" || fail "mkdir allowed: $(cat "$TSYNC_TMP/out")"
 }
 
+# nothing_runtime: runtime.conf names a runtime that exits 0 and keeps no container, so every
+# record of its runtime the wrapper writes under $TSYNC_TMP/root is stale; a bundle in $TSYNC_TMP/b.
+nothing_runtime() {
+        mkdir -p "$TSYNC_TMP/bin" "$TSYNC_TMP/root" && printf '#!/bin/sh\nexit 0\n' >"$TSYNC_TMP/bin/nothing" &&
+                chmod 0755 "$TSYNC_TMP/bin/nothing" || fail "setup"
+        bundle "$TSYNC_TMP/b" true || fail "bundle"
+        printf 'runtime = %s\n' "$TSYNC_TMP/bin/nothing" >"$TSYNC_TMP/runtime.conf"
+}
+
 # Creates and deletes side by side under one --root (a node starting and stopping many pods): each
 # delete prunes the records of containers its runtime no longer holds, and their directory once
 # empty, which may be the one a create is about to write into. Every create must still keep its
 # record. A runtime that creates nothing makes every record stale, so that each delete prunes all.
 testCreatesAndDeletesSideBySideInOneRootEachCreateKeepsItsRecord() {
-        mkdir -p "$TSYNC_TMP/bin" "$TSYNC_TMP/root" && printf '#!/bin/sh\nexit 0\n' >"$TSYNC_TMP/bin/nothing" &&
-                chmod 0755 "$TSYNC_TMP/bin/nothing" || fail "setup"
-        bundle "$TSYNC_TMP/b" true || fail "bundle"
-        printf 'runtime = %s\n' "$TSYNC_TMP/bin/nothing" >"$TSYNC_TMP/runtime.conf"
+        nothing_runtime
         local round i
         for round in $(seq 60); do
                 for i in $(seq 4); do
@@ -521,22 +527,34 @@ testCreatesAndDeletesSideBySideInOneRootEachCreateKeepsItsRecord() {
 }
 
 # issue 40: a create reads no other container's record (its cost must not grow with the node's
-# containers); a delete prunes the records whose container the runtime no longer holds (here: every
-# one, the runtime keeps nothing), so that a `run`, whose end the runtime deletes, leaves none for long.
+# containers); a delete prunes the records whose container the runtime no longer holds, so that a
+# `run`'s (whose end the runtime deletes) or one deleted by hand does not stay for long. The runtime
+# here keeps ROOT/ID from create to delete, as runc does, so that only the two containers "deleted
+# by hand" just before the last create are stale: a delete in a suite beside this one prunes every
+# stale record of the node, and their window is kept that short.
 testStaleRecordsArePrunedAtADeleteNotAtACreate() {
-        mkdir -p "$TSYNC_TMP/bin" "$TSYNC_TMP/root" && printf '#!/bin/sh\nexit 0\n' >"$TSYNC_TMP/bin/nothing" &&
-                chmod 0755 "$TSYNC_TMP/bin/nothing" || fail "setup"
+        local dir id root=$TSYNC_TMP/root
+        mkdir -p "$TSYNC_TMP/bin" "$root" || fail "setup"
+        cat >"$TSYNC_TMP/bin/keeper" <<'EOF' && chmod 0755 "$TSYNC_TMP/bin/keeper" || fail "keeper"
+#!/bin/sh
+# --root ROOT create --bundle B ID, --root ROOT delete ID: ROOT/ID while the container "exists".
+eval id=\${$#}
+case $3 in create) mkdir "$2/$id" ;; delete) rmdir "$2/$id" ;; esac
+EOF
         bundle "$TSYNC_TMP/b" true || fail "bundle"
-        printf 'runtime = %s\n' "$TSYNC_TMP/bin/nothing" >"$TSYNC_TMP/runtime.conf"
-        local dir id
-        dir=/run/oci-seccomp-tsync/runtime/$(fnv1a "$TSYNC_TMP/root")
+        printf 'runtime = %s\n' "$TSYNC_TMP/bin/keeper" >"$TSYNC_TMP/runtime.conf"
+        dir=/run/oci-seccomp-tsync/runtime/$(fnv1a "$root")
         for id in "$ID-a" "$ID-b" "$ID-c"; do
-                ours --root "$TSYNC_TMP/root" create --bundle "$TSYNC_TMP/b" "$id" </dev/null >/dev/null 2>>"$TSYNC_TMP/err"
+                ours --root "$root" create --bundle "$TSYNC_TMP/b" "$id" </dev/null >/dev/null 2>>"$TSYNC_TMP/err"
         done
-        assertEquals "$(cat "$TSYNC_TMP/err")" "$ID-a $ID-b $ID-c" "$(cd "$dir" && echo *)"
-        ours --root "$TSYNC_TMP/root" delete "$ID-c" </dev/null >/dev/null 2>>"$TSYNC_TMP/err"
-        assertEquals "$(cat "$TSYNC_TMP/err")" "" "$(cat "$TSYNC_TMP/err")"
-        assertFalse "stale records left after a delete: $(ls -A "$dir" 2>&1)" "[ -e $dir ]"
+        assertEquals "$(cat "$TSYNC_TMP/err")" "$ID-a $ID-b $ID-c" "$(cd "$root" && echo *)"
+        rmdir "$root/$ID-a" "$root/$ID-b" || fail "deleting two by hand"
+        ours --root "$root" create --bundle "$TSYNC_TMP/b" "$ID-d" </dev/null >/dev/null 2>>"$TSYNC_TMP/err"
+        assertEquals "$(cat "$TSYNC_TMP/err")" "$ID-a $ID-b $ID-c $ID-d" "$(cd "$dir" && echo *)"
+        ours --root "$root" delete "$ID-d" </dev/null >/dev/null 2>>"$TSYNC_TMP/err"
+        assertEquals "nothing said" "" "$(cat "$TSYNC_TMP/err")"
+        assertEquals "after a delete: the running container's record alone" "$ID-c" "$(cd "$dir" && echo *)"
+        rm -rf "$dir" "$root/$ID-c"
         rmdir /run/oci-seccomp-tsync/runtime 2>/dev/null || :
 }
 
