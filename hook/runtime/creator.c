@@ -277,9 +277,13 @@ int rt_record_read(const struct rt_cmdline *cl, char *buf, size_t size)
         struct tsync_err err = { 0 };
         _cleanup_free_ char *text = NULL;
         size_t len;
-        if (tsync_read_file_at(AT_FDCWD, file, NULL, TSYNC_READ_REGULAR | TSYNC_READ_NOFOLLOW, RECORD_MAX, &text, &len,
-                               &st, &err) < 0 ||
-            st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
+        int r = tsync_read_file_at(AT_FDCWD, file, NULL, TSYNC_READ_REGULAR | TSYNC_READ_NOFOLLOW, RECORD_MAX, &text,
+                                   &len, &st, &err);
+        /* Gone since the lstat: a delete beside this command pruned it (its
+         * container was gone) or removed its own. As if there were none. */
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0 || st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
                 rt_warn(cl, "%s: not believed: %s", file, err.msg[0] ? err.msg : "changed under us");
                 return -1;
         }
