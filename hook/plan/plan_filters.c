@@ -256,14 +256,12 @@ static int compile_baseline(const struct tsync_json *config, const struct tsync_
                 return 0;
         struct tsync_source_opts so = { .format = TSYNC_FORMAT_CONFIG, .keys = TSYNC_KEYS_WARN };
         struct tsync_source_info info;
-        struct tsync_warnings ignored = { 0 };
         struct tsync_compile_opts co = { 0 };
         _cleanup_profile_ struct tsync_profile *p = NULL;
         int r = tsync_source_from_json(config, &so, &p, &info, err);
         if (r < 0)
                 return r;
-        r = tsync_cache_compile(cache_dir, p, &co, info.caps, ret, &ignored, err);
-        tsync_warnings_clear(&ignored);
+        r = tsync_cache_compile(cache_dir, p, &co, info.caps, ret, NULL, err);
         return r < 0 ? tsync_error_prefix(err, "linux.seccomp (the runtime's own profile)") : 0;
 }
 

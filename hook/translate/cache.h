@@ -26,7 +26,9 @@ int tsync_cache_load(const char *dir, const char *key, struct tsync_program **re
  * creates dir (0700) if missing; refuses a dir that is not ours alone. */
 int tsync_cache_store(const char *dir, const char *key, const struct tsync_program *prog, struct tsync_err *err);
 
-/* Compile through the cache: load, or compile and store. cache_dir NULL: no cache. */
+/* Compile through the cache: load, or compile and store. cache_dir NULL: no cache.
+ * A hit checks the names as a compile would (tsync_compile_check_names), for
+ * warnings, or for opts->strict; with neither it does not. */
 int tsync_cache_compile(const char *cache_dir, const struct tsync_profile *p, const struct tsync_compile_opts *opts,
                         uint64_t caps, struct tsync_program **ret, struct tsync_warnings *warnings,
                         struct tsync_err *err);
