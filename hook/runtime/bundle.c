@@ -181,7 +181,7 @@ struct target {
         const char *where; /* the container id, for messages */
         char bundle[PATH_MAX];
         char config_path[PATH_MAX + 16];
-        mode_t mode;
+        struct stat st; /* config.json's, as read */
 };
 
 /* run: the command is `run` (which deletes inside the runtime, never through
@@ -230,8 +230,13 @@ static int rewrite_config(const struct rt_settings *s, const struct target *t, s
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         int r = tsync_json_write(config, false, &text, &len, &err);
+        /* In place: nobody reads it before the runtime we start, and a torn
+         * text (we were killed) parses for none. Another name of the file
+         * keeps the engine's text. */
         if (r >= 0)
-                r = tsync_write_atomic(t->config_path, text, len, t->mode, false, &err);
+                r = tsync_write_over(t->config_path, &t->st, text, len, &err);
+        if (r == -EMLINK)
+                r = tsync_write_atomic(t->config_path, text, len, t->st.st_mode & 07777, false, &err);
         if (r < 0)
                 return frontend_unwritten(&p, t->where, &err);
         frontend_written(&p, config, t->where);
@@ -275,9 +280,9 @@ static struct tsync_json *read_config(struct target *t, bool *ret_required)
 {
         struct tsync_err err = { 0 };
         struct tsync_json *config = NULL;
-        struct stat st;
-        int r = lstat(t->config_path, &st) < 0 ? tsync_error_errno(&err, "%s", t->config_path) : 0;
-        if (r == 0 && !S_ISREG(st.st_mode))
+        struct stat *st = &t->st;
+        int r = lstat(t->config_path, st) < 0 ? tsync_error_errno(&err, "%s", t->config_path) : 0;
+        if (r == 0 && !S_ISREG(st->st_mode))
                 r = tsync_error(&err, EINVAL, "%s: not a regular file: refusing to read or replace it", t->config_path);
         /* As precreate reads an engine's config. */
         struct tsync_json_limits lim = { .max_bytes = TSYNC_CONFIG_MAX_BYTES };
@@ -295,7 +300,6 @@ static struct tsync_json *read_config(struct target *t, bool *ret_required)
                         frontend_error(t->where, &err);
                 return NULL;
         }
-        t->mode = st.st_mode & 07777;
         return config;
 }
 

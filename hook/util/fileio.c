@@ -298,6 +298,33 @@ int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mod
         return tsync_write_at(dfd, path, name, buf, len, mode, durable ? TSYNC_WRITE_DURABLE : 0, err);
 }
 
+int tsync_write_over(const char *path, const struct stat *was, const void *buf, size_t len, struct tsync_err *err)
+{
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return tsync_error_errno(err, "%s", path);
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return tsync_error_errno(err, "%s", path);
+        if (!S_ISREG(st.st_mode) || st.st_dev != was->st_dev || st.st_ino != was->st_ino)
+                return tsync_error(err, ESTALE, "%s: replaced since it was read: not written", path);
+        if (st.st_nlink != 1)
+                return -EMLINK;
+        int r = 0;
+        for (size_t done = 0; r == 0 && done < len;) {
+                ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)done);
+                if (n < 0 && errno != EINTR)
+                        r = tsync_error_errno(err, "%s: writing", path);
+                else if (n == 0)
+                        r = tsync_error(err, EIO, "%s: writing: nothing written", path);
+                done += n > 0 ? (size_t)n : 0;
+        }
+        /* Not to 0 first: ext4 would flush the text at close, as after a rename. */
+        if (r == 0 && ftruncate(fd, (off_t)len) < 0)
+                r = tsync_error_errno(err, "%s: truncating", path);
+        return r;
+}
+
 int tsync_write_output(const char *path, const void *buf, size_t len, mode_t mode, struct tsync_err *err)
 {
         if (strcmp(path, "-") == 0) {

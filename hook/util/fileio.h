@@ -55,6 +55,7 @@ int tsync_write_all(int fd, const void *buf, size_t len);
 /* The most pieces tsync_write_allv and tsync_write_atv take. */
 #define TSYNC_WRITE_MAX_PIECES 8
 struct iovec;
+struct stat;
 /* tsync_write_all of iov[0..n) one after the other, in one writev where the
  * kernel takes it all (-EINVAL past TSYNC_WRITE_MAX_PIECES). */
 int tsync_write_allv(int fd, const struct iovec *iov, size_t n);
@@ -87,6 +88,17 @@ int tsync_write_atv(int dfd, const char *dir, const char *name, const struct iov
  * Filter files delivered at every start need not pay for that: a crash ends the
  * container they were for, and an empty file fails the init closed. */
 int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable, struct tsync_err *err);
+
+/* Replaces the text of the regular file at path in place (no new inode, no
+ * rename): for a file nobody reads until the call returns, and whose torn text
+ * (a crash midway leaves the new text's start over the old one) fails to
+ * parse, as a bundle's config.json before the runtime is started. On ext4 a
+ * rename over a file starts writeback of the new one (auto_da_alloc): this
+ * does not. path must still name the file of was (its device and inode, read
+ * under the caller's lock): -ESTALE otherwise. -EMLINK, writing nothing, when
+ * it has another name, which would see the new text too (the caller writes a
+ * new file instead). The last component is not followed. */
+int tsync_write_over(const char *path, const struct stat *was, const void *buf, size_t len, struct tsync_err *err);
 
 /* An output the user named: "-" is standard output; otherwise
  * tsync_write_at with TSYNC_WRITE_DURABLE | TSYNC_WRITE_IN_PLACE (directories

@@ -91,7 +91,10 @@ bench_ms() {
 # bench_fresh_config BUNDLE: BUNDLE.fresh.json, when there, becomes BUNDLE/config.json (untimed), as an
 # engine writes the config anew at every start: the hooks of such a bundle leave the exec view in it.
 bench_fresh_config() {
-        [ ! -f "$1.fresh.json" ] || cp "$1.fresh.json" "$1/config.json" || die "cannot write $1/config.json"
+        # A new file, as an engine writes a new bundle's: cp over the old one would truncate it, which
+        # on ext4 starts its writeback at close, and a rewrite of it right after waits for that.
+        [ ! -f "$1.fresh.json" ] || { rm -f "$1/config.json" && cp "$1.fresh.json" "$1/config.json"; } ||
+                die "cannot write $1/config.json"
 }
 
 # bench_time_run RUNTIME BUNDLE COMMAND...: how long `COMMAND run --bundle BUNDLE ID` took,

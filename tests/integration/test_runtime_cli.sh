@@ -93,6 +93,51 @@ testTheRuntimesLayersHoldOnEveryThreadOfInitAndWorkload() {
                         "$TSYNC_TMP/b/config.json")"
 }
 
+# The engine's config.json is rewritten in place (no rename: on ext4 a rename over it starts its
+# writeback): the same file, its mode kept. A file with another name is replaced instead, so that
+# name keeps the engine's text. A torn rewrite (the wrapper killed midway: the new text's start
+# over the old text) starts nothing, through us or through runc itself.
+testTheConfigIsRewrittenInPlaceUnlessItHasAnotherName() {
+        bundle "$TSYNC_TMP/b" 'echo ran' || fail "bundle"
+        chmod 0604 "$TSYNC_TMP/b/config.json"
+        cp "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/engine.json"
+        ino=$(stat -c %i "$TSYNC_TMP/b/config.json")
+        run_ours "$ID" "$TSYNC_TMP/b" --layers=deny-mkdir
+        assertEquals "$(cat "$TSYNC_TMP/$ID.err")" 0 "$rc"
+        assertEquals "ran" "$(cat "$TSYNC_TMP/$ID.out")"
+        assertEquals "the same file, its mode kept" "$ino 604" "$(stat -c '%i %a' "$TSYNC_TMP/b/config.json")"
+        jq -e '.process.args[0] == "/.oci-seccomp-tsync/init"' "$TSYNC_TMP/b/config.json" >/dev/null ||
+                fail "not rewritten: $(jq -c .process.args "$TSYNC_TMP/b/config.json")"
+
+        cp "$TSYNC_TMP/engine.json" "$TSYNC_TMP/b/config.json"
+        ln "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/other-name.json"
+        run_ours "$ID-2" "$TSYNC_TMP/b" --layers=deny-mkdir
+        assertEquals "$(cat "$TSYNC_TMP/$ID-2.err")" 0 "$rc"
+        cmp -s "$TSYNC_TMP/engine.json" "$TSYNC_TMP/other-name.json" || fail "the other name was rewritten too"
+        jq -e '.process.args[0] == "/.oci-seccomp-tsync/init"' "$TSYNC_TMP/b/config.json" >/dev/null ||
+                fail "not rewritten through a new file"
+
+        # What a kill midway leaves: the first half of our text over the engine's, its tail kept.
+        local ours_len half
+        ours_len=$(stat -c %s "$TSYNC_TMP/b/config.json")
+        half=$((ours_len / 2))
+        { head -c "$half" "$TSYNC_TMP/b/config.json" && tail -c "+$((half + 1))" "$TSYNC_TMP/engine.json"; } \
+                >"$TSYNC_TMP/torn.json" || fail "torn"
+        rm -f "$TSYNC_TMP/b/config.json" "$TSYNC_TMP/other-name.json"
+        cp "$TSYNC_TMP/torn.json" "$TSYNC_TMP/b/config.json"
+        run_ours "$ID-3" "$TSYNC_TMP/b" --layers=deny-mkdir
+        assertNotEquals "a torn config started through us" 0 "$rc"
+        assertEquals "one line saying why" 1 "$(grep -c "oci-seccomp-tsync: $ID-3: " "$TSYNC_TMP/$ID-3.err")"
+        cp "$TSYNC_TMP/torn.json" "$TSYNC_TMP/b/config.json"
+        _tsync_register runc "$ID-4"
+        runc run -b "$TSYNC_TMP/b" "$ID-4" </dev/null >"$TSYNC_TMP/$ID-4.out" 2>&1
+        rc=$?
+        _tsync_remove_container runc "$ID-4"
+        _tsync_unregister runc "$ID-4"
+        assertNotEquals "a torn config started under runc itself" 0 "$rc"
+        assertNotContains "$(cat "$TSYNC_TMP/$ID-4.out")" "ran"
+}
+
 # mkdir_and_getcwd_denied: run_ours's container ran with two layers, deny-mkdir then deny-getcwd,
 # each holding on its threads.
 mkdir_and_getcwd_denied() {

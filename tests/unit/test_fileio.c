@@ -362,6 +362,50 @@ static void test_fileio_last_line(void)
         }
 }
 
+/* tsync_write_over: the same file, its new text, shorter or longer; never
+ * through a link, another name, or a file swapped in since it was read. */
+static void test_fileio_overwrite_in_place(void)
+{
+        struct tsync_err err = { 0 };
+        char p[256], other[256], sym[256], text[64];
+        struct stat was, now;
+
+        at(p, sizeof(p), "over");
+        int r = tsync_write_atomic(p, "a longer old text", 17, 0640, false, &err);
+        tap_ok(r == 0 && lstat(p, &was) == 0, "test_fileio_over_setup: %d %s", r, err.msg);
+        r = tsync_write_over(p, &was, "short", 5, &err);
+        tap_ok(r == 0 && stat(p, &now) == 0 && now.st_ino == was.st_ino && now.st_size == 5 &&
+                       (now.st_mode & 07777) == 0640 && read_text(p, text, sizeof(text)) == 0 &&
+                       strcmp(text, "short") == 0,
+               "test_fileio_over_writes_the_same_file_and_cuts_the_old_tail: %d %s", r, err.msg);
+        r = tsync_write_over(p, &was, "a text longer than the last", 27, &err);
+        tap_ok(r == 0 && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "a text longer than the last") == 0,
+               "test_fileio_over_grows_the_file: %d %s", r, err.msg);
+
+        /* Another name would see the new text: nothing is written. */
+        at(other, sizeof(other), "over-link");
+        r = link(p, other) < 0 ? -errno : tsync_write_over(p, &was, "x", 1, &err);
+        tap_ok(r == -EMLINK && read_text(other, text, sizeof(text)) == 0 &&
+                       strcmp(text, "a text longer than the last") == 0,
+               "test_fileio_over_leaves_a_file_with_another_name_alone: %d", r);
+        (void)unlink(other);
+
+        /* A link is not followed, and a file put there since is not the one read. */
+        at(sym, sizeof(sym), "over-sym");
+        r = symlink(p, sym) < 0 ? -errno : tsync_write_over(sym, &was, "x", 1, &err);
+        tap_ok(r == -ELOOP && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "a text longer than the last") == 0,
+               "test_fileio_over_refuses_a_symlink: %d", r);
+        (void)unlink(sym);
+        r = rename(p, other) < 0 ? -errno : tsync_write_atomic(p, "new file", 8, 0640, false, &err);
+        if (r == 0)
+                r = tsync_write_over(p, &was, "x", 1, &err);
+        tap_ok(r == -ESTALE && read_text(p, text, sizeof(text)) == 0 && strcmp(text, "new file") == 0 &&
+                       read_text(other, text, sizeof(text)) == 0 && strcmp(text, "a text longer than the last") == 0,
+               "test_fileio_over_refuses_a_file_replaced_since_it_was_read: %d %s", r, err.msg);
+        (void)unlink(p);
+        (void)unlink(other);
+}
+
 int main(void)
 {
         static void (*const tests[])(void) = {
@@ -372,6 +416,7 @@ int main(void)
                 test_fileio_private_dir,
                 test_fileio_bounded_reads,
                 test_fileio_last_line,
+                test_fileio_overwrite_in_place,
         };
         return unit_main_in_tmpdir(top, tests, ARRAY_SIZE(tests));
 }
