@@ -257,11 +257,23 @@ static int compile_baseline(const struct tsync_json *config, const struct tsync_
         struct tsync_source_opts so = { .format = TSYNC_FORMAT_CONFIG, .keys = TSYNC_KEYS_WARN };
         struct tsync_source_info info;
         struct tsync_compile_opts co = { 0 };
+        /* The same document, judged by this same build before: its program,
+         * without reading the profile again (an engine's profile is the same
+         * at every start). A config's profile is resolved against no
+         * capabilities (caps 0, as info.caps says below). */
+        char key[TSYNC_CACHE_KEY_LEN + 1];
+        struct tsync_err quiet = { 0 };
+        const struct tsync_json *seccomp = tsync_json_get(tsync_json_get(config, "linux"), "seccomp");
+        bool keyed = cache_dir && tsync_cache_key_json(seccomp, &co, 0, key, &quiet) == 0;
+        if (keyed && tsync_cache_load(cache_dir, key, ret, &quiet) == 0)
+                return 0;
         _cleanup_profile_ struct tsync_profile *p = NULL;
         int r = tsync_source_from_json(config, &so, &p, &info, err);
         if (r < 0)
                 return r;
         r = tsync_cache_compile(cache_dir, p, &co, info.caps, ret, NULL, err);
+        if (r == 0 && keyed && info.caps == 0)
+                r = tsync_cache_store(cache_dir, key, *ret, err);
         return r < 0 ? tsync_error_prefix(err, "linux.seccomp (the runtime's own profile)") : 0;
 }
 

@@ -12,10 +12,13 @@
  * only when it is ours alone, as the state root is. */
 #include "translate/cache.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,7 @@
 #include "shared/cleanup.h"
 #include "shared/filterfile.h"
 #include "util/fileio.h"
+#include "util/json.h"
 #include "util/sha256.h"
 
 #ifndef TSYNC_VERSION
@@ -38,6 +42,12 @@
 #define ENTRY_HEADER_SIZE TSYNC_CACHE_ENTRY_HEADER_SIZE
 _Static_assert(TSYNC_CACHE_ENTRY_HEADER_SIZE == 16 + 4 + 4 + TSYNC_CACHE_KEY_LEN + 32, "entry header layout");
 #define ENTRY_MAX_SIZE (ENTRY_HEADER_SIZE + TSYNC_FILTER_MAX_SIZE)
+
+/* The GNU build ID of this program (a SHA-1 from ld, or longer). */
+struct build_id {
+        unsigned char bytes[64];
+        size_t len;
+};
 
 /* Each field is preceded by its length, so no field can run into the next. */
 static void key_field(struct tsync_sha256 *s, const void *data, size_t len)
@@ -58,53 +68,147 @@ static void key_number(struct tsync_sha256 *s, const char *label, unsigned long 
         key_field(s, b, (size_t)n);
 }
 
-int tsync_cache_key(const struct tsync_profile *p, const struct tsync_compile_opts *opts, uint64_t caps,
-                    char ret[TSYNC_CACHE_KEY_LEN + 1], struct tsync_err *err)
+/* What both keys hold besides the profile: how it is compiled, and by which
+ * libseccomp and which of our versions. */
+static int key_inputs(struct tsync_sha256 *s, const struct tsync_compile_opts *opts, uint64_t caps,
+                      struct tsync_err *err)
 {
-        static const char hex[] = "0123456789abcdef";
-        _cleanup_free_ char *canon = NULL;
-        size_t canon_len = 0;
-        struct tsync_sha256 s;
-        unsigned char md[32];
-        char version[64];
-        int r;
-
-        if (!p)
-                return tsync_error(err, EINVAL, "cache key: no profile");
-        r = tsync_profile_canonical(p, &canon, &canon_len);
-        if (r < 0)
-                return tsync_error(err, -r, "cache key: canonical profile: %s", strerror(-r));
-
         /* Resolve the native arch as tsync_compile does: 0 and the explicit
          * native token give the same program, so they share an entry. */
         uint32_t native = opts && opts->native_arch ? opts->native_arch : seccomp_arch_native();
         const struct scmp_version *v = seccomp_version();
         if (!v)
                 return tsync_error(err, EINVAL, "cache key: libseccomp did not report its version");
+        char version[64];
         (void)snprintf(version, sizeof(version), "%u.%u.%u", v->major, v->minor, v->micro);
-
-        tsync_sha256_init(&s);
-        key_field(&s, "oci-seccomp-tsync cache key", 27);
-        key_field(&s, canon, canon_len);
-        key_number(&s, "native_arch", native);
-        key_number(&s, "strict", opts && opts->strict);
-        key_number(&s, "caps", caps);
-        key_field(&s, version, strlen(version));
+        key_number(s, "native_arch", native);
+        key_number(s, "strict", opts && opts->strict);
+        key_number(s, "caps", caps);
+        key_field(s, version, strlen(version));
         /* libseccomp shapes the program by what it found the kernel supports (actions,
          * flags): a kernel that gains or loses support must not be served an old entry. */
-        key_number(&s, "libseccomp api", seccomp_api_get());
-        key_field(&s, TSYNC_VERSION, strlen(TSYNC_VERSION));
-        key_number(&s, "filter file", TSYNC_FILTER_VERSION);
+        key_number(s, "libseccomp api", seccomp_api_get());
+        key_field(s, TSYNC_VERSION, strlen(TSYNC_VERSION));
+        key_number(s, "filter file", TSYNC_FILTER_VERSION);
         /* The compiler's own generation: 2 since a foreign --arch's rules are
          * added by this machine's numbers (before, its entries were wrong). */
-        key_number(&s, "compiler", 2);
-        tsync_sha256_final(&s, md);
+        key_number(s, "compiler", 2);
+        return 0;
+}
 
+static void key_hex(struct tsync_sha256 *s, char ret[TSYNC_CACHE_KEY_LEN + 1])
+{
+        static const char hex[] = "0123456789abcdef";
+        unsigned char md[32];
+        tsync_sha256_final(s, md);
         for (unsigned i = 0; i < 32; i++) {
                 ret[2 * i] = hex[md[i] >> 4];
                 ret[2 * i + 1] = hex[md[i] & 0xf];
         }
         ret[TSYNC_CACHE_KEY_LEN] = '\0';
+}
+
+int tsync_cache_key(const struct tsync_profile *p, const struct tsync_compile_opts *opts, uint64_t caps,
+                    char ret[TSYNC_CACHE_KEY_LEN + 1], struct tsync_err *err)
+{
+        _cleanup_free_ char *canon = NULL;
+        size_t canon_len = 0;
+        struct tsync_sha256 s;
+
+        if (!p)
+                return tsync_error(err, EINVAL, "cache key: no profile");
+        int r = tsync_profile_canonical(p, &canon, &canon_len);
+        if (r < 0)
+                return tsync_error(err, -r, "cache key: canonical profile: %s", strerror(-r));
+        tsync_sha256_init(&s);
+        key_field(&s, "oci-seccomp-tsync cache key", 27);
+        key_field(&s, canon, canon_len);
+        r = key_inputs(&s, opts, caps, err);
+        if (r < 0)
+                return r;
+        key_hex(&s, ret);
+        return 0;
+}
+
+/* Every node with its type and every string and list with its length: two
+ * documents that differ anywhere feed different bytes. */
+static void key_json(struct tsync_sha256 *s, const struct tsync_json *v)
+{
+        unsigned char type = (unsigned char)v->type;
+        tsync_sha256_update(s, &type, 1);
+        switch (v->type) {
+        case TSYNC_JSON_NULL:
+                break;
+        case TSYNC_JSON_BOOL:
+                type = v->u.boolean;
+                tsync_sha256_update(s, &type, 1);
+                break;
+        case TSYNC_JSON_NUMBER:
+                key_field(s, v->u.number, strlen(v->u.number));
+                break;
+        case TSYNC_JSON_STRING:
+                key_field(s, v->u.string.ptr, v->u.string.len);
+                break;
+        case TSYNC_JSON_ARRAY:
+                key_field(s, "", v->u.array.len);
+                for (size_t i = 0; i < v->u.array.len; i++)
+                        key_json(s, v->u.array.items[i]);
+                break;
+        case TSYNC_JSON_OBJECT:
+                key_field(s, "", v->u.object.len);
+                for (size_t i = 0; i < v->u.object.len; i++) {
+                        key_field(s, v->u.object.keys[i], strlen(v->u.object.keys[i]));
+                        key_json(s, v->u.object.values[i]);
+                }
+                break;
+        }
+}
+
+static int build_id_note(struct dl_phdr_info *info, size_t size, void *data)
+{
+        (void)size;
+        struct build_id *id = data;
+        /* The first object is the program itself. */
+        for (size_t i = 0; i < info->dlpi_phnum && !id->len; i++) {
+                const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+                if (ph->p_type != PT_NOTE)
+                        continue;
+                const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+                size_t align = ph->p_align == 8 ? 8 : 4;
+                while (!id->len && end - p >= (ptrdiff_t)sizeof(ElfW(Nhdr))) {
+                        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+                        const unsigned char *name = p + sizeof(*n),
+                                            *desc = name + ((n->n_namesz + align - 1) & ~(align - 1));
+                        const unsigned char *next = desc + ((n->n_descsz + align - 1) & ~(align - 1));
+                        if (next > end)
+                                break;
+                        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                            n->n_descsz > 0 && n->n_descsz <= sizeof(id->bytes)) {
+                                memcpy(id->bytes, desc, n->n_descsz);
+                                id->len = n->n_descsz;
+                        }
+                        p = next;
+                }
+        }
+        return 1;
+}
+
+int tsync_cache_key_json(const struct tsync_json *profile, const struct tsync_compile_opts *opts, uint64_t caps,
+                         char ret[TSYNC_CACHE_KEY_LEN + 1], struct tsync_err *err)
+{
+        struct build_id id = { .len = 0 };
+        (void)dl_iterate_phdr(build_id_note, &id);
+        if (!id.len)
+                return tsync_error(err, ENOENT, "cache key: this program has no build ID");
+        struct tsync_sha256 s;
+        tsync_sha256_init(&s);
+        key_field(&s, "oci-seccomp-tsync cache key of a JSON profile", 45);
+        key_field(&s, id.bytes, id.len);
+        key_json(&s, profile);
+        int r = key_inputs(&s, opts, caps, err);
+        if (r < 0)
+                return r;
+        key_hex(&s, ret);
         return 0;
 }
 

@@ -16,6 +16,16 @@
 int tsync_cache_key(const struct tsync_profile *p, const struct tsync_compile_opts *opts, uint64_t caps,
                     char ret[TSYNC_CACHE_KEY_LEN + 1], struct tsync_err *err);
 
+/* The key of a profile held as JSON (a config's linux.seccomp), from the
+ * document as parsed instead of its canonical profile: a hit spares reading,
+ * checking and canonicalizing the profile. Only this build would judge that
+ * document as it did when it stored the entry, so this program's GNU build ID
+ * is part of the key (-ENOENT without one: no such key). The other inputs are
+ * tsync_cache_key's. */
+struct tsync_json;
+int tsync_cache_key_json(const struct tsync_json *profile, const struct tsync_compile_opts *opts, uint64_t caps,
+                         char ret[TSYNC_CACHE_KEY_LEN + 1], struct tsync_err *err);
+
 /* Loads <dir>/<key>.bpf. -ENOENT when absent. A truncated or corrupt entry, one
  * of an older format, or one that names another key (renamed or swapped) is
  * removed and reported as -ENOENT too, so the caller rebuilds it. A directory

@@ -17,10 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/cleanup.h"
 #include "shared/filterfile.h"
 #include "tap.h"
 #include "translate/cache.h"
 #include "unit.h"
+#include "util/json.h"
 
 static char top[] = "/tmp/test_cache.XXXXXX";
 
@@ -175,6 +177,57 @@ static void test_cache_key(void)
 
         for (size_t i = 0; i < n; i++)
                 tap_ok(cases[i].changed, "test_cache_key_changes_with_%s", cases[i].name);
+}
+
+/* tsync_cache_key_json: the document itself, as parsed, and this build. */
+static void test_cache_key_json(void)
+{
+        static const char base[] = "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"getppid\"], "
+                                   "\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1}]}";
+        struct tsync_compile_opts o = { 0 };
+        struct tsync_err err = { 0 };
+        char k1[65], k2[65], kc[65];
+        _cleanup_json_ struct tsync_json *a = unit_parse(base), *b = unit_parse(base);
+        int r = tsync_cache_key_json(a, &o, 0, k1, &err);
+        tap_ok(r == 0 && strlen(k1) == 64 && strspn(k1, "0123456789abcdef") == 64,
+               "test_cache_key_json_is_64_lowercase_hex: %s", r == 0 ? k1 : err.msg);
+        r = tsync_cache_key_json(b, &o, 0, k2, &err);
+        tap_ok(r == 0 && strcmp(k1, k2) == 0, "test_cache_key_json_same_for_the_same_document");
+
+        /* Never the canonical key of the same profile: two entries, each of its own kind. */
+        struct test_profile t;
+        make_profile(&t, "getppid");
+        r = tsync_cache_key(&t.p, &o, 0, kc, &err);
+        tap_ok(r == 0 && strcmp(k1, kc) != 0, "test_cache_key_json_is_not_the_canonical_key");
+
+        /* Any change to the document, even one the profile does not see (a
+         * key's order, a number's spelling, an unknown key), is another key. */
+        static const struct {
+                const char *name, *text;
+        } changes[] = {
+                { "a_name", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"getpid\"], "
+                            "\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1}]}" },
+                { "the_order_of_keys", "{\"syscalls\": [{\"names\": [\"getppid\"], \"action\": \"SCMP_ACT_ERRNO\", "
+                                       "\"errnoRet\": 1}], \"defaultAction\": \"SCMP_ACT_ALLOW\"}" },
+                { "a_numbers_spelling", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": "
+                                        "[\"getppid\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1.0}]}" },
+                { "a_number_as_a_string", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": "
+                                          "[\"getppid\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": \"1\"}]}" },
+                { "an_unknown_key", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"x\": null, \"syscalls\": [{\"names\": "
+                                    "[\"getppid\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1}]}" },
+                { "a_name_split_in_two", "{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": "
+                                         "[\"getp\", \"pid\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1}]}" },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(changes); i++) {
+                _cleanup_json_ struct tsync_json *c = unit_parse(changes[i].text);
+                r = c ? tsync_cache_key_json(c, &o, 0, k2, &err) : -EINVAL;
+                tap_ok(r == 0 && strcmp(k1, k2) != 0, "test_cache_key_json_changes_with_%s", changes[i].name);
+        }
+        r = tsync_cache_key_json(a, &o, 1ull << 21, k2, &err);
+        tap_ok(r == 0 && strcmp(k1, k2) != 0, "test_cache_key_json_changes_with_caps");
+        struct tsync_compile_opts strict = { .strict = true };
+        r = tsync_cache_key_json(a, &strict, 0, k2, &err);
+        tap_ok(r == 0 && strcmp(k1, k2) != 0, "test_cache_key_json_changes_with_the_compile_options");
 }
 
 static void test_cache_bad_keys(void)
@@ -698,6 +751,7 @@ int main(void)
 {
         static void (*const tests[])(void) = {
                 test_cache_key,
+                test_cache_key_json,
                 test_cache_bad_keys,
                 test_cache_store_load,
                 test_cache_damaged_entries,

@@ -17,6 +17,7 @@
 #include "shared/bpf.h"
 #include "shared/filterfile.h"
 #include "tap.h"
+#include "translate/cache.h"
 #include "unit.h"
 #include "util/json_build.h"
 
@@ -392,6 +393,64 @@ static void test_filters_and_delivery(void)
         tsync_json_free(c);
 }
 
+static bool same_program(const struct tsync_program *a, const struct tsync_program *b)
+{
+        return a && b && a->len == b->len && memcmp(a->insns, b->insns, a->len * sizeof(*a->insns)) == 0;
+}
+
+/* The runtime's own profile through the cache: stored under its canonical
+ * key and under the key of the document as parsed, which a later start
+ * takes without reading the profile; a damaged entry of that key is
+ * rebuilt, never believed. */
+static void test_baseline_through_the_cache(void)
+{
+        char profiles[4200], cache[4200], state_dir[4200], entry[4400];
+        (void)snprintf(profiles, sizeof(profiles), "%s/cache-profiles", tmp);
+        (void)snprintf(cache, sizeof(cache), "%s/cache", tmp);
+        (void)snprintf(state_dir, sizeof(state_dir), "%s/cache-state", tmp);
+        if (mkdir(profiles, 0755) < 0 || mkdir(cache, 0700) < 0 || mkdir(state_dir, 0755) < 0 ||
+            write_file(profiles, "deny-getpid.json", deny_getpid) < 0) {
+                tap_ok(0, "test setup: %s", strerror(errno));
+                return;
+        }
+        const char *dirs[] = { profiles };
+        struct tsync_plan_paths paths = {
+                .cache_dir = cache, .profile_dirs = dirs, .n_profile_dirs = 1, .state_root = tmp, .bundle = tmp
+        };
+        struct tsync_err err = { 0 };
+        _cleanup_json_ struct tsync_json *c = config_with_annotations("{}");
+        struct tsync_request req = { .layers_by_name = true, .layers = { "deny-getpid" }, .n_layers = 1 };
+        struct tsync_plan *plan = NULL;
+        struct tsync_plan_programs first = { 0 }, again = { 0 };
+        struct tsync_warnings w = { 0 };
+        int r = tsync_plan_new(c, &req, state_dir, &plan, &err);
+        r = r ?: tsync_plan_compile(plan, &paths, c, &first, &w, &err);
+        char key[TSYNC_CACHE_KEY_LEN + 1];
+        r = r ?: tsync_cache_key_json(tsync_json_get(tsync_json_get(c, "linux"), "seccomp"), NULL, 0, key, &err);
+        (void)snprintf(entry, sizeof(entry), "%s/%s.bpf", cache, key);
+        struct stat st;
+        tap_ok(r == 0 && first.n_baseline == 1 && stat(entry, &st) == 0,
+               "test_the_baseline_is_stored_under_the_key_of_its_document (%s)", err.msg);
+
+        r = r ?: tsync_plan_compile(plan, &paths, c, &again, &w, &err);
+        tap_ok(r == 0 && again.n_baseline == 1 && same_program(first.progs[0], again.progs[0]),
+               "test_the_baseline_from_the_key_of_its_document_is_the_same_program (%s)", err.msg);
+        tsync_plan_programs_clear(&again);
+
+        r = r ?: unit_write_file(entry, "not an entry");
+        r = r ?: chmod(entry, 0600);
+        r = r ?: tsync_plan_compile(plan, &paths, c, &again, &w, &err);
+        struct tsync_program *stored = NULL;
+        r = r ?: tsync_cache_load(cache, key, &stored, &err);
+        tap_ok(r == 0 && same_program(first.progs[0], again.progs[0]) && same_program(first.progs[0], stored),
+               "test_a_damaged_entry_of_that_key_is_rebuilt_not_believed (%s)", err.msg);
+        tsync_program_free(stored);
+        tsync_plan_programs_clear(&again);
+        tsync_plan_programs_clear(&first);
+        tsync_warnings_clear(&w);
+        tsync_plan_free(plan);
+}
+
 static void test_check_annotations(void)
 {
         struct tsync_err err = { 0 };
@@ -638,6 +697,7 @@ int main(void)
                 test_plan_new_refusals,
                 test_args_delivery,
                 test_filters_and_delivery,
+                test_baseline_through_the_cache,
                 test_check_annotations,
                 test_exec_once,
                 test_exec_once_refuses_sys_ptrace,
