@@ -181,11 +181,11 @@ static int grow(void **arr, size_t *cap, size_t len, size_t elem)
         return 0;
 }
 
-/* Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
- * yajl checks the raw text less strictly, and its \u decoding can produce
- * surrogates, so the decoded bytes are checked again. NUL is allowed here. */
-static bool valid_utf8(const unsigned char *s, size_t len)
+/* yajl checks the raw text less strictly, and its \u decoding can produce
+ * surrogates, so the decoded bytes are checked again. */
+bool tsync_json_utf8_valid(const void *text, size_t len)
 {
+        const unsigned char *s = text;
         size_t i = 0;
         while (i < len) {
                 unsigned char c = s[i];
@@ -347,7 +347,7 @@ static int on_number(void *ctx, const char *text, size_t len)
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
         struct parser *p = ctx;
-        if (!valid_utf8(s, len) || !surrogates_paired(p))
+        if (!tsync_json_utf8_valid(s, len) || !surrogates_paired(p))
                 return fail(p, true, EINVAL, "invalid UTF-8 or unpaired UTF-16 surrogate in string");
         struct tsync_json *v = new_node(TSYNC_JSON_STRING);
         if (v) {
@@ -376,7 +376,7 @@ static int on_map_key(void *ctx, const unsigned char *s, size_t len)
                 return fail(p, false, EINVAL, "key %s contains a NUL byte", shown);
         }
         /* the key is not shown: it is not valid text */
-        if (!valid_utf8(s, len) || !surrogates_paired(p))
+        if (!tsync_json_utf8_valid(s, len) || !surrogates_paired(p))
                 return fail(p, false, EINVAL, "a key has invalid UTF-8 or an unpaired UTF-16 surrogate");
         char *key = strndup((const char *)s, len);
         if (!key)

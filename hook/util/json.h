@@ -74,6 +74,10 @@ struct tsync_json_limits {
  * status): a config one front end reads, every other reads too. */
 #define TSYNC_CONFIG_LIMITS (&(const struct tsync_json_limits){ .max_bytes = TSYNC_CONFIG_MAX_BYTES })
 
+/* Strict UTF-8, as the parser takes a string: no overlong forms, no
+ * surrogates, nothing above U+10FFFF. NUL is allowed. */
+bool tsync_json_utf8_valid(const void *text, size_t len);
+
 /* Parses exactly one JSON value (no comments, no trailing garbage).
  * Errors name the JSON path where parsing stopped ("syscalls[3].names: ...")
  * and the byte offset. limits may be NULL. */

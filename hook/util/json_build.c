@@ -1,11 +1,12 @@
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_gen.h>
 
 #include "shared/cleanup.h"
+#include "util/json.h"
 #include "util/json_build.h"
 
 static struct tsync_json *node(enum tsync_json_type t)
@@ -206,69 +207,181 @@ int tsync_json_insert(struct tsync_json *arr, size_t at, struct tsync_json *valu
         return 0;
 }
 
-static int gen(yajl_gen g, const struct tsync_json *v)
+/* The text being written: grown by doubling; failed once it could not grow. */
+struct text {
+        char *buf;
+        size_t len, cap;
+        bool failed;
+};
+
+/* Room for n more bytes (and the final NUL), or false (t->failed). */
+static bool reserve(struct text *t, size_t n)
 {
-        yajl_gen_status s = yajl_gen_status_ok;
+        if (t->failed)
+                return false;
+        if (t->cap - t->len > n)
+                return true;
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap - t->len <= n) {
+                if (cap > SIZE_MAX / 2) {
+                        t->failed = true;
+                        return false;
+                }
+                cap *= 2;
+        }
+        char *grown = realloc(t->buf, cap);
+        if (!grown) {
+                t->failed = true;
+                return false;
+        }
+        t->buf = grown;
+        t->cap = cap;
+        return true;
+}
+
+static void put(struct text *t, const char *s, size_t n)
+{
+        if (!reserve(t, n))
+                return;
+        memcpy(t->buf + t->len, s, n);
+        t->len += n;
+}
+
+static void put_indent(struct text *t, unsigned depth)
+{
+        for (unsigned i = 0; i < depth; i++)
+                put(t, "    ", 4);
+}
+
+/* Escaped as yajl's generator escapes (the text stays what it wrote):
+ * quote, backslash and the control characters, "/" and DEL as they are.
+ * false: not valid UTF-8 (tsync_json_utf8_valid). */
+static bool put_string(struct text *t, const char *s, size_t len)
+{
+        /* Each byte takes at most six ("\u0001"), the quotes two. */
+        if (len > (SIZE_MAX - 3) / 6) {
+                t->failed = true;
+                return true;
+        }
+        if (!reserve(t, 6 * len + 2))
+                return true;
+        char *o = t->buf + t->len;
+        *o++ = '"';
+        for (size_t i = 0; i < len;) {
+                unsigned char c = (unsigned char)s[i];
+                if (c >= 0x80) {
+                        /* A run of multi-byte characters: no ASCII byte is part of one. */
+                        size_t j = i + 1;
+                        while (j < len && (unsigned char)s[j] >= 0x80)
+                                j++;
+                        if (!tsync_json_utf8_valid(s + i, j - i))
+                                return false;
+                        memcpy(o, s + i, j - i);
+                        o += j - i;
+                        i = j;
+                        continue;
+                }
+                i++;
+                if (c >= 0x20 && c != '"' && c != '\\') {
+                        *o++ = (char)c;
+                        continue;
+                }
+                static const char hex[] = "0123456789ABCDEF";
+                *o++ = '\\';
+                switch (c) {
+                case '"':
+                case '\\':
+                        *o++ = (char)c;
+                        break;
+                case '\b':
+                        *o++ = 'b';
+                        break;
+                case '\f':
+                        *o++ = 'f';
+                        break;
+                case '\n':
+                        *o++ = 'n';
+                        break;
+                case '\r':
+                        *o++ = 'r';
+                        break;
+                case '\t':
+                        *o++ = 't';
+                        break;
+                default:
+                        memcpy(o, "u00", 3);
+                        o[3] = hex[c >> 4];
+                        o[4] = hex[c & 0xf];
+                        o += 5;
+                }
+        }
+        *o++ = '"';
+        t->len = (size_t)(o - t->buf);
+        return true;
+}
+
+/* v at nesting depth depth; pretty as yajl's beautify writes it: each
+ * member on a line of its own, indented four spaces a level, ": " after a
+ * key, and an empty object or array as an empty line between its brackets. */
+static bool put_value(struct text *t, const struct tsync_json *v, bool pretty, unsigned depth)
+{
         switch (v->type) {
         case TSYNC_JSON_NULL:
-                s = yajl_gen_null(g);
-                break;
+                put(t, "null", 4);
+                return true;
         case TSYNC_JSON_BOOL:
-                s = yajl_gen_bool(g, v->u.boolean);
-                break;
+                put(t, v->u.boolean ? "true" : "false", v->u.boolean ? 4 : 5);
+                return true;
         case TSYNC_JSON_NUMBER:
-                s = yajl_gen_number(g, v->u.number, strlen(v->u.number));
-                break;
+                put(t, v->u.number, strlen(v->u.number));
+                return true;
         case TSYNC_JSON_STRING:
-                s = yajl_gen_string(g, (const unsigned char *)v->u.string.ptr, v->u.string.len);
-                break;
+                return put_string(t, v->u.string.ptr, v->u.string.len);
         case TSYNC_JSON_ARRAY:
-                s = yajl_gen_array_open(g);
-                for (size_t i = 0; s == yajl_gen_status_ok && i < v->u.array.len; i++)
-                        s = gen(g, v->u.array.items[i]) == 0 ? yajl_gen_status_ok : yajl_gen_invalid_string;
-                if (s == yajl_gen_status_ok)
-                        s = yajl_gen_array_close(g);
-                break;
         case TSYNC_JSON_OBJECT:
-                s = yajl_gen_map_open(g);
-                for (size_t i = 0; s == yajl_gen_status_ok && i < v->u.object.len; i++) {
-                        const char *k = v->u.object.keys[i];
-                        s = yajl_gen_string(g, (const unsigned char *)k, strlen(k));
-                        if (s == yajl_gen_status_ok)
-                                s = gen(g, v->u.object.values[i]) == 0 ? yajl_gen_status_ok : yajl_gen_invalid_string;
-                }
-                if (s == yajl_gen_status_ok)
-                        s = yajl_gen_map_close(g);
                 break;
         }
-        return s == yajl_gen_status_ok ? 0 : -EINVAL;
+        bool object = v->type == TSYNC_JSON_OBJECT;
+        size_t n = object ? v->u.object.len : v->u.array.len;
+        put(t, object ? "{" : "[", 1);
+        if (pretty)
+                put(t, "\n", 1);
+        for (size_t i = 0; i < n; i++) {
+                if (i > 0)
+                        put(t, pretty ? ",\n" : ",", pretty ? 2 : 1);
+                if (pretty)
+                        put_indent(t, depth + 1);
+                if (object) {
+                        const char *k = v->u.object.keys[i];
+                        if (!put_string(t, k, strlen(k)))
+                                return false;
+                        put(t, pretty ? ": " : ":", pretty ? 2 : 1);
+                }
+                if (!put_value(t, object ? v->u.object.values[i] : v->u.array.items[i], pretty, depth + 1))
+                        return false;
+        }
+        if (pretty) {
+                put(t, "\n", 1);
+                put_indent(t, depth);
+        }
+        put(t, object ? "}" : "]", 1);
+        return true;
 }
 
 int tsync_json_write(const struct tsync_json *v, bool pretty, char **ret, size_t *ret_len, struct tsync_err *err)
 {
-        yajl_gen g = yajl_gen_alloc(NULL);
-        if (!g)
-                return tsync_error(err, ENOMEM, "out of memory");
-        (void)yajl_gen_config(g, yajl_gen_beautify, pretty ? 1 : 0);
-        (void)yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-        int r = gen(g, v);
-        if (r < 0) {
-                yajl_gen_free(g);
-                return tsync_error(err, EINVAL, "cannot write the JSON document (invalid UTF-8?)");
+        struct text t = { 0 };
+        bool ok = put_value(&t, v, pretty, 0);
+        if (pretty)
+                put(&t, "\n", 1);
+        put(&t, "", 1);
+        if (!ok || t.failed) {
+                free(t.buf);
+                return ok ? tsync_error(err, ENOMEM, "out of memory")
+                          : tsync_error(err, EINVAL, "cannot write the JSON document: a string is not valid UTF-8");
         }
-        const unsigned char *buf;
-        size_t len;
-        (void)yajl_gen_get_buf(g, &buf, &len);
-        char *out = malloc(len + 1);
-        if (!out) {
-                yajl_gen_free(g);
-                return tsync_error(err, ENOMEM, "out of memory");
-        }
-        memcpy(out, buf, len);
-        out[len] = '\0';
-        yajl_gen_free(g);
-        *ret = out;
-        *ret_len = len;
+        *ret = t.buf;
+        *ret_len = t.len - 1;
         return 0;
 }
 
