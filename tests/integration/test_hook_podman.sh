@@ -89,7 +89,8 @@ testPrecreateTakesPodmansOwnProfileFromTheCacheToo() {
         podman_hooks_dir "$HOOKS" "$SUITE_TMP/profiles" "$STATE" "$cache" || fail "hooks.d"
         prun --annotation io.oci-seccomp-tsync.layers=deny-mkdir -- "$PROBE"
         assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
-        assertEquals "the layer and Podman's profile: $(ls "$cache")" 2 "$(ls "$cache" | wc -l)"
+        # Podman's profile twice: under its canonical key and under its document's (tsync_cache_key_json).
+        assertEquals "the layer and Podman's profile: $(ls "$cache")" 3 "$(ls "$cache" | wc -l)"
         before=$(stat -c '%n %i' "$cache"/* | sort)
         prun --annotation io.oci-seccomp-tsync.layers=deny-mkdir -- "$PROBE"
         assertEquals "$(cat "$TSYNC_TMP/err")" 0 "$rc"
