@@ -213,4 +213,7 @@ echo "within each round, the median, timed untraced, traced, and CPU time untrac
 echo "whether it is within twice its noise (from the IQR). crun's timed starts include crun_cmd's unshare and"
 echo "cgroup2 mount (alike in every mode); its traced totals do not. Our own cost: layer beyond hooks0, pre and"
 echo "wrap beyond hooks1, the nothing-lent paths beyond podman; x: as a multiple of catatonit - podman."
+echo "phases, x ph: that cost counted by the path's own phases (wrapper, hooks, execve, pid1>sh, sh>pid1,"
+echo "pid1>end) and the time in the runtime's mount calls, without the runtime's set-up around them, where"
+echo "the noise is (and blind to what a path costs inside it beside its mounts), and as a multiple of catatonit's."
 [ -z "$SANITIZED" ] || echo "WARNING: $OCI is an ASan/UBSan build: the hook's share is inflated."
