@@ -49,14 +49,20 @@ struct build_id {
         size_t len;
 };
 
-/* Each field is preceded by its length, so no field can run into the next. */
-static void key_field(struct tsync_sha256 *s, const void *data, size_t len)
+/* A length (or a count), as 8 bytes. */
+static void key_length(struct tsync_sha256 *s, size_t len)
 {
         unsigned char n[8];
 
         for (unsigned i = 0; i < 8; i++)
                 n[i] = (unsigned char)((uint64_t)len >> (8 * i));
         tsync_sha256_update(s, n, sizeof(n));
+}
+
+/* Each field is preceded by its length, so no field can run into the next. */
+static void key_field(struct tsync_sha256 *s, const void *data, size_t len)
+{
+        key_length(s, len);
         tsync_sha256_update(s, data, len);
 }
 
@@ -150,12 +156,12 @@ static void key_json(struct tsync_sha256 *s, const struct tsync_json *v)
                 key_field(s, v->u.string.ptr, v->u.string.len);
                 break;
         case TSYNC_JSON_ARRAY:
-                key_field(s, "", v->u.array.len);
+                key_length(s, v->u.array.len);
                 for (size_t i = 0; i < v->u.array.len; i++)
                         key_json(s, v->u.array.items[i]);
                 break;
         case TSYNC_JSON_OBJECT:
-                key_field(s, "", v->u.object.len);
+                key_length(s, v->u.object.len);
                 for (size_t i = 0; i < v->u.object.len; i++) {
                         key_field(s, v->u.object.keys[i], strlen(v->u.object.keys[i]));
                         key_json(s, v->u.object.values[i]);
