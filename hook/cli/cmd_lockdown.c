@@ -327,7 +327,8 @@ int cmd_lockdown(int argc, char **argv)
         }
         /* What the node wants for a process that cannot take a filter as it
          * is; a policy that cannot be read is never "no policy". */
-        if (tsync_node_policy_read(node_conf ? node_conf : TSYNC_NODE_CONF, &node, &err) < 0) {
+        l.node_conf = node_conf ? node_conf : TSYNC_NODE_CONF;
+        if (tsync_node_policy_read(l.node_conf, &node, &err) < 0) {
                 frontend_errorf("node policy", "%s", err.msg);
                 goto out;
         }
@@ -337,12 +338,10 @@ int cmd_lockdown(int argc, char **argv)
                 /* The watch waits for a policy that names layers (a node's
                  * DaemonSet may start it before the policy is in place). */
                 if (!node.n_layers && watch) {
-                        frontend_warnf("lockdown --watch", "%s names no layers (%s): waiting for it to",
-                                       node_conf ? node_conf : TSYNC_NODE_CONF,
+                        frontend_warnf("lockdown --watch", "%s names no layers (%s): waiting for it to", l.node_conf,
                                        node.present ? "no layers line" : "it does not exist");
                 } else if (!node.n_layers) {
-                        frontend_errorf("lockdown --all", "%s names no layers: nothing to add (%s)",
-                                        node_conf ? node_conf : TSYNC_NODE_CONF,
+                        frontend_errorf("lockdown --all", "%s names no layers: nothing to add (%s)", l.node_conf,
                                         node.present ? "write layers = NAME[,NAME...]" : "it does not exist");
                         goto out;
                 }
@@ -358,7 +357,7 @@ int cmd_lockdown(int argc, char **argv)
                         .json = json,
                         .jobs = jobs,
                         .find = { .roots = l.t.roots, .n_roots = l.t.n_roots, .only_roots = only_roots },
-                        .node_conf = node_conf ? node_conf : TSYNC_NODE_CONF,
+                        .node_conf = l.node_conf,
                         .policy = &node,
                 };
                 if (watch) {

@@ -36,6 +36,7 @@ struct lockdown {
         const char *prog_name[TSYNC_MAX_LAYERS * 2]; /* the layer's name or file, for the record */
         size_t n_prog;
         bool set_nnp, or_kill;
+        const char *node_conf; /* the node's policy as read (--node-conf or TSYNC_NODE_CONF): named with its fixes */
         /* lockdown --all's: a container that carries every layer already is
          * left as it is; --dry-run judges and changes nothing. */
         bool only_missing, dry_run;

@@ -461,7 +461,7 @@ static int run(struct lockdown *l, int pidfd, struct tsync_status *st)
                         "no filter from them: give --set-no-new-privs (or set no-new-privs = set in %s) to set it "
                         "first; nothing was changed\n",
                         PROGRAM, l->t.what, nnp, nnp_procs, (int)res.failed[0].pid, (int)res.failed[0].tid, comm,
-                        TSYNC_NODE_CONF);
+                        l->node_conf ? l->node_conf : TSYNC_NODE_CONF);
                 outcome(l, LOCKDOWN_REFUSED,
                         "%zu task(s) of %zu process(es) have neither NO_NEW_PRIVS nor CAP_SYS_ADMIN (Podman's and "
                         "Docker's default): no-new-privs = set in node.conf, or --set-no-new-privs, sets it first; "

@@ -121,6 +121,11 @@ testATaskWithoutNoNewPrivsIsRefusedThenCoveredWithSetNoNewPrivs() {
         # One line for the container, with the fix, not one a thread (issue 37).
         assertEquals "one line: $(cat "$T/err")" 1 "$(grep -c . "$T/err")"
         assertContains "$(cat "$T/err")" "give --set-no-new-privs"
+        # The policy it read is the one its fix names.
+        : >"$T/node.conf" && chmod 0644 "$T/node.conf"
+        lockdown --no-cache --pid "$pid" --node-conf "$T/node.conf" --profile "$PROFILES/deny-mkdir.json"
+        assertEquals 1 "$rc"
+        assertContains "the policy given named" "$(cat "$T/err")" "no-new-privs = set in $T/node.conf"
         assert_untouched "a refused run touched tasks" '$3 != 0 || $4 != 0'
         lockdown --no-cache --pid "$pid" --set-no-new-privs --profile "$PROFILES/deny-mkdir.json"
         assertEquals "$(cat "$T/err")" 0 "$rc"
