@@ -310,19 +310,14 @@ int tsync_write_over(const char *path, const struct stat *was, const void *buf, 
                 return tsync_error(err, ESTALE, "%s: replaced since it was read: not written", path);
         if (st.st_nlink != 1)
                 return -EMLINK;
-        int r = 0;
-        for (size_t done = 0; r == 0 && done < len;) {
-                ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)done);
-                if (n < 0 && errno != EINTR)
-                        r = tsync_error_errno(err, "%s: writing", path);
-                else if (n == 0)
-                        r = tsync_error(err, EIO, "%s: writing: nothing written", path);
-                done += n > 0 ? (size_t)n : 0;
-        }
+        /* From offset 0, the open's. */
+        int r = tsync_write_all(fd, buf, len);
+        if (r < 0)
+                return tsync_error(err, -r, "%s: writing: %s", path, strerror(-r));
         /* Not to 0 first: ext4 would flush the text at close, as after a rename. */
-        if (r == 0 && ftruncate(fd, (off_t)len) < 0)
-                r = tsync_error_errno(err, "%s: truncating", path);
-        return r;
+        if (ftruncate(fd, (off_t)len) < 0)
+                return tsync_error_errno(err, "%s: truncating", path);
+        return 0;
 }
 
 int tsync_write_output(const char *path, const void *buf, size_t len, mode_t mode, struct tsync_err *err)
