@@ -24,7 +24,6 @@
 #include "lockdown/lockdown.h"
 #include "lockdown/lockdown_record.h"
 #include "lockdown_cli.h"
-#include "node/node_conf.h"
 #include "plan/plan.h"
 #include "shared/cleanup.h"
 #include "status_cli.h"
@@ -461,7 +460,7 @@ static int run(struct lockdown *l, int pidfd, struct tsync_status *st)
                         "no filter from them: give --set-no-new-privs (or set no-new-privs = set in %s) to set it "
                         "first; nothing was changed\n",
                         PROGRAM, l->t.what, nnp, nnp_procs, (int)res.failed[0].pid, (int)res.failed[0].tid, comm,
-                        l->node_conf ? l->node_conf : TSYNC_NODE_CONF);
+                        l->node_conf);
                 outcome(l, LOCKDOWN_REFUSED,
                         "%zu task(s) of %zu process(es) have neither NO_NEW_PRIVS nor CAP_SYS_ADMIN (Podman's and "
                         "Docker's default): no-new-privs = set in node.conf, or --set-no-new-privs, sets it first; "
