@@ -237,7 +237,7 @@ static int number(struct scan *sc)
                 if (!digits(sc))
                         return NOT_SURE;
         }
-        /* What ends a number in a container: anything else, yajl lexes on. */
+        /* What ends a number in a container: after anything else the parser refuses the text. */
         int c = peek(sc);
         return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }

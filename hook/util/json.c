@@ -1,4 +1,9 @@
-/* The JSON tree of util/json.h, built from yajl's callback parser.
+/* The JSON tree of util/json.h, read by a parser of our own: RFC 8259 as
+ * Go's encoding/json (runc, Podman, containerd) reads it, and no more: JSON's
+ * four white-space bytes, strict UTF-8, no comments, one value. It replaced
+ * yajl's callback parser (tests/unit/json_yajl.c keeps that as the oracle
+ * the tests hold this one to: the same trees, the same refusals, but for
+ * \f and \v between tokens, which yajl skipped).
  *
  * Paths in messages: members of the top-level object are "linux", nested ones
  * "linux.seccomp", array elements "syscalls[3]"; a key that is not made of
@@ -21,7 +26,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yajl/yajl_parse.h>
 
 #include "shared/cleanup.h"
 #include "util/fileio.h"
@@ -34,16 +38,16 @@ struct frame {
 };
 
 struct parser {
-        yajl_handle handle;
         const char *input;
-        size_t input_len;
+        size_t len;
+        size_t pos; /* the next byte to read */
         unsigned max_depth;
         struct tsync_json *root; /* owns every node made so far, also on errors */
         struct frame *frames;
         size_t depth;
         size_t frames_cap;
         struct tsync_err *err;
-        int error; /* -errno set by a callback that stopped the parse */
+        int error; /* -errno of the first failure */
 };
 
 /* A fixed buffer that is filled as far as it goes: messages are capped anyway. */
@@ -148,8 +152,7 @@ static void render_path(const struct parser *p, bool at_value, char *buf, size_t
                 sb_printf(&sb, "(root)");
 }
 
-/* Records "<path>: <message>" and returns 0, so callbacks can `return fail(...)`
- * to stop yajl. */
+/* Records "<path>: <message>" and returns its -errno. */
 __attribute__((format(printf, 4, 5))) static int fail(struct parser *p, bool at_value, int code, const char *fmt, ...)
 {
         char path[TSYNC_ERR_MSG_MAX], msg[TSYNC_ERR_MSG_MAX];
@@ -159,7 +162,7 @@ __attribute__((format(printf, 4, 5))) static int fail(struct parser *p, bool at_
         (void)vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
         p->error = tsync_error(p->err, code, "%s: %s", path, msg);
-        return 0;
+        return p->error;
 }
 
 static int fail_nomem(struct parser *p)
@@ -181,8 +184,7 @@ static int grow(void **arr, size_t *cap, size_t len, size_t elem)
         return 0;
 }
 
-/* yajl checks the raw text less strictly, and its \u decoding can produce
- * surrogates, so the decoded bytes are checked again. */
+/* A string's bytes once decoded: its raw bytes and what its escapes made. */
 bool tsync_json_utf8_valid(const void *text, size_t len)
 {
         const unsigned char *s = text;
@@ -217,68 +219,6 @@ bool tsync_json_utf8_valid(const void *text, size_t len)
         return true;
 }
 
-static unsigned hex4(const char *s)
-{
-        unsigned v = 0;
-        for (int i = 0; i < 4; i++) {
-                char c = s[i];
-                v = v << 4 | (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-        }
-        return v;
-}
-
-/* yajl 2.1 turns a high surrogate that is not followed by a low one into '?'
- * and drops the next character, and pairs a high surrogate with any \u
- * escape after it. Both would silently change a name, so the raw string is
- * checked here. It is found from yajl's offset, which during a callback is
- * just past the closing quote: the opening quote is the nearest quote before
- * it that is not escaped. Returns false only for a bad escape. */
-static bool surrogates_paired(const struct parser *p)
-{
-        size_t end = yajl_get_bytes_consumed(p->handle);
-        if (end < 2 || end > p->input_len || p->input[end - 1] != '"')
-                return true; /* not in the buffer we gave yajl: nothing to check against */
-        size_t start = end - 1;
-        for (;;) {
-                if (start == 0)
-                        return true;
-                start--;
-                if (p->input[start] != '"')
-                        continue;
-                size_t bs = 0;
-                while (start - bs > 0 && p->input[start - bs - 1] == '\\')
-                        bs++;
-                if (bs % 2 == 0)
-                        break;
-        }
-        const char *s = p->input + start + 1, *e = p->input + end - 1;
-        while (s < e) {
-                if (*s != '\\') {
-                        s++;
-                        continue;
-                }
-                if (s[1] != 'u') {
-                        s += 2;
-                        continue;
-                }
-                if (e - s < 6)
-                        return false;
-                unsigned cp = hex4(s + 2);
-                s += 6;
-                if (cp >= 0xdc00 && cp <= 0xdfff)
-                        return false;
-                if (cp >= 0xd800 && cp <= 0xdbff) {
-                        if (e - s < 6 || s[0] != '\\' || s[1] != 'u')
-                                return false;
-                        unsigned lo = hex4(s + 2);
-                        if (lo < 0xdc00 || lo > 0xdfff)
-                                return false;
-                        s += 6;
-                }
-        }
-        return true;
-}
-
 /* Puts a finished node into the open container (or makes it the root). */
 static int attach(struct parser *p, struct tsync_json *node)
 {
@@ -289,7 +229,7 @@ static int attach(struct parser *p, struct tsync_json *node)
         struct frame *f = &p->frames[p->depth - 1];
         struct tsync_json *parent = f->node;
         if (parent->type == TSYNC_JSON_OBJECT) {
-                /* on_map_key added the key with an empty value slot */
+                /* add_key added the key with an empty value slot */
                 parent->u.object.values[parent->u.object.len - 1] = node;
                 return 0;
         }
@@ -309,97 +249,295 @@ static struct tsync_json *new_node(enum tsync_json_type type)
         return v;
 }
 
+/* A scalar that ends just before p->pos. */
 static int add_leaf(struct parser *p, struct tsync_json *node)
 {
         if (!node)
                 return fail_nomem(p);
-        node->src_end = yajl_get_bytes_consumed(p->handle);
+        node->src_end = p->pos;
         if (attach(p, node) < 0) {
                 tsync_json_free(node);
                 return fail_nomem(p);
         }
-        return 1;
+        return 0;
 }
 
-static int on_null(void *ctx)
+/* The text is not JSON: at is the offending byte (reported 1-based) or the
+ * end of the input (reported as the length: premature EOF). */
+static int syntax(struct parser *p, size_t at, const char *why)
 {
-        return add_leaf(ctx, new_node(TSYNC_JSON_NULL));
+        if (at >= p->len)
+                return fail(p, true, EINVAL, "invalid JSON at byte %zu: premature EOF", p->len);
+        return fail(p, true, EINVAL, "invalid JSON at byte %zu: %s", at + 1, why);
 }
 
-static int on_boolean(void *ctx, int value)
+static bool is_space(char c)
 {
-        struct tsync_json *v = new_node(TSYNC_JSON_BOOL);
-        if (v)
-                v->u.boolean = value != 0;
-        return add_leaf(ctx, v);
+        /* JSON's four, as Go's encoding/json (the runtimes' reader) takes them:
+         * not \f or \v, which yajl also skipped. */
+        return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-static int on_number(void *ctx, const char *text, size_t len)
+static void skip_space(struct parser *p)
 {
-        struct tsync_json *v = new_node(TSYNC_JSON_NUMBER);
-        if (v && !(v->u.number = strndup(text, len))) {
-                free(v);
-                v = NULL;
+        while (p->pos < p->len && is_space(p->input[p->pos]))
+                p->pos++;
+}
+
+static bool is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+static int hex_digit(char c)
+{
+        if (is_digit(c))
+                return c - '0';
+        c = (char)(c | 0x20);
+        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The 4 hex digits at s, which lex_string checked. */
+static unsigned hex4(const char *s)
+{
+        unsigned v = 0;
+        for (int i = 0; i < 4; i++)
+                v = v << 4 | (unsigned)hex_digit(s[i]);
+        return v;
+}
+
+static size_t put_utf8(char *out, unsigned long cp)
+{
+        if (cp < 0x80) {
+                out[0] = (char)cp;
+                return 1;
         }
-        return add_leaf(ctx, v);
+        if (cp < 0x800) {
+                out[0] = (char)(0xc0 | cp >> 6);
+                out[1] = (char)(0x80 | (cp & 0x3f));
+                return 2;
+        }
+        if (cp < 0x10000) {
+                out[0] = (char)(0xe0 | cp >> 12);
+                out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+                out[2] = (char)(0x80 | (cp & 0x3f));
+                return 3;
+        }
+        out[0] = (char)(0xf0 | cp >> 18);
+        out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+        out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+        out[3] = (char)(0x80 | (cp & 0x3f));
+        return 4;
 }
 
-static int on_string(void *ctx, const unsigned char *s, size_t len)
+/* A string's text decoded. valid is false when it is not Unicode text (invalid
+ * UTF-8, an escaped surrogate without its pair), which the caller refuses in
+ * words that say whether it was a key. */
+struct lexed {
+        char *s; /* NUL-terminated, len bytes before it */
+        size_t len;
+        bool valid;
+};
+
+/* The string from start (past its quote) to end (its closing quote), whose
+ * escapes lex_string checked. */
+static int decode_escaped(struct parser *p, size_t start, size_t end, struct lexed *out)
 {
-        struct parser *p = ctx;
-        if (!tsync_json_utf8_valid(s, len) || !surrogates_paired(p))
-                return fail(p, true, EINVAL, "invalid UTF-8 or unpaired UTF-16 surrogate in string");
-        struct tsync_json *v = new_node(TSYNC_JSON_STRING);
-        if (v) {
-                v->u.string.ptr = malloc(len + 1);
-                if (!v->u.string.ptr) {
-                        free(v);
-                        return fail_nomem(p);
+        static const char letters[] = "\"\\/bfnrt", bytes[] = "\"\\/\b\f\n\r\t";
+        const char *s = p->input;
+        /* Decoding never lengthens: \uXXXX is at most 3 bytes, a pair 4 of 12. */
+        char *d = malloc(end - start + 1);
+        if (!d)
+                return fail_nomem(p);
+        size_t n = 0;
+        bool valid = true;
+        for (size_t i = start; i < end;) {
+                if (s[i] != '\\') {
+                        d[n++] = s[i++];
+                        continue;
                 }
-                memcpy(v->u.string.ptr, s, len);
-                v->u.string.ptr[len] = '\0';
-                v->u.string.len = len;
+                if (s[i + 1] != 'u') {
+                        d[n++] = bytes[strchr(letters, s[i + 1]) - letters];
+                        i += 2;
+                        continue;
+                }
+                unsigned long cp = hex4(s + i + 2);
+                i += 6;
+                if (cp >= 0xd800 && cp <= 0xdbff && i < end && s[i] == '\\' && s[i + 1] == 'u') {
+                        unsigned long lo = hex4(s + i + 2);
+                        if (lo >= 0xdc00 && lo <= 0xdfff) {
+                                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                                i += 6;
+                        }
+                }
+                if (cp >= 0xd800 && cp <= 0xdfff) {
+                        valid = false; /* alone; nothing is written for it */
+                        continue;
+                }
+                n += put_utf8(d + n, cp);
         }
+        d[n] = '\0';
+        *out = (struct lexed){ .s = d, .len = n, .valid = valid && tsync_json_utf8_valid(d, n) };
+        return 0;
+}
+
+/* The escape whose backslash is at i: its length, or -1 after saying what is wrong. */
+static long escape_length(struct parser *p, size_t i)
+{
+        if (i + 1 >= p->len)
+                return syntax(p, p->len, "");
+        char c = p->input[i + 1];
+        if (c != 'u')
+                return c && strchr("\"\\/bfnrt", c) ? 2 : syntax(p, i + 1, "invalid escape in a string");
+        for (size_t k = i + 2; k < i + 6; k++)
+                if (k >= p->len || hex_digit(p->input[k]) < 0)
+                        return syntax(p, k, "\\u must be followed by four hex digits");
+        return 6;
+}
+
+/* The string whose opening quote is at p->pos; p->pos ends past its closing quote. */
+static int lex_string(struct parser *p, struct lexed *out)
+{
+        const unsigned char *s = (const unsigned char *)p->input;
+        size_t start = p->pos + 1, i = start;
+        unsigned char high = 0;
+        bool escaped = false;
+        for (;;) {
+                /* The common run: plain bytes up to the closing quote. */
+                while (i < p->len && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+                        high |= s[i++];
+                if (i >= p->len)
+                        return syntax(p, i, "");
+                if (s[i] == '"')
+                        break;
+                if (s[i] < 0x20)
+                        return syntax(p, i, "a control character in a string");
+                long n = escape_length(p, i);
+                if (n < 0)
+                        return (int)n;
+                escaped = true;
+                i += (size_t)n;
+        }
+        p->pos = i + 1;
+        if (escaped)
+                return decode_escaped(p, start, i, out);
+        char *d = malloc(i - start + 1);
+        if (!d)
+                return fail_nomem(p);
+        memcpy(d, s + start, i - start);
+        d[i - start] = '\0';
+        *out = (struct lexed){ .s = d,
+                               .len = i - start,
+                               .valid = !(high & 0x80) || tsync_json_utf8_valid(d, i - start) };
+        return 0;
+}
+
+static int add_string(struct parser *p)
+{
+        struct lexed t;
+        int r = lex_string(p, &t);
+        if (r < 0)
+                return r;
+        if (!t.valid) {
+                free(t.s);
+                return fail(p, true, EINVAL, "invalid UTF-8 or unpaired UTF-16 surrogate in string");
+        }
+        struct tsync_json *v = new_node(TSYNC_JSON_STRING);
+        if (!v) {
+                free(t.s);
+                return fail_nomem(p);
+        }
+        v->u.string.ptr = t.s;
+        v->u.string.len = t.len;
         return add_leaf(p, v);
 }
 
-static int on_map_key(void *ctx, const unsigned char *s, size_t len)
+/* A member's name, whose quote is at p->pos, added with an empty value slot. */
+static int add_key(struct parser *p)
 {
-        struct parser *p = ctx;
         struct frame *f = &p->frames[p->depth - 1];
         struct tsync_json *obj = f->node;
-        char shown[TSYNC_ERR_MSG_MAX];
-        struct strbuf sb = { shown, sizeof(shown), 0 };
-
-        if (memchr(s, '\0', len)) {
-                sb_quoted(&sb, (const char *)s, len, '\'');
+        struct lexed t;
+        int r = lex_string(p, &t);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *key = t.s;
+        if (memchr(key, '\0', t.len)) {
+                char shown[TSYNC_ERR_MSG_MAX];
+                struct strbuf sb = { shown, sizeof(shown), 0 };
+                sb_quoted(&sb, key, t.len, '\'');
                 return fail(p, false, EINVAL, "key %s contains a NUL byte", shown);
         }
         /* the key is not shown: it is not valid text */
-        if (!tsync_json_utf8_valid(s, len) || !surrogates_paired(p))
+        if (!t.valid)
                 return fail(p, false, EINVAL, "a key has invalid UTF-8 or an unpaired UTF-16 surrogate");
-        char *key = strndup((const char *)s, len);
-        if (!key)
-                return fail_nomem(p);
         /* keys and values grow together: cap counts both */
         size_t cap = f->cap;
         void *keys = obj->u.object.keys, *values = obj->u.object.values;
-        int r = grow(&keys, &cap, obj->u.object.len, sizeof(char *));
+        r = grow(&keys, &cap, obj->u.object.len, sizeof(char *));
         obj->u.object.keys = keys;
         if (r == 0) {
                 cap = f->cap;
                 r = grow(&values, &cap, obj->u.object.len, sizeof(struct tsync_json *));
                 obj->u.object.values = values;
         }
-        if (r < 0) {
-                free(key);
+        if (r < 0)
                 return fail_nomem(p);
-        }
         f->cap = cap;
-        obj->u.object.keys[obj->u.object.len] = key;
+        obj->u.object.keys[obj->u.object.len] = TAKE_PTR(key);
         obj->u.object.values[obj->u.object.len] = NULL;
         obj->u.object.len++;
-        return 1;
+        return 0;
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, kept as written. */
+static int add_number(struct parser *p)
+{
+        const char *s = p->input;
+        size_t start = p->pos, i = start, n = p->len;
+        if (s[i] == '-')
+                i++;
+        if (i < n && s[i] == '0')
+                i++;
+        else if (i < n && is_digit(s[i]))
+                while (i < n && is_digit(s[i]))
+                        i++;
+        else
+                return syntax(p, i, "a number needs a digit here");
+        if (i < n && s[i] == '.') {
+                if (++i >= n || !is_digit(s[i]))
+                        return syntax(p, i, "a digit must follow a number's decimal point");
+                while (i < n && is_digit(s[i]))
+                        i++;
+        }
+        if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+                if (++i < n && (s[i] == '+' || s[i] == '-'))
+                        i++;
+                if (i >= n || !is_digit(s[i]))
+                        return syntax(p, i, "a digit must follow a number's exponent");
+                while (i < n && is_digit(s[i]))
+                        i++;
+        }
+        p->pos = i;
+        struct tsync_json *v = new_node(TSYNC_JSON_NUMBER);
+        if (v && !(v->u.number = strndup(s + start, i - start))) {
+                free(v);
+                v = NULL;
+        }
+        return add_leaf(p, v);
+}
+
+/* true, false or null; a misspelt one is reported at its first byte. */
+static int add_literal(struct parser *p, const char *word, struct tsync_json *v)
+{
+        for (size_t k = 0; word[k]; k++) {
+                if (p->pos + k >= p->len || p->input[p->pos + k] != word[k]) {
+                        tsync_json_free(v);
+                        return syntax(p, p->pos + k >= p->len ? p->len : p->pos, "invalid literal");
+                }
+        }
+        p->pos += strlen(word);
+        return add_leaf(p, v);
 }
 
 static int open_container(struct parser *p, enum tsync_json_type type)
@@ -409,8 +547,7 @@ static int open_container(struct parser *p, enum tsync_json_type type)
         struct tsync_json *v = new_node(type);
         if (!v)
                 return fail_nomem(p);
-        /* yajl has consumed the '{' or '[' */
-        v->src_begin = yajl_get_bytes_consumed(p->handle) - 1;
+        v->src_begin = p->pos++;
         if (attach(p, v) < 0) {
                 free(v);
                 return fail_nomem(p);
@@ -421,17 +558,58 @@ static int open_container(struct parser *p, enum tsync_json_type type)
                 return fail_nomem(p);
         p->frames = frames;
         p->frames[p->depth++] = (struct frame){ .node = v, .cap = 0 };
-        return 1;
+        return 0;
 }
 
-static int on_start_map(void *ctx)
+/* One value from p->pos: a scalar whole, a container opened (its members
+ * are parse()'s). */
+static int parse_value(struct parser *p)
 {
-        return open_container(ctx, TSYNC_JSON_OBJECT);
+        skip_space(p);
+        if (p->pos >= p->len)
+                return syntax(p, p->pos, "");
+        switch (p->input[p->pos]) {
+        case '{':
+                return open_container(p, TSYNC_JSON_OBJECT);
+        case '[':
+                return open_container(p, TSYNC_JSON_ARRAY);
+        case '"':
+                return add_string(p);
+        case 't':
+        case 'f': {
+                struct tsync_json *v = new_node(TSYNC_JSON_BOOL);
+                if (!v)
+                        return fail_nomem(p);
+                v->u.boolean = p->input[p->pos] == 't';
+                return add_literal(p, v->u.boolean ? "true" : "false", v);
+        }
+        case 'n': {
+                struct tsync_json *v = new_node(TSYNC_JSON_NULL);
+                return v ? add_literal(p, "null", v) : fail_nomem(p);
+        }
+        default:
+                if (p->input[p->pos] == '-' || is_digit(p->input[p->pos]))
+                        return add_number(p);
+                return syntax(p, p->pos, "invalid character");
+        }
 }
 
-static int on_start_array(void *ctx)
+/* A member: its name, the colon, its value. */
+static int parse_member(struct parser *p)
 {
-        return open_container(ctx, TSYNC_JSON_ARRAY);
+        skip_space(p);
+        if (p->pos < p->len && p->input[p->pos] != '"')
+                return syntax(p, p->pos, "a member's name must be a string");
+        int r = p->pos < p->len ? add_key(p) : syntax(p, p->pos, "");
+        if (r < 0)
+                return r;
+        skip_space(p);
+        if (p->pos < p->len && p->input[p->pos] != ':')
+                return syntax(p, p->pos, "a ':' must follow a member's name");
+        if (p->pos >= p->len)
+                return syntax(p, p->pos, "");
+        p->pos++;
+        return parse_value(p);
 }
 
 static int cmp_keys(const void *a, const void *b)
@@ -439,84 +617,67 @@ static int cmp_keys(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Checked once the object is complete: sorting a copy of the keys keeps a
- * large object O(n log n) where a check per key would be quadratic. */
-static int on_end_map(void *ctx)
+/* Closes the innermost container at p->pos. An object's keys are checked
+ * once it is complete: sorting a copy keeps a large object O(n log n) where
+ * a check per key would be quadratic. */
+static int close_container(struct parser *p)
 {
-        struct parser *p = ctx;
         const struct tsync_json *obj = p->frames[p->depth - 1].node;
-        size_t n = obj->u.object.len;
-        const char *dup = NULL;
-
+        size_t n = obj->type == TSYNC_JSON_OBJECT ? obj->u.object.len : 0;
         if (n >= 2) {
                 _cleanup_free_ char **sorted = reallocarray(NULL, n, sizeof(*sorted));
                 if (!sorted)
                         return fail_nomem(p);
                 memcpy(sorted, obj->u.object.keys, n * sizeof(*sorted));
                 qsort(sorted, n, sizeof(*sorted), cmp_keys);
-                for (size_t i = 1; i < n && !dup; i++)
-                        if (strcmp(sorted[i - 1], sorted[i]) == 0)
-                                dup = sorted[i];
-                if (dup) {
+                for (size_t i = 1; i < n; i++) {
+                        if (strcmp(sorted[i - 1], sorted[i]) != 0)
+                                continue;
                         char shown[TSYNC_ERR_MSG_MAX];
                         struct strbuf sb = { shown, sizeof(shown), 0 };
-                        sb_quoted(&sb, dup, strlen(dup), '\'');
+                        sb_quoted(&sb, sorted[i], strlen(sorted[i]), '\'');
                         return fail(p, false, EINVAL, "duplicate key %s", shown);
                 }
         }
-        p->frames[p->depth - 1].node->src_end = yajl_get_bytes_consumed(p->handle);
+        p->frames[p->depth - 1].node->src_end = ++p->pos;
         p->depth--;
-        return 1;
+        return 0;
 }
 
-static int on_end_array(void *ctx)
+/* The document: one value, then only white space. Containers are walked
+ * with p->frames, not the C stack, so depth costs no recursion. */
+static int parse(struct parser *p)
 {
-        struct parser *p = ctx;
-        p->frames[p->depth - 1].node->src_end = yajl_get_bytes_consumed(p->handle);
-        p->depth--;
-        return 1;
-}
-
-static const yajl_callbacks callbacks = {
-        .yajl_null = on_null,
-        .yajl_boolean = on_boolean,
-        .yajl_number = on_number, /* set, so yajl_integer/yajl_double are never used */
-        .yajl_string = on_string,
-        .yajl_start_map = on_start_map,
-        .yajl_map_key = on_map_key,
-        .yajl_end_map = on_end_map,
-        .yajl_start_array = on_start_array,
-        .yajl_end_array = on_end_array,
-};
-
-/* yajl's non-verbose text is "parse error: premature EOF\n" or "lexical
- * error: invalid char in json text.\n": keep the part after the kind, on one
- * line. offset is yajl's count of bytes consumed, which includes the byte it
- * stopped at: the 1-based position of that byte, or the length at the end. */
-static int syntax_error(struct parser *p, size_t offset)
-{
-        unsigned char *text = yajl_get_error(p->handle, 0, NULL, 0);
-        char why[256] = "invalid text";
-        if (text) {
-                const char *t = (const char *)text;
-                const char *colon = strstr(t, "error: ");
-                (void)snprintf(why, sizeof(why), "%s", colon ? colon + strlen("error: ") : t);
-                yajl_free_error(p->handle, text);
+        int r = parse_value(p);
+        while (r == 0 && p->depth > 0) {
+                const struct tsync_json *top = p->frames[p->depth - 1].node;
+                bool object = top->type == TSYNC_JSON_OBJECT;
+                bool first = (object ? top->u.object.len : top->u.array.len) == 0;
+                skip_space(p);
+                if (p->pos >= p->len)
+                        return syntax(p, p->pos, "");
+                char c = p->input[p->pos];
+                if (c == (object ? '}' : ']'))
+                        r = close_container(p);
+                else if (first)
+                        r = object ? parse_member(p) : parse_value(p);
+                else if (c == ',')
+                        r = (p->pos++, object ? parse_member(p) : parse_value(p));
+                else
+                        r = syntax(p, p->pos,
+                                   object ? "a ',' or '}' must follow a member"
+                                          : "a ',' or ']' must follow an element");
         }
-        size_t n = strlen(why);
-        while (n > 0 && (why[n - 1] == '\n' || why[n - 1] == '\r' || why[n - 1] == ' ' || why[n - 1] == '.'))
-                why[--n] = '\0';
-        for (char *c = why; *c; c++)
-                if (*c == '\n' || *c == '\r')
-                        *c = ' ';
-        (void)fail(p, true, EINVAL, "invalid JSON at byte %zu: %s", offset, why);
-        return p->error;
+        if (r < 0)
+                return r;
+        skip_space(p);
+        if (p->pos < p->len)
+                return syntax(p, p->pos, "trailing garbage");
+        return 0;
 }
 
 static void parser_done(struct parser *p)
 {
-        if (p->handle)
-                yajl_free(p->handle);
         free(p->frames);
         tsync_json_free(p->root);
 }
@@ -533,34 +694,20 @@ int tsync_json_parse(const char *buf, size_t len, const struct tsync_json_limits
         if (len > max_bytes)
                 return tsync_error(err, EFBIG, "input is %zu bytes, more than the limit of %zu bytes", len, max_bytes);
         size_t i = 0;
-        while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+        while (i < len && is_space(buf[i]))
                 i++;
         if (i == len)
                 return tsync_error(err, EINVAL, "empty document");
 
         _cleanup_(parser_done) struct parser p = {
                 .input = buf,
-                .input_len = len,
+                .len = len,
                 .max_depth = limits && limits->max_depth ? limits->max_depth : TSYNC_JSON_DEFAULT_MAX_DEPTH,
                 .err = err,
         };
-        /* yajl's defaults are what we want: no comments, strings checked as
-         * UTF-8, one value, nothing after it. */
-        p.handle = yajl_alloc(&callbacks, NULL, &p);
-        if (!p.handle)
-                return tsync_error(err, ENOMEM, "out of memory");
-
-        /* One call with the whole text, so yajl's offsets are offsets into buf. */
-        yajl_status st = yajl_parse(p.handle, (const unsigned char *)buf, len);
-        size_t offset = yajl_get_bytes_consumed(p.handle);
-        if (st == yajl_status_ok) {
-                st = yajl_complete_parse(p.handle);
-                offset = len; /* yajl counts from the end here */
-        }
-        if (p.error)
-                return p.error;
-        if (st != yajl_status_ok || !p.root)
-                return syntax_error(&p, offset);
+        int r = parse(&p);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(p.root);
         return 0;
 }

@@ -1,20 +1,21 @@
-/* A small JSON tree built from yajl's callback parser.
- *
- * Why not yajl_tree (2.1), which keeps each number's text as well and would
- * serve for the values themselves:
- *  - its errors are yajl's text and an offset; ours name the JSON path
- *    ("linux.seccomp.syscalls[3].names: ..."), which is what a user can fix;
- *  - it keeps duplicate keys and its lookup answers with the first, while Go's
- *    encoding/json (runc, Podman) takes the last: one document, two readings.
- *    We refuse duplicate keys;
- *  - it has no depth limit and frees recursively, so a deeply nested document
- *    exhausts the stack. We stop at a depth limit (and a size limit) while
- *    parsing, and tsync_json_free needs neither recursion nor memory;
- *  - it reads up to the first NUL and keeps strings as C strings; we keep each
- *    string's length and refuse NUL in keys;
- *  - yajl decodes an unpaired UTF-16 surrogate escape into '?' and drops the
- *    character after it, which would silently change a name: json.c checks the
- *    raw escapes and refuses them (and any invalid UTF-8). */
+/* A small JSON tree, read by a parser of our own (util/json.c), which
+ * replaced yajl's callback parser (and yajl_tree before it) for these reasons:
+ *  - errors name the JSON path ("linux.seccomp.syscalls[3].names: ..."),
+ *    which is what a user can fix, not a parser's text and an offset;
+ *  - duplicate keys are refused: yajl_tree kept them and answered with the
+ *    first, while Go's encoding/json (runc, Podman) takes the last: one
+ *    document, two readings;
+ *  - a depth limit (and a size limit) holds while parsing, and neither the
+ *    parse nor tsync_json_free recurses, so a deeply nested document cannot
+ *    exhaust the stack;
+ *  - each string keeps its length, and NUL is refused in keys;
+ *  - an unpaired UTF-16 surrogate escape is refused (yajl 2.1 decoded it into
+ *    '?' and dropped the character after it, silently changing a name), as is
+ *    any invalid UTF-8;
+ *  - only what Go's reader takes is taken: yajl also skipped \f and \v as
+ *    white space and ignored a string opened after the document;
+ *  - no library: the hook and the runtime wrapper carry no yajl, and read a
+ *    config in about two thirds of yajl's time (docs/performance.md). */
 #pragma once
 
 #include <stdbool.h>

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../unit/json_yajl.h"
 #include "plan/plan.h"
 #include "plan/rewrite.h"
 #include "shared/bpf.h"
@@ -329,6 +330,10 @@ void fuzz_json(const uint8_t *data, size_t size)
         struct tsync_err err = { 0 };
         /* The hooks' fast read never accepts what the parse refuses. */
         fuzz_exec_view_check(data, size, false);
+        /* Our parser takes what yajl's took, as the same tree, and no more (json_yajl.h). */
+        char why[512] = "";
+        if (!json_parsers_agree((const char *)data, size, 0, why, sizeof(why)))
+                fuzz_fail("tsync_json_parse and yajl disagree: %s", why);
         _cleanup_json_ struct tsync_json *doc = fuzz_parse_input(data, size);
         if (!doc)
                 return;
