@@ -5,19 +5,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 
+#include "shared/cap_kernel.h"
 #include "shared/capnames.h"
 #include "shared/capsets.h"
 #include "shared/cleanup.h"
 
-/* The last capability this kernel has, as runc reads /proc/sys/kernel/cap_last_cap. */
+/* The last capability this kernel has, as runc reads /proc/sys/kernel/cap_last_cap,
+ * probed as the init probes it (no libcap); the table's last when the kernel
+ * answers nothing. Found once for a set of names, not for each name. */
 static unsigned kernel_last_cap(void)
 {
-        int bits = cap_max_bits();
-        if (bits <= 0)
+        int last;
+        if (tsync_cap_kernel_last(&last) < 0)
                 return TSYNC_CAPNAME_LAST;
-        return bits - 1 < 63 ? (unsigned)bits - 1 : 63;
+        return (unsigned)last;
+}
+
+static int cap_runc(const char *name, size_t len, unsigned last)
+{
+        int c = tsync_capname_lookup(name, len);
+        return c >= 0 && (unsigned)c <= last ? c : -1;
 }
 
 int tsync_cap_from_name(const char *name, unsigned *ret)
@@ -87,8 +95,7 @@ int tsync_caps_parse_list(const char *list, uint64_t *ret, struct tsync_err *err
 
 int tsync_cap_runc(const char *name, size_t len)
 {
-        int c = tsync_capname_lookup(name, len);
-        return c >= 0 && (unsigned)c <= kernel_last_cap() ? c : -1;
+        return cap_runc(name, len, kernel_last_cap());
 }
 
 int tsync_caps_from_json(const struct tsync_json *arr, const char *path, uint64_t *ret, struct tsync_err *err)
@@ -97,6 +104,7 @@ int tsync_caps_from_json(const struct tsync_json *arr, const char *path, uint64_
         int r = tsync_json_expect(arr, path, TSYNC_JSON_ARRAY, err);
         if (r < 0)
                 return r;
+        unsigned last = kernel_last_cap();
         for (size_t i = 0; i < arr->u.array.len; i++) {
                 const struct tsync_json *v = arr->u.array.items[i];
                 char at[256];
@@ -104,7 +112,7 @@ int tsync_caps_from_json(const struct tsync_json *arr, const char *path, uint64_
                 r = tsync_json_expect(v, at, TSYNC_JSON_STRING, err);
                 if (r < 0)
                         return r;
-                int c = tsync_cap_runc(v->u.string.ptr, v->u.string.len);
+                int c = cap_runc(v->u.string.ptr, v->u.string.len, last);
                 if (c >= 0)
                         caps |= (uint64_t)1 << c;
         }
@@ -155,11 +163,12 @@ int tsync_caps_warn_ignored(const struct tsync_json *capabilities, struct tsync_
 
         if (!capabilities || capabilities->type != TSYNC_JSON_OBJECT)
                 return 0;
+        unsigned last = kernel_last_cap();
         for (int s = 0; s < TSYNC_CAPSET_COUNT; s++) {
                 const struct tsync_json *arr = tsync_json_get(capabilities, tsync_capset(s)->json);
                 for (size_t i = 0; arr && arr->type == TSYNC_JSON_ARRAY && i < arr->u.array.len; i++) {
                         const struct tsync_json *v = arr->u.array.items[i];
-                        if (v->type != TSYNC_JSON_STRING || tsync_cap_runc(v->u.string.ptr, v->u.string.len) >= 0)
+                        if (v->type != TSYNC_JSON_STRING || cap_runc(v->u.string.ptr, v->u.string.len, last) >= 0)
                                 continue;
                         if (n == cap) {
                                 size_t want = cap ? 2 * cap : 8;
