@@ -9,6 +9,7 @@
 #include "facts/config_caps.h"
 #include "shared/capsets.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/json_build.h"
 
 void tsync_plan_free(struct tsync_plan *p)

@@ -201,30 +201,6 @@ int tsync_record_rootfs(const struct tsync_json *config, const char *bundle, cha
         return 0;
 }
 
-int tsync_record_check_paths(const struct tsync_record_request *req, const struct tsync_json *config,
-                             const char *bundle, unsigned flags, struct tsync_err *err)
-{
-        _cleanup_free_ char *rootfs = NULL;
-        if (!req->output)
-                return 0;
-        int r = tsync_record_rootfs(config, bundle, &rootfs, err);
-        if (r < 0)
-                return r;
-        r = tsync_record_check_path(req->output, TSYNC_RECORD_OUTPUT | flags, rootfs, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "of: '%s'", req->output);
-        if (req->input) {
-                r = tsync_record_check_path(req->input, 0, rootfs, err);
-                if (r < 0)
-                        return tsync_error_prefix(err, "if: '%s'", req->input);
-                /* Judged now, not at poststop, where an engine drops what is said. */
-                r = tsync_record_check_input(req, err);
-                if (r < 0)
-                        return tsync_error_prefix(err, "if");
-        }
-        return 0;
-}
-
 /* id through an OCI mapping list (containerID, hostID, size); the id itself without one. */
 static int map_id(const struct tsync_json *maps, const char *what, uint64_t id, uint64_t *ret, struct tsync_err *err)
 {
@@ -462,18 +438,4 @@ void tsync_plan_record_clear(struct tsync_plan_record *rec)
         tsync_record_request_clear(&rec->req);
         free(rec->dir);
         rec->dir = NULL;
-}
-
-int tsync_plan_record_prepare(const struct tsync_plan *plan, const struct tsync_json *config, const char *bundle,
-                              const char *parent_root, struct tsync_err *err)
-{
-        if (!plan->record.req.output)
-                return 0;
-        int r = tsync_record_check_paths(&plan->record.req, config, bundle,
-                                         plan->record.no_replace ? TSYNC_RECORD_NEW : 0, err);
-        if (r == 0)
-                r = tsync_record_check_caps(config, err);
-        if (r == 0)
-                r = tsync_record_make_dir(plan->record.dir, parent_root, err);
-        return r < 0 ? tsync_error_prefix(err, "recording") : 0;
 }

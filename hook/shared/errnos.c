@@ -215,3 +215,32 @@ int tsync_errno_from_name(const char *name, enum tsync_errno_names names, int *r
         }
         return -EINVAL;
 }
+
+int tsync_parse_decimal(const char *s, size_t len, uint64_t max, uint64_t *ret)
+{
+        uint64_t v = 0;
+        if (len == 0)
+                return -EINVAL;
+        for (size_t i = 0; i < len; i++) {
+                if (s[i] < '0' || s[i] > '9')
+                        return -EINVAL;
+                unsigned d = (unsigned)(s[i] - '0');
+                if (v > (max - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return 0;
+}
+
+int tsync_errno_parse(const char *s, uint64_t *ret)
+{
+        int e;
+        if (tsync_parse_decimal(s, strlen(s), UINT32_MAX, ret) == 0)
+                return 0;
+        /* containers/common's names, not every name: a profile we take is one Podman takes. */
+        if (tsync_errno_from_name(s, TSYNC_ERRNO_NAMES_COMMON, &e) < 0)
+                return -EINVAL;
+        *ret = (uint64_t)e;
+        return 0;
+}

@@ -134,9 +134,6 @@ const char *tsync_op_name(enum tsync_op op);
 int tsync_arch_parse(const char *name, uint32_t *ret);
 const char *tsync_arch_name(uint32_t token);
 int tsync_flag_parse(const char *name, uint32_t *ret);
-/* An errno as a Docker-format profile's "errno" names it: containers/common's
- * names (EPERM, ...) or a decimal number up to UINT32_MAX. -EINVAL otherwise. */
-int tsync_errno_parse(const char *s, uint64_t *ret);
 
 /* A canonical text of p (stable across runs, independent of JSON key order
  * and whitespace), used as the cache key's input. Caller frees *ret. */

@@ -28,37 +28,6 @@
 #include "shared/cleanup.h"
 #include "shared/errnos.h"
 
-/* Parses s[0..len) as a decimal number no larger than max, nothing else (Go's
- * strconv.ParseUint with base 10: no sign, no spaces, no "0x"). */
-static int parse_decimal(const char *s, size_t len, uint64_t max, uint64_t *ret)
-{
-        uint64_t v = 0;
-        if (len == 0)
-                return -EINVAL;
-        for (size_t i = 0; i < len; i++) {
-                if (s[i] < '0' || s[i] > '9')
-                        return -EINVAL;
-                unsigned d = (unsigned)(s[i] - '0');
-                if (v > (max - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
-        }
-        *ret = v;
-        return 0;
-}
-
-int tsync_errno_parse(const char *s, uint64_t *ret)
-{
-        int e;
-        if (parse_decimal(s, strlen(s), UINT32_MAX, ret) == 0)
-                return 0;
-        /* containers/common's names, not every name: a profile we take is one Podman takes. */
-        if (tsync_errno_from_name(s, TSYNC_ERRNO_NAMES_COMMON, &e) < 0)
-                return -EINVAL;
-        *ret = (uint64_t)e;
-        return 0;
-}
-
 /* The action under action_key, its number under errno_ret_key, and the
  * containers-common "errno" string under errno_key, which wins when not empty. */
 static int parse_docker_action(const struct tsync_json *obj, const char *path, const char *action_key,
@@ -182,8 +151,8 @@ static int parse_min_kernel(const struct tsync_json *v, const char *path, struct
         if (!*s)
                 return 0;
         const char *dot = strchr(s, '.');
-        if (!dot || parse_decimal(s, (size_t)(dot - s), 255, &kernel) < 0 ||
-            parse_decimal(dot + 1, strlen(dot + 1), 255, &minor) < 0)
+        if (!dot || tsync_parse_decimal(s, (size_t)(dot - s), 255, &kernel) < 0 ||
+            tsync_parse_decimal(dot + 1, strlen(dot + 1), 255, &minor) < 0)
                 goto bad;
         if (kernel == 0 && minor == 0)
                 return tsync_error(err, EINVAL, "%s: kernel version '0.0' is not a version", path);
