@@ -23,6 +23,7 @@
 #include "plan/plan.h"
 #include "plan/rewrite.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/json.h"
 
 #define SYSLOG_DEFAULT_SOCKET "/dev/log"
@@ -167,7 +168,7 @@ char *frontend_applied_text(const struct tsync_plan *plan, const struct tsync_js
         if (plan->init.exec)
                 fprintf(f, "; the init runs the workload in place (--exec)");
         if (plan->init.exec_once)
-                fprintf(f, "; exec once (%s)", strerrorname_np(plan->init.exec_once) ?: "errno");
+                fprintf(f, "; exec once (%s)", tsync_errno_name(plan->init.exec_once) ?: "errno");
         if (plan->record.req.output)
                 fprintf(f, "; recording to %s", plan->record.req.output);
         if (plan->listener_path)

@@ -160,7 +160,7 @@ int tsync_views_release(struct tsync_views *v, const char *bundle, struct tsync_
 
 int tsync_views_exchange(struct tsync_views *v, const char *bundle, struct tsync_err *err)
 {
-        if (renameat2(v->bundle_fd, "config.json", v->dir_fd, SWAP, RENAME_EXCHANGE) < 0)
+        if (tsync_renameat2(v->bundle_fd, "config.json", v->dir_fd, SWAP, TSYNC_RENAME_EXCHANGE) < 0)
                 return tsync_error_errno(err, "%s: exchanging config.json and %s/%s", bundle, TSYNC_BUNDLE_VIEWS, SWAP);
         char *t = v->config;
         size_t n = v->config_len;
@@ -203,7 +203,7 @@ int tsync_views_supported(int bundle_fd, const char *bundle, struct tsync_err *e
         }
         int supported = 0;
         if (r == 0)
-                supported = renameat2(dir, probe[0], dir, probe[1], RENAME_EXCHANGE) == 0;
+                supported = tsync_renameat2(dir, probe[0], dir, probe[1], TSYNC_RENAME_EXCHANGE) == 0;
         for (size_t i = 0; i < 2; i++)
                 (void)unlinkat(dir, probe[i], 0);
         /* A directory made only for the probe does not stay. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -137,13 +138,19 @@ static int link_tmpfile(int fd, int dfd, const char *name)
         return -errno;
 }
 
+int tsync_renameat2(int olddfd, const char *oldname, int newdfd, const char *newname, unsigned flags)
+{
+        return syscall(SYS_renameat2, olddfd, oldname, newdfd, newname, flags) < 0 ? -errno : 0;
+}
+
 /* Moves tmp to name, failing with -EEXIST if name appeared meanwhile. */
 static int rename_noreplace(int dfd, const char *tmp, const char *name)
 {
-        if (renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE) == 0)
+        int r = tsync_renameat2(dfd, tmp, dfd, name, TSYNC_RENAME_NOREPLACE);
+        if (r == 0)
                 return 0;
-        if (errno != EINVAL && errno != ENOSYS)
-                return -errno;
+        if (r != -EINVAL && r != -ENOSYS)
+                return r;
         /* A filesystem without RENAME_NOREPLACE: link refuses an existing name too. */
         if (linkat(dfd, tmp, dfd, name, 0) < 0)
                 return -errno;

@@ -49,6 +49,12 @@ int tsync_read_file_at(int dfd, const char *name, const char *what, unsigned fla
  * trailing newlines dropped. buf gets "" when there is nothing to read. */
 void tsync_read_last_line(int fd, char *buf, size_t size);
 
+/* renameat2(2) by its system call: glibc has had a wrapper since 2.28, musl
+ * 1.2.3 (Debian 12's) none. 0 or -errno. */
+#define TSYNC_RENAME_NOREPLACE (1u << 0)
+#define TSYNC_RENAME_EXCHANGE  (1u << 1)
+int tsync_renameat2(int olddfd, const char *oldname, int newdfd, const char *newname, unsigned flags);
+
 /* Writes all of buf to fd, retrying short writes and EINTR; 0 or -errno. */
 int tsync_write_all(int fd, const void *buf, size_t len);
 
