@@ -19,6 +19,7 @@
 #include "node/node_layers.h"
 #include "plan/deliver.h"
 #include "plan/exec_view_bundle.h"
+#include "plan/oci_state.h"
 #include "plan/plan.h"
 #include "plan/rewrite.h"
 #include "plan/stage.h"
@@ -27,8 +28,6 @@
 #include "translate/cache.h"
 #include "util/fileio.h"
 #include "util/json_build.h"
-
-#define STATE_MAX_BYTES (1u << 20)
 
 struct hook_opts {
         enum tsync_stage stage;
@@ -86,42 +85,8 @@ static void help(FILE *f)
         }
 }
 
-struct oci_state {
-        char id[256];
-        char bundle[PATH_MAX];
-};
-
-/* ret_doc: the whole state, for a notify agent's (NULL: not kept). */
-static int read_state(struct oci_state *st, struct tsync_json **ret_doc, struct tsync_err *err)
-{
-        struct tsync_json_limits lim = { .max_bytes = STATE_MAX_BYTES };
-        _cleanup_json_ struct tsync_json *doc = NULL;
-        const char *id, *bundle;
-        int r = tsync_json_parse_fd(STDIN_FILENO, &lim, &doc, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "the OCI state on stdin");
-        r = tsync_json_str(tsync_json_get(doc, "id"), "state.id", &id, err);
-        if (r == 0)
-                r = tsync_json_str(tsync_json_get(doc, "bundle"), "state.bundle", &bundle, err);
-        if (r < 0)
-                return tsync_error_prefix(err, "the OCI state on stdin");
-        if (!*id || strlen(id) >= sizeof(st->id))
-                return tsync_error(err, EINVAL, "the OCI state on stdin: state.id: empty or too long");
-        for (const char *c = id; *c; c++)
-                if (*c < 0x21 || *c > 0x7e)
-                        return tsync_error(err, EINVAL, "the OCI state on stdin: state.id: not printable");
-        if (bundle[0] != '/' || strlen(bundle) >= sizeof(st->bundle))
-                return tsync_error(err, EINVAL, "the OCI state on stdin: state.bundle: '%s' is not an absolute path",
-                                   bundle);
-        strcpy(st->id, id);
-        strcpy(st->bundle, bundle);
-        if (ret_doc)
-                *ret_doc = TAKE_PTR(doc);
-        return 0;
-}
-
 /* The bundle's config.json, read once under the bundle's lock (c), and its plan. */
-static int load_plan(const struct oci_state *st, struct tsync_bundle_config *c, struct tsync_plan **ret,
+static int load_plan(const struct tsync_oci_state *st, struct tsync_bundle_config *c, struct tsync_plan **ret,
                      struct tsync_err *err)
 {
         int r = tsync_bundle_config_read(st->bundle, c, err);
@@ -133,7 +98,7 @@ static int load_plan(const struct oci_state *st, struct tsync_bundle_config *c, 
         return r;
 }
 
-static void plan_paths(const struct hook_opts *h, const struct oci_state *st, struct tsync_plan_paths *o)
+static void plan_paths(const struct hook_opts *h, const struct tsync_oci_state *st, struct tsync_plan_paths *o)
 {
         *o = (struct tsync_plan_paths){ .cache_dir = h->cache_dir,
                                         .profile_dirs = h->profile_dirs,
@@ -143,39 +108,22 @@ static void plan_paths(const struct hook_opts *h, const struct oci_state *st, st
                                         .record_root = h->record_root };
 }
 
-/* inject's prepared views (plan/views.h): 1 with the bundle open and locked
- * as *ret_fd when it has them; 0 when not (a bundle we cannot open is the
- * config's reader's to report). */
-static int open_views(const struct oci_state *st, int *ret_fd, struct tsync_err *err)
-{
-        _cleanup_close_ int fd = open(st->bundle, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return 0;
-        int r = tsync_views_present(fd);
-        if (r <= 0)
-                return r < 0 ? tsync_error(err, -r, "%s/%s: %s", st->bundle, TSYNC_BUNDLE_VIEWS, strerror(-r)) : 0;
-        if (flock(fd, LOCK_EX) < 0)
-                return tsync_error_errno(err, "%s: cannot lock", st->bundle);
-        *ret_fd = TAKE_FD(fd);
-        return 1;
-}
-
 /* What every stage after precreate starts from: the OCI state on stdin, the
  * bundle's config.json (c, read once under its lock) and its plan, the host
  * paths. 0; 1 when the config has no plan and that is fine (missing_ok); 2
  * when the bundle has inject's views, open and locked as *ret_views (nothing
  * else read); -1 after printing why not. */
-static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_state *st, struct tsync_json **ret_doc,
-                       struct tsync_bundle_config *c, struct tsync_plan **ret, struct tsync_plan_paths *o,
-                       int *ret_views)
+static int stage_begin(const struct hook_opts *h, bool missing_ok, struct tsync_oci_state *st,
+                       struct tsync_json **ret_doc, struct tsync_bundle_config *c, struct tsync_plan **ret,
+                       struct tsync_plan_paths *o, int *ret_views)
 {
         struct tsync_err err = { 0 };
-        if (read_state(st, ret_doc, &err) < 0) {
+        if (tsync_oci_state_read(STDIN_FILENO, st, ret_doc, &err) < 0) {
                 frontend_error(tsync_stage_name(h->stage), &err);
                 return -1;
         }
         frontend_log_subject(st->id);
-        int r = open_views(st, ret_views, &err);
+        int r = tsync_views_open(st->bundle, ret_views, &err);
         if (r != 0) {
                 if (r < 0)
                         frontend_error(st->id, &err);
@@ -199,7 +147,7 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct oci_st
  * init a recording's file. Opened here (so that it listens before the hook
  * returns) and started last. */
 static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_programs *progs,
-                      struct tsync_bundle_config *c, const struct oci_state *st, const struct tsync_json *state,
+                      struct tsync_bundle_config *c, const struct tsync_oci_state *st, const struct tsync_json *state,
                       struct tsync_relay *ret, struct tsync_err *err)
 {
         /* Filter files are compiled now: a profile changed since the rewrite
@@ -230,7 +178,7 @@ static int open_relay(const struct tsync_plan *plan, const struct tsync_plan_pro
 static int stage_create(const struct hook_opts *h)
 {
         struct tsync_err err = { 0 };
-        struct oci_state st;
+        struct tsync_oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         _cleanup_json_ struct tsync_json *state = NULL;
@@ -293,7 +241,7 @@ static int stage_create(const struct hook_opts *h)
 static int stage_poststop(const struct hook_opts *h)
 {
         struct tsync_err err = { 0 };
-        struct oci_state st;
+        struct tsync_oci_state st;
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         _cleanup_(tsync_bundle_config_clear) struct tsync_bundle_config config = TSYNC_BUNDLE_CONFIG_INIT;

@@ -8,7 +8,6 @@
 #include "facts/plain_exec.h"
 #include "frontend/frontend.h"
 #include "plan/plan.h"
-#include "plan/record_stop.h"
 #include "shared/cleanup.h"
 #include "util/json.h"
 
@@ -103,19 +102,4 @@ size_t frontend_warn_plain_exec(const char *where, size_t n_layers, int exec_onc
         size_t n = w.len;
         frontend_warnings(where, &w);
         return n;
-}
-
-/* A recording's end, said: the work is tsync_record_stop's (hook/plan/record_stop.c). */
-int frontend_record_stop(const struct tsync_plan *plan, const struct tsync_plan_paths *o, const char *id,
-                         const char *bundle)
-{
-        struct tsync_err err = { 0 };
-        struct tsync_warnings w = { 0 };
-        int r = tsync_record_stop(plan, o, bundle, &w, &err);
-        frontend_warnings(id, &w);
-        if (r < 0) {
-                frontend_error(id, &err);
-                return -1;
-        }
-        return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -269,4 +270,18 @@ int tsync_views_remove(int bundle_fd, const char *bundle, struct tsync_err *err)
                 r = tsync_error_errno(err, "%s/%s", bundle, TSYNC_BUNDLE_VIEWS);
         tsync_views_clear(&v);
         return r;
+}
+
+int tsync_views_open(const char *bundle, int *ret_fd, struct tsync_err *err)
+{
+        _cleanup_close_ int fd = open(bundle, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        int r = tsync_views_present(fd);
+        if (r <= 0)
+                return r < 0 ? tsync_error(err, -r, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(-r)) : 0;
+        if (flock(fd, LOCK_EX) < 0)
+                return tsync_error_errno(err, "%s: cannot lock", bundle);
+        *ret_fd = TAKE_FD(fd);
+        return 1;
 }

@@ -59,6 +59,11 @@ struct tsync_views {
  * it does not, -errno. */
 int tsync_views_present(int bundle_fd);
 
+/* A hook stage's look at bundle: 1 with it open and locked (flock) as
+ * *ret_fd when it has inject's views; 0 when not (a bundle we cannot open is
+ * the config's reader's to report); -errno with err set. */
+int tsync_views_open(const char *bundle, int *ret_fd, struct tsync_err *err);
+
 /* 1 when a container holds the views of bundle_fd (the record exists), else 0. */
 int tsync_views_held(int bundle_fd);
 
