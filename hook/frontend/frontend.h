@@ -19,6 +19,9 @@ enum cli_exit {
 };
 
 #define PROGRAM "oci-seccomp-tsync"
+/* The exec view's hook (hook/viewhook), installed beside seccomp-tsync-init:
+ * the hook entries of a plan whose hooks keep the exec view alone run it. */
+#define TSYNC_VIEW_HOOK "seccomp-tsync-view-hook"
 
 /* Messages (messages.c). Prints "oci-seccomp-tsync: <where>: <message>" on one line. */
 void frontend_error(const char *where, const struct tsync_err *err);

@@ -3,9 +3,11 @@
  * with their differences as inputs. Never prints: warnings and the one error
  * go back to the front end. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "facts/config_caps.h"
@@ -286,6 +288,18 @@ int tsync_plan_prepare(struct tsync_json *config, const struct tsync_prepare_opt
         return 0;
 }
 
+/* The exec view's hook (hook/viewhook, linked with musl) beside the init:
+ * buf holds its path when it is there, a file we may run. */
+static bool view_hook_beside(const char *init_path, char *buf, size_t size)
+{
+        const char *slash = init_path ? strrchr(init_path, '/') : NULL;
+        if (!slash)
+                return false;
+        int n = snprintf(buf, size, "%.*s/%s", (int)(slash - init_path), init_path, TSYNC_VIEW_HOOK);
+        struct stat st;
+        return n > 0 && (size_t)n < size && stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0;
+}
+
 int tsync_plan_apply(struct tsync_json *config, const struct tsync_prepared *p, const struct tsync_rewrite_opts *ro,
                      struct tsync_err *err)
 {
@@ -314,6 +328,12 @@ int tsync_plan_apply(struct tsync_json *config, const struct tsync_prepared *p, 
         int r = tsync_plan_record_prepare(p->plan, config, p->bundle, p->record_parent, err);
         if (r == 0)
                 r = tsync_rewrite_apply(config, p->plan, &o, p->running, err);
+        /* Hooks that keep the exec view alone are the view hook's, where it
+         * is: a start then runs no glibc program of ours (issue 40). Our
+         * hooks.d entries in an engine's config too. */
+        char view_hook[PATH_MAX];
+        if (r == 0 && p->hooks == TSYNC_HOOK_EXEC_VIEW && view_hook_beside(ro->init_path, view_hook, sizeof(view_hook)))
+                r = tsync_rewrite_hooks_to(config, view_hook, err);
         return r;
 }
 

@@ -77,6 +77,50 @@ void tsync_rewrite_drop_hooks(struct tsync_json *config)
         }
 }
 
+/* args as tsync_rewrite_hooks_to gives them: [marker, "hook", stage] and --no-sync when old had it. */
+static struct tsync_json *view_hook_args(const char *stage, const struct tsync_json *old)
+{
+        bool no_sync = false;
+        for (size_t k = 3; k < old->u.array.len; k++) {
+                const struct tsync_json *a = old->u.array.items[k];
+                no_sync |= a->type == TSYNC_JSON_STRING && strcmp(a->u.string.ptr, "--no-sync") == 0;
+        }
+        struct tsync_json *args = tsync_json_new_array();
+        int r = args ? tsync_json_append(args, tsync_json_new_string(HOOK_MARKER)) : -ENOMEM;
+        if (r == 0)
+                r = tsync_json_append(args, tsync_json_new_string("hook"));
+        if (r == 0)
+                r = tsync_json_append(args, tsync_json_new_string(stage));
+        if (r == 0 && no_sync)
+                r = tsync_json_append(args, tsync_json_new_string("--no-sync"));
+        if (r < 0) {
+                tsync_json_free(args);
+                return NULL;
+        }
+        return args;
+}
+
+int tsync_rewrite_hooks_to(struct tsync_json *config, const char *path, struct tsync_err *err)
+{
+        struct tsync_json *hooks = tsync_json_get_mut(config, "hooks");
+        for (size_t s = 0; hooks && hooks->type == TSYNC_JSON_OBJECT && s < hooks->u.object.len; s++) {
+                struct tsync_json *list = hooks->u.object.values[s];
+                for (size_t i = 0; list->type == TSYNC_JSON_ARRAY && i < list->u.array.len; i++) {
+                        struct tsync_json *h = list->u.array.items[i];
+                        if (!is_our_hook(h))
+                                continue;
+                        /* tsync_json_set takes (and frees on failure) each value. */
+                        int r = tsync_json_set(h, "args",
+                                               view_hook_args(hooks->u.object.keys[s], tsync_json_get(h, "args")));
+                        if (r == 0)
+                                r = tsync_json_set(h, "path", tsync_json_new_string(path));
+                        if (r < 0)
+                                return tsync_error(err, ENOMEM, "hooks.%s: out of memory", hooks->u.object.keys[s]);
+                }
+        }
+        return 0;
+}
+
 /* Undoes an earlier rewrite from the plan it left: back come what the rewrite
  * changed (args, capabilities, the moved seccomp section) and out go our
  * mounts, hooks and annotations. Whether the plan may be believed is decided

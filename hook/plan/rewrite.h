@@ -41,6 +41,12 @@ int tsync_rewrite_undo(struct tsync_json *config, bool from_engine, char **ret_r
  * ours goes). */
 void tsync_rewrite_drop_hooks(struct tsync_json *config);
 
+/* Our hooks of every stage of config.hooks run path instead, with what it
+ * takes: "hook STAGE" after our marker, and --no-sync when they had it (every
+ * other option is oci-seccomp-tsync's). For a plan whose hooks keep the exec
+ * view alone, the exec view's hook (hook/viewhook). 0 or -ENOMEM. */
+int tsync_rewrite_hooks_to(struct tsync_json *config, const char *path, struct tsync_err *err);
+
 /* Rewrites config (carrying no plan) for plan (tsync_plan_new of it): the
  * init with the filters mounted beside it, the init's arguments, lent
  * capabilities, our hooks, the plan annotation. running: from

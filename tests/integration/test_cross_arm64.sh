@@ -115,7 +115,7 @@ testTheArm64DebianPackageBuildsAndLintianFindsNoErrors() {
         dpkg-deb -x "$deb" "$TSYNC_TMP/root" || fail "dpkg-deb -x"
         local f
         for f in usr/bin/oci-seccomp-tsync usr/bin/oci-seccomp-tsync-runtime \
-                usr/libexec/oci-seccomp-tsync/seccomp-tsync-init; do
+                usr/libexec/oci-seccomp-tsync/seccomp-tsync-init usr/libexec/oci-seccomp-tsync/seccomp-tsync-view-hook; do
                 assertEquals "$f's machine" AArch64 "$(elf_field "$TSYNC_TMP/root/$f" Machine)"
                 assertFalse "$f asks for no dynamic loader" "has_interp $TSYNC_TMP/root/$f"
         done

@@ -59,6 +59,7 @@ expected_files() {
                 echo "$p/bin/oci-seccomp-tsync"
                 echo "$p/bin/oci-seccomp-tsync-runtime"
                 echo "$p/libexec/oci-seccomp-tsync/seccomp-tsync-init"
+                echo "$p/libexec/oci-seccomp-tsync/seccomp-tsync-view-hook"
                 for f in "$SRC"/configs/hooks.d/*.json.in; do
                         f=${f##*/}
                         echo "$p/share/containers/oci/hooks.d/${f%.in}"
@@ -640,6 +641,10 @@ testDebianPackageBuildsWithTheExpectedFilesAndLintianFindsNoErrors() {
         assertTrue "static hook in the .deb" "_tsync_is_static $TSYNC_TMP/deb-root/usr/bin/oci-seccomp-tsync"
         assertEquals "the .deb's init" musl \
                 "$(_tsync_libc "$TSYNC_TMP/deb-root/usr/libexec/oci-seccomp-tsync/seccomp-tsync-init")"
+        assertTrue "static view hook in the .deb" \
+                "_tsync_is_static $TSYNC_TMP/deb-root/usr/libexec/oci-seccomp-tsync/seccomp-tsync-view-hook"
+        assertEquals "the .deb's view hook" musl \
+                "$(_tsync_libc "$TSYNC_TMP/deb-root/usr/libexec/oci-seccomp-tsync/seccomp-tsync-view-hook")"
         lintian --fail-on error "$deb" >"$TSYNC_TMP/lintian" 2>&1
         rc=$?
         cat "$TSYNC_TMP/lintian"

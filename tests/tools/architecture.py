@@ -3,7 +3,7 @@
 
   architecture.py TOP includes        every #include "..." of hook/ resolves to a file of hook/, and a
                                       folder includes only itself and the folders before it (ORDER);
-                                      cli and runtime never each other, init only shared
+                                      cli, runtime and viewhook never each other, init only shared
   architecture.py TOP names           no two .c files of hook/ share a name (each program's main.c
                                       aside); no folder holds more than MAX_FILES .c files
   architecture.py TOP circles BUILD   from the objects in BUILD/hook (nm): no two files, and no two
@@ -17,10 +17,11 @@ import re
 import subprocess
 import sys
 
-# A folder uses only the folders before it. The programs come last: cli and runtime take any
-# folder of the library but never each other; the init is a program of its own that links shared.
+# A folder uses only the folders before it. The programs come last: cli, runtime and viewhook take
+# any folder of the library but never each other (viewhook, linked with musl, links only what
+# builds with it: SConscript's NOT_MUSL); the init is a program of its own that links shared.
 ORDER = ['shared', 'util', 'facts', 'translate', 'record', 'plan', 'agent', 'status', 'lockdown', 'node', 'frontend']
-PROGRAMS = {'cli': ORDER, 'runtime': ORDER, 'init': ['shared']}
+PROGRAMS = {'cli': ORDER, 'runtime': ORDER, 'viewhook': ORDER, 'init': ['shared']}
 MAX_FILES = 25
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

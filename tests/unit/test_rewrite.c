@@ -161,6 +161,44 @@ static void test_rewrite_without_hooks_removes_ours_only(void)
         tsync_json_free(c);
 }
 
+/* Our hook entries of every stage run the view hook, with what it takes (its
+ * marker, "hook", the stage, --no-sync when they had it); another's entries,
+ * even one that names our program, are left as they were. */
+static void test_rewrite_hooks_to_the_view_hook(void)
+{
+        struct tsync_err err = { 0 };
+        _cleanup_json_ struct tsync_json *c = unit_parse(
+                "{\"hooks\": {\"createRuntime\": [{\"path\": \"/usr/bin/mine\", \"args\": [\"mine\"]},"
+                " {\"path\": \"/usr/bin/oci-seccomp-tsync\", \"args\": [\"oci-seccomp-tsync\", \"hook\","
+                " \"createRuntime\", \"--cache-dir\", \"/c\", \"--no-sync\"], \"timeout\": 5}],"
+                " \"poststop\": [{\"path\": \"/usr/bin/oci-seccomp-tsync\", \"args\": [\"oci-seccomp-tsync\","
+                " \"hook\", \"poststop\", \"--no-cache\"]}],"
+                " \"prestart\": [{\"path\": \"/usr/bin/oci-seccomp-tsync\", \"args\": [\"other\", \"hook\"]}]}}");
+        int r = c ? tsync_rewrite_hooks_to(c, "/usr/libexec/oci-seccomp-tsync/seccomp-tsync-view-hook", &err) : -1;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        if (r == 0)
+                r = tsync_json_write(at(c, "hooks", "createRuntime"), false, &text, &len, &err);
+        tap_ok(r == 0 && strcmp(text, "[{\"path\":\"/usr/bin/mine\",\"args\":[\"mine\"]},"
+                                      "{\"path\":\"/usr/libexec/oci-seccomp-tsync/seccomp-tsync-view-hook\","
+                                      "\"args\":[\"oci-seccomp-tsync\",\"hook\",\"createRuntime\",\"--no-sync\"],"
+                                      "\"timeout\":5}]") == 0,
+               "test_rewrite_hooks_to_keeps_the_order_the_timeout_and_no_sync_alone: %s", r == 0 ? text : err.msg);
+        free(text);
+        text = NULL;
+        if (r == 0)
+                r = tsync_json_write(at(c, "hooks", "poststop"), false, &text, &len, &err);
+        tap_ok(r == 0 && strcmp(text, "[{\"path\":\"/usr/libexec/oci-seccomp-tsync/seccomp-tsync-view-hook\","
+                                      "\"args\":[\"oci-seccomp-tsync\",\"hook\",\"poststop\"]}]") == 0,
+               "test_rewrite_hooks_to_drops_the_full_hooks_options: %s", r == 0 ? text : err.msg);
+        free(text);
+        text = NULL;
+        if (r == 0)
+                r = tsync_json_write(at(c, "hooks", "prestart"), false, &text, &len, &err);
+        tap_ok(r == 0 && strcmp(text, "[{\"path\":\"/usr/bin/oci-seccomp-tsync\",\"args\":[\"other\",\"hook\"]}]") == 0,
+               "test_rewrite_hooks_to_leaves_an_entry_not_ours: %s", r == 0 ? text : err.msg);
+}
+
 static void test_rewrite_replace_moves_the_section(void)
 {
         struct tsync_err err = { 0 };
@@ -709,6 +747,7 @@ int main(void)
 {
         test_rewrite_layer_mode();
         test_rewrite_twice_does_not_wrap_twice();
+        test_rewrite_hooks_to_the_view_hook();
         test_rewrite_without_hooks_removes_ours_only();
         test_rewrite_replace_moves_the_section();
         test_rewrite_refusals();
