@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 
 enum yama {
@@ -64,7 +65,7 @@ int tsync_warn_plain_exec(size_t n_layers, int exec_once, const char *ptrace_sco
                 break;
         case YAMA_UNKNOWN:
                 (void)snprintf(why, sizeof(why), "%s cannot be read%s%s", ptrace_scope_path, e ? ": " : "",
-                               e ? strerror(e) : " as a number");
+                               e ? tsync_errtext(e) : " as a number");
                 break;
         }
         return tsync_warn(w,

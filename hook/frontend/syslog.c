@@ -69,7 +69,7 @@ static void say_unreachable(const char *path, int e)
                 return;
         logger.said_unreachable = true;
         fprintf(stderr, "%s: %s%swarning: no system log at %s (%s): these lines reach stderr alone\n", PROGRAM,
-                logger.subject, *logger.subject ? ": " : "", path, strerror(e));
+                logger.subject, *logger.subject ? ": " : "", path, tsync_errtext(e));
 }
 
 void frontend_syslog(int priority, const char *text)

@@ -18,6 +18,7 @@
 #include "plan/plan.h"
 #include "plan/rewrite.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
@@ -53,7 +54,7 @@ static int check_namespaces(const char *proc, bool config_userns, struct tsync_e
         _cleanup_close_ int owner_fd = -EBADF;
         int r = ns_get(mnt, NS_GET_USERNS, &owner_fd, &owner);
         if (r < 0)
-                return tsync_error(err, -r, "%s: its user namespace: %s", path, strerror(-r));
+                return tsync_error(err, -r, "%s: its user namespace: %s", path, tsync_errtext(-r));
         if (same(&owner, &own))
                 return 0;
         /* The config's own user namespace is made by the runtime, as a child
@@ -116,13 +117,13 @@ int tsync_exec_path_check(pid_t pid, const char *init_source, bool config_userns
         _cleanup_close_ int dir = -EBADF, init = -EBADF;
         r = open_beneath(root, TSYNC_CONTAINER_DIR, true, &dir);
         if (r < 0)
-                return tsync_error(err, -r, "%s in the container: %s", TSYNC_CONTAINER_DIR, strerror(-r));
+                return tsync_error(err, -r, "%s in the container: %s", TSYNC_CONTAINER_DIR, tsync_errtext(-r));
         r = check_mount(dir, TSYNC_CONTAINER_DIR " in the container", TMPFS_MAGIC, err);
         if (r < 0)
                 return r;
         r = open_beneath(dir, strrchr(TSYNC_CONTAINER_INIT, '/') + 1, false, &init);
         if (r < 0)
-                return tsync_error(err, -r, "%s in the container: %s", TSYNC_CONTAINER_INIT, strerror(-r));
+                return tsync_error(err, -r, "%s in the container: %s", TSYNC_CONTAINER_INIT, tsync_errtext(-r));
         r = check_mount(init, TSYNC_CONTAINER_INIT " in the container", 0, err);
         if (r < 0)
                 return r;

@@ -8,6 +8,7 @@
 
 #include "shared/capsets.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/json_build.h"
 
 int tsync_exec_view_lend_sets(struct tsync_json *caps, struct tsync_err *err)
@@ -119,7 +120,7 @@ int tsync_exec_view_restore_lent(struct tsync_json *config, const struct tsync_p
                 return r;
         r = set_capabilities(config, plan->capabilities);
         if (r < 0)
-                return tsync_error(err, -r, "restoring process.capabilities: %s", strerror(-r));
+                return tsync_error(err, -r, "restoring process.capabilities: %s", tsync_errtext(-r));
         return id ? tsync_exec_view_mark(config, id, err) : 0;
 }
 
@@ -130,7 +131,7 @@ int tsync_exec_view_mark(struct tsync_json *config, const char *id, struct tsync
                 return tsync_error(err, EINVAL, "annotations: expected object");
         int r = tsync_json_set(annotations, TSYNC_ANNOTATION_RUNNING, tsync_json_new_string(id));
         if (r < 0)
-                return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_RUNNING, strerror(-r));
+                return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_RUNNING, tsync_errtext(-r));
         return 0;
 }
 
@@ -156,7 +157,7 @@ int tsync_exec_view_lend_lent(struct tsync_json *config, const struct tsync_plan
                 return r;
         r = set_capabilities(config, lent);
         if (r < 0)
-                return tsync_error(err, -r, "lending process.capabilities again: %s", strerror(-r));
+                return tsync_error(err, -r, "lending process.capabilities again: %s", tsync_errtext(-r));
         tsync_json_remove(tsync_json_get_mut(config, "annotations"), TSYNC_ANNOTATION_RUNNING);
         *ret_changed = true;
         return 0;

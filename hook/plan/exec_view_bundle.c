@@ -27,6 +27,7 @@
 #include "plan/rewrite.h"
 #include "plan/views.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 #include "util/json_build.h"
 
@@ -67,7 +68,7 @@ static int parent_runtime(pid_t ppid, char *ret, size_t size, struct tsync_err *
         int r = read_proc(ppid, "comm", size - 2, &comm, &n);
         if (r < 0)
                 return tsync_error(err, -r, "/proc/%d/comm: cannot tell which runtime runs this hook: %s", (int)ppid,
-                                   strerror(-r));
+                                   tsync_errtext(-r));
         if (n > 0 && comm[n - 1] == '\n')
                 comm[n - 1] = '\0';
         (void)snprintf(ret, size, "%s", comm);
@@ -85,7 +86,7 @@ static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *
         int r = read_proc(ppid, "cmdline", PROC_LIST_MAX, &cmd, &len);
         if (r < 0)
                 return tsync_error(err, -r, "%s's command line (/proc/%d/cmdline): %s", rt->name, (int)ppid,
-                                   strerror(-r));
+                                   tsync_errtext(-r));
         const char *root = NULL;
         const char *a = cmd + strlen(cmd) + 1; /* past argv[0] */
         while (a < cmd + len && a[0] == '-') {
@@ -146,7 +147,7 @@ static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *
         r = env_len ? read_proc(ppid, "environ", PROC_LIST_MAX, &env, &elen) : 0;
         if (r < 0)
                 return tsync_error(err, -r, "%s's environment (/proc/%d/environ): %s", rt->name, (int)ppid,
-                                   strerror(-r));
+                                   tsync_errtext(-r));
         for (const char *e = env; env_len && e < env + elen; e += strlen(e) + 1)
                 if (strncmp(e, rt->state_root_env, env_len) == 0 && e[env_len] == '=')
                         env_value = e + env_len + 1;
@@ -158,7 +159,7 @@ static int runtime_state_root(const struct tsync_runtime *rt, pid_t ppid, char *
         if (!uid_line || sscanf(uid_line, "\nUid: %u %u", &ruid, &euid) != 2)
                 return tsync_error(err, EINVAL, "%s's effective uid (/proc/%d/status): not found", rt->name, (int)ppid);
         r = tsync_runtime_default_root(rt, env_value, euid, ret, size);
-        return r < 0 ? tsync_error(err, -r, "%s's state root: %s", rt->name, strerror(-r)) : 0;
+        return r < 0 ? tsync_error(err, -r, "%s's state root: %s", rt->name, tsync_errtext(-r)) : 0;
 }
 
 /* A runtime that keeps its own copy of the config (TSYNC_EXEC_CAPS_STATE_COPY,
@@ -239,7 +240,7 @@ static int need_lock(const struct tsync_bundle_config *c, const char *bundle, st
         if (c->dir == -ELOOP)
                 return tsync_error(err, ELOOP, "%s: is a symbolic link: refusing to write into it", bundle);
         if (c->dir < 0)
-                return tsync_error(err, -c->dir, "%s: cannot lock: %s", bundle, strerror(-c->dir));
+                return tsync_error(err, -c->dir, "%s: cannot lock: %s", bundle, tsync_errtext(-c->dir));
         return 0;
 }
 

@@ -375,7 +375,7 @@ int tsync_plan_to_json(const struct tsync_plan *p, char **ret, struct tsync_err 
         }
         tsync_json_free(layers);
         if (r < 0)
-                return tsync_error(err, -r, "writing the plan: %s", strerror(-r));
+                return tsync_error(err, -r, "writing the plan: %s", tsync_errtext(-r));
         size_t len;
         return tsync_json_write(o, false, ret, &len, err);
 }

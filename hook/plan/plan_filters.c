@@ -15,6 +15,7 @@
 #include "facts/runtimes.h"
 #include "shared/arches.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/filterfile.h"
 #include "translate/cache.h"
 #include "translate/source.h"
@@ -216,7 +217,7 @@ int tsync_plan_encode_filter(const struct tsync_plan_programs *progs, size_t k, 
         long written = agent ? tsync_filter_encode_agent(prog->insns, prog->len, prog->flags, &a, buf, size)
                              : tsync_filter_encode(prog->insns, prog->len, prog->flags, prog->listener, buf, size);
         if (written < 0)
-                return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, strerror((int)-written));
+                return tsync_error(err, (int)-written, "encoding filter %zu: %s", k, tsync_errtext((int)-written));
         *ret_buf = TAKE_PTR(buf);
         *ret_size = (size_t)written;
         return 0;

@@ -304,7 +304,7 @@ int tsync_record_make_dir(const char *dir, const char *parent_root, struct tsync
         if (fd < 0)
                 return tsync_error(err, errno, "%s: %s", dir,
                                    errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)"
-                                                                      : strerror(errno));
+                                                                      : tsync_errtext(errno));
         return tsync_record_check_dir(fd, dir, err);
 }
 
@@ -313,7 +313,7 @@ int tsync_record_new_dir_name(const char *root, char **ret, struct tsync_err *er
         unsigned char raw[16];
         char hex[33];
         if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-                return tsync_error(err, EIO, "getrandom: %s", strerror(errno));
+                return tsync_error(err, EIO, "getrandom: %s", tsync_errtext(errno));
         for (size_t i = 0; i < sizeof(raw); i++)
                 (void)snprintf(hex + 2 * i, 3, "%02x", raw[i]);
         if (asprintf(ret, "%s/%s", root, hex) < 0) {

@@ -22,6 +22,7 @@
 #include "plan/record_stop.h"
 #include "record/record_file.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 
 /* The calls file's name in the recording's directory. */
@@ -39,7 +40,7 @@ static int read_calls(int dfd, const char *dir, char **ret, size_t *ret_len, str
                                    TSYNC_READ_NOFOLLOW | TSYNC_READ_OPEN_NONBLOCK | TSYNC_READ_REGULAR,
                                    TSYNC_RECORD_MAX_BYTES, ret, ret_len, NULL, err);
         if (r == -ENOENT)
-                return tsync_error(err, ENOENT, "%s: %s (the workload never started?)", what, strerror(ENOENT));
+                return tsync_error(err, ENOENT, "%s: %s (the workload never started?)", what, tsync_errtext(ENOENT));
         if (r == -EFBIG)
                 return tsync_error(err, EFBIG, "%s: more than %u bytes, more than any recording holds", what,
                                    TSYNC_RECORD_MAX_BYTES);
@@ -149,7 +150,7 @@ int tsync_record_stop(const struct tsync_plan *plan, const struct tsync_plan_pat
         if (dfd < 0)
                 return tsync_error(err, errno, "recording: %s: %s", rec->dir,
                                    errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)"
-                                                                      : strerror(errno));
+                                                                      : tsync_errtext(errno));
         _cleanup_free_ char *rootfs = NULL;
         int made = rootfs_of(bundle, &rootfs, err);
         if (made == 0)
@@ -168,7 +169,8 @@ int tsync_record_stop(const struct tsync_plan *plan, const struct tsync_plan_pat
                 r = -errno;
         if (r < 0)
                 return tsync_error(err, -r, "recording: %s %s, but cleaning %s up: %s",
-                                   made ? "nothing written to" : "written to", rec->req.output, rec->dir, strerror(-r));
+                                   made ? "nothing written to" : "written to", rec->req.output, rec->dir,
+                                   tsync_errtext(-r));
         /* Nothing recorded: said (the directory is cleaned all the same). */
         if (made > 0)
                 return tsync_error(err, ENODATA,

@@ -15,6 +15,7 @@
 #include "shared/capnames.h"
 #include "shared/capsets.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/filterfile.h"
 #include "shared/init_args.h"
 #include "util/json_build.h"
@@ -136,7 +137,7 @@ static int restore(struct tsync_json *config, const struct tsync_plan *plan, str
         if (r == 0 && plan->capabilities)
                 r = tsync_json_set(process, "capabilities", tsync_json_copy(plan->capabilities));
         if (r < 0)
-                return tsync_error(err, -r, "process: restoring it from the plan: %s", strerror(-r));
+                return tsync_error(err, -r, "process: restoring it from the plan: %s", tsync_errtext(-r));
         if (plan->seccomp) {
                 struct tsync_json *linux_ = tsync_json_get_object(config, "linux");
                 if (!linux_)
@@ -144,7 +145,7 @@ static int restore(struct tsync_json *config, const struct tsync_plan *plan, str
                                            type_of(tsync_json_get(config, "linux")));
                 r = tsync_json_set(linux_, "seccomp", tsync_json_copy(plan->seccomp));
                 if (r < 0)
-                        return tsync_error(err, -r, "linux.seccomp: restoring it from the plan: %s", strerror(-r));
+                        return tsync_error(err, -r, "linux.seccomp: restoring it from the plan: %s", tsync_errtext(-r));
         }
 
         struct tsync_json *mounts = tsync_json_get_mut(config, "mounts");
@@ -263,7 +264,7 @@ static int add_hook(struct tsync_json *hooks, enum tsync_stage stage, const stru
         tsync_json_free(args);
         tsync_json_free(h);
         if (r < 0)
-                return tsync_error(err, -r, "hooks.%s: %s", name, strerror(-r));
+                return tsync_error(err, -r, "hooks.%s: %s", name, tsync_errtext(-r));
         return 0;
 }
 
@@ -456,7 +457,7 @@ static int init_args(const struct tsync_plan *plan, const char *const *data, siz
         for (size_t i = 0; r == 0 && i < plan->args->u.array.len; i++)
                 r = tsync_json_append(a, tsync_json_copy(plan->args->u.array.items[i]));
         if (r < 0)
-                return tsync_error(err, -r, "process.args: %s", strerror(-r));
+                return tsync_error(err, -r, "process.args: %s", tsync_errtext(-r));
         *ret = TAKE_PTR(a);
         return 0;
 }
@@ -541,7 +542,7 @@ static int rewrite_process(struct tsync_json *process, const struct tsync_plan *
                 return r;
         r = tsync_json_set(process, "args", TAKE_PTR(new_args));
         if (r < 0)
-                return tsync_error(err, -r, "process.args: %s", strerror(-r));
+                return tsync_error(err, -r, "process.args: %s", tsync_errtext(-r));
         if (plan->capabilities && !plan->no_new_privileges) {
                 r = tsync_exec_view_lend_sets(tsync_json_get_mut(process, "capabilities"), err);
                 if (r < 0)
@@ -663,7 +664,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
         if (r == 0 && relay)
                 r = add_agent_tmpfs(mounts, tsync_json_get(process, "user"));
         if (r < 0)
-                return tsync_error(err, -r, "mounts: %s", strerror(-r));
+                return tsync_error(err, -r, "mounts: %s", tsync_errtext(-r));
         if (o->hook_path) {
                 struct tsync_json *hooks = tsync_json_get_object(config, "hooks");
                 if (!hooks)
@@ -689,7 +690,7 @@ static int apply_plan(struct tsync_json *config, const struct tsync_plan *plan, 
                                    type_of(tsync_json_get(config, "annotations")));
         r = tsync_json_set(annotations, TSYNC_ANNOTATION_PLAN, tsync_json_new_string(text));
         if (r < 0)
-                return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_PLAN, strerror(-r));
+                return tsync_error(err, -r, "annotations.%s: %s", TSYNC_ANNOTATION_PLAN, tsync_errtext(-r));
         return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "plan/plan.h"
 #include "plan/rewrite.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/json_build.h"
 
 /* A config carrying process (a copy) and, in replace mode, the moved
@@ -51,7 +52,7 @@ static int exec_plan(const struct tsync_json *process, const struct tsync_plan *
         int r = exec_config(process, plan, &config);
 
         if (r < 0)
-                return tsync_error(err, -r, "%s", strerror(-r));
+                return tsync_error(err, -r, "%s", tsync_errtext(-r));
         return tsync_plan_new(config, &req, plan->state_dir, ret, err);
 }
 
@@ -144,7 +145,7 @@ int tsync_rewrite_exec_add(struct tsync_json *process, const char *const *data, 
                 if (r == 0)
                         r = tsync_json_insert(args, at++, tsync_json_new_string(data[i]));
                 if (r < 0)
-                        return tsync_error(err, -r, "process.args: %s", strerror(-r));
+                        return tsync_error(err, -r, "process.args: %s", tsync_errtext(-r));
         }
         return 0;
 }

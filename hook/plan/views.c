@@ -13,6 +13,7 @@
 
 #include "plan/rewrite.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 
 #define LENT        "lent.json"
@@ -65,7 +66,7 @@ static int read_holder(struct tsync_views *v, const char *bundle, struct tsync_e
         }
         if (n < 0 || (size_t)n >= sizeof(v->holder) || n == 0)
                 return tsync_error(err, n < 0 ? errno : EINVAL, "%s/%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS,
-                                   TSYNC_VIEWS_RUNNING, n < 0 ? strerror(errno) : "not a container's id");
+                                   TSYNC_VIEWS_RUNNING, n < 0 ? tsync_errtext(errno) : "not a container's id");
         v->holder[n] = '\0';
         return 0;
 }
@@ -145,7 +146,7 @@ int tsync_views_hold(struct tsync_views *v, const char *bundle, const char *id, 
                 if (e == EEXIST && read_holder(v, bundle, err) == 0 && v->holder[0])
                         return busy(bundle, v->holder, err);
                 return tsync_error(err, e, "%s/%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, TSYNC_VIEWS_RUNNING,
-                                   strerror(e));
+                                   tsync_errtext(e));
         }
         (void)snprintf(v->holder, sizeof(v->holder), "%s", id);
         return 0;
@@ -190,7 +191,7 @@ int tsync_views_supported(int bundle_fd, const char *bundle, struct tsync_err *e
         static const char *const probe[] = { PROBE_A, PROBE_B };
         int present = tsync_views_present(bundle_fd);
         if (present < 0)
-                return tsync_error(err, -present, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(-present));
+                return tsync_error(err, -present, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, tsync_errtext(-present));
         _cleanup_close_ int dir = open_dir(bundle_fd, bundle, true, err);
         if (dir < 0)
                 return dir;
@@ -254,9 +255,9 @@ int tsync_views_remove(int bundle_fd, const char *bundle, struct tsync_err *err)
         struct tsync_views v = TSYNC_VIEWS_INIT;
         int present = tsync_views_present(bundle_fd);
         if (present <= 0)
-                return present < 0
-                               ? tsync_error(err, -present, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(-present))
-                               : 0;
+                return present < 0 ? tsync_error(err, -present, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS,
+                                                 tsync_errtext(-present))
+                                   : 0;
         v.dir_fd = open_dir(bundle_fd, bundle, false, err);
         if (v.dir_fd < 0)
                 return v.dir_fd;
@@ -279,7 +280,7 @@ int tsync_views_open(const char *bundle, int *ret_fd, struct tsync_err *err)
                 return 0;
         int r = tsync_views_present(fd);
         if (r <= 0)
-                return r < 0 ? tsync_error(err, -r, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, strerror(-r)) : 0;
+                return r < 0 ? tsync_error(err, -r, "%s/%s: %s", bundle, TSYNC_BUNDLE_VIEWS, tsync_errtext(-r)) : 0;
         if (flock(fd, LOCK_EX) < 0)
                 return tsync_error_errno(err, "%s: cannot lock", bundle);
         *ret_fd = TAKE_FD(fd);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 
 /* path's last component, after checking every component's spelling. */
@@ -97,7 +98,7 @@ static int open_parent(const char *path, const char *name, struct tsync_err *err
                         if (e == ENOENT)
                                 return tsync_error(err, ENOENT, "'%s': the directory '%.*s' does not exist", path, len,
                                                    path);
-                        return tsync_error(err, e, "'%s': '%.*s': %s", path, len, path, strerror(e));
+                        return tsync_error(err, e, "'%s': '%.*s': %s", path, len, path, tsync_errtext(e));
                 }
                 (void)close(fd);
                 fd = next;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 
 int tsync_write_all(int fd, const void *buf, size_t len)
 {
@@ -110,7 +111,7 @@ static int write_in_place(int dfd, const char *path, const char *name, const str
                 return tsync_error_errno(err, "%s", path);
         int r = tsync_write_allv(fd, iov, n);
         if (r < 0)
-                return tsync_error(err, -r, "%s: writing failed: %s", path, strerror(-r));
+                return tsync_error(err, -r, "%s: writing failed: %s", path, tsync_errtext(-r));
         return 0;
 }
 
@@ -215,7 +216,7 @@ static int replace(int dfd, const char *path, const char *name, bool exists, con
                         (void)unlinkat(dfd, tmp, 0);
                 if (r == -EEXIST)
                         return tsync_error(err, EEXIST, "%s: appeared while being written", path);
-                return tsync_error(err, -r, "%s: %s: %s", path, what, strerror(-r));
+                return tsync_error(err, -r, "%s: %s: %s", path, what, tsync_errtext(-r));
         }
         /* The new name is durable once the directory is synced. */
         if ((flags & TSYNC_WRITE_DURABLE) && fsync(dfd) < 0)
@@ -289,7 +290,7 @@ static int open_dir(const char *path, bool nofollow, struct tsync_err *err)
         /* O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR; name the real problem. */
         if (nofollow && (saved == ELOOP || saved == ENOTDIR) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
                 return tsync_error(err, ELOOP, "%s: is a symbolic link: refusing to write into it", path);
-        return tsync_error(err, saved, "%s: %s", path, strerror(saved));
+        return tsync_error(err, saved, "%s: %s", path, tsync_errtext(saved));
 }
 
 int tsync_write_atomic(const char *path, const void *buf, size_t len, mode_t mode, bool durable, struct tsync_err *err)
@@ -320,7 +321,7 @@ int tsync_write_over(const char *path, const struct stat *was, const void *buf, 
         /* From offset 0, the open's. */
         int r = tsync_write_all(fd, buf, len);
         if (r < 0)
-                return tsync_error(err, -r, "%s: writing: %s", path, strerror(-r));
+                return tsync_error(err, -r, "%s: writing: %s", path, tsync_errtext(-r));
         /* Not to 0 first: ext4 would flush the text at close, as after a rename. */
         if (ftruncate(fd, (off_t)len) < 0)
                 return tsync_error_errno(err, "%s: truncating", path);
@@ -332,7 +333,7 @@ int tsync_write_output(const char *path, const void *buf, size_t len, mode_t mod
         if (strcmp(path, "-") == 0) {
                 int r = tsync_write_all(STDOUT_FILENO, buf, len);
                 if (r < 0)
-                        return tsync_error(err, -r, "writing to standard output: %s", strerror(-r));
+                        return tsync_error(err, -r, "writing to standard output: %s", tsync_errtext(-r));
                 return 0;
         }
         _cleanup_free_ char *dir = NULL;
@@ -417,15 +418,15 @@ int tsync_read_file_at(int dfd, const char *name, const char *what, unsigned fla
                 oflags |= O_NONBLOCK;
         _cleanup_close_ int fd = openat(dfd, name, oflags);
         if (fd < 0)
-                return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), strerror(errno));
+                return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), tsync_errtext(errno));
         if (flags & TSYNC_READ_OPEN_NONBLOCK) {
                 int fl = fcntl(fd, F_GETFL);
                 if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-                        return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), strerror(errno));
+                        return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), tsync_errtext(errno));
         }
         struct stat st;
         if (fstat(fd, &st) < 0)
-                return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), strerror(errno));
+                return tsync_error(err, errno, WHAT_FMT "%s", WHAT_ARGS(what), tsync_errtext(errno));
         if (S_ISDIR(st.st_mode))
                 return tsync_error(err, EISDIR, WHAT_FMT "is a directory", WHAT_ARGS(what));
         if ((flags & TSYNC_READ_REGULAR) && !S_ISREG(st.st_mode))
