@@ -9,7 +9,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 TOP=$TSYNC_TOP
 PKG=oci-seccomp-tsync
-PROGRAMS="oci-seccomp-tsync oci-seccomp-tsync-runtime seccomp-tsync-init"
+PROGRAMS="oci-seccomp-tsync oci-seccomp-tsync-runtime seccomp-tsync-init seccomp-tsync-view-hook"
 
 oneTimeSetUp() {
         SUITE_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tsync-cross.XXXXXX")
