@@ -6,19 +6,25 @@ RT=runc
 . "$HERE/hooklib.sh"
 . "$HERE/hook_cases.sh"
 
-# Hook stages called directly, as a runtime would, with bad input.
-testHookFailsClosedOnGarbageStateAndAMissingBundle() {
-        echo 'not json' | "$OCI" hook createRuntime 2>"$TSYNC_TMP/err"
+# assert_refuses_bad_state PROGRAM: PROGRAM's hook stages, called directly as a runtime would,
+# refuse a state that is not JSON and a bundle that is gone in one line, and let a poststop whose
+# bundle is gone pass.
+assert_refuses_bad_state() {
+        echo 'not json' | "$1" hook createRuntime 2>"$TSYNC_TMP/err"
         assertEquals 1 $?
         assertEquals 1 "$(wc -l <"$TSYNC_TMP/err")"
         echo '{"ociVersion": "1.0.2", "id": "gone-1", "status": "creating", "bundle": "/nonexistent/bundle"}' |
-                "$OCI" hook createRuntime 2>"$TSYNC_TMP/err"
+                "$1" hook createRuntime 2>"$TSYNC_TMP/err"
         assertEquals 1 $?
         grep -q "^oci-seccomp-tsync: gone-1: /nonexistent/bundle/config.json: No such file or directory$" "$TSYNC_TMP/err" ||
                 fail "$(cat "$TSYNC_TMP/err")"
         echo '{"ociVersion": "1.0.2", "id": "gone-1", "status": "stopped", "bundle": "/nonexistent/bundle"}' |
-                "$OCI" hook poststop
+                "$1" hook poststop
         assertEquals "poststop with the state already gone" 0 $?
+}
+
+testHookFailsClosedOnGarbageStateAndAMissingBundle() {
+        assert_refuses_bad_state "$OCI"
 }
 
 # The exec view's hook (seccomp-tsync-view-hook, linked with musl) names the hook entries of a plan
@@ -36,17 +42,7 @@ testTheViewHookServesTheExecViewAloneAndRefusesTheRest() {
         rt_run "vh-$$" "$TSYNC_TMP/b"
         assertEquals "a start through it: $(cat "$TSYNC_TMP/vh-$$.err")" 0 "$rc"
 
-        echo 'not json' | "$view" hook createRuntime 2>"$TSYNC_TMP/err"
-        assertEquals 1 $?
-        assertEquals 1 "$(wc -l <"$TSYNC_TMP/err")"
-        echo '{"ociVersion": "1.0.2", "id": "gone-1", "status": "creating", "bundle": "/nonexistent/bundle"}' |
-                "$view" hook createRuntime 2>"$TSYNC_TMP/err"
-        assertEquals 1 $?
-        grep -q "^oci-seccomp-tsync: gone-1: /nonexistent/bundle/config.json: No such file or directory$" "$TSYNC_TMP/err" ||
-                fail "$(cat "$TSYNC_TMP/err")"
-        echo '{"ociVersion": "1.0.2", "id": "gone-1", "status": "stopped", "bundle": "/nonexistent/bundle"}' |
-                "$view" hook poststop
-        assertEquals "poststop with the state already gone" 0 $?
+        assert_refuses_bad_state "$view"
 
         make_bundle "$TSYNC_TMP/plain" sh -c : || fail "bundle"
         state='{"ociVersion": "1.0.2", "id": "vh-1", "status": "creating", "bundle": "'$TSYNC_TMP/plain'"}'

@@ -4,7 +4,6 @@
  * tree and documents made for the corners (control characters, NUL, empty
  * containers, a scalar alone). What it writes, the parser reads back as the
  * same tree. A string that is not valid UTF-8 is refused. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "shared/cleanup.h"
 #include "tap.h"
+#include "unit.h"
 #include "util/json.h"
 #include "util/json_build.h"
 
@@ -127,50 +127,24 @@ static void test_json_write_made_documents(void)
         }
 }
 
-/* Every .json file under dir (recursively), each checked. */
-static void check_files(const char *dir, size_t *n)
+/* A JSON file of the tree, checked; fixtures that must not parse are the
+ * parser's tests, not the writer's. */
+static void check_file(const char *path, void *ctx)
 {
-        DIR *d = opendir(dir);
-        if (!d)
+        size_t *checked = ctx;
+        struct tsync_err err = { 0 };
+        _cleanup_json_ struct tsync_json *v = NULL;
+        if (tsync_json_parse_file(path, NULL, &v, &err) < 0)
                 return;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-                if (e->d_name[0] == '.')
-                        continue;
-                char path[4096];
-                (void)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-                size_t len = strlen(e->d_name);
-                if (e->d_type == DT_DIR) {
-                        check_files(path, n);
-                        continue;
-                }
-                if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0)
-                        continue;
-                struct tsync_err err = { 0 };
-                _cleanup_json_ struct tsync_json *v = NULL;
-                /* Fixtures that must not parse are the parser's tests, not the writer's. */
-                if (tsync_json_parse_file(path, NULL, &v, &err) < 0)
-                        continue;
-                check(path, v);
-                (*n)++;
-        }
-        closedir(d);
+        check(path, v);
+        (*checked)++;
 }
 
 static void test_json_write_files_of_the_tree(void)
 {
-        const char *top = getenv("TSYNC_TOP") ? getenv("TSYNC_TOP") : ".";
-        static const char *const dirs[] = {
-                "configs",           "schema",   "tests/unit/fixtures", "tests/integration/profiles",
-                "tests/fuzz/corpus", "packaging"
-        };
-        size_t n = 0;
-        for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-                char path[4096];
-                (void)snprintf(path, sizeof(path), "%s/%s", top, dirs[i]);
-                check_files(path, &n);
-        }
-        tap_ok(n >= 10, "test_json_write_found_the_trees_json_files: %zu", n);
+        size_t checked = 0;
+        (void)unit_each_tree_json(check_file, &checked);
+        tap_ok(checked >= 10, "test_json_write_found_the_trees_json_files: %zu", checked);
 }
 
 static void test_json_write_refuses_invalid_utf8(void)

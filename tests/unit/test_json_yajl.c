@@ -4,7 +4,6 @@
  * trees (values and the offsets the exec view splices at) and the same
  * refusals, but for \f and \v between tokens, which yajl skipped and Go's
  * encoding/json (the runtimes') refuses as we do now. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "json_yajl.h"
 #include "shared/cleanup.h"
 #include "tap.h"
+#include "unit.h"
 #include "util/fileio.h"
 #include "util/json.h"
 
@@ -146,57 +146,28 @@ static void test_json_yajl_mutations(void)
         }
 }
 
-/* Every .json file under dir (recursively): agreed on whole; the small ones
- * (most fixtures) mutated too. */
-static void check_files(const char *dir, size_t *n)
+/* A JSON file of the tree: agreed on whole; the small ones (most fixtures)
+ * mutated too. */
+static void check_file(const char *path, void *ctx)
 {
-        DIR *d = opendir(dir);
-        if (!d)
+        (void)ctx;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        struct tsync_err err = { 0 };
+        if (tsync_read_file_at(AT_FDCWD, path, path, 0, TSYNC_CONFIG_MAX_BYTES, &text, &len, NULL, &err) < 0) {
+                tap_ok(0, "test_json_yajl_file %s: %s", path, err.msg);
                 return;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-                if (e->d_name[0] == '.')
-                        continue;
-                char path[4096];
-                (void)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-                size_t len = strlen(e->d_name);
-                if (e->d_type == DT_DIR) {
-                        check_files(path, n);
-                        continue;
-                }
-                if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0)
-                        continue;
-                _cleanup_free_ char *text = NULL;
-                size_t text_len = 0;
-                struct tsync_err err = { 0 };
-                if (tsync_read_file_at(AT_FDCWD, path, path, 0, TSYNC_CONFIG_MAX_BYTES, &text, &text_len, NULL, &err) <
-                    0) {
-                        tap_ok(0, "test_json_yajl_file %s: %s", path, err.msg);
-                        continue;
-                }
-                char why[512] = "";
-                bool same = json_parsers_agree(text, text_len, 0, why, sizeof(why));
-                size_t bad = text_len <= 600 ? mutations_disagreeing(text, text_len, why, sizeof(why)) : 0;
-                tap_ok(same && bad == 0, "test_json_yajl_file %s%s: %zu mutations disagree: %s", path,
-                       text_len <= 600 ? " and its mutations" : "", bad, why);
-                (*n)++;
         }
-        closedir(d);
+        char why[512] = "";
+        bool same = json_parsers_agree(text, len, 0, why, sizeof(why));
+        size_t bad = len <= 600 ? mutations_disagreeing(text, len, why, sizeof(why)) : 0;
+        tap_ok(same && bad == 0, "test_json_yajl_file %s%s: %zu mutations disagree: %s", path,
+               len <= 600 ? " and its mutations" : "", bad, why);
 }
 
 static void test_json_yajl_files_of_the_tree(void)
 {
-        const char *top = getenv("TSYNC_TOP") ? getenv("TSYNC_TOP") : ".";
-        static const char *const dirs[] = {
-                "configs",           "schema",   "tests/unit/fixtures", "tests/integration/profiles",
-                "tests/fuzz/corpus", "packaging"
-        };
-        size_t n = 0;
-        for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-                char path[4096];
-                (void)snprintf(path, sizeof(path), "%s/%s", top, dirs[i]);
-                check_files(path, &n);
-        }
+        size_t n = unit_each_tree_json(check_file, NULL);
         tap_ok(n >= 10, "test_json_yajl_found_the_trees_json_files: %zu", n);
 }
 

@@ -3,6 +3,7 @@
  * rewrite tests start from. */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -157,4 +158,49 @@ static inline char *unit_injected_text(const char *base, bool pretty)
                 tap_diag("inject: %s", err.msg);
         tsync_json_free(c);
         return out;
+}
+
+/* Every .json file under dir, recursively, given to each; *n counts them. */
+static inline void unit_each_json_under(const char *dir, void (*each)(const char *path, void *ctx), void *ctx,
+                                        size_t *n)
+{
+        DIR *d = opendir(dir);
+        if (!d)
+                return;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                if (e->d_name[0] == '.')
+                        continue;
+                char path[4096];
+                int k = snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+                if (k < 0 || (size_t)k >= sizeof(path))
+                        continue;
+                size_t len = strlen(e->d_name);
+                if (e->d_type == DT_DIR)
+                        unit_each_json_under(path, each, ctx, n);
+                else if (len >= 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
+                        each(path, ctx);
+                        (*n)++;
+                }
+        }
+        closedir(d);
+}
+
+/* Every JSON file of the tree (under $TSYNC_TOP, else the current
+ * directory): configs, schemas, fixtures, test profiles, fuzz seeds,
+ * packaging. Their count. */
+static inline size_t unit_each_tree_json(void (*each)(const char *path, void *ctx), void *ctx)
+{
+        const char *top = getenv("TSYNC_TOP") ? getenv("TSYNC_TOP") : ".";
+        static const char *const dirs[] = {
+                "configs",           "schema",   "tests/unit/fixtures", "tests/integration/profiles",
+                "tests/fuzz/corpus", "packaging"
+        };
+        size_t n = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+                char path[4096];
+                (void)snprintf(path, sizeof(path), "%s/%s", top, dirs[i]);
+                unit_each_json_under(path, each, ctx, &n);
+        }
+        return n;
 }
