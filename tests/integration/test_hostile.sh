@@ -1362,6 +1362,16 @@ testControlBytesFromTheContainerNeverReachLockdownsOutputRaw() {
         assertEquals "ctrl: a forged line" "" "$(grep '^forged' "$T/out" "$T/err")"
         assertTrue "ctrl: the task named on one line: $(cat "$T/err")" \
                 "grep -qE '^oci-seccomp-tsync: $ID: lockdown refused: .*\\(pid $pid tid $pid \\(.*forged.*\\) the first\\)' '$T/err'"
+        # The same refusal now names the node's policy it read (--node-conf): the container's
+        # bytes and the operator's path still make one line, the fix naming that file.
+        printf 'no-new-privs = refuse\n' >"$T/node.conf" && chmod 0644 "$T/node.conf" || fail "node.conf"
+        ld_run --node-conf "$T/node.conf" --profile "$LD_DENY"
+        assertEquals "ctrl, --node-conf: $(cat "$T/err")" 1 "$rc"
+        assertEquals "ctrl, --node-conf: raw control bytes" 0 \
+                "$(cat "$T/out" "$T/err" | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')"
+        assertEquals "ctrl, --node-conf: a forged line" "" "$(grep '^forged' "$T/out" "$T/err")"
+        assertTrue "ctrl, --node-conf: one line naming the file: $(cat "$T/err")" \
+                "grep -qE '^oci-seccomp-tsync: $ID: lockdown refused: .*\\(pid $pid tid $pid \\(.*forged.*\\) the first\\).*no-new-privs = set in $T/node.conf\\)' '$T/err'"
         ld_end
 }
 
