@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,7 +22,6 @@
 #include "plan/plan.h"
 #include "plan/rewrite.h"
 #include "plan/stage.h"
-#include "plan/views.h"
 #include "shared/cleanup.h"
 #include "translate/cache.h"
 #include "util/fileio.h"
@@ -111,11 +109,11 @@ static void plan_paths(const struct hook_opts *h, const struct tsync_oci_state *
 /* What every stage after precreate starts from: the OCI state on stdin, the
  * bundle's config.json (c, read once under its lock) and its plan, the host
  * paths. 0; 1 when the config has no plan and that is fine (missing_ok); 2
- * when the bundle has inject's views, open and locked as *ret_views (nothing
- * else read); -1 after printing why not. */
+ * when the bundle has inject's views and the stage is done with them
+ * (nothing else read); -1 after printing why not. */
 static int stage_begin(const struct hook_opts *h, bool missing_ok, struct tsync_oci_state *st,
                        struct tsync_json **ret_doc, struct tsync_bundle_config *c, struct tsync_plan **ret,
-                       struct tsync_plan_paths *o, int *ret_views)
+                       struct tsync_plan_paths *o)
 {
         struct tsync_err err = { 0 };
         if (tsync_oci_state_read(STDIN_FILENO, st, ret_doc, &err) < 0) {
@@ -123,12 +121,9 @@ static int stage_begin(const struct hook_opts *h, bool missing_ok, struct tsync_
                 return -1;
         }
         frontend_log_subject(st->id);
-        int r = tsync_views_open(st->bundle, ret_views, &err);
-        if (r != 0) {
-                if (r < 0)
-                        frontend_error(st->id, &err);
+        int r = frontend_views_stage(st->id, st->bundle, h->stage);
+        if (r != 0)
                 return r < 0 ? -1 : 2;
-        }
         r = load_plan(st, c, ret, &err);
         if (r == -ENOENT && missing_ok)
                 return 1;
@@ -183,19 +178,11 @@ static int stage_create(const struct hook_opts *h)
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         _cleanup_json_ struct tsync_json *state = NULL;
         _cleanup_(tsync_bundle_config_clear) struct tsync_bundle_config config = TSYNC_BUNDLE_CONFIG_INIT;
-        _cleanup_close_ int views = -EBADF;
-        int r = stage_begin(h, false, &st, &state, &config, &plan, &o, &views);
+        int r = stage_begin(h, false, &st, &state, &config, &plan, &o);
         if (r < 0)
                 return CLI_EXIT_FAILED;
-        if (r == 2) {
-                _cleanup_free_ char *summary = NULL;
-                if (tsync_views_start(views, st.id, st.bundle, &summary, &err) < 0) {
-                        frontend_error(st.id, &err);
-                        return CLI_EXIT_FAILED;
-                }
-                frontend_log_text(st.id, tsync_stage_name(h->stage), summary);
+        if (r == 2)
                 return CLI_EXIT_OK;
-        }
         struct tsync_warnings w = { 0 };
         struct tsync_plan_programs progs = { 0 };
         /* Filters in the init's arguments were compiled when the config was written. */
@@ -245,18 +232,12 @@ static int stage_poststop(const struct hook_opts *h)
         struct tsync_plan_paths o;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
         _cleanup_(tsync_bundle_config_clear) struct tsync_bundle_config config = TSYNC_BUNDLE_CONFIG_INIT;
-        _cleanup_close_ int views = -EBADF;
-        int r = stage_begin(h, true, &st, NULL, &config, &plan, &o, &views);
-        if (r == 2) {
-                /* inject writes views only for a plan whose hooks keep the exec view alone. */
-                if (tsync_views_stop(views, st.id, st.bundle, &err) < 0) {
-                        frontend_error(st.id, &err);
-                        return CLI_EXIT_FAILED;
-                }
-                return CLI_EXIT_OK;
-        }
+        int r = stage_begin(h, true, &st, NULL, &config, &plan, &o);
+        /* inject's views exchanged back (inject writes them only for a plan
+         * whose hooks keep the exec view alone), or the bundle or its plan
+         * gone already: nothing of ours is left. */
         if (r > 0)
-                return CLI_EXIT_OK; /* the bundle or its plan is gone already: nothing of ours is left */
+                return CLI_EXIT_OK;
         if (r < 0)
                 return CLI_EXIT_FAILED;
         _cleanup_json_ struct tsync_json *lent = NULL;

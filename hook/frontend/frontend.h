@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "plan/stage.h"
 #include "shared/error.h"
 #include "util/json.h"
 
@@ -67,6 +68,12 @@ void frontend_log_applied_lent(const char *where, const char *what, const struct
  * for createRuntime's line (plan/views.h), which logs it with frontend_log_text. */
 char *frontend_applied_text(const struct tsync_plan *plan, const struct tsync_json *lent, const char *lent_unknown);
 void frontend_log_text(const char *where, const char *what, const char *text);
+
+/* A hook stage's first step (views_stage.c): inject's prepared views of
+ * bundle (plan/views.h), exchanged under the bundle's lock, createRuntime's
+ * line logged. 1 when the bundle has them and the stage is done; 0 when it
+ * has none (the stage reads config.json); -1 after saying why not. */
+int frontend_views_stage(const char *id, const char *bundle, enum tsync_stage stage);
 
 /* What replace mode leaves without linux.seccomp, said where it is chosen
  * (inject, precreate, the wrapper): processes started with `EXEC` (e.g.

@@ -20,7 +20,6 @@
 #include "plan/oci_state.h"
 #include "plan/plan.h"
 #include "plan/stage.h"
-#include "plan/views.h"
 #include "shared/cleanup.h"
 
 static void usage(void)
@@ -55,22 +54,10 @@ static int run(enum tsync_stage stage, bool sync)
                 return CLI_EXIT_FAILED;
         }
         frontend_log_subject(st.id);
-        /* inject's prepared views: exchanged, nothing else read (the
-         * bundle stays locked until the end). */
-        _cleanup_close_ int views = -EBADF;
-        int r = tsync_views_open(st.bundle, &views, &err);
-        if (r > 0) {
-                _cleanup_free_ char *summary = NULL;
-                r = stage == TSYNC_STAGE_POSTSTOP ? tsync_views_stop(views, st.id, st.bundle, &err)
-                                                  : tsync_views_start(views, st.id, st.bundle, &summary, &err);
-                if (r == 0 && summary)
-                        frontend_log_text(st.id, name, summary);
-        }
-        if (r != 0 || views >= 0) {
-                if (r < 0)
-                        frontend_error(st.id, &err);
+        /* inject's prepared views: exchanged, nothing else read. */
+        int r = frontend_views_stage(st.id, st.bundle, stage);
+        if (r != 0)
                 return r < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
-        }
 
         _cleanup_(tsync_bundle_config_clear) struct tsync_bundle_config config = TSYNC_BUNDLE_CONFIG_INIT;
         _cleanup_plan_ struct tsync_plan *plan = NULL;
