@@ -15,6 +15,7 @@
 
 #include "record/record_file.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 
 /* /proc/PID/mountinfo of a container with many mounts stays far below this. */
@@ -198,12 +199,12 @@ int tsync_agent_open_dir(const struct tsync_json *oci_state, const struct tsync_
         r = open_point(root, point, &dfd);
         if (r < 0)
                 return tsync_error(err, -r, "the relay's directory %s in the container (pid %llu): %s",
-                                   TSYNC_CONTAINER_AGENT_DIR, (unsigned long long)pid, strerror(-r));
+                                   TSYNC_CONTAINER_AGENT_DIR, (unsigned long long)pid, tsync_errtext(-r));
 
         /* That it is the mount the rewrite asked for, and not the image's own
          * directory or another mount: its id in the container's mountinfo. */
         struct statx stx;
-        if (statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+        if (tsync_statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
                 return tsync_error_errno(err, "%s: cannot read its mount id", point);
         if (!(stx.stx_mask & STATX_MNT_ID))
                 return tsync_error(err, ENOSYS, "%s: this kernel gives no mount id (Linux 5.8)", point);

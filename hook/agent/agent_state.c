@@ -7,6 +7,7 @@
 
 #include "plan/plan.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/json_build.h"
 
 /* The agent tells containers apart by these, so each is checked rather than
@@ -45,7 +46,7 @@ static int container_state(const struct tsync_json *in, uint64_t pid, struct tsy
                 r = tsync_json_set(s, "annotations", copy);
         }
         if (r < 0)
-                return tsync_error(err, -r, "the agent's state: %s", strerror(-r));
+                return tsync_error(err, -r, "the agent's state: %s", tsync_errtext(-r));
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -75,7 +76,7 @@ int tsync_agent_state(const struct tsync_json *oci_state, char **ret, size_t *re
         if (r == 0)
                 r = tsync_json_set(out, "state", TAKE_PTR(inner));
         if (r < 0)
-                return tsync_error(err, -r, "the agent's state: %s", strerror(-r));
+                return tsync_error(err, -r, "the agent's state: %s", tsync_errtext(-r));
         return tsync_json_write(out, false, ret, ret_len, err);
 }
 

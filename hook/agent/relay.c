@@ -20,6 +20,7 @@
 #include "plan/plan_record.h"
 #include "record/record_file.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/fd_pass.h"
 #include "shared/filterfile.h"
 #include "shared/relay_proto.h"
@@ -72,7 +73,7 @@ static int open_record(const char *dir, int *ret, struct tsync_err *err)
         if (dfd < 0)
                 return tsync_error(err, errno, "recording: %s: %s", dir,
                                    errno == ENOTDIR || errno == ELOOP ? "not a directory (a symlink?)"
-                                                                      : strerror(errno));
+                                                                      : tsync_errtext(errno));
         int e = tsync_record_check_dir(dfd, dir, err);
         if (e < 0)
                 return tsync_error_prefix(err, "recording");
@@ -84,7 +85,7 @@ static int open_record(const char *dir, int *ret, struct tsync_err *err)
                 if (fd >= 0)
                         (void)close(fd);
                 return tsync_error(err, e, "recording: %s/%s: %s", dir, TSYNC_RECORD_CALLS,
-                                   e == EINVAL ? "not a regular file" : strerror(e));
+                                   e == EINVAL ? "not a regular file" : tsync_errtext(e));
         }
         *ret = fd;
         return 0;
@@ -134,7 +135,7 @@ int tsync_relay_open(const struct tsync_json *oci_state, const struct tsync_json
         e = bind_in(r.dir_fd, fd, TSYNC_RELAY_NAME);
         if (e < 0) {
                 (void)close(fd);
-                e = tsync_error(err, -e, "%s/%s: %s", point, TSYNC_RELAY_NAME, strerror(-e));
+                e = tsync_error(err, -e, "%s/%s: %s", point, TSYNC_RELAY_NAME, tsync_errtext(-e));
                 goto out;
         }
         r.listen_fd = fd; /* from here on, clearing removes the name */
@@ -232,7 +233,7 @@ static int receive_listener(const struct tsync_relay *r, int c, char *meta, size
         while (got < want) {
                 int w = wait_for(r, c);
                 if (w < 0)
-                        return tsync_error(err, -w, "waiting for the init: %s", strerror(-w));
+                        return tsync_error(err, -w, "waiting for the init: %s", tsync_errtext(-w));
                 if (w == 0)
                         return tsync_error(err, ESRCH, "the container's process died");
                 bool first = got == 0;
@@ -244,7 +245,7 @@ static int receive_listener(const struct tsync_relay *r, int c, char *meta, size
                 if (n == -EPROTO)
                         return tsync_error(err, EPROTO, "the init sent more than one descriptor");
                 if (n < 0)
-                        return tsync_error(err, (int)-n, "reading the init's listener: %s", strerror((int)-n));
+                        return tsync_error(err, (int)-n, "reading the init's listener: %s", tsync_errtext((int)-n));
                 if (n == 0)
                         return tsync_error(err, EPIPE, "the init went away before it sent its listener");
                 got += (size_t)n;
@@ -292,7 +293,7 @@ static int hand_to_agent(const struct tsync_relay *r, const char *meta, size_t m
         if (sent < 0 || (size_t)sent != len)
                 return tsync_error(err, sent < 0 ? (int)-sent : EPIPE,
                                    "%s: cannot send the listener to the seccomp agent: %s", r->agent_path,
-                                   sent < 0 ? strerror((int)-sent) : "short write");
+                                   sent < 0 ? tsync_errtext((int)-sent) : "short write");
         return 0;
 }
 
@@ -302,11 +303,11 @@ int tsync_relay_serve(struct tsync_relay *r, struct tsync_err *err)
         if (fd == -ENOENT)
                 return 0; /* deleted without a start: nobody to serve */
         if (fd < 0)
-                return tsync_error(err, -fd, "waiting for the init: %s", strerror(-fd));
+                return tsync_error(err, -fd, "waiting for the init: %s", tsync_errtext(-fd));
         _cleanup_close_ int c = fd;
         int e = send_ready(c, r->record_fd);
         if (e < 0)
-                return tsync_error(err, -e, "the init went away: %s", strerror(-e));
+                return tsync_error(err, -e, "the init went away: %s", tsync_errtext(-e));
         if (!r->agent_path)
                 return 0; /* a recording: the init has its file */
         static char meta[TSYNC_FILTER_MAX_TRAILER + 1];

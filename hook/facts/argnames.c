@@ -17,6 +17,28 @@
 #n, (v), (v)                                                                                           \
         }
 
+/* The signals by the names glibc's sigabbrev_np gives them (which musl
+ * lacks); the unit test holds the two to each other. */
+static const struct {
+        int sig;
+        const char *abbrev;
+} signals[] = { { SIGHUP, "HUP" },   { SIGINT, "INT" },       { SIGQUIT, "QUIT" }, { SIGILL, "ILL" },
+                { SIGTRAP, "TRAP" }, { SIGABRT, "ABRT" },     { SIGBUS, "BUS" },   { SIGFPE, "FPE" },
+                { SIGKILL, "KILL" }, { SIGUSR1, "USR1" },     { SIGSEGV, "SEGV" }, { SIGUSR2, "USR2" },
+                { SIGPIPE, "PIPE" }, { SIGALRM, "ALRM" },     { SIGTERM, "TERM" }, { SIGSTKFLT, "STKFLT" },
+                { SIGCHLD, "CHLD" }, { SIGCONT, "CONT" },     { SIGSTOP, "STOP" }, { SIGTSTP, "TSTP" },
+                { SIGTTIN, "TTIN" }, { SIGTTOU, "TTOU" },     { SIGURG, "URG" },   { SIGXCPU, "XCPU" },
+                { SIGXFSZ, "XFSZ" }, { SIGVTALRM, "VTALRM" }, { SIGPROF, "PROF" }, { SIGWINCH, "WINCH" },
+                { SIGPOLL, "POLL" }, { SIGPWR, "PWR" },       { SIGSYS, "SYS" } };
+
+static const char *signal_abbrev(int sig)
+{
+        for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+                if (signals[i].sig == sig)
+                        return signals[i].abbrev;
+        return NULL;
+}
+
 /* clone(2)'s flags; CLONE_NEWTIME shares its bit with the exit signal and is
  * unshare's (and clone3's) alone. */
 #define CLONE_COMMON                                                                                                   \
@@ -133,7 +155,7 @@ void tsync_argtable_format(const struct tsync_argtable *t, uint64_t v, char *buf
         }
         if (t->signal_mask && (rest & t->signal_mask)) {
                 unsigned sig = (unsigned)(rest & t->signal_mask);
-                const char *abbrev = sig < (unsigned)NSIG ? sigabbrev_np((int)sig) : NULL;
+                const char *abbrev = sig < (unsigned)NSIG ? signal_abbrev((int)sig) : NULL;
                 char name[32];
                 if (abbrev)
                         (void)snprintf(name, sizeof(name), "SIG%s", abbrev);
@@ -158,7 +180,7 @@ static int parse_word(const struct tsync_argtable *t, const char *w, uint64_t *r
                 }
         if (t->signal_mask && strncmp(w, "SIG", 3) == 0)
                 for (int sig = 1; sig < NSIG; sig++) {
-                        const char *abbrev = sigabbrev_np(sig);
+                        const char *abbrev = signal_abbrev(sig);
                         if (abbrev && strcmp(abbrev, w + 3) == 0) {
                                 *ret = (uint64_t)sig;
                                 return 0;

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "plan/plan_record.h"
 #include "plan/record_place.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "translate/cache.h"
 #include "util/fileio.h"
 
@@ -73,23 +73,41 @@ static uid_t parent_uid(void)
         return me;
 }
 
-/* The home directory /etc/passwd gives uid, or NULL. Read as a file, entry
- * by entry (fgetpwent_r parses a FILE), not through NSS: the program is linked statically, and a
- * static getpwuid would load the host's NSS modules of another glibc. Only
- * used where HOME is not set; a user known only to a directory service then
- * has none here, and the caller says what it cannot find. */
+/* The home directory /etc/passwd gives uid, or NULL. Read as a file, line
+ * by line (name:password:uid:gid:gecos:home:shell), not through NSS: the
+ * program is linked statically, and a static getpwuid would load the host's
+ * NSS modules of another glibc (musl's would ask nscd). Only used where HOME
+ * is not set; a user known only to a directory service then has none here,
+ * and the caller says what it cannot find. */
 static const char *home_from_passwd(uid_t uid, char *buf, size_t size)
 {
         FILE *f = fopen("/etc/passwd", "re");
         if (!f)
                 return NULL;
         const char *home = NULL;
-        struct passwd pw, *found;
-        while (fgetpwent_r(f, &pw, buf, size, &found) == 0)
-                if (found->pw_uid == uid) {
-                        home = found->pw_dir;
-                        break;
+        while (!home && fgets(buf, (int)size, f)) {
+                size_t len = strcspn(buf, "\n");
+                if (buf[len] != '\n' && !feof(f)) {
+                        /* Longer than buf: not an entry we can read whole. */
+                        for (int c = 0; c != EOF && c != '\n';)
+                                c = getc(f);
+                        continue;
                 }
+                buf[len] = '\0';
+                char *field[7];
+                size_t n = 0;
+                for (char *p = buf; n < 7;) {
+                        field[n++] = p;
+                        char *colon = strchr(p, ':');
+                        if (!colon)
+                                break;
+                        *colon = '\0';
+                        p = colon + 1;
+                }
+                uint64_t v;
+                if (n >= 6 && tsync_parse_decimal(field[2], strlen(field[2]), UINT32_MAX, &v) == 0 && v == uid)
+                        home = field[5];
+        }
         fclose(f);
         return home;
 }

@@ -14,6 +14,7 @@
 
 #include "lockdown/lockdown.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 
 /* Where a hierarchy is mounted in our mount namespace: cgroup2, or the v1
@@ -242,7 +243,7 @@ int tsync_lockdown_freeze(struct tsync_lockdown_cgroup *cg, struct tsync_err *er
         int r = tsync_lockdown_watchdog_frozen(cg->watchdog, fd, cg->v1);
         if (r < 0)
                 return tsync_error(err, -r, "the watchdog that thaws the cgroup should lockdown die: %s; not frozen",
-                                   strerror(-r));
+                                   tsync_errtext(-r));
         cg->frozen = true;
         if (write(fd, cg->v1 ? "FROZEN" : "1", cg->v1 ? 6 : 1) < 0)
                 return tsync_error_errno(err, "%s", path);
@@ -251,7 +252,7 @@ int tsync_lockdown_freeze(struct tsync_lockdown_cgroup *cg, struct tsync_err *er
         for (int i = 0; i < TSYNC_LOCKDOWN_FREEZE_MS; i++) {
                 r = is_frozen(cg, false);
                 if (r < 0)
-                        return tsync_error(err, -r, "%s: %s", cg->dir, strerror(-r));
+                        return tsync_error(err, -r, "%s: %s", cg->dir, tsync_errtext(-r));
                 if (r > 0)
                         return 0;
                 if (tsync_lockdown_cancelled)
@@ -269,7 +270,7 @@ int tsync_lockdown_thaw(struct tsync_lockdown_cgroup *cg, struct tsync_err *err)
         (void)snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->v1 ? "freezer.state" : "cgroup.freeze");
         int r = write_file(path, cg->v1 ? "THAWED" : "0");
         if (r < 0)
-                return tsync_error(err, -r, "%s: %s", path, strerror(-r));
+                return tsync_error(err, -r, "%s: %s", path, tsync_errtext(-r));
         cg->frozen = false;
         (void)tsync_lockdown_watchdog_thawed(cg->watchdog);
         return 0;
@@ -351,7 +352,7 @@ int tsync_lockdown_cgroup_procs(pid_t pid, pid_t **ret, size_t *n, struct tsync_
                         free(*ret);
                         *ret = NULL;
                         *n = 0;
-                        return tsync_error(err, -r, "%s: listing its processes: %s", dir, strerror(-r));
+                        return tsync_error(err, -r, "%s: listing its processes: %s", dir, tsync_errtext(-r));
                 }
         }
         return 0;

@@ -30,6 +30,7 @@
 #include "shared/arches.h"
 #include "shared/bpf.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "status/status.h"
 #include "util/fileio.h"
 
@@ -73,14 +74,14 @@ int tsync_lockdown_seize(pid_t tid, bool interrupt, char *why, size_t size)
 {
         if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
                 int e = errno;
-                (void)snprintf(why, size, "PTRACE_SEIZE: %s%s", strerror(e),
+                (void)snprintf(why, size, "PTRACE_SEIZE: %s%s", tsync_errtext(e),
                                e == EPERM ? " (traced by another process, or ptrace not allowed)" : "");
                 return -e;
         }
         if (interrupt && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
                 int e = errno;
                 (void)ptrace(PTRACE_DETACH, tid, NULL, NULL);
-                (void)snprintf(why, size, "PTRACE_INTERRUPT: %s", strerror(e));
+                (void)snprintf(why, size, "PTRACE_INTERRUPT: %s", tsync_errtext(e));
                 return -e;
         }
         return 0;
@@ -95,7 +96,7 @@ int tsync_lockdown_wait_stop(pid_t tid, int timeout_ms, char *why, size_t size)
                         continue;
                 if (w < 0) {
                         int e = errno;
-                        (void)snprintf(why, size, "waiting for its stop: %s", strerror(e));
+                        (void)snprintf(why, size, "waiting for its stop: %s", tsync_errtext(e));
                         return -e;
                 }
                 if (w == tid && WIFSTOPPED(st))
@@ -215,12 +216,12 @@ static int step_call(struct tsync_lockdown_call *c)
         regs.r9 = 0;
         if (ptrace(PTRACE_SETREGS, c->tid, NULL, &regs) < 0) {
                 int e = errno;
-                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SETREGS: %s", strerror(e));
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SETREGS: %s", tsync_errtext(e));
                 return -e;
         }
         if (ptrace(PTRACE_SINGLESTEP, c->tid, NULL, NULL) < 0) {
                 int e = errno;
-                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SINGLESTEP: %s", strerror(e));
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SINGLESTEP: %s", tsync_errtext(e));
                 return -e;
         }
         return 0;
@@ -241,7 +242,7 @@ static int finish(struct tsync_lockdown_call *c, int r)
         c->backup = NULL;
         if (r == 0 && (rm < 0 || rr < 0)) {
                 (void)snprintf(c->why, sizeof(c->why), "restoring its %s: %s",
-                               rm < 0 ? "stack" : "registers or signal mask", strerror(rm < 0 ? -rm : -rr));
+                               rm < 0 ? "stack" : "registers or signal mask", tsync_errtext(rm < 0 ? -rm : -rr));
                 r = rm < 0 ? rm : rr;
         }
         return r;
@@ -257,25 +258,25 @@ int tsync_lockdown_call_start(struct tsync_lockdown_call *c, pid_t pid, pid_t ti
         c->mem = open(path, O_RDWR | O_CLOEXEC);
         if (c->mem < 0) {
                 int e = errno;
-                (void)snprintf(c->why, sizeof(c->why), "%s: %s", path, strerror(e));
+                (void)snprintf(c->why, sizeof(c->why), "%s: %s", path, tsync_errtext(e));
                 return -e;
         }
         int r = 0;
         if (ptrace(PTRACE_GETREGS, tid, NULL, &c->saved) < 0) {
                 r = -errno;
-                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETREGS: %s", strerror(-r));
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETREGS: %s", tsync_errtext(-r));
                 goto fail;
         }
         if (c->saved.cs != 0x33) {
                 (void)snprintf(c->why, sizeof(c->why), "not an x86_64 process (cs %#llx): not supported yet",
-                               c->saved.cs);
+                               (unsigned long long)c->saved.cs);
                 r = -EOPNOTSUPP;
                 goto fail;
         }
         r = find_syscall(pid, tid, c->mem, &c->insn);
         if (r < 0) {
                 (void)snprintf(c->why, sizeof(c->why), "no syscall instruction found in its executable mappings: %s",
-                               strerror(-r));
+                               tsync_errtext(-r));
                 goto fail;
         }
         /* struct sock_fprog, then the program, below the red zone, 16-aligned. */
@@ -291,7 +292,7 @@ int tsync_lockdown_call_start(struct tsync_lockdown_call *c, pid_t pid, pid_t ti
         }
         r = mem_rw(c->mem, false, c->backup, c->need, c->at);
         if (r < 0) {
-                (void)snprintf(c->why, sizeof(c->why), "reading its stack at %#lx: %s", c->at, strerror(-r));
+                (void)snprintf(c->why, sizeof(c->why), "reading its stack at %#lx: %s", c->at, tsync_errtext(-r));
                 goto fail;
         }
         struct sock_fprog fprog = { .len = (unsigned short)len,
@@ -304,18 +305,18 @@ int tsync_lockdown_call_start(struct tsync_lockdown_call *c, pid_t pid, pid_t ti
         uint64_t all = ~0ULL;
         if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(c->mask), &c->mask) < 0) {
                 r = -errno;
-                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETSIGMASK: %s", strerror(-r));
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETSIGMASK: %s", tsync_errtext(-r));
                 goto fail;
         }
         /* From here on, finish() puts things back. */
         r = mem_rw(c->mem, true, image, c->need, c->at);
         if (r < 0) {
-                (void)snprintf(c->why, sizeof(c->why), "writing its stack at %#lx: %s", c->at, strerror(-r));
+                (void)snprintf(c->why, sizeof(c->why), "writing its stack at %#lx: %s", c->at, tsync_errtext(-r));
                 return finish(c, r);
         }
         if (ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all) < 0) {
                 r = -errno;
-                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SETSIGMASK: %s", strerror(-r));
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SETSIGMASK: %s", tsync_errtext(-r));
                 return finish(c, r);
         }
         if (set_nnp) {
@@ -347,14 +348,14 @@ int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status)
         struct user_regs_struct regs;
         if (ptrace(PTRACE_GETREGS, c->tid, NULL, &regs) < 0) {
                 int e = errno;
-                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETREGS: %s", strerror(e));
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_GETREGS: %s", tsync_errtext(e));
                 return finish(c, -e);
         }
         if (regs.rip == c->insn + 2) {
                 c->res = (long)regs.rax;
                 if (c->nr[c->cur] == SYS_prctl && c->res != 0) {
                         (void)snprintf(c->why, sizeof(c->why), "prctl(PR_SET_NO_NEW_PRIVS): %s",
-                                       strerror((int)-c->res));
+                                       tsync_errtext((int)-c->res));
                         return finish(c, (int)c->res);
                 }
                 if (++c->cur == c->n)
@@ -368,13 +369,13 @@ int tsync_lockdown_call_stopped(struct tsync_lockdown_call *c, int status)
         if (status >> 16 == 0 && WSTOPSIG(status) != SIGTRAP && !*c->held_sig)
                 *c->held_sig = WSTOPSIG(status);
         if (regs.rip != c->insn) {
-                (void)snprintf(c->why, sizeof(c->why), "the injected call did not run (rip %#llx, stop %#x)", regs.rip,
-                               status);
+                (void)snprintf(c->why, sizeof(c->why), "the injected call did not run (rip %#llx, stop %#x)",
+                               (unsigned long long)regs.rip, status);
                 return finish(c, -EIO);
         }
         if (ptrace(PTRACE_SINGLESTEP, c->tid, NULL, NULL) < 0) {
                 int e = errno;
-                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SINGLESTEP: %s", strerror(e));
+                (void)snprintf(c->why, sizeof(c->why), "PTRACE_SINGLESTEP: %s", tsync_errtext(e));
                 return finish(c, -e);
         }
         return 1;
@@ -429,7 +430,7 @@ int tsync_lockdown_call_unwind(struct tsync_lockdown_call *c, const char *what)
                 (void)snprintf(c->why, sizeof(c->why),
                                "%s; interrupted, it did not stop within %d ms either (%s): its registers could not "
                                "be put back",
-                               what, TSYNC_LOCKDOWN_UNWIND_MS, strerror(-e));
+                               what, TSYNC_LOCKDOWN_UNWIND_MS, tsync_errtext(-e));
                 return e;
         }
         if (st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP && !*c->held_sig)
@@ -456,7 +457,7 @@ int tsync_lockdown_inject(pid_t pid, pid_t tid, const struct sock_filter *insns,
                         break;
                 }
                 if (r < 0) {
-                        (void)snprintf(c.why, sizeof(c.why), "while it ran the injected call: %s", strerror(-r));
+                        (void)snprintf(c.why, sizeof(c.why), "while it ran the injected call: %s", tsync_errtext(-r));
                         break;
                 }
                 r = tsync_lockdown_call_stopped(&c, st);
@@ -487,7 +488,7 @@ int tsync_lockdown_check_calls(pid_t tid, unsigned flags, bool set_nnp, char *wh
                         return 0;
                 if (n < 0) {
                         int e = errno;
-                        (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %ld: %s", i, strerror(e));
+                        (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %ld: %s", i, tsync_errtext(e));
                         return -e;
                 }
                 _cleanup_free_ struct sock_filter *prog = calloc((size_t)n ? (size_t)n : 1, sizeof(*prog));
@@ -495,7 +496,7 @@ int tsync_lockdown_check_calls(pid_t tid, unsigned flags, bool set_nnp, char *wh
                         return -ENOMEM;
                 if (ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)i, prog) != n) {
                         int e = errno;
-                        (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %ld: %s", i, strerror(e));
+                        (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %ld: %s", i, tsync_errtext(e));
                         return -e;
                 }
                 for (size_t k = 0; k < (set_nnp ? 2u : 1u); k++) {
@@ -621,7 +622,7 @@ int tsync_lockdown_filter_is(pid_t tid, int index, const struct sock_filter *ins
                 int e = errno;
                 if (insns == NULL && e == ENOENT)
                         return 1; /* asked for its absence */
-                (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %d: %s", index, strerror(e));
+                (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %d: %s", index, tsync_errtext(e));
                 return -e;
         }
         if ((size_t)n != len)
@@ -631,7 +632,7 @@ int tsync_lockdown_filter_is(pid_t tid, int index, const struct sock_filter *ins
                 return -ENOMEM;
         if (ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)(long)index, got) != n) {
                 int e = errno;
-                (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %d: %s", index, strerror(e));
+                (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %d: %s", index, tsync_errtext(e));
                 return -e;
         }
         return memcmp(got, insns, len * sizeof(*got)) == 0;

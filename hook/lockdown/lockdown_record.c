@@ -15,6 +15,7 @@
 #include "lockdown/lockdown_record.h"
 #include "shared/base64.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/filterfile.h"
 #include "status/status.h"
 #include "util/fileio.h"
@@ -146,7 +147,8 @@ int tsync_lockdown_record_add(struct tsync_lockdown_record *r, const char *name,
                 return tsync_error(err, ENOMEM, "out of memory");
         long n = tsync_filter_encode(insns, len, flags, 0, buf, TSYNC_FILTER_MAX_SIZE);
         if (n < 0)
-                return tsync_error(err, (int)-n, "%s: cannot be kept as a filter file: %s", name, strerror((int)-n));
+                return tsync_error(err, (int)-n, "%s: cannot be kept as a filter file: %s", name,
+                                   tsync_errtext((int)-n));
         struct tsync_lockdown_layer *l = &r->layers[r->n];
         *l = (struct tsync_lockdown_layer){ .added = now };
         tsync_sha256_hex(insns, len * sizeof(*insns), l->sha256);
@@ -266,7 +268,7 @@ int tsync_lockdown_record_write(const char *root, const char *key, const struct 
         _cleanup_json_ struct tsync_json *doc = NULL;
         e = to_json(key, r, &doc);
         if (e < 0)
-                return tsync_error(err, -e, "%s: %s", path, strerror(-e));
+                return tsync_error(err, -e, "%s: %s", path, tsync_errtext(-e));
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         e = tsync_json_write(doc, true, &text, &len, err);

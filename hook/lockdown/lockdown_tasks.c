@@ -24,6 +24,7 @@
 #include "facts/plain_exec.h"
 #include "lockdown/lockdown.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "status/status.h"
 #include "util/fileio.h"
 
@@ -232,7 +233,7 @@ static int list_frozen(const struct tsync_lockdown_cgroup *cg, const struct tsyn
         size_t n = 0;
         int e = tsync_lockdown_cgroup_tids(cg, &tids, &n);
         if (e < 0)
-                return tsync_error(err, -e, "%s: listing its tasks: %s", cg->dir, strerror(-e));
+                return tsync_error(err, -e, "%s: listing its tasks: %s", cg->dir, tsync_errtext(-e));
         tsync_status_clear(fz);
         fz->tasks = calloc(n + st->n + 1, sizeof(*fz->tasks));
         if (!fz->tasks)
@@ -253,7 +254,7 @@ static int list_frozen(const struct tsync_lockdown_cgroup *cg, const struct tsyn
                 if (e == -ENOENT)
                         continue; /* it ended */
                 if (e < 0)
-                        return tsync_error(err, -e, "task %d: %s", (int)tids[i], strerror(-e));
+                        return tsync_error(err, -e, "task %d: %s", (int)tids[i], tsync_errtext(-e));
                 fz->n++;
         }
         qsort(fz->tasks, fz->n, sizeof(*fz->tasks), tsync_status_task_cmp);
@@ -269,7 +270,7 @@ static void newcomers(struct run *r, const struct tsync_lockdown_cgroup *cg, con
         int e = tsync_lockdown_cgroup_tids(cg, &tids, &n);
         if (e < 0) {
                 struct tsync_status_task k = { .pid = r->req->pid, .tid = r->req->pid };
-                FAIL(r, &k, "listing its tasks again: %s", strerror(-e));
+                FAIL(r, &k, "listing its tasks again: %s", tsync_errtext(-e));
                 return;
         }
         for (size_t i = 0; i < n; i++) {
@@ -317,7 +318,7 @@ static bool cover_threads(struct run *r, const struct tsync_status *st, size_t f
                         return false;
                 }
                 if (res != 0) {
-                        FAIL(r, t, "seccomp in this thread: %s", strerror((int)-res));
+                        FAIL(r, t, "seccomp in this thread: %s", tsync_errtext((int)-res));
                         return false;
                 }
         }
@@ -434,7 +435,7 @@ static void cover(struct run *r, const struct tsync_status *st)
                                      "cannot cover the process: each thread was given the layer on its own",
                                      calls[i].res);
                         } else if (state[i] == 0 && calls[i].res < 0) {
-                                FAIL(r, k, "seccomp: %s", strerror((int)-calls[i].res));
+                                FAIL(r, k, "seccomp: %s", tsync_errtext((int)-calls[i].res));
                         }
                         if (diverged[i] && !cover_threads(r, st, first[i], p))
                                 return;
@@ -618,7 +619,7 @@ int tsync_lockdown_run(const struct tsync_lockdown_req *req, struct tsync_lockdo
                         tids[i] = r.held[i].waited ? 0 : r.held[i].tid;
                 int e = tsync_lockdown_wait_stops(tids, got, r.n_held, STOP_TIMEOUT_MS);
                 if (e < 0) {
-                        code = tsync_error(err, -e, "waiting for the tasks' stops: %s", strerror(-e));
+                        code = tsync_error(err, -e, "waiting for the tasks' stops: %s", tsync_errtext(-e));
                         goto out;
                 }
                 for (size_t i = 0; i < r.n_held; i++) {

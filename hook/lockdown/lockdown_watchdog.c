@@ -16,6 +16,7 @@
 
 #include "lockdown/lockdown.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/fd_pass.h"
 
 volatile sig_atomic_t tsync_lockdown_cancelled;
@@ -109,7 +110,7 @@ int tsync_lockdown_watchdog_start(struct tsync_lockdown_watchdog *w, void (*undo
                 int e = errno;
                 (void)close(sv[0]);
                 (void)close(sv[1]);
-                return tsync_error(err, e, "starting the watchdog: %s", strerror(e));
+                return tsync_error(err, e, "starting the watchdog: %s", tsync_errtext(e));
         }
         if (p == 0) {
                 /* Its own session: a signal to lockdown's process group

@@ -15,6 +15,7 @@
 #include "node/node_find.h"
 #include "plan/plan.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 #include "util/json.h"
 
@@ -471,7 +472,7 @@ int tsync_node_find(const struct tsync_node_find_opts *o, struct tsync_node_cont
         free(s.podman_path);
         if (r < 0) {
                 tsync_node_containers_free(s.c, s.n);
-                return tsync_error(err, -r, "finding the node's containers: %s", strerror(-r));
+                return tsync_error(err, -r, "finding the node's containers: %s", tsync_errtext(-r));
         }
         if (s.n)
                 qsort(s.c, s.n, sizeof(*s.c), by_engine);

@@ -19,6 +19,7 @@
 #include "plan/rewrite.h"
 #include "shared/cleanup.h"
 #include "shared/errnos.h"
+#include "util/fileio.h"
 
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
@@ -89,7 +90,8 @@ static int check_mount(int fd, const char *what, unsigned long fs_type, struct t
 {
         struct statx stx;
         struct statfs sfs;
-        if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx) < 0 || fstatfs(fd, &sfs) < 0)
+        if (tsync_statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx) < 0 ||
+            fstatfs(fd, &sfs) < 0)
                 return tsync_error_errno(err, "%s", what);
         if (!(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
                 return tsync_error(err, EOPNOTSUPP, "%s: this kernel does not say whether it is a mount point", what);

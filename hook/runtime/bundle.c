@@ -21,6 +21,7 @@
 #include "plan/rewrite.h"
 #include "runtime.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "translate/cache.h"
 #include "util/fileio.h"
 #include "util/json_build.h"
@@ -329,7 +330,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         if (!realpath(cl->bundle ? cl->bundle : ".", t.bundle)) {
                 if (!asked)
                         return 0;
-                frontend_errorf(t.where, "bundle %s: %s", cl->bundle ? cl->bundle : ".", strerror(errno));
+                frontend_errorf(t.where, "bundle %s: %s", cl->bundle ? cl->bundle : ".", tsync_errtext(errno));
                 return -1;
         }
         /* crun's --config is read from the bundle when relative. */
@@ -342,7 +343,7 @@ int rt_rewrite_bundle(const struct rt_settings *s, const struct rt_cmdline *cl)
         _cleanup_close_ int lock = open(t.bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (lock < 0 || flock(lock, LOCK_EX) < 0) {
                 /* Not even to look: whether it asks for us is unknown, so it does not run. */
-                frontend_errorf(t.where, "%s: cannot lock: %s", t.bundle, strerror(errno));
+                frontend_errorf(t.where, "%s: cannot lock: %s", t.bundle, tsync_errtext(errno));
                 return -1;
         }
         bool required = asked;

@@ -20,6 +20,7 @@
 #include "plan/record_place.h"
 #include "runtime.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/conf_line.h"
 #include "util/fileio.h"
 
@@ -139,7 +140,7 @@ int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_setti
         if (r == 1 && missing_ok)
                 return strict ? check_record_dir(path, s) : 0;
         if (r == 1) {
-                complain(strict, path, "%s", strerror(ENOENT));
+                complain(strict, path, "%s", tsync_errtext(ENOENT));
                 return -1;
         }
         bool dirs_given = s->n_profile_dirs > 0;
@@ -170,7 +171,7 @@ int rt_read_conf(const char *path, bool missing_ok, bool strict, struct rt_setti
                                  n, key);
                 else if (e < 0)
                         complain(strict, path, "line %u: %s: %s", n, key,
-                                 e == -EINVAL ? "expected true or false" : strerror(-e));
+                                 e == -EINVAL ? "expected true or false" : tsync_errtext(-e));
                 if (e < 0)
                         r = -1;
                 /* Refused at the first bad line; otherwise the lines that can be read are still read. */

@@ -27,6 +27,7 @@
 #include "plan/plan.h"
 #include "runtime.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 
 #define RECORD_MAX 8192
@@ -209,12 +210,12 @@ int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
         if (r == -EINVAL)
                 return 0; /* no id: the runtime refuses the command itself */
         if (r < 0) {
-                frontend_errorf(cl->id, "recording which runtime created it: %s", strerror(-r));
+                frontend_errorf(cl->id, "recording which runtime created it: %s", tsync_errtext(-r));
                 return -1;
         }
         char abs[PATH_MAX];
         if (!realpath(runtime, abs)) {
-                frontend_errorf(cl->id, "recording which runtime created it: %s: %s", runtime, strerror(errno));
+                frontend_errorf(cl->id, "recording which runtime created it: %s: %s", runtime, tsync_errtext(errno));
                 return -1;
         }
         /* A container of this id the runtime still holds keeps its record:
@@ -229,7 +230,7 @@ int rt_record_write(const struct rt_cmdline *cl, const char *runtime)
         _cleanup_free_ char *text = NULL;
         int len = asprintf(&text, "%s\n%s\n", abs, state_root(cl));
         if (len < 0) {
-                frontend_errorf(cl->id, "recording which runtime created it: %s", strerror(ENOMEM));
+                frontend_errorf(cl->id, "recording which runtime created it: %s", tsync_errtext(ENOMEM));
                 return -1;
         }
         /* A delete beside this create prunes a directory it finds empty,

@@ -28,6 +28,7 @@
 #include "plan/rewrite.h"
 #include "runtime.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 
 /* The plan of a container of ours that records; NULL for anything else (not
  * ours, no recording, or a container the runtime does not know: then the
@@ -69,18 +70,18 @@ int rt_run_child(const char *runtime, const struct rt_cmdline *cl)
         fflush(stderr);
         pid_t pid = fork();
         if (pid < 0) {
-                frontend_errorf(cl->id, "fork: %s", strerror(errno));
+                frontend_errorf(cl->id, "fork: %s", tsync_errtext(errno));
                 return CLI_EXIT_FAILED;
         }
         if (pid == 0) {
                 execv(runtime, cl->argv);
-                frontend_errorf(cl->id, "%s: cannot execute it: %s", runtime, strerror(errno));
+                frontend_errorf(cl->id, "%s: cannot execute it: %s", runtime, tsync_errtext(errno));
                 _exit(127);
         }
         int status;
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR) {
-                        frontend_errorf(cl->id, "waitpid: %s", strerror(errno));
+                        frontend_errorf(cl->id, "waitpid: %s", tsync_errtext(errno));
                         return CLI_EXIT_FAILED;
                 }
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

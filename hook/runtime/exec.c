@@ -32,6 +32,7 @@
 #include "plan/views.h"
 #include "runtime.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "util/fileio.h"
 #include "util/json_build.h"
 
@@ -78,7 +79,7 @@ static int runtime_state(const char *runtime, const struct rt_cmdline *cl, char 
                 int e = errno;
                 close(fds[0]);
                 close(fds[1]);
-                return tsync_error(err, e, "fork: %s", strerror(e));
+                return tsync_error(err, e, "fork: %s", tsync_errtext(e));
         }
         if (pid == 0) {
                 int null = open("/dev/null", O_RDONLY | O_CLOEXEC);

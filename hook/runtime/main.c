@@ -10,6 +10,7 @@
 
 #include "frontend/frontend.h"
 #include "runtime.h"
+#include "shared/errnos.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -44,7 +45,7 @@ static int choose_runtime(const char *name, char *buf, size_t size)
         int r = find_runtime(name, buf, size);
         if (r < 0) {
                 frontend_errorf("runtime", "the real runtime '%s': %s (set runtime = PATH in %s, or --runtime=PATH)",
-                                name, r == -ENOENT ? "not found, or not an executable file" : strerror(-r),
+                                name, r == -ENOENT ? "not found, or not an executable file" : tsync_errtext(-r),
                                 RT_DEFAULT_CONF);
                 return -1;
         }
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
                 rt_about(&cl, runtime);
                 cl.argv[0] = runtime;
                 execv(runtime, cl.argv);
-                frontend_errorf("runtime", "%s: cannot execute it: %s", runtime, strerror(errno));
+                frontend_errorf("runtime", "%s: cannot execute it: %s", runtime, tsync_errtext(errno));
         }
         rt_cmdline_clear(&cl);
         rt_settings_clear(&s);

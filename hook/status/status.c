@@ -15,6 +15,7 @@
 #include "facts/runtimes.h"
 #include "plan/plan.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "status/status.h"
 #include "util/fileio.h"
 
@@ -277,7 +278,7 @@ int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err
         int r = ns_of(pid, &ns);
         if (r < 0)
                 return tsync_error(err, r == -ENOENT ? ESRCH : -r, "pid %d: %s", (int)pid,
-                                   r == -ENOENT ? "no such process" : strerror(-r));
+                                   r == -ENOENT ? "no such process" : tsync_errtext(-r));
         if (ns_of(getpid(), &self) == 0 && self.st_ino == ns.st_ino && self.st_dev == ns.st_dev)
                 return tsync_error(
                         err, EPERM,
@@ -288,7 +289,7 @@ int tsync_status_read(pid_t pid, struct tsync_status *ret, struct tsync_err *err
         r = read_namespace(&ns, &st);
         if (r < 0) {
                 tsync_status_clear(&st);
-                return tsync_error(err, -r, "reading /proc: %s", strerror(-r));
+                return tsync_error(err, -r, "reading /proc: %s", tsync_errtext(-r));
         }
         st.target_ns_pid = -1;
         st.programs = (struct tsync_status_programs){ .differ = -1, .drift = -1 };

@@ -31,6 +31,7 @@
 #include "plan/plan.h"
 #include "shared/base64.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/filterfile.h"
 #include "shared/init_args.h"
 #include "status/status.h"
@@ -88,7 +89,7 @@ static int load_file(pid_t init, const char *opt, const char *arg, struct prog *
                         (void)close(TAKE_FD(fd));
                 if (fd < 0) {
                         int e = errno;
-                        (void)snprintf(why, size, "%s: %s", arg, strerror(e));
+                        (void)snprintf(why, size, "%s: %s", arg, tsync_errtext(e));
                         return -e;
                 }
                 if (!S_ISREG(fst.st_mode)) {
@@ -97,7 +98,7 @@ static int load_file(pid_t init, const char *opt, const char *arg, struct prog *
                 }
                 n = tsync_filter_read(fd, buf, TSYNC_FILTER_MAX_SIZE);
                 if (n < 0) {
-                        (void)snprintf(why, size, "%s: %s", arg, strerror((int)-n));
+                        (void)snprintf(why, size, "%s: %s", arg, tsync_errtext((int)-n));
                         return (int)n;
                 }
         }
@@ -169,7 +170,7 @@ static int kernel_progs(pid_t tid, struct prog **ret, size_t *ret_n, char *why, 
                 n++;
         if (n == 0 && errno != ENOENT && errno != EINVAL) {
                 int e = errno;
-                (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER: %s%s", strerror(e),
+                (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER: %s%s", tsync_errtext(e),
                                e == EACCES ? " (needs CAP_SYS_ADMIN, and no seccomp filter on status itself)" : "");
                 return -e;
         }
@@ -181,7 +182,7 @@ static int kernel_progs(pid_t tid, struct prog **ret, size_t *ret_n, char *why, 
                 p[i].insns = len > 0 && len <= BPF_MAXINSNS ? calloc((size_t)len, sizeof(struct sock_filter)) : NULL;
                 if (!p[i].insns || ptrace(PTRACE_SECCOMP_GET_FILTER, tid, (void *)i, p[i].insns) != len) {
                         (void)snprintf(why, size, "PTRACE_SECCOMP_GET_FILTER %zu: %s", i,
-                                       len < 0 ? strerror(errno) : "unexpected length");
+                                       len < 0 ? tsync_errtext(errno) : "unexpected length");
                         progs_free(p, n);
                         return -EIO;
                 }
@@ -200,21 +201,21 @@ static int read_stopped(pid_t tid, struct prog **ret, size_t *ret_n, char *why, 
 {
         if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
                 int e = errno;
-                (void)snprintf(why, size, "PTRACE_SEIZE: %s%s", strerror(e),
+                (void)snprintf(why, size, "PTRACE_SEIZE: %s%s", tsync_errtext(e),
                                e == EPERM ? " (another tracer, or no CAP_SYS_PTRACE)" : "");
                 return -e;
         }
         int r = 0, sig = 0, st;
         if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
                 r = -errno;
-                (void)snprintf(why, size, "PTRACE_INTERRUPT: %s", strerror(-r));
+                (void)snprintf(why, size, "PTRACE_INTERRUPT: %s", tsync_errtext(-r));
         }
         while (r == 0) {
                 if (waitpid(tid, &st, __WALL) < 0) {
                         if (errno == EINTR)
                                 continue;
                         r = -errno;
-                        (void)snprintf(why, size, "waitpid: %s", strerror(-r));
+                        (void)snprintf(why, size, "waitpid: %s", tsync_errtext(-r));
                 } else if (WIFEXITED(st) || WIFSIGNALED(st)) {
                         (void)snprintf(why, size, "it ended");
                         return -ESRCH;
@@ -412,7 +413,8 @@ static int stop_reader(struct task_read *reads, size_t n)
                 if (pipe2(fds, O_CLOEXEC) < 0) {
                         for (; i < n; i++) {
                                 reads[i].out.err = -errno;
-                                (void)snprintf(reads[i].out.why, sizeof(reads[i].out.why), "pipe: %s", strerror(errno));
+                                (void)snprintf(reads[i].out.why, sizeof(reads[i].out.why), "pipe: %s",
+                                               tsync_errtext(errno));
                         }
                         return 0;
                 }
@@ -433,7 +435,8 @@ static int stop_reader(struct task_read *reads, size_t n)
                         int e = errno;
                         for (; i < n; i++) {
                                 reads[i].out.err = -e;
-                                (void)snprintf(reads[i].out.why, sizeof(reads[i].out.why), "fork: %s", strerror(e));
+                                (void)snprintf(reads[i].out.why, sizeof(reads[i].out.why), "fork: %s",
+                                               tsync_errtext(e));
                         }
                         return 0;
                 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/filterfile.h"
 #include "util/fileio.h"
 #include "util/json.h"
@@ -125,7 +126,7 @@ int tsync_cache_key(const struct tsync_profile *p, const struct tsync_compile_op
                 return tsync_error(err, EINVAL, "cache key: no profile");
         int r = tsync_profile_canonical(p, &canon, &canon_len);
         if (r < 0)
-                return tsync_error(err, -r, "cache key: canonical profile: %s", strerror(-r));
+                return tsync_error(err, -r, "cache key: canonical profile: %s", tsync_errtext(-r));
         tsync_sha256_init(&s);
         key_field(&s, "oci-seccomp-tsync cache key", 27);
         key_field(&s, canon, canon_len);
@@ -256,7 +257,7 @@ static int bad_entry(int dfd, const char *dir, const char *name, int fd, const c
 
         if (r < 0)
                 return tsync_error(err, -r, "cache entry %s/%s: %s, and removing it failed: %s", dir, name, why,
-                                   strerror(-r));
+                                   tsync_errtext(-r));
         return tsync_error(err, ENOENT, "cache entry %s/%s: %s; removed", dir, name, why);
 }
 
@@ -348,7 +349,7 @@ int tsync_cache_load(const char *dir, const char *key, struct tsync_program **re
                 struct stat lst;
                 if ((saved == ELOOP || saved == ENOTDIR) && lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
                         return tsync_error(err, ELOOP, "cache directory %s is a symbolic link", dir);
-                return tsync_error(err, saved, "cache directory %s: %s", dir, strerror(saved));
+                return tsync_error(err, saved, "cache directory %s: %s", dir, tsync_errtext(saved));
         }
         r = check_dir(dfd, dir, err);
         if (r < 0)
@@ -377,7 +378,7 @@ int tsync_cache_load(const char *dir, const char *key, struct tsync_program **re
                 return tsync_error(err, ENOMEM, "cache entry %s/%s: out of memory", dir, name);
         r = read_bounded(fd, buf, ENTRY_MAX_SIZE, &n);
         if (r < 0)
-                return tsync_error(err, -r, "cache entry %s/%s: reading: %s", dir, name, strerror(-r));
+                return tsync_error(err, -r, "cache entry %s/%s: reading: %s", dir, name, tsync_errtext(-r));
         if (n > ENTRY_MAX_SIZE)
                 return bad_entry(dfd, dir, name, fd, "too large", err);
         why = check_entry(buf, n, key, &file, &file_len);
@@ -442,7 +443,7 @@ static int open_cache_dir(const char *dir, struct tsync_err *err)
                         return tsync_error_errno(err, "cache directory %s", dir);
                 r = mkdir_parents(dir);
                 if (r < 0)
-                        return tsync_error(err, -r, "creating cache directory %s: %s", dir, strerror(-r));
+                        return tsync_error(err, -r, "creating cache directory %s: %s", dir, tsync_errtext(-r));
                 if (lstat(dir, &st) < 0)
                         return tsync_error_errno(err, "cache directory %s", dir);
         }
@@ -486,7 +487,7 @@ int tsync_cache_store(const char *dir, const char *key, const struct tsync_progr
                                 size - ENTRY_HEADER_SIZE);
         if (n < 0)
                 return tsync_error(err, (int)-n, "cache store: encoding the filter (flags %#x): %s", prog->flags,
-                                   strerror((int)-n));
+                                   tsync_errtext((int)-n));
         memcpy(buf, ENTRY_MAGIC, sizeof(ENTRY_MAGIC));
         memcpy(buf + 16, &version, sizeof(version));
         memcpy(buf + 24, key, TSYNC_CACHE_KEY_LEN);

@@ -13,6 +13,7 @@
 
 #include "shared/arches.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 #include "shared/filterfile.h"
 
 void tsync_program_free(struct tsync_program *p)
@@ -111,7 +112,7 @@ static int add_syscall(scmp_filter_ctx ctx, const struct tsync_rule *r, int nr, 
         }
         if (rc < 0)
                 return tsync_error(err, -rc, "%s: syscall '%s': libseccomp refused the rule: %s", r->origin, name,
-                                   strerror(-rc));
+                                   tsync_errtext(-rc));
         return 0;
 }
 
@@ -260,7 +261,7 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
                 return tsync_error_errno(err, "memfd_create");
         int rc = seccomp_export_bpf(ctx, fd);
         if (rc < 0)
-                return tsync_error(err, -rc, "libseccomp could not export the program: %s", strerror(-rc));
+                return tsync_error(err, -rc, "libseccomp could not export the program: %s", tsync_errtext(-rc));
         struct stat st;
         if (fstat(fd, &st) < 0)
                 return tsync_error_errno(err, "fstat");
@@ -398,7 +399,7 @@ int tsync_compile(const struct tsync_profile *p, const struct tsync_compile_opts
          * binary tree keeps the cost per syscall logarithmic. */
         if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0 ||
             (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0)
-                return tsync_error(err, -rc, "libseccomp: setting filter attributes: %s", strerror(-rc));
+                return tsync_error(err, -rc, "libseccomp: setting filter attributes: %s", tsync_errtext(-rc));
 
         uint32_t arches[32];
         size_t n_arches = 0;
@@ -407,7 +408,8 @@ int tsync_compile(const struct tsync_profile *p, const struct tsync_compile_opts
                 /* This machine's architecture goes first: a filter holds one
                  * byte order, and the target's may be the other (s390x, ppc64). */
                 if ((rc = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE)) < 0 || (rc = seccomp_arch_add(ctx, native)) < 0)
-                        return tsync_error(err, -rc, "architecture %s: %s", tsync_arch_name(native), strerror(-rc));
+                        return tsync_error(err, -rc, "architecture %s: %s", tsync_arch_name(native),
+                                           tsync_errtext(-rc));
         }
         for (size_t i = 0; i < p->n_arches; i++) {
                 if (p->arches[i] == native)
@@ -415,7 +417,7 @@ int tsync_compile(const struct tsync_profile *p, const struct tsync_compile_opts
                 rc = seccomp_arch_add(ctx, p->arches[i]);
                 if (rc < 0 && rc != -EEXIST)
                         return tsync_error(err, -rc, "architectures: %s: %s", tsync_arch_name(p->arches[i]),
-                                           strerror(-rc));
+                                           tsync_errtext(-rc));
                 if (n_arches < ARRAY_SIZE(arches))
                         arches[n_arches++] = p->arches[i];
         }

@@ -8,6 +8,7 @@
 
 #include "facts/config_caps.h"
 #include "shared/cleanup.h"
+#include "shared/errnos.h"
 
 int tsync_format_parse(const char *name, enum tsync_format *ret)
 {
@@ -50,7 +51,7 @@ static int from_docker(const struct tsync_json *doc, const struct tsync_source_o
                                         .caps = caps };
         int r = tsync_kernel_version(&ctx.kernel_major, &ctx.kernel_minor);
         if (r < 0)
-                return tsync_error(err, -r, "cannot read the kernel version for minKernel: %s", strerror(-r));
+                return tsync_error(err, -r, "cannot read the kernel version for minKernel: %s", tsync_errtext(-r));
         return tsync_profile_from_docker(doc, &ctx, ret, err);
 }
 

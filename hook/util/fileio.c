@@ -144,6 +144,11 @@ int tsync_renameat2(int olddfd, const char *oldname, int newdfd, const char *new
         return syscall(SYS_renameat2, olddfd, oldname, newdfd, newname, flags) < 0 ? -errno : 0;
 }
 
+int tsync_statx(int dfd, const char *path, int flags, unsigned mask, struct statx *buf)
+{
+        return (int)syscall(SYS_statx, dfd, path, flags, mask, buf);
+}
+
 /* Moves tmp to name, failing with -EEXIST if name appeared meanwhile. */
 static int rename_noreplace(int dfd, const char *tmp, const char *name)
 {

@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#ifndef __GLIBC__
+#include <linux/stat.h> /* struct statx, which musl 1.2.3 lacks */
+#endif
 
 #include "shared/error.h"
 
@@ -54,6 +57,10 @@ void tsync_read_last_line(int fd, char *buf, size_t size);
 #define TSYNC_RENAME_NOREPLACE (1u << 0)
 #define TSYNC_RENAME_EXCHANGE  (1u << 1)
 int tsync_renameat2(int olddfd, const char *oldname, int newdfd, const char *newname, unsigned flags);
+
+/* statx(2) by its system call, as glibc's wrapper does (musl 1.2.3 has none):
+ * 0, or -1 with errno set. */
+int tsync_statx(int dfd, const char *path, int flags, unsigned mask, struct statx *buf);
 
 /* Writes all of buf to fd, retrying short writes and EINTR; 0 or -errno. */
 int tsync_write_all(int fd, const void *buf, size_t len);

@@ -218,10 +218,37 @@ static void test_caps_presets_are_the_engines_defaults(void)
         tap_ok(conf == podman, "podman-default is the installed containers.conf's default_capabilities");
 }
 
+/* clone's exit signal is named as glibc's sigabbrev_np names it (argnames.c
+ * keeps its own table: musl has none), every number of CSIGNAL. */
+static void test_argnames_name_signals_as_glibc_does(void)
+{
+        const struct tsync_argtable *clone = tsync_argtable_find("clone", 0, SCMP_ARCH_X86_64);
+        int same = 0, named = 0;
+        for (int sig = 1; sig <= 0xff; sig++) {
+                const char *abbrev = sig < NSIG ? sigabbrev_np(sig) : NULL;
+                char want[32], got[256];
+                if (abbrev)
+                        (void)snprintf(want, sizeof(want), "SIG%s", abbrev);
+                else
+                        (void)snprintf(want, sizeof(want), "%d", sig);
+                tsync_argtable_format(clone, (uint64_t)sig, got, sizeof(got));
+                uint64_t back = 0;
+                if (strcmp(got, want) == 0 &&
+                    (!abbrev || (tsync_argtable_parse(clone, want, &back) == 0 && back == (uint64_t)sig)))
+                        same++;
+                else
+                        tap_diag("signal %d: %s, glibc's %s", sig, got, want);
+                named += abbrev != NULL;
+        }
+        tap_ok(same == 0xff && named == 31, "clone's exit signals 1 to 255 are named as glibc names them (%d named)",
+               named);
+}
+
 int main(void)
 {
         test_argnames_hold_the_headers_values();
         test_argnames_format_and_read_back();
+        test_argnames_name_signals_as_glibc_does();
         test_argnames_only_where_a_filter_sees_them();
         test_explain_stack_takes_the_kernels_precedence();
         test_caps_presets_are_the_engines_defaults();
