@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "plan/stage.h"
 #include "shared/error.h"
@@ -97,6 +98,10 @@ int frontend_find_init(char *buf, size_t size);
  * ~/.cache/oci-seccomp-tsync ($HOME, else the passwd entry's home; in buf),
  * else NULL: no cache. */
 const char *frontend_default_cache_dir(char *buf, size_t size);
+
+/* The home directory the passwd file (/etc/passwd) gives uid, in buf, or NULL:
+ * the first entry of that uid whose line fits buf. */
+const char *frontend_passwd_home(const char *passwd, uid_t uid, char *buf, size_t size);
 /* Where precreate's recordings wait when no --record-root is given:
  * TSYNC_RECORD_ROOT for root (as above); for a rootless engine's hooks
  * $XDG_DATA_HOME/oci-seccomp-tsync/record, else

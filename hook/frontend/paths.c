@@ -73,15 +73,14 @@ static uid_t parent_uid(void)
         return me;
 }
 
-/* The home directory /etc/passwd gives uid, or NULL. Read as a file, line
- * by line (name:password:uid:gid:gecos:home:shell), not through NSS: the
- * program is linked statically, and a static getpwuid would load the host's
- * NSS modules of another glibc (musl's would ask nscd). Only used where HOME
- * is not set; a user known only to a directory service then has none here,
- * and the caller says what it cannot find. */
-static const char *home_from_passwd(uid_t uid, char *buf, size_t size)
+/* Read as a file, line by line (name:password:uid:gid:gecos:home:shell),
+ * not through NSS: the program is linked statically, and a static getpwuid
+ * would load the host's NSS modules of another glibc (musl's would ask nscd).
+ * Only used where HOME is not set; a user known only to a directory service
+ * then has none here, and the caller says what it cannot find. */
+const char *frontend_passwd_home(const char *passwd, uid_t uid, char *buf, size_t size)
 {
-        FILE *f = fopen("/etc/passwd", "re");
+        FILE *f = fopen(passwd, "re");
         if (!f)
                 return NULL;
         const char *home = NULL;
@@ -105,8 +104,9 @@ static const char *home_from_passwd(uid_t uid, char *buf, size_t size)
                         p = colon + 1;
                 }
                 uint64_t v;
-                if (n >= 6 && tsync_parse_decimal(field[2], strlen(field[2]), UINT32_MAX, &v) == 0 && v == uid)
-                        home = field[5];
+                /* An entry cut short has an empty home, as glibc reads it. */
+                if (n >= 3 && tsync_parse_decimal(field[2], strlen(field[2]), UINT32_MAX, &v) == 0 && v == uid)
+                        home = n >= 6 ? field[5] : "";
         }
         fclose(f);
         return home;
@@ -120,7 +120,7 @@ static const char *user_dir(uid_t owner, const char *xdg_var, const char *under_
         const char *xdg = getenv(xdg_var), *home = getenv("HOME");
         char pwbuf[4096];
         if (!home || home[0] != '/')
-                home = home_from_passwd(owner, pwbuf, sizeof(pwbuf));
+                home = frontend_passwd_home("/etc/passwd", owner, pwbuf, sizeof(pwbuf));
         int n = -1;
         if (xdg && xdg[0] == '/')
                 n = snprintf(buf, size, "%s/%s", xdg, under_xdg);
