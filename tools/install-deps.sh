@@ -21,7 +21,7 @@ packages="
   python3 python3-jsonschema jq shunit2
   busybox-static runc crun runsc podman golang-github-containers-common uidmap
   scdoc groff-base man-db bash-completion git build-essential dpkg-dev debhelper lintian rpm
-  valgrind clang clang-format libclang-rt-14-dev catatonit
+  valgrind clang clang-format libclang-rt-14-dev catatonit time
   docker.io containerd python3-yaml python3-grpcio python3-grpc-tools
 "
 case $arch in

@@ -1,18 +1,24 @@
 /* SHA-256 as specified in FIPS 180-4, with no dependency (no OpenSSL). It
  * keys the filter cache and checks each entry read: every hook and wrapper
  * start hashes the runtime's profile and the entries it loads (about 25 KB
- * for Podman's), so where the CPU has the SHA extensions (x86-64, told by
- * glibc's own CPU feature record: no CPUID of ours) the blocks go through
- * them, about twenty times fewer instructions; the portable rounds stay
- * the reference, which tests/unit/test_sha256.c holds both to. */
+ * for Podman's), so where the CPU has the SHA extensions (x86-64: told by
+ * glibc's own CPU feature record, or under musl, which keeps none, by three
+ * CPUIDs once a process) the blocks go through them, about twenty times
+ * fewer instructions; the portable rounds stay the reference, which
+ * tests/unit/test_sha256.c holds both to. */
 #include "util/sha256.h"
 
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GLIBC__)
+#if defined(__x86_64__)
 #include <immintrin.h>
-#include <sys/platform/x86.h>
 #define SHA256_NI 1
+#ifdef __GLIBC__
+#include <sys/platform/x86.h>
+#else
+#include <cpuid.h>
+#include <stdatomic.h>
+#endif
 #endif
 
 static const uint32_t K[64] = {
@@ -108,8 +114,27 @@ __attribute__((target("sha,sse4.1"))) static void compress_ni(uint32_t h[8], con
 
 bool tsync_sha256_accelerated(void)
 {
-#ifdef SHA256_NI
+#if defined(SHA256_NI) && defined(__GLIBC__)
         return CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSE4_1);
+#elif defined(SHA256_NI)
+        /* A fact of the machine, asked once a process: each CPUID is a VM exit
+         * (about 6 us here), and a start hashes several times. 0: not asked yet,
+         * 1: no, 2: yes; threads that race ask alike and store the same. */
+        static atomic_int known;
+        int k = atomic_load_explicit(&known, memory_order_relaxed);
+        if (k == 0) {
+                unsigned a, b, c, d;
+                bool yes = false;
+                if (__get_cpuid_max(0, NULL) >= 7) {
+                        __cpuid(1, a, b, c, d);
+                        yes = c & bit_SSE4_1;
+                        __cpuid_count(7, 0, a, b, c, d);
+                        yes = yes && (b & bit_SHA);
+                }
+                k = yes ? 2 : 1;
+                atomic_store_explicit(&known, k, memory_order_relaxed);
+        }
+        return k == 2;
 #else
         return false;
 #endif

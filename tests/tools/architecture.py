@@ -18,8 +18,9 @@ import subprocess
 import sys
 
 # A folder uses only the folders before it. The programs come last: cli, runtime and viewhook take
-# any folder of the library but never each other (viewhook, linked with musl, links only what
-# builds with it: SConscript's NOT_MUSL); the init is a program of its own that links shared.
+# any folder of the library but never each other (runtime and viewhook are linked with musl, from
+# the library's musl build: SConscript's MUSL_FOLDERS); the init is a program of its own that links
+# shared.
 ORDER = ['shared', 'util', 'facts', 'translate', 'record', 'plan', 'agent', 'status', 'lockdown', 'node', 'frontend']
 PROGRAMS = {'cli': ORDER, 'runtime': ORDER, 'viewhook': ORDER, 'init': ['shared']}
 MAX_FILES = 25
