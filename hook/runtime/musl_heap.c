@@ -6,7 +6,7 @@
  * milliseconds and ends in an execve, which returns all of it at once: so
  * memory comes from the kernel in chunks and is never given back, and free
  * and realloc reuse only the last block taken (a growing buffer, a
- * temporary). A start with a warm cache takes under 1 MB; compiling Docker's
+ * temporary). A start with a warm cache takes under 1 MB; compiling Podman's
  * profile into a cold cache about 11 MB.
  *
  * The heap's place is the one global of the program besides the logger's:
