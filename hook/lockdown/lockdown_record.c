@@ -279,23 +279,46 @@ int tsync_lockdown_record_write(const char *root, const char *key, const struct 
         return tsync_write_at(dir, root, name, text, len, 0600, TSYNC_WRITE_DURABLE, err);
 }
 
-/* How often the lock is taken again when its file was removed between our
- * open and our flock (its holder let it go): each time someone else got it. */
+/* How often root is made again when it vanished before the lock file was in
+ * it, and how often the lock is taken again when its file was removed between
+ * our open and our flock (its holder let it go): each time someone else got it. */
+#define ROOT_ATTEMPTS 1000
 #define LOCK_ATTEMPTS 1000
+
+/* root, opened as open_root does, and the lock file name opened in it
+ * (what: its path). root may go between the two, removed while empty (a
+ * clean-up of /run): no lock was held in it, so it is made again. */
+static int open_lock_file(const char *root, const char *name, const char *what, int *ret_dir, int *ret_fd,
+                          struct tsync_err *err)
+{
+        for (int attempt = 0;; attempt++) {
+                _cleanup_close_ int dir = -1;
+                int e = open_root(root, &dir, err);
+                if (e == -ENOENT && attempt < ROOT_ATTEMPTS)
+                        continue;
+                if (e < 0)
+                        return e;
+                int fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+                if (fd >= 0) {
+                        *ret_dir = TAKE_FD(dir);
+                        *ret_fd = fd;
+                        return 0;
+                }
+                if (errno != ENOENT || attempt == ROOT_ATTEMPTS)
+                        return tsync_error_errno(err, "%s", what);
+        }
+}
 
 int tsync_lockdown_record_lock(const char *root, const char *key, bool wait, int *ret_fd, struct tsync_err *err)
 {
-        _cleanup_close_ int dir = -1;
-        int e = open_root(root, &dir, err);
-        if (e < 0)
-                return e;
         char name[128], what[4200];
         (void)snprintf(name, sizeof(name), "%s.lock", key);
         (void)snprintf(what, sizeof(what), "%s/%s", root, name);
         for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
-                _cleanup_close_ int fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-                if (fd < 0)
-                        return tsync_error_errno(err, "%s", what);
+                _cleanup_close_ int dir = -1, fd = -1;
+                int e = open_lock_file(root, name, what, &dir, &fd, err);
+                if (e < 0)
+                        return e;
                 e = check_private(fd, what, false, err);
                 if (e < 0)
                         return e;

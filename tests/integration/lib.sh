@@ -43,6 +43,15 @@ tsync_test_end() {
                 rm -rf -- "${TSYNC_TMP}"
         fi
         TSYNC_TMP=
+        tsync_lockdown_dir_remove
+        return 0
+}
+
+# tsync_lockdown_dir_remove: lockdown's record directory, once nothing is left in it (rmdir: never
+# a record or a lock of anyone's). lockdown makes it again when it needs it, also when it goes
+# between its mkdir and its lock (hook/lockdown/lockdown_record.c).
+tsync_lockdown_dir_remove() {
+        rmdir /run/oci-seccomp-tsync/lockdown 2>/dev/null
         return 0
 }
 

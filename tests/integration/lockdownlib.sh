@@ -19,8 +19,7 @@ lockdown_setup() {
 lockdown_forget() {
         [ ${#MY_RECORDS[@]} -eq 0 ] || rm -f -- "${MY_RECORDS[@]}"
         MY_RECORDS=()
-        # $RECORDS itself stays: lockdown makes it and keeps it, and a lockdown of a suite beside
-        # this one may be between making it and taking its lock there.
+        tsync_lockdown_dir_remove
 }
 
 # A suite with set-up of its own (test_hostile.sh) sources the helpers alone.

@@ -163,7 +163,7 @@ tearDown() {
         # The wrapper's records of the runtime of containers under $W/root (RecordNotWritable).
         [ -d "$W/root" ] && rm -rf "/run/oci-seccomp-tsync/runtime/$(fnv1a "$W/root")"
         # The wrapper's record directory, once empty (rmdir: never anyone else's record; a create
-        # beside this suite writes it again). Lockdown's stays: lockdown keeps it (lockdownlib.sh).
+        # beside this suite writes it again). Lockdown's goes in tsync_test_end, once empty.
         rmdir /run/oci-seccomp-tsync/runtime 2>/dev/null
         tsync_test_end
 }

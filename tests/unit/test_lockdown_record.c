@@ -3,10 +3,12 @@
  * the file, one lock a container; and the exec'd process's init arguments that carry its layers
  * (tsync_rewrite_exec_add: before the init's "--"). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lockdown/lockdown_record.h"
@@ -126,6 +128,39 @@ static void test_lockdown_record_exec_args(void)
         tap_ok(r == -EINVAL, "test_lockdown_record_args_without_the_init_are_refused: %s", err.msg);
 }
 
+/* The records' directory, removed again and again whenever it is empty (a
+ * clean-up of /run, a test's teardown) while lockdowns take and let go their
+ * locks in it: each takes its lock all the same, making the directory again.
+ * The remover pauses between tries, as no clean-up spins: one that never
+ * does keeps an empty directory from existing at all. */
+static void test_lockdown_record_lock_outlives_its_directory_removed(const char *root)
+{
+        pid_t remover = fork();
+        if (remover == 0)
+                for (;;) {
+                        (void)rmdir(root);
+                        (void)usleep(20);
+                }
+        size_t taken = 0, cycles = 2000;
+        struct tsync_err err = { 0 };
+        for (size_t i = 0; i < cycles && remover > 0; i++) {
+                int fd = -1;
+                err = (struct tsync_err){ 0 };
+                if (tsync_lockdown_record_lock(root, "5-6", false, &fd, &err) == 0) {
+                        taken++;
+                        tsync_lockdown_record_unlock(root, "5-6", fd);
+                } else if (taken == i) {
+                        tap_diag("cycle %zu: %s", i, err.msg);
+                }
+        }
+        if (remover > 0) {
+                (void)kill(remover, SIGKILL);
+                (void)waitpid(remover, NULL, 0);
+        }
+        tap_ok(remover > 0 && taken == cycles,
+               "test_lockdown_record_lock_outlives_its_directory_removed: %zu of %zu taken", taken, cycles);
+}
+
 int main(void)
 {
         char tmpl[] = "/tmp/tsync-lockdown-record.XXXXXX";
@@ -135,6 +170,7 @@ int main(void)
         (void)snprintf(root, sizeof(root), "%s/lockdown", tmpl);
         test_lockdown_record_round_trip(root);
         test_lockdown_record_lock(root);
+        test_lockdown_record_lock_outlives_its_directory_removed(root);
         test_lockdown_record_exec_args();
         return tap_done();
 }
