@@ -33,7 +33,7 @@ static const struct {
 
 static const char *signal_abbrev(int sig)
 {
-        for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+        for (size_t i = 0; i < ARRAY_SIZE(signals); i++)
                 if (signals[i].sig == sig)
                         return signals[i].abbrev;
         return NULL;
@@ -155,7 +155,7 @@ void tsync_argtable_format(const struct tsync_argtable *t, uint64_t v, char *buf
         }
         if (t->signal_mask && (rest & t->signal_mask)) {
                 unsigned sig = (unsigned)(rest & t->signal_mask);
-                const char *abbrev = sig < (unsigned)NSIG ? signal_abbrev((int)sig) : NULL;
+                const char *abbrev = signal_abbrev((int)sig);
                 char name[32];
                 if (abbrev)
                         (void)snprintf(name, sizeof(name), "SIG%s", abbrev);
@@ -179,13 +179,11 @@ static int parse_word(const struct tsync_argtable *t, const char *w, uint64_t *r
                         return 0;
                 }
         if (t->signal_mask && strncmp(w, "SIG", 3) == 0)
-                for (int sig = 1; sig < NSIG; sig++) {
-                        const char *abbrev = signal_abbrev(sig);
-                        if (abbrev && strcmp(abbrev, w + 3) == 0) {
-                                *ret = (uint64_t)sig;
+                for (size_t i = 0; i < ARRAY_SIZE(signals); i++)
+                        if (strcmp(signals[i].abbrev, w + 3) == 0) {
+                                *ret = (uint64_t)signals[i].sig;
                                 return 0;
                         }
-                }
         char *end;
         if (*w && *w != '-') {
                 errno = 0;
