@@ -102,6 +102,7 @@ const char *frontend_default_cache_dir(char *buf, size_t size);
 /* The home directory the passwd file (/etc/passwd) gives uid, in buf, or NULL:
  * the first entry of that uid whose line fits buf. */
 const char *frontend_passwd_home(const char *passwd, uid_t uid, char *buf, size_t size);
+
 /* Where precreate's recordings wait when no --record-root is given:
  * TSYNC_RECORD_ROOT for root (as above); for a rootless engine's hooks
  * $XDG_DATA_HOME/oci-seccomp-tsync/record, else
