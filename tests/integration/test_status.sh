@@ -187,7 +187,8 @@ testAProcessTheRuntimeWrapperExecsCarriesTheLayer() {
         [ -x "$runtime" ] || fail "$runtime is not built"
         bundle sleep 300 || fail "bundle"
         : >"$T/runtime.conf"
-        _tsync_register runc "$ID"
+        # Removed by tearDown, with the wrapper's record of its runtime (lib.sh).
+        _tsync_register "runc:$T/root" "$ID"
         ours() {
                 "$runtime" --runtime-config="$T/runtime.conf" --profile-dir="$PROFILES" --cache-dir="$T/cache" \
                         --layers=deny-mkdir "${g[@]}" "$@"
@@ -203,9 +204,6 @@ testAProcessTheRuntimeWrapperExecsCarriesTheLayer() {
         assertTrue "the exec'd process is there: $(jq -c '[.tasks[] | [.comm, .role]]' "$T/out")" \
                 "[ $(jq '[.tasks[] | select(.role == "other")] | length' "$T/out") -ge 1 ]"
         assertEquals "the runtime's profile + the layer on every task" "" "$(tasks_without 2)"
-        runc --root "$T/root" kill "$ID" KILL >/dev/null 2>&1
-        runc --root "$T/root" delete --force "$ID" >/dev/null 2>&1
-        _tsync_unregister runc "$ID"
 }
 
 # Threads and processes come and go while status reads /proc: each task it finds carries the
